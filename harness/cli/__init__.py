@@ -1,0 +1,94 @@
+"""The ``tablecert`` command.
+
+Each subcommand lives in its own module ``harness.cli.<name>`` exposing:
+
+* ``HELP``: one line for the command list;
+* ``EXAMPLE``: a ready-to-paste example shown at the end of ``--help``;
+* ``add_arguments(parser)``: its flags;
+* ``run(args) -> int``: the exit status.
+
+Bad input raises :class:`harness.errors.InputError`; this module prints it as one line on stderr
+and exits 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from harness import __version__
+from harness.errors import InputError
+
+#: subcommand name -> module; order is the order ``tablecert --help`` lists them in
+COMMANDS: dict[str, str] = {
+    "run": "harness.cli.run_cmd",
+    "deal": "harness.cli.deal",
+    "math": "harness.cli.math_cmd",
+    "stack": "harness.cli.stack",
+    "validate": "harness.cli.validate",
+    "coverage": "harness.cli.coverage",
+    "catalogue": "harness.cli.catalogue",
+    "emulate": "harness.cli.emulate",
+    "defects": "harness.cli.defects",
+    "soak": "harness.cli.soak",
+    "report": "harness.cli.report",
+    "verify": "harness.cli.verify",
+    "merge": "harness.cli.merge",
+}
+
+
+def _load(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(COMMANDS[name])
+    except ModuleNotFoundError as exc:
+        if exc.name == COMMANDS[name]:
+            return None
+        raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tablecert",
+        description="Certification test harness for casino table-game devices.",
+        epilog="Example:\n  tablecert run            # every suite against the built-in emulators",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"tablecert {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        mod = _load(name)
+        if mod is None:
+            continue
+        p = sub.add_parser(
+            name,
+            help=mod.HELP,
+            description=mod.HELP,
+            epilog="Example:\n" + "\n".join("  " + line for line in mod.EXAMPLE.strip().splitlines()),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        mod.add_arguments(p)
+        p.set_defaults(_module=mod)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "_module", None) is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args._module.run(args))
+    except InputError as exc:
+        print(f"tablecert {args.command}: {exc}" if exc.path is None else str(exc), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tablecert: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""Exact money: integer cents everywhere, ``Decimal`` only for rates.
+
+Regulations state amounts such as ``$5,000`` and rates such as ``5%``.  Floats can't hold either
+exactly, so amounts are parsed into integer cents and rates into ``Decimal`` percentages.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from harness.errors import InputError
+
+Cents = int
+
+_AMOUNT = re.compile(r"^\$?\s*(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d{1,2}))?$")
+
+
+def parse_amount(text: str | int | Decimal) -> Cents:
+    """Parse ``"$5,000"``, ``"450"``, ``"12.50"`` or an int of dollars into integer cents.
+
+    An ``int`` is taken as whole dollars (as a YAML author would write ``reset: 450``); a
+    ``Decimal`` must not carry fractions of a cent.
+    """
+    if isinstance(text, bool):
+        raise InputError(f"amount {text!r}: expected dollars, e.g. 450 or '$450.00'")
+    if isinstance(text, int):
+        return text * 100
+    if isinstance(text, Decimal):
+        cents = text * 100
+        if cents != cents.to_integral_value():
+            raise InputError(f"amount {text}: fractions of a cent are not money")
+        return int(cents)
+    m = _AMOUNT.match(text.strip())
+    if not m:
+        raise InputError(f"amount {text!r}: expected dollars, e.g. 450 or '$1,500.00'")
+    whole = int(m.group("int").replace(",", ""))
+    frac = (m.group("frac") or "0").ljust(2, "0")
+    return whole * 100 + int(frac)
+
+
+def parse_rate(text: str | int | Decimal) -> Decimal:
+    """Parse a rate of progression such as ``"5%"``, ``"1.25%"`` or ``Decimal('5')`` (percent)."""
+    if isinstance(text, bool):
+        raise InputError(f"rate {text!r}: expected a percentage such as '5%'")
+    if isinstance(text, int | Decimal):
+        value = Decimal(text)
+    else:
+        raw = text.strip().removesuffix("%").strip()
+        try:
+            value = Decimal(raw)
+        except InvalidOperation:
+            raise InputError(f"rate {text!r}: expected a percentage such as '5%'") from None
+    if not value.is_finite() or value < 0 or value > 100:
+        raise InputError(f"rate {text!r}: must be between 0% and 100%")
+    return value
+
+
+def fmt(cents: Cents) -> str:
+    """``123456`` -> ``"$1,234.56"`` (negative amounts keep their sign in front)."""
+    sign = "-" if cents < 0 else ""
+    whole, frac = divmod(abs(cents), 100)
+    return f"{sign}${whole:,}.{frac:02d}"
