@@ -10,11 +10,13 @@ A :class:`Pay` is data (it can sit in the catalogue); :func:`settle` turns it in
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
 from typing import Literal
 
-from harness.money import Cents
+from harness.errors import InputError
+from harness.money import Cents, parse_amount
 
 PayKind = Literal["to", "for", "fixed", "meter", "push", "lose"]
 
@@ -82,3 +84,33 @@ def settle(
         win = (Decimal(meter_amount) * pay.value / 100).to_integral_value(ROUND_DOWN)
         return Settlement(stake, kept + int(win))
     raise ValueError(f"unknown pay kind {pay.kind!r}")
+
+
+_PAY_TEXT = re.compile(
+    r"""^\s*(?:
+        (?P<odds>\d+(?:\.\d+)?)\s*(?P<prep>to|for)\s*1
+      | (?P<pct>\d+(?:\.\d+)?)\s*%\s*(?:of\s+)?(?:the\s+)?(?P<meter>[a-z0-9-]+?)(?:\s+(?:jackpot|meter))?
+      | (?P<fixed>\$\s*[\d,]+(?:\.\d{1,2})?)
+      | (?P<word>push|lose)
+    )\s*$""",
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def parse_pay(text: str) -> Pay:
+    """Read a paytable cell as the regulation writes it.
+
+    ``"40 to 1"``, ``"200 for 1"``, ``"$5,000"``, ``"100% of mega jackpot"``, ``"100% major
+    jackpot"``, ``"100% of meter"``, ``"push"``, ``"lose"``.
+    """
+    m = _PAY_TEXT.match(text)
+    if not m:
+        raise InputError(f"pay {text!r}: expected 'X to 1', 'X for 1', '$N', 'N% of METER', 'push' or 'lose'")
+    if m.group("odds"):
+        kind: PayKind = "to" if m.group("prep").lower() == "to" else "for"
+        return Pay(kind, Decimal(m.group("odds")))
+    if m.group("pct"):
+        return Pay("meter", Decimal(m.group("pct")), meter=m.group("meter").lower())
+    if m.group("fixed"):
+        return Pay("fixed", Decimal(parse_amount(m.group("fixed"))))
+    return Pay(m.group("word").lower())  # type: ignore[arg-type]
