@@ -1,0 +1,402 @@
+"""Line-aware, safe YAML loading for suites and device profiles.
+
+Why not ``yaml.safe_load``: a lab engineer who mistypes a key or writes ``on`` must get
+``file:line:col: message`` pointing at what they wrote, and the value must stay what they wrote.
+PyYAML's defaults are YAML 1.1, where ``on``/``yes``/``y`` are booleans, ``010`` is octal,
+``1:30`` is sexagesimal 90, dates become ``datetime`` and ``<<`` merges keys silently; and
+``safe_load`` forgets every position and lets a duplicate key overwrite the first.
+
+This loader (a :class:`yaml.SafeLoader` subclass with its own resolver; nothing here can build a
+Python object from a tag) returns plain data in position-carrying types:
+
+* mappings are :class:`YMap` (a ``dict``), sequences :class:`YList` (a ``list``);
+* strings :class:`YStr`, integers :class:`YInt`, numbers with a point or exponent
+  :class:`YDecimal` (a ``Decimal`` built from the text; never a ``float``);
+* ``true``/``false`` are ``bool`` and ``null``/``~``/empty is ``None``: those cannot carry a
+  position, so the enclosing :meth:`YMap.loc` / :meth:`YList.loc` gives it.
+
+Every node has ``.pos`` (1-based line and column) and ``.src`` (the file and its text, for the
+offending lines in an error).  The typing rules (YAML 1.2 core schema, narrowed):
+
+==================  ==========================================================================
+written             loads as
+==================  ==========================================================================
+``true``/``false``  bool (also ``True``/``TRUE``/``False``/``FALSE``)
+``on off yes no``   the string as written: a schema that wants a bool says so with a position
+``10`` ``-3``       int
+``010``             the string ``"010"`` (``YStr.plain`` is true): an int field rejects it with
+                    "leading zero in 010: write 10 or quote it"; card codes and amounts keep it
+``12.50`` ``1e3``   :class:`YDecimal` (exact); money fields refuse it ("write '12.50' in quotes")
+``1:30`` dates      strings; ``0x1F``, ``1_000`` are strings too
+``<<``              refused: merge keys hide where a value came from
+``*alias``          refused unless ``allow_aliases=True``
+``!!tag``           only ``!!str`` ``!!int`` ``!!float`` ``!!bool`` ``!!null`` ``!!map``
+                    ``!!seq``; anything else (``!!python/object``, ``!custom``) is refused
+==================  ==========================================================================
+
+Errors are :class:`harness.errors.InputError` with ``path``/``line``/``col`` set and ``context``
+holding the offending lines with a caret, ready for ``tablecert validate`` to print.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+from yaml.events import AliasEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from harness.errors import InputError
+
+__all__ = [
+    "Loc",
+    "Pos",
+    "Source",
+    "YDecimal",
+    "YInt",
+    "YList",
+    "YMap",
+    "YStr",
+    "error_at",
+    "load_yaml",
+    "load_yaml_text",
+    "loc_of",
+    "pos_of",
+    "to_plain",
+]
+
+_CORE = "tag:yaml.org,2002:"
+_STR, _INT, _FLOAT, _BOOL, _NULL = (_CORE + t for t in ("str", "int", "float", "bool", "null"))
+_MAP, _SEQ = _CORE + "map", _CORE + "seq"
+_ALLOWED_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL, _MAP, _SEQ}
+
+_INT_RE = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
+_FLOAT_RE = re.compile(
+    r"^(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?[0-9]+[eE][-+]?[0-9]+"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_NULL_RE = re.compile(r"^(?:~|null|Null|NULL|)$")
+#: a plain scalar that YAML 1.1 would have read as an octal or zero-padded int
+LEADING_ZERO_RE = re.compile(r"^[-+]?0[0-9]+$")
+
+
+class Pos(NamedTuple):
+    """A 1-based line and column in a YAML file."""
+
+    line: int
+    col: int
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """The file a node came from, kept so an error can quote the offending lines."""
+
+    path: str
+    text: str = field(repr=False)
+
+    def context(self, pos: Pos, before: int = 2) -> str:
+        """Up to ``before`` lines above ``pos``, its line, and a caret under the column."""
+        lines = self.text.splitlines()
+        if not lines or pos.line < 1:
+            return ""
+        if pos.line > len(lines):  # the end of the file: show how it ends
+            width = len(str(len(lines)))
+            first = max(1, len(lines) - before)
+            return "\n".join(f"{n:>{width}} | {lines[n - 1].rstrip()}" for n in range(first, len(lines) + 1))
+        first = max(1, pos.line - before)
+        width = len(str(pos.line))
+        out = [f"{n:>{width}} | {lines[n - 1].rstrip()}" for n in range(first, pos.line + 1)]
+        out.append(" " * width + " | " + " " * (pos.col - 1) + "^")
+        return "\n".join(out)
+
+
+class Loc(NamedTuple):
+    """Where something was written: enough to raise a positioned :class:`InputError`."""
+
+    src: Source
+    pos: Pos
+
+    def error(self, message: str) -> InputError:
+        return error_at(self, message)
+
+
+class _Node:
+    """Mixin: every loaded node knows where it was written."""
+
+    pos: Pos
+    src: Source
+
+    def _place(self, src: Source, pos: Pos) -> None:
+        self.src = src
+        self.pos = pos
+
+    @property
+    def where(self) -> Loc:
+        return Loc(self.src, self.pos)
+
+
+class YStr(str, _Node):
+    """A string as written.  ``plain`` is true when it was not quoted (see ``LEADING_ZERO_RE``)."""
+
+    plain: bool = False
+
+
+class YInt(int, _Node):
+    """An integer written in decimal without a leading zero."""
+
+
+class YDecimal(Decimal, _Node):
+    """A number with a point or exponent, exact from its text (``text`` keeps the spelling)."""
+
+    text: str = ""
+
+
+class YMap(dict[Any, Any], _Node):
+    """A mapping; ``key_pos[k]`` and ``value_pos[k]`` locate each entry."""
+
+    key_pos: dict[Any, Pos]
+    value_pos: dict[Any, Pos]
+
+    def loc(self, key: Any) -> Loc:
+        """Where the value of ``key`` was written (works for ``bool`` and ``None`` values too)."""
+        return Loc(self.src, self.value_pos[key])
+
+    def key_loc(self, key: Any) -> Loc:
+        """Where ``key`` itself was written."""
+        return Loc(self.src, self.key_pos[key])
+
+
+class YList(list[Any], _Node):
+    """A sequence; ``item_pos[i]`` locates item ``i``."""
+
+    item_pos: list[Pos]
+
+    def loc(self, index: int) -> Loc:
+        return Loc(self.src, self.item_pos[index])
+
+    def enumerate_locs(self) -> Iterator[tuple[int, Any, Loc]]:
+        for i, item in enumerate(self):
+            yield i, item, self.loc(i)
+
+
+def pos_of(node: object) -> Pos | None:
+    """The position of a loaded node, or ``None`` for ``bool``/``None``/foreign values."""
+    pos = getattr(node, "pos", None)
+    return pos if isinstance(pos, Pos) else None
+
+
+def loc_of(node: object) -> Loc | None:
+    """File and position of a loaded node (``None`` for ``bool``/``None``: ask the parent)."""
+    return node.where if isinstance(node, _Node) else None
+
+
+def error_at(where: Loc | _Node | None, message: str) -> InputError:
+    """An :class:`InputError` positioned at ``where`` with the offending lines as context."""
+    if isinstance(where, _Node):
+        where = where.where
+    if where is None:
+        return InputError(message)
+    return InputError(
+        message,
+        path=where.src.path,
+        line=where.pos.line,
+        col=where.pos.col,
+        context=where.src.context(where.pos),
+    )
+
+
+def to_plain(node: Any) -> Any:
+    """Plain ``dict``/``list``/``str``/``int``/``bool``/``None`` (numbers with a point as their
+    text), for records and JSON: no position types, no ``Decimal``."""
+    if isinstance(node, dict):
+        return {to_plain(k): to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [to_plain(v) for v in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, YDecimal):
+        return node.text
+    if isinstance(node, Decimal):
+        return str(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, str):
+        return str(node)
+    return node
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe loader with a narrowed YAML 1.2 core resolver and no alias expansion by default."""
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class-level registry
+    allow_aliases = False
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        if not self.allow_aliases and self.check_event(AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"alias *{event.anchor} is not supported: write the value out", event.start_mark
+            )
+        node: Node | None = super().compose_node(parent, index)
+        return node
+
+
+for _tag, _regexp, _first in (
+    (_BOOL, _BOOL_RE, list("tTfF")),
+    (_NULL, _NULL_RE, ["~", "n", "N", ""]),
+    (_INT, _INT_RE, list("-+0123456789")),
+    (_FLOAT, _FLOAT_RE, list("-+0123456789.")),
+):
+    _Loader.add_implicit_resolver(_tag, _regexp, _first)
+
+
+def _pos(node: Node) -> Pos:
+    return Pos(node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _show_tag(tag: str) -> str:
+    return "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
+
+
+class _Builder:
+    def __init__(self, src: Source) -> None:
+        self.src = src
+
+    def fail(self, node: Node, message: str) -> InputError:
+        return error_at(Loc(self.src, _pos(node)), message)
+
+    def build(self, node: Node) -> Any:
+        if node.tag not in _ALLOWED_TAGS:
+            raise self.fail(
+                node, f"tag {_show_tag(node.tag)} is not allowed: suites and profiles hold plain data only"
+            )
+        if isinstance(node, MappingNode):
+            return self.mapping(node)
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ:
+                raise self.fail(node, f"tag {_show_tag(node.tag)} cannot be put on a sequence")
+            out = YList()
+            out._place(self.src, _pos(node))
+            out.item_pos = []
+            for item in node.value:
+                out.append(self.build(item))
+                out.item_pos.append(_pos(item))
+            return out
+        assert isinstance(node, ScalarNode)
+        return self.scalar(node)
+
+    def mapping(self, node: MappingNode) -> YMap:
+        if node.tag != _MAP:
+            raise self.fail(node, f"tag {_show_tag(node.tag)} cannot be put on a mapping")
+        out = YMap()
+        out._place(self.src, _pos(node))
+        out.key_pos, out.value_pos = {}, {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode):
+                raise self.fail(key_node, "a key must be a plain value, not a mapping or a list")
+            if key_node.tag == _STR and key_node.value == "<<" and key_node.style is None:
+                raise self.fail(key_node, "merge keys (<<) are not supported: write the keys out")
+            key = self.scalar(key_node)
+            try:
+                first = out.key_pos.get(key)
+            except TypeError:  # pragma: no cover - scalars are always hashable
+                first = None
+            if first is not None:
+                raise self.fail(key_node, f"duplicate key '{key}' (first at line {first.line})")
+            out[key] = self.build(value_node)
+            out.key_pos[key] = _pos(key_node)
+            out.value_pos[key] = _pos(value_node)
+        return out
+
+    def scalar(self, node: ScalarNode) -> Any:
+        text = node.value
+        tag = node.tag
+        if tag == _NULL:
+            if not _NULL_RE.match(text):
+                raise self.fail(node, f"!!null cannot hold {text!r}")
+            return None
+        if tag == _BOOL:
+            if not _BOOL_RE.match(text):
+                raise self.fail(node, f"{text!r} is not a boolean: write true or false")
+            return text.lower() == "true"
+        if tag == _INT:
+            if not _INT_RE.match(text):
+                if LEADING_ZERO_RE.match(text):
+                    raise self.fail(node, f"leading zero in {text}: write {int(text)} or quote it")
+                raise self.fail(node, f"{text!r} is not a decimal integer")
+            i = YInt(int(text))
+            i._place(self.src, _pos(node))
+            return i
+        if tag == _FLOAT:
+            try:
+                special = text.lstrip("+-").lower() in (".inf", ".nan")
+                d = YDecimal(text.replace(".", "") if special else text)
+            except InvalidOperation:
+                raise self.fail(node, f"{text!r} is not a number") from None
+            d.text = text
+            d._place(self.src, _pos(node))
+            return d
+        s = YStr(text)
+        s.plain = node.style is None
+        s._place(self.src, _pos(node))
+        return s
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, src: Source) -> InputError:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "YAML syntax error"
+    if "'\\t'" in problem:
+        problem = "tab character: YAML indents with spaces only"
+    elif exc.context and exc.problem and exc.problem_mark is not None:
+        problem = f"{exc.problem} ({exc.context}"
+        if exc.context_mark is not None and exc.context_mark.line != exc.problem_mark.line:
+            problem += f" at line {exc.context_mark.line + 1}"
+        problem += ")"
+    if mark is None:
+        return InputError(problem, path=src.path)
+    return error_at(Loc(src, Pos(mark.line + 1, mark.column + 1)), problem)
+
+
+def load_yaml_text(text: str, path: str = "<string>", *, allow_aliases: bool = False) -> Any:
+    """Load one YAML document from ``text``; ``path`` names it in errors.  Empty -> ``None``."""
+    src = Source(path, text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # a control character: no mark, only an offset
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise error_at(
+            Loc(src, Pos(line, col)), f"control character #x{exc.character:04x} is not allowed in YAML"
+        ) from None
+    loader.allow_aliases = allow_aliases
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        raise _syntax_error(exc, src) from None
+    finally:
+        loader.dispose()
+    if node is None:
+        return None
+    return _Builder(src).build(node)
+
+
+def load_yaml(path: str | Path, *, allow_aliases: bool = False) -> Any:
+    """Load a YAML file (UTF-8).  Errors name the file as given."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=name) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError("not UTF-8 text", path=name, line=line, col=col) from None
+    return load_yaml_text(text, name, allow_aliases=allow_aliases)
