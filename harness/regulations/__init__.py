@@ -1,0 +1,16 @@
+"""The regulation catalogue: every requirement of the texts tablecert certifies against, as data.
+
+``catalogue.yaml`` (package data) holds the clauses, their parameters (paytables, reset floors,
+the mystery table) and the named interpretations; :mod:`harness.regulations.catalogue` loads and
+validates it.  See ``docs/catalogue.md`` and ``docs/interpretations.md``.
+"""
+
+from harness.regulations.catalogue import (
+    Catalogue,
+    Clause,
+    Interpretation,
+    MysteryConfig,
+    load_catalogue,
+)
+
+__all__ = ["Catalogue", "Clause", "Interpretation", "MysteryConfig", "load_catalogue"]
