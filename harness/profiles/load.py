@@ -1,0 +1,252 @@
+"""Loading and validating a device profile (``spec: tablecert/profile/1``).
+
+A profile says which device plays each role and how to reach it, what the table can do
+(capabilities the suites require), the certificate holder's Rules Submission, the timing limits
+and any interpretation overrides.  A typo must never silently restore a default (a lesson from
+peer tools' trackers), so every key is checked and every error reads ``file:line:col: message``.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from harness.errors import InputError
+from harness.profiles import lookups
+from harness.profiles.model import EMULATOR, DeviceSpec, EmulatorSettings, Profile, Timing
+from harness.profiles.rules import BACCARAT_GAMES, parse_rules
+from harness.schema import Fields, check_bool, check_enum, check_map, check_str, suggest
+from harness.yamlload import Loc, YMap, load_yaml, load_yaml_text, to_plain
+
+SPEC_PREFIX = "tablecert/profile/"
+SPEC = SPEC_PREFIX + "1"
+GAMES = (*BACCARAT_GAMES, "blackjack-hit-and-run")
+ROLES = ("shoe", "sensors", "controller", "counter", "power")
+REQUIRED_ROLES = ("shoe", "sensors", "controller")
+CAPABILITIES = (
+    "royal9", "lockout-button", "reset-key", "mystery", "power-control", "comm-loss", "latency-counter",
+    "config-write", "dragon7", "panda8", "hit-and-run", "misread-report",
+)
+#: identity fields a ``match:`` may pin (the protocol's ``identity`` answer, or a VISA ``*IDN?``)
+MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_version", "program_hash",
+                "asset_number", "usb_serial")
+_TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "capabilities", "rules",
+             "timing", "interpretations", "emulator")
+_DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match")
+_UNSTABLE_PORT = re.compile(r"^/dev/tty(USB|ACM)\d+$")
+_PORT = re.compile(r"^(/|[A-Za-z][A-Za-z0-9+]*://|COM\d+$)")
+_VISA = re.compile(r"^(TCPIP|ASRL|USB|GPIB|VXI|PXI)\d*::.+", re.IGNORECASE)
+
+
+def _device(role: str, f: Fields) -> DeviceSpec:
+    drivers = lookups.driver_names()
+    driver = f.get_str("driver")
+    if driver not in drivers:
+        raise f.error("driver", f"unknown driver '{driver}'{suggest(driver, drivers)} "
+                                f"(known: {', '.join(sorted(drivers))})")
+    plays = drivers[driver]
+    if plays is not None and plays != role:
+        raise f.error("driver", f"{driver} drives the {plays}, not the {role}")
+    if "port" in f and "resource" in f:
+        raise f.error("resource", "give either port (serial) or resource (VISA), not both")
+    if "port" not in f and "resource" not in f:
+        kind = "resource" if driver in lookups.VISA_DRIVERS else "port"
+        raise f.node.where.error(f"{f.what}: missing key '{kind}' (where to reach the {role}; "
+                                 f"'{kind}: emulator' for the built-in emulator)")
+    if driver in lookups.VISA_DRIVERS and "port" in f:
+        raise f.error("port", f"{driver} is a VISA instrument: write resource: instead of port:")
+    port = f.get_str("port", None)
+    resource = f.get_str("resource", None)
+    if port is not None and port != EMULATOR:
+        if not _PORT.match(port):
+            raise f.error("port", f"'{port}' is not a serial device path or URL (e.g. "
+                                  "/dev/serial/by-id/..., socket://127.0.0.1:7001, or emulator)")
+        if _UNSTABLE_PORT.match(port) and "match" not in f:
+            raise f.error("port", f"{port} is not a stable identity (the number follows plug-in order): "
+                                  "use /dev/serial/by-id/... or add match: {serial: ...}")
+    if resource is not None and resource != EMULATOR and not _VISA.match(resource):
+        raise f.error("resource", f"'{resource}' is not a VISA resource name (e.g. "
+                                  "TCPIP::192.0.2.10::5025::SOCKET, ASRL/dev/ttyS0::INSTR, or emulator)")
+    if "baudrate" in f and port is None:
+        raise f.error("baudrate", "only a serial port has a baud rate")
+    if "backend" in f and resource is None:
+        raise f.error("backend", "only a VISA resource has a backend")
+    match: dict[str, str] = {}
+    if "match" in f:
+        mf = f.get_map("match", optional=MATCH_FIELDS)
+        match = {str(k): mf.get_str(str(k)) for k in mf}
+    return DeviceSpec(
+        role=role,
+        driver=driver,
+        port=port,
+        resource=resource,
+        baudrate=f.get_int("baudrate", None, lo=50, hi=4_000_000),
+        backend=f.get_enum("backend", ["@py", "@sim"], "@py"),
+        match=MappingProxyType(match),
+    )
+
+
+def _devices(f: Fields) -> dict[str, DeviceSpec]:
+    df = f.get_map("devices", required=REQUIRED_ROLES, optional=ROLES)
+    return {
+        role: _device(role, df.get_map(role, required=("driver",), optional=_DEVICE_KEYS)) for role in df
+    }
+
+
+def _capabilities(f: Fields) -> frozenset[str]:
+    if "capabilities" not in f:
+        return frozenset()
+    node = f.get_list("capabilities")
+    seen: dict[str, int] = {}
+    for _i, item, loc in node.enumerate_locs():
+        cap = check_enum(item, loc, "capabilities", CAPABILITIES)
+        if cap in seen:
+            raise loc.error(f"capabilities: '{cap}' is listed twice (first at line {seen[cap]})")
+        seen[cap] = loc.pos.line
+    return frozenset(seen)
+
+
+def _check_capabilities(f: Fields, game: str, caps: frozenset[str], devices: dict[str, DeviceSpec]) -> None:
+    """A capability the table cannot have would make the suites run cases that cannot pass."""
+    where = f.loc("capabilities")
+    needs_game = {"royal9": ("midibaccarat",), "mystery": ("midibaccarat",),
+                  "hit-and-run": ("blackjack-hit-and-run",), "dragon7": BACCARAT_GAMES,
+                  "panda8": BACCARAT_GAMES}
+    for cap, games in needs_game.items():
+        if cap in caps and game not in games:
+            raise where.error(f"capabilities: {cap} needs game {' or '.join(games)}, not {game}")
+    for cap, role in (("latency-counter", "counter"), ("power-control", "power")):
+        if cap in caps and role not in devices:
+            raise where.error(f"capabilities: {cap} needs a {role} device under devices:")
+    if game == "blackjack-hit-and-run" and "hit-and-run" not in caps:
+        raise where.error("capabilities: game blackjack-hit-and-run needs the hit-and-run capability")
+
+
+def _interpretations(f: Fields) -> dict[str, Any]:
+    if "interpretations" not in f:
+        return {}
+    node = check_map(f.raw("interpretations"), f.loc("interpretations"), "interpretations")
+    known = lookups.interpretation_choices()
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if not isinstance(key, str) or key not in known:
+            raise node.key_loc(key).error(
+                f"interpretations: unknown interpretation id '{key}'{suggest(str(key), known)}")
+        choices = known[key]
+        what = f"interpretations.{key}"
+        if all(isinstance(c, bool) for c in choices):
+            flag = check_bool(value, node.loc(key), what)
+            if flag not in choices:
+                raise node.loc(key).error(f"{what}: {str(flag).lower()} is not one of its choices "
+                                          f"({', '.join(str(c).lower() for c in choices)})")
+            out[key] = flag
+        else:
+            out[key] = check_enum(value, node.loc(key), what, [str(c) for c in choices])
+    return out
+
+
+def _timing(f: Fields) -> Timing:
+    if "timing" not in f:
+        return Timing()
+    tf = f.get_map("timing", optional=("lockout_deadline_ms", "comm_timeout_ms", "response_timeout_ms"))
+    d = Timing()
+    lo, hi = Decimal("0.001"), Decimal(60_000)
+    return Timing(
+        lockout_deadline_ms=tf.get_decimal("lockout_deadline_ms", d.lockout_deadline_ms, lo=lo, hi=hi),
+        comm_timeout_ms=tf.get_decimal("comm_timeout_ms", d.comm_timeout_ms, lo=lo, hi=hi),
+        response_timeout_ms=tf.get_decimal("response_timeout_ms", d.response_timeout_ms, lo=lo, hi=hi),
+    )
+
+
+def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
+    if "emulator" not in f:
+        return EmulatorSettings()
+    ef = f.get_map("emulator", optional=("lockout_latency_ms", "deal_pace_ms", "defect", "identity", "seed",
+                                         "nv_dir"))
+    d = EmulatorSettings()
+    latency = ef.get_decimal("lockout_latency_ms", d.lockout_latency_ms, lo=Decimal(0), hi=Decimal(60_000))
+    defect = ef.raw("defect")
+    if defect is not None:
+        defect = check_str(defect, ef.loc("defect"), "emulator.defect")
+        names = lookups.defect_names()
+        if names is not None and defect not in names:
+            raise ef.error("defect", f"unknown defect '{defect}'{suggest(defect, names)} "
+                                     "(tablecert defects lists them)")
+    if defect is None and "lockout_latency_ms" in ef and latency >= timing.lockout_deadline_ms:
+        raise ef.error("lockout_latency_ms", f"{latency} ms is not below timing.lockout_deadline_ms "
+                                             f"{timing.lockout_deadline_ms}: a clean emulator would fail its "
+                                             "own lock-out cases")
+    identity: dict[str, str] = {}
+    if "identity" in ef:
+        idf = ef.get_map("identity", optional=[m for m in MATCH_FIELDS if m != "usb_serial"]
+                         + ["controller_type", "software_name", "location", "game_type"])
+        identity = {str(k): idf.get_str(str(k)) for k in idf}
+    return EmulatorSettings(
+        lockout_latency_ms=latency,
+        deal_pace_ms=ef.get_decimal("deal_pace_ms", d.deal_pace_ms, lo=Decimal(0), hi=Decimal(60_000)),
+        defect=defect,
+        identity=MappingProxyType(identity),
+        seed=ef.get_int("seed", None, lo=0),
+        nv_dir=ef.get_str("nv_dir", None),
+    )
+
+
+def _spec(root: YMap, loc: Loc) -> str:
+    if "spec" not in root:
+        raise loc.error(f"missing key 'spec' (a profile starts with spec: {SPEC})")
+    spec = check_str(root["spec"], root.loc("spec"), "spec")
+    if spec != SPEC:
+        hint = "this tablecert reads" if spec.startswith(SPEC_PREFIX) else "expected"
+        raise root.loc("spec").error(f"spec '{spec}': {hint} {SPEC}")
+    return spec
+
+
+def profile_from_node(root: Any, path: str) -> Profile:
+    """Validate a loaded YAML node as a profile."""
+    if not isinstance(root, YMap):
+        kind = "an empty file" if root is None else "not a mapping"
+        raise InputError(f"{kind}: a profile is a mapping starting with spec: {SPEC}",
+                         path=path, line=1, col=1)
+    spec = _spec(root, root.where)
+    f = Fields(root, root.where, "", required=("spec", "name", "game", "devices"), optional=_TOP_KEYS)
+    name = f.get_str("name", pattern=r"[A-Za-z0-9][A-Za-z0-9._-]*")
+    game = f.get_enum("game", GAMES)
+    devices = _devices(f)
+    caps = _capabilities(f)
+    _check_capabilities(f, game, caps, devices)
+    interpretations = _interpretations(f)
+    suited = bool(interpretations.get("r9-personal-combo-suited", True))
+    if "rules" not in f:
+        raise f.node.where.error("missing key 'rules' (the Rules Submission: seats, and for the Royal 9 "
+                                 "its denomination and meters)")
+    rules = parse_rules(f.raw("rules"), f.loc("rules"), game=game, capabilities=caps, suited=suited)
+    timing = _timing(f)
+    return Profile(
+        spec=spec,
+        name=name,
+        description=f.get_str("description", ""),
+        game=game,
+        jurisdiction=f.get_str("jurisdiction", None),
+        devices=MappingProxyType(devices),
+        capabilities=caps,
+        rules=rules,
+        timing=timing,
+        interpretations=MappingProxyType(interpretations),
+        emulator=_emulator(f, timing),
+        source_path=path,
+        raw=MappingProxyType(to_plain(root)),
+    )
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Load and validate ``path``; :class:`InputError` (``file:line:col: message``) if it is bad."""
+    return profile_from_node(load_yaml(path), str(path))
+
+
+def load_profile_text(text: str, path: str = "<string>") -> Profile:
+    return profile_from_node(load_yaml_text(text, path), path)
+
+

@@ -1,0 +1,175 @@
+"""The typed result of loading a device profile (see ``docs/device-profiles.md``).
+
+Everything is frozen: a profile is the certificate holder's declaration and the record keeps a
+snapshot of it (:attr:`Profile.raw`), so nothing may change it after validation.  Money is integer
+cents, rates are ``Decimal`` percent, durations ``Decimal`` milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from types import MappingProxyType
+from typing import Any
+
+from harness.cards import Card
+from harness.money import Cents
+
+#: the address that means "tablecert starts the emulator for this role"
+EMULATOR = "emulator"
+
+
+def _frozen() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """How to reach the device playing one role: a driver and exactly one address."""
+
+    role: str
+    driver: str
+    #: serial URL or path (pyserial ``serial_for_url``), or ``"emulator"``
+    port: str | None = None
+    #: VISA resource name, or ``"emulator"``
+    resource: str | None = None
+    baudrate: int | None = None
+    #: pyvisa backend for ``resource``: ``"@py"`` or ``"@sim"``
+    backend: str = "@py"
+    #: identity fields the harness checks against the device's own answer (stable identity)
+    match: Mapping[str, str] = field(default_factory=_frozen)
+
+    @property
+    def address(self) -> str:
+        return self.port if self.port is not None else str(self.resource)
+
+    @property
+    def is_emulated(self) -> bool:
+        return self.address == EMULATOR
+
+
+@dataclass(frozen=True)
+class MeterSettings:
+    """One progressive meter of the Rules Submission (Royal 9 (f)(2), (g)(2); 461a.12)."""
+
+    name: str
+    #: percent of each qualifying wager
+    rate: Decimal
+    initial: Cents
+    reset: Cents
+    payout_limit: Cents | None = None
+    display_capacity: Cents | None = None
+
+
+@dataclass(frozen=True)
+class SeatSettings:
+    """A betting position and its personal king-9 combination (Royal 9 (e)(5))."""
+
+    seat: int
+    #: (king, nine), or None when the game has no personal combinations
+    combo: tuple[Card, Card] | None = None
+
+
+@dataclass(frozen=True)
+class MysterySettings:
+    """The mystery progressive, Royal 9 (h): a separate fourth meter fixed by its configuration."""
+
+    configuration: int
+    distribution: str
+    paid_by: str
+    reseed: Cents
+    must_hit_by: Cents
+    #: incrementation rate, percent of each qualifying wager
+    rate: Decimal
+
+
+@dataclass(frozen=True)
+class HitAndRunSettings:
+    """Blackjack Hit and Run (633a.13(l)): the shoe, the dealer's soft-17 rule, the meter."""
+
+    decks: int
+    soft17: str
+    meter: MeterSettings
+
+    @property
+    def hits_soft17(self) -> bool:
+        return self.soft17 == "hit"
+
+
+@dataclass(frozen=True)
+class RulesSubmission:
+    """The certificate holder's Rules Submission (601a.2) as far as a device harness needs it."""
+
+    #: Royal 9 wager denomination in dollars (5 or 1), None without Royal 9
+    denomination: int | None = None
+    decks: int = 8
+    seats: tuple[SeatSettings, ...] = ()
+    meters: Mapping[str, MeterSettings] = field(default_factory=_frozen)
+    mystery: MysterySettings | None = None
+    #: banker commission, percent
+    commission: Decimal | None = None
+    hit_and_run: HitAndRunSettings | None = None
+
+    def combo_of(self, seat: int) -> tuple[Card, Card] | None:
+        for s in self.seats:
+            if s.seat == seat:
+                return s.combo
+        return None
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Limits the suites measure against, in milliseconds."""
+
+    #: first card out of the shoe -> wagers locked out (the profile's limit for the lock-out cases)
+    lockout_deadline_ms: Decimal = Decimal("1.0")
+    #: silence after which the controller must treat the link as lost
+    comm_timeout_ms: Decimal = Decimal("500")
+    #: how long a driver waits for any one answer
+    response_timeout_ms: Decimal = Decimal("1000")
+
+
+@dataclass(frozen=True)
+class EmulatorSettings:
+    """Only used when tablecert starts the emulators itself."""
+
+    lockout_latency_ms: Decimal = Decimal("0.3")
+    deal_pace_ms: Decimal = Decimal("15")
+    #: one defect name (``tablecert defects``) or None for a clean emulator
+    defect: str | None = None
+    identity: Mapping[str, str] = field(default_factory=_frozen)
+    seed: int | None = None
+    nv_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A validated device profile."""
+
+    spec: str
+    name: str
+    description: str
+    game: str
+    jurisdiction: str | None
+    devices: Mapping[str, DeviceSpec]
+    capabilities: frozenset[str]
+    rules: RulesSubmission
+    timing: Timing
+    #: interpretation id -> value the profile overrides (defaults are not filled in here)
+    interpretations: Mapping[str, Any]
+    emulator: EmulatorSettings
+    source_path: str
+    #: the plain data as written (no position types, no Decimal), for the record
+    raw: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def is_emulated(self) -> bool:
+        """True when any role is played by an emulator tablecert starts."""
+        return any(d.is_emulated for d in self.devices.values())
+
+    def has(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+    def device(self, role: str) -> DeviceSpec | None:
+        return self.devices.get(role)
