@@ -64,7 +64,8 @@ def rate_ratio(rate: Decimal) -> tuple[int, int]:
 def residual_text(num: int, den: int) -> str:
     """The residual ``num / den`` cents as an exact decimal string ("0.25" means a quarter cent)."""
     digits = len(str(den)) - 1
-    return str(Decimal(num).scaleb(-digits)) if num else "0"
+    text = f"{Decimal(num).scaleb(-digits):f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def parse_residual(text: object, den: int, where: str) -> int:
@@ -231,11 +232,11 @@ class Meter:
         pending = paid_by == "attendant" and self.options.attendant_reset == "on-reset-key"
         hit = Hit(self.name, int(paid), meter_amount, paid_by, pending, carried)
         self.paid += hit.paid
-        self.removed += meter_amount
         self.amount = meter_amount
-        if pending:
+        if pending:                     # the won amount stays shown until the key
             self.pending = hit
         else:
+            self.removed += meter_amount
             self._reseed()
         return hit
 
@@ -243,6 +244,7 @@ class Meter:
         """The attendant's reset key after paying a pending hit (461a.12(b)(5))."""
         if self.pending is None:
             raise MeterError(f"{self.name}: no hit is waiting for the reset key")
+        self.removed += self.pending.meter_amount
         self.pending = None
         self._reseed()
         held, self.held = self.held, 0
