@@ -17,6 +17,7 @@ so it reads values through a rank-indexed tuple and does no work beyond building
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
@@ -149,16 +150,34 @@ WAGERS = ("player", "banker", "tie", "dragon7", "panda8")
 EZ_ONLY = frozenset({"dragon7", "panda8"})
 
 #: Even money on Player and Banker (Banker less vigorish outside EZ), ties 8 to 1 (627a.12 and
-#: peers).  The EZ insurance odds are the catalogue's ``pa-ez-dragon7`` / ``pa-ez-panda8``
-#: parameters (627a.12(f)-(g), 629a.12(f)-(g), 631a.13(f)-(g)); they are kept here, the one place
-#: game code and the exact math read them from, in the catalogue's own notation.
+#: peers).
 EVEN_MONEY = Pay("to", Decimal(1))
 TIE_PAY = parse_pay("8 to 1")
-EZ_PAYS: dict[str, Pay] = {"dragon7": parse_pay("40 to 1"), "panda8": parse_pay("25 to 1")}
+#: EZ insurance odds, 627a.12(f)-(g), 629a.12(f)-(g), 631a.13(f)-(g), in the regulation's words.
+#: The regulation catalogue carries the same figures as ``pa-ez-dragon7`` / ``pa-ez-panda8``
+#: params; :func:`ez_paytable` reads them from there and falls back to these only while the
+#: catalogue data is not installed.
+EZ_PAY_TEXT = {"dragon7": "40 to 1", "panda8": "25 to 1"}
+EZ_CLAUSES = {"dragon7": "pa-ez-dragon7", "panda8": "pa-ez-panda8"}
+
+
+@functools.cache
+def ez_paytable() -> dict[str, Pay]:
+    """``{"dragon7": Pay, "panda8": Pay}``: the EZ insurance odds from the regulation catalogue."""
+    from harness.games.interpretations import catalogue
+
+    cat = catalogue()
+    if cat is None:
+        return {wager: parse_pay(text) for wager, text in EZ_PAY_TEXT.items()}
+    return {wager: parse_pay(str(cat.clause(cid).params["pay"])) for wager, cid in EZ_CLAUSES.items()}
+
+
 LOSE = Pay("lose")
 PUSH = Pay("push")
 
 CommissionRounding = Literal["down", "up"]
+Dragon7Definition = Literal["banker-three-card-7-wins", "banker-three-card-7"]
+PlayerOnPanda8 = Literal["wins-even-money", "push"]
 
 
 def commission_cents(stake: Cents, rate: Decimal, rounding: CommissionRounding = "down") -> Cents:
@@ -181,6 +200,8 @@ def settle_wager(
     game: Game = "baccarat",
     commission: Decimal = Decimal(5),
     commission_rounding: CommissionRounding = "down",
+    dragon7_definition: Dragon7Definition = "banker-three-card-7-wins",
+    player_on_panda8: PlayerOnPanda8 = "wins-even-money",
 ) -> tuple[str, Settlement]:
     """Settle one wager on a dealt round: ``("win" | "lose" | "push", Settlement)``.
 
@@ -192,6 +213,12 @@ def settle_wager(
     * Tie: 8 to 1.
     * Dragon 7 / Panda 8 insurance (EZ tables only): 40 to 1 / 25 to 1, lose otherwise
       (627a.7(a)(5)-(6), 627a.12(f)-(g) and the 629a / 631a peers).
+
+    The keyword options carry the catalogue's interpretations, defaults first:
+    ``commission_rounding`` is ``bac-commission-rounding`` (down | up); ``dragon7_definition`` is
+    ``ez-dragon7-definition`` (the amendments never define a Dragon 7: Banker *wins* with a
+    three-card 7, or any three-card Banker 7, which adds 7-7 ties, for the insurance wager);
+    ``player_on_panda8`` is ``ez-player-wager-on-panda8`` (wins-even-money | push).
     """
     if game not in ("baccarat", "ez-baccarat"):
         raise InputError(f"game {game!r}: expected 'baccarat' or 'ez-baccarat'")
@@ -206,8 +233,13 @@ def settle_wager(
         raise InputError(f"wager {wager!r} is offered only on an EZ Baccarat table")
     winner = rnd.winner
     if wager in EZ_ONLY:
-        hit = rnd.dragon7 if wager == "dragon7" else rnd.panda8
-        return ("win", settle(EZ_PAYS[wager], stake)) if hit else ("lose", settle(LOSE, stake))
+        if wager == "panda8":
+            hit = rnd.panda8
+        elif dragon7_definition == "banker-three-card-7-wins":
+            hit = rnd.dragon7
+        else:
+            hit = len(rnd.banker) == 3 and rnd.banker_total == 7
+        return ("win", settle(ez_paytable()[wager], stake)) if hit else ("lose", settle(LOSE, stake))
     if wager == "tie":
         return ("win", settle(TIE_PAY, stake)) if winner == "tie" else ("lose", settle(LOSE, stake))
     if winner == "tie":
@@ -215,6 +247,8 @@ def settle_wager(
     if winner != wager:
         return "lose", settle(LOSE, stake)
     if wager == "player":
+        if ez and rnd.panda8 and player_on_panda8 == "push":
+            return "push", settle(PUSH, stake)
         return "win", settle(EVEN_MONEY, stake)
     if ez:
         if rnd.dragon7:

@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from harness.errors import InputError
-from harness.games.baccarat import BANKER_DRAWS, EVEN_MONEY, EZ_PAYS, TIE_PAY
+from harness.games.baccarat import BANKER_DRAWS, EVEN_MONEY, TIE_PAY, ez_paytable
 from harness.games.payouts import Pay
 
 OUTCOMES = ("banker", "player", "tie", "dragon7", "panda8", "natural")
@@ -84,8 +84,9 @@ class BaccaratCounts:
         t = self.total
         even = _net_win(EVEN_MONEY)
         keep = 1 - Fraction(commission) / 100
-        d7 = _net_win(EZ_PAYS["dragon7"])
-        p8 = _net_win(EZ_PAYS["panda8"])
+        ez = ez_paytable()
+        d7 = _net_win(ez["dragon7"])
+        p8 = _net_win(ez["panda8"])
         return {
             "player": (self.banker - even * self.player) / t,
             "banker": (self.player - even * keep * self.banker) / t,

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from harness.cards import SUITS, Card, parse_cards
 from harness.errors import InputError
-from harness.games.baccarat import BaccaratRound, commission_cents, deal_round, settle_wager
+from harness.games.baccarat import BaccaratRound, commission_cents, deal_round, ez_paytable, settle_wager
+from harness.games.payouts import Pay
 
 # Banker's two-card total -> Player's third-card values on which Banker draws (REFERENCE.md).
 BANKER_DRAWS_ON = {
@@ -179,12 +180,29 @@ def test_tie() -> None:
     assert returned(PLAYER_WIN, "tie", 500) == ("lose", 0)
 
 
+def test_ez_paytable_is_the_regulation_s() -> None:
+    # 627a.12(f)-(g): Dragon 7 at 40 to 1, Panda 8 at 25 to 1 (catalogue pa-ez-dragon7 / pa-ez-panda8)
+    assert ez_paytable() == {"dragon7": Pay("to", Decimal(40)), "panda8": Pay("to", Decimal(25))}
+
+
 def test_ez_insurance() -> None:
     assert returned(DRAGON7, "dragon7", 500, game="ez-baccarat") == ("win", 500 + 40 * 500)
     assert returned(PANDA8, "panda8", 500, game="ez-baccarat") == ("win", 500 + 25 * 500)
     assert returned(PANDA8, "dragon7", 500, game="ez-baccarat") == ("lose", 0)
     assert returned(DRAGON7, "panda8", 500, game="ez-baccarat") == ("lose", 0)
     assert returned(TIE, "dragon7", 500, game="ez-baccarat") == ("lose", 0)
+
+
+def test_ez_interpretation_overrides() -> None:
+    seven_tie = deal_round(parse_cards("4S KS 3H 5H 2D"))  # Player 7, Banker 5 + 2 = three-card 7
+    assert seven_tie.winner == "tie" and not seven_tie.dragon7
+    assert returned(seven_tie, "dragon7", 500, game="ez-baccarat") == ("lose", 0)
+    assert returned(seven_tie, "dragon7", 500, game="ez-baccarat",
+                    dragon7_definition="banker-three-card-7") == ("win", 20500)
+    assert returned(DRAGON7, "dragon7", 500, game="ez-baccarat",
+                    dragon7_definition="banker-three-card-7") == ("win", 20500)
+    assert returned(PANDA8, "player", 500, game="ez-baccarat", player_on_panda8="push") == ("push", 500)
+    assert returned(PANDA8, "player", 500, player_on_panda8="push") == ("win", 1000)  # not EZ
 
 
 @pytest.mark.parametrize(
