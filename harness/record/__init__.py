@@ -1,0 +1,43 @@
+"""The certification record: what a run did, kept as evidence a lab can sign.
+
+A run writes ``reports/<run-id>/`` through :class:`RunRecorder` (a journal fsync'ed per finished
+case, evidence files with their SHA-256), and ``finish`` turns it into a canonical
+``record.json`` with a digest manifest and its views: the HTML report, JUnit XML and Allure
+results.  ``verify`` tells whether anything was edited since.  The schema
+(``tablecert/record/1``) and the recorder API are documented in docs/record.md.
+"""
+
+from harness.record.digest import canonical_json, record_digest, verify
+from harness.record.document import InputFile, Record
+from harness.record.journal import CaseRecorder, RunRecorder, load_record
+from harness.record.model import (
+    IDENTITY_FIELDS,
+    OUTCOMES,
+    SCHEMA,
+    CaseResult,
+    DeviceIdentity,
+    Evidence,
+    Measurement,
+    RunMeta,
+    Step,
+)
+
+__all__ = [
+    "IDENTITY_FIELDS",
+    "OUTCOMES",
+    "SCHEMA",
+    "CaseRecorder",
+    "CaseResult",
+    "DeviceIdentity",
+    "Evidence",
+    "InputFile",
+    "Measurement",
+    "Record",
+    "RunMeta",
+    "RunRecorder",
+    "Step",
+    "canonical_json",
+    "load_record",
+    "record_digest",
+    "verify",
+]

@@ -1,0 +1,393 @@
+"""The run journal: the record written while the run goes, so a crash keeps every finished case.
+
+``RunRecorder`` appends one JSON line per fact (header, input file hashes, profile snapshot,
+interpretations, device identities, one line per *finished* case, and a finish line) to
+``reports/<run-id>/journal.jsonl``; each line is written with a single ``write`` and ``fsync``'ed
+before the call returns.  A run killed with SIGKILL therefore leaves a journal holding every case
+whose ``end_case`` returned; :func:`load_record` reads it back as a record marked incomplete.
+Evidence files are written (and fsync'ed) under ``evidence/`` as they are attached.
+
+``finish`` writes the finish line, then the canonical ``record.json``, the digest manifest and the
+views (HTML, JUnit XML, Allure results).  See docs/record.md for the API and the schema.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import subprocess
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.errors import InputError
+from harness.record.digest import (
+    EVIDENCE_DIR,
+    JOURNAL_FILE,
+    RECORD_FILE,
+    canonical_json,
+    run_dir_of,
+    sha256_file,
+)
+from harness.record.document import InputFile, Record
+from harness.record.model import (
+    SCHEMA,
+    CaseResult,
+    DeviceIdentity,
+    Evidence,
+    Measurement,
+    RunMeta,
+    Step,
+    check_outcome,
+    jsonable,
+)
+
+INPUT_KINDS = ("suite", "fixture", "profile")
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_run_id() -> str:
+    """UTC time plus a random suffix: sortable, and unique across benches started the same second."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+def git_revision() -> str:
+    """``git rev-parse HEAD`` of the checkout holding the harness, or "unknown" outside one."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    rev = out.stdout.strip()
+    return rev if out.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", rev) else "unknown"
+
+
+def safe_name(text: str, fallback: str = "item") -> str:
+    name = _SAFE.sub("_", text).strip("._") or fallback
+    return name[:80]
+
+
+class CaseRecorder:
+    """Collects one case while it runs; nothing reaches the journal until ``RunRecorder.end_case``."""
+
+    def __init__(
+        self,
+        run: RunRecorder,
+        *,
+        case_id: str,
+        title: str,
+        clauses: list[str],
+        suite_file: str,
+        params: Mapping[str, Any],
+        evidence_dir: str,
+    ) -> None:
+        self._run = run
+        self.case_id = case_id
+        self.title = title
+        self.clauses = list(clauses)
+        self.suite_file = str(suite_file)
+        self.params = jsonable(dict(params), f"case {case_id} params")
+        self.steps: list[Step] = []
+        self.measurements: list[Measurement] = []
+        self.evidence: list[Evidence] = []
+        self.timelines: dict[str, list[list[Any]]] = {}
+        self.started_at = utc_now()
+        self._t0 = time.perf_counter_ns()
+        self._evidence_dir = evidence_dir
+        self._names: set[str] = set()
+
+    def step(
+        self,
+        index: int,
+        text: str,
+        yaml_line: int | None,
+        outcome: str,
+        detail: Mapping[str, Any] | None = None,
+    ) -> Step:
+        """Record one YAML step as it ran (call once per step, in order)."""
+        step = Step(index, text, yaml_line, outcome, dict(detail or {}))
+        self.steps.append(step)
+        return step
+
+    def measure(self, measurement: Measurement) -> Measurement:
+        """Record one named check with its value, unit, limit, outcome and clause."""
+        self.measurements.append(measurement)
+        return measurement
+
+    def attach(self, name: str, data: bytes | str | Path, kind: str = "transcript") -> Evidence:
+        """Store ``data`` (bytes, text, or a file to copy) as an evidence file; return its hash."""
+        if isinstance(data, Path):
+            payload = data.read_bytes()
+        elif isinstance(data, str):
+            payload = data.encode("utf-8")
+        else:
+            payload = bytes(data)
+        base = safe_name(name, "evidence")
+        stem, dot, ext = base.rpartition(".")
+        fname, n = base, 1
+        while fname in self._names:
+            n += 1
+            fname = f"{stem}-{n}.{ext}" if dot and stem else f"{base}-{n}"
+        self._names.add(fname)
+        rel = f"{self._evidence_dir}/{fname}"
+        path = self._run.run_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        ev = Evidence(path=rel, sha256=sha256_file(path), kind=kind, name=name, size=len(payload))
+        self.evidence.append(ev)
+        return ev
+
+    def meter_timeline(self, meter: str, points: Iterable[tuple[int | str, int]]) -> None:
+        """Add (t_ms, cents) points of a meter; t_ms is an int or a decimal string, cents an int."""
+        series = self.timelines.setdefault(meter, [])
+        for t_ms, cents in points:
+            if isinstance(cents, bool) or not isinstance(cents, int):
+                raise TypeError(f"meter {meter}: amount {cents!r} must be integer cents")
+            series.append([jsonable(t_ms, f"meter {meter} time"), cents])
+
+
+class RunRecorder:
+    """Writes one run's record; see the module docstring and docs/record.md."""
+
+    def __init__(self, run_dir: Path, meta: RunMeta, run_id: str) -> None:
+        self.run_dir = run_dir
+        self.run_id = run_id
+        self.meta = meta
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._case_ids: set[str] = set()
+        self._evidence_dirs: set[str] = set()
+        self.record = Record(
+            run_id=run_id,
+            started_at=utc_now(),
+            meta=meta,
+            harness_version=__version__,
+            git_revision=git_revision(),
+        )
+
+    @classmethod
+    def create(cls, report_root: Path, meta: RunMeta) -> RunRecorder:
+        """Make ``report_root/<run-id>/`` and write the journal header."""
+        run_id = meta.run_id or new_run_id()
+        if safe_name(run_id) != run_id:
+            raise InputError(f"run id {run_id!r} may only use letters, digits, '.', '_' and '-'")
+        run_dir = Path(report_root) / run_id
+        run_dir.mkdir(parents=True, exist_ok=False)
+        meta.run_id = run_id
+        rec = cls(run_dir, meta, run_id)
+        rec._fd = os.open(run_dir / JOURNAL_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        r = rec.record
+        rec._append(
+            {
+                "type": "header",
+                "schema": SCHEMA,
+                "run_id": run_id,
+                "started_at": r.started_at,
+                "harness": {"version": r.harness_version, "git_revision": r.git_revision},
+                "meta": meta.to_dict(),
+            }
+        )
+        return rec
+
+    def _append(self, entry: Mapping[str, Any]) -> None:
+        line = canonical_json(entry) + b"\n"
+        with self._lock:
+            if self._fd is None:
+                raise RuntimeError("the record is finished; nothing more can be added")
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self._fd, view) :]
+            os.fsync(self._fd)
+
+    def add_input_file(self, path: Path | str, kind: str) -> InputFile:
+        """Hash a suite, fixture or profile file into the record."""
+        if kind not in INPUT_KINDS:
+            raise ValueError(f"input kind {kind!r} is not one of {', '.join(INPUT_KINDS)}")
+        p = Path(path)
+        try:
+            item = InputFile(p.as_posix(), kind, sha256_file(p), p.stat().st_size)
+        except OSError as exc:
+            raise InputError(f"{p}: cannot read ({exc.strerror})") from exc
+        self.record.inputs.append(item)
+        self._append({"type": "input", **item.to_dict()})
+        return item
+
+    def set_profile_snapshot(self, profile: Mapping[str, Any]) -> None:
+        self.record.profile = jsonable(dict(profile), "profile")
+        self._append({"type": "profile", "profile": self.record.profile})
+
+    def set_interpretations(self, interpretations: list[dict[str, Any]]) -> None:
+        """The named interpretations in force: dicts with at least ``id`` and ``value``."""
+        self.record.interpretations = jsonable(list(interpretations), "interpretations")
+        self._append({"type": "interpretations", "interpretations": self.record.interpretations})
+
+    def set_identity(self, when: str, role: str, identity: DeviceIdentity) -> None:
+        """A device's 607a.2(b) identity read at the ``start`` or the ``end`` of the run."""
+        if when not in ("start", "end"):
+            raise ValueError(f"identity time {when!r} must be 'start' or 'end'")
+        self.record.identities.setdefault(role, {})[when] = identity
+        self._append({"type": "identity", "when": when, "role": role, "identity": identity.to_dict()})
+
+    def begin_case(
+        self, case_id: str, title: str, clauses: list[str], suite_file: str | Path, params: Mapping[str, Any]
+    ) -> CaseRecorder:
+        """Start recording a case; ``case_id`` must be unique in the run (put parameters in it)."""
+        with self._lock:
+            if case_id in self._case_ids:
+                raise ValueError(f"case id {case_id!r} already recorded in this run; include its parameters")
+            self._case_ids.add(case_id)
+            base = f"{EVIDENCE_DIR}/{safe_name(case_id, 'case')}"
+            ev_dir, n = base, 1
+            while ev_dir in self._evidence_dirs:
+                n += 1
+                ev_dir = f"{base}-{n}"
+            self._evidence_dirs.add(ev_dir)
+        return CaseRecorder(
+            self,
+            case_id=case_id,
+            title=title,
+            clauses=clauses,
+            suite_file=Path(suite_file).as_posix(),
+            params=params,
+            evidence_dir=ev_dir,
+        )
+
+    def end_case(
+        self,
+        case: CaseRecorder,
+        verdict: str,
+        message: str | None = None,
+        reproduce: Mapping[str, Any] | None = None,
+    ) -> CaseResult:
+        """Close a case: its line is in the journal, on disk, when this returns."""
+        check_outcome(verdict, f"case {case.case_id}")
+        result = CaseResult(
+            case_id=case.case_id,
+            title=case.title,
+            clauses=case.clauses,
+            suite_file=case.suite_file,
+            params=case.params,
+            verdict=verdict,
+            message=message,
+            steps=list(case.steps),
+            measurements=list(case.measurements),
+            evidence=list(case.evidence),
+            timelines={k: list(v) for k, v in case.timelines.items()},
+            reproduce=jsonable(dict(reproduce), "reproduce") if reproduce is not None else None,
+            started_at=case.started_at,
+            finished_at=utc_now(),
+            duration_ms=(time.perf_counter_ns() - case._t0) // 1_000_000,
+            station=self.meta.station,
+            source_run=self.run_id,
+        )
+        self._append({"type": "case", "case": result.to_dict()})
+        self.record.cases.append(result)
+        return result
+
+    def finish(self) -> Path:
+        """Mark the record complete and write record.json, the digest and the views; return the run dir."""
+        from harness.record.views import write_views
+
+        self.record.finished_at = utc_now()
+        self._append({"type": "finish", "finished_at": self.record.finished_at})
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+        self.record.complete = True
+        write_views(self.run_dir, self.record)
+        return self.run_dir
+
+
+def load_journal(path: Path) -> Record:
+    """Replay a journal; without a finish line the record is incomplete (and says so in ``notes``)."""
+    record: Record | None = None
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    notes: list[str] = []
+    if lines and lines[-1] != b"":
+        notes.append("the journal's last line was cut short by the interruption and is ignored")
+    for n, line in enumerate(lines[:-1], 1):
+        try:
+            entry = json.loads(line)
+        except ValueError as exc:
+            raise InputError(f"not a JSON line ({exc})", path=str(path), line=n) from exc
+        try:
+            record = _replay(record, entry, path, n)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"unreadable journal entry ({exc})", path=str(path), line=n) from exc
+    if record is None:
+        raise InputError("empty journal (the run was stopped before its header was written)", path=str(path))
+    record.notes.extend(notes)
+    return record
+
+
+def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
+    kind = entry.get("type")
+    if record is None:
+        if kind != "header" or entry.get("schema") != SCHEMA:
+            raise InputError(f"not a {SCHEMA} journal", path=str(path), line=n)
+        record = Record(
+            run_id=entry["run_id"],
+            started_at=entry["started_at"],
+            meta=RunMeta.from_dict(entry.get("meta") or {}),
+            harness_version=entry["harness"]["version"],
+            git_revision=entry["harness"]["git_revision"],
+        )
+    elif kind == "input":
+        record.inputs.append(InputFile(entry["path"], entry["kind"], entry["sha256"], entry["size"]))
+    elif kind == "profile":
+        record.profile = entry["profile"]
+    elif kind == "interpretations":
+        record.interpretations = entry["interpretations"]
+    elif kind == "identity":
+        ident = DeviceIdentity.from_dict(entry["identity"])
+        record.identities.setdefault(entry["role"], {})[entry["when"]] = ident
+    elif kind == "case":
+        record.cases.append(CaseResult.from_dict(entry["case"]))
+    elif kind == "finish":
+        record.finished_at = entry["finished_at"]
+        record.complete = True
+    else:
+        raise InputError(f"unknown journal entry {kind!r}", path=str(path), line=n)
+    return record
+
+
+def load_record(target: Path | str) -> Record:
+    """Load a run directory, its ``record.json`` or its ``journal.jsonl``.
+
+    A directory is read from ``record.json`` when the run finished, else from the journal (an
+    incomplete record holding every finished case).
+    """
+    path = Path(target)
+    run_dir = run_dir_of(path)
+    if path.is_dir():
+        path = run_dir / RECORD_FILE if (run_dir / RECORD_FILE).exists() else run_dir / JOURNAL_FILE
+    if not path.exists():
+        raise InputError(f"{run_dir}: no {RECORD_FILE} or {JOURNAL_FILE} here")
+    if path.name == JOURNAL_FILE or path.suffix == ".jsonl":
+        return load_journal(path)
+    try:
+        data = json.loads(path.read_bytes())
+        return Record.from_dict(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"not a readable tablecert record: {exc}", path=str(path)) from exc
