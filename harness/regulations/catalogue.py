@@ -13,10 +13,8 @@ interpretations that bear on it.  Amounts in the data are strings such as ``"$50
 parsed by :func:`harness.money.parse_amount` and :func:`harness.games.payouts.parse_pay`, never
 read as YAML numbers.
 
-Validation on load (an :class:`~harness.errors.InputError` naming ``catalogue.yaml:line:col``):
-unique ids in the agreed format, required fields present, ``out_of_scope`` given exactly when a
-clause is not testable, every referenced interpretation and clause exists, every interpretation's
-default is one of its choices, and every parameter-carrying clause parses.
+Validation on load lives in :mod:`harness.regulations.loader`: a bad catalogue stops the load
+with ``catalogue.yaml:line:col: message``.
 """
 
 from __future__ import annotations
@@ -30,8 +28,6 @@ from decimal import Decimal
 from importlib import resources
 from types import MappingProxyType
 from typing import Any
-
-import yaml
 
 from harness.errors import InputError
 from harness.games.payouts import Pay, parse_pay
@@ -48,12 +44,6 @@ R9_CATEGORIES = (
 HR_CATEGORIES = ("8-plus-cards", "7-cards", "6-cards", "5-cards", "blackjack")
 R9_DENOMINATIONS = (5, 1)
 R9_METERS = ("mega", "major", "minor")
-
-_CLAUSE_REQUIRED = ("id", "citation", "source", "text", "area", "testable")
-_CLAUSE_KEYS = frozenset((*_CLAUSE_REQUIRED, "out_of_scope", "params", "interpretations"))
-_INTERP_REQUIRED = ("id", "question", "default", "choices", "reason", "clauses")
-_INTERP_KEYS = frozenset((*_INTERP_REQUIRED, "quote", "override"))
-_TOP_KEYS = frozenset(("spec", "sources", "clauses", "interpretations"))
 
 
 @dataclass(frozen=True)
@@ -187,253 +177,15 @@ def _denomination(denomination: int) -> int:
     return denomination
 
 
-# --- loading and validation --------------------------------------------------------------------
-
-
-class _Where:
-    """Maps a path of keys/indexes in the loaded data to the YAML node's position."""
-
-    def __init__(self, root: yaml.Node | None, path: str) -> None:
-        self.root = root
-        self.path = path
-
-    def error(self, message: str, *keys: str | int) -> InputError:
-        node = self.root
-        for key in keys:
-            node = _child(node, key)
-            if node is None:
-                break
-        mark = node.start_mark if node is not None else None
-        return InputError(
-            message,
-            path=self.path,
-            line=mark.line + 1 if mark else None,
-            col=mark.column + 1 if mark else None,
-        )
-
-
-def _child(node: yaml.Node | None, key: str | int) -> yaml.Node | None:
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            if k.value == str(key):
-                return v
-    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-        return node.value[key]
-    return None
-
-
-def _check_duplicate_keys(node: yaml.Node | None, path: str) -> None:
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for k, v in node.value:
-            if k.value in seen:
-                raise InputError(
-                    f"duplicate key {k.value!r}", path=path, line=k.start_mark.line + 1,
-                    col=k.start_mark.column + 1,
-                )
-            seen.add(k.value)
-            _check_duplicate_keys(v, path)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _check_duplicate_keys(item, path)
-
-
-def parse_catalogue(text: str, path: str = RESOURCE) -> Catalogue:
-    """Parse and validate catalogue YAML (the packaged file, or a test's variant of it)."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(
-            f"not valid YAML: {getattr(exc, 'problem', exc)}", path=path,
-            line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None,
-        ) from None
-    _check_duplicate_keys(root, path)
-    where = _Where(root, path)
-    if not isinstance(data, dict):
-        raise where.error("expected a mapping with spec, sources, clauses, interpretations")
-    for key in data:
-        if key not in _TOP_KEYS:
-            raise where.error(f"unknown key {key!r}", key)
-    if data.get("spec") != SPEC:
-        raise where.error(f"spec must be {SPEC!r}, got {data.get('spec')!r}", "spec")
-    sources = data.get("sources")
-    if not isinstance(sources, dict) or not sources:
-        raise where.error("sources: expected a mapping of file name -> title", "sources")
-    raw_clauses = data.get("clauses")
-    raw_interps = data.get("interpretations")
-    if not isinstance(raw_clauses, list) or not isinstance(raw_interps, list):
-        raise where.error("clauses and interpretations must be lists")
-    clauses = tuple(_clause(where, i, raw, sources) for i, raw in enumerate(raw_clauses))
-    interps = tuple(_interpretation(where, i, raw) for i, raw in enumerate(raw_interps))
-    _cross_check(where, clauses, interps)
-    catalogue = Catalogue(clauses, interps)
-    _check_params(where, catalogue)
-    return catalogue
-
-
-def _str_field(where: _Where, raw: Mapping[str, Any], key: str, *at: str | int) -> str:
-    value = raw.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise where.error(f"{key}: expected a non-empty string", *at, key)
-    return value.strip()
-
-
-def _clause(where: _Where, i: int, raw: Any, sources: Mapping[str, Any]) -> Clause:
-    at: tuple[str | int, ...] = ("clauses", i)
-    if not isinstance(raw, dict):
-        raise where.error("clause: expected a mapping", *at)
-    for key in raw:
-        if key not in _CLAUSE_KEYS:
-            raise where.error(f"clause {raw.get('id')!r}: unknown key {key!r}", *at, key)
-    for key in _CLAUSE_REQUIRED:
-        if key not in raw:
-            raise where.error(f"clause {raw.get('id')!r}: missing {key!r}", *at)
-    cid = _str_field(where, raw, "id", *at)
-    if not ID_PATTERN.match(cid):
-        raise where.error(f"clause id {cid!r}: expected kebab-case (a-z, 0-9, '-')", *at, "id")
-    source = _str_field(where, raw, "source", *at)
-    if source not in sources:
-        raise where.error(f"clause {cid!r}: source {source!r} is not listed under sources", *at, "source")
-    testable = raw["testable"]
-    if not isinstance(testable, bool):
-        raise where.error(f"clause {cid!r}: testable must be true or false", *at, "testable")
-    reason = raw.get("out_of_scope")
-    if testable and reason is not None:
-        raise where.error(
-            f"clause {cid!r}: a testable clause has no out_of_scope reason", *at, "out_of_scope"
-        )
-    if not testable:
-        reason = _str_field(where, raw, "out_of_scope", *at)
-    params = raw.get("params", {})
-    if not isinstance(params, dict):
-        raise where.error(f"clause {cid!r}: params must be a mapping", *at, "params")
-    interps = raw.get("interpretations", [])
-    if not isinstance(interps, list) or not all(isinstance(x, str) for x in interps):
-        raise where.error(f"clause {cid!r}: interpretations must be a list of ids", *at, "interpretations")
-    return Clause(
-        id=cid,
-        citation=_str_field(where, raw, "citation", *at),
-        source=source,
-        text=" ".join(_str_field(where, raw, "text", *at).split()),
-        area=_str_field(where, raw, "area", *at),
-        testable=testable,
-        out_of_scope=reason,
-        params=MappingProxyType(params),
-        interpretations=tuple(interps),
-    )
-
-
-def _interpretation(where: _Where, i: int, raw: Any) -> Interpretation:
-    at: tuple[str | int, ...] = ("interpretations", i)
-    if not isinstance(raw, dict):
-        raise where.error("interpretation: expected a mapping", *at)
-    for key in raw:
-        if key not in _INTERP_KEYS:
-            raise where.error(f"interpretation {raw.get('id')!r}: unknown key {key!r}", *at, key)
-    for key in _INTERP_REQUIRED:
-        if key not in raw:
-            raise where.error(f"interpretation {raw.get('id')!r}: missing {key!r}", *at)
-    iid = _str_field(where, raw, "id", *at)
-    if not ID_PATTERN.match(iid):
-        raise where.error(f"interpretation id {iid!r}: expected kebab-case", *at, "id")
-    choices = raw["choices"]
-    if not isinstance(choices, list) or len(choices) < 2:
-        raise where.error(f"interpretation {iid!r}: choices must list at least two values", *at, "choices")
-    if raw["default"] not in choices or type(raw["default"]) not in {type(c) for c in choices}:
-        raise where.error(f"interpretation {iid!r}: default {raw['default']!r} is not one of the choices",
-                          *at, "default")
-    clauses = raw["clauses"]
-    if not isinstance(clauses, list) or not all(isinstance(x, str) for x in clauses):
-        raise where.error(f"interpretation {iid!r}: clauses must be a list of clause ids", *at, "clauses")
-    return Interpretation(
-        id=iid,
-        question=" ".join(_str_field(where, raw, "question", *at).split()),
-        default=raw["default"],
-        choices=tuple(choices),
-        reason=" ".join(_str_field(where, raw, "reason", *at).split()),
-        clauses=tuple(clauses),
-        quote=" ".join(str(raw.get("quote", "")).split()),
-        override=" ".join(str(raw.get("override", "")).split()),
-    )
-
-
-def _cross_check(where: _Where, clauses: tuple[Clause, ...], interps: tuple[Interpretation, ...]) -> None:
-    clause_ids: set[str] = set()
-    for i, c in enumerate(clauses):
-        if c.id in clause_ids:
-            raise where.error(f"duplicate clause id {c.id!r}", "clauses", i, "id")
-        clause_ids.add(c.id)
-    interp_ids: set[str] = set()
-    for i, interp in enumerate(interps):
-        if interp.id in interp_ids:
-            raise where.error(f"duplicate interpretation id {interp.id!r}", "interpretations", i, "id")
-        interp_ids.add(interp.id)
-        for cid in interp.clauses:
-            if cid not in clause_ids:
-                hint = _did_you_mean(cid, sorted(clause_ids))
-                raise where.error(f"interpretation {interp.id!r}: unknown clause id {cid!r}{hint}",
-                                  "interpretations", i, "clauses")
-    for i, c in enumerate(clauses):
-        for iid in c.interpretations:
-            if iid not in interp_ids:
-                hint = _did_you_mean(iid, sorted(interp_ids))
-                raise where.error(f"clause {c.id!r}: unknown interpretation id {iid!r}{hint}",
-                                  "clauses", i, "interpretations")
-
-
-def _check_params(where: _Where, cat: Catalogue) -> None:
-    """Every amount, rate and pay text in the params must parse; the agreed tables must be whole."""
-    index = {c.id: i for i, c in enumerate(cat.clauses)}
-    for c in cat.clauses:
-        at = ("clauses", index[c.id], "params")
-        try:
-            _parse_params(c)
-        except InputError as exc:
-            raise where.error(f"clause {c.id!r}: {exc.message}", *at) from None
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise where.error(f"clause {c.id!r}: malformed params ({exc})", *at) from None
-    try:
-        for d in R9_DENOMINATIONS:
-            cat.paytable(d)
-            cat.floors(d)
-        cat.mystery_configurations()
-        cat.hit_and_run_paytable()
-    except InputError as exc:
-        raise where.error(exc.message, "clauses") from None
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise where.error(f"a parameter table is incomplete: missing {exc}", "clauses") from None
-
-
-def _text(value: Any, what: str) -> str:
-    """Amounts, rates and pays are quoted strings in the data, so YAML never re-reads them."""
-    if not isinstance(value, str):
-        raise InputError(f"{what} {value!r}: write it as a quoted string, e.g. \"$450\" or \"5%\"")
-    return value
-
-
-def _parse_params(c: Clause) -> None:
-    p = c.params
-    if "pay" in p:
-        parse_pay(_text(p["pay"], "pay"))
-    for text in dict(p.get("paytable", {})).values():
-        parse_pay(_text(text, "pay"))
-    for text in dict(p.get("floors", {})).values():
-        parse_amount(_text(text, "amount"))
-    for row in dict(p.get("configurations", {})).values():
-        parse_amount(_text(row["reseed"], "amount"))
-        parse_amount(_text(row["must_hit_by"], "amount"))
-        parse_rate(_text(row["rate"], "rate"))
-    for key in ("amount", "floor"):
-        if key in p:
-            parse_amount(_text(p[key], "amount"))
-    if "rate" in p:
-        parse_rate(_text(p["rate"], "rate"))
-
-
 @functools.cache
 def load_catalogue() -> Catalogue:
     """The packaged catalogue, validated once per process."""
     text = resources.files("harness.regulations").joinpath(RESOURCE).read_text(encoding="utf-8")
     return parse_catalogue(text, path=f"harness/regulations/{RESOURCE}")
+
+
+def parse_catalogue(text: str, path: str = RESOURCE) -> Catalogue:
+    """Parse and validate catalogue YAML (the packaged file, or a variant of it in a test)."""
+    from harness.regulations.loader import parse_catalogue as parse
+
+    return parse(text, path)
