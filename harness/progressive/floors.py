@@ -16,6 +16,7 @@ the $5 Royal 9 (pa-midi-r9-floors-5)``.  A controller answers such a ``config.se
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -142,6 +143,7 @@ def check_payout_limit(name: str, limit: Cents, current: Cents, display_capacity
         )
 
 
+@functools.cache
 def _catalogue_params(clause_id: str) -> dict[str, Any] | None:
     """The clause's params from the regulation catalogue, or None while it is not installed.
 

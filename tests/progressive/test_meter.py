@@ -7,7 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.errors import InputError
@@ -85,6 +85,7 @@ def test_negative_wager_refused() -> None:
         Meter(cfg()).contribute(-1)
 
 
+@settings(deadline=None)
 @given(rate=st.decimals(min_value=0, max_value=100, places=3),
        wagers=st.lists(st.integers(min_value=0, max_value=1_000_000), max_size=60))
 def test_residual_conservation_to_the_cent(rate: Decimal, wagers: list[int]) -> None:
@@ -97,6 +98,7 @@ def test_residual_conservation_to_the_cent(rate: Decimal, wagers: list[int]) -> 
     assert expected == (m.amount - 45_000) + Fraction(m.residual)
 
 
+@settings(deadline=None)
 @given(wagers=st.lists(st.tuples(st.integers(min_value=0, max_value=500_000),
                                  st.sampled_from(["contribute", "hit-table", "hit-attendant", "key"])),
                        max_size=80),
@@ -241,6 +243,7 @@ def _only_ints_and_strings(value: object) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+@settings(deadline=None)
 @given(wagers=st.lists(st.integers(min_value=0, max_value=100_000), max_size=30),
        pend=st.booleans())
 def test_state_round_trip(wagers: list[int], pend: bool) -> None:

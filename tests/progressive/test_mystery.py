@@ -8,7 +8,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.errors import InputError
@@ -133,6 +133,7 @@ def test_mystery_is_not_won_by_a_hand() -> None:
         MysteryMeter(MysteryConfig.regulation(1), rng=1).hit()
 
 
+@settings(deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32), number=st.sampled_from([1, 2, 3]),
        wagers=st.lists(st.integers(min_value=0, max_value=300_000), max_size=120),
        reached=st.booleans(), attendant=st.booleans())
@@ -158,6 +159,7 @@ def test_trigger_within_range_and_never_past_must_hit_by(seed: int, number: int,
         assert identity_holds(m)
 
 
+@settings(deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32),
        wagers=st.lists(st.integers(min_value=0, max_value=200_000), max_size=50))
 def test_power_cycle_keeps_trigger_and_continues_identically(seed: int, wagers: list[int]) -> None:
