@@ -1,0 +1,13 @@
+"""Emulated devices: a dealing shoe, bet sensors, a progressive controller, an SCPI counter and an
+SCPI power supply, as state machines that behave as the regulations require (or, with a named
+defect from :mod:`harness.emulators.defects`, deviate in exactly one way).
+
+* :class:`~harness.emulators.table.Table`: the devices in-process (fast unit tests);
+* :mod:`harness.emulators.server`: the same table served on ptys or loopback TCP, one process;
+* :func:`~harness.emulators.process.start_emulator`: start that process from the host side.
+"""
+
+from harness.emulators.config import EmulatorConfig
+from harness.emulators.process import EmulatorProcess, start_emulator
+
+__all__ = ["EmulatorConfig", "EmulatorProcess", "start_emulator"]

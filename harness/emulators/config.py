@@ -1,0 +1,359 @@
+"""What one emulated table is: the Rules Submission it implements and how the emulator behaves.
+
+An :class:`EmulatorConfig` is built from a device profile (the ``rules``, ``emulator`` and
+``interpretations`` sections, see ``docs/device-profiles.md``) by :meth:`EmulatorConfig.from_mapping`
+or :meth:`EmulatorConfig.from_profile`.  The controller serves the table part of it on the wire as
+``config.get`` (:func:`table_to_wire`) and accepts changes through ``config.set``
+(:func:`apply_wire_changes`), which checks the floors of 58 Pa. Code 629a Royal 9 (f)(2)/(g)(2)
+and the limits of 461a.12 before anything is stored.
+
+Money here is integer cents and rates are ``Decimal`` percent, as everywhere in tablecert.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.cards import parse_card
+from harness.emulators.defects import check_defects
+from harness.errors import InputError
+from harness.money import Cents, parse_amount, parse_rate
+from harness.progressive.floors import check_configuration
+from harness.progressive.meter import MeterConfig
+from harness.progressive.mystery import MysteryConfig
+
+BACCARAT_GAMES = ("minibaccarat", "midibaccarat", "baccarat", "ez-baccarat")
+GAMES = (*BACCARAT_GAMES, "blackjack-hit-and-run")
+
+IDENTITY_FIELDS = (
+    "manufacturer", "model", "serial", "software_id", "controller_type", "software_name",
+    "software_version", "program_hash", "location", "asset_number", "game_type",
+)
+
+
+def program_hash() -> str:
+    """SHA-256 over the emulator's own source files: the program signature of 607a.2(b)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def meter_to_wire(m: MeterConfig) -> dict[str, Any]:
+    return {"rate": str(m.rate), "initial": m.initial, "reset": m.reset,
+            "payout_limit": m.payout_limit, "display_capacity": m.display_capacity}
+
+
+@dataclass(frozen=True)
+class EmulatorConfig:
+    """Everything an emulated table needs.  ``seats`` maps seat number -> personal combination."""
+
+    game: str = "midibaccarat"
+    denomination: Cents = 500
+    seats: Mapping[int, tuple[str, str] | None] = field(default_factory=lambda: {1: ("KS", "9S")})
+    meters: Mapping[str, MeterConfig] = field(default_factory=dict)
+    mystery: MysteryConfig | None = None
+    decks: int = 8
+    hit_soft17: bool = True
+    commission: Decimal = Decimal(5)
+    lockout_latency_us: int = 300
+    deal_pace_us: int = 15_000
+    identity: Mapping[str, str] = field(default_factory=dict)
+    defects: frozenset[str] = frozenset()
+    nv_dir: Path | None = None
+    nv_fsync: bool = True
+    seed: int | None = None
+    interpretations: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def royal9(self) -> bool:
+        """Royal 9 is offered on a baccarat table whose Rules Submission sets its three meters."""
+        return self.game in BACCARAT_GAMES and {"mega", "major", "minor"} <= set(self.meters)
+
+    @property
+    def hit_and_run(self) -> bool:
+        return self.game == "blackjack-hit-and-run"
+
+    def identity_for(self, role: str) -> dict[str, str]:
+        """The 607a.2(b) identity a device of ``role`` reports (profile values win)."""
+        base = {
+            "manufacturer": "tablecert reference devices",
+            "model": f"REF-{role.upper()}-1",
+            "serial": f"EMU-{role[:3].upper()}-0001",
+            "software_id": f"tablecert-emulator-{role}",
+            "controller_type": "reference progressive table game controller",
+            "software_name": "tablecert progressive emulator",
+            "software_version": __version__,
+            "program_hash": program_hash(),
+            "location": "emulated table 1",
+            "asset_number": f"EMU-ASSET-{role.upper()}",
+            "game_type": self.game,
+        }
+        base.update({k: str(v) for k, v in self.identity.items() if k in IDENTITY_FIELDS})
+        return base
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The profile-shaped mapping :meth:`from_mapping` reads back to an equal config."""
+        meters = {n: {"rate": str(m.rate), "initial": _dollars(m.initial), "reset": _dollars(m.reset),
+                      **({"payout_limit": _dollars(m.payout_limit)} if m.payout_limit is not None else {}),
+                      **({"display_capacity": _dollars(m.display_capacity)}
+                         if m.display_capacity is not None else {})}
+                  for n, m in self.meters.items()}
+        rules: dict[str, Any] = {
+            "denomination": _dollars(self.denomination), "decks": self.decks,
+            "seats": [{"seat": s, **({"combo": list(c)} if c else {})} for s, c in sorted(self.seats.items())],
+            "commission": f"{self.commission}%",
+        }
+        if self.hit_and_run:
+            hr: dict[str, Any] = {"decks": self.decks, "soft17": "hit" if self.hit_soft17 else "stand"}
+            if "hit-and-run" in meters:
+                hr["meter"] = meters.pop("hit-and-run")
+            rules["hit_and_run"] = hr
+        rules["meters"] = meters
+        if self.mystery is not None:
+            rules["mystery"] = {"configuration": self.mystery.configuration,
+                                "distribution": self.mystery.distribution, "paid_by": self.mystery.paid_by}
+        emulator: dict[str, Any] = {
+            "lockout_latency_us": self.lockout_latency_us, "deal_pace_us": self.deal_pace_us,
+            "identity": dict(self.identity), "defects": sorted(self.defects), "nv_fsync": self.nv_fsync,
+        }
+        if self.nv_dir is not None:
+            emulator["nv_dir"] = str(self.nv_dir)
+        if self.seed is not None:
+            emulator["seed"] = self.seed
+        return {"game": self.game, "rules": rules, "emulator": emulator,
+                "interpretations": dict(self.interpretations)}
+
+    def with_changes(self, **changes: Any) -> EmulatorConfig:
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_profile(cls, profile: Any, **overrides: Any) -> EmulatorConfig:
+        """From a loaded profile object (anything with ``.raw`` / ``.data`` / ``as_dict()``) or a dict."""
+        for attr in ("raw", "data"):
+            value = getattr(profile, attr, None)
+            if isinstance(value, Mapping):
+                return cls.from_mapping(value, **overrides)
+        if hasattr(profile, "as_dict"):
+            return cls.from_mapping(profile.as_dict(), **overrides)
+        if isinstance(profile, Mapping):
+            return cls.from_mapping(profile, **overrides)
+        raise InputError(f"profile of type {type(profile).__name__}: cannot read its rules")
+
+    @classmethod
+    def from_mapping(cls, d: Mapping[str, Any], **overrides: Any) -> EmulatorConfig:
+        """From a profile's YAML shape (``game``, ``rules``, ``emulator``, ``interpretations``)."""
+        game = str(d.get("game", "midibaccarat"))
+        if game not in GAMES:
+            raise InputError(f"game {game!r}: expected one of {', '.join(GAMES)}")
+        rules = dict(d.get("rules") or {})
+        emu = dict(d.get("emulator") or {})
+        denomination = parse_amount(rules.get("denomination", 5))
+        seats: dict[int, tuple[str, str] | None] = {}
+        for entry in rules.get("seats") or [{"seat": n} for n in range(1, 8)]:
+            seat = int(entry["seat"])
+            seats[seat] = _combo(entry.get("combo"))
+        meters = {str(name): _meter(str(name), m) for name, m in (rules.get("meters") or {}).items()}
+        hr = dict(rules.get("hit_and_run") or {})
+        if isinstance(hr.get("meter"), Mapping):  # Hit and Run: one meter, 633a.13(l)(1)
+            meters["hit-and-run"] = _meter("hit-and-run", hr["meter"])
+        decks = int(str(hr.get("decks", rules.get("decks", 6 if game == "blackjack-hit-and-run" else 8))))
+        soft17 = str(hr.get("soft17", "hit")).lower()
+        defects = emu.get("defect") or emu.get("defects") or ()
+        if isinstance(defects, str):
+            defects = (defects,)
+        cfg = cls(
+            game=game,
+            denomination=denomination,
+            seats=seats,
+            meters=meters,
+            mystery=_mystery(rules.get("mystery")),
+            decks=decks,
+            hit_soft17=soft17 in ("hit", "true", "h17"),
+            commission=parse_rate(rules.get("commission", "5%")),
+            lockout_latency_us=_micros(emu, "lockout_latency", 300),
+            deal_pace_us=_micros(emu, "deal_pace", 15_000),
+            identity=dict(emu.get("identity") or {}),
+            defects=frozenset(str(x) for x in defects),
+            nv_dir=Path(emu["nv_dir"]) if emu.get("nv_dir") else None,
+            seed=int(emu["seed"]) if emu.get("seed") is not None else None,
+            nv_fsync=bool(emu.get("nv_fsync", True)),
+            interpretations={str(k): v for k, v in (d.get("interpretations") or {}).items()},
+        )
+        cfg = cfg.with_changes(**overrides) if overrides else cfg
+        check_defects(cfg.defects)
+        check_table(cfg)
+        return cfg
+
+
+def _dollars(cents: Cents) -> str:
+    return f"{cents // 100}.{cents % 100:02d}"
+
+
+def _micros(emu: Mapping[str, Any], stem: str, default: int) -> int:
+    if f"{stem}_us" in emu:
+        return int(emu[f"{stem}_us"])
+    if f"{stem}_ms" in emu:
+        value = Decimal(str(emu[f"{stem}_ms"])) * 1000
+        if value < 0:
+            raise InputError(f"emulator.{stem}_ms: must not be negative")
+        return int(value)
+    return default
+
+
+def _meter(name: str, m: Mapping[str, Any]) -> MeterConfig:
+    try:
+        initial = parse_amount(m["initial"])
+        return MeterConfig(
+            name=name,
+            rate=parse_rate(m["rate"]),
+            initial=initial,
+            reset=parse_amount(m.get("reset", m["initial"])),
+            payout_limit=parse_amount(m["payout_limit"]) if "payout_limit" in m else None,
+            display_capacity=parse_amount(m["display_capacity"]) if "display_capacity" in m else None,
+        )
+    except KeyError as exc:
+        raise InputError(f"meter {name}: missing {exc.args[0]!r}") from None
+
+
+def _mystery(m: Mapping[str, Any] | None) -> MysteryConfig | None:
+    if not m:
+        return None
+    number, dist = int(m.get("configuration", 1)), str(m.get("distribution", "uniform"))
+    if m.get("paid_by") == "attendant":
+        return MysteryConfig.regulation(number, dist, "attendant")
+    return MysteryConfig.regulation(number, dist, "table")
+
+
+def check_table(cfg: EmulatorConfig, current: Mapping[str, Cents] | None = None) -> None:
+    """Refuse a table the device must not run: floors, limits, seats, unique combinations.
+
+    Floors and limits are :func:`harness.progressive.floors.check_configuration` (Royal 9 (f)(2),
+    (g)(2); 461a.12(j), (k)(1)).  ``current`` (meter amounts now) adds the checks that need the
+    live meters: a payout limit not above the amount on the meter (461a.12(k)(1)) or a reset
+    above it (the meter would show less than its reset amount) are refused.
+    """
+    if not 1 <= len(cfg.seats) <= 9 or any(not 1 <= s <= 9 for s in cfg.seats):
+        raise InputError("seats: a table has one to nine seats numbered 1-9 (WAC 230-15-040(2))")
+    combos = [c for c in cfg.seats.values() if c]
+    if len(set(combos)) != len(combos):
+        raise InputError("seats: personal king-9 combinations must be unique (629a Royal 9 (e)(5))")
+    if cfg.denomination <= 0:
+        raise InputError("denomination: must be positive")
+    if cfg.royal9 and cfg.denomination % 100 == 0:
+        check_configuration(cfg.meters.values(), cfg.denomination // 100)
+    else:
+        check_configuration(cfg.meters.values(), None, game=cfg.game)
+    for name, m in cfg.meters.items():
+        if current is not None and name in current:
+            if m.payout_limit is not None and m.payout_limit <= current[name]:
+                raise InputError(f"{name} payout limit {m.payout_limit} cents must be greater than the "
+                                 f"current amount {current[name]} cents (461a.12(k)(1))")
+            if m.reset > current[name]:
+                raise InputError(f"{name} reset {m.reset} cents above the meter's current "
+                                 f"{current[name]} cents")
+
+
+def table_to_wire(cfg: EmulatorConfig) -> dict[str, Any]:
+    """The configuration read-back of ``config.get`` (money in cents, rates as strings)."""
+    return {
+        "game": cfg.game,
+        "denomination": cfg.denomination,
+        "decks": cfg.decks,
+        "seats": [{"seat": s, "combo": list(c) if c else None} for s, c in sorted(cfg.seats.items())],
+        "meters": {name: meter_to_wire(m) for name, m in cfg.meters.items()},
+        "mystery": cfg.mystery.to_dict() if cfg.mystery else None,
+        "commission": str(cfg.commission),
+        "hit_soft17": cfg.hit_soft17,
+    }
+
+
+def apply_wire_changes(cfg: EmulatorConfig, changes: Mapping[str, Any]) -> EmulatorConfig:
+    """``config.set`` arguments (the ``config.get`` shape, any subset) applied to ``cfg``.
+
+    Raises :class:`InputError` (answered as BAD_ARGS) for a malformed change; the floor and limit
+    checks are the caller's (:func:`check_table`).
+    """
+    new: dict[str, Any] = {}
+    for key, value in changes.items():
+        if key == "denomination":
+            new["denomination"] = _cents(key, value)
+        elif key == "seats":
+            new["seats"] = {int(e["seat"]): _combo(e.get("combo")) for e in value}
+        elif key == "meters":
+            meters = dict(cfg.meters)
+            for name, fields_ in value.items():
+                if name not in meters:
+                    raise InputError(f"meters.{name}: no such meter")
+                base = meter_to_wire(meters[name])
+                unknown = set(fields_) - set(base)
+                if unknown:
+                    raise InputError(f"meters.{name}: unknown field(s) {', '.join(sorted(unknown))}")
+                base.update(fields_)
+                meters[name] = MeterConfig(
+                    name=name,
+                    rate=parse_rate(str(base["rate"])),
+                    initial=_cents(f"meters.{name}.initial", base["initial"]),
+                    reset=_cents(f"meters.{name}.reset", base["reset"]),
+                    payout_limit=_opt_cents(f"meters.{name}.payout_limit", base["payout_limit"]),
+                    display_capacity=_opt_cents(f"meters.{name}.display_capacity", base["display_capacity"]),
+                )
+            new["meters"] = meters
+        elif key == "mystery":
+            new["mystery"] = _mystery(value)
+        elif key == "commission":
+            new["commission"] = parse_rate(str(value))
+        elif key == "decks":
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 16:
+                raise InputError(f"decks: expected 1 to 16, got {value!r}")
+            new["decks"] = value
+        elif key == "hit_soft17":
+            new["hit_soft17"] = bool(value)
+        elif key != "cmd":
+            raise InputError(f"{key}: not a configurable parameter")
+    return cfg.with_changes(**new)
+
+
+def _cents(where: str, value: Any) -> Cents:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f"{where}: expected a non-negative amount in integer cents, got {value!r}")
+    return value
+
+
+def _opt_cents(where: str, value: Any) -> Cents | None:
+    return None if value is None else _cents(where, value)
+
+
+def _combo(combo: Any) -> tuple[str, str] | None:
+    if not combo:
+        return None
+    if not isinstance(combo, list | tuple) or len(combo) != 2:
+        raise InputError(f"combo {combo!r}: expected two cards, e.g. ['KS', '9S']")
+    return (parse_card(str(combo[0])).code, parse_card(str(combo[1])).code)
+
+
+def load_config(path: str | Path, defects: Iterable[str] = ()) -> EmulatorConfig:
+    """An :class:`EmulatorConfig` from a profile file: YAML through the profile loader (positioned
+    errors), or the ``.json`` mapping :func:`harness.emulators.process.start_emulator` writes."""
+    p = Path(path)
+    if p.suffix == ".json":
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"{p}: {exc}") from None
+        cfg = EmulatorConfig.from_mapping(data)
+    else:
+        from harness.profiles import load_profile
+
+        cfg = EmulatorConfig.from_profile(load_profile(p))
+    extra = frozenset(defects)
+    check_defects(extra)
+    return cfg.with_changes(defects=cfg.defects | extra) if extra else cfg

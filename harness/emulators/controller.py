@@ -1,0 +1,437 @@
+"""The emulated progressive table game controller (58 Pa. Code 629a Royal 9 (a); 461a.12).
+
+States of a round (``phase``): ``idle`` (after power-up; wagering closed) -> ``round.open`` ->
+``open`` (wagering open) -> first card out of the shoe -> ``dealing`` -> the round's last card
+(the baccarat tableau, or the dealer's completed Hit and Run hand) -> settled (``settled``) ->
+``round.open`` ...  ``round.settle`` settles early (REFUSED while the tableau still needs a card;
+with no card dealt it voids the round).
+
+Wagering closes (``locked``) on the first card out, after the configured lock-out latency
+(``lockout_latency_us``, timed by :class:`~harness.emulators.clock.Scheduler`); at once on the
+lock-out button, on ``round.no_more_bets`` and on loss of the sensors link.  Wagers contribute to
+the meters when wagering closes, the moment they become final (a wager removed before never
+contributed).  The table is *live* while a round is open or dealing or any wager is on the
+layout; ``config.set`` is REFUSED then, and below the floors / outside the limits always.
+
+Meters, accounts, configuration changes and the hidden mystery trigger are in non-volatile
+storage (:class:`~harness.emulators.nvstore.NVStore`) and are reloaded on power-up.
+
+Emulator-only test channel: ``test.link {"up": bool}`` (the controller↔sensors link),
+``test.state`` (hidden state for white-box emulator tests: phase, lock timing, mystery trigger,
+NV path; never used by suites, which must see only what a real controller shows).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from harness.cards import Card, parse_card
+from harness.emulators import settle
+from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
+from harness.emulators.clock import Scheduler
+from harness.emulators.config import EmulatorConfig, apply_wire_changes, check_table, table_to_wire
+from harness.emulators.nvstore import NVStore
+from harness.emulators.sensors import Sensors
+from harness.errors import InputError
+from harness.games.baccarat import BaccaratRound
+from harness.games.interpretations import Interpretations
+from harness.games.royal9 import Royal9Table
+from harness.money import Cents
+from harness.progressive.floors import ProgressiveOptions
+from harness.progressive.meter import Meter, MeterBank, MeterConfig, MeterError
+from harness.progressive.mystery import MysteryMeter
+
+BACCARAT_TYPES = {"player", "banker", "tie"}
+EZ_TYPES = {"dragon7", "panda8"}
+
+
+class Controller(Device):
+    role = "controller"
+
+    def __init__(self, cfg: EmulatorConfig, emit: Emit, lock: threading.RLock, clock: Scheduler,
+                 sensors: Sensors, nv: NVStore) -> None:
+        super().__init__(cfg, emit, lock)
+        self.clock = clock
+        self.sensors = sensors
+        self.nv = nv
+        game_ids = set(Interpretations.ids())
+        self.interp = Interpretations.from_overrides(
+            {k: v for k, v in cfg.interpretations.items() if k in game_ids})
+        self.options = ProgressiveOptions.from_overrides(
+            {k: v for k, v in cfg.interpretations.items() if k not in game_ids})
+        self.rng: random.Random = random.Random(cfg.seed) if cfg.seed is not None else random.SystemRandom()
+        self.bank: MeterBank | None = None
+        self.r9: Royal9Table | None = None
+        self.accounts = settle.Accounts()
+        self.link_up = True
+        self.round_no = 0
+        self._volatile()
+        self.boots = 0
+        self.commands.update({
+            "config.get": lambda req: table_to_wire(self.cfg),
+            "config.set": self._config_set,
+            "meters.get": self._meters_get,
+            "lockout.get": self._lockout_get,
+            "lockout.press": self._lockout_press,
+            "round.open": self._round_open,
+            "round.no_more_bets": self._no_more_bets,
+            "round.settle": self._round_settle,
+            "reset_key": self._reset_key,
+            "test.link": self._test_link,
+            "test.state": self._test_state,
+        })
+        self.boot()
+
+    # -- power and non-volatile storage ----------------------------------------------------
+    def _volatile(self) -> None:
+        self.phase = "idle"
+        self.locked = True
+        self.lock_cause: str | None = "power"
+        self.cards: list[Card] = []
+        self.contributed = False
+        self.lock_timer: int | None = None
+        self.lock_due_ns: int | None = None
+        self.card_ns: int | None = None
+        #: the last card-caused lock-out: (card out ns, lock ns, due ns)
+        self.last_card_lock: tuple[int, int, int] | None = None
+        self.lateness_ns: list[int] = []
+
+    def boot(self) -> None:
+        """Power-up: reload configuration, meters, accounts and the mystery trigger from NV."""
+        doc = self.nv.load()
+        first = doc is None
+        if doc is not None:
+            self.cfg = apply_wire_changes(self.cfg, doc["config"])
+        self._build_tables()
+        if doc is not None and not ("power-loses-meters" in self.cfg.defects and self.boots):
+            self.bank = MeterBank.from_state(doc["bank"], self.options, self.rng) if doc["bank"] else None
+            self.accounts = settle.Accounts.from_state(doc["accounts"])
+            self.round_no = int(doc.get("round", 0))
+        else:
+            self.bank = self._fresh_bank()
+            self.accounts = settle.Accounts()
+        if "mystery-redrawn" in self.cfg.defects and self.boots and self.bank is not None:
+            for meter in self.bank.meters.values():
+                if isinstance(meter, MysteryMeter):
+                    meter.trigger = meter._draw()
+        self.boots += 1
+        if first or "power-loses-meters" in self.cfg.defects:
+            self.save()
+
+    def _build_tables(self) -> None:
+        self.r9 = None
+        if self.cfg.royal9:
+            combos = {s: (parse_card(c[0]), parse_card(c[1])) for s, c in self.cfg.seats.items() if c}
+            self.r9 = Royal9Table(combos, self.cfg.denomination // 100, interpretations=self.interp)
+        self.hr_meter = next(iter(self.cfg.meters), None) if self.cfg.hit_and_run else None
+
+    def _meter(self, mc: MeterConfig) -> Meter:
+        if "rate-off" in self.cfg.defects:
+            mc = MeterConfig(mc.name, mc.rate + Decimal("0.01"), mc.initial, mc.reset, mc.payout_limit,
+                             mc.display_capacity)
+        return Meter(mc, self.options)
+
+    def _fresh_bank(self) -> MeterBank | None:
+        meters = [self._meter(mc) for mc in self.cfg.meters.values()]
+        if self.cfg.mystery is not None:
+            meters.append(MysteryMeter(self.cfg.mystery, "mystery", self.options, self.rng))
+        return MeterBank(meters) if meters else None
+
+    def save(self) -> None:
+        self.nv.save({
+            "config": {k: v for k, v in table_to_wire(self.cfg).items() if k != "game"},
+            "bank": self.bank.to_state() if self.bank is not None else None,
+            "accounts": self.accounts.to_state(),
+            "round": self.round_no,
+        })
+
+    def power_off(self) -> None:
+        super().power_off()
+        if self.lock_timer is not None:
+            self.clock.cancel(self.lock_timer)
+        self._volatile()
+        self.phase = "off"
+
+    def power_on(self) -> None:
+        super().power_on()
+        self._volatile()
+        self.boot()
+        self.emit("lockout", locked=True, cause="power")
+
+    # -- the lock-out ----------------------------------------------------------------------
+    def card_out(self, card: Card, t_ns: int) -> None:
+        """The shoe's wired card-out line (called with the table lock held)."""
+        if not self.powered:
+            return
+        self.card_ns = t_ns
+        if self.phase == "open":
+            self.phase = "dealing"
+            if not self.locked and "lockout-missing" not in self.cfg.defects:
+                latency_ns = self.cfg.lockout_latency_us * 1000
+                if "lockout-late" in self.cfg.defects:
+                    latency_ns += 5_000_000
+                self.lock_due_ns = t_ns + latency_ns
+                if latency_ns == 0:
+                    self._lock("card", t_ns)
+                else:
+                    self.lock_timer = self.clock.at(self.lock_due_ns, self._lock_timer_fired)
+        if self.phase != "dealing":
+            return  # a burn card or a card with no round open
+        self.cards.append(card)
+        if settle.round_complete(self, self.cards):
+            self._settle()
+
+    def _lock_timer_fired(self, due_ns: int, fired_ns: int) -> None:
+        with self.lock:
+            if self.powered and self.lock_due_ns == due_ns and not self.locked:
+                self.lateness_ns.append(fired_ns - due_ns)
+                del self.lateness_ns[:-1000]
+                self._lock("card", fired_ns)
+
+    def _apply_due_lock(self, now: int) -> None:
+        """A lock whose time has come is in force even if its timer thread has not run yet."""
+        if not self.locked and self.lock_due_ns is not None and now >= self.lock_due_ns:
+            self._lock("card", self.lock_due_ns)
+
+    def _lock(self, cause: str, t_ns: int) -> None:
+        if self.locked:
+            return
+        self.locked = True
+        self.lock_cause = cause
+        if self.lock_timer is not None:
+            self.clock.cancel(self.lock_timer)
+            self.lock_timer = None
+        if cause == "card" and self.card_ns is not None and self.lock_due_ns is not None:
+            self.last_card_lock = (self.card_ns, t_ns, self.lock_due_ns)
+        self.emit("lockout", locked=True, cause=cause)
+        self._contribute()
+
+    def _contribute(self) -> None:
+        """Wagering closed: every final qualifying wager contributes to the meters."""
+        if self.contributed or self.phase not in ("open", "dealing"):
+            return
+        self.contributed = True
+        if self.bank is None:
+            return
+        kind = "hit-and-run" if self.cfg.hit_and_run else "royal9"
+        for (seat, wtype), amount in sorted(self.sensors.wagers.items()):
+            if wtype != kind:
+                continue
+            hits = self.bank.contribute(amount)
+            if "residual-dropped" in self.cfg.defects:
+                for meter in self.bank.meters.values():
+                    meter.residual_num = 0
+            if hits:
+                settle.mystery_hits(self, seat, hits)
+        self.save()
+
+    def wager_refusal(self, seat: int, kind: str, amount: Cents) -> str | None:
+        """The controller's answer to a sensor: ``None`` accepts, else the reason."""
+        if not self.link_up and "wager-after-comm-loss" not in self.cfg.defects:
+            return "comm-lost"
+        if seat not in self.cfg.seats:
+            return "bad-seat"
+        if not self._offered(kind):
+            return "disabled"
+        if amount <= 0 or (kind == "royal9" and amount != self.cfg.denomination):
+            return "bad-amount"
+        self._apply_due_lock(time.perf_counter_ns())
+        if self.locked or self.phase != "open":
+            if self.lock_cause == "no-more-bets":
+                return None if "wager-after-no-more-bets" in self.cfg.defects else "no-more-bets"
+            return "locked-out"
+        if "lockout-early" in self.cfg.defects:
+            return "locked-out"
+        return None
+
+    def removal_refusal(self) -> str | None:
+        self._apply_due_lock(time.perf_counter_ns())
+        return None if self.phase == "open" and not self.locked else "wagering is closed"
+
+    def _offered(self, kind: str) -> bool:
+        if self.cfg.hit_and_run:
+            return kind in ("hit-and-run", "blackjack")
+        if kind == "royal9":
+            return self.cfg.royal9
+        return kind in BACCARAT_TYPES or (kind in EZ_TYPES and self.cfg.game == "ez-baccarat")
+
+    # -- rounds ----------------------------------------------------------------------------
+    def deal_round(self, cards: Sequence[Card]) -> BaccaratRound:
+        """The baccarat tableau this controller applies (the oracle's; a defect may bend it)."""
+        return settle.baccarat_round(cards)
+
+    def r9_cards(self, rnd: BaccaratRound) -> Sequence[Card]:
+        """The four cards Royal 9 reads (P, B, P, B)."""
+        return rnd.first_four()
+
+    def _settle(self) -> None:
+        self._apply_due_lock(time.perf_counter_ns())
+        self._lock("card", time.perf_counter_ns())
+        settle.settle_round(self)
+        self.sensors.clear()
+        self.phase = "settled"
+        self.save()
+        self.emit("round_end", round=self.round_no)
+
+    def _round_open(self, req: Mapping[str, Any]) -> Answer:
+        if self.phase in ("open", "dealing"):
+            return Refusal("REFUSED", f"round {self.round_no} is not settled")
+        if self.accounts.pending:
+            return Refusal("REFUSED", f"awaiting the reset key for {', '.join(sorted(self.accounts.pending))}")
+        if not self.link_up:
+            return Refusal("REFUSED", "comm-lost: the sensors link is down")
+        self.round_no += 1
+        self.phase = "open"
+        self.locked = False
+        self.lock_cause = None
+        self.cards = []
+        self.contributed = False
+        self.lock_due_ns = None
+        self.sensors.clear()
+        self.emit("lockout", locked=False, cause="round-open")
+        return {"round": self.round_no}
+
+    def _no_more_bets(self, req: Mapping[str, Any]) -> Answer:
+        if self.phase not in ("open", "dealing"):
+            return Refusal("REFUSED", "no round is open")
+        self.emit("no_more_bets", round=self.round_no)
+        self._lock("no-more-bets", time.perf_counter_ns())
+        return {"round": self.round_no}
+
+    def _round_settle(self, req: Mapping[str, Any]) -> Answer:
+        if self.phase not in ("open", "dealing"):
+            return Refusal("REFUSED", "no round is open")
+        if not self.cards:
+            self._lock("no-more-bets", time.perf_counter_ns())
+            self.sensors.clear()
+            self.phase = "settled"
+            self.emit("round_end", round=self.round_no, void=True)
+            return {"round": self.round_no, "void": True}
+        if not settle.round_complete(self, self.cards):
+            return Refusal("REFUSED", f"round incomplete after {len(self.cards)} card(s)")
+        return {"round": self.round_no}
+
+    # -- meters, reset key, lock-out queries -------------------------------------------------
+    def _meters_get(self, req: Mapping[str, Any]) -> Answer:
+        bank = self.bank
+        return {
+            "meters": bank.amounts() if bank else {},
+            "residual": bank.residuals() if bank else {},
+            "diverted": {n: m.diverted for n, m in bank.meters.items()} if bank else {},
+            "cumulative_paid": self.accounts.cumulative_paid,
+            "paid_by_table": self.accounts.paid_by_table,
+            "paid_by_attendant": self.accounts.paid_by_attendant,
+            "pending": [{"meter": k, **v} for k, v in sorted(self.accounts.pending.items())],
+        }
+
+    def _reset_key(self, req: Mapping[str, Any]) -> Answer:
+        name = arg(req, "meter", str)
+        entry = self.accounts.pending.get(name)
+        if entry is None or self.bank is None:
+            return Refusal("REFUSED", f"no hit is waiting for the reset key on {name!r}")
+        try:
+            hits = self.bank.reset_key(name)
+        except MeterError as exc:
+            return Refusal("REFUSED", str(exc))
+        del self.accounts.pending[name]
+        self.accounts.paid(int(entry["amount"]), "attendant")
+        self.after_reset(name)
+        if hits:
+            settle.mystery_hits(self, int(entry["seat"]), hits)
+        self.save()
+        return {"meter": name, "amount": self.bank[name].amount}
+
+    def after_reset(self, name: str) -> None:
+        """A meter went back to its reset amount (the reset key, or a table-paid hit)."""
+        if self.bank is None:
+            return
+        if "reset-zero" in self.cfg.defects:
+            self.bank[name].amount = 0
+        self.emit("reset", meter=name, amount=self.bank[name].amount)
+
+    def _lockout_get(self, req: Mapping[str, Any]) -> Answer:
+        self._apply_due_lock(time.perf_counter_ns())
+        return {"locked": self.locked, "cause": self.lock_cause}
+
+    def _lockout_press(self, req: Mapping[str, Any]) -> Answer:
+        self._lock("button", time.perf_counter_ns())
+        return {"locked": True}
+
+    # -- configuration -----------------------------------------------------------------------
+    def live(self) -> bool:
+        return self.phase in ("open", "dealing") or bool(self.sensors.wagers)
+
+    def _config_set(self, req: Mapping[str, Any]) -> Answer:
+        if self.live() and "config-while-live" not in self.cfg.defects:
+            return Refusal("REFUSED", "live: a round is open or wagers are on the layout")
+        try:
+            new = apply_wire_changes(self.cfg, req)
+        except (InputError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise BadArgs(f"config.set: {exc}") from None
+        changed = {n for n, m in new.meters.items() if self.cfg.meters.get(n) != m}
+        current = {n: a for n, a in (self.bank.amounts() if self.bank else {}).items() if n in changed}
+        try:
+            check_table(new, current)
+            bank = self._rebuilt_bank(new, changed)
+        except InputError as exc:
+            return Refusal("REFUSED", exc.message)
+        self.cfg = new
+        self.bank = bank
+        self._build_tables()
+        self.save()
+        return table_to_wire(self.cfg)
+
+    def _rebuilt_bank(self, new: EmulatorConfig, changed: set[str]) -> MeterBank | None:
+        if self.bank is None:
+            return None
+        meters: list[Meter] = []
+        for name, meter in self.bank.meters.items():
+            if name in changed:
+                state = meter.to_state()
+                mc = self._meter(new.meters[name]).config
+                state["config"] = mc.to_dict()
+                meters.append(Meter.from_state(state, self.options))
+            elif isinstance(meter, MysteryMeter) and new.mystery != self.cfg.mystery:
+                continue
+            else:
+                meters.append(meter)
+        if new.mystery is not None and new.mystery != self.cfg.mystery:
+            meters.append(MysteryMeter(new.mystery, "mystery", self.options, self.rng))
+        return MeterBank(meters)
+
+    # -- emulator-only test channel -----------------------------------------------------------
+    def _test_link(self, req: Mapping[str, Any]) -> Answer:
+        up = arg(req, "up", bool)
+        self.link_up = up
+        if not up:
+            was = self.locked
+            self._lock("comm-lost", time.perf_counter_ns())
+            if was:
+                self.emit("lockout", locked=True, cause="comm-lost")
+        return {"up": up}
+
+    def _test_state(self, req: Mapping[str, Any]) -> Answer:
+        mystery = None
+        if self.bank is not None and "mystery" in self.bank.meters:
+            m = self.bank["mystery"]
+            mystery = {"trigger": getattr(m, "trigger", None), "amount": m.amount}
+        lock = self.last_card_lock
+        return {
+            "phase": self.phase, "locked": self.locked, "cause": self.lock_cause, "round": self.round_no,
+            "cards": [c.code for c in self.cards], "link_up": self.link_up, "mystery": mystery,
+            "nv_path": str(self.nv.path) if self.nv.path else None, "nv_writes": self.nv.writes,
+            "last_card_lock": None if lock is None else
+            {"card_ns": lock[0], "lock_ns": lock[1], "due_ns": lock[2]},
+            "lateness_ns": self.lateness_ns[-100:], "boots": self.boots,
+            "defects": sorted(self.cfg.defects),
+        }
+
+    def interval_ns(self) -> int | None:
+        """Card out -> lock-out of the last card-caused lock (what the counter measures)."""
+        lock = self.last_card_lock
+        return None if lock is None else lock[1] - lock[0]

@@ -1,0 +1,81 @@
+"""The emulated bet sensors: one wagering device per betting position (629a Royal 9 (a)(1)).
+
+A sensor recognises the chips in a betting area; whether a wager is *accepted* is the progressive
+controller's decision (it owns the lock-out, the no-more-bets state and the link), asked over the
+controller↔sensors link (``Controller.wager_refusal``).  The layout (the wagers recognised now)
+lives here; the controller reads it when it closes wagering and when it settles the round.
+
+Commands: ``wager.place {"seat", "type", "amount"}`` -> ``{"accepted", "reason"}`` (a refused
+wager is a normal answer with ``accepted: false``, not a NAK); ``wager.remove {"seat", "type"}``;
+``wager.list``.  A seat holds at most one wager of each type: placing again replaces the amount.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
+from harness.emulators.config import EmulatorConfig
+from harness.money import Cents
+
+WAGER_TYPES = ("royal9", "player", "banker", "tie", "dragon7", "panda8", "hit-and-run", "blackjack",
+               "streak3-player", "streak3-banker")
+
+#: (seat, type, amount) -> a refusal reason or None; the controller's decision
+Gate = Callable[[int, str, Cents], "str | None"]
+
+
+class Sensors(Device):
+    role = "sensors"
+
+    def __init__(self, cfg: EmulatorConfig, emit: Emit, lock: threading.RLock, gate: Gate,
+                 may_remove: Callable[[], str | None]) -> None:
+        super().__init__(cfg, emit, lock)
+        self.gate = gate
+        self.may_remove = may_remove
+        self.wagers: dict[tuple[int, str], Cents] = {}
+        self.commands.update({
+            "wager.place": self._place,
+            "wager.remove": self._remove,
+            "wager.list": self._list,
+        })
+
+    def _seat_type(self, req: Mapping[str, Any]) -> tuple[int, str]:
+        seat = arg(req, "seat", int)
+        kind = arg(req, "type", str)
+        if kind not in WAGER_TYPES:
+            raise BadArgs(f"wager type {kind!r}: expected one of {', '.join(WAGER_TYPES)}")
+        return seat, kind
+
+    def _place(self, req: Mapping[str, Any]) -> Answer:
+        seat, kind = self._seat_type(req)
+        amount = arg(req, "amount", int)
+        reason = self.gate(seat, kind, amount)
+        if reason is None:
+            self.wagers[(seat, kind)] = amount
+        return {"accepted": reason is None, "reason": reason}
+
+    def _remove(self, req: Mapping[str, Any]) -> Answer:
+        seat, kind = self._seat_type(req)
+        if (seat, kind) not in self.wagers:
+            return Refusal("REFUSED", f"no {kind} wager at seat {seat}")
+        reason = self.may_remove()
+        if reason is not None:
+            return Refusal("REFUSED", reason)
+        del self.wagers[(seat, kind)]
+        return {"removed": True}
+
+    def _list(self, req: Mapping[str, Any]) -> Answer:
+        return {"wagers": self.listing()}
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [{"seat": s, "type": t, "amount": a} for (s, t), a in sorted(self.wagers.items())]
+
+    def clear(self) -> None:
+        self.wagers.clear()
+
+    def power_off(self) -> None:
+        super().power_off()
+        self.wagers.clear()

@@ -1,0 +1,315 @@
+"""The emulator server: one table's devices on ptys or loopback TCP, instruments on loopback TCP.
+
+One process, one selector loop (plus the table's clock thread).  Each device (shoe, sensors,
+controller) is its own line: with ``listen="pty"`` a pseudo-terminal in raw mode whose slave
+path is published behind a stable symlink ``<run_dir>/<role>`` (what a profile names, like
+``/dev/serial/by-id/...`` on hardware); with ``listen="tcp"`` a ``127.0.0.1`` socket
+(``socket://127.0.0.1:PORT`` for pyserial; a new connection replaces the previous one).  The
+counter and the power supply always listen on ``127.0.0.1`` TCP for pyvisa-py
+(``TCPIP::127.0.0.1::PORT::SOCKET``).  Nothing ever binds another interface.
+
+Frames are the reference protocol (:mod:`harness.devices.framing`): a REQ is answered by RSP or
+NAK with its SEQ; a frame that cannot be parsed is answered NAK with SEQ 0 (or the frame's SEQ
+when its header was sound); events are EVT with the device's own SEQ.  An unpowered device
+answers nothing.  When everything listens, one JSON line of addresses goes to stdout (and to
+``<run_dir>/addresses.json``); SIGTERM or SIGINT stops the loop and removes the symlinks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import select
+import selectors
+import signal
+import socket
+import threading
+import time
+import tty
+from pathlib import Path
+from typing import Any
+
+from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, ProtocolError, encode_frame, next_seq
+from harness.emulators.base import Refusal
+from harness.emulators.config import EmulatorConfig
+from harness.emulators.scpi import Instrument
+from harness.emulators.table import INSTRUMENTS, ROLES, Table
+
+#: a partial frame with no byte for this long is abandoned (the decoder resynchronises)
+PARTIAL_TIMEOUT_S = 0.5
+WRITE_DEADLINE_S = 0.5
+
+
+class DeviceLine:
+    """One device's serial line (pty master or TCP client) with its decoder and event SEQ."""
+
+    def __init__(self, server: EmulatorServer, role: str) -> None:
+        self.server = server
+        self.role = role
+        self.fd: int | None = None  # pty master or connected socket fd
+        self.sock: socket.socket | None = None
+        self.listener: socket.socket | None = None
+        self.slave_fd: int | None = None
+        self.decoder = FrameDecoder()
+        self.evt_seq = 0
+        self.last_rx = 0.0
+        self.wlock = threading.Lock()
+        self.dropped = 0
+
+    def write(self, data: bytes) -> None:
+        with self.wlock:
+            fd = self.fd
+            if fd is None:
+                self.dropped += 1
+                return
+            view = memoryview(data)
+            deadline = time.monotonic() + WRITE_DEADLINE_S
+            while view:
+                try:
+                    n = os.write(fd, view)
+                    view = view[n:]
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not select.select([], [fd], [], left)[1]:
+                        self.dropped += 1
+                        return
+                except OSError:
+                    self.dropped += 1
+                    return
+
+    def event(self, payload: dict[str, Any]) -> None:
+        with self.wlock:
+            self.evt_seq = next_seq(self.evt_seq)
+            seq = self.evt_seq
+        self.write(encode_frame(EVT, seq, payload))
+
+    def received(self, data: bytes) -> None:
+        self.last_rx = time.monotonic()
+        for item in self.decoder.feed(data):
+            self.answer(item)
+
+    def idle_check(self, now: float) -> None:
+        if self.decoder.pending and now - self.last_rx > PARTIAL_TIMEOUT_S:
+            for item in self.decoder.drop_partial():
+                self.answer(item)
+
+    def answer(self, item: Frame | ProtocolError) -> None:
+        table = self.server.table
+        if not table.devices[self.role].powered:
+            return
+        if isinstance(item, ProtocolError):
+            self.write(encode_frame(NAK, item.seq or 0, {"code": item.code, "reason": item.reason}))
+            return
+        if item.type != REQ:
+            return
+        if item.seq == 0:
+            self.write(encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "a request SEQ is never 0"}))
+            return
+        try:
+            result = table.handle(self.role, item.payload)
+        except Exception as exc:  # a device bug must show as a NAK, never kill the table
+            result = Refusal("BUSY", f"internal error: {exc!r}")
+        if result is None:
+            return
+        if isinstance(result, Refusal):
+            self.write(encode_frame(NAK, item.seq, result.to_payload()))
+        else:
+            self.write(encode_frame(RSP, item.seq, {"ok": True, **result}))
+
+
+class EmulatorServer:
+    """Serve one :class:`Table`; see the module docstring."""
+
+    def __init__(self, cfg: EmulatorConfig, listen: str, run_dir: Path) -> None:
+        if listen not in ("pty", "tcp"):
+            raise ValueError(f"listen {listen!r}: expected 'pty' or 'tcp'")
+        self.listen = listen
+        self.run_dir = run_dir
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if cfg.nv_dir is None:
+            cfg = cfg.with_changes(nv_dir=run_dir / "nv")
+        self.cfg = cfg
+        self.lines = {role: DeviceLine(self, role) for role in ROLES}
+        self.table = Table(cfg, self._emit)
+        self.instruments: dict[str, Instrument] = {"counter": self.table.counter, "power": self.table.power}
+        self.sel = selectors.DefaultSelector()
+        self.addresses: dict[str, Any] = {}
+        self._stop = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        self.sel.register(self._wake_r, selectors.EVENT_READ, ("wake", None))
+        self._inst_clients: dict[int, tuple[socket.socket, Instrument, bytearray]] = {}
+        self._symlinks: list[Path] = []
+
+    def _emit(self, role: str, payload: dict[str, Any]) -> None:
+        self.lines[role].event(payload)
+
+    # -- set-up ------------------------------------------------------------------------------
+    def open(self) -> dict[str, Any]:
+        for role, line in self.lines.items():
+            if self.listen == "pty":
+                master, slave = os.openpty()
+                tty.setraw(slave)
+                os.set_blocking(master, False)
+                line.fd, line.slave_fd = master, slave
+                link = self.run_dir / role
+                with contextlib.suppress(FileNotFoundError):
+                    link.unlink()
+                link.symlink_to(os.ttyname(slave))
+                self._symlinks.append(link)
+                self.sel.register(master, selectors.EVENT_READ, ("line", line))
+                self.addresses[role] = str(link)
+            else:
+                lsock = self._listener()
+                line.listener = lsock
+                self.sel.register(lsock, selectors.EVENT_READ, ("accept-line", line))
+                self.addresses[role] = f"socket://127.0.0.1:{lsock.getsockname()[1]}"
+        for name in INSTRUMENTS:
+            lsock = self._listener()
+            self.sel.register(lsock, selectors.EVENT_READ, ("accept-inst", self.instruments[name]))
+            self.addresses[name] = f"TCPIP::127.0.0.1::{lsock.getsockname()[1]}::SOCKET"
+        self.addresses.update(pid=os.getpid(), listen=self.listen, run_dir=str(self.run_dir),
+                              nv=str(self.table.nv.path))
+        (self.run_dir / "addresses.json").write_text(json.dumps(self.addresses, indent=2) + "\n")
+        return self.addresses
+
+    @staticmethod
+    def _listener() -> socket.socket:
+        lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lsock.bind(("127.0.0.1", 0))
+        lsock.listen(4)
+        lsock.setblocking(False)
+        return lsock
+
+    # -- the loop ----------------------------------------------------------------------------
+    def stop(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")
+
+    def serve_forever(self) -> None:
+        while not self._stop.is_set():
+            for key, _ in self.sel.select(timeout=0.1):
+                kind, obj = key.data
+                if kind == "wake":
+                    with contextlib.suppress(BlockingIOError):
+                        os.read(self._wake_r, 64)
+                elif kind == "line":
+                    self._read_line(obj, key.fd)
+                elif kind == "accept-line":
+                    self._accept_line(obj)
+                elif kind == "accept-inst":
+                    self._accept_inst(key.fileobj, obj)  # type: ignore[arg-type]
+                elif kind == "inst":
+                    self._read_inst(key.fd)
+            now = time.monotonic()
+            for line in self.lines.values():
+                line.idle_check(now)
+
+    def _read_line(self, line: DeviceLine, fd: int) -> None:
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            if exc.errno == errno.EIO:  # pty with no slave open: nobody is connected
+                return
+            data = b""
+        if not data:
+            if line.sock is not None:  # TCP peer went away
+                self._drop_client(line)
+            return
+        line.received(data)
+
+    def _accept_line(self, line: DeviceLine) -> None:
+        assert line.listener is not None
+        try:
+            conn, _ = line.listener.accept()
+        except BlockingIOError:
+            return
+        conn.setblocking(False)
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if line.sock is not None:
+            self._drop_client(line)
+        with line.wlock:
+            line.sock, line.fd = conn, conn.fileno()
+            line.decoder = FrameDecoder()
+        self.sel.register(conn, selectors.EVENT_READ, ("line", line))
+
+    def _drop_client(self, line: DeviceLine) -> None:
+        with line.wlock:
+            sock, line.sock, line.fd = line.sock, None, None
+        if sock is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self.sel.unregister(sock)
+            sock.close()
+
+    def _accept_inst(self, lsock: socket.socket, inst: Instrument) -> None:
+        try:
+            conn, _ = lsock.accept()
+        except BlockingIOError:
+            return
+        conn.setblocking(False)
+        self._inst_clients[conn.fileno()] = (conn, inst, bytearray())
+        self.sel.register(conn, selectors.EVENT_READ, ("inst", None))
+
+    def _read_inst(self, fd: int) -> None:
+        conn, inst, buf = self._inst_clients[fd]
+        try:
+            data = conn.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.sel.unregister(conn)
+            del self._inst_clients[fd]
+            conn.close()
+            return
+        buf += data
+        while b"\n" in buf:
+            raw, _, rest = bytes(buf).partition(b"\n")
+            buf[:] = rest
+            answer = inst.handle_line(raw.decode("ascii", "replace").strip("\r"))
+            if answer is not None:
+                conn.setblocking(True)
+                conn.settimeout(WRITE_DEADLINE_S)
+                with contextlib.suppress(OSError):
+                    conn.sendall(answer.encode("ascii") + b"\n")
+                conn.setblocking(False)
+
+    def close(self) -> None:
+        self.table.close()
+        for key in list(self.sel.get_map().values()):
+            with contextlib.suppress(OSError):
+                if isinstance(key.fileobj, socket.socket):
+                    key.fileobj.close()
+                elif key.fd not in (self._wake_r,):
+                    os.close(key.fd)
+        for line in self.lines.values():
+            if line.slave_fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(line.slave_fd)
+        for link in self._symlinks:
+            with contextlib.suppress(FileNotFoundError):
+                link.unlink()
+        self.sel.close()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+
+def serve(cfg: EmulatorConfig, listen: str, run_dir: Path) -> int:
+    """Run until SIGTERM/SIGINT: the body of ``python -m harness.emulators``."""
+    server = EmulatorServer(cfg, listen, run_dir)
+    signal.signal(signal.SIGTERM, lambda *_: server.stop())
+    signal.signal(signal.SIGINT, lambda *_: server.stop())
+    try:
+        addresses = server.open()
+        print(json.dumps(addresses), flush=True)
+        server.serve_forever()
+    finally:
+        server.close()
+    return 0

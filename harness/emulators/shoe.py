@@ -1,0 +1,132 @@
+"""The emulated electronic dealing shoe.
+
+The shoe reads each card as it leaves and reports it as a ``card`` event.  The same instant is
+signalled to the progressive controller over the wired "card out" line (``on_card_out``): the
+controller's lock-out on the first card out of the shoe (629a Royal 9 (a)(2)) keys off that
+line, not off the host's reading of the event.
+
+Emulator-only test channel (REFUSED "not an emulator" on real devices):
+
+* ``test.load {"cards": ["KS", "9H", ...], "check_decks": true}``: put a scripted sequence in the
+  shoe (replacing what is left).  The sequence must be possible for the table's deck count
+  unless ``check_decks`` is false.
+* ``test.deal {"count": n, "pace_us": u}``: deal ``n`` cards (default: all), one every ``u`` µs
+  (default: the profile's ``deal_pace``), the first ``u`` µs after the answer.  Answers at once;
+  cards follow as events.  ``pace_us`` 0 deals synchronously, before the answer (fast
+  in-process rounds).  BUSY while dealing.
+* ``test.fault {"kind": "misread"}``: the next card is read as a ``misread`` event (the card is
+  still physically dealt, so the controller still sees it out); ``{"kind": "error", "code",
+  "text"}`` emits an ``error`` event.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from harness.cards import Card, check_against_shoe, parse_cards
+from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
+from harness.emulators.clock import Scheduler
+from harness.emulators.config import EmulatorConfig
+from harness.errors import InputError
+
+CardOut = Callable[[Card, int], None]  # (card, perf_counter_ns when it left the shoe)
+
+
+class Shoe(Device):
+    role = "shoe"
+
+    def __init__(self, cfg: EmulatorConfig, emit: Emit, lock: threading.RLock, clock: Scheduler,
+                 on_card_out: CardOut) -> None:
+        super().__init__(cfg, emit, lock)
+        self.clock = clock
+        self.on_card_out = on_card_out
+        self.cards: deque[Card] = deque()
+        self.dealt = 0
+        self.dealing = 0  # cards still to deal in the current test.deal
+        self._timers: list[int] = []
+        self._misread_next = False
+        self.commands.update({
+            "shoe.status": self._status,
+            "test.load": self._load,
+            "test.deal": self._deal,
+            "test.fault": self._fault,
+        })
+
+    def _status(self, req: Mapping[str, Any]) -> Answer:
+        state = "dealing" if self.dealing else "ready" if self.cards else "empty"
+        return {"state": state, "cards_dealt": self.dealt, "cards_remaining": len(self.cards)}
+
+    def _load(self, req: Mapping[str, Any]) -> Answer:
+        if self.dealing:
+            return Refusal("BUSY", "the shoe is dealing")
+        codes = arg(req, "cards", list)
+        try:
+            cards = parse_cards([str(c) for c in codes])
+            if arg(req, "check_decks", bool, True):
+                check_against_shoe(cards, self.cfg.decks)
+        except InputError as exc:
+            raise BadArgs(str(exc)) from None
+        self.cards = deque(cards)
+        self.dealt = 0
+        return {"cards_remaining": len(self.cards)}
+
+    def _deal(self, req: Mapping[str, Any]) -> Answer:
+        if self.dealing:
+            return Refusal("BUSY", "the shoe is already dealing")
+        count = arg(req, "count", int, len(self.cards))
+        pace = arg(req, "pace_us", int, self.cfg.deal_pace_us)
+        if count < 0 or pace < 0:
+            raise BadArgs("count and pace_us must not be negative")
+        if count > len(self.cards):
+            return Refusal("REFUSED", f"only {len(self.cards)} card(s) in the shoe")
+        if pace == 0:
+            for _ in range(count):
+                self._deal_one(time.perf_counter_ns())
+            return {"dealing": 0, "cards_remaining": len(self.cards)}
+        self.dealing = count
+        start = time.perf_counter_ns()
+        self._timers = [self.clock.at(start + (k + 1) * pace * 1000, self._tick) for k in range(count)]
+        return {"dealing": count, "cards_remaining": len(self.cards)}
+
+    def _tick(self, due_ns: int, fired_ns: int) -> None:
+        with self.lock:
+            if not self.powered or not self.dealing:
+                return
+            self.dealing -= 1
+            self._deal_one(fired_ns)
+
+    def _deal_one(self, t_ns: int) -> None:
+        card = self.cards.popleft()
+        self.dealt += 1
+        if self._misread_next:
+            self._misread_next = False
+            self.emit("misread", n=self.dealt, raw="??")
+        else:
+            self.emit("card", card=card.code, n=self.dealt)
+        self.on_card_out(card, t_ns)
+
+    def _fault(self, req: Mapping[str, Any]) -> Answer:
+        kind = arg(req, "kind", str)
+        if kind == "misread":
+            self._misread_next = True
+        elif kind == "error":
+            self.emit("error", code=str(req.get("code", "E1")), text=str(req.get("text", "reader fault")))
+        else:
+            return Refusal("BAD_ARGS", f"shoe fault {kind!r}: known kinds are misread, error")
+        return {"kind": kind}
+
+    def power_off(self) -> None:
+        """The reader stops; the cards physically in the shoe stay there."""
+        super().power_off()
+        for tid in self._timers:
+            self.clock.cancel(tid)
+        self._timers = []
+        self.dealing = 0
+        self._misread_next = False
+
+    def state(self) -> dict[str, Any]:
+        return {"remaining": [c.code for c in self.cards], "dealt": self.dealt, "dealing": self.dealing}
