@@ -1,0 +1,360 @@
+"""Request/response and event link over a framed byte transport (docs/protocol.md, "Sequence rules").
+
+One reader thread per device owns the port's input.  It stamps every chunk with
+``time.perf_counter_ns()`` the instant the read returns (ARCHITECTURE.md: stamps taken elsewhere
+are off by the GIL switch interval), writes the bytes to the transcript, decodes frames and routes
+them: RSP and NAK go to the request waiting on that SEQ, EVT frames go to an event queue with their
+receive stamp.  Callers never read the port, so an unsolicited event that arrives between a request
+and its response is neither lost nor mistaken for the response.
+
+Every wait has a monotonic deadline: ``request`` raises ``DeviceTimeout`` when it passes,
+``DeviceError`` when the peer disappears (the reader fails every waiter at once, no hang), a
+``DeviceNak`` for a NAK and its subclass ``NakError`` for REFUSED, an application refusal that some
+tests expect (e.g. a configuration write while the controller is live, 461a.12).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.devices.framing import (
+    EVT,
+    NAK,
+    REQ,
+    RSP,
+    TYPE_NAMES,
+    Frame,
+    FrameDecoder,
+    ProtocolError,
+    encode_frame,
+    next_seq,
+)
+from harness.devices.transcript import IN, OUT, Transcript
+from harness.devices.transport import Transport
+from harness.errors import DeviceError, DeviceTimeout
+
+_TEXT_LIMIT = 240
+
+
+class DeviceNak(DeviceError):
+    """The device answered a request with a NAK; ``code`` and ``reason`` are the device's words."""
+
+    def __init__(self, cmd: str, code: str, reason: str, seq: int) -> None:
+        super().__init__(f"{cmd} refused with {code}: {reason}" if reason else f"{cmd} refused with {code}")
+        self.cmd = cmd
+        self.code = code
+        self.reason = reason
+        self.seq = seq
+
+
+class NakError(DeviceNak):
+    """A NAK with code REFUSED: the device declined a well-formed command on purpose."""
+
+
+@dataclass(frozen=True)
+class DeviceEvent:
+    """An EVT frame as received: its name, payload, the device's SEQ and the host receive stamp."""
+
+    name: str
+    payload: dict[str, Any]
+    seq: int
+    t_ns: int
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A successful response with the host stamps of the request write and the response read."""
+
+    payload: dict[str, Any]
+    seq: int
+    t_sent_ns: int
+    t_reply_ns: int
+
+
+@dataclass
+class _Pending:
+    cmd: str
+    seq: int
+    done: threading.Event = field(default_factory=threading.Event)
+    t_sent_ns: int = 0
+    reply: Reply | None = None
+    error: DeviceError | None = None
+
+
+def _summary(frame_type: int, seq: int, payload: dict[str, Any], body: str) -> str:
+    name = TYPE_NAMES.get(frame_type, "?")
+    label = ""
+    if frame_type == REQ:
+        label = f" {payload.get('cmd', '?')}"
+    elif frame_type == EVT:
+        label = f" {payload.get('event', '?')}"
+    elif frame_type == NAK:
+        label = f" {payload.get('code', '?')}"
+    if len(body) > _TEXT_LIMIT:
+        body = body[: _TEXT_LIMIT - 3] + "..."
+    return f"{name} seq={seq}{label} {body}"
+
+
+class FramedLink:
+    """A reference-protocol connection to one device."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        name: str | None = None,
+        transcript: Transcript | None = None,
+        stale_partial_s: float = 0.25,
+        max_events: int = 100_000,
+    ) -> None:
+        self.name = name or transport.name
+        self.transport = transport
+        self.transcript = transcript if transcript is not None else Transcript(self.name)
+        self.event_gaps: list[tuple[int, int]] = []  # (expected seq, received seq)
+        self.protocol_errors: list[ProtocolError] = []
+        self.events_dropped = 0
+        self._decoder = FrameDecoder()
+        self._stale_ns = int(stale_partial_s * 1e9)
+        self._max_events = max_events
+        self._seq = 0
+        self._pending: dict[int, _Pending] = {}
+        self._lock = threading.Lock()  # guards _seq, _pending, writes
+        self._events: deque[DeviceEvent] = deque()
+        self._cond = threading.Condition()
+        self._last_event_seq: int | None = None
+        self._error: DeviceError | None = None
+        self._stop = threading.Event()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"tablecert-link-{self.name}", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ requests
+
+    @property
+    def alive(self) -> bool:
+        return self._error is None and not self._closed
+
+    def call(self, cmd: str, args: dict[str, Any] | None = None, timeout_s: float = 1.0) -> Reply:
+        """Send REQ ``cmd`` and wait for its RSP; the deadline is ``timeout_s`` from now (monotonic)."""
+        payload = {"cmd": cmd, **(args or {})}
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            self._raise_if_dead()
+            seq = self._alloc_seq()
+            raw = encode_frame(REQ, seq, payload)
+            pending = _Pending(cmd, seq)
+            self._pending[seq] = pending
+            pending.t_sent_ns = t_ns = time.perf_counter_ns()
+            try:
+                self.transport.write(raw)
+            except DeviceError:
+                self._pending.pop(seq, None)
+                raise
+            self.transcript.bytes_out(raw, t_ns)
+            self.transcript.add(OUT, "frame", t_ns=t_ns, text=_summary(REQ, seq, payload, raw[8:-2].decode()),
+                                type="REQ", seq=seq, payload=payload)
+        remaining = deadline - time.monotonic()
+        if not pending.done.wait(max(0.0, remaining)):
+            with self._lock:
+                self._pending.pop(seq, None)
+            if not pending.done.is_set():
+                self.transcript.note(f"timeout: no reply to {cmd} seq={seq} within {timeout_s} s")
+                raise DeviceTimeout(f"{self.name}: no reply to {cmd} (seq {seq}) within {timeout_s} s")
+        if pending.error is not None:
+            raise pending.error
+        assert pending.reply is not None
+        return pending.reply
+
+    def request(self, cmd: str, timeout_s: float = 1.0, **args: Any) -> dict[str, Any]:
+        """``call`` returning just the response payload."""
+        return self.call(cmd, args, timeout_s).payload
+
+    def _alloc_seq(self) -> int:
+        seq = next_seq(self._seq)
+        while seq in self._pending:  # only after 65535 outstanding requests; never in practice
+            seq = next_seq(seq)
+        self._seq = seq
+        return seq
+
+    def _raise_if_dead(self) -> None:
+        if self._closed:
+            raise DeviceError(f"{self.name}: link is closed")
+        if self._error is not None:
+            raise DeviceError(f"{self.name}: link is down ({self._error})")
+
+    # ------------------------------------------------------------------ events
+
+    def events(self, timeout_s: float = 0.0) -> list[DeviceEvent]:
+        """Take every queued event; if none is queued, wait up to ``timeout_s`` for the first."""
+        deadline = time.monotonic() + timeout_s
+        with self._cond:
+            while not self._events:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._error is not None or self._closed:
+                    break
+                self._cond.wait(remaining)
+            out = list(self._events)
+            self._events.clear()
+        return out
+
+    def wait_event(
+        self,
+        name: str,
+        timeout_s: float,
+        predicate: Callable[[DeviceEvent], bool] | None = None,
+    ) -> DeviceEvent:
+        """Take the first queued event called ``name`` that satisfies ``predicate``; others stay queued."""
+        deadline = time.monotonic() + timeout_s
+        with self._cond:
+            while True:
+                for i, ev in enumerate(self._events):
+                    if ev.name == name and (predicate is None or predicate(ev)):
+                        del self._events[i]
+                        return ev
+                if self._error is not None:
+                    raise DeviceError(f"{self.name}: link is down while waiting for '{name}' ({self._error})")
+                if self._closed:
+                    raise DeviceError(f"{self.name}: link closed while waiting for '{name}'")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise DeviceTimeout(f"{self.name}: no '{name}' event within {timeout_s} s")
+                self._cond.wait(remaining)
+
+    def pending_events(self) -> list[DeviceEvent]:
+        """A snapshot of the queue without consuming it."""
+        with self._cond:
+            return list(self._events)
+
+    def clear_events(self) -> None:
+        with self._cond:
+            self._events.clear()
+
+    # ------------------------------------------------------------------ reader thread
+
+    def _run(self) -> None:
+        decoder = self._decoder
+        last_rx = time.perf_counter_ns()
+        try:
+            while not self._stop.is_set():
+                data = self.transport.read()
+                t_ns = time.perf_counter_ns()  # stamped here, in the thread that read the bytes
+                if data:
+                    last_rx = t_ns
+                    self.transcript.bytes_in(data, t_ns)
+                    self._dispatch(decoder.feed(data), t_ns)
+                elif decoder.pending and t_ns - last_rx > self._stale_ns:
+                    self._dispatch(decoder.drop_partial(), t_ns)
+        except DeviceError as exc:
+            if not self._stop.is_set():
+                self._fail(exc)
+        except Exception as exc:  # a bug in dispatch must not leave waiters hanging
+            self._fail(DeviceError(f"{self.name}: reader stopped: {exc!r}"))
+
+    def _dispatch(self, items: list[Frame | ProtocolError], t_ns: int) -> None:
+        for item in items:
+            if isinstance(item, ProtocolError):
+                self.protocol_errors.append(item)
+                self.transcript.add(IN, "error", t_ns=t_ns, text=f"{item.code}: {item.reason}",
+                                    code=item.code, seq=item.seq)
+                continue
+            body = item.raw[8:-2].decode() if item.raw else ""
+            text = _summary(item.type, item.seq, item.payload, body)
+            self.transcript.add(IN, "frame", t_ns=t_ns, text=text, type=item.type_name, seq=item.seq,
+                                payload=item.payload)
+            if item.type in (RSP, NAK):
+                self._complete(item, t_ns)
+            elif item.type == EVT:
+                self._queue_event(item, t_ns)
+            else:
+                self.transcript.note(f"ignored a REQ from the device (seq={item.seq})", t_ns)
+
+    def _complete(self, frame: Frame, t_ns: int) -> None:
+        with self._lock:
+            if frame.type == NAK and frame.seq == 0:
+                # The device could not parse some request: fail everything outstanding now
+                # rather than let each wait for its deadline.
+                targets = list(self._pending.values())
+                self._pending.clear()
+            else:
+                found = self._pending.pop(frame.seq, None)
+                targets = [found] if found is not None else []
+        if not targets:
+            self.transcript.note(f"{frame.type_name} seq={frame.seq} matches no outstanding request", t_ns)
+            return
+        for pending in targets:
+            if frame.type == RSP:
+                if frame.payload.get("ok") is not True:
+                    pending.error = DeviceError(f"{self.name}: RSP to {pending.cmd} lacks \"ok\": true")
+                else:
+                    pending.reply = Reply(frame.payload, frame.seq, pending.t_sent_ns, t_ns)
+            else:
+                code = str(frame.payload.get("code", "?"))
+                reason = str(frame.payload.get("reason", "") or "")
+                cls = NakError if code == "REFUSED" else DeviceNak
+                pending.error = cls(pending.cmd, code, reason, pending.seq)
+            pending.done.set()
+
+    def _queue_event(self, frame: Frame, t_ns: int) -> None:
+        last = self._last_event_seq
+        if last is not None and frame.seq != next_seq(last):
+            expected = next_seq(last)
+            self.event_gaps.append((expected, frame.seq))
+            self.transcript.note(f"event seq gap: expected {expected}, got {frame.seq}", t_ns,
+                                 expected=expected, got=frame.seq)
+        self._last_event_seq = frame.seq
+        event = DeviceEvent(str(frame.payload.get("event", "")), frame.payload, frame.seq, t_ns)
+        with self._cond:
+            if len(self._events) >= self._max_events:
+                self._events.popleft()
+                self.events_dropped += 1
+            self._events.append(event)
+            self._cond.notify_all()
+
+    def _fail(self, exc: DeviceError) -> None:
+        self._error = exc
+        self.transcript.note(f"link down: {exc}")
+        with self._lock:
+            targets = list(self._pending.values())
+            self._pending.clear()
+        for pending in targets:
+            pending.error = DeviceError(f"{self.name}: connection lost awaiting {pending.cmd}: {exc}")
+            pending.done.set()
+        with self._cond:
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def close(self, timeout_s: float = 1.0) -> None:
+        """Stop the reader (bounded by ``timeout_s``) and close the port, whatever happens."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        try:
+            self.transport.cancel_read()
+            self._thread.join(timeout_s)
+        finally:
+            with self._lock:  # never close under a write in flight
+                self.transport.close()
+            with contextlib.suppress(RuntimeError):
+                self._thread.join(0.2)
+            with self._lock:
+                targets = list(self._pending.values())
+                self._pending.clear()
+            for pending in targets:
+                pending.error = DeviceError(f"{self.name}: link closed before the reply to {pending.cmd}")
+                pending.done.set()
+            with self._cond:
+                self._cond.notify_all()
+
+    def __enter__(self) -> FramedLink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

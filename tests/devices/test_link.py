@@ -1,0 +1,285 @@
+"""The framed link over real pyserial ports (pty, socket://, loop://) against scripted peers."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from device_peers import PtyEnd, TcpEnd
+
+from harness.devices.framing import EVT, NAK, REQ, RSP, encode_frame
+from harness.devices.link import DeviceNak, FramedLink, NakError
+from harness.devices.transcript import IN, OUT
+from harness.devices.transport import SerialTransport, memory_pair
+from harness.errors import DeviceError, DeviceTimeout
+
+HELLO_REQ = bytes.fromhex("a55a01010001001b7b22636d64223a2268656c6c6f222c2276657273696f6e223a317d7a5a")
+
+
+def rsp(seq: int, **body: object) -> bytes:
+    return encode_frame(RSP, seq, {"ok": True, **body})
+
+
+def req(seq: int, cmd: str, **args: object) -> bytes:
+    return encode_frame(REQ, seq, {"cmd": cmd, **args})
+
+
+def evt(seq: int, name: str, **body: object) -> bytes:
+    return encode_frame(EVT, seq, {"event": name, **body})
+
+
+def open_link(url: str) -> FramedLink:
+    return FramedLink(SerialTransport(url), name="dut")
+
+
+def test_hello_exact_bytes_over_pty(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(HELLO_REQ, rsp(1, protocol=1, role="shoe"))])
+    with open_link(pty_end.path) as link:
+        assert link.request("hello", version=1) == {"ok": True, "protocol": 1, "role": "shoe"}
+    peer.check()
+    assert link.transcript.raw(OUT) == HELLO_REQ
+    assert link.transcript.raw(IN) == rsp(1, protocol=1, role="shoe")
+
+
+def test_reply_carries_send_and_receive_stamps(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "ping"), rsp(1))])
+    with open_link(pty_end.path) as link:
+        before = time.perf_counter_ns()
+        reply = link.call("ping")
+        after = time.perf_counter_ns()
+    peer.check()
+    assert before <= reply.t_sent_ns < reply.t_reply_ns <= after
+    assert reply.seq == 1
+
+
+def test_timeout_honours_deadline(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "ping"), b"")])
+    with open_link(pty_end.path) as link:
+        start = time.monotonic()
+        with pytest.raises(DeviceTimeout, match="no reply to ping"):
+            link.request("ping", timeout_s=0.2)
+        elapsed = time.monotonic() - start
+        assert elapsed >= 0.2
+        assert elapsed < 5.0  # bounded: the deadline, not a hang
+        assert any("timeout" in line for line in link.transcript.tail(5))
+    peer.check()
+
+
+def test_late_reply_after_timeout_is_not_given_to_the_next_request(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "ping"), b""), (req(2, "ping"), rsp(1, late=True) + rsp(2, late=False))])
+    with open_link(pty_end.path) as link:
+        with pytest.raises(DeviceTimeout):
+            link.request("ping", timeout_s=0.1)
+        assert link.request("ping", timeout_s=2.0) == {"ok": True, "late": False}
+    peer.check()
+
+
+def test_nak_and_refused(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([
+        (req(1, "bogus"), encode_frame(NAK, 1, {"code": "UNKNOWN_CMD", "reason": "bogus"})),
+        (req(2, "config.set", denomination=100), encode_frame(NAK, 2, {"code": "REFUSED", "reason": "live"})),
+    ])
+    with open_link(pty_end.path) as link:
+        with pytest.raises(DeviceNak) as err:
+            link.request("bogus")
+        assert not isinstance(err.value, NakError)
+        assert (err.value.code, err.value.reason, err.value.seq) == ("UNKNOWN_CMD", "bogus", 1)
+        with pytest.raises(NakError) as refused:
+            link.request("config.set", denomination=100)
+        assert refused.value.code == "REFUSED" and refused.value.reason == "live"
+        assert isinstance(refused.value, DeviceError)
+    peer.check()
+
+
+def test_nak_seq_zero_fails_outstanding_request_without_waiting(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "ping"), encode_frame(NAK, 0, {"code": "BAD_CRC", "reason": "crc"}))])
+    with open_link(pty_end.path) as link, pytest.raises(DeviceNak) as err:
+        link.request("ping", timeout_s=10.0)
+    assert err.value.code == "BAD_CRC"
+    peer.check()
+
+
+def test_rsp_without_ok_is_an_error(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "ping"), encode_frame(RSP, 1, {"pong": 1}))])
+    with open_link(pty_end.path) as link, pytest.raises(DeviceError, match="ok"):
+        link.request("ping")
+    peer.check()
+
+
+def test_events_interleaved_with_response(pty_end: PtyEnd) -> None:
+    burst = evt(1, "card", card="KS", n=1) + rsp(1, state="dealing") + evt(2, "card", card="9H", n=2)
+    peer = pty_end.peer([(req(1, "shoe.status"), burst)])
+    with open_link(pty_end.path) as link:
+        reply = link.call("shoe.status")
+        assert reply.payload["state"] == "dealing"
+        second = link.wait_event("card", 2.0, lambda e: e.payload["n"] == 2)
+        first = link.wait_event("card", 2.0)
+        assert (first.payload["card"], second.payload["card"]) == ("KS", "9H")
+        assert first.t_ns <= reply.t_reply_ns <= second.t_ns
+        assert first.seq == 1 and second.seq == 2
+        assert link.events() == []
+        assert link.event_gaps == []
+    peer.check()
+
+
+def test_wait_event_timeout_and_events_wait(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "ping"), [rsp(1), evt(1, "lockout", locked=True, cause="button")])])
+    with open_link(pty_end.path) as link:
+        link.request("ping")
+        got = link.events(timeout_s=2.0)
+        assert [e.name for e in got] == ["lockout"]
+        with pytest.raises(DeviceTimeout, match="no 'hit' event"):
+            link.wait_event("hit", 0.1)
+    peer.check()
+
+
+def test_request_seq_wraps_to_one(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(65535, "ping"), rsp(65535)), (req(1, "ping"), rsp(1))])
+    with open_link(pty_end.path) as link:
+        link._seq = 65534  # as after 65534 requests
+        link.request("ping")
+        link.request("ping")
+    peer.check()
+
+
+def test_event_seq_gap_detection_across_wrap(pty_end: PtyEnd) -> None:
+    events = evt(65534, "card", n=1) + evt(65535, "card", n=2) + evt(1, "card", n=3) + evt(3, "card", n=4)
+    peer = pty_end.peer([(req(1, "ping"), events + rsp(1))])
+    with open_link(pty_end.path) as link:
+        link.request("ping")
+        assert [e.seq for e in link.events()] == [65534, 65535, 1, 3]
+        assert link.event_gaps == [(2, 3)]
+    peer.check()
+
+
+def test_garbage_and_bad_crc_are_skipped(pty_end: PtyEnd) -> None:
+    corrupt = bytearray(rsp(1, wrong=True))
+    corrupt[-1] ^= 0xFF
+    noise = b"\x00\x13\xa5junk" + bytes(corrupt) + b"\xa5"
+    peer = pty_end.peer([(req(1, "ping"), noise + rsp(1, right=True))])
+    with open_link(pty_end.path) as link:
+        assert link.request("ping") == {"ok": True, "right": True}
+        codes = [e.code for e in link.protocol_errors]
+        assert "BAD_CRC" in codes and "BAD_FRAME" in codes
+    peer.check()
+
+
+def test_partial_frames_across_reads(pty_end: PtyEnd) -> None:
+    whole = rsp(1, part="all")
+    peer = pty_end.peer([(req(1, "ping"), [whole[:3], whole[3:9], whole[9:-1], whole[-1:]])])
+    with open_link(pty_end.path) as link:
+        assert link.request("ping", timeout_s=3.0)["part"] == "all"
+    peer.check()
+
+
+def test_stale_partial_frame_is_abandoned(pty_end: PtyEnd) -> None:
+    false_start = b"\xa5\x5a\x01\x02\x00\x01\x0f\xa0"  # announces 4000 bytes that never come
+    peer = pty_end.peer([(req(1, "ping"), [false_start, b"", rsp(1)])])
+    with open_link(pty_end.path) as link:
+        link._stale_ns = 10_000_000  # 10 ms
+        # Deliver the real reply only after the decoder has given up on the false start.
+        assert link.request("ping", timeout_s=3.0) == {"ok": True}
+    peer.check()
+
+
+def test_peer_disconnect_fails_fast_not_timeout(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "ping"), b"")], close_at_end=True)
+    with open_link(pty_end.path) as link:
+        with pytest.raises(DeviceError) as err:
+            link.request("ping", timeout_s=30.0)
+        assert not isinstance(err.value, DeviceTimeout)
+        with pytest.raises(DeviceError, match="down"):
+            link.request("ping")
+        with pytest.raises(DeviceError):
+            link.wait_event("card", 30.0)
+    peer.check()
+
+
+def test_exclusive_open_of_pty(pty_end: PtyEnd) -> None:
+    first = SerialTransport(pty_end.path)
+    try:
+        with pytest.raises(DeviceError, match="cannot open"):
+            SerialTransport(pty_end.path)
+    finally:
+        first.close()
+    SerialTransport(pty_end.path).close()  # free again once closed
+
+
+def test_missing_port_is_device_error() -> None:
+    with pytest.raises(DeviceError, match="cannot open"):
+        SerialTransport("/dev/serial/by-id/no-such-device")
+
+
+def test_socket_url_and_disconnect(tcp_end: TcpEnd) -> None:
+    peer = tcp_end.peer([(req(1, "ping"), rsp(1, via="tcp")), (req(2, "ping"), b"")], close_at_end=True)
+    with open_link(tcp_end.url) as link:
+        assert link.request("ping")["via"] == "tcp"
+        with pytest.raises(DeviceError) as err:
+            link.request("ping", timeout_s=30.0)
+        assert not isinstance(err.value, DeviceTimeout)
+    peer.check()
+
+
+def test_loop_url_transport_round_trip() -> None:
+    port = SerialTransport("loop://")
+    try:
+        port.write(HELLO_REQ)
+        got = b""
+        deadline = time.monotonic() + 2.0
+        while len(got) < len(HELLO_REQ) and time.monotonic() < deadline:
+            got += port.read()
+        assert got == HELLO_REQ
+    finally:
+        port.close()
+
+
+def test_close_fails_outstanding_request_and_stops_reader(pty_end: PtyEnd) -> None:
+    link = open_link(pty_end.path)
+    errors: list[Exception] = []
+
+    def ask() -> None:
+        try:
+            link.request("ping", timeout_s=30.0)
+        except DeviceError as exc:
+            errors.append(exc)
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    deadline = time.monotonic() + 2.0
+    while not link.transcript.raw(OUT) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    link.close()
+    asker.join(5.0)
+    assert not asker.is_alive()
+    assert len(errors) == 1 and "closed" in str(errors[0])
+    assert not link._thread.is_alive()
+    with pytest.raises(DeviceError, match="closed"):
+        link.request("ping")
+    link.close()  # idempotent
+
+
+def test_memory_pair_and_transcript_files(tmp_path: Path) -> None:
+    host, device = memory_pair("ctl")
+    link = FramedLink(host, name="ctl")
+    try:
+        reader = threading.Thread(target=lambda: device.write(rsp(1, n=7)) if device.read() or True else None)
+        reader.start()
+        assert link.request("meters.get", timeout_s=2.0) == {"ok": True, "n": 7}
+        reader.join(2.0)
+    finally:
+        link.close()
+        device.close()
+    lines = link.transcript.tail(10)
+    assert lines[0].endswith('> REQ seq=1 meters.get {"cmd":"meters.get"}')
+    assert " ms < RSP seq=1 " in lines[1]
+    assert lines[0].startswith("+")
+    path = link.transcript.write(tmp_path / "ctl.jsonl")
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    assert rows[0]["device"] == "ctl"
+    want = {"t_ns": rows[1]["t_ns"], "dir": ">", "kind": "bytes", "hex": req(1, "meters.get").hex()}
+    assert rows[1] == want
+    assert rows[2]["kind"] == "frame" and rows[2]["payload"] == {"cmd": "meters.get"}
+    assert all(row["t_ns"] >= rows[0]["t0_ns"] for row in rows[1:])
