@@ -83,15 +83,20 @@ class DealerDistribution:
     def blackjack(self) -> Fraction:
         return self.probability(2, 21)
 
-    def categories(self, interpretations: Interpretations = DEFAULT) -> dict[str, Fraction]:
-        """P(each Hit and Run category), exact."""
-        out = dict.fromkeys(CATEGORIES, Fraction(0))
+    def category_counts(self, interpretations: Interpretations = DEFAULT) -> dict[str, int]:
+        """Ordered ``max_cards``-card deals (over :attr:`total`) making each Hit and Run line."""
+        out = dict.fromkeys(CATEGORIES, 0)
         for n, t in self.counts:
             if n == 2 and t == 21:
-                out["blackjack"] += self.probability(n, t)
+                out["blackjack"] += self.common_count(n, t)
             elif n >= 5 and (t != BUST or interpretations.hr_bust_counts):
-                out["8-plus-cards" if n >= 8 else f"{n}-cards"] += self.probability(n, t)
+                out["8-plus-cards" if n >= 8 else f"{n}-cards"] += self.common_count(n, t)
         return out
+
+    def categories(self, interpretations: Interpretations = DEFAULT) -> dict[str, Fraction]:
+        """P(each Hit and Run category), exact."""
+        total = self.total
+        return {k: Fraction(v, total) for k, v in self.category_counts(interpretations).items()}
 
 
 @cache
