@@ -33,6 +33,9 @@ from harness.regulations.catalogue import (
     Interpretation,
 )
 
+#: the C-accelerated safe loader when libyaml is present (the same safe constructors)
+_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 _CLAUSE_REQUIRED = ("id", "citation", "source", "text", "area", "testable")
 _CLAUSE_KEYS = frozenset((*_CLAUSE_REQUIRED, "out_of_scope", "params", "interpretations"))
 _INTERP_REQUIRED = ("id", "question", "default", "choices", "reason", "clauses")
@@ -53,10 +56,11 @@ class _Where:
 
     def error(self, message: str, *keys: str | int) -> InputError:
         node = self.root
-        for key in keys:
-            node = _child(node, key)
-            if node is None:
+        for key in keys:  # the deepest node that exists: a missing key points at its mapping
+            child = _child(node, key)
+            if child is None:
                 break
+            node = child
         mark = node.start_mark if node is not None else None
         return InputError(
             message,
@@ -94,15 +98,18 @@ def _check_duplicate_keys(node: yaml.Node | None, path: str) -> None:
 
 def parse_catalogue(text: str, path: str = RESOURCE) -> Catalogue:
     """Parse and validate catalogue YAML (the packaged file, or a test's variant of it)."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+    loader = _SafeLoader(text)
+    try:  # one parse: the node tree gives positions, the same tree is constructed (safely)
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(
             f"not valid YAML: {getattr(exc, 'problem', exc)}", path=path,
             line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None,
         ) from None
+    finally:
+        loader.dispose()
     _check_duplicate_keys(root, path)
     where = _Where(root, path)
     if not isinstance(data, dict):
@@ -131,7 +138,8 @@ def parse_catalogue(text: str, path: str = RESOURCE) -> Catalogue:
 def _str_field(where: _Where, raw: Mapping[str, Any], key: str, *at: str | int) -> str:
     value = raw.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise where.error(f"{key}: expected a non-empty string", *at, key)
+        raise where.error(f"{str(at[0]).rstrip('s')} {raw.get('id')!r}: {key}: expected a non-empty string",
+                          *at, key)
     return value.strip()
 
 
