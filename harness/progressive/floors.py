@@ -52,12 +52,16 @@ class ProgressiveOptions:
 
     #: ``meter-attendant-reset``: "on-reset-key" (default) or "immediate"
     attendant_reset: Literal["on-reset-key", "immediate"] = "on-reset-key"
-    #: ``mystery-award-amount``: "trigger" (default) or "reached"
-    mystery_award_amount: Literal["trigger", "reached"] = "trigger"
+    #: ``mystery-award-amount``: "meter-at-trigger" (default) or "trigger-amount"
+    mystery_award_amount: Literal["meter-at-trigger", "trigger-amount"] = "meter-at-trigger"
 
     @classmethod
     def from_overrides(cls, overrides: Mapping[str, object]) -> ProgressiveOptions:
-        """Build from a profile's ``interpretations:`` mapping (ids of other areas are ignored)."""
+        """Build from a profile's ``interpretations:`` mapping.
+
+        Ids this model has no choice for are left to the catalogue, which knows every id; a value
+        outside the choices of an id listed here is refused.
+        """
         known = {entry["id"]: entry for entry in INTERPRETATIONS}
         values: dict[str, Any] = {}
         for key, value in overrides.items():
@@ -65,7 +69,7 @@ class ProgressiveOptions:
                 continue
             entry = known.get(key)
             if entry is None:
-                raise InputError(f"unknown interpretation {key!r}")
+                continue
             if value not in entry["choices"]:
                 raise InputError(f"interpretation {key}: {value!r} is not one of {list(entry['choices'])}")
             if key == "meter-attendant-reset":
@@ -77,7 +81,7 @@ class ProgressiveOptions:
 
 #: The named interpretations this package introduces, as data for the regulation catalogue.
 INTERPRETATIONS: tuple[dict[str, Any], ...] = (
-    {"id": "meter-residual-on-reset", "default": "carried", "choices": ("carried",),
+    {"id": "meter-residual-on-reset", "default": "carry", "choices": ("carry",),
      "clauses": ("461a.12(h)", "Royal 9 (f)(2)"),
      "question": "Is the fraction of a cent carried across a hit and reset?",
      "reason": "carried: it belongs to wagers already made; dropping it would break "
@@ -113,12 +117,13 @@ INTERPRETATIONS: tuple[dict[str, Any], ...] = (
      "question": "Does an award of a share of the meter reset it?",
      "reason": "the paytables only award 100% of a meter; a share is paid rounded down and the "
                "meter resets as after a full hit"},
-    {"id": "mystery-award-amount", "default": "trigger", "choices": ("trigger", "reached"),
-     "clauses": ("Royal 9 (h)",),
-     "question": "Is a mystery award the hidden trigger amount or the amount the meter reached?",
-     "reason": "trigger: awards follow the declared distribution exactly and never exceed the "
-               "must-hit-by amount; the part of the winning contribution past the trigger is "
-               "carried onto the reseeded meter, so nothing is lost"},
+    {"id": "mystery-award-amount", "default": "meter-at-trigger",
+     "choices": ("meter-at-trigger", "trigger-amount"),
+     "clauses": ("Royal 9 (h)", "461a.12(b)(1)"),
+     "question": "Is a mystery award the meter as it stands when the trigger is reached, or the trigger?",
+     "reason": "a progressive pays what its meter shows (461a.12(b)(1)), capped at must-hit-by with "
+               "any excess carried onto the reseeded meter; 'trigger-amount' pays the trigger and "
+               "carries the excess, so awards follow the declared distribution exactly"},
     {"id": "mystery-trigger-distribution", "default": "uniform", "choices": ("uniform",),
      "clauses": ("Royal 9 (h)",),
      "question": "How is the 'random must hit by' trigger drawn?",

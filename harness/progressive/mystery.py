@@ -5,8 +5,9 @@ meter (exact, residual carried).  At seed and at every reseed it draws a hidden 
 ``[reseed, must-hit-by]`` (whole cents, uniform unless the Rules Submission declares another
 distribution: ``mystery-trigger-distribution``) with an injected RNG, so tests are deterministic.
 The contribution that makes the meter reach or cross the trigger wins the award; the award is the
-trigger amount (``mystery-award-amount`` = "trigger", default) or the amount reached, capped at
-must-hit-by ("reached").  Either way no award exceeds must-hit-by, and the part of the winning
+meter as it then stands, capped at must-hit-by (``mystery-award-amount`` = "meter-at-trigger",
+default, as the regulation catalogue records it: the meter shows what can be won, 461a.12(b)(1))
+or exactly the trigger ("trigger-amount").  Either way no award exceeds must-hit-by, and the part of the winning
 contribution past the award is carried onto the reseeded meter, so the contributions still
 balance exactly.
 
@@ -199,7 +200,7 @@ class MysteryMeter(Meter):
             self.amount = new
             return NO_HITS
         hits: list[Hit] = []
-        reached = self.options.mystery_award_amount == "reached"
+        reached = self.options.mystery_award_amount == "meter-at-trigger"
         for _ in range(_MAX_HITS_PER_CONTRIBUTION):
             award = min(new, self.mystery.must_hit_by) if reached else self.trigger
             excess = new - award

@@ -216,11 +216,14 @@ def test_correction_needs_a_reason() -> None:
 
 
 def test_options_from_overrides() -> None:
-    opts = ProgressiveOptions.from_overrides({"r9-envy-requires-wager": True, "mystery-award-amount": "reached",
-                                              "meter-attendant-reset": "immediate"})
-    assert opts == ProgressiveOptions("immediate", "reached")
-    with pytest.raises(InputError, match="unknown interpretation"):
-        ProgressiveOptions.from_overrides({"meter-residual-on-rset": "carried"})
+    opts = ProgressiveOptions.from_overrides({"r9-envy-requires-wager": True,
+                                              "mystery-award-amount": "trigger-amount",
+                                              "meter-attendant-reset": "immediate",
+                                              "mystery-qualifying-wager": "royal9"})
+    assert opts == ProgressiveOptions("immediate", "trigger-amount")
+    assert ProgressiveOptions() == ProgressiveOptions("on-reset-key", "meter-at-trigger")
+    with pytest.raises(InputError, match="not one of"):
+        ProgressiveOptions.from_overrides({"meter-residual-on-reset": "discard"})
     with pytest.raises(InputError, match="not one of"):
         ProgressiveOptions.from_overrides({"mystery-award-amount": "exact"})
 

@@ -75,8 +75,9 @@ def test_trigger_drawn_with_injected_rng_is_deterministic() -> None:
     assert a.trigger == b.trigger == random.Random(42).randint(25_000, 100_000)
 
 
-def test_award_at_trigger_excess_carried_onto_reseed() -> None:
-    m = MysteryMeter(MysteryConfig.regulation(3), rng=FixedRng([10_010, 15_000]))  # 2%
+def test_trigger_amount_award_carries_excess_onto_reseed() -> None:
+    m = MysteryMeter(MysteryConfig.regulation(3), options=ProgressiveOptions(mystery_award_amount="trigger-amount"),
+                     rng=FixedRng([10_010, 15_000]))  # 2%
     assert m.contribute(400) == ()            # 8 cents: 10_008
     (hit,) = m.contribute(400)                # 10_016 crosses 10_010
     assert (hit.paid, hit.meter_amount, hit.carried, hit.pending) == (10_010, 10_010, 6, False)
@@ -84,8 +85,8 @@ def test_award_at_trigger_excess_carried_onto_reseed() -> None:
     assert identity_holds(m)
 
 
-def test_award_at_amount_reached_when_interpretation_says_so() -> None:
-    m = MysteryMeter(MysteryConfig.regulation(3), options=ProgressiveOptions(mystery_award_amount="reached"),
+def test_default_award_is_the_meter_at_trigger() -> None:
+    m = MysteryMeter(MysteryConfig.regulation(3), options=ProgressiveOptions(mystery_award_amount="meter-at-trigger"),
                      rng=FixedRng([10_010, 15_000]))
     m.contribute(400)
     (hit,) = m.contribute(400)
@@ -93,21 +94,23 @@ def test_award_at_amount_reached_when_interpretation_says_so() -> None:
 
 
 def test_reached_award_is_capped_at_must_hit_by() -> None:
-    m = MysteryMeter(MysteryConfig.regulation(3), options=ProgressiveOptions(mystery_award_amount="reached"),
+    m = MysteryMeter(MysteryConfig.regulation(3), options=ProgressiveOptions(mystery_award_amount="meter-at-trigger"),
                      rng=FixedRng([20_000, 15_000]))
     (hit,) = m.contribute(600_000)            # 12_000 cents: 22_000 reached
     assert hit.paid == 20_000 and hit.carried == 2_000 and m.amount == 12_000
 
 
 def test_trigger_at_reseed_hits_on_first_whole_cent() -> None:
-    m = MysteryMeter(MysteryConfig.regulation(3), rng=FixedRng([10_000, 15_000]))
+    m = MysteryMeter(MysteryConfig.regulation(3), options=ProgressiveOptions(mystery_award_amount="trigger-amount"),
+                     rng=FixedRng([10_000, 15_000]))
     assert m.contribute(25) == ()             # half a cent: not reached yet
     (hit,) = m.contribute(25)
     assert hit.paid == 10_000 and m.amount == 10_001
 
 
 def test_one_huge_contribution_can_win_several_awards_never_past_must_hit_by() -> None:
-    m = MysteryMeter(MysteryConfig.regulation(3), rng=FixedRng([12_000, 11_000, 19_000]))
+    m = MysteryMeter(MysteryConfig.regulation(3), options=ProgressiveOptions(mystery_award_amount="trigger-amount"),
+                     rng=FixedRng([12_000, 11_000, 19_000]))
     hits = m.contribute(1_000_000)            # 20_000 cents
     assert [h.paid for h in hits] == [12_000, 11_000, 19_000]
     assert [h.carried for h in hits] == [18_000, 17_000, 8_000]
@@ -117,7 +120,8 @@ def test_one_huge_contribution_can_win_several_awards_never_past_must_hit_by() -
 
 def test_attendant_paid_mystery_pends_and_redraws_at_reset_key() -> None:
     config = MysteryConfig(10_000, 20_000, Decimal(2), 3, paid_by="attendant")
-    m = MysteryMeter(config, rng=FixedRng([10_010, 10_005, 18_000]))
+    m = MysteryMeter(config, options=ProgressiveOptions(mystery_award_amount="trigger-amount"),
+                     rng=FixedRng([10_010, 10_005, 18_000]))
     m.contribute(400)
     (hit,) = m.contribute(400)
     assert hit.pending and m.amount == 10_010 and m.held == 6 and m.trigger == 10_010
@@ -142,7 +146,7 @@ def test_trigger_within_range_and_never_past_must_hit_by(seed: int, number: int,
     base = MysteryConfig.regulation(number)
     config = MysteryConfig(base.reseed, base.must_hit_by, base.rate, number,
                            paid_by="attendant" if attendant else "table")
-    opts = ProgressiveOptions(mystery_award_amount="reached" if reached else "trigger")
+    opts = ProgressiveOptions(mystery_award_amount="meter-at-trigger" if reached else "trigger-amount")
     m = MysteryMeter(config, options=opts, rng=seed)
     for w in wagers:
         trigger = m.trigger
@@ -193,7 +197,8 @@ def test_uniform_law_probabilities() -> None:
 
 
 def test_triggers_are_uniform_over_many_reseeds() -> None:
-    m = MysteryMeter(MysteryConfig.regulation(1), rng=2024)
+    m = MysteryMeter(MysteryConfig.regulation(1), rng=2024,
+                     options=ProgressiveOptions(mystery_award_amount="trigger-amount"))
     awards = []
     while len(awards) < 4_000:
         awards.extend(h.paid for h in m.contribute(2_000_000))   # $20,000 at 5%: several awards each
