@@ -267,15 +267,20 @@ def _variant(old: str, new: str, count: int = 1) -> str:
 BROKEN = {
     "duplicate clause id": ("  - id: pa-ez-dragon7-loses\n", "  - id: pa-ez-dragon7\n"),
     "kebab-case": ("  - id: pa-ez-dragon7-loses\n", "  - id: pa_ez_dragon7_loses\n"),
-    "no out_of_scope reason": ("    testable: true\n    text: \"The Dragon 7 Insurance Wager loses",
-                               "    testable: true\n    out_of_scope: \"x\"\n    text: \"The Dragon 7 Insurance Wager loses"),
+    "no out_of_scope reason": (
+        '    testable: true\n    text: "The Dragon 7 Insurance Wager loses',
+        '    testable: true\n    out_of_scope: "x"\n    text: "The Dragon 7 Insurance Wager loses',
+    ),
     "expected a non-empty string": (
         '    out_of_scope: "a monthly filing deadline (5 p.m., first Tuesday)"\n    text: "Updated table',
         '    text: "Updated table'),
     "unknown interpretation id 'ez-dragon7-def'": ("    interpretations: [ez-dragon7-definition]\n    params",
                                                    "    interpretations: [ez-dragon7-def]\n    params"),
     "is not one of the choices": ("    default: loses\n", "    default: ties\n"),
-    "quoted string": ('        2: {reseed: "$100", must_hit_by: "$500"', '        2: {reseed: 100, must_hit_by: "$500"'),
+    "quoted string": (
+        '        2: {reseed: "$100", must_hit_by: "$500"',
+        '        2: {reseed: 100, must_hit_by: "$500"',
+    ),
     "differs from its paytable's line": ('params: {denomination: 5, category: royal9, pay: "$25"}',
                                          'params: {denomination: 5, category: royal9, pay: "$20"}'),
     "duplicate key 'citation'": ('    citation: "58 Pa. Code § 607a.2(c)"\n',
