@@ -45,17 +45,17 @@ def build_run(
     suite.write_text("spec: tablecert/suite/1\ncases: []\n", "utf-8")
     profile = root / "emulated-midi-5.yaml"
     profile.write_text("spec: tablecert/profile/1\nname: emulated-midi-5\n", "utf-8")
-    run_meta = RunMeta(
-        profile_name="emulated-midi-5",
-        jurisdiction="PA",
-        game="midibaccarat",
-        standards=["58 Pa. Code 633a", "58 Pa. Code 461a.12"],
-        submitting_party="Acme Gaming LLC",
-        lab="Example Test Lab",
-        operator="J. Tester",
-        station=station,
-        **(meta or {}),
-    )
+    fields: dict[str, Any] = {
+        "profile_name": "emulated-midi-5",
+        "jurisdiction": "PA",
+        "game": "midibaccarat",
+        "standards": ["58 Pa. Code 633a", "58 Pa. Code 461a.12"],
+        "submitting_party": "Acme Gaming LLC",
+        "lab": "Example Test Lab",
+        "operator": "J. Tester",
+        "station": station,
+    }
+    run_meta = RunMeta(**{**fields, **(meta or {})})
     rec = RunRecorder.create(root / "reports", run_meta)
     rec.add_input_file(suite, "suite")
     rec.add_input_file(profile, "profile")
@@ -73,17 +73,20 @@ def build_run(
 
 
 def _case(rec: RunRecorder, n: int, verdict: str, suite: Path) -> None:
+    suite_file = "suites/royal9/paytable.suite.yaml"  # as the plugin records it: relative to the checkout
     case = rec.begin_case(
-        f"case-{n}-{verdict.lower()}", f"Case {n} ({verdict})", ["pa-midi-r9-paytable-5"], suite, {"denomination": 5}
+        f"case-{n}-{verdict.lower()}",
+        f"Case {n} ({verdict})",
+        ["pa-midi-r9-paytable-5"],
+        suite_file,
+        {"denomination": 5},
     )
     case.step(1, "wager seat 1 royal9 $5", 12, "PASS", {"seat": 1, "amount": 500})
     outcome = verdict if verdict != "SKIP" else "SKIP"
     case.step(2, "deal stack r9-mega", 14, outcome, {"stack": "r9-mega"})
     case.measure(Measurement("mega meter delta", 5, "cents", 5, "PASS", "pa-midi-r9-paytable-5"))
     if verdict == "FAIL":
-        case.measure(
-            Measurement("lock-out latency", Decimal("1.7"), "ms", "<= 1.0", "FAIL", "pa-midi-lockout", "late")
-        )
+        case.measure(Measurement("lock-out latency", Decimal("1.7"), "ms", "<= 1.0", "FAIL", "pa-midi-lockout", "late"))
     case.attach("shoe-transcript.txt", b"TX a55a0101\nRX a55a0102\n" + CONTROL_BYTES, kind="transcript")
     case.meter_timeline("mega", [(0, 5_000_000), (15, 5_000_005), ("30.5", 5_000_010), (45, 5_000_000)])
     message = {"FAIL": "lock-out latency 1.7 ms > 1.0 ms", "ERROR": "DeviceTimeout: controller"}.get(verdict)

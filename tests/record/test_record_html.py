@@ -1,0 +1,176 @@
+"""The HTML certification report: content, escaping, self-containment, verification banner."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from recordkit import identity
+
+from harness.cli import main
+from harness.record import load_record, record_digest
+from harness.record.html import render_html
+from harness.record.svg import HEIGHT, LEFT, TOP, WIDTH, chart_points, meter_chart
+
+HOSTILE = '<script>alert("x")</script>\' onmouseover="steal()" &amp;'
+
+
+class Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.hrefs: list[str] = []
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+        for name, value in attrs:
+            if name == "id" and value:
+                self.ids.add(value)
+            if name == "href" and value:
+                self.hrefs.append(value)
+
+
+def parse(text: str) -> Collector:
+    c = Collector()
+    c.feed(text)
+    return c
+
+
+def test_report_has_header_verdict_matrix_and_failures_first(make_run) -> None:
+    run_dir = make_run()
+    text = (run_dir / "record.html").read_text("utf-8")
+    assert "<title>tablecert certification report: Acme Gaming R9-Controller 2.4.1: FAIL</title>" in text
+    assert re.search(r'id="verdict">Overall verdict: <strong>FAIL</strong>', text)
+    for needle in (
+        "PA",
+        "58 Pa. Code 633a",
+        "Acme Gaming LLC",
+        "Example Test Lab",
+        "SN-0001",
+        "r9-firmware 2.4.1",
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "tablecert 0.1.0",
+    ):
+        assert needle in text
+    assert f"<code>{record_digest(run_dir)}</code>" in text
+    # matrix: the clause row links every case to its section
+    matrix = text[text.index('<table class="matrix">') :]
+    matrix = matrix[: matrix.index("</table>")]
+    assert "<code>pa-midi-r9-paytable-5</code>" in matrix
+    doc = parse(text)
+    internal = [h[1:] for h in doc.hrefs if h.startswith("#")]
+    assert internal and all(anchor in doc.ids for anchor in internal)
+    for case in ("case-0-pass", "case-1-fail", "case-2-error"):
+        assert f'>{case}</a> <span class="badge' in matrix
+    # failures first, then errors, then passes; failing cases show expected vs actual and reproduction
+    fail, error, ok = (text.index(f'id="case-{n}-case-{n - 1}-') for n in (2, 3, 1))
+    assert fail < error < ok
+    failing = text[fail:error]
+    assert "Expected against actual" in failing and "&lt;= 1.0 ms" in failing and "1.7 ms" in failing
+    assert "tablecert run suites/royal9/paytable.suite.yaml -k case" in failing and "KS 9H 9S KH" in failing
+    assert "paytable.suite.yaml:14</code> deal stack r9-mega" in failing
+    assert 'href="evidence/case-1-fail/shoe-transcript.txt"' in failing
+    assert "<svg" in failing and "r9-envy-requires-wager" in text
+    assert "@media print" in text
+
+
+def test_report_is_self_contained_and_script_free(make_run) -> None:
+    text = (make_run() / "record.html").read_text("utf-8")
+    lowered = text.lower()
+    for forbidden in ("http://", "https://", "<script", "src=", "@import", "url(", "<link", "javascript:"):
+        assert forbidden not in lowered
+    assert "script" not in parse(text).tags
+
+
+def test_every_device_and_user_string_is_escaped(make_run) -> None:
+    hostile = identity(manufacturer=HOSTILE, model=HOSTILE, serial=HOSTILE, software_version=HOSTILE)
+    run_dir = make_run(
+        start_identity=hostile,
+        end_identity=identity(manufacturer=HOSTILE, model=HOSTILE, serial="<b>x</b>", software_version=HOSTILE),
+        meta={"lab": HOSTILE, "submitting_party": HOSTILE, "operator": HOSTILE},
+    )
+    record = load_record(run_dir)
+    case = record.cases[1]
+    case.title = case.message = HOSTILE
+    case.case_id = 'x" onclick="steal()'
+    case.steps[0].text = HOSTILE
+    case.evidence[0].name = HOSTILE
+    case.reproduce = {"command": HOSTILE, HOSTILE: HOSTILE}
+    case.timelines[HOSTILE] = [[0, 1], [1, 2]]
+    record.profile = {"name": HOSTILE}
+    record.interpretations = [{"id": HOSTILE, "value": HOSTILE, "reason": HOSTILE}]
+    record.notes.append(HOSTILE)
+    text = render_html(record, digest="d" * 64, problems=[HOSTILE])
+    assert "<script" not in text.lower()
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in text
+    assert "<b>x</b>" not in text and "&lt;b&gt;x&lt;/b&gt;" in text
+    doc = parse(text)
+    assert not any(name.startswith("on") for name, _ in doc.attrs)
+    assert "script" not in doc.tags and "b" not in doc.tags
+
+
+def test_identity_change_is_highlighted(make_run) -> None:
+    run_dir = make_run(verdicts=("PASS",), end_identity=identity(software_version="2.4.2"))
+    text = (run_dir / "record.html").read_text("utf-8")
+    row = text[text.index("software_version <strong") :]
+    row = row[: row.index("</tr>")]
+    assert "CHANGED" in row and "2.4.1" in row and "2.4.2" in row
+    assert text.count("CHANGED</strong>") == 1
+    assert "controller identity changed during the run: software_version" in text
+
+
+def test_record_failing_verification_is_never_shown_passing(make_run, tmp_path: Path) -> None:
+    original = make_run(verdicts=("PASS", "PASS"))
+    assert "<strong>PASS</strong>" in (original / "record.html").read_text("utf-8")
+    run_dir = tmp_path / "tampered"
+    shutil.copytree(original, run_dir)
+    (run_dir / "evidence" / "case-0-pass" / "shoe-transcript.txt").write_bytes(b"rewritten")
+    out = tmp_path / "report.html"
+    assert main(["report", str(run_dir), "--out", str(out)]) == 1
+    text = out.read_text("utf-8")
+    assert "RECORD FAILED VERIFICATION" in text and "<strong>NOT VALID</strong>" in text
+    assert "<strong>PASS</strong>" not in text
+    assert "shoe-transcript.txt: SHA-256 differs" in text
+    assert text.index("RECORD FAILED VERIFICATION") < text.index("Traceability matrix")
+
+
+def test_incomplete_record_renders_not_valid(make_run, capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = make_run(verdicts=("PASS",), finish=False)
+    assert main(["report", str(run_dir)]) == 1
+    text = (run_dir / "record.html").read_text("utf-8")
+    assert "RECORD FAILED VERIFICATION" in text and "the record is incomplete" in text
+    assert "NOT VALID" in capsys.readouterr().out
+
+
+def test_cli_report_rerenders_the_same_page(make_run, capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = make_run()
+    first = (run_dir / "record.html").read_text("utf-8")
+    (run_dir / "record.html").unlink()
+    assert main(["report", str(run_dir)]) == 0
+    assert (run_dir / "record.html").read_text("utf-8") == first
+    assert "verdict FAIL" in capsys.readouterr().out
+
+
+def test_chart_coordinates_are_exact_integers() -> None:
+    points = [[0, 100], ["0.5", 150], [3, 101], [3, 125]]
+    coords = chart_points(points)
+    pw, ph = WIDTH - LEFT - 16, HEIGHT - TOP - 34
+    # x = LEFT + floor((t - t0) * pw / 3); y = TOP + ph - floor((c - 100) * ph / 50)
+    assert coords == [
+        (LEFT, TOP + ph),
+        (LEFT + (pw // 6), TOP),
+        (LEFT + pw, TOP + ph - (ph // 50)),
+        (LEFT + pw, TOP + ph - (25 * ph // 50)),
+    ]
+    svg = meter_chart("mega", points)
+    numbers = re.findall(r'(?:[MHV]|cx=|cy=|x=|y=|width=|height=)"?(-?[\d.]+)', svg)
+    assert numbers and all("." not in n for n in numbers)
+    assert "$1.50" in svg and "$1.00" in svg and "0.500 ms" in svg
+    assert meter_chart("flat", [[5, 7]]).count("<circle") == 1
+    assert meter_chart("none", []) == ""

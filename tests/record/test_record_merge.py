@@ -1,0 +1,85 @@
+"""Merging the records of one product from several benches."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from recordkit import identity
+
+from harness.cli import main
+from harness.errors import InputError
+from harness.record import load_record, record_digest, verify
+from harness.record.merge import merge_records
+
+
+def test_merge_unions_cases_copies_evidence_and_verifies(make_run, tmp_path: Path) -> None:
+    a = make_run(verdicts=("PASS", "FAIL"), station="bench-1")
+    b = make_run(verdicts=("PASS", "PASS"), station="bench-2", start_identity=identity(serial="SN-0002"))
+    out = merge_records([a, b], tmp_path / "merged")
+    assert verify(out) == []
+    merged = load_record(out)
+    ra, rb = load_record(a), load_record(b)
+    assert [(c.case_id, c.station, c.source_run) for c in merged.cases] == [
+        ("case-0-pass", "bench-1", ra.run_id),
+        ("case-1-fail", "bench-1", ra.run_id),
+        ("case-0-pass@bench-2", "bench-2", rb.run_id),
+        ("case-1-pass", "bench-2", rb.run_id),
+    ]
+    assert merged.verdict == "FAIL"
+    assert merged.meta.station == "bench-1, bench-2"
+    assert [m["digest"] for m in merged.merged_from] == [record_digest(a), record_digest(b)]
+    ev = merged.cases[2].evidence[0]
+    assert ev.path == f"evidence/{rb.run_id}/case-0-pass/shoe-transcript.txt"
+    assert (out / ev.path).read_bytes() == (b / "evidence/case-0-pass/shoe-transcript.txt").read_bytes()
+    assert record_digest(out) not in (record_digest(a), record_digest(b))
+    assert "bench-2" in (out / "record.html").read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("software_version", "2.5.0"), ("program_hash", "00" * 32), ("manufacturer", "Other Co"), ("model", "X")],
+)
+def test_merge_refuses_a_different_product_naming_the_field(make_run, tmp_path: Path, field, value) -> None:
+    a = make_run(verdicts=("PASS",))
+    b = make_run(verdicts=("PASS",), start_identity=identity(**{field: value}))
+    with pytest.raises(InputError, match=rf"controller {field} is '{value}', not .*different products"):
+        merge_records([a, b], tmp_path / "merged")
+    assert not (tmp_path / "merged").exists()
+
+
+def test_merge_refuses_records_that_do_not_verify(make_run, tmp_path: Path) -> None:
+    a = make_run(verdicts=("PASS",))
+    b = tmp_path / "b"
+    shutil.copytree(make_run(verdicts=("PASS",)), b)
+    (b / "evidence/case-0-pass/shoe-transcript.txt").write_bytes(b"edited")
+    with pytest.raises(InputError, match=r"does not verify: evidence/case-0-pass/shoe-transcript\.txt"):
+        merge_records([a, b], tmp_path / "merged")
+    incomplete = make_run(verdicts=("PASS",), finish=False)
+    with pytest.raises(InputError, match="incomplete"):
+        merge_records([a, incomplete], tmp_path / "merged")
+
+
+def test_merge_refuses_other_jurisdiction_and_nonempty_out(make_run, tmp_path: Path) -> None:
+    a = make_run(verdicts=("PASS",))
+    b = make_run(verdicts=("PASS",), meta={"jurisdiction": "WA"})
+    with pytest.raises(InputError, match="jurisdiction 'WA'"):
+        merge_records([a, b], tmp_path / "m1")
+    out = tmp_path / "m2"
+    out.mkdir()
+    (out / "x").write_text("x")
+    with pytest.raises(InputError, match="not empty"):
+        merge_records([a], out)
+
+
+def test_cli_merge(make_run, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = make_run(verdicts=("PASS",), station="bench-1")
+    b = make_run(verdicts=("PASS",), station="bench-2")
+    assert main(["merge", str(a), str(b), "--out", str(tmp_path / "m")]) == 0
+    assert "2 case(s) from 2 record(s)" in capsys.readouterr().out
+    assert main(["verify", str(tmp_path / "m")]) == 0
+    c = make_run(verdicts=("PASS",), start_identity=identity(software_version="9"))
+    assert main(["merge", str(a), str(c), "--out", str(tmp_path / "n")]) == 2
+    err = capsys.readouterr().err
+    assert "software_version" in err and "Traceback" not in err
