@@ -11,6 +11,7 @@ import json
 import re
 from decimal import Decimal
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -349,3 +350,14 @@ def test_cli_unknown_id_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "did you mean 'pa-ez-dragon7'" in err
     assert main(["catalogue", "nothing-*"]) == 2
+
+
+# --- the documentation ----------------------------------------------------------------------------
+
+
+def test_docs_name_every_interpretation_and_its_default() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "interpretations.md").read_text(encoding="utf-8")
+    for interp in CAT.interpretations():
+        assert f"## {interp.id}\n" in text, interp.id
+        section = text.split(f"## {interp.id}\n", 1)[1].split("\n## ", 1)[0]
+        assert f"| default | `{json.dumps(interp.default)}` |" in section, interp.id
