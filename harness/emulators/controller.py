@@ -241,7 +241,7 @@ class Controller(Device):
         if amount <= 0 or (kind == "royal9" and amount != self.cfg.denomination):
             return "bad-amount"
         self._apply_due_lock(time.perf_counter_ns())
-        if self.locked or self.phase != "open":
+        if self.locked or self.phase not in ("open", "dealing"):
             if self.lock_cause == "no-more-bets":
                 return None if "wager-after-no-more-bets" in self.cfg.defects else "no-more-bets"
             return "locked-out"
@@ -251,7 +251,7 @@ class Controller(Device):
 
     def removal_refusal(self) -> str | None:
         self._apply_due_lock(time.perf_counter_ns())
-        return None if self.phase == "open" and not self.locked else "wagering is closed"
+        return None if self.phase in ("open", "dealing") and not self.locked else "wagering is closed"
 
     def _offered(self, kind: str) -> bool:
         if self.cfg.hit_and_run:
