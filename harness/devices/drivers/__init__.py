@@ -1,0 +1,1 @@
+"""Built-in drivers: the reference protocol (shoe, sensors, controller) and SCPI instruments."""

@@ -1,0 +1,295 @@
+"""Drivers for the reference protocol (docs/protocol.md): shoe, bet sensors, progressive controller.
+
+Each driver owns one ``FramedLink``.  On open it says ``hello`` and checks that the device speaks
+protocol 1 and plays the role the profile put it in: a shoe cabled where the controller should be
+is a rig ERROR at connect time, not a confusing FAIL later.  Profile entry keys: ``port`` (a device
+path, a pty symlink, ``socket://127.0.0.1:PORT``, ``rfc2217://...``), optional ``baudrate``
+(default 115200), ``timeout_ms`` (per request, default 1000) and ``exclusive`` (default true).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any, ClassVar, Self
+
+from harness.cards import Card, parse_card
+from harness.devices.link import DeviceEvent, FramedLink, Reply
+from harness.devices.roles import (
+    BetSensors,
+    CardEvent,
+    ControllerConfig,
+    DeviceIdentity,
+    EventPredicate,
+    MeterConfig,
+    MeterReading,
+    ProgressiveController,
+    SeatCombo,
+    Shoe,
+    ShoeStatus,
+    Wager,
+    WagerResult,
+)
+from harness.devices.transcript import Transcript
+from harness.devices.transport import DEFAULT_BAUDRATE, SerialTransport
+from harness.errors import DeviceError, InputError
+from harness.money import Cents
+
+PROTOCOL_VERSION = 1
+SERIAL_OPTIONS = frozenset({"port", "baudrate", "timeout_ms", "exclusive"})
+
+
+def _int(payload: Mapping[str, Any], key: str, where: str) -> int:
+    value = payload.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DeviceError(f"{where}: '{key}' should be an integer, got {value!r}")
+    return value
+
+
+def _opt_int(payload: Mapping[str, Any], key: str, where: str) -> int | None:
+    return None if payload.get(key) is None else _int(payload, key, where)
+
+
+def _decimal(value: Any, where: str) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise DeviceError(f"{where}: expected a decimal string, got {value!r}")
+    try:
+        out = Decimal(str(value))
+    except InvalidOperation:
+        raise DeviceError(f"{where}: {value!r} is not a decimal") from None
+    if not out.is_finite():
+        raise DeviceError(f"{where}: {value!r} is not finite")
+    return out
+
+
+def check_options(cls_name: str, entry: Mapping[str, Any], allowed: frozenset[str]) -> None:
+    unknown = sorted(set(entry) - allowed - {"driver"})
+    if unknown:
+        raise InputError(f"{cls_name}: unknown device option(s) {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(allowed))})")
+
+
+def open_serial_link(entry: Mapping[str, Any], name: str) -> tuple[FramedLink, float]:
+    """A started link from a profile entry; returns it with the per-request timeout in seconds."""
+    port = entry.get("port")
+    if not isinstance(port, str) or not port:
+        raise InputError(f"{name}: 'port' must be a device path or URL")
+    if port == "emulator":
+        raise InputError(f"{name}: port 'emulator' must be replaced by the emulator's address before opening")
+    baudrate = entry.get("baudrate", DEFAULT_BAUDRATE)
+    timeout_ms = entry.get("timeout_ms", 1000)
+    if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
+        raise InputError(f"{name}: baudrate must be a positive integer, got {baudrate!r}")
+    try:
+        timeout_s = float(Decimal(str(timeout_ms)) / 1000)
+    except InvalidOperation:
+        raise InputError(f"{name}: timeout_ms must be a number of milliseconds, got {timeout_ms!r}") from None
+    transport = SerialTransport(port, baudrate=baudrate, exclusive=bool(entry.get("exclusive", True)))
+    return FramedLink(transport, name=name), timeout_s
+
+
+class ReferenceDevice:
+    """Shared plumbing: link, hello, identity, ping, events, close."""
+
+    role: ClassVar[str] = ""
+    options: ClassVar[frozenset[str]] = SERIAL_OPTIONS
+
+    def __init__(self, link: FramedLink, *, timeout_s: float = 1.0, hello: bool = True) -> None:
+        self.link = link
+        self.timeout_s = timeout_s
+        if hello:
+            try:
+                self.hello()
+            except BaseException:
+                link.close()
+                raise
+
+    @classmethod
+    def open(cls, url: str, *, baudrate: int = DEFAULT_BAUDRATE, timeout_s: float = 1.0,
+             name: str | None = None) -> Self:
+        link = FramedLink(SerialTransport(url, baudrate=baudrate), name=name or cls.role)
+        return cls(link, timeout_s=timeout_s)
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> Self:
+        check_options(cls.__name__, entry, cls.options)
+        link, timeout_s = open_serial_link(entry, cls.role)
+        return cls(link, timeout_s=timeout_s)
+
+    def call(self, cmd: str, timeout_s: float | None = None, **args: Any) -> Reply:
+        return self.link.call(cmd, args, self.timeout_s if timeout_s is None else timeout_s)
+
+    def request(self, cmd: str, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
+        return self.call(cmd, timeout_s, **args).payload
+
+    def hello(self) -> dict[str, Any]:
+        """Version negotiation: the host offers 1; a device that cannot speak it NAKs VERSION."""
+        answer = self.request("hello", version=PROTOCOL_VERSION)
+        if answer.get("protocol") != PROTOCOL_VERSION:
+            raise DeviceError(f"{self.link.name}: device speaks protocol {answer.get('protocol')!r}, "
+                              f"expected {PROTOCOL_VERSION}")
+        if answer.get("role") != self.role:
+            raise DeviceError(f"{self.link.name}: device answers as {answer.get('role')!r}, "
+                              f"the profile puts it in the {self.role!r} role")
+        return answer
+
+    def identity(self) -> DeviceIdentity:
+        return DeviceIdentity.from_payload(self.request("identity"))
+
+    def ping(self) -> Reply:
+        return self.call("ping")
+
+    def events(self, timeout_s: float = 0.0) -> list[DeviceEvent]:
+        return self.link.events(timeout_s)
+
+    def wait_event(self, name: str, timeout_s: float, predicate: EventPredicate | None = None) -> DeviceEvent:
+        return self.link.wait_event(name, timeout_s, predicate)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.link.transcript
+
+    def close(self) -> None:
+        self.link.close()
+
+
+class ReferenceShoe(ReferenceDevice, Shoe):
+    """Registry name ``reference-shoe``."""
+
+    role = "shoe"
+
+    def status(self) -> ShoeStatus:
+        r = self.request("shoe.status")
+        return ShoeStatus(str(r.get("state")), _int(r, "cards_dealt", "shoe.status"),
+                          _int(r, "cards_remaining", "shoe.status"))
+
+    def wait_card(self, timeout_s: float) -> CardEvent:
+        ev = self.link.wait_event("card", timeout_s)
+        try:
+            card = parse_card(str(ev.payload.get("card")))
+        except InputError as exc:
+            raise DeviceError(f"shoe sent an unreadable card event: {exc}") from None
+        return CardEvent(card, _int(ev.payload, "n", "card event"), ev.t_ns, ev.seq)
+
+    def load(self, cards: Sequence[Card | str], *, check_decks: bool = True) -> int:
+        codes = [c.code if isinstance(c, Card) else str(c) for c in cards]
+        r = self.request("test.load", cards=codes, check_decks=check_decks)
+        return _int(r, "cards_remaining", "test.load")
+
+    def deal(self, count: int | None = None, pace_us: int | None = None) -> None:
+        args: dict[str, Any] = {}
+        if count is not None:
+            args["count"] = count
+        if pace_us is not None:
+            args["pace_us"] = pace_us
+        self.request("test.deal", **args)
+
+    def fault(self, kind: str, **args: Any) -> None:
+        self.request("test.fault", kind=kind, **args)
+
+
+class ReferenceSensors(ReferenceDevice, BetSensors):
+    """Registry name ``reference-sensors``."""
+
+    role = "sensors"
+
+    def place(self, seat: int, type: str, amount: Cents) -> WagerResult:
+        reply = self.call("wager.place", seat=seat, type=type, amount=amount)
+        r = reply.payload
+        accepted = r.get("accepted")
+        if not isinstance(accepted, bool):
+            raise DeviceError(f"wager.place: 'accepted' should be a boolean, got {accepted!r}")
+        reason = r.get("reason")
+        return WagerResult(accepted, None if reason is None else str(reason), reply.t_sent_ns,
+                           reply.t_reply_ns, seat, type, amount)
+
+    def remove(self, seat: int, type: str) -> None:
+        self.request("wager.remove", seat=seat, type=type)
+
+    def wagers(self) -> list[Wager]:
+        items = self.request("wager.list").get("wagers")
+        if not isinstance(items, list):
+            raise DeviceError("wager.list: 'wagers' should be a list")
+        return [Wager(_int(w, "seat", "wager"), str(w.get("type")), _int(w, "amount", "wager")) for w in items]
+
+
+def parse_config(r: Mapping[str, Any]) -> ControllerConfig:
+    where = "config.get"
+    seats = []
+    for entry in r.get("seats") or []:
+        combo = entry.get("combo")
+        seats.append(SeatCombo(_int(entry, "seat", where), None if combo is None else tuple(map(str, combo))))
+    meters = {}
+    for name, m in (r.get("meters") or {}).items():
+        meters[str(name)] = MeterConfig(
+            rate=_decimal(m.get("rate"), f"{where} meters.{name}.rate"),
+            initial=_int(m, "initial", f"{where} meters.{name}"),
+            reset=_int(m, "reset", f"{where} meters.{name}"),
+            payout_limit=_opt_int(m, "payout_limit", f"{where} meters.{name}"),
+            display_capacity=_opt_int(m, "display_capacity", f"{where} meters.{name}"),
+        )
+    raw = {k: v for k, v in r.items() if k != "ok"}
+    return ControllerConfig(_int(r, "denomination", where), tuple(seats), meters, r.get("mystery"), raw)
+
+
+def parse_meters(reply: Reply) -> MeterReading:
+    r = reply.payload
+    where = "meters.get"
+    amounts = r.get("meters") or {}
+    residual = r.get("residual") or {}
+    return MeterReading(
+        meters={str(k): _int(amounts, k, f"{where} meters") for k in amounts},
+        residual={str(k): _decimal(v, f"{where} residual.{k}") for k, v in residual.items()},
+        cumulative_paid=_int(r, "cumulative_paid", where),
+        paid_by_table=_int(r, "paid_by_table", where),
+        paid_by_attendant=_int(r, "paid_by_attendant", where),
+        t_ns=reply.t_reply_ns,
+        raw={k: v for k, v in r.items() if k != "ok"},
+    )
+
+
+class ReferenceController(ReferenceDevice, ProgressiveController):
+    """Registry name ``reference-controller``."""
+
+    role = "controller"
+
+    def config(self) -> ControllerConfig:
+        return parse_config(self.request("config.get"))
+
+    def set_config(self, **changes: Any) -> ControllerConfig:
+        """``config.set``; a refusal (live round, below floor) raises ``NakError``."""
+        return parse_config(self.request("config.set", **changes))
+
+    def meters(self) -> MeterReading:
+        return parse_meters(self.call("meters.get"))
+
+    def lockout_state(self) -> bool:
+        locked = self.request("lockout.get").get("locked")
+        if not isinstance(locked, bool):
+            raise DeviceError(f"lockout.get: 'locked' should be a boolean, got {locked!r}")
+        return locked
+
+    def press_lockout(self) -> None:
+        self.request("lockout.press")
+
+    def open_round(self) -> int:
+        return _int(self.request("round.open"), "round", "round.open")
+
+    def no_more_bets(self) -> None:
+        self.request("round.no_more_bets")
+
+    def settle_round(self) -> dict[str, Any]:
+        """``round.settle`` (extension, see docs/protocol.md): close the round after the deal."""
+        return self.request("round.settle")
+
+    def reset_key(self, meter: str) -> Cents:
+        """The attendant's reset key after paying ``meter``; returns the meter's new amount."""
+        return _int(self.request("reset_key", meter=meter), "amount", "reset_key")
+
+    def set_link(self, up: bool) -> None:
+        """Emulator-only ``test.link``: cut or restore the controller-sensors link."""
+        self.request("test.link", up=up)
+
+    def test_state(self) -> dict[str, Any]:
+        """Emulator-only ``test.state``: internal state for emulator self-tests."""
+        return self.request("test.state")

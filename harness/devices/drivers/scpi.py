@@ -1,0 +1,176 @@
+"""SCPI instruments over VISA: the time-interval counter and the bench power supply.
+
+Opened by explicit resource name only (``TCPIP::127.0.0.1::PORT::SOCKET``, ``ASRL/dev/...::INSTR``,
+or a pyvisa-sim name with ``backend="fixtures/visa/instruments.yaml@sim"``).  Never
+``list_resources()``: with ``@py`` it broadcasts on the network (ARCHITECTURE.md pitfalls).
+Every command and answer goes to a transcript, stamped in the calling thread, which is the thread
+that reads the answer (VISA I/O is synchronous).
+
+Profile entry keys: ``resource`` (required), ``backend`` (default ``@py``), ``timeout_ms``
+(default 2000).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from harness.devices.drivers.reference import check_options
+from harness.devices.roles import Counter, PowerSupply
+from harness.devices.transcript import IN, OUT, Transcript
+from harness.errors import DeviceError, DeviceTimeout, InputError
+
+SCPI_OPTIONS = frozenset({"resource", "backend", "timeout_ms"})
+#: the pyvisa-sim definitions shipped with tablecert (a stateless counter and power supply)
+SIM_DEFINITIONS = Path(__file__).resolve().parents[3] / "fixtures" / "visa" / "instruments.yaml"
+SIM_BACKEND = f"{SIM_DEFINITIONS}@sim"
+#: SCPI "not a number": the counter has no interval to report
+SCPI_NAN = Decimal("9.91E+37")
+
+
+class ScpiInstrument:
+    """A newline-terminated SCPI instrument opened through pyvisa by explicit resource name."""
+
+    role: ClassVar[str] = ""
+    options: ClassVar[frozenset[str]] = SCPI_OPTIONS
+
+    def __init__(self, resource_name: str, backend: str = "@py", *, timeout_ms: int = 2000,
+                 name: str | None = None) -> None:
+        import pyvisa
+
+        self.resource_name = resource_name
+        self.name = name or self.role or resource_name
+        self._transcript = Transcript(self.name)
+        self._errors = (pyvisa.errors.VisaIOError, pyvisa.errors.Error, OSError, ValueError)
+        self._timeout_code = pyvisa.constants.StatusCode.error_timeout
+        self._rm: Any = None
+        self._inst: Any = None
+        try:
+            self._rm = pyvisa.ResourceManager(backend)
+            self._inst = self._rm.open_resource(
+                resource_name, read_termination="\n", write_termination="\n", timeout=timeout_ms
+            )
+        except self._errors as exc:
+            self.close()
+            raise DeviceError(f"cannot open VISA resource {resource_name} ({backend}): {exc}") from exc
+        self._transcript.note(f"opened {resource_name} with {backend}, timeout {timeout_ms} ms")
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> Self:
+        check_options(cls.__name__, entry, cls.options)
+        resource = entry.get("resource")
+        if not isinstance(resource, str) or not resource:
+            raise InputError(f"{cls.role}: 'resource' must be a VISA resource name")
+        if resource == "emulator":
+            raise InputError(f"{cls.role}: resource 'emulator' must be replaced by the emulator's address")
+        backend = str(entry.get("backend", "@py"))
+        if backend == "@sim-fixture":
+            backend = SIM_BACKEND
+        timeout_ms = entry.get("timeout_ms", 2000)
+        if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
+            raise InputError(f"{cls.role}: timeout_ms must be a positive integer, got {timeout_ms!r}")
+        return cls(resource, backend, timeout_ms=timeout_ms)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self._transcript
+
+    def _fail(self, what: str, exc: BaseException) -> DeviceError:
+        if getattr(exc, "error_code", None) == self._timeout_code:
+            self._transcript.note(f"timeout: {what}")
+            return DeviceTimeout(f"{self.name}: no answer to {what!r}")
+        self._transcript.note(f"error: {what}: {exc}")
+        return DeviceError(f"{self.name}: {what!r} failed: {exc}")
+
+    def write(self, command: str) -> None:
+        if self._inst is None:
+            raise DeviceError(f"{self.name}: instrument is closed")
+        t_ns = time.perf_counter_ns()
+        try:
+            self._inst.write(command)
+        except self._errors as exc:
+            raise self._fail(command, exc) from exc
+        self._transcript.add(OUT, "line", t_ns=t_ns, data=(command + "\n").encode(), text=command)
+
+    def query(self, command: str) -> str:
+        self.write(command)
+        try:
+            answer = str(self._inst.read())
+        except self._errors as exc:
+            raise self._fail(command, exc) from exc
+        t_ns = time.perf_counter_ns()  # stamped in the thread that read the answer
+        self._transcript.add(IN, "line", t_ns=t_ns, data=(answer + "\n").encode(), text=answer)
+        return answer.strip()
+
+    def idn(self) -> str:
+        return self.query("*IDN?")
+
+    def close(self) -> None:
+        try:
+            if self._inst is not None:
+                self._inst.close()
+        except self._errors:
+            pass
+        finally:
+            self._inst = None
+            try:
+                if self._rm is not None:
+                    self._rm.close()
+            except self._errors:
+                pass
+            self._rm = None
+
+
+def _decimal_answer(name: str, command: str, text: str) -> Decimal:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise DeviceError(f"{name}: {command} answered {text!r}, not a number") from None
+    if not value.is_finite():
+        raise DeviceError(f"{name}: {command} answered {text!r}")
+    return value
+
+
+class ScpiCounter(ScpiInstrument, Counter):
+    """Registry name ``scpi-counter``: ``MEAS:TINT? (@1),(@2)``, channel 1 card-out, 2 lock-out."""
+
+    role = "counter"
+
+    def time_interval_s(self) -> Decimal | None:
+        command = "MEAS:TINT? (@1),(@2)"
+        value = _decimal_answer(self.name, command, self.query(command))
+        return None if value >= SCPI_NAN else value
+
+
+class ScpiPowerSupply(ScpiInstrument, PowerSupply):
+    """Registry name ``scpi-power``: ``OUTP ON|OFF``, ``OUTP?``, ``VOLT <v>``, ``VOLT?``.
+
+    Each setting is followed by ``*OPC?`` so the call returns only once the supply has acted:
+    a power-loss test times its next step from the moment the output actually changed.
+    """
+
+    role = "power"
+
+    def output(self, on: bool) -> None:
+        self.write("OUTP ON" if on else "OUTP OFF")
+        self.query("*OPC?")
+
+    def output_state(self) -> bool:
+        answer = self.query("OUTP?").upper()
+        if answer in ("1", "ON"):
+            return True
+        if answer in ("0", "OFF"):
+            return False
+        raise DeviceError(f"{self.name}: OUTP? answered {answer!r}")
+
+    def set_voltage(self, volts: Decimal) -> None:
+        if not isinstance(volts, Decimal):
+            raise TypeError("set_voltage takes a Decimal (no floats in the protocol)")
+        self.write(f"VOLT {volts:.3f}")
+        self.query("*OPC?")
+
+    def voltage(self) -> Decimal:
+        return _decimal_answer(self.name, "VOLT?", self.query("VOLT?"))

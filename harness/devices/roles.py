@@ -1,0 +1,296 @@
+"""Role interfaces: what suites may ask of a shoe, bet sensors, a progressive controller, a counter
+and a power supply, whatever driver stands behind them (labgrid's Protocol layer).
+
+Suites and the step runner talk only to these classes; a driver (reference protocol, SCPI, or a
+vendor plugin from the ``tablecert.drivers`` entry-point group) subclasses one of them and
+implements ``from_entry`` to build itself from its profile device entry.  Results are typed:
+money is integer cents, rates and residuals are ``Decimal``, and every answer that matters for
+timing carries the host's ``perf_counter_ns`` stamps taken in the reading thread.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from decimal import Decimal
+from typing import Any, ClassVar, Self
+
+from harness.cards import Card
+from harness.devices.link import DeviceEvent
+from harness.devices.transcript import Transcript
+from harness.money import Cents
+
+ROLES = ("shoe", "sensors", "controller", "counter", "power")
+
+
+@dataclass(frozen=True)
+class DeviceIdentity:
+    """The device master list fields of 58 Pa. Code 607a.2(b)(2): location (i), asset number or
+    game type (ii), manufacturer (iii), serial number (iv), software/program identification (v)
+    and, for a progressive, controller type (vi)(A) and software name and version (vi)(B); plus
+    model and program hash, which the lab needs to tie evidence to an approved build."""
+
+    manufacturer: str | None = None
+    model: str | None = None
+    serial: str | None = None
+    software_id: str | None = None
+    controller_type: str | None = None
+    software_name: str | None = None
+    software_version: str | None = None
+    program_hash: str | None = None
+    location: str | None = None
+    asset_number: str | None = None
+    game_type: str | None = None
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> DeviceIdentity:
+        names = [f.name for f in fields(cls)]
+        return cls(**{n: (None if payload.get(n) in (None, "") else str(payload[n])) for n in names})
+
+    def missing(self, *, progressive: bool = False) -> list[str]:
+        """Fields 607a.2(b) requires that the device did not report (non-empty)."""
+        required = ["location", "manufacturer", "serial", "software_id"]
+        if progressive:
+            required += ["controller_type", "software_name", "software_version"]
+        out = [n for n in required if getattr(self, n) is None]
+        if self.asset_number is None and self.game_type is None:
+            out.append("asset_number|game_type")
+        return out
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class WagerResult:
+    """A wager placement: accepted or refused with the device's reason (629a Royal 9 (a)(1))."""
+
+    accepted: bool
+    reason: str | None
+    t_sent_ns: int
+    t_reply_ns: int
+    seat: int = 0
+    type: str = ""
+    amount: Cents = 0
+
+
+@dataclass(frozen=True)
+class Wager:
+    seat: int
+    type: str
+    amount: Cents
+
+
+@dataclass(frozen=True)
+class ShoeStatus:
+    state: str
+    cards_dealt: int
+    cards_remaining: int
+
+
+@dataclass(frozen=True)
+class CardEvent:
+    """A card out of the shoe, stamped on receipt by the reading thread."""
+
+    card: Card
+    n: int
+    t_ns: int
+    seq: int
+
+
+@dataclass(frozen=True)
+class MeterConfig:
+    """One meter's Rules Submission values (rate is percent of each qualifying wager)."""
+
+    rate: Decimal
+    initial: Cents
+    reset: Cents
+    payout_limit: Cents | None = None
+    display_capacity: Cents | None = None
+
+
+@dataclass(frozen=True)
+class SeatCombo:
+    seat: int
+    combo: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """``config.get`` read-back; ``raw`` keeps every field, including ones not typed here."""
+
+    denomination: Cents
+    seats: tuple[SeatCombo, ...]
+    meters: Mapping[str, MeterConfig]
+    mystery: Mapping[str, Any] | None
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class MeterReading:
+    """``meters.get``: meter amounts in cents, residuals as exact Decimal fractions of a cent."""
+
+    meters: Mapping[str, Cents]
+    residual: Mapping[str, Decimal]
+    cumulative_paid: Cents
+    paid_by_table: Cents
+    paid_by_attendant: Cents
+    t_ns: int = 0
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+
+EventPredicate = Callable[[DeviceEvent], bool]
+
+
+class Device(ABC):
+    """Base of every role.  ``role`` names the profile key the driver can fill."""
+
+    role: ClassVar[str] = ""
+    #: profile entry keys this driver accepts besides ``driver``; others are rejected
+    options: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    @abstractmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> Self:
+        """Build the driver from its profile device entry (``port``, ``resource``, ...)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @property
+    def transcript(self) -> Transcript | None:
+        return None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class EventSource(ABC):
+    @abstractmethod
+    def events(self, timeout_s: float = 0.0) -> list[DeviceEvent]: ...
+
+    @abstractmethod
+    def wait_event(self, name: str, timeout_s: float, predicate: EventPredicate | None = None) -> DeviceEvent: ...
+
+
+class Shoe(Device, EventSource):
+    """Electronic dealing shoe: identity, card events with receipt stamps, misread/error events,
+    and the emulator-only test channel (a real shoe answers it REFUSED)."""
+
+    role = "shoe"
+
+    @abstractmethod
+    def identity(self) -> DeviceIdentity: ...
+
+    @abstractmethod
+    def status(self) -> ShoeStatus: ...
+
+    @abstractmethod
+    def wait_card(self, timeout_s: float) -> CardEvent: ...
+
+    @abstractmethod
+    def load(self, cards: Sequence[Card | str], *, check_decks: bool = True) -> int: ...
+
+    @abstractmethod
+    def deal(self, count: int | None = None, pace_us: int | None = None) -> None: ...
+
+    @abstractmethod
+    def fault(self, kind: str, **args: Any) -> None: ...
+
+
+class BetSensors(Device):
+    """The wagering device per betting position (629a Royal 9 (a)(1))."""
+
+    role = "sensors"
+
+    @abstractmethod
+    def identity(self) -> DeviceIdentity: ...
+
+    @abstractmethod
+    def place(self, seat: int, type: str, amount: Cents) -> WagerResult: ...
+
+    @abstractmethod
+    def remove(self, seat: int, type: str) -> None: ...
+
+    @abstractmethod
+    def wagers(self) -> list[Wager]: ...
+
+
+class ProgressiveController(Device, EventSource):
+    """Progressive table game controller: identity (607a.2(b)), configuration (461a.12),
+    meters, lock-out, rounds, reset key."""
+
+    role = "controller"
+
+    @abstractmethod
+    def identity(self) -> DeviceIdentity: ...
+
+    @abstractmethod
+    def config(self) -> ControllerConfig: ...
+
+    @abstractmethod
+    def set_config(self, **changes: Any) -> ControllerConfig: ...
+
+    @abstractmethod
+    def meters(self) -> MeterReading: ...
+
+    @abstractmethod
+    def lockout_state(self) -> bool: ...
+
+    @abstractmethod
+    def press_lockout(self) -> None: ...
+
+    @abstractmethod
+    def open_round(self) -> int: ...
+
+    @abstractmethod
+    def no_more_bets(self) -> None: ...
+
+    @abstractmethod
+    def reset_key(self, meter: str) -> Cents: ...
+
+
+class Instrument(Device):
+    @abstractmethod
+    def idn(self) -> str: ...
+
+
+class Counter(Instrument):
+    """Time-interval counter: card out (channel 1) -> lock-out (channel 2) on hardware."""
+
+    role = "counter"
+
+    @abstractmethod
+    def time_interval_s(self) -> Decimal | None:
+        """The last interval in seconds; ``None`` when the counter has none (SCPI 9.91E+37)."""
+
+
+class PowerSupply(Instrument):
+    """Bench supply feeding the table devices, for power-loss tests (461a.12 NV meters)."""
+
+    role = "power"
+
+    @abstractmethod
+    def output(self, on: bool) -> None: ...
+
+    @abstractmethod
+    def output_state(self) -> bool: ...
+
+    @abstractmethod
+    def set_voltage(self, volts: Decimal) -> None: ...
+
+    @abstractmethod
+    def voltage(self) -> Decimal: ...
+
+
+ROLE_CLASSES: dict[str, type] = {  # abstract role interfaces by profile key
+    "shoe": Shoe,
+    "sensors": BetSensors,
+    "controller": ProgressiveController,
+    "counter": Counter,
+    "power": PowerSupply,
+}

@@ -1,0 +1,194 @@
+"""Reference-protocol role drivers against scripted peers: exact bytes in, typed results out."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from device_peers import PtyEnd
+
+from harness.cards import parse_card
+from harness.devices.drivers.reference import ReferenceController, ReferenceSensors, ReferenceShoe
+from harness.devices.framing import EVT, NAK, REQ, RSP, encode_frame
+from harness.devices.link import NakError
+from harness.devices.roles import ControllerConfig, MeterConfig, SeatCombo
+from harness.errors import DeviceError, InputError
+
+
+def req(seq: int, cmd: str, **args: object) -> bytes:
+    return encode_frame(REQ, seq, {"cmd": cmd, **args})
+
+
+def rsp(seq: int, **body: object) -> bytes:
+    return encode_frame(RSP, seq, {"ok": True, **body})
+
+
+def hello(role: str) -> tuple[bytes, bytes]:
+    return req(1, "hello", version=1), rsp(1, protocol=1, role=role)
+
+
+IDENTITY = {
+    "manufacturer": "ACME", "model": "PC-9", "serial": "SN1", "software_id": "PC9-FW",
+    "controller_type": "ACME Progressive", "software_name": "ProgX", "software_version": "2.1",
+    "program_hash": "ab12", "location": "pit 3", "asset_number": "A-77", "game_type": "midibaccarat",
+}
+
+CONFIG = {
+    "game": "midibaccarat", "denomination": 500, "decks": 8,
+    "seats": [{"seat": 1, "combo": ["KS", "9S"]}, {"seat": 2, "combo": None}],
+    "meters": {"mega": {"rate": "1", "initial": 5000000, "reset": 5000000, "payout_limit": 25000000,
+                        "display_capacity": 99999999}},
+    "mystery": None,
+}
+
+
+def test_sensors_place_exact_bytes_and_result(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([
+        hello("sensors"),
+        (req(2, "wager.place", seat=3, type="royal9", amount=500), rsp(2, accepted=True, reason=None)),
+        (req(3, "wager.place", seat=3, type="tie", amount=500), rsp(3, accepted=False, reason="locked-out")),
+        (req(4, "wager.list"), rsp(4, wagers=[{"seat": 3, "type": "royal9", "amount": 500}])),
+        (req(5, "wager.remove", seat=3, type="royal9"), rsp(5, removed=True)),
+    ])
+    with ReferenceSensors.open(pty_end.path) as sensors:
+        ok = sensors.place(3, "royal9", 500)
+        assert (ok.accepted, ok.reason, ok.seat, ok.type, ok.amount) == (True, None, 3, "royal9", 500)
+        assert ok.t_sent_ns < ok.t_reply_ns
+        refused = sensors.place(3, "tie", 500)
+        assert (refused.accepted, refused.reason) == (False, "locked-out")
+        assert [(w.seat, w.type, w.amount) for w in sensors.wagers()] == [(3, "royal9", 500)]
+        sensors.remove(3, "royal9")
+    peer.check()
+
+
+def test_controller_identity_config_meters(pty_end: PtyEnd) -> None:
+    meters = {"meters": {"mega": 5000012, "major": 45000}, "residual": {"mega": "0.25", "major": "0"},
+              "cumulative_paid": 0, "paid_by_table": 0, "paid_by_attendant": 0}
+    peer = pty_end.peer([
+        hello("controller"),
+        (req(2, "identity"), rsp(2, **IDENTITY)),
+        (req(3, "config.get"), rsp(3, **CONFIG)),
+        (req(4, "meters.get"), rsp(4, **meters)),
+        (req(5, "lockout.get"), rsp(5, locked=True, cause="power")),
+    ])
+    with ReferenceController.open(pty_end.path) as ctl:
+        ident = ctl.identity()
+        assert ident.manufacturer == "ACME" and ident.program_hash == "ab12"
+        assert ident.missing(progressive=True) == []
+        cfg = ctl.config()
+        assert cfg == ControllerConfig(
+            500, (SeatCombo(1, ("KS", "9S")), SeatCombo(2, None)),
+            {"mega": MeterConfig(Decimal("1"), 5000000, 5000000, 25000000, 99999999)}, None)
+        assert cfg.raw["decks"] == 8
+        reading = ctl.meters()
+        assert reading.meters == {"mega": 5000012, "major": 45000}
+        assert reading.residual == {"mega": Decimal("0.25"), "major": Decimal(0)}
+        assert isinstance(reading.residual["mega"], Decimal)
+        assert reading.t_ns > 0
+        assert ctl.lockout_state() is True
+    peer.check()
+
+
+def test_identity_reports_missing_fields(pty_end: PtyEnd) -> None:
+    partial = {k: v for k, v in IDENTITY.items() if k not in ("software_version", "serial")}
+    peer = pty_end.peer([hello("controller"), (req(2, "identity"), rsp(2, **{**partial, "location": ""}))])
+    with ReferenceController.open(pty_end.path) as ctl:
+        assert ctl.identity().missing(progressive=True) == ["location", "serial", "software_version"]
+    peer.check()
+
+
+def test_controller_round_commands_and_refusal(pty_end: PtyEnd) -> None:
+    refusal = encode_frame(NAK, 6, {"code": "REFUSED", "reason": "live: a round is open"})
+    peer = pty_end.peer([
+        hello("controller"),
+        (req(2, "round.open"), rsp(2, round=7) + encode_frame(EVT, 1, {"event": "lockout", "locked": False,
+                                                                        "cause": "round-open"})),
+        (req(3, "lockout.press"), rsp(3, locked=True)),
+        (req(4, "round.no_more_bets"), rsp(4, round=7)),
+        (req(5, "reset_key", meter="mega"), rsp(5, meter="mega", amount=5000000)),
+        (req(6, "config.set", meters={"mega": {"rate": "1.5"}}), refusal),
+    ])
+    with ReferenceController.open(pty_end.path) as ctl:
+        assert ctl.open_round() == 7
+        ev = ctl.wait_event("lockout", 2.0)
+        assert ev.payload["locked"] is False
+        ctl.press_lockout()
+        ctl.no_more_bets()
+        assert ctl.reset_key("mega") == 5000000
+        with pytest.raises(NakError, match="live"):
+            ctl.set_config(meters={"mega": {"rate": Decimal("1.5")}})
+    peer.check()
+
+
+def test_shoe_test_channel_and_card_events(pty_end: PtyEnd) -> None:
+    cards = encode_frame(EVT, 1, {"event": "card", "card": "KS", "n": 1}) + encode_frame(
+        EVT, 2, {"event": "misread", "n": 2, "raw": "??"})
+    peer = pty_end.peer([
+        hello("shoe"),
+        (req(2, "test.load", cards=["KS", "9H"], check_decks=True), rsp(2, cards_remaining=2)),
+        (req(3, "test.deal", count=2, pace_us=1000), [rsp(3, dealing=2, cards_remaining=2), cards]),
+        (req(4, "shoe.status"), rsp(4, state="ready", cards_dealt=2, cards_remaining=0)),
+        (req(5, "test.fault", kind="error", code="E7", text="jam"),
+         rsp(5, kind="error") + encode_frame(EVT, 3, {"event": "error", "code": "E7", "text": "jam"})),
+    ])
+    with ReferenceShoe.open(pty_end.path) as shoe:
+        assert shoe.load([parse_card("KS"), "9H"]) == 2
+        shoe.deal(2, pace_us=1000)
+        first = shoe.wait_card(2.0)
+        assert (first.card, first.n, first.seq) == (parse_card("KS"), 1, 1)
+        assert shoe.wait_event("misread", 2.0).payload["raw"] == "??"
+        status = shoe.status()
+        assert (status.state, status.cards_dealt, status.cards_remaining) == ("ready", 2, 0)
+        shoe.fault("error", code="E7", text="jam")
+        assert shoe.wait_event("error", 2.0).payload["code"] == "E7"
+        assert first.t_ns < shoe.transcript.entries[-1].t_ns
+    peer.check()
+
+
+def test_wrong_role_is_a_rig_error_and_closes_the_port(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "hello", version=1), rsp(1, protocol=1, role="sensors"))])
+    with pytest.raises(DeviceError, match="answers as 'sensors'"):
+        ReferenceShoe.open(pty_end.path)
+    peer.check()
+    # The port was released: it can be opened again (exclusive lock gone).
+    peer2 = pty_end.peer([hello("shoe")])
+    ReferenceShoe.open(pty_end.path).close()
+    peer2.check()
+
+
+def test_version_nak_on_hello(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "hello", version=1), encode_frame(NAK, 1, {"code": "VERSION", "reason": "2 only"}))])
+    with pytest.raises(DeviceError, match="VERSION"):
+        ReferenceController.open(pty_end.path)
+    peer.check()
+
+
+def test_malformed_answers_are_device_errors(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([
+        hello("sensors"),
+        (req(2, "wager.place", seat=1, type="tie", amount=100), rsp(2, accepted="yes")),
+    ])
+    with ReferenceSensors.open(pty_end.path) as sensors, pytest.raises(DeviceError, match="accepted"):
+        sensors.place(1, "tie", 100)
+    peer.check()
+
+
+def test_from_entry_validates_options() -> None:
+    with pytest.raises(InputError, match="unknown device option"):
+        ReferenceShoe.from_entry({"driver": "reference-shoe", "port": "/dev/null", "baud": 9600})
+    with pytest.raises(InputError, match="emulator"):
+        ReferenceShoe.from_entry({"driver": "reference-shoe", "port": "emulator"})
+    with pytest.raises(InputError, match="baudrate"):
+        ReferenceShoe.from_entry({"driver": "reference-shoe", "port": "/dev/null", "baudrate": "fast"})
+
+
+def test_from_entry_opens_the_port(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([hello("shoe"), (req(2, "ping"), rsp(2))])
+    shoe = ReferenceShoe.from_entry({"driver": "reference-shoe", "port": pty_end.path, "baudrate": 9600,
+                                     "timeout_ms": 500})
+    try:
+        assert shoe.timeout_s == 0.5
+        shoe.ping()
+    finally:
+        shoe.close()
+    peer.check()
