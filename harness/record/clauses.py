@@ -22,7 +22,7 @@ class ClauseInfo:
 @lru_cache(maxsize=1)
 def _catalogue() -> Any:
     try:
-        from harness.regulations.catalogue import load_catalogue  # type: ignore[import-not-found,unused-ignore]
+        from harness.regulations.catalogue import load_catalogue
 
         return load_catalogue()
     except Exception:  # the catalogue is optional for rendering; any failure means "ids only"

@@ -13,15 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.money import fmt
 from harness.record.clauses import clause_info
 from harness.record.document import Record
 from harness.record.model import CaseResult
 
 
 def _code(value: Any) -> str:
-    text = (
-        value if isinstance(value, str) else json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
-    )
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
     return "```\n" + text.replace("```", "`\u200b``") + "\n```"
 
 
@@ -56,15 +55,22 @@ def _reproduce(case: CaseResult) -> list[str]:
     return out or ["No reproduction data was recorded.", ""]
 
 
+def _amount(value: Any, unit: str) -> str:
+    if unit == "cents" and isinstance(value, int) and not isinstance(value, bool):
+        return f"{fmt(value)} ({value} cents)"
+    text = value if isinstance(value, str) else json.dumps(value)
+    return f"{text} {unit}" if unit else text
+
+
 def _device_did(case: CaseResult, clause: str) -> list[str]:
     failed = [m for m in case.measurements if m.outcome != "PASS" and (m.clause in ("", clause))]
     failed = failed or [m for m in case.measurements if m.outcome != "PASS"]
     out = []
     for m in failed:
-        unit = f" {m.unit}" if m.unit else ""
+        detail = f": {m.detail}" if m.detail else ""
         out.append(
-            f"- {m.name}: expected {json.dumps(m.limit)}, device gave {json.dumps(m.value)}{unit}"
-            f" ({m.outcome}){': ' + m.detail if m.detail else ''}"
+            f"- {m.name}: expected {_amount(m.limit, m.unit)}, device gave {_amount(m.value, m.unit)}"
+            f" ({m.outcome}){detail}"
         )
     if case.message:
         out.append(f"- message: {case.message}")

@@ -57,6 +57,13 @@ def table(head: list[str], rows: list[list[str]], cls: str = "") -> str:
     return f'<table class="{cls}">{thead}<tbody>{body}</tbody></table>'
 
 
+def evidence_link(path: str, label: str) -> str:
+    """A relative link to an evidence file; anything not under evidence/ (an edited record) is text."""
+    if path.startswith("evidence/") and ":" not in path and ".." not in path.split("/"):
+        return f'<a href="{e(path)}">{e(label)}</a>'
+    return e(label)
+
+
 def anchors(record: Record) -> dict[str, str]:
     return {c.case_id: f"case-{i + 1}-{safe_name(c.case_id, 'case')}" for i, c in enumerate(record.cases)}
 
@@ -215,7 +222,7 @@ def _case(case: CaseResult, anchor: str) -> str:
         out.append(f"<h4>Meter timelines</h4><div class=charts>{charts}</div>")
     ev = [
         [
-            f'<a href="{e(x.path)}">{e(x.name or x.path)}</a>',
+            evidence_link(x.path, x.name or x.path),
             e(x.kind),
             e(x.size),
             f"<code>{e(x.sha256)}</code>",
@@ -289,7 +296,7 @@ def render_html(record: Record, digest: str | None, problems: list[str]) -> str:
     ]
     evidence = [
         [
-            f'<a href="{e(x.path)}">{e(x.path)}</a>',
+            evidence_link(x.path, x.path),
             f'<a href="#{e(links[c.case_id])}">{e(c.case_id)}</a>',
             e(x.kind),
             e(x.size),

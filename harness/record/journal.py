@@ -78,6 +78,15 @@ def git_revision() -> str:
     return rev if out.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", rev) else "unknown"
 
 
+def fsync_dir(path: Path) -> None:
+    """Make a new directory entry durable (a power cut, not only a kill, keeps the file)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def safe_name(text: str, fallback: str = "item") -> str:
     name = _SAFE.sub("_", text).strip("._") or fallback
     return name[:80]
@@ -152,6 +161,7 @@ class CaseRecorder:
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
+        fsync_dir(path.parent)
         ev = Evidence(path=rel, sha256=sha256_file(path), kind=kind, name=name, size=len(payload))
         self.evidence.append(ev)
         return ev
@@ -195,6 +205,7 @@ class RunRecorder:
         meta.run_id = run_id
         rec = cls(run_dir, meta, run_id)
         rec._fd = os.open(run_dir / JOURNAL_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        fsync_dir(run_dir)
         r = rec.record
         rec._append(
             {

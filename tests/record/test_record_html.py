@@ -174,3 +174,15 @@ def test_chart_coordinates_are_exact_integers() -> None:
     assert "$1.50" in svg and "$1.00" in svg and "0.500 ms" in svg
     assert meter_chart("flat", [[5, 7]]).count("<circle") == 1
     assert meter_chart("none", []) == ""
+
+
+def test_evidence_links_stay_inside_the_record(make_run) -> None:
+    record = load_record(make_run(verdicts=("PASS",)))
+    record.cases[0].evidence[0].path = "javascript:alert(1)"
+    record.cases[0].evidence.append(
+        type(record.cases[0].evidence[0])("evidence/../../etc/passwd", "0" * 64, "transcript", "p", 1)
+    )
+    text = render_html(record, digest=None, problems=["edited"])
+    hrefs = parse(text).hrefs
+    assert not any(h.startswith("javascript") or ".." in h for h in hrefs)
+    assert "javascript:alert(1)" in text  # still shown, as text
