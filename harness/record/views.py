@@ -31,9 +31,15 @@ def write_record(run_dir: Path, record: Record) -> str:
 
 
 def write_views(run_dir: Path, record: Record) -> str:
-    """Write the record, its digest and all its views; return the digest."""
+    """Write the record, its digest and all its views; return the digest.
+
+    The fresh record is verified before rendering, so even the report written by the run itself can
+    never show a record that does not verify as passing.
+    """
+    from harness.record.digest import verify
+
     digest = write_record(run_dir, record)
-    render_views(run_dir, record, problems=[])
+    render_views(run_dir, record, problems=verify(run_dir))
     return digest
 
 
