@@ -1,11 +1,133 @@
-"""pytest glue for tablecert (collection of YAML suites, options, fixtures, labels)."""
+"""pytest glue: YAML suite files become pytest items with real fixtures.
+
+* ``*.suite.yaml`` files are collected by :class:`SuiteFile`; each case (and each parameter
+  variant) becomes a ``pytest.Function`` built with ``from_parent(callobj=partial(...))``, so it gets
+  fixtures through public pytest API only.
+* Options: ``--tc-profile`` (the device profile), ``--tc-report-dir`` (where the run record goes),
+  ``--tc-lab`` / ``--tc-operator`` / ``--tc-station``, ``--tc-pre-submission``.
+* Markers: ``tablecert_requires(cap)`` per capability a case needs, ``tablecert_clause(id)`` per
+  clause; Allure labels (jurisdiction, feature = area, story = clause, suite) are added as
+  ``allure_label`` markers at collection time so they are selectable.
+* Verdicts: a compliance mismatch raises :class:`ComplianceFailure` (an ``AssertionError``): the
+  case FAILS.  A rig problem (timeout, protocol error, device error) is any other exception: the
+  case is an ERROR.  When a role stops answering, later cases that need it are skipped with the
+  reason instead of failing one after another.
+"""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import pytest
+
+from harness.errors import InputError
+
+if TYPE_CHECKING:
+    from harness.suites.model import Case
+    from harness.suites.session import TcSession
+
+SUITE_SUFFIX = ".suite.yaml"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tablecert", "tablecert certification")
-    group.addoption("--tc-profile", action="store", default=None, help="device profile YAML")
-    group.addoption("--tc-report-dir", action="store", default=None, help="directory for the run record")
+    group.addoption("--tc-profile", action="store", default=None, metavar="PROFILE",
+                    help="device profile YAML the suites run against (default: device_profiles/emulated-midi-5.yaml)")
+    group.addoption("--tc-report-dir", action="store", default=None, metavar="DIR",
+                    help="directory under which the run record reports/<run-id>/ is written (default: reports)")
+    group.addoption("--tc-no-record", action="store_true", default=False,
+                    help="do not write a certification record (unit-test runs)")
+    group.addoption("--tc-lab", action="store", default=None, help="issuing lab, for the record")
+    group.addoption("--tc-operator", action="store", default=None, help="operator, for the record")
+    group.addoption("--tc-station", action="store", default=None, help="test station / bench, for the record")
+    group.addoption("--tc-run-id", action="store", default=None, help="run id to use (default: generated)")
+    group.addoption("--tc-pre-submission", action="store_true", default=False,
+                    help="vendor pre-submission mode: finish with a gap report")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "tablecert_requires(capability): the case needs this device capability")
+    config.addinivalue_line("markers", "tablecert_clause(clause_id): the case checks this catalogue clause")
+    config.addinivalue_line("markers", "allure_label(*labels, label_type): Allure label (allure-pytest)")
+    config.addinivalue_line("markers", "allure_link(url, name, link_type): Allure link (allure-pytest)")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.name.endswith(SUITE_SUFFIX):
+        return SuiteFile.from_parent(parent, path=file_path)
+    return None
+
+
+class SuiteFile(pytest.File):
+    """One suite file; its cases are the items."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from harness.regulations.catalogue import load_catalogue
+        from harness.suites.schema import load_suite
+
+        try:
+            suite = load_suite(self.path)
+        except InputError as exc:
+            # CollectError is shown as its message alone: one file:line:col line and the source
+            message = str(exc) + (("\n" + exc.context) if exc.context else "")
+            raise self.CollectError(message) from None
+        cat = load_catalogue()
+        for case in suite.cases:
+            item = CaseItem.from_parent(self, name=case.name, callobj=functools.partial(_run_case, case))
+            for cap in sorted(case.requires):
+                item.add_marker(pytest.mark.tablecert_requires(cap))
+            labels: list[tuple[str, str]] = [("suite", suite.title), ("epic", "tablecert certification")]
+            if suite.jurisdiction:
+                labels.append(("tag", suite.jurisdiction))
+            for cid in case.clauses:
+                clause = cat.clause(cid)
+                item.add_marker(pytest.mark.tablecert_clause(cid))
+                labels.append(("feature", clause.area))
+                labels.append(("story", cid))
+                item.add_marker(pytest.mark.allure_link(clause.citation, name=clause.citation, link_type="tms"))
+            for label_type, value in dict.fromkeys(labels):
+                item.add_marker(pytest.mark.allure_label(value, label_type=label_type))
+            item.user_properties.append(("clauses", " ".join(case.clauses)))
+            yield item
+
+
+class CaseItem(pytest.Function):
+    """A suite case.  A compliance failure is shown as the YAML step, expected and actual, and the
+    device transcript tail -- not as a Python traceback into the harness."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        from harness.errors import DeviceError
+        from harness.suites.runner import ComplianceFailure
+
+        if isinstance(excinfo.value, ComplianceFailure | DeviceError):
+            kind = "FAIL" if isinstance(excinfo.value, ComplianceFailure) else type(excinfo.value).__name__
+            tail = getattr(excinfo.value, "transcript_tail", "")
+            return f"{kind}: {excinfo.value}" + (f"\n\ndevice transcript (tail):\n{tail}" if tail else "")
+        return super().repr_failure(excinfo)
+
+
+@pytest.fixture(scope="session")
+def tc_session(request: pytest.FixtureRequest) -> Iterator[TcSession]:
+    """The certification session: profile, devices (emulators started if the profile says so),
+    the run recorder.  Closed (ports, emulator processes, record) at the end of the session."""
+    from harness.suites.session import TcSession
+
+    session = TcSession.from_config(request.config)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def _run_case(case: Case, tc_session: TcSession) -> None:
+    tc_session.run_case(case)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--tc-profile") and not items and any(
+        str(a).endswith(SUITE_SUFFIX) or "suites" in str(a) for a in config.args
+    ):
+        raise pytest.UsageError("no certification case selected: an empty selection certifies nothing")

@@ -236,6 +236,8 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
     else:
         if spec.shorthand is None:
             raise vloc.error(f"{action}: expected a mapping of arguments")
+        if spec.args[spec.shorthand].kind == "bool" and value == spec.shorthand:
+            value = True  # `expect_payout: oracle` reads as `{oracle: true}`
         args_node = YMap({spec.shorthand: value})
         args_node._place(vloc.src, vloc.pos)
         args_node.key_pos, args_node.value_pos = {spec.shorthand: vloc.pos}, {spec.shorthand: vloc.pos}
@@ -256,8 +258,8 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
         elif arg.default is not None:
             args[key] = arg.default
     _check_step_semantics(action, args, f, ctx)
-    return Step(action, args, loc.src.path, loc.pos.line, loc.pos.col, loc.src.context(loc.pos, before=0),
-                clause)
+    source_line = loc.src.text.splitlines()[loc.pos.line - 1] if loc.src.text else action
+    return Step(action, args, loc.src.path, loc.pos.line, loc.pos.col, source_line.strip(), clause)
 
 
 def _check_arg(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:

@@ -85,6 +85,7 @@ ACTIONS: dict[str, Action] = {
         },
         doc="deal the loaded (or given) cards; with `settle` (default) wait until the round is settled",
     ),
+    "settle": Action(doc="wait until the controller reports the round settled (after `deal: {settle: false}`)"),
     "lockout_button": Action(doc="press the lock-out button"),
     "no_more_bets": Action(doc="the dealer calls no more bets"),
     "reset_key": Action({"meter": _enum(*METERS, required=True)}, shorthand="meter"),

@@ -1,0 +1,109 @@
+"""What the regulation expects of one round: the host-side oracle the runner compares against.
+
+The device (real or emulated) reports payouts; this module computes, from the cards the shoe
+reported and the wagers the sensors accepted, what each wager must return under the profile's
+Rules Submission and the interpretations in force.  Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+from harness.cards import Card
+from harness.games.baccarat import BaccaratRound, deal_round, settle_wager
+from harness.games.blackjack import DealerHand, dealer_hand, settle_hit_and_run
+from harness.games.interpretations import Interpretations
+from harness.games.royal9 import Royal9Table
+from harness.money import Cents
+from harness.profiles.model import Profile
+
+BASE = ("player", "banker", "tie", "dragon7", "panda8")
+
+
+@dataclass(frozen=True)
+class ExpectedPayout:
+    seat: int
+    type: str
+    category: str | None
+    stake: Cents
+    returned: Cents
+    #: meters this award takes (they must reset afterwards)
+    meters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExpectedRound:
+    baccarat: BaccaratRound | None
+    dealer: DealerHand | None
+    payouts: Mapping[tuple[int, str], ExpectedPayout]
+
+
+class Oracle:
+    """The regulation's expectations for one profile (table configuration + interpretations)."""
+
+    def __init__(self, profile: Profile, interpretations: Interpretations) -> None:
+        self.profile = profile
+        self.interp = interpretations
+        rules = profile.rules
+        self.game = profile.game
+        self.royal9: Royal9Table | None = None
+        combos = {s.seat: s.combo for s in rules.seats if s.combo is not None}
+        if rules.denomination is not None and combos:
+            self.royal9 = Royal9Table(combos, rules.denomination, interpretations=interpretations)
+        self.commission = rules.commission if rules.commission is not None else Decimal(5)
+
+    @property
+    def is_hit_and_run(self) -> bool:
+        return self.game == "blackjack-hit-and-run"
+
+    def round(
+        self,
+        cards: Sequence[Card],
+        wagers: Mapping[tuple[int, str], Cents],
+        meters: Mapping[str, Cents],
+    ) -> ExpectedRound:
+        """Expected settlement of every wager for the dealt ``cards``; ``meters`` are the amounts
+        on the meters when the round is settled (after this round's contributions)."""
+        if self.is_hit_and_run:
+            return self._hit_and_run(cards, wagers, meters)
+        rnd = deal_round(cards)
+        game: Literal["baccarat", "ez-baccarat"] = "ez-baccarat" if self.game == "ez-baccarat" else "baccarat"
+        out: dict[tuple[int, str], ExpectedPayout] = {}
+        for (seat, kind), stake in wagers.items():
+            if kind in BASE:
+                label, st = settle_wager(rnd, kind, stake, game=game, commission=self.commission)
+                out[(seat, kind)] = ExpectedPayout(seat, kind, label, st.stake, st.returned)
+        r9_seats = frozenset(seat for (seat, kind) in wagers if kind == "royal9")
+        if self.royal9 is not None and r9_seats:
+            res = self.royal9.resolve(rnd.first_four(), wagers=r9_seats, meters=meters)
+            for sr in res.seats:
+                if not sr.wager:
+                    continue
+                r9 = sr.settlement
+                out[(sr.seat, "royal9")] = ExpectedPayout(
+                    sr.seat, "royal9", sr.category, r9.stake if r9 else 0, r9.returned if r9 else 0, sr.meters_hit
+                )
+        return ExpectedRound(rnd, None, out)
+
+    def _hit_and_run(
+        self, cards: Sequence[Card], wagers: Mapping[tuple[int, str], Cents], meters: Mapping[str, Cents]
+    ) -> ExpectedRound:
+        hr = self.profile.rules.hit_and_run
+        hit_soft17 = hr.hits_soft17 if hr is not None else True
+        hand = dealer_hand(cards, hit_soft17=hit_soft17, interpretations=self.interp)
+        meter = meters.get("hit-and-run")
+        out: dict[tuple[int, str], ExpectedPayout] = {}
+        for (seat, kind), stake in wagers.items():
+            if kind != "hit-and-run":
+                continue
+            category, st = settle_hit_and_run(hand, stake, meter, interpretations=self.interp)
+            taken = ("hit-and-run",) if category == "8-plus-cards" else ()
+            out[(seat, kind)] = ExpectedPayout(seat, kind, category, st.stake, st.returned, taken)
+        return ExpectedRound(None, hand, out)
+
+    def contribution(self, stake: Cents, rate: Decimal) -> Decimal:
+        """Exact contribution of one wager to a meter, in cents (fractions kept)."""
+        return Decimal(stake) * rate / 100

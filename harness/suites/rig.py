@@ -1,0 +1,68 @@
+"""The rig: the devices a profile binds to roles, opened through the driver registry.
+
+For an emulated profile the emulator runs as a separate process (pty or 127.0.0.1 TCP) and the
+rig reaches it through the same pyserial and pyvisa code paths it uses for hardware; only the
+addresses differ.  Every port is closed in :meth:`Rig.close`, and the emulator (if this rig started
+it) is stopped by its pid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.devices.registry import open_device
+from harness.devices.roles import BetSensors, Counter, Device, PowerSupply, ProgressiveController, Shoe
+from harness.profiles.model import Profile
+
+
+@dataclass
+class Rig:
+    shoe: Shoe | None = None
+    sensors: BetSensors | None = None
+    controller: ProgressiveController | None = None
+    counter: Counter | None = None
+    power: PowerSupply | None = None
+    emulator: Any = None
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def devices(self) -> dict[str, Device]:
+        return {r: d for r in ("shoe", "sensors", "controller", "counter", "power")
+                if (d := getattr(self, r)) is not None}
+
+    def close(self) -> None:
+        for dev in self.devices().values():
+            with contextlib.suppress(Exception):
+                dev.close()
+        if self.emulator is not None:
+            self.emulator.stop()
+            self.emulator = None
+
+
+def open_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None = None) -> Rig:
+    """Start the emulator if the profile asks for one, then open every role's driver."""
+    rig = Rig()
+    addresses: dict[str, Any] = {}
+    try:
+        if profile.is_emulated:
+            from harness.emulators.process import start_emulator
+
+            defects = [profile.emulator.defect] if profile.emulator.defect else []
+            rig.emulator = start_emulator(profile.source_path, listen, run_dir, defects=defects)
+            addresses = rig.emulator.addresses
+        for role, spec in profile.devices.items():
+            entry: dict[str, Any] = {"driver": spec.driver}
+            if spec.port is not None:
+                entry["port"] = addresses[role] if spec.is_emulated else spec.port
+                if spec.baudrate is not None:
+                    entry["baudrate"] = spec.baudrate
+            if spec.resource is not None:
+                entry["resource"] = addresses[role] if spec.is_emulated else spec.resource
+                entry["backend"] = spec.backend
+            setattr(rig, role, open_device(role, entry))
+    except BaseException:
+        rig.close()
+        raise
+    return rig

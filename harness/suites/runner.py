@@ -1,0 +1,351 @@
+"""The step runner: drives the devices through one case's steps and measures every expectation.
+
+Each ``expect_*`` step becomes one or more measurements (name, value, unit, limit, outcome,
+clause).  A measurement that does not hold is a compliance FAIL; the runner keeps going through
+the remaining steps (so the record holds all the evidence) and raises :class:`ComplianceFailure`
+at the end.  A device that does not answer raises ``DeviceError``/``DeviceTimeout``: an ERROR or
+TIMEOUT of the rig, never confused with a FAIL.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from harness.cards import Card, shoe_composition
+from harness.devices.link import DeviceEvent, NakError
+from harness.devices.roles import MeterReading, WagerResult
+from harness.errors import DeviceError, DeviceTimeout
+from harness.money import Cents, fmt
+from harness.suites.expected import ExpectedRound, Oracle
+from harness.suites.model import Case, Step
+from harness.suites.rig import Rig
+
+ROUND_TIMEOUT_S = 10.0
+
+
+class ComplianceFailure(AssertionError):
+    """The device did not do what the regulation requires (a FAIL verdict)."""
+
+
+@dataclass
+class Measured:
+    name: str
+    value: Any
+    unit: str
+    limit: Any
+    passed: bool
+    clause: str
+    detail: str = ""
+    step: Step | None = None
+
+    @property
+    def outcome(self) -> str:
+        return "PASS" if self.passed else "FAIL"
+
+
+@dataclass
+class RoundLog:
+    """Everything seen since the last ``open_round``."""
+
+    cards: list[tuple[Card, int]] = field(default_factory=list)
+    ctrl_events: list[DeviceEvent] = field(default_factory=list)
+    wagers: dict[tuple[int, str], Cents] = field(default_factory=dict)
+    results: list[WagerResult] = field(default_factory=list)
+    meters_before_settle: MeterReading | None = None
+    settled: bool = False
+    expected: ExpectedRound | None = None
+
+
+class CaseRunner:
+    def __init__(
+        self,
+        case: Case,
+        rig: Rig,
+        oracle: Oracle,
+        *,
+        on_measure: Callable[[Measured], None] | None = None,
+        on_step: Callable[[int, Step, str, dict[str, Any]], None] | None = None,
+        meter_point: Callable[[str, int], None] | None = None,
+    ) -> None:
+        self.case = case
+        self.rig = rig
+        self.oracle = oracle
+        self.profile = oracle.profile
+        self.on_measure = on_measure
+        self.on_step = on_step
+        self.meter_point = meter_point
+        self.measured: list[Measured] = []
+        self.snapshots: dict[str, MeterReading] = {}
+        self.timeline: list[MeterReading] = []
+        self.hits_seen: list[DeviceEvent] = []
+        self.round = RoundLog()
+        self.loaded: tuple[Card, ...] = ()
+        self.rng = random.Random(1)
+        self.t0 = time.monotonic()
+
+    # ------------------------------------------------------------------ running
+
+    def run(self) -> list[Measured]:
+        deadline = self.t0 + self.case.timeout_s
+        for i, step in enumerate(self.case.steps, start=1):
+            if time.monotonic() > deadline:
+                raise DeviceTimeout(f"case did not finish within {self.case.timeout_s} s (at step {i})")
+            before = len(self.measured)
+            try:
+                getattr(self, "do_" + step.action)(step, **step.args)
+            except (DeviceError, NakError) as exc:
+                if self.on_step:
+                    self.on_step(i, step, "ERROR", {"error": str(exc)})
+                raise
+            failed = [m for m in self.measured[before:] if not m.passed]
+            if self.on_step:
+                self.on_step(i, step, "FAIL" if failed else "PASS",
+                             {"measurements": [m.name for m in self.measured[before:]]})
+        failures = [m for m in self.measured if not m.passed]
+        if failures:
+            raise ComplianceFailure("\n".join(self.describe(m) for m in failures))
+        return self.measured
+
+    @staticmethod
+    def describe(m: Measured) -> str:
+        where = f"{m.step.where}: " if m.step else ""
+        src = f"\n    {m.step.source.strip()}" if m.step else ""
+        return (f"{where}{m.name} [{m.clause}]{src}\n    expected: {_show(m.limit, m.unit)}\n"
+                f"    actual:   {_show(m.value, m.unit)}" + (f"\n    {m.detail}" if m.detail else ""))
+
+    def measure(self, step: Step, name: str, value: Any, limit: Any, passed: bool, unit: str = "",
+                detail: str = "") -> None:
+        clause = step.clause or ",".join(self.case.clauses)
+        m = Measured(name, value, unit, limit, passed, clause, detail, step)
+        self.measured.append(m)
+        if self.on_measure:
+            self.on_measure(m)
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def stake_default(self) -> Cents:
+        d = self.profile.rules.denomination
+        return (d or 5) * 100
+
+    def _pump(self, timeout_s: float = 0.0) -> None:
+        """Move queued device events into the round log."""
+        if self.rig.shoe is not None:
+            for ev in self.rig.shoe.events(0.0):
+                if ev.name == "card":
+                    from harness.cards import parse_card
+
+                    self.round.cards.append((parse_card(str(ev.payload["card"])), ev.t_ns))
+        if self.rig.controller is not None:
+            evs = self.rig.controller.events(timeout_s)
+            self.round.ctrl_events.extend(evs)
+            self.hits_seen.extend(e for e in evs if e.name in ("hit", "reset"))
+
+    def _wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = ROUND_TIMEOUT_S) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self._pump(0.005)
+            if pred():
+                return
+            if time.monotonic() > deadline:
+                raise DeviceTimeout(f"no {what} within {timeout_s} s")
+
+    def _ctrl(self) -> Any:
+        if self.rig.controller is None:
+            raise DeviceError("this case needs a progressive controller and the profile has none")
+        return self.rig.controller
+
+    def _read_meters(self) -> MeterReading:
+        reading: MeterReading = self._ctrl().meters()
+        self.timeline.append(reading)
+        if self.meter_point:
+            for name, cents in reading.meters.items():
+                self.meter_point(name, cents)
+        return reading
+
+    # ------------------------------------------------------------------ driving actions
+
+    def do_open_round(self, step: Step) -> None:
+        self._pump()
+        self.round = RoundLog()
+        self._ctrl().open_round()
+        self.snapshots["round-start"] = self._read_meters()
+
+    def _place(self, seat: int, kind: str, amount: Cents | None) -> WagerResult:
+        if self.rig.sensors is None:
+            raise DeviceError("this case needs bet sensors and the profile has none")
+        stake = amount if amount is not None else self.stake_default
+        res = self.rig.sensors.place(seat, kind, stake)
+        self.round.results.append(res)
+        if res.accepted:
+            self.round.wagers[(seat, kind)] = stake
+        return res
+
+    def do_wager(self, step: Step, seat: int, type: str, expect: str, amount: Cents | None = None,
+                 reason: str | None = None, at: Mapping[str, Any] | None = None) -> None:
+        offset_note = ""
+        if at is not None:
+            t_event = self._event_time(at["after"], at["n"])
+            offset_ns = int(Decimal(at["offset_ms"] or 0) * 1_000_000)
+            target = t_event + offset_ns
+            while time.perf_counter_ns() < target:
+                pass
+            res = self._place(seat, type, amount)
+            offset_note = f"sent {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']}"
+        else:
+            res = self._place(seat, type, amount)
+        got = "accepted" if res.accepted else "rejected"
+        ok = got == expect and (reason is None or res.reason == reason)
+        want = expect + (f" ({reason})" if reason else "")
+        self.measure(step, f"seat {seat} {type} wager", got + (f" ({res.reason})" if res.reason else ""),
+                     want, ok, detail=offset_note)
+
+    def _event_time(self, after: str, n: int) -> int:
+        if after in ("first-card", "card"):
+            idx = 1 if after == "first-card" else n
+            self._wait_for(f"card {idx} out of the shoe", lambda: len(self.round.cards) >= idx)
+            return self.round.cards[idx - 1][1]
+        name = "lockout" if after == "lockout" else "no_more_bets"
+        self._wait_for(f"'{name}' event", lambda: any(e.name == name for e in self.round.ctrl_events))
+        return next(e.t_ns for e in self.round.ctrl_events if e.name == name)
+
+    def do_wagers(self, step: Step, seats: Any, type: str, amount: Cents | None = None) -> None:
+        seat_list = self._seats(seats)
+        bad = []
+        for seat in seat_list:
+            res = self._place(seat, type, amount)
+            if not res.accepted:
+                bad.append(f"seat {seat}: {res.reason}")
+        self.measure(step, f"{type} wagers at seats {','.join(map(str, seat_list))}",
+                     "all accepted" if not bad else "; ".join(bad), "all accepted", not bad)
+
+    def _seats(self, seats: Any) -> list[int]:
+        if seats == "all":
+            return [s.seat for s in self.profile.rules.seats] or list(range(1, 8))
+        return list(seats)
+
+    def do_remove_wager(self, step: Step, seat: int, type: str) -> None:
+        assert self.rig.sensors is not None
+        self.rig.sensors.remove(seat, type)
+        self.round.wagers.pop((seat, type), None)
+
+    def _cards_arg(self, cards: tuple[Card, ...] | None, stack: str | None) -> tuple[Card, ...] | None:
+        if stack is not None:
+            from harness.suites.stacks import find_stack
+
+            return find_stack(stack).cards
+        return cards
+
+    def do_shoe(self, step: Step, cards: tuple[Card, ...] | None = None, stack: str | None = None) -> None:
+        seq = self._cards_arg(cards, stack)
+        assert seq is not None and self.rig.shoe is not None
+        self.rig.shoe.load(list(seq))
+        self.loaded = seq
+
+    def do_deal(self, step: Step, settle: bool, cards: tuple[Card, ...] | None = None, stack: str | None = None,
+                count: int | None = None, pace_ms: Decimal | None = None) -> None:
+        seq = self._cards_arg(cards, stack)
+        if seq is not None:
+            self.do_shoe(step, cards=seq)
+        if self.rig.shoe is None:
+            raise DeviceError("this case needs a shoe and the profile has none")
+        self.round.meters_before_settle = None
+        pace_us = int(pace_ms * 1000) if pace_ms is not None else None
+        self.rig.shoe.deal(count, pace_us)
+        if settle:
+            self.do_settle(step)
+
+    def do_settle(self, step: Step) -> None:
+        self._wait_for("'round_end' event (round settled)",
+                       lambda: any(e.name == "round_end" for e in self.round.ctrl_events))
+        self.round.settled = True
+
+    def do_lockout_button(self, step: Step) -> None:
+        self._ctrl().press_lockout()
+
+    def do_no_more_bets(self, step: Step) -> None:
+        self._ctrl().no_more_bets()
+
+    def do_reset_key(self, step: Step, meter: str) -> None:
+        self._ctrl().reset_key(meter)
+        self._read_meters()
+
+    def do_power(self, step: Step, state: str) -> None:
+        if self.rig.power is None:
+            raise DeviceError("this case needs a power supply and the profile has none")
+        self.rig.power.output(state == "on")
+        if state == "on":
+            self._wait_back()
+
+    def _wait_back(self, timeout_s: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        last: Exception | None = None
+        while time.monotonic() < deadline:
+            try:
+                self._ctrl().ping()
+                return
+            except DeviceError as exc:
+                last = exc
+                time.sleep(0.05)
+        raise DeviceTimeout(f"controller did not answer within {timeout_s} s of power on ({last})")
+
+    def do_comm(self, step: Step, state: str) -> None:
+        self._ctrl().set_link(state == "restored")
+
+    def do_configure(self, step: Step, set: Mapping[str, Any], expect: str, reason: str | None = None) -> None:
+        try:
+            self._ctrl().set_config(**set)
+            got, why = "accepted", ""
+        except NakError as exc:  # REFUSED: the device's application-level answer
+            got, why = "refused", exc.reason
+        ok = got == expect and (reason is None or reason in why)
+        self.measure(step, "configuration write", got + (f" ({why})" if why else ""),
+                     expect + (f" ({reason})" if reason else ""), ok)
+
+    def do_read_meters(self, step: Step, **args: Any) -> None:
+        self.snapshots[args["as"]] = self._read_meters()
+
+    def do_wait(self, step: Step, ms: Decimal) -> None:
+        end = time.monotonic() + float(ms) / 1000
+        while time.monotonic() < end:
+            self._pump(min(0.01, max(0.0, end - time.monotonic())))
+
+    def do_fault(self, step: Step, kind: str, role: str) -> None:
+        dev = getattr(self.rig, role)
+        dev.fault(kind)
+
+    def do_rounds(self, step: Step, count: int, seed: int, seats: Any, type: str) -> None:
+        from harness.suites.rounds import play_rounds
+
+        play_rounds(self, step, count=count, seed=seed, seats=self._seats(seats), kind=type)
+
+    def random_round_cards(self, rng: random.Random) -> list[Card]:
+        decks = self.profile.rules.decks
+        shoe = [c for c, n in shoe_composition(decks).items() for _ in range(n)]
+        return rng.sample(shoe, 8)
+
+    # the expect_* actions live in harness.suites.expect and are bound below
+
+
+def _show(value: Any, unit: str) -> str:
+    if unit == "cents" and isinstance(value, int):
+        return fmt(value)
+    if unit == "cents" and isinstance(value, dict):
+        return ", ".join(f"{k} {fmt(v) if isinstance(v, int) else v}" for k, v in value.items())
+    return f"{value} {unit}".strip() if unit and unit != "cents" else str(value)
+
+
+def _bind_expectations() -> None:
+    from harness.suites import expect
+
+    for name in dir(expect):
+        if name.startswith("do_expect_"):
+            setattr(CaseRunner, name, getattr(expect, name))
+
+
+_bind_expectations()

@@ -1,0 +1,285 @@
+"""One certification session: a profile, its rig, the oracle, and the run record.
+
+The pytest plugin creates one per pytest session (one per xdist worker, each with its own emulator
+instance).  :meth:`TcSession.run_case` decides whether a case applies to the profile, runs it, and
+records it; a compliance FAIL, a rig ERROR and a TIMEOUT are kept distinct.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.errors import DeviceError, DeviceTimeout, InputError
+from harness.games.interpretations import Interpretations
+from harness.profiles import load_profile
+from harness.profiles.model import Profile
+from harness.suites.expected import Oracle
+from harness.suites.model import Case
+from harness.suites.rig import Rig, open_rig
+from harness.suites.runner import CaseRunner, ComplianceFailure, Measured
+from harness.suites.stacks import project_root
+
+DEFAULT_PROFILE = Path("device_profiles") / "emulated-midi-5.yaml"
+ROLE_OF_CAPABILITY = {"power-control": "power", "latency-counter": "counter"}
+
+
+class TcSession:
+    def __init__(self, profile: Profile, *, recorder: Any = None, listen: str = "pty") -> None:
+        self.profile = profile
+        self.interp = Interpretations.from_overrides(dict(profile.interpretations))
+        self.oracle = Oracle(profile, self.interp)
+        self.recorder = recorder
+        self.listen = listen
+        self.rig: Rig | None = None
+        self.rig_error: str | None = None
+        self.dead: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> TcSession:
+        path = config.getoption("--tc-profile") or str(project_root() / DEFAULT_PROFILE)
+        try:
+            profile = load_profile(path)
+        except InputError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        recorder = None
+        if not config.getoption("--tc-no-record"):
+            recorder = _make_recorder(config, profile)
+        return cls(profile, recorder=recorder)
+
+    # ------------------------------------------------------------------ devices
+
+    def _ensure_rig(self) -> Rig:
+        if self.rig is not None:
+            return self.rig
+        if self.rig_error is not None:
+            pytest.skip(f"devices unavailable: {self.rig_error}")
+        try:
+            self.rig = open_rig(self.profile, listen=self.listen)
+        except (DeviceError, OSError, InputError) as exc:
+            self.rig_error = f"{type(exc).__name__}: {exc}"
+            raise
+        if self.recorder is not None:
+            self._record_identities("start")
+        return self.rig
+
+    def _record_identities(self, when: str) -> None:
+        from harness.record.model import DeviceIdentity
+
+        assert self.rig is not None
+        for role, dev in self.rig.devices().items():
+            ident = getattr(dev, "identity", None)
+            if ident is None or role in self.dead:
+                continue
+            try:
+                got = ident() if role in ("shoe", "sensors", "controller") else None
+            except DeviceError:
+                continue
+            if got is None:
+                idn = dev.idn()  # type: ignore[attr-defined]
+                self.recorder.set_identity(when, role, DeviceIdentity(model=idn))
+                continue
+            fields = {k: v for k, v in got.to_dict().items() if v is not None}
+            self.recorder.set_identity(when, role, DeviceIdentity(**fields))
+
+    def close(self) -> None:
+        try:
+            if self.rig is not None and self.recorder is not None:
+                with contextlib.suppress(Exception):  # best effort after a device died
+                    self._record_identities("end")
+        finally:
+            if self.rig is not None:
+                self.rig.close()
+            if self.recorder is not None:
+                path = self.recorder.finish()
+                sys.stderr.write(f"\ntablecert: record written to {path}\n")
+
+    # ------------------------------------------------------------------ cases
+
+    def applies(self, case: Case) -> str | None:
+        """Why a case does not apply to this profile, or None."""
+        missing = sorted(case.requires - self.profile.capabilities)
+        if missing:
+            return f"profile {self.profile.name} lacks capability {', '.join(missing)}"
+        if case.games and self.profile.game not in case.games:
+            return f"case is for {', '.join(sorted(case.games))}; profile game is {self.profile.game}"
+        den = case.when.get("denomination")
+        if den is not None and self.profile.rules.denomination != den:
+            return f"case is for the ${den} denomination; profile offers ${self.profile.rules.denomination}"
+        return None
+
+    def run_case(self, case: Case) -> None:
+        why = self.applies(case)
+        if why:
+            self._record_skip(case, why)
+            pytest.skip(why)
+        needed = {"shoe", "sensors", "controller"} | {ROLE_OF_CAPABILITY[c] for c in case.requires
+                                                      if c in ROLE_OF_CAPABILITY}
+        dead = sorted(r for r in needed if r in self.dead)
+        if dead:
+            why = "; ".join(f"{r} stopped answering earlier ({self.dead[r]})" for r in dead)
+            self._record_skip(case, why)
+            pytest.skip(why)
+        rig = self._ensure_rig()
+        rec = self._begin(case)
+        marks = {name: len(t) for name, dev in rig.devices().items() if (t := dev.transcript) is not None}
+        import allure
+
+        def on_step(i: int, step: Any, outcome: str, detail: dict[str, Any]) -> None:
+            if rec is not None:
+                rec.step(i, step.source.strip(), step.line, outcome, detail)
+
+        def on_measure(m: Measured) -> None:
+            if rec is not None:
+                from harness.record.model import Measurement
+
+                rec.measure(Measurement(m.name, _jsonable(m.value), m.unit, _jsonable(m.limit), m.outcome,
+                                        m.clause, m.detail))
+
+        points: dict[str, list[tuple[int, int]]] = {}
+
+        def meter_point(meter: str, cents: int) -> None:
+            points.setdefault(meter, []).append((len(points.get(meter, [])), cents))
+
+        runner = CaseRunner(case, rig, self.oracle, on_measure=on_measure, on_step=on_step, meter_point=meter_point)
+        verdict, message = "PASS", None
+        try:
+            with allure.step(f"{case.id}: {case.title}"):
+                runner.run()
+        except ComplianceFailure as exc:
+            verdict, message = "FAIL", str(exc)
+            raise
+        except DeviceTimeout as exc:
+            verdict, message = "TIMEOUT", str(exc)
+            self._note_dead(rig, exc)
+            raise
+        except DeviceError as exc:
+            verdict, message = "ERROR", str(exc)
+            self._note_dead(rig, exc)
+            raise
+        except Exception as exc:
+            verdict, message = "ERROR", "".join(traceback.format_exception_only(exc)).strip()
+            raise
+        finally:
+            tails = self._evidence(rig, rec, marks)
+            for meter, pts in points.items():
+                if rec is not None:
+                    rec.meter_timeline(meter, pts)
+            if verdict != "PASS" and tails:
+                message = (message or "") + "\n\ndevice transcript (tail):\n" + tails
+                exc_now = sys.exc_info()[1]
+                if exc_now is not None:
+                    exc_now.transcript_tail = tails  # type: ignore[attr-defined]
+            if rec is not None:
+                self.recorder.end_case(rec, verdict, message, reproduce=_reproduce(case))
+
+    def _note_dead(self, rig: Rig, exc: Exception) -> None:
+        for role, dev in rig.devices().items():
+            ping = getattr(dev, "ping", None)
+            if ping is None:
+                continue
+            try:
+                ping()
+            except DeviceError as err:
+                self.dead[role] = str(err) or str(exc)
+
+    def _evidence(self, rig: Rig, rec: Any, marks: dict[str, int]) -> str:
+        tails = []
+        for name, dev in rig.devices().items():
+            t = dev.transcript
+            if t is None:
+                continue
+            entries = list(t.entries)[marks.get(name, 0):]
+            lines = [t.format(e) for e in entries]
+            if rec is not None and lines:
+                rec.attach(f"{name}-transcript.txt", ("\n".join(lines) + "\n").encode(), kind="transcript")
+            tails.append("\n".join(f"  [{name}] {line}" for line in t.tail(6)))
+        return "\n".join(x for x in tails if x)
+
+    def _begin(self, case: Case) -> Any:
+        if self.recorder is None:
+            return None
+        return self.recorder.begin_case(case.name, case.title, list(case.clauses), case.path, dict(case.variant))
+
+    def _record_skip(self, case: Case, why: str) -> None:
+        if self.recorder is None:
+            return
+        rec = self._begin(case)
+        self.recorder.end_case(rec, "SKIP", why)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def _reproduce(case: Case) -> dict[str, Any]:
+    return {
+        "suite": case.path,
+        "case": case.name,
+        "command": f"tablecert run {case.path} -k '{case.name}'",
+        "steps": [s.source.strip() for s in case.steps],
+    }
+
+
+def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
+    from harness.record.journal import RunRecorder
+    from harness.record.model import RunMeta
+
+    root = Path(config.getoption("--tc-report-dir") or project_root() / "reports")
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    run_id = config.getoption("--tc-run-id")
+    station = config.getoption("--tc-station") or ""
+    if worker:
+        station = f"{station}-{worker}" if station else worker
+        if run_id:
+            run_id = f"{run_id}-{worker}"
+    meta = RunMeta(
+        profile_name=profile.name,
+        jurisdiction=profile.jurisdiction or "",
+        game=profile.game,
+        standards=["58 Pa. Code 461a, 607a, 629a, 633a (42 Pa.B. 6761)", "WAC 230-15-040"],
+        lab=config.getoption("--tc-lab") or "",
+        operator=config.getoption("--tc-operator") or "",
+        station=station,
+        pre_submission=bool(config.getoption("--tc-pre-submission")),
+        command=list(sys.argv),
+        run_id=run_id,
+    )
+    rec = RunRecorder.create(root, meta)
+    rec.add_input_file(profile.source_path, "profile")
+    rec.set_profile_snapshot(dict(profile.raw))
+    from harness.regulations.catalogue import load_catalogue
+
+    cat = load_catalogue()
+    interp = Interpretations.from_overrides(dict(profile.interpretations)).as_dict()
+    rec.set_interpretations([
+        {"id": k, "value": v, "default": cat.interpretation(k).default if _known(cat, k) else None,
+         "overridden": k in profile.interpretations,
+         "reason": cat.interpretation(k).reason if _known(cat, k) else ""}
+        for k, v in sorted(interp.items())
+    ])
+    for path in sorted({str(p) for p in config.args if str(p).endswith(".yaml")}):
+        rec.add_input_file(path, "suite")
+    return rec
+
+
+def _known(cat: Any, interp_id: str) -> bool:
+    try:
+        cat.interpretation(interp_id)
+        return True
+    except Exception:
+        return False
