@@ -341,11 +341,22 @@ def _show(value: Any, unit: str) -> str:
 
 
 def _bind_expectations() -> None:
-    from harness.suites import expect
+    import importlib
 
-    for name in dir(expect):
-        if name.startswith("do_expect_"):
-            setattr(CaseRunner, name, getattr(expect, name))
+    from harness.suites import expect
+    from harness.suites.steps import EXTENSIONS
+
+    modules = [expect]
+    for modname in EXTENSIONS:
+        try:
+            modules.append(importlib.import_module(modname))
+        except ModuleNotFoundError as exc:
+            if exc.name != modname:
+                raise
+    for mod in modules:
+        for name in dir(mod):
+            if name.startswith("do_"):
+                setattr(CaseRunner, name, getattr(mod, name))
 
 
 _bind_expectations()

@@ -169,3 +169,31 @@ ACTIONS: dict[str, Action] = {
         doc="the mystery meter is within [reseed, must-hit-by] and never passed must-hit-by",
     ),
 }
+
+#: modules that add actions: each exposes ``ACTIONS`` (merged here) and ``do_<action>(runner, step, **args)``
+#: functions (bound onto the runner); a module that does not exist is skipped
+EXTENSIONS = (
+    "harness.suites.actions_royal9",
+    "harness.suites.actions_progressive",
+    "harness.suites.actions_games",
+    "harness.suites.actions_faults",
+)
+
+
+def _load_extensions() -> None:
+    import importlib
+
+    for name in EXTENSIONS:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        for action, spec in getattr(mod, "ACTIONS", {}).items():
+            if action in ACTIONS:
+                raise RuntimeError(f"{name}: action '{action}' is already defined")
+            ACTIONS[action] = spec
+
+
+_load_extensions()
