@@ -15,7 +15,9 @@ spinning or hanging.
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
+import select
 from typing import Any, Protocol
 
 import serial
@@ -70,12 +72,41 @@ class SerialTransport:
         except (serial.SerialException, OSError, ValueError) as exc:
             raise DeviceError(f"cannot open {url}: {exc}") from exc
 
+        # POSIX device paths and ptys: read the file descriptor directly (one select, one read)
+        # instead of pyserial's read(1) + in_waiting + read(n); the URL handlers keep pyserial's.
+        self._fd: int | None = None
+        self._abort_fd: int | None = None
+        self._read_timeout_s = read_timeout_s
+        if isinstance(self._port, serial.Serial) and hasattr(self._port, "fd"):
+            self._fd = self._port.fd
+            self._abort_fd = getattr(self._port, "pipe_abort_read_r", None)
+
+    def _read_fd(self, fd: int) -> bytes:
+        watch = [fd] if self._abort_fd is None else [fd, self._abort_fd]
+        try:
+            ready, _, _ = select.select(watch, [], [], self._read_timeout_s)
+            if self._abort_fd is not None and self._abort_fd in ready:
+                os.read(self._abort_fd, 1000)
+                return b""
+            if not ready:
+                return b""
+            data = os.read(fd, 4096)
+        except BlockingIOError:
+            return b""
+        except (OSError, ValueError, TypeError) as exc:
+            raise DeviceError(f"{self.name}: read failed: {exc}") from exc
+        if not data:
+            raise DeviceError(f"{self.name}: the device went away (end of file)")
+        return data
+
     @property
     def port(self) -> Any:
         """The underlying pyserial object (for diagnostics and tests)."""
         return self._port
 
     def read(self) -> bytes:
+        if self._fd is not None:
+            return self._read_fd(self._fd)
         try:
             first = self._port.read(1)
             if not first:
