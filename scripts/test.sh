@@ -1,11 +1,19 @@
 #!/bin/sh
-# Set up, then lint (ruff), type-check (mypy) and run the tests (pytest).
+# Set up, then lint (ruff), type-check (mypy), run the tests (pytest) and check clause coverage.
 # Extra arguments go to pytest, e.g.  sh scripts/test.sh -k royal9
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh test
+# The report test renders in headless Chromium (Debian's package). Install it when we can (root
+# with apt-get, as in CI); elsewhere the test skips unless CI is set.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing chromium for the report test"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+    || echo "chromium could not be installed; the report test will say so"
+fi
 status=0
 echo "== ruff"; .venv/bin/ruff check harness tests benchmarks conftest.py || status=1
 echo "== mypy"; .venv/bin/mypy || status=1
-echo "== pytest"; .venv/bin/pytest -q "$@" || status=1
+echo "== pytest"; .venv/bin/pytest -q -n 2 "$@" || status=1
+echo "== clause coverage"; .venv/bin/tablecert coverage --uncovered || status=1
 exit $status

@@ -1,0 +1,76 @@
+"""``tablecert coverage``: which cases check each testable clause of the catalogue.
+
+Every testable clause must be cited by at least one case, and that case must apply to at least one
+built-in profile (otherwise ``tablecert run`` never executes it).  Exit 1 when a testable clause is
+uncovered; CI runs this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from harness.suites.stacks import project_root
+
+HELP = "clause -> cases table; exit 1 when a testable clause has no case"
+EXAMPLE = """
+tablecert coverage                 # table of every testable clause and the cases citing it
+tablecert coverage --uncovered     # only the gaps
+tablecert coverage --json > coverage.json
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suites", nargs="*", metavar="SUITES", help="suite files or directories (default: suites/)")
+    p.add_argument("--profile", action="append", default=[], metavar="P",
+                   help="profiles a case must apply to (default: device_profiles/emulated-*.yaml)")
+    p.add_argument("--uncovered", action="store_true", help="list only clauses without a runnable case")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def compute(suite_paths: list[Path], profile_paths: list[Path]) -> dict[str, dict[str, object]]:
+    from harness.games.interpretations import Interpretations  # noqa: F401 - keeps import order stable
+    from harness.profiles import load_profile
+    from harness.regulations.catalogue import load_catalogue
+    from harness.suites.schema import expand_suites, load_suite
+    from harness.suites.session import TcSession
+
+    cat = load_catalogue()
+    sessions = [TcSession(load_profile(p)) for p in profile_paths]
+    table: dict[str, dict[str, object]] = {
+        c.id: {"citation": c.citation, "cases": [], "runnable": []} for c in cat.testable()
+    }
+    for path in expand_suites(suite_paths):
+        suite = load_suite(path)
+        for case in suite.cases:
+            runs_on = [s.profile.name for s in sessions if s.applies(case) is None]
+            for cid in case.clauses:
+                entry = table.setdefault(cid, {"citation": cat.clause(cid).citation, "cases": [], "runnable": []})
+                label = f"{suite.id}::{case.name}"
+                entry["cases"].append(label)  # type: ignore[attr-defined]
+                if runs_on:
+                    entry["runnable"].append(f"{label} ({', '.join(runs_on)})")  # type: ignore[attr-defined]
+    return table
+
+
+def run(args: argparse.Namespace) -> int:
+    root = project_root()
+    suites = [Path(s) for s in args.suites] or [root / "suites"]
+    profiles = [Path(p) for p in args.profile] or sorted((root / "device_profiles").glob("emulated-*.yaml"))
+    table = compute(suites, profiles)
+    uncovered = [cid for cid, e in table.items() if not e["runnable"]]
+    if args.json:
+        print(json.dumps({"clauses": table, "uncovered": uncovered,
+                          "testable": len(table), "covered": len(table) - len(uncovered)}, indent=2))
+    else:
+        for cid, e in table.items():
+            if args.uncovered and e["runnable"]:
+                continue
+            cases = e["cases"]
+            status = "ok " if e["runnable"] else ("NOT RUN" if cases else "NONE")
+            print(f"{status:<8} {cid:<44} {len(cases):>3} case(s)  " + ", ".join(cases[:3])  # type: ignore[arg-type,index]
+                  + (" ..." if len(cases) > 3 else ""))  # type: ignore[arg-type]
+        print(f"\n{len(table) - len(uncovered)} of {len(table)} testable clauses covered by a case that runs on a "
+              f"built-in profile; {len(uncovered)} uncovered")
+    return 1 if uncovered else 0
