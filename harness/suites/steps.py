@@ -197,3 +197,21 @@ def _load_extensions() -> None:
 
 
 _load_extensions()
+
+
+def reference_markdown() -> str:
+    """The action reference table of ``docs/writing-suites.md`` (kept in step by a test)."""
+    rows = ["| step | arguments | what it does |", "|---|---|---|"]
+    for name, spec in ACTIONS.items():
+        args = []
+        for key, a in spec.args.items():
+            kind = "|".join(a.choices) if a.kind == "enum" else a.kind
+            flag = " (required)" if a.required else (f" = {a.default}" if a.default is not None else "")
+            args.append(f"`{key}`: {kind}{flag}".replace("|", "\\|"))
+        short = f" (shorthand: `{name}: <{spec.shorthand}>`)" if spec.shorthand else ""
+        rows.append(f"| `{name}` | {'; '.join(args) or '-'} | {spec.doc}{short} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m harness.suites.steps` prints the reference
+    print(reference_markdown())
