@@ -1,0 +1,315 @@
+"""Suite actions for progressive meters, lock-out and no more bets (58 Pa. Code 461a.12, 629a Royal 9).
+
+The core vocabulary (:mod:`harness.suites.steps`) reads and writes meters; these actions add what
+the progressive clauses need beyond it:
+
+- ``configure_meter``: one meter's Rules Submission values written with money as the author wrote
+  it (``"$49,999.99"``), so floor (Royal 9 (f)(2), (g)(2)), payout limit (461a.12(k)(1)) and display
+  capacity (461a.12(j)) cases read like the regulation;
+- ``expect_meters_unchanged``: two readings equal to the cent, residuals and payout meters
+  included (461a.12(h) no turning back, 461a.12(n) meters kept over a power cycle);
+- ``expect_paid``: the payout meters of 461a.12(b)(2)-(4) by delta, and cumulative = table paid +
+  attendant paid;
+- ``expect_removal``: a wager withdrawal attempt accepted or refused (627a.7(c), 629a.7(c), 631a.8(c));
+- ``expect_mystery_config`` / ``expect_mystery_meter`` / ``mystery_play``: the mystery progressive
+  of Royal 9 (h), checked against the configuration table of the regulation catalogue (the text),
+  not against the device's own read-back.
+
+Every check is a measurement (:meth:`CaseRunner.measure`).
+"""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from harness.devices.link import DeviceNak
+from harness.devices.roles import MeterReading
+from harness.money import Cents, fmt, parse_amount, parse_rate
+from harness.suites.model import Step
+from harness.suites.steps import WAGER_TYPES, Action, Arg
+
+if TYPE_CHECKING:
+    from harness.suites.runner import CaseRunner
+
+MYSTERY_CLAUSE = "pa-midi-r9-mystery"
+_METER_KINDS = ("royal9", "hit-and-run")
+
+
+def _enum(*choices: str, required: bool = False, default: str | None = None) -> Arg:
+    return Arg("enum", required=required, default=default, choices=choices)
+
+
+ACTIONS: dict[str, Action] = {
+    "configure_meter": Action(
+        {
+            "meter": _enum("mega", "major", "minor", "hit-and-run", required=True),
+            "rate": Arg("str"),
+            "initial": Arg("amount"),
+            "reset": Arg("amount"),
+            "payout_limit": Arg("amount"),
+            "display_capacity": Arg("amount"),
+            "expect": _enum("accepted", "refused", default="accepted"),
+            "reason": Arg("str"),
+        },
+        doc="write one meter's rate / initial / reset / payout limit / display capacity (money as "
+        "written, e.g. '$49,999.99'); the write must be accepted or refused as stated",
+    ),
+    "expect_meters_unchanged": Action(
+        {"since": Arg("str", required=True), "accounts": Arg("bool", default=True)},
+        shorthand="since",
+        doc="every meter, its residual and (with `accounts`) the payout meters equal a snapshot exactly",
+    ),
+    "expect_paid": Action(
+        {"since": Arg("str", required=True), "table": Arg("amount"), "attendant": Arg("amount"),
+         "cumulative": Arg("amount")},
+        doc="payout meter increases since a snapshot (461a.12(b)(2)-(4)); always also checks that the "
+        "cumulative meter equals table paid + attendant paid",
+    ),
+    "expect_removal": Action(
+        {"seat": Arg("seat", required=True), "type": _enum(*WAGER_TYPES, default="royal9"),
+         "expect": _enum("accepted", "refused", default="refused")},
+        doc="attempt to withdraw a wager; the wagering system must accept or refuse it as stated",
+    ),
+    "expect_mystery_config": Action(
+        {"configuration": Arg("int", required=True)},
+        shorthand="configuration",
+        doc="the controller's mystery configuration equals configuration N of Royal 9 (h) as the "
+        "regulation catalogue states it (seed/reseed, must-hit-by, rate)",
+    ),
+    "expect_mystery_meter": Action(
+        {"configuration": Arg("int", required=True), "equals": _enum("reseed"),
+         "within_range": Arg("bool", default=True)},
+        doc="the mystery meter equals the configuration's reseed, and/or lies within [reseed, must-hit-by]",
+    ),
+    "mystery_play": Action(
+        {"configuration": Arg("int", required=True), "max_rounds": Arg("int", default=1000),
+         "seats": Arg("seats", default="all"), "seed": Arg("int", default=1),
+         "pace_ms": Arg("decimal", default=Decimal("0.1"))},
+        doc="play random rounds (every listed seat with a Player and a Royal 9 wager) until the mystery "
+        "meter awards; checks range, rate, award <= must-hit-by, reseed and the payout meters",
+    ),
+}
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def regulation_mystery(number: int) -> tuple[Cents, Cents, Decimal]:
+    """Royal 9 (h) configuration ``number`` as the regulation catalogue states it."""
+    from harness.regulations.catalogue import load_catalogue
+
+    table = load_catalogue().clause(MYSTERY_CLAUSE).params["configurations"]
+    row = table.get(number, table.get(str(number)))
+    if row is None:
+        raise AssertionError(f"Royal 9 (h) has no mystery configuration {number}")
+    return parse_amount(row["reseed"]), parse_amount(row["must_hit_by"]), parse_rate(row["rate"])
+
+
+def _mystery_cents(value: Any) -> Decimal:
+    return Decimal(str(value))
+
+
+# ---------------------------------------------------------------------------- configuration
+
+
+def do_configure_meter(self: CaseRunner, step: Step, meter: str, expect: str, rate: str | None = None,
+                       initial: Cents | None = None, reset: Cents | None = None,
+                       payout_limit: Cents | None = None, display_capacity: Cents | None = None,
+                       reason: str | None = None) -> None:
+    fields: dict[str, Any] = {}
+    if rate is not None:
+        fields["rate"] = str(parse_rate(rate))
+    for key, value in (("initial", initial), ("reset", reset), ("payout_limit", payout_limit),
+                       ("display_capacity", display_capacity)):
+        if value is not None:
+            fields[key] = value
+    shown = ", ".join(f"{k} {v if k == 'rate' else fmt(v)}" for k, v in fields.items())
+    try:
+        self._ctrl().set_config(meters={meter: fields})
+        got, why = "accepted", ""
+    except DeviceNak as exc:  # REFUSED (or BAD_ARGS for a value the device cannot take)
+        got, why = "refused", f"{exc.code}: {exc.reason}"
+    ok = got == expect and (reason is None or reason in why)
+    self.measure(step, f"{meter} configuration write ({shown})", got + (f" ({why})" if why else ""),
+                 expect + (f" ({reason})" if reason else ""), ok)
+
+
+# ---------------------------------------------------------------------------- meters
+
+
+def _snapshot(self: CaseRunner, name: str) -> MeterReading:
+    base = self.snapshots.get(name)
+    if base is None:
+        raise AssertionError(f"no meter snapshot '{name}' (read_meters: {{as: {name}}} first)")
+    return base
+
+
+def do_expect_meters_unchanged(self: CaseRunner, step: Step, since: str, accounts: bool) -> None:
+    """461a.12(h), (n): nothing but a paid hit turns a meter back; a power cycle or a link loss
+    leaves every meter, its fraction of a cent and the payout meters exactly as they were."""
+    base = _snapshot(self, since)
+    now = self._read_meters()
+    for meter in sorted(set(base.meters) | set(now.meters)):
+        a, b = base.meters.get(meter), now.meters.get(meter)
+        self.measure(step, f"{meter} meter unchanged since {since}", b, a, a == b, unit="cents")
+        ra, rb = base.residual.get(meter, Decimal(0)), now.residual.get(meter, Decimal(0))
+        self.measure(step, f"{meter} residual unchanged since {since}", f"{rb} cents", f"{ra} cents", ra == rb)
+    if accounts:
+        for label, a, b in (("cumulative paid", base.cumulative_paid, now.cumulative_paid),
+                            ("paid by table", base.paid_by_table, now.paid_by_table),
+                            ("paid by attendant", base.paid_by_attendant, now.paid_by_attendant)):
+            self.measure(step, f"{label} meter unchanged since {since}", b, a, a == b, unit="cents")
+
+
+def do_expect_paid(self: CaseRunner, step: Step, since: str, table: Cents | None = None,
+                   attendant: Cents | None = None, cumulative: Cents | None = None) -> None:
+    """461a.12(b)(2)-(4): table-paid, attendant-paid and cumulative payout meters."""
+    base = _snapshot(self, since)
+    now = self._read_meters()
+    for label, want, a, b in (("paid by table", table, base.paid_by_table, now.paid_by_table),
+                              ("paid by attendant", attendant, base.paid_by_attendant, now.paid_by_attendant),
+                              ("cumulative paid", cumulative, base.cumulative_paid, now.cumulative_paid)):
+        if want is not None:
+            self.measure(step, f"{label} meter increase since {since}", b - a, want, b - a == want, unit="cents")
+    total = now.paid_by_table + now.paid_by_attendant
+    self.measure(step, "cumulative paid = paid by table + paid by attendant", now.cumulative_paid, total,
+                 now.cumulative_paid == total, unit="cents",
+                 detail=f"table {fmt(now.paid_by_table)}, attendant {fmt(now.paid_by_attendant)}")
+
+
+# ---------------------------------------------------------------------------- wagers
+
+
+def do_expect_removal(self: CaseRunner, step: Step, seat: int, type: str, expect: str) -> None:
+    """627a.7(c), 629a.7(c), 631a.8(c): no wager is withdrawn after "no more bets"."""
+    if self.rig.sensors is None:
+        raise AssertionError("this case needs bet sensors")
+    try:
+        self.rig.sensors.remove(seat, type)
+        got, why = "accepted", ""
+        self.round.wagers.pop((seat, type), None)
+    except DeviceNak as exc:
+        got, why = "refused", exc.reason
+    listed = {(w.seat, w.type) for w in self.rig.sensors.wagers()}
+    still = (seat, type) in listed
+    self.measure(step, f"seat {seat} {type} withdrawal", got + (f" ({why})" if why else ""), expect,
+                 got == expect and still == (expect == "refused"),
+                 detail=f"wager {'still' if still else 'no longer'} on the layout")
+
+
+# ---------------------------------------------------------------------------- mystery (Royal 9 (h))
+
+
+def do_expect_mystery_config(self: CaseRunner, step: Step, configuration: int) -> None:
+    reseed, must_hit_by, rate = regulation_mystery(configuration)
+    got = self._ctrl().config().mystery
+    have = None if not got else (int(got["reseed"]), int(got["must_hit_by"]), Decimal(str(got["rate"])))
+    self.measure(step, f"mystery configuration {configuration} (seed/reseed, must-hit-by, rate)",
+                 None if have is None else f"{fmt(have[0])}, {fmt(have[1])}, {have[2]}%",
+                 f"{fmt(reseed)}, {fmt(must_hit_by)}, {rate}%", have == (reseed, must_hit_by, rate))
+
+
+def do_expect_mystery_meter(self: CaseRunner, step: Step, configuration: int, within_range: bool,
+                            equals: str | None = None) -> None:
+    reseed, must_hit_by, _rate = regulation_mystery(configuration)
+    now = self._read_meters()
+    shown = now.meters.get("mystery")
+    if equals == "reseed":
+        self.measure(step, f"mystery meter equals configuration {configuration} reseed", shown, reseed,
+                     shown == reseed, unit="cents")
+    if within_range:
+        self.measure(step, f"mystery meter within configuration {configuration} [reseed, must-hit-by]",
+                     None if shown is None else fmt(shown), f"{fmt(reseed)}..{fmt(must_hit_by)}",
+                     shown is not None and reseed <= shown <= must_hit_by)
+
+
+def do_mystery_play(self: CaseRunner, step: Step, configuration: int, max_rounds: int, seats: Any, seed: int,
+                    pace_ms: Decimal) -> None:
+    """Royal 9 (h): random rounds until the hidden trigger awards the mystery meter.
+
+    Every reading lies in [reseed, must-hit-by]; a round without an award grows the meter by exactly
+    wagers x rate (growth + residual); the award is at most must-hit-by and at least reseed, the
+    meter reseeds (award + new amount - reseed = old amount + the round's contribution, so no cent
+    is lost), and the table-paid and cumulative payout meters record the award."""
+    reseed, must_hit_by, rate = regulation_mystery(configuration)
+    seat_list = self._seats(seats)
+    rng = random.Random(seed)
+    pace_us = int(pace_ms * 1000)
+    stake = self.stake_default
+    problems: list[str] = []
+    outside: list[str] = []
+    award: Cents | None = None
+    rounds = 0
+    before = self._read_meters()
+    start = before
+    for n in range(1, max_rounds + 1):
+        rounds = n
+        self.do_open_round(step)
+        before = self.snapshots["round-start"]
+        for seat in seat_list:
+            for kind in ("player", "royal9"):
+                res = self._place(seat, kind, stake)
+                if not res.accepted:
+                    problems.append(f"round {n}: seat {seat} {kind} wager refused ({res.reason})")
+        cards = self.random_round_cards(rng)
+        assert self.rig.shoe is not None
+        self.rig.shoe.load(cards)
+        self.loaded = tuple(cards)
+        self.rig.shoe.deal(None, pace_us)
+        self.do_settle(step)
+        hits = [e for e in self.round.ctrl_events if e.name == "hit"]
+        for meter in sorted({str(e.payload.get("meter")) for e in hits} - {"mystery"}):
+            self._ctrl().reset_key(meter)
+        now = self._read_meters()
+        shown = now.meters.get("mystery")
+        if shown is None:
+            problems.append(f"round {n}: no mystery meter")
+            break
+        if not reseed <= shown <= must_hit_by:
+            outside.append(f"round {n}: {fmt(shown)}")
+        stakes = sum(a for (_s, k), a in self.round.wagers.items() if k in _METER_KINDS)
+        contribution = Decimal(stakes) * rate / 100
+        growth = (Decimal(shown - before.meters["mystery"]) + now.residual.get("mystery", Decimal(0))
+                  - before.residual.get("mystery", Decimal(0)))
+        mystery_hits = [e for e in hits if e.payload.get("meter") == "mystery"]
+        if mystery_hits:
+            award = sum(int(e.payload["amount"]) for e in mystery_hits)
+            self.measure(step, "mystery award at most must-hit-by", award, f"<= {fmt(must_hit_by)}",
+                         all(int(e.payload["amount"]) <= must_hit_by for e in mystery_hits), unit="cents",
+                         detail=f"round {n}; meter before the round {fmt(before.meters['mystery'])}")
+            self.measure(step, "mystery award at least the reseed amount", award, f">= {fmt(reseed)}",
+                         award >= reseed, unit="cents")
+            carried = shown - reseed
+            self.measure(step, "mystery meter reseeded (new amount - reseed <= the round's contribution)",
+                         fmt(shown), f"{fmt(reseed)} + at most {contribution} cents",
+                         0 <= carried <= contribution, unit="")
+            res_change = now.residual.get("mystery", Decimal(0)) - before.residual.get("mystery", Decimal(0))
+            lhs = Decimal(before.meters["mystery"]) + contribution - res_change
+            rhs = Decimal(award + shown - reseed)
+            self.measure(step, "mystery contributions conserved over the award",
+                         f"award + (meter - reseed) = {rhs} cents",
+                         f"meter before + wagers x rate - residual change = {lhs} cents", lhs == rhs,
+                         detail=f"before {fmt(before.meters['mystery'])}, award {fmt(award)}, now {fmt(shown)}")
+            paid_table = now.paid_by_table - before.paid_by_table
+            paid_all = now.cumulative_paid - before.cumulative_paid
+            r9_meter_awards = sum(int(e.payload["amount"]) for e in hits if e.payload.get("meter") != "mystery")
+            self.measure(step, "paid-by-table meter records the mystery award", paid_table, award,
+                         paid_table == award, unit="cents")
+            self.measure(step, "cumulative meter records the mystery award", paid_all - r9_meter_awards, award,
+                         paid_all - r9_meter_awards == award, unit="cents")
+            break
+        if growth != contribution:
+            problems.append(f"round {n}: mystery grew {growth} cents (growth + residual), wagers x rate "
+                            f"{contribution}")
+    self.measure(step, f"mystery awarded before passing must-hit-by {fmt(must_hit_by)}",
+                 "awarded" if award is not None else f"no award in {rounds} rounds", "awarded",
+                 award is not None, detail=f"{rounds} rounds from {fmt(start.meters.get('mystery', 0))}")
+    self.measure(step, "mystery meter within [reseed, must-hit-by] at every reading", "; ".join(outside) or "all",
+                 "all", not outside, detail=f"{rounds} readings in {fmt(reseed)}..{fmt(must_hit_by)}")
+    self.measure(step, f"mystery grew by wagers x {rate}% each round without an award",
+                 "; ".join(problems) or "every round", "every round", not problems)
+
+
+__all__ = ["ACTIONS", "regulation_mystery"]
