@@ -8,6 +8,11 @@ lives here; the controller reads it when it closes wagering and when it settles 
 Commands: ``wager.place {"seat", "type", "amount"}`` -> ``{"accepted", "reason"}`` (a refused
 wager is a normal answer with ``accepted: false``, not a NAK); ``wager.remove {"seat", "type"}``;
 ``wager.list``.  A seat holds at most one wager of each type: placing again replaces the amount.
+
+A Royal 9 wager is offered only to a player who placed a Midibaccarat wager (629a Royal 9 (b),
+629a.7(b)): at a seat with no Player, Banker or Tie wager it is refused with reason
+``no-base-wager`` (interpretation ``r9-requires-base-wager``, default true; a profile may set it
+false).  The controller's refusals (lock-out, link, seat, amount) are answered first.
 """
 
 from __future__ import annotations
@@ -22,6 +27,10 @@ from harness.money import Cents
 
 WAGER_TYPES = ("royal9", "player", "banker", "tie", "dragon7", "panda8", "hit-and-run", "blackjack",
                "streak3-player", "streak3-banker")
+
+#: the Midibaccarat wagers of 629a.7(b) that open the Royal 9 option (629a Royal 9 (b))
+BASE_TYPES = ("player", "banker", "tie")
+REQUIRES_BASE = "r9-requires-base-wager"
 
 #: (seat, type, amount) -> a refusal reason or None; the controller's decision
 Gate = Callable[[int, str, Cents], "str | None"]
@@ -53,9 +62,15 @@ class Sensors(Device):
         seat, kind = self._seat_type(req)
         amount = arg(req, "amount", int)
         reason = self.gate(seat, kind, amount)
+        if reason is None and kind == "royal9" and self._requires_base() \
+                and not any((seat, base) in self.wagers for base in BASE_TYPES):
+            reason = "no-base-wager"
         if reason is None:
             self.wagers[(seat, kind)] = amount
         return {"accepted": reason is None, "reason": reason}
+
+    def _requires_base(self) -> bool:
+        return bool(self.cfg.interpretations.get(REQUIRES_BASE, True))
 
     def _remove(self, req: Mapping[str, Any]) -> Answer:
         seat, kind = self._seat_type(req)

@@ -33,6 +33,9 @@ PROFILE: dict[str, Any] = {
         },
     },
     "emulator": {"lockout_latency_us": 0, "deal_pace_us": 0, "seed": 7, "nv_fsync": False},
+    # these tests drive the lock-out, meters and payouts with bare Royal 9 wagers; the base-wager
+    # rule (r9-requires-base-wager, default true) has its own tests on default_profile()
+    "interpretations": {"r9-requires-base-wager": False},
 }
 
 #: Player K♠ 9♠, Banker K♠ 9♠: seat 1's personal combination on both hands (mega)
@@ -46,6 +49,13 @@ SIX_CARDS = ["2C", "4D", "3C", "TD", "2H", "5S"]
 def profile(**emulator: Any) -> dict[str, Any]:
     p = copy.deepcopy(PROFILE)
     p["emulator"].update(emulator)
+    return p
+
+
+def default_profile(**emulator: Any) -> dict[str, Any]:
+    """The test profile with every interpretation at its default (Royal 9 needs a base wager)."""
+    p = profile(**emulator)
+    del p["interpretations"]
     return p
 
 

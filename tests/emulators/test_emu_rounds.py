@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from emu_helpers import MEGA_1, PLAIN_NATURAL, SIX_CARDS, bench
+from emu_helpers import MEGA_1, PLAIN_NATURAL, SIX_CARDS, bench, default_profile
 
 
 def test_idle_after_power_up_refuses_wagers_until_round_open() -> None:
@@ -224,3 +224,25 @@ def test_scheduled_lock_applies_even_before_its_timer_runs() -> None:
             assert b.wager(1) == "locked-out"
             lock = b.ok("controller", "test.state")["last_card_lock"]
             assert lock["lock_ns"] == lock["due_ns"]
+
+
+@pytest.mark.parametrize("base", ["player", "banker", "tie"])
+def test_royal9_needs_a_base_wager_at_the_seat(base: str) -> None:
+    """629a Royal 9 (b): the option is offered to a player who placed a Midibaccarat wager."""
+    with bench(mapping=default_profile()) as b:
+        b.ok("controller", "round.open")
+        assert b.wager(1) == "no-base-wager"
+        assert b.wager(2, base, 1000) is None
+        assert b.wager(1) == "no-base-wager"  # another seat's base wager does not count
+        assert b.wager(2) is None
+        listed = sorted(b.ok("sensors", "wager.list")["wagers"], key=lambda w: w["amount"])
+        assert listed == [{"seat": 2, "type": "royal9", "amount": 500}, {"seat": 2, "type": base, "amount": 1000}]
+
+
+def test_base_wager_rule_answers_after_the_controller() -> None:
+    with bench(mapping=default_profile()) as b:
+        assert b.wager(1) == "locked-out"
+        b.ok("controller", "round.open")
+        assert b.wager(1, "royal9", 100) == "bad-amount"
+        assert b.wager(1, "player", 500) is None
+        assert b.wager(1, "royal9", 1000) == "bad-amount"
