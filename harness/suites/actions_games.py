@@ -229,7 +229,8 @@ def do_single_deal_rounds(self: CaseRunner, step: Step, count: int, seed: int, s
         assert self.rig.sensors is not None
         left = self.rig.sensors.wagers()
         leftovers.extend(f"round {n}: seat {w.seat} {w.type}" for w in left)
-        hit = {str(e.payload.get("meter")) for e in self.round.ctrl_events if e.name == "hit" and e.payload.get("meter")}
+        hit = {str(e.payload["meter"]) for e in self.round.ctrl_events
+               if e.name == "hit" and e.payload.get("meter")}
         for meter in sorted(hit):
             self._ctrl().reset_key(meter)
     self.measure(step, f"wagers settled in the deal they were placed for, over {count} games", checked - bad,
