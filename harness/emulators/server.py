@@ -34,6 +34,7 @@ from typing import Any
 from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, ProtocolError, encode_frame, next_seq
 from harness.emulators.base import Refusal
 from harness.emulators.config import EmulatorConfig
+from harness.emulators.faults import FaultArgs, FaultInjector, LineFaults
 from harness.emulators.scpi import Instrument
 from harness.emulators.table import INSTRUMENTS, ROLES, Table
 
@@ -57,6 +58,7 @@ class DeviceLine:
         self.last_rx = 0.0
         self.wlock = threading.Lock()
         self.dropped = 0
+        self.faults = LineFaults()  # armed line faults (harness.emulators.faults)
 
     def write(self, data: bytes) -> None:
         with self.wlock:
@@ -83,7 +85,16 @@ class DeviceLine:
         with self.wlock:
             self.evt_seq = next_seq(self.evt_seq)
             seq = self.evt_seq
-        self.write(encode_frame(EVT, seq, payload))
+        self.write(self.faults.outgoing(encode_frame(EVT, seq, payload), answer=False))
+
+    def reply(self, frame: bytes) -> None:
+        """Send an answer (RSP or NAK), through any armed line fault."""
+        self.write(self.faults.outgoing(frame, answer=True))
+
+    def restart_events(self) -> None:
+        """After a power-up the device numbers its events from 1 again (docs/protocol.md, section 4)."""
+        with self.wlock:
+            self.evt_seq = 0
 
     def received(self, data: bytes) -> None:
         self.last_rx = time.monotonic()
@@ -100,12 +111,17 @@ class DeviceLine:
         if not table.devices[self.role].powered:
             return
         if isinstance(item, ProtocolError):
-            self.write(encode_frame(NAK, item.seq or 0, {"code": item.code, "reason": item.reason}))
+            self.reply(encode_frame(NAK, item.seq or 0, {"code": item.code, "reason": item.reason}))
             return
         if item.type != REQ:
             return
+        if self.faults.swallow_request():  # a 'no-answer' fault: the request is lost
+            return
         if item.seq == 0:
-            self.write(encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "a request SEQ is never 0"}))
+            self.reply(encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "a request SEQ is never 0"}))
+            return
+        if item.payload.get("cmd") == "test.fault" and self.server.faults.handles(self.role, item.payload):
+            self._line_fault(item)
             return
         try:
             result = table.handle(self.role, item.payload)
@@ -114,9 +130,19 @@ class DeviceLine:
         if result is None:
             return
         if isinstance(result, Refusal):
-            self.write(encode_frame(NAK, item.seq, result.to_payload()))
+            self.reply(encode_frame(NAK, item.seq, result.to_payload()))
         else:
-            self.write(encode_frame(RSP, item.seq, {"ok": True, **result}))
+            self.reply(encode_frame(RSP, item.seq, {"ok": True, **result}))
+
+    def _line_fault(self, item: Frame) -> None:
+        """``test.fault`` of a line-layer kind: answer intact first, then start the fault."""
+        try:
+            result, then = self.server.faults.command(self, item.payload)
+        except FaultArgs as exc:
+            self.write(encode_frame(NAK, item.seq, {"code": "BAD_ARGS", "reason": str(exc)}))
+            return
+        self.write(encode_frame(RSP, item.seq, {"ok": True, **result}))
+        then()
 
 
 class EmulatorServer:
@@ -142,6 +168,7 @@ class EmulatorServer:
         self.sel.register(self._wake_r, selectors.EVENT_READ, ("wake", None))
         self._inst_clients: dict[int, tuple[socket.socket, Instrument, bytearray]] = {}
         self._symlinks: list[Path] = []
+        self.faults = FaultInjector(self)
 
     def _emit(self, role: str, payload: dict[str, Any]) -> None:
         self.lines[role].event(payload)
@@ -150,16 +177,9 @@ class EmulatorServer:
     def open(self) -> dict[str, Any]:
         for role, line in self.lines.items():
             if self.listen == "pty":
-                master, slave = os.openpty()
-                tty.setraw(slave)
-                os.set_blocking(master, False)
-                line.fd, line.slave_fd = master, slave
                 link = self.run_dir / role
-                with contextlib.suppress(FileNotFoundError):
-                    link.unlink()
-                link.symlink_to(os.ttyname(slave))
+                self._open_pty(line, link)
                 self._symlinks.append(link)
-                self.sel.register(master, selectors.EVENT_READ, ("line", line))
                 self.addresses[role] = str(link)
             else:
                 lsock = self._listener()
@@ -174,6 +194,40 @@ class EmulatorServer:
                               nv=str(self.table.nv.path))
         (self.run_dir / "addresses.json").write_text(json.dumps(self.addresses, indent=2) + "\n")
         return self.addresses
+
+    def _open_pty(self, line: DeviceLine, link: Path) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        with line.wlock:
+            line.fd, line.slave_fd = master, slave
+            line.decoder = FrameDecoder()
+        tmp = link.with_name(link.name + ".new")
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        tmp.symlink_to(os.ttyname(slave))
+        os.replace(tmp, link)  # the published name never dangles
+        self.sel.register(master, selectors.EVENT_READ, ("line", line))
+
+    def drop_line(self, line: DeviceLine) -> None:
+        """A 'disconnect' fault: the host's end goes away; a pty is replaced by a fresh one."""
+        if self.listen == "tcp":
+            self._drop_client(line)
+            return
+        master, slave = line.fd, line.slave_fd
+        if master is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self.sel.unregister(master)
+        self._open_pty(line, self.run_dir / line.role)  # the symlink moves before the old pty goes
+        for fd in (master, slave):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+    def stop_waiting(self) -> None:
+        """Wake the selector loop (a timed fault was scheduled)."""
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"w")
 
     @staticmethod
     def _listener() -> socket.socket:
@@ -192,7 +246,8 @@ class EmulatorServer:
 
     def serve_forever(self) -> None:
         while not self._stop.is_set():
-            for key, _ in self.sel.select(timeout=0.1):
+            due = self.faults.next_due(time.monotonic())
+            for key, _ in self.sel.select(timeout=0.1 if due is None else min(0.1, due)):
                 kind, obj = key.data
                 if kind == "wake":
                     with contextlib.suppress(BlockingIOError):
@@ -206,6 +261,7 @@ class EmulatorServer:
                 elif kind == "inst":
                     self._read_inst(key.fd)
             now = time.monotonic()
+            self.faults.tick(now)
             for line in self.lines.values():
                 line.idle_check(now)
 
