@@ -1,0 +1,232 @@
+"""Full Royal 9 rounds per second: in-process and over a pty, against the raw pyserial floor.
+
+A round is what a certification case does for every round: open the round, seven seats wager
+(each a Banker wager and the Royal 9 wager it carries, 629a Royal 9 (b)), load and deal the cards,
+wait for the settlement (``round_end``), turn the reset key for any meter hit, read the meters.
+
+* In-process: the emulator's :class:`~harness.emulators.table.Table` driven by direct calls
+  (target >= 500 rounds/s).
+* Over a pty: the emulator as a separate process, the rig from the profile (``open_rig``) with the
+  reference drivers, every request a framed round trip (target >= 100 rounds/s).  Run twice: as
+  the profile ships (the controller ``fsync``s its non-volatile storage on every write, 461a.12)
+  and with ``nv_fsync`` off, which isolates the cost of the transport and the host from the disk.
+* Floor, same run, same pty: ``ping`` round trips with a bare pyserial write/read and the framer
+  and nothing else (no reader thread, no transcript).  The floor for a round is its number of
+  requests times one bare round trip; the overhead ratio is the measured round time over that
+  floor (target <= 2x).  The harness's own ``ping`` through the driver is shown next to the bare
+  one.
+
+Run: ``.venv/bin/python benchmarks/bench_rounds.py``  (about 35 s)
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import serial
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from harness.cards import shoe_composition  # noqa: E402
+from harness.devices.drivers.reference import (  # noqa: E402
+    ReferenceController,
+    ReferenceSensors,
+    ReferenceShoe,
+)
+from harness.devices.framing import REQ, FrameDecoder, encode_frame, next_seq  # noqa: E402
+from harness.devices.registry import open_device  # noqa: E402
+from harness.emulators.config import EmulatorConfig  # noqa: E402
+from harness.emulators.process import start_emulator  # noqa: E402
+from harness.emulators.table import Table  # noqa: E402
+from harness.errors import DeviceTimeout  # noqa: E402
+from harness.profiles import load_profile  # noqa: E402
+from harness.suites.rig import open_rig  # noqa: E402
+
+PROFILE = ROOT / "device_profiles" / "emulated-midi-5.yaml"
+SEATS = range(1, 8)
+KINDS = ("banker", "royal9")
+STAKE = 500
+IN_PROCESS_S = 4.0
+PTY_S = 6.0
+PINGS = 3000
+#: open + 7 seats x 2 wagers + load + deal + meters.get (reset_key only on a hit, counted apart)
+REQUESTS_PER_ROUND = 1 + len(SEATS) * len(KINDS) + 1 + 1 + 1
+
+
+def fast_profile(tmp: Path) -> Path:
+    text = PROFILE.read_text(encoding="utf-8").replace('deal_pace_ms: "15"', 'deal_pace_ms: "0"')
+    if 'deal_pace_ms: "0"' not in text:
+        raise SystemExit(f"{PROFILE}: expected deal_pace_ms \"15\" to replace")
+    path = tmp / "bench-midi-5.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def shoes(count: int, seed: int = 1) -> list[list[str]]:
+    rng = random.Random(seed)
+    deck = [c for c, n in shoe_composition(8).items() for _ in range(n)]
+    return [[c.code for c in rng.sample(deck, 8)] for _ in range(count)]
+
+
+def in_process(profile_path: Path, cards: list[list[str]]) -> tuple[int, float, int]:
+    cfg = EmulatorConfig.from_profile(load_profile(profile_path))
+    events: list[tuple[str, dict[str, Any]]] = []
+    table = Table(cfg, lambda role, ev: events.append((role, ev)))
+
+    def ok(role: str, cmd: str, **args: Any) -> dict[str, Any]:
+        answer = table.handle(role, {"cmd": cmd, **args})
+        if not isinstance(answer, dict):
+            raise SystemExit(f"in-process {cmd}: {answer!r}")
+        return answer
+
+    rounds = hits = 0
+    try:
+        start = time.perf_counter()
+        end = start + IN_PROCESS_S
+        while time.perf_counter() < end:
+            events.clear()
+            ok("controller", "round.open")
+            for seat in SEATS:
+                for kind in KINDS:
+                    if not ok("sensors", "wager.place", seat=seat, type=kind, amount=STAKE)["accepted"]:
+                        raise SystemExit(f"in-process: seat {seat} {kind} refused")
+            ok("shoe", "test.load", cards=cards[rounds % len(cards)])
+            ok("shoe", "test.deal", pace_us=0)
+            if not any(ev["event"] == "round_end" for _, ev in events):
+                raise SystemExit("in-process: the round did not settle")
+            for meter in sorted({str(ev["meter"]) for _, ev in events if ev["event"] == "hit" and ev.get("meter")}):
+                ok("controller", "reset_key", meter=meter)
+                hits += 1
+            ok("controller", "meters.get")
+            rounds += 1
+        return rounds, time.perf_counter() - start, hits
+    finally:
+        table.close()
+
+
+def over_pty(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceController,
+             cards: list[list[str]]) -> tuple[int, float, int]:
+    rounds = hits = 0
+    start = time.perf_counter()
+    end = start + PTY_S
+    while time.perf_counter() < end:
+        ctl.open_round()
+        for seat in SEATS:
+            for kind in KINDS:
+                if not sensors.place(seat, kind, STAKE).accepted:
+                    raise SystemExit(f"pty: seat {seat} {kind} refused")
+        shoe.load(cards[rounds % len(cards)])
+        shoe.deal()
+        ctl.wait_event("round_end", 5.0)
+        hit = {str(e.payload["meter"]) for e in ctl.events() if e.name == "hit" and e.payload.get("meter")}
+        for meter in sorted(hit):
+            ctl.reset_key(meter)
+            hits += 1
+        ctl.meters()
+        shoe.events()
+        rounds += 1
+    return rounds, time.perf_counter() - start, hits
+
+
+def driver_pings(dev: ReferenceSensors) -> list[int]:
+    out = []
+    for _ in range(PINGS):
+        t0 = time.perf_counter_ns()  # the caller's view: includes the reader thread's hand-over
+        dev.ping()
+        out.append(time.perf_counter_ns() - t0)
+    return out
+
+
+def bare_pings(port: str) -> list[int]:
+    """``ping`` with pyserial and the framer only: write, then read until one whole frame."""
+    out = []
+    seq = 0
+    with serial.serial_for_url(port, timeout=0.5, exclusive=True) as ser:
+        decoder = FrameDecoder()
+        for _ in range(PINGS):
+            seq = next_seq(seq)
+            raw = encode_frame(REQ, seq, {"cmd": "ping"})
+            t0 = time.perf_counter_ns()
+            ser.write(raw)
+            deadline = time.monotonic() + 2.0
+            got: list[object] = []
+            while not got:
+                if time.monotonic() > deadline:
+                    raise DeviceTimeout(f"bare ping seq {seq}: no answer within 2 s")
+                head = ser.read(8)  # SOF, VER, TYPE, SEQ, LEN
+                body = ser.read(int.from_bytes(head[6:8], "big") + 2) if len(head) == 8 else b""
+                got = [f for f in decoder.feed(head + body) if getattr(f, "seq", None) == seq]
+            out.append(time.perf_counter_ns() - t0)
+    return out
+
+
+def pct(values: list[int], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] / 1000
+
+
+def main() -> int:
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"Python {sys.version.split()[0]}")
+    cards = shoes(997)
+    with tempfile.TemporaryDirectory(prefix="tablecert-bench-") as tmp:
+        profile_path = fast_profile(Path(tmp))
+        n, secs, hits = in_process(profile_path, cards)
+        rate_in = n / secs
+        print(f"in-process: {n} rounds in {secs:.2f} s = {rate_in:,.0f} rounds/s "
+              f"({hits} meter hits reset)  target >= 500: {'MET' if rate_in >= 500 else 'MISSED'}")
+        rig = open_rig(load_profile(profile_path), listen="pty", run_dir=Path(tmp) / "run")
+        try:
+            shoe, sensors, ctl = rig.shoe, rig.sensors, rig.controller
+            assert isinstance(shoe, ReferenceShoe) and isinstance(sensors, ReferenceSensors)
+            assert isinstance(ctl, ReferenceController)
+            over_pty(shoe, sensors, ctl, cards[:20])  # warm-up
+            n, secs, hits = over_pty(shoe, sensors, ctl, cards)
+        finally:
+            rig.close()
+        print(f"pty, open_rig as profiled (NV fsync per write): {n} rounds in {secs:.2f} s = "
+              f"{n / secs:,.0f} rounds/s = {secs / n * 1e6:,.0f} us/round ({hits} meter hits reset)  "
+              f"target >= 100: {'MET' if n / secs >= 100 else 'MISSED'}")
+        cfg = EmulatorConfig.from_profile(load_profile(profile_path)).with_changes(nv_fsync=False)
+        emu = start_emulator(cfg, "pty", Path(tmp) / "run-nofsync")
+        opened: list[Any] = []
+        try:
+            for role in ("shoe", "sensors", "controller"):
+                opened.append(open_device(role, {"driver": f"reference-{role}", "port": emu.address(role)}))
+            shoe, sensors, ctl = opened
+            over_pty(shoe, sensors, ctl, cards[:20])
+            n, secs, hits = over_pty(shoe, sensors, ctl, cards)
+            drv = driver_pings(sensors)
+            sensors.close()  # the port is opened exclusively; free it for the bare loop
+            bare = bare_pings(emu.address("sensors"))
+        finally:
+            for dev in opened:
+                dev.close()
+            emu.stop()
+    rate_pty = n / secs
+    round_us = secs / n * 1e6
+    print(f"pty, NV without fsync:                          {n} rounds in {secs:.2f} s = {rate_pty:,.0f} rounds/s = "
+          f"{round_us:,.0f} us/round ({REQUESTS_PER_ROUND} requests/round, {hits} meter hits reset)  "
+          f"target >= 100: {'MET' if rate_pty >= 100 else 'MISSED'}")
+    d50, b50 = statistics.median(drv) / 1000, statistics.median(bare) / 1000
+    print(f"ping round trip, driver (FramedLink): p50 {d50:.1f} us  p99 {pct(drv, 0.99):.1f} us")
+    print(f"ping round trip, bare pyserial:       p50 {b50:.1f} us  p99 {pct(bare, 0.99):.1f} us  "
+          f"driver/bare ratio {d50 / b50:.2f}x")
+    floor_us = REQUESTS_PER_ROUND * b50
+    ratio = round_us / floor_us
+    print(f"round floor ({REQUESTS_PER_ROUND} bare round trips): {floor_us:,.0f} us = {1e6 / floor_us:,.0f} rounds/s; "
+          f"measured/floor overhead ratio {ratio:.2f}x  target <= 2x: {'MET' if ratio <= 2 else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
