@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from harness.cards import Card
+from harness.cards import Card, parse_cards
 from harness.errors import InputError
-from harness.schema import Fields, check_str, suggest
+from harness.schema import Fields, check_map, check_str, suggest
 from harness.yamlload import load_yaml
 
 SPEC = "tablecert/stacks/1"
@@ -53,12 +53,11 @@ def _load_dir(directory: Path) -> dict[str, Stack]:
         root = Fields(load_yaml(path), None, "", required=("spec", "stacks"))
         if root.get_str("spec") != SPEC:
             raise root.error("spec", f"unknown stacks spec (this version reads '{SPEC}')")
-        entries = root.get_map("stacks")
+        entries = check_map(root.raw("stacks"), root.loc("stacks"), "stacks")
         for name in entries:
             check_str(name, entries.key_loc(name), "stack name", pattern=r"^[a-z0-9][a-z0-9-]*$")
-            e = entries.get_map(name, required=("cards", "game", "want"), optional=("note",))
-            from harness.cards import parse_cards
-
+            e = Fields(entries[name], entries.loc(name), f"stacks.{name}", required=("cards", "game", "want"),
+                       optional=("note",))
             try:
                 cards = tuple(parse_cards(e.get_str("cards")))
             except InputError as exc:

@@ -260,9 +260,6 @@ def load_fixtures(fixtures: Path = ROOT / "fixtures") -> dict[str, _Entry]:
     return out
 
 
-@pytest.mark.xfail(strict=True, raises=InputError,
-                   reason="harness.suites.stacks: root.get_map('stacks') knows no keys, so every stack name is "
-                          "refused as an unknown key (reported; remove this mark once fixed)")
 def test_every_fixture_loads_through_the_suite_stacks_loader() -> None:
     stacks = all_stacks(ROOT / "fixtures")
     setups = fixture_setups(ROOT)
