@@ -10,7 +10,7 @@ Flags (stable; other tools call this command):
 ``--commission RATE``  Banker vigorish, e.g. ``5%`` (default 5%; not charged on EZ tables)
 ``--royal9``  also resolve the Royal 9 progressive wagers (baccarat games only), with
     ``--denomination 5|1`` (default 5), ``--seat-combos "1=KS9S,2=KH9H,..."`` (default the
-    seven-seat example layout ``1=KS9S,2=KH9H,3=KD9D,4=KC9C,5=KS9H,6=KH9S,7=KD9C``),
+    seven-seat example layout ``1=KS9S,2=KH9H,3=KD9D,4=KC9C,5=KS9H,6=KH9D,7=KD9C`` (the built-in profiles' seats)),
     ``--wagers "1,2,3"`` (seats with a Royal 9 wager; default every seat with a combination) and
     ``--meters "mega=5000000,major=45000,minor=45000"`` (cents; default the denomination's floors)
 ``--hit-soft17`` / ``--stand-soft17``  dealer rule for blackjack (default hit)
@@ -41,6 +41,7 @@ from harness.cards import Card, check_against_shoe, parse_cards
 from harness.errors import InputError
 from harness.games.interpretations import Interpretations
 from harness.games.payouts import Pay, Settlement
+from harness.math.royal9_exact import DEFAULT_LAYOUT
 from harness.money import fmt, parse_rate
 
 HELP = "Resolve one round from a card sequence: hands, winner, every wager's payout, Royal 9 per seat."
@@ -49,7 +50,6 @@ tablecert deal --game baccarat --cards "KS 9H 9S KD 4C" --royal9 --seat-combos "
 tablecert deal --game ez-baccarat --cards "2S 3H 4D 4C 5S 3D" --json
 tablecert deal --game blackjack --cards "2S 2D 2C 2H 3S 7D" --decks 6 --stand-soft17"""
 
-DEFAULT_LAYOUT = "1=KS9S,2=KH9H,3=KD9D,4=KC9C,5=KS9H,6=KH9S,7=KD9C"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -28,7 +28,7 @@ from harness.games.royal9 import CATEGORIES, METERS, HandKey, Royal9Table, hand_
 from harness.money import Cents
 
 #: the seven-seat example layout used when no table is given (a documented example, not a rule)
-DEFAULT_LAYOUT = "1=KS9S,2=KH9H,3=KD9D,4=KC9C,5=KS9H,6=KH9S,7=KD9C"
+DEFAULT_LAYOUT = "1=KS9S,2=KH9H,3=KD9D,4=KC9C,5=KS9H,6=KH9D,7=KD9C"
 
 _OTHER = 12
 
