@@ -86,7 +86,7 @@ def _runner(bench: Bench) -> CaseRunner:
 
 
 def _round(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceController,
-           cards: list[str]) -> list[DeviceEvent]:
+           cards: list[str], pace_us: int | None = None) -> list[DeviceEvent]:
     """Open, seven Royal 9 wagers, load and deal ``cards``; the controller's events of the round."""
     ctl.link.clear_events()
     shoe.link.clear_events()
@@ -96,7 +96,7 @@ def _round(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceControl
             res = sensors.place(seat, kind, STAKE)
             assert res.accepted, (seat, kind, res.reason)
     shoe.load(cards)
-    shoe.deal()
+    shoe.deal(pace_us=pace_us)
     end = ctl.wait_event("round_end", WAIT_S)
     return [*ctl.events(), end]
 
@@ -134,7 +134,8 @@ def test_random_rounds_match_the_oracle_and_conserve_contributions(bench: Bench)
         for key, exp in expected.payouts.items():
             assert paid.get(key, 0) == exp.returned, (n, format_cards(cards), key, exp)
             checked += 1
-        hit = {str(e.payload["meter"]) for e in runner.round.ctrl_events if e.name == "hit"}
+        hit = {str(e.payload["meter"]) for e in runner.round.ctrl_events
+               if e.name == "hit" and e.payload.get("meter")}  # fixed lines take no meter
         for meter in sorted(hit):
             runner.do_reset_key(step, meter)
         start, now = runner.snapshots["round-start"], runner._read_meters()
@@ -188,7 +189,8 @@ def test_host_lockout_interval_follows_the_injected_latency(bench: Bench) -> Non
     injected_ns = int(bench.profile.emulator.lockout_latency_ms * 1_000_000)
     assert injected_ns == 300_000
     for _ in range(5):
-        events = _round(shoe, sensors, ctl, ["8C", "2D", "TC", "3D"])
+        # a pace above the latency: at pace 0 the round settles, and locks, before the latency ends
+        events = _round(shoe, sensors, ctl, ["8C", "2D", "TC", "3D"], pace_us=2000)
         card = shoe.link.wait_event("card", WAIT_S, lambda e: e.payload.get("n") == 1)
         lock = next(e for e in events if e.name == "lockout" and e.payload.get("cause") == "card")
         state = ctl.test_state()["last_card_lock"]
@@ -196,6 +198,7 @@ def test_host_lockout_interval_follows_the_injected_latency(bench: Bench) -> Non
         first_card_ns = state["due_ns"] - injected_ns
         emulated = state["lock_ns"] - first_card_ns
         assert emulated >= injected_ns  # never locked before the injected latency
+        # two ports, two reading threads: under load either may be scheduled first, so the sign
+        # of a sub-millisecond host interval is not asserted, only its distance from the truth
         measured = lock.t_ns - card.t_ns
-        assert measured > 0  # the lock-out is seen after the card that caused it
         assert abs(measured - emulated) < 250_000_000, (measured, emulated)
