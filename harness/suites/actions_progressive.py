@@ -63,14 +63,29 @@ ACTIONS: dict[str, Action] = {
     ),
     "expect_paid": Action(
         {"since": Arg("str", required=True), "table": Arg("amount"), "attendant": Arg("amount"),
-         "cumulative": Arg("amount")},
-        doc="payout meter increases since a snapshot (461a.12(b)(2)-(4)); always also checks that the "
-        "cumulative meter equals table paid + attendant paid",
+         "cumulative": Arg("amount"), "hits": _enum("table", "attendant")},
+        doc="payout meter increases since a snapshot (461a.12(b)(2)-(4)); `hits: attendant` expects the "
+        "attendant-paid and cumulative meters to rise by the sum of the meter hits seen in the case; "
+        "always also checks that the cumulative meter equals table paid + attendant paid",
+    ),
+    "expect_meter_shows_hit": Action(
+        {"meter": _enum("mega", "major", "minor", "hit-and-run", required=True)},
+        shorthand="meter",
+        doc="a meter hit is for exactly the amount the meter shows, and the meter keeps showing it "
+        "until the award is paid and the reset key is turned (461a.12(b)(1), (h)(1))",
     ),
     "expect_removal": Action(
         {"seat": Arg("seat", required=True), "type": _enum(*WAGER_TYPES, default="royal9"),
          "expect": _enum("accepted", "refused", default="refused")},
         doc="attempt to withdraw a wager; the wagering system must accept or refuse it as stated",
+    ),
+    "configure_mystery": Action(
+        {"configuration": Arg("str", required=True)},
+        shorthand="configuration",
+        doc="write mystery configuration 1, 2 or 3 of Royal 9 (h) (or `profile`: back to the profile's "
+        "Rules Submission, `none`: no mystery progressive).  The expected answer follows from the "
+        "regulation: accepted unless the meter now shows more than the new reseed amount, which would "
+        "turn it back (461a.12(h)); then refused",
     ),
     "expect_mystery_config": Action(
         {"configuration": Arg("int", required=True)},
@@ -83,10 +98,16 @@ ACTIONS: dict[str, Action] = {
          "within_range": Arg("bool", default=True)},
         doc="the mystery meter equals the configuration's reseed, and/or lies within [reseed, must-hit-by]",
     ),
+    "expect_controller_identity": Action(
+        {"fields": Arg("str-list", required=True)},
+        shorthand="fields",
+        doc="the progressive controller reports each named 607a.2(b)(2)(vi) field, non-empty (the shoe "
+        "and sensors are not progressive devices and are not asked)",
+    ),
     "mystery_play": Action(
-        {"configuration": Arg("int", required=True), "max_rounds": Arg("int", default=1000),
+        {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000),
          "seats": Arg("seats", default="all"), "seed": Arg("int", default=1),
-         "pace_ms": Arg("decimal", default=Decimal("0.1"))},
+         "pace_ms": Arg("decimal", default=Decimal(0))},
         doc="play random rounds (every listed seat with a Player and a Royal 9 wager) until the mystery "
         "meter awards; checks range, rate, award <= must-hit-by, reseed and the payout meters",
     ),
@@ -164,10 +185,19 @@ def do_expect_meters_unchanged(self: CaseRunner, step: Step, since: str, account
 
 
 def do_expect_paid(self: CaseRunner, step: Step, since: str, table: Cents | None = None,
-                   attendant: Cents | None = None, cumulative: Cents | None = None) -> None:
+                   attendant: Cents | None = None, cumulative: Cents | None = None,
+                   hits: str | None = None) -> None:
     """461a.12(b)(2)-(4): table-paid, attendant-paid and cumulative payout meters."""
     base = _snapshot(self, since)
     now = self._read_meters()
+    if hits is not None:
+        won = sum(int(e.payload.get("amount", 0)) for e in self.hits_seen
+                  if e.name == "hit" and e.payload.get("meter") is not None)
+        if hits == "table":
+            table = won
+        else:
+            attendant = won
+        cumulative = won if cumulative is None else cumulative
     for label, want, a, b in (("paid by table", table, base.paid_by_table, now.paid_by_table),
                               ("paid by attendant", attendant, base.paid_by_attendant, now.paid_by_attendant),
                               ("cumulative paid", cumulative, base.cumulative_paid, now.cumulative_paid)):
@@ -177,6 +207,19 @@ def do_expect_paid(self: CaseRunner, step: Step, since: str, table: Cents | None
     self.measure(step, "cumulative paid = paid by table + paid by attendant", now.cumulative_paid, total,
                  now.cumulative_paid == total, unit="cents",
                  detail=f"table {fmt(now.paid_by_table)}, attendant {fmt(now.paid_by_attendant)}")
+
+
+def do_expect_meter_shows_hit(self: CaseRunner, step: Step, meter: str) -> None:
+    """461a.12(b)(1): the hit pays what the meter showed; (h)(1): the meter goes back only after."""
+    self._pump(0.05)
+    hits = [e for e in self.hits_seen if e.name == "hit" and e.payload.get("meter") == meter]
+    if not hits:
+        self.measure(step, f"{meter} hit", "no hit event", "a hit", False)
+        return
+    amount = int(hits[-1].payload["amount"])
+    shown = self._read_meters().meters.get(meter)
+    self.measure(step, f"{meter} meter shows the amount won until paid", shown, amount, shown == amount,
+                 unit="cents", detail="the hit event's amount against the meter read after the hit")
 
 
 # ---------------------------------------------------------------------------- wagers
@@ -199,7 +242,52 @@ def do_expect_removal(self: CaseRunner, step: Step, seat: int, type: str, expect
                  detail=f"wager {'still' if still else 'no longer'} on the layout")
 
 
+# ---------------------------------------------------------------------------- identity
+
+
+def do_expect_controller_identity(self: CaseRunner, step: Step, fields: tuple[str, ...]) -> None:
+    """607a.2(b)(2)(vi): a progressive device names its controller type and progressive software."""
+    ident = self._ctrl().identity()
+    for name in fields:
+        value = getattr(ident, name, None)
+        self.measure(step, f"controller identity {name} (607a.2(b)(2)(vi))", value or "missing", "present",
+                     bool(value))
+
+
 # ---------------------------------------------------------------------------- mystery (Royal 9 (h))
+
+
+def _mystery_number(self: CaseRunner) -> int | None:
+    got = self._ctrl().config().mystery
+    return None if not got or got.get("configuration") is None else int(got["configuration"])
+
+
+def do_configure_mystery(self: CaseRunner, step: Step, configuration: str) -> None:
+    if configuration == "profile":
+        declared = self.profile.rules.mystery
+        number: int | None = None if declared is None else int(declared.configuration)
+    elif configuration == "none":
+        number = None
+    else:
+        number = int(configuration)
+    shown = self._read_meters().meters.get("mystery")
+    expect = "accepted"
+    if number is not None and number != _mystery_number(self) and shown is not None:
+        if shown > regulation_mystery(number)[0]:
+            expect = "refused"
+    payload: Any = None
+    if number is not None:
+        payload = {"configuration": number}
+        declared = self.profile.rules.mystery
+        if declared is not None:
+            payload.update({"distribution": declared.distribution, "paid_by": declared.paid_by})
+    try:
+        self._ctrl().set_config(mystery=payload)
+        got, why = "accepted", ""
+    except DeviceNak as exc:
+        got, why = "refused", f"{exc.code}: {exc.reason}"
+    self.measure(step, f"mystery configuration {number} write", got + (f" ({why})" if why else ""), expect,
+                 got == expect, detail="meter now " + (fmt(shown) if shown is not None else "absent"))
 
 
 def do_expect_mystery_config(self: CaseRunner, step: Step, configuration: int) -> None:
@@ -225,14 +313,29 @@ def do_expect_mystery_meter(self: CaseRunner, step: Step, configuration: int, wi
                      shown is not None and reseed <= shown <= must_hit_by)
 
 
-def do_mystery_play(self: CaseRunner, step: Step, configuration: int, max_rounds: int, seats: Any, seed: int,
-                    pace_ms: Decimal) -> None:
+def _round_cards(self: CaseRunner, rng: random.Random) -> list[Any]:
+    """A random round's cards, exactly as many as the tableau uses: a card left in the shoe would
+    come out after the settlement and, once the next round is open, lock it out."""
+    from harness.games.baccarat import deal_round
+
+    cards = self.random_round_cards(rng)
+    return list(cards[: deal_round(cards).cards_used])
+
+
+def do_mystery_play(self: CaseRunner, step: Step, max_rounds: int, seats: Any, seed: int, pace_ms: Decimal,
+                    configuration: int | None = None) -> None:
     """Royal 9 (h): random rounds until the hidden trigger awards the mystery meter.
 
     Every reading lies in [reseed, must-hit-by]; a round without an award grows the meter by exactly
     wagers x rate (growth + residual); the award is at most must-hit-by and at least reseed, the
     meter reseeds (award + new amount - reseed = old amount + the round's contribution, so no cent
     is lost), and the table-paid and cumulative payout meters record the award."""
+    running = _mystery_number(self)
+    if configuration is None:
+        if running is None:
+            raise AssertionError("mystery_play: the controller runs no numbered mystery configuration")
+        configuration = running
+    self.measure(step, "mystery configuration in play", running, configuration, running == configuration)
     reseed, must_hit_by, rate = regulation_mystery(configuration)
     seat_list = self._seats(seats)
     rng = random.Random(seed)
@@ -253,14 +356,15 @@ def do_mystery_play(self: CaseRunner, step: Step, configuration: int, max_rounds
                 res = self._place(seat, kind, stake)
                 if not res.accepted:
                     problems.append(f"round {n}: seat {seat} {kind} wager refused ({res.reason})")
-        cards = self.random_round_cards(rng)
+        cards = _round_cards(self, rng)
         assert self.rig.shoe is not None
         self.rig.shoe.load(cards)
         self.loaded = tuple(cards)
         self.rig.shoe.deal(None, pace_us)
         self.do_settle(step)
         hits = [e for e in self.round.ctrl_events if e.name == "hit"]
-        for meter in sorted({str(e.payload.get("meter")) for e in hits} - {"mystery"}):
+        hit_meters = {str(e.payload["meter"]) for e in hits if e.payload.get("meter") is not None}
+        for meter in sorted(hit_meters & set(before.meters) - {"mystery"}):
             self._ctrl().reset_key(meter)
         now = self._read_meters()
         shown = now.meters.get("mystery")

@@ -53,6 +53,9 @@ def expected_round(self: CaseRunner) -> ExpectedRound:
 
 
 def do_expect_outcome(self: CaseRunner, step: Step, oracle: bool | None = None, **want: Any) -> None:
+    """The round as dealt: the shoe reported exactly the scripted cards, the round used as many cards
+    as the rules say (a natural stops the deal), and the outcome of those cards is the one stated.
+    What the device *paid* for that outcome is ``expect_payout``'s business."""
     if not self.round.settled:
         self.do_settle(step)
     dealt = _dealt(self)

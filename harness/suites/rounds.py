@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 _METER_KINDS = ("royal9", "hit-and-run")
 
 
-def play_rounds(runner: CaseRunner, step: Step, *, count: int, seed: int, seats: list[int], kind: str) -> None:
+def play_rounds(
+    runner: CaseRunner, step: Step, *, count: int, seed: int, seats: list[int], kind: str, pace_us: int | None
+) -> None:
     rng = random.Random(seed)
     payout_checks = payout_bad = 0
     conservation_checks = 0
@@ -35,10 +37,10 @@ def play_rounds(runner: CaseRunner, step: Step, *, count: int, seed: int, seats:
             res = runner._place(seat, kind, None)
             if not res.accepted:
                 problems.append(f"round {n}: seat {seat} wager refused ({res.reason})")
-        cards = runner.random_round_cards(rng)
+        cards = runner.round_cards(runner.random_round_cards(rng))
         runner.rig.shoe.load(cards)  # type: ignore[union-attr]
         runner.loaded = tuple(cards)
-        runner.rig.shoe.deal(None, None)  # type: ignore[union-attr]
+        runner.rig.shoe.deal(None, pace_us)  # type: ignore[union-attr]
         runner.do_settle(step)
         start = runner.snapshots["round-start"]
         exp = expected_round(runner)

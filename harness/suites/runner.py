@@ -319,15 +319,30 @@ class CaseRunner:
         dev = getattr(self.rig, role)
         dev.fault(kind)
 
-    def do_rounds(self, step: Step, count: int, seed: int, seats: Any, type: str) -> None:
+    def do_rounds(self, step: Step, count: int, seed: int, seats: Any, type: str,
+                  pace_ms: Decimal | None = None) -> None:
         from harness.suites.rounds import play_rounds
 
-        play_rounds(self, step, count=count, seed=seed, seats=self._seats(seats), kind=type)
+        pace_us = int(pace_ms * 1000) if pace_ms is not None else None
+        play_rounds(self, step, count=count, seed=seed, seats=self._seats(seats), kind=type, pace_us=pace_us)
+
+    def round_cards(self, cards: list[Card]) -> list[Card]:
+        """The first cards of ``cards`` that make exactly one complete round under the rules."""
+        if self.oracle.is_hit_and_run:
+            from harness.games.blackjack import dealer_hand
+
+            hr = self.profile.rules.hit_and_run
+            n = dealer_hand(cards, hit_soft17=hr.hits_soft17 if hr else True).n_cards
+        else:
+            from harness.games.baccarat import deal_round
+
+            n = deal_round(cards).cards_used
+        return cards[:n]
 
     def random_round_cards(self, rng: random.Random) -> list[Card]:
         decks = self.profile.rules.decks
         shoe = [c for c, n in shoe_composition(decks).items() for _ in range(n)]
-        return rng.sample(shoe, 8)
+        return rng.sample(shoe, 16 if self.oracle.is_hit_and_run else 6)
 
     # the expect_* actions live in harness.suites.expect and are bound below
 

@@ -124,7 +124,7 @@ def _cases(
                 title=f.get_str("title"),
                 clauses=clauses,
                 requires=suite_requires | _str_set(f, "requires"),
-                games=suite_games | _str_set(f, "games"),
+                games=_str_set(f, "games") if "games" in f else suite_games,
                 steps=steps,
                 path=path,
                 line=loc.pos.line,
@@ -342,13 +342,18 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
             if ctx.game == "baccarat":
                 from harness.games.baccarat import deal_round
 
-                deal_round(cards)
+                used = deal_round(cards).cards_used
+                why = "a natural stops the deal" if used == 4 else "the tableau draws no further card"
             else:
                 from harness.games.blackjack import dealer_hand
 
-                dealer_hand(cards, hit_soft17=True)
+                used = dealer_hand(cards, hit_soft17=True).n_cards
+                why = "the dealer's hand is complete"
         except InputError as exc:
             raise f.error("cards", exc.message) from None
+        if used < len(cards) and action == "deal":
+            raise f.error("cards", f"{len(cards)} cards given but the round uses {used} ({why}); the rest would "
+                                   "be dealt after the round is settled")
     if action in ("shoe", "deal") and "stack" in args:
         _stack_exists(args["stack"], f, ctx)
 

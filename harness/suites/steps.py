@@ -8,6 +8,7 @@ source of truth: the validator checks against it and ``docs/writing-suites.md`` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 WAGER_TYPES = (
@@ -106,6 +107,7 @@ ACTIONS: dict[str, Action] = {
             "seed": Arg("int", default=1),
             "seats": Arg("seats", default="all"),
             "type": _enum(*WAGER_TYPES, default="royal9"),
+            "pace_ms": Arg("decimal", default=Decimal(1)),
         },
         doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
         "checked against the oracle and the meters against exact contribution arithmetic",

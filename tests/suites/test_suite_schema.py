@@ -26,7 +26,7 @@ def test_valid_case_loads_with_positions(tmp_path: Path) -> None:
     steps:
       - open_round
       - wager: {seat: 1}
-      - deal: {cards: "QH 4S 9D 3C 2H"}
+      - deal: {cards: "QH 4S 9D 3C"}
       - expect_payout: {seat: 1, returned: "${award}"}
       - expect_payout: oracle
 """)
