@@ -34,6 +34,8 @@ def play_rounds(
     for n in range(1, count + 1):
         runner.do_open_round(step)
         for seat in seats:
+            if kind == "royal9" and runner.requires_base_wager:
+                runner._place(seat, "banker", runner.stake_default * 2)
             res = runner._place(seat, kind, None)
             if not res.accepted:
                 problems.append(f"round {n}: seat {seat} wager refused ({res.reason})")

@@ -133,6 +133,11 @@ class CaseRunner:
         d = self.profile.rules.denomination
         return (d or 5) * 100
 
+    @property
+    def requires_base_wager(self) -> bool:
+        """Interpretation ``r9-requires-base-wager``: a Royal 9 wager needs a base wager at the seat."""
+        return bool(dict(self.oracle.interp.others).get("r9-requires-base-wager", True))
+
     def _pump(self, timeout_s: float = 0.0) -> None:
         """Move queued device events into the round log."""
         if self.rig.shoe is not None:

@@ -47,6 +47,8 @@ def test_full_round(emulator: Any) -> None:
         assert cfg.meters["mega"].rate == Decimal("1.25")
         before = ctl.meters()
         ctl.open_round()
+        for seat in range(1, 8):  # a Royal 9 wager needs a base wager at the seat (r9-requires-base-wager)
+            assert sensors.place(seat, "banker", 1000).accepted
         results = [sensors.place(seat, "royal9", 500) for seat in range(1, 8)]
         assert all(r.accepted for r in results)
         assert sensors.place(8, "royal9", 500).reason == "bad-seat"
