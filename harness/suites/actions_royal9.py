@@ -11,6 +11,9 @@ Royal 9 clauses need a few checks beyond it:
 - ``expect_r9_meter_award``: a meter jackpot ((e)(6)-(8), (f)(1), (g)(1) "100% of ... jackpot")
   pays exactly what the meter showed at settlement: the round-start reading plus this round's
   contributions at the Rules Submission rate, which the meter must still show until the reset key;
+- ``expect_r9_round_cards``: the shoe reported every card the round used (Royal 9 (c): the cards
+  the wager is settled on are the ones dealt); it also waits for those card events, which travel
+  on the shoe's own line and may arrive after the controller's ``round_end``;
 - ``expect_r9_wagers_listed``: every accepted wager is known to the wagering system ((a)(2));
 - ``expect_r9_combos``: the controller's personal combinations are a king and a nine each, unique
   per position, and the ones in the Rules Submission ((e)(5)).
@@ -62,6 +65,10 @@ ACTIONS: dict[str, Action] = {
         doc="a meter jackpot pays what the meter showed at settlement (round-start reading plus this "
         "round's contributions at the profile's rate); the meter shows that amount until the reset key",
     ),
+    "expect_r9_round_cards": Action(
+        doc="the shoe reported every card the round used, in the order loaded (waits for the shoe's "
+        "card events, which may arrive after the controller's round_end)",
+    ),
     "expect_r9_wagers_listed": Action(
         doc="the wagering system lists exactly the wagers accepted in this round (Royal 9 (a)(2))",
     ),
@@ -104,6 +111,7 @@ def do_r9_rounds(self: CaseRunner, step: Step, count: int, seed: int, seats: Any
         self.loaded = tuple(cards)
         self.rig.shoe.deal(len(cards), pace_us)
         self.do_settle(step)
+        _await_cards(self, len(cards))
         start = self.snapshots["round-start"]
         exp = expected_round(self)
         paid = {(int(e.payload["seat"]), str(e.payload["type"])): int(e.payload["returned"])
@@ -134,6 +142,24 @@ def do_r9_rounds(self: CaseRunner, step: Step, count: int, seed: int, seats: Any
                  conserved, not grew_wrong, unit="meter-rounds", detail="; ".join(grew_wrong)[:2000])
     self.measure(step, "base and Royal 9 wagers accepted before dealing", len(refused), 0, not refused,
                  unit="refusals", detail="; ".join(refused)[:2000])
+
+
+def _await_cards(self: CaseRunner, n: int) -> None:
+    """The shoe's card events travel on their own line: wait until ``n`` have been read."""
+    self._wait_for(f"{n} card events from the shoe", lambda: len(self.round.cards) >= n)
+
+
+def do_expect_r9_round_cards(self: CaseRunner, step: Step) -> None:
+    if not self.round.settled:
+        self.do_settle(step)
+    if not self.loaded:
+        raise AssertionError("expect_r9_round_cards needs a scripted deal (cards or stack)")
+    used = deal_round(self.loaded).cards_used
+    _await_cards(self, used)
+    got = [c.code for c, _t in self.round.cards[:used]]
+    want = [c.code for c in self.loaded[:used]]
+    self.measure(step, "cards reported by the shoe", " ".join(got), " ".join(want), got == want,
+                 detail=f"the round uses {used} cards")
 
 
 # ---------------------------------------------------------------------------- meter awards
