@@ -375,6 +375,9 @@ class Controller(Device):
             raise BadArgs(f"config.set: {exc}") from None
         changed = {n for n, m in new.meters.items() if self.cfg.meters.get(n) != m}
         current = {n: a for n, a in (self.bank.amounts() if self.bank else {}).items() if n in changed}
+        lowered = self._mystery_lowered(new)
+        if lowered:
+            return Refusal("REFUSED", lowered)
         try:
             check_table(new, current)
             bank = self._rebuilt_bank(new, changed)
@@ -385,6 +388,20 @@ class Controller(Device):
         self._build_tables()
         self.save()
         return table_to_wire(self.cfg)
+
+    def _mystery_lowered(self, new: EmulatorConfig) -> str | None:
+        """A new mystery configuration starts its meter at the new reseed: refused when that is below
+        what the meter shows now, which would turn it back (461a.12(h)).  Removing the mystery
+        progressive altogether is a removal (461a.12(k)(5)), not a turning back."""
+        if new.mystery is None or new.mystery == self.cfg.mystery or self.bank is None:
+            return None
+        if "mystery" not in self.bank.meters:
+            return None
+        shown = self.bank["mystery"].amount
+        if shown > new.mystery.reseed:
+            return (f"mystery meter shows {shown} cents; a configuration reseeding at {new.mystery.reseed} "
+                    "cents would turn it back (461a.12(h))")
+        return None
 
     def _rebuilt_bank(self, new: EmulatorConfig, changed: set[str]) -> MeterBank | None:
         if self.bank is None:

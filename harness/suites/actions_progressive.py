@@ -65,7 +65,7 @@ ACTIONS: dict[str, Action] = {
         {"since": Arg("str", required=True), "table": Arg("amount"), "attendant": Arg("amount"),
          "cumulative": Arg("amount"), "hits": _enum("table", "attendant")},
         doc="payout meter increases since a snapshot (461a.12(b)(2)-(4)); `hits: attendant` expects the "
-        "attendant-paid and cumulative meters to rise by the sum of the meter hits seen in the case; "
+        "attendant-paid meter to rise by the sum of the meter hits seen in the case; "
         "always also checks that the cumulative meter equals table paid + attendant paid",
     ),
     "expect_meter_shows_hit": Action(
@@ -197,7 +197,6 @@ def do_expect_paid(self: CaseRunner, step: Step, since: str, table: Cents | None
             table = won
         else:
             attendant = won
-        cumulative = won if cumulative is None else cumulative
     for label, want, a, b in (("paid by table", table, base.paid_by_table, now.paid_by_table),
                               ("paid by attendant", attendant, base.paid_by_attendant, now.paid_by_attendant),
                               ("cumulative paid", cumulative, base.cumulative_paid, now.cumulative_paid)):
@@ -272,9 +271,9 @@ def do_configure_mystery(self: CaseRunner, step: Step, configuration: str) -> No
         number = int(configuration)
     shown = self._read_meters().meters.get("mystery")
     expect = "accepted"
-    if number is not None and number != _mystery_number(self) and shown is not None:
-        if shown > regulation_mystery(number)[0]:
-            expect = "refused"
+    if number is not None and number != _mystery_number(self) and shown is not None \
+            and shown > regulation_mystery(number)[0]:
+        expect = "refused"
     payload: Any = None
     if number is not None:
         payload = {"configuration": number}
@@ -396,13 +395,19 @@ def do_mystery_play(self: CaseRunner, step: Step, max_rounds: int, seats: Any, s
                          f"award + (meter - reseed) = {rhs} cents",
                          f"meter before + wagers x rate - residual change = {lhs} cents", lhs == rhs,
                          detail=f"before {fmt(before.meters['mystery'])}, award {fmt(award)}, now {fmt(shown)}")
+            fixed = sum(int(e.payload["returned"]) - int(e.payload["stake"]) for e in self.round.ctrl_events
+                        if e.name == "payout" and e.payload.get("type") == "royal9"
+                        and e.payload.get("paid_by") == "table"
+                        and e.payload.get("category") not in (None, "mystery"))
             paid_table = now.paid_by_table - before.paid_by_table
+            paid_attendant = now.paid_by_attendant - before.paid_by_attendant
             paid_all = now.cumulative_paid - before.cumulative_paid
-            r9_meter_awards = sum(int(e.payload["amount"]) for e in hits if e.payload.get("meter") != "mystery")
-            self.measure(step, "paid-by-table meter records the mystery award", paid_table, award,
-                         paid_table == award, unit="cents")
-            self.measure(step, "cumulative meter records the mystery award", paid_all - r9_meter_awards, award,
-                         paid_all - r9_meter_awards == award, unit="cents")
+            self.measure(step, "paid-by-table meter records the mystery award (and the round's fixed awards)",
+                         paid_table, award + fixed, paid_table == award + fixed, unit="cents",
+                         detail=f"mystery {fmt(award)} + fixed Royal 9 awards {fmt(fixed)}")
+            self.measure(step, "cumulative meter records the mystery award with every other payout",
+                         paid_all, paid_table + paid_attendant, paid_all == paid_table + paid_attendant
+                         and paid_all >= award, unit="cents")
             break
         if growth != contribution:
             problems.append(f"round {n}: mystery grew {growth} cents (growth + residual), wagers x rate "
