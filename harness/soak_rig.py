@@ -1,0 +1,95 @@
+"""Rig plumbing for the soak: bounded transcripts, and the meters the profile declares.
+
+Why: a driver transcript keeps every byte in and out (:mod:`harness.devices.transcript`, the
+evidence of a certification case), so over a soak of 100,000 rounds it would grow without bound;
+:class:`BoundedTranscript` keeps only the latest entries, enough to show what preceded an error.
+The audit holds each meter to the profile's Rules Submission (rates, reset, limits; 629a Royal 9
+(f)(2), (g)(2), (h); 461a.12(j), (k)(1)), never to what the device says about itself.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from decimal import Decimal
+from typing import Any
+
+from harness.devices.link import FramedLink
+from harness.devices.roles import MeterReading
+from harness.devices.transcript import Entry, Transcript
+from harness.money import Cents
+from harness.profiles.model import MeterSettings, Profile
+from harness.progressive.invariants import MeterSpec
+from harness.suites.rig import Rig
+
+
+class BoundedTranscript(Transcript):
+    """A transcript keeping only the last ``max_entries`` entries, for runs of unbounded length."""
+
+    def __init__(self, device: str, max_entries: int, *, t0_ns: int | None = None) -> None:
+        super().__init__(device, t0_ns=t0_ns)
+        self._ring: deque[Entry] = deque(maxlen=max_entries)
+
+    def add(self, direction: str, kind: str, *, t_ns: int, data: bytes = b"", text: str = "",
+            **fields: Any) -> Entry:
+        entry = Entry(t_ns, direction, kind, bytes(data), text, fields)
+        with self._lock:
+            self._ring.append(entry)
+        return entry
+
+    @property
+    def entries(self) -> list[Entry]:
+        with self._lock:
+            return list(self._ring)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._ring)
+
+
+def bound_transcripts(rig: Rig, max_entries: int) -> None:
+    """Swap every framed link's transcript for a bounded one (keeping its latest entries)."""
+    for dev in rig.devices().values():
+        link = getattr(dev, "link", None)
+        if isinstance(link, FramedLink) and not isinstance(link.transcript, BoundedTranscript):
+            old = link.transcript
+            new = BoundedTranscript(old.device, max_entries, t0_ns=old.t0_ns)
+            for e in old.entries[-max_entries:]:
+                new.add(e.direction, e.kind, t_ns=e.t_ns, data=e.data, text=e.text, **e.fields)
+            link.transcript = new
+
+
+def meter_settings(profile: Profile) -> dict[str, MeterSettings]:
+    """The meters a qualifying wager feeds at the profile's rates (Hit and Run's under its name)."""
+    settings = dict(profile.rules.meters)
+    if profile.rules.hit_and_run is not None:
+        settings["hit-and-run"] = profile.rules.hit_and_run.meter
+    return settings
+
+
+def settlement_meters(profile: Profile, start: MeterReading, stakes: Cents) -> dict[str, Cents]:
+    """Meter amounts at settlement: the round-start reading plus this round's exact contributions.
+
+    The same computation as :func:`harness.suites.expect.expected_round` (which works on a
+    ``CaseRunner``); kept here as a plain function until the two are merged."""
+    settings = meter_settings(profile)
+    out: dict[str, Cents] = {}
+    for name, amount in start.meters.items():
+        m = settings.get(name)
+        if m is None:
+            out[name] = amount
+            continue
+        carried = start.residual.get(name, Decimal(0)) + Decimal(stakes) * m.rate / 100
+        out[name] = amount + int(carried)
+    return out
+
+
+def meter_specs(profile: Profile) -> list[MeterSpec]:
+    """What the audit holds each meter to: the profile's Rules Submission, not the device's answer."""
+    specs = []
+    for name, m in meter_settings(profile).items():
+        caps = [c for c in (m.payout_limit, m.display_capacity) if c is not None]
+        specs.append(MeterSpec(name, m.rate, m.reset, min(m.initial, m.reset), min(caps) if caps else None))
+    mystery = profile.rules.mystery
+    if mystery is not None:
+        specs.append(MeterSpec("mystery", mystery.rate, mystery.reseed, mystery.reseed, None, mystery.must_hit_by))
+    return specs

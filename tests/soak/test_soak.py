@@ -1,0 +1,163 @@
+"""The soak (``tablecert soak``): random rounds through the emulator over a pty, every invariant
+checked every round.  A clean emulator gives zero violations; an emulator with one meter defect
+(residual dropped, rate off, reset to zero) is caught; a biased shoe fails the frequency tests;
+what the soak keeps stays bounded however many violations it sees."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from harness.cards import shoe_composition
+from harness.cli import main
+from harness.devices.transcript import OUT
+from harness.profiles import load_profile
+from harness.soak import Soak, SoakOptions, run_soak, seats_arg
+from harness.soak_result import KEEP_MESSAGES
+from harness.soak_rig import BoundedTranscript
+from harness.soak_stats import ALPHA, baccarat_law, dealer_cards_law, pooled_test
+
+pytestmark = pytest.mark.timeout(180)
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILES = ROOT / "device_profiles"
+MIDI5 = PROFILES / "emulated-midi-5.yaml"
+
+
+# -- end to end over a pty -----------------------------------------------------------------------
+
+def test_short_soak_over_a_pty_has_zero_violations() -> None:
+    res = run_soak(load_profile(MIDI5), SoakOptions(rounds=60, seed=11, rss_every=20))
+    assert res.error is None, (res.error, res.evidence)
+    assert res.violations == {}, res.messages
+    assert res.rounds == 60 and res.ok
+    # every seat's Royal 9 wager (and the base wager it rides on, if any) checked every round
+    assert res.payouts_checked >= 60 * 7
+    assert res.meter_readings >= 61
+    names = {t.name for t in res.tests}
+    assert names == {f"royal9 seat {s}" for s in range(1, 8)} | {"baccarat outcomes"}
+    assert all(t.rounds == 60 for t in res.tests)
+    assert res.rss.samples == 4 and res.emulator_rss.samples == 4
+    assert res.peak_rss_kib > 0
+
+
+@pytest.mark.parametrize("name", ["emulated-midi-5-mystery", "emulated-hit-and-run", "emulated-ez-baccarat"])
+def test_other_games_soak_clean(name: str) -> None:
+    res = run_soak(load_profile(PROFILES / f"{name}.yaml"), SoakOptions(rounds=40, seed=5, seats=(1, 2, 3)))
+    assert res.error is None, (res.error, res.evidence)
+    assert res.violations == {}, res.messages
+    assert res.ok and res.payouts_checked >= 40 * 3
+
+
+def test_soak_over_tcp() -> None:
+    res = run_soak(load_profile(MIDI5), SoakOptions(rounds=15, seed=2, listen="tcp"))
+    assert res.ok, (res.error, res.messages)
+
+
+@pytest.mark.parametrize("defect", ["residual-dropped", "rate-off"])
+def test_a_meter_defect_is_caught(defect: str) -> None:
+    res = run_soak(load_profile(MIDI5), SoakOptions(rounds=20, seed=3, defect=defect))
+    assert res.error is None
+    assert res.total_violations > 0 and not res.ok
+    assert res.violations.get("conservation", 0) > 0
+    assert any("do not match the growth plus residual" in m for m in res.messages)
+
+
+def test_reset_to_zero_after_a_hit_is_caught() -> None:
+    # seed 1 deals a major hit at round 94: the reset key must bring the meter back to $450
+    res = run_soak(load_profile(MIDI5), SoakOptions(rounds=100, seed=1, defect="reset-zero"))
+    assert res.error is None
+    assert res.meter_hits.get("major", 0) >= 1
+    assert res.violations.get("reset-amount", 0) >= 1
+    assert res.violations.get("below-reset", 0) >= 1
+
+
+def test_a_biased_shoe_fails_the_frequency_tests() -> None:
+    soak = Soak(load_profile(MIDI5), SoakOptions(rounds=150, seed=4))
+    # no nines: no Royal 9 can ever be dealt, yet every deal is a legal 8-deck sequence
+    soak.shoe_cards = [c for c, n in shoe_composition(8).items() for _ in range(n) if c.rank != 9]
+    res = soak.run()
+    assert res.error is None and res.violations == {}, res.messages
+    assert any(t.failed for t in res.tests if t.name.startswith("royal9"))
+    assert not res.ok
+
+
+def test_violation_messages_stay_bounded() -> None:
+    res = run_soak(load_profile(MIDI5), SoakOptions(rounds=80, seed=6, defect="rate-off"))
+    assert res.violations["conservation"] == 80 * 3  # every meter, every reading after the first
+    assert len(res.messages) == KEEP_MESSAGES
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+def test_cli_json_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "soak.json"
+    code = main(["soak", "--profile", str(MIDI5), "--rounds", "12", "--seed", "9", "--seats", "1,2",
+                 "--json", "--report", str(report)])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["rounds"] == 12 and out["violations"] == 0 and out["seats"] == [1, 2] and out["ok"]
+    assert json.loads(report.read_text(encoding="utf-8"))["seed"] == 9
+
+
+def test_cli_exit_1_on_a_defect(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["soak", "--profile", str(MIDI5), "--rounds", "5", "--seed", "1", "--defect", "residual-dropped"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "conservation:" in captured.out and "result: FAIL" in captured.out
+    assert "\rsoak [" in captured.err  # the progress bar
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--seats", "8"], "seat(s) 8 not in the profile"),
+    (["--seats", "one"], "expected 'all' or seat numbers"),
+    (["--defect", "no-such-defect"], "unknown"),
+    (["--rounds", "0"], "at least one round"),
+])
+def test_cli_bad_input_is_one_line_and_exit_2(argv: list[str], words: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    base = {"--rounds": "3"}
+    args = ["soak", "--profile", str(MIDI5)]
+    merged = dict(base, **dict(zip(argv[::2], argv[1::2], strict=True)))
+    for key, value in merged.items():
+        args += [key, value]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and len(err.splitlines()) == 1
+
+
+# -- pure parts ----------------------------------------------------------------------------------
+
+def test_pooled_chi_square() -> None:
+    law = {"a": Fraction(1, 2), "b": Fraction(1, 4), "c": Fraction(1, 4) - Fraction(1, 10**6),
+           "rare": Fraction(1, 10**6)}
+    fair = pooled_test("fair", {"a": 500, "b": 250, "c": 250}, law)
+    assert fair.chi is not None and fair.chi.p_value > 0.99
+    assert "c+1 rarer" in fair.bins  # the rare bin (expected 0.001) merged into the next smallest
+    skewed = pooled_test("skewed", {"a": 400, "b": 350, "c": 250}, law)
+    assert skewed.failed and skewed.chi is not None and skewed.chi.p_value < ALPHA
+    impossible = pooled_test("impossible", {"a": 10, "z": 1}, law)
+    assert impossible.failed and impossible.chi is not None and impossible.chi.p_value == 0.0
+    few = pooled_test("few", {"a": 3}, law)
+    assert few.chi is None and "too few" in few.note
+
+
+def test_laws_sum_to_one() -> None:
+    assert sum(baccarat_law(8).values()) == 1
+    assert sum(dealer_cards_law(6, True).values()) == 1
+
+
+def test_bounded_transcript_keeps_the_latest() -> None:
+    t = BoundedTranscript("shoe", 3)
+    for i in range(10):
+        t.add(OUT, "note", t_ns=i, text=str(i))
+    assert len(t) == 3 and [e.text for e in t.entries] == ["7", "8", "9"]
+    assert t.tail(2) and t.raw(OUT) == b""
+
+
+def test_seats_arg() -> None:
+    assert seats_arg("all") is None
+    assert seats_arg("1,3") == (1, 3)
