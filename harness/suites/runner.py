@@ -266,8 +266,16 @@ class CaseRunner:
             self.do_settle(step)
 
     def do_settle(self, step: Step) -> None:
+        """Wait until the controller reports the round settled and the shoe has reported every card
+        the round uses (the two arrive on different lines, in either order)."""
         self._wait_for("'round_end' event (round settled)",
                        lambda: any(e.name == "round_end" for e in self.round.ctrl_events))
+        if self.loaded:
+            try:
+                n = len(self.round_cards(list(self.loaded)))
+            except Exception:  # a sequence that is not one round (e.g. count-limited deals)
+                n = 0
+            self._wait_for(f"{n} card events from the shoe", lambda: len(self.round.cards) >= n, timeout_s=2.0)
         self.round.settled = True
 
     def do_lockout_button(self, step: Step) -> None:

@@ -103,7 +103,17 @@ def _cases(
     variants: list[Mapping[str, Any]] = [{}]
     if "params" in f:
         variants = _variants(f)
-    when = to_plain(f.get_map("when", optional=("denomination", "game")).node) if "when" in f else {}
+    when = to_plain(f.get_map("when", optional=("denomination", "interpretations")).node) if "when" in f else {}
+    if "interpretations" in when:
+        from harness.regulations.catalogue import load_catalogue
+
+        w = f.get_map("when", optional=("denomination", "interpretations"))
+        imap = check_map(w.raw("interpretations"), w.loc("interpretations"), "when.interpretations")
+        for key in imap:
+            try:
+                load_catalogue().interpretation(str(key))
+            except (InputError, KeyError):
+                raise imap.key_loc(key).error(f"when.interpretations: unknown interpretation '{key}'") from None
     cases = []
     for variant in variants:
         steps_node = _substitute(f.get_list("steps"), variant) if variant else f.get_list("steps")

@@ -114,6 +114,10 @@ class TcSession:
         den = case.when.get("denomination")
         if den is not None and self.profile.rules.denomination != den:
             return f"case is for the ${den} denomination; profile offers ${self.profile.rules.denomination}"
+        interp = self.interp.as_dict()
+        for key, value in dict(case.when.get("interpretations") or {}).items():
+            if interp.get(key) != value:
+                return f"case is for interpretation {key} = {value}; profile has {interp.get(key)}"
         return None
 
     def run_case(self, case: Case) -> None:
