@@ -44,6 +44,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tc-operator", action="store", default=None, help="operator, for the record")
     group.addoption("--tc-station", action="store", default=None, help="test station / bench, for the record")
     group.addoption("--tc-run-id", action="store", default=None, help="run id to use (default: generated)")
+    group.addoption("--tc-clause", action="append", default=[], metavar="ID",
+                    help="only cases citing this clause (repeatable; a trailing * matches a prefix)")
     group.addoption("--tc-pre-submission", action="store_true", default=False,
                     help="vendor pre-submission mode: finish with a gap report")
 
@@ -126,7 +128,19 @@ def _run_case(case: Case, tc_session: TcSession) -> None:
     tc_session.run_case(case)
 
 
+def _cites(item: pytest.Item, patterns: list[str]) -> bool:
+    clauses = [m.args[0] for m in item.iter_markers("tablecert_clause")]
+    return any(c == p or (p.endswith("*") and c.startswith(p[:-1])) for c in clauses for p in patterns)
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    patterns = config.getoption("--tc-clause")
+    if patterns:
+        keep = [i for i in items if _cites(i, patterns)]
+        dropped = [i for i in items if not _cites(i, patterns)]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
     if config.getoption("--tc-profile") and not items and any(
         str(a).endswith(SUITE_SUFFIX) or "suites" in str(a) for a in config.args
     ):
