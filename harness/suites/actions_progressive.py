@@ -107,9 +107,11 @@ ACTIONS: dict[str, Action] = {
     "mystery_play": Action(
         {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000),
          "seats": Arg("seats", default="all"), "seed": Arg("int", default=1),
-         "pace_ms": Arg("decimal", default=Decimal(0))},
+         "pace_ms": Arg("decimal", default=Decimal(0)), "if_written": Arg("bool", default=False)},
         doc="play random rounds (every listed seat with a Player and a Royal 9 wager) until the mystery "
-        "meter awards; checks range, rate, award <= must-hit-by, reseed and the payout meters",
+        "meter awards; checks range, rate, award <= must-hit-by, reseed and the payout meters; with "
+        "`if_written`, only when the case's last `configure_mystery` was accepted (a refused write leaves "
+        "the profile's configuration, played by its own case)",
     ),
 }
 
@@ -285,6 +287,7 @@ def do_configure_mystery(self: CaseRunner, step: Step, configuration: str) -> No
         got, why = "accepted", ""
     except DeviceNak as exc:
         got, why = "refused", f"{exc.code}: {exc.reason}"
+    self.__dict__["mystery_written"] = got == "accepted"
     self.measure(step, f"mystery configuration {number} write", got + (f" ({why})" if why else ""), expect,
                  got == expect, detail="meter now " + (fmt(shown) if shown is not None else "absent"))
 
@@ -322,7 +325,7 @@ def _round_cards(self: CaseRunner, rng: random.Random) -> list[Any]:
 
 
 def do_mystery_play(self: CaseRunner, step: Step, max_rounds: int, seats: Any, seed: int, pace_ms: Decimal,
-                    configuration: int | None = None) -> None:
+                    if_written: bool, configuration: int | None = None) -> None:
     """Royal 9 (h): random rounds until the hidden trigger awards the mystery meter.
 
     Every reading lies in [reseed, must-hit-by]; a round without an award grows the meter by exactly
@@ -330,6 +333,10 @@ def do_mystery_play(self: CaseRunner, step: Step, max_rounds: int, seats: Any, s
     meter reseeds (award + new amount - reseed = old amount + the round's contribution, so no cent
     is lost), and the table-paid and cumulative payout meters record the award."""
     running = _mystery_number(self)
+    if if_written and not self.__dict__.get("mystery_written", False):
+        self.measure(step, "mystery play", "not played: the configuration write was refused",
+                     "played only for an accepted configuration write", True)
+        return
     if configuration is None:
         if running is None:
             raise AssertionError("mystery_play: the controller runs no numbered mystery configuration")
