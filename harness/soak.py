@@ -158,7 +158,8 @@ class Soak:
         res = self.result
         rig: Rig | None = None
         t0 = time.perf_counter()
-        n = 0
+        n = sampled = 0
+        pid: int | None = None
         try:
             rig = open_rig(self.profile, listen=self.opts.listen, run_dir=self.opts.run_dir)
             bound_transcripts(rig, self.opts.transcript_entries)
@@ -171,10 +172,8 @@ class Soak:
                 self._round(n, shoe, sensors, ctrl)
                 res.rounds = n
                 res.elapsed_s = time.perf_counter() - t0
-                if n == 1 or n % self.opts.rss_every == 0 or n == self.opts.rounds:
-                    res.rss.add(rss_kib())
-                    if pid is not None:
-                        res.emulator_rss.add(rss_kib(pid))
+                if n == 1 or n % self.opts.rss_every == 0:
+                    sampled = self._sample(n, pid)
                 if self.progress is not None:
                     self.progress(res)
         except DeviceError as exc:
@@ -185,11 +184,20 @@ class Soak:
             res.interrupted = True
         finally:
             res.elapsed_s = time.perf_counter() - t0
+            if res.rounds and sampled != res.rounds:
+                self._sample(res.rounds, pid)
             if rig is not None:
                 rig.close()
             res.peak_rss_kib = peak_rss_kib()
             res.tests = [t.test() for t in self.tallies]
         return res
+
+    def _sample(self, n: int, emulator_pid: int | None) -> int:
+        """RSS of the harness and of the emulator process, now (returns the round it was taken at)."""
+        self.result.rss.add(rss_kib())
+        if emulator_pid is not None:
+            self.result.emulator_rss.add(rss_kib(emulator_pid))
+        return n
 
     @staticmethod
     def _roles(rig: Rig) -> tuple[Shoe, BetSensors, ProgressiveController]:
@@ -214,8 +222,8 @@ class Soak:
         if not self.specs:
             return
         pending = self._meter_events(n, stakes, events)
-        if pending:
-            self._read(n, ctrl)  # the won amounts stay shown until the key is turned
+        if pending:  # the won amounts stay shown, and are listed as pending, until the key is turned
+            self._pending_shown(n, self._read(n, ctrl), pending)
         for meter in pending:
             try:
                 ctrl.reset_key(meter)
@@ -225,6 +233,7 @@ class Soak:
             ev = ctrl.wait_event("reset", self.opts.round_timeout_s, _meter_is(meter))
             self._feed(n, Reset(meter, _int(ev.payload.get("amount"))))
         self.start = self._read(n, ctrl)
+        self._pending_shown(n, self.start, {})
 
     def _wagers(self, n: int, sensors: BetSensors) -> dict[tuple[int, str], Cents]:
         wagers: dict[tuple[int, str], Cents] = {}
@@ -312,14 +321,14 @@ class Soak:
         if exp.dealer is not None and self.dealer is not None:
             self.dealer.add(dealer_cards_bin(exp.dealer.n_cards))
 
-    def _meter_events(self, n: int, stakes: Cents, events: list[DeviceEvent]) -> list[str]:
-        """Feed the round's contributions, hits and table resets; returns meters awaiting the key."""
+    def _meter_events(self, n: int, stakes: Cents, events: list[DeviceEvent]) -> dict[str, Cents]:
+        """Feed the round's contributions, hits and table resets; returns what awaits the reset key."""
         if stakes:
             self._feed(n, Contribution(stakes))
         resets = [e for e in events if e.name == "reset"]
         reset_meters = {str(e.payload.get("meter")) for e in resets}
         taken: set[str] = set()
-        pending: list[str] = []
+        pending: dict[str, Cents] = {}
         mystery_hits: list[tuple[int, int]] = []
         for e in events:
             if e.name != "hit" or e.payload.get("meter") is None:
@@ -330,12 +339,14 @@ class Soak:
                 mystery_hits.append((_int(e.payload.get("seat")), amount))
             if meter in taken:  # another winner of the same hand, paid what the meter showed
                 self._feed(n, JackpotHit(meter, amount, meter_amount=0))
+                if meter in pending:
+                    pending[meter] += amount
                 continue
             taken.add(meter)
             waits = meter not in reset_meters
             self._feed(n, JackpotHit(meter, amount, pending=waits))
             if waits:
-                pending.append(meter)
+                pending[meter] = amount
         for e in resets:
             meter = str(e.payload.get("meter"))
             spec = self.specs.get(meter)
@@ -359,6 +370,16 @@ class Soak:
             self.result.flag("meter-missing", f"round {n}: meters.get does not report {name}")
         return reading
 
+    def _pending_shown(self, n: int, reading: MeterReading, want: Mapping[str, Cents]) -> None:
+        """``meters.get`` lists the attendant payouts awaiting the reset key (461a.12(b)(5))."""
+        raw = reading.raw.get("pending")
+        if not isinstance(raw, list):
+            return  # a controller that does not report them
+        got = {str(p.get("meter")): p.get("amount") for p in raw if isinstance(p, Mapping)}
+        if got != dict(want):
+            self.result.flag("pending", f"round {n}: meters.get lists {got or 'nothing'} awaiting the reset key, "
+                             f"the hits were {dict(want) or 'none'}")
+
     def _feed(self, n: int, obs: Observation) -> None:
         for v in self.audit.feed(obs):
             self.result.flag(v.kind, f"round {n}: {v.message} [{v.clause}]")
@@ -376,16 +397,3 @@ def _int(value: Any) -> int:
 
 def run_soak(profile: Profile, options: SoakOptions, progress: Progress | None = None) -> SoakResult:
     return Soak(profile, options, progress).run()
-
-
-def seats_arg(text: str) -> tuple[int, ...] | None:
-    """``all`` -> None (every seat), ``1,2,3`` -> (1, 2, 3)."""
-    if text.strip().lower() == "all":
-        return None
-    try:
-        seats = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise InputError(f"--seats {text!r}: expected 'all' or seat numbers such as 1,2,3") from None
-    if not seats or len(set(seats)) != len(seats):
-        raise InputError(f"--seats {text!r}: expected 'all' or distinct seat numbers such as 1,2,3")
-    return seats

@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import signal
 import sys
 import time
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from types import FrameType
 from typing import TextIO
 
 from harness.errors import InputError
@@ -39,6 +41,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="deal pace per card (default 0: each round dealt at once)")
     parser.add_argument("--rss-every", type=int, default=1000, metavar="N", help="sample RSS every N rounds")
     parser.add_argument("--defect", metavar="NAME", help="start the emulator with this defect (see tablecert defects)")
+
+
+def seats_arg(text: str) -> tuple[int, ...] | None:
+    """``all`` -> None (every seat), ``1,2,3`` -> (1, 2, 3)."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        seats = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise InputError(f"--seats {text!r}: expected 'all' or seat numbers such as 1,2,3") from None
+    if not seats or len(set(seats)) != len(seats):
+        raise InputError(f"--seats {text!r}: expected 'all' or distinct seat numbers such as 1,2,3")
+    return seats
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 class ProgressBar:
@@ -79,7 +98,7 @@ class ProgressBar:
 def run(args: argparse.Namespace) -> int:
     from harness.emulators.defects import check_defects
     from harness.profiles import load_profile
-    from harness.soak import SoakOptions, run_soak, seats_arg
+    from harness.soak import SoakOptions, run_soak
     from harness.soak_result import iter_summary
 
     try:
@@ -96,9 +115,15 @@ def run(args: argparse.Namespace) -> int:
     opts = SoakOptions(rounds=args.rounds, seed=seed, seats=seats, listen=args.listen, pace_us=pace_us,
                        rss_every=args.rss_every, defect=args.defect)
     bar = ProgressBar(sys.stderr, args.rounds)
+    # a soak runs for a long while, often in the background: SIGTERM (and SIGINT, which a shell
+    # ignores for background jobs) end it like Ctrl-C, so the rounds played are still summarised
+    # and the emulator is stopped
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         result = run_soak(profile, opts, bar)
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         bar.close()
     doc = result.to_dict()
     if args.report:

@@ -6,6 +6,12 @@ what the soak keeps stays bounded however many violations it sees."""
 from __future__ import annotations
 
 import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,9 +19,10 @@ import pytest
 
 from harness.cards import shoe_composition
 from harness.cli import main
+from harness.cli.soak import seats_arg
 from harness.devices.transcript import OUT
 from harness.profiles import load_profile
-from harness.soak import Soak, SoakOptions, run_soak, seats_arg
+from harness.soak import Soak, SoakOptions, run_soak
 from harness.soak_result import KEEP_MESSAGES
 from harness.soak_rig import BoundedTranscript
 from harness.soak_stats import ALPHA, baccarat_law, dealer_cards_law, pooled_test
@@ -30,17 +37,19 @@ MIDI5 = PROFILES / "emulated-midi-5.yaml"
 # -- end to end over a pty -----------------------------------------------------------------------
 
 def test_short_soak_over_a_pty_has_zero_violations() -> None:
-    res = run_soak(load_profile(MIDI5), SoakOptions(rounds=60, seed=11, rss_every=20))
+    # seed 1 deals a major hit at round 94: paid by the attendant, pending, then the reset key
+    res = run_soak(load_profile(MIDI5), SoakOptions(rounds=100, seed=1, rss_every=30))
     assert res.error is None, (res.error, res.evidence)
     assert res.violations == {}, res.messages
-    assert res.rounds == 60 and res.ok
+    assert res.rounds == 100 and res.ok
+    assert res.meter_hits == {"major": 1}
     # every seat's Royal 9 wager (and the base wager it rides on, if any) checked every round
-    assert res.payouts_checked >= 60 * 7
-    assert res.meter_readings >= 61
+    assert res.payouts_checked >= 100 * 7
+    assert res.meter_readings == 1 + 100 + 1  # the start, one per round, one while the hit was pending
     names = {t.name for t in res.tests}
     assert names == {f"royal9 seat {s}" for s in range(1, 8)} | {"baccarat outcomes"}
-    assert all(t.rounds == 60 for t in res.tests)
-    assert res.rss.samples == 4 and res.emulator_rss.samples == 4
+    assert all(t.rounds == 100 for t in res.tests)
+    assert res.rss.samples == 5 and res.emulator_rss.samples == 5  # rounds 1, 30, 60, 90 and the last
     assert res.peak_rss_kib > 0
 
 
@@ -109,6 +118,33 @@ def test_cli_exit_1_on_a_defect(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     assert "conservation:" in captured.out and "result: FAIL" in captured.out
     assert "\rsoak [" in captured.err  # the progress bar
+
+
+def test_sigterm_ends_a_background_soak_with_its_summary() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "soak", "--profile", str(MIDI5), "--rounds", "1000000",
+                             "--seed", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 60
+        seen = b""
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stderr, selectors.EVENT_READ)
+            while b"rounds/s" not in seen and time.monotonic() < deadline:
+                if sel.select(1.0):
+                    chunk = os.read(proc.stderr.fileno(), 4096)
+                    if not chunk:
+                        break
+                    seen += chunk
+        assert b"rounds/s" in seen, seen  # the progress bar: at least one round played
+        proc.send_signal(signal.SIGTERM)
+        out, _err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert proc.returncode == 130
+    text = out.decode()
+    assert "interrupted" in text and "result: FAIL" in text and "violations: 0" in text
 
 
 @pytest.mark.parametrize("argv, words", [
