@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cards import shoe_composition
+from harness.cards import Card, parse_cards, shoe_composition
 from harness.cli import main
 from harness.cli.soak import seats_arg
 from harness.devices.transcript import OUT
@@ -59,6 +59,42 @@ def test_other_games_soak_clean(name: str) -> None:
     assert res.error is None, (res.error, res.evidence)
     assert res.violations == {}, res.messages
     assert res.ok and res.payouts_checked >= 40 * 3
+
+
+class FixedShoe:
+    """Stands in for the soak's shoe RNG: every round deals the same cards."""
+
+    def __init__(self, codes: str) -> None:
+        self.cards = parse_cards(codes)
+
+    def sample(self, population: object, k: int) -> list[Card]:
+        return list(self.cards[:k])
+
+
+def test_hit_and_run_meter_won_by_every_seat_at_once() -> None:
+    # eight aces: soft 17 hit, soft 18 on the eighth card; all seven seats win the meter each round,
+    # the first takes it, the others are paid what it showed, all pending until the reset key
+    soak = Soak(load_profile(PROFILES / "emulated-hit-and-run.yaml"), SoakOptions(rounds=3, seed=1))
+    soak.shoe_rng = FixedShoe("AS AH AD AC AS AH AD AC 2S 3S 4S 5S 6S")  # type: ignore[assignment]
+    res = soak.run()
+    assert res.error is None and res.violations == {}, res.messages
+    assert res.meter_hits == {"hit-and-run": 21} and res.payouts_checked == 21
+
+
+def test_mega_hit_paid_and_reset() -> None:
+    # Player K♠ 9♠, Banker K♠ 9♠: seat 1's personal combination on both hands
+    soak = Soak(load_profile(MIDI5), SoakOptions(rounds=2, seed=1))
+    soak.shoe_rng = FixedShoe("KS KS 9S 9S 2C 3C")  # type: ignore[assignment]
+    res = soak.run()
+    assert res.error is None and res.violations == {}, res.messages
+    assert res.meter_hits.get("mega") == 2
+
+
+def test_mystery_hits_within_must_hit_by() -> None:
+    # 7 seats x 25 cents a round reach the $1,000 must-hit-by from the $250 reseed within 429 rounds
+    res = run_soak(load_profile(PROFILES / "emulated-midi-5-mystery.yaml"), SoakOptions(rounds=440, seed=8))
+    assert res.error is None and res.violations == {}, res.messages
+    assert res.meter_hits.get("mystery", 0) >= 1
 
 
 def test_soak_over_tcp() -> None:
