@@ -276,8 +276,6 @@ def test_driver_calls_end_in_a_result_or_a_clean_device_error(call: str, replies
     assert got == "result" or isinstance(got, DeviceError), f"{call}: {type(got).__name__}: {got}"
 
 
-@pytest.mark.xfail(strict=True, raises=(AttributeError, TypeError),
-                   reason="reference drivers index ill-typed nested fields without checking their type")
 @pytest.mark.parametrize(("call", "payload"), [
     ("controller.config", {"denomination": 500, "seats": [1]}),
     ("controller.config", {"denomination": 500, "seats": 5}),

@@ -9,7 +9,8 @@ path, a pty symlink, ``socket://127.0.0.1:PORT``, ``rfc2217://...``), optional `
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Self
 
@@ -210,10 +211,25 @@ class ReferenceSensors(ReferenceDevice, BetSensors):
         items = self.request("wager.list").get("wagers")
         if not isinstance(items, list):
             raise DeviceError("wager.list: 'wagers' should be a list")
-        return [Wager(_int(w, "seat", "wager"), str(w.get("type")), _int(w, "amount", "wager")) for w in items]
+        with _shape("wager.list"):
+            return [Wager(_int(w, "seat", "wager"), str(w.get("type")), _int(w, "amount", "wager")) for w in items]
+
+
+@contextlib.contextmanager
+def _shape(where: str) -> Iterator[None]:
+    """A reply whose fields have the wrong shape is a protocol error of the device, not a crash."""
+    try:
+        yield
+    except (AttributeError, TypeError, ValueError, KeyError) as exc:
+        raise DeviceError(f"{where}: malformed reply ({type(exc).__name__}: {exc})") from None
 
 
 def parse_config(r: Mapping[str, Any]) -> ControllerConfig:
+    with _shape("config.get"):
+        return _parse_config(r)
+
+
+def _parse_config(r: Mapping[str, Any]) -> ControllerConfig:
     where = "config.get"
     seats = []
     for entry in r.get("seats") or []:
@@ -233,6 +249,11 @@ def parse_config(r: Mapping[str, Any]) -> ControllerConfig:
 
 
 def parse_meters(reply: Reply) -> MeterReading:
+    with _shape("meters.get"):
+        return _parse_meters(reply)
+
+
+def _parse_meters(reply: Reply) -> MeterReading:
     r = reply.payload
     where = "meters.get"
     amounts = r.get("meters") or {}
