@@ -46,6 +46,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tc-run-id", action="store", default=None, help="run id to use (default: generated)")
     group.addoption("--tc-clause", action="append", default=[], metavar="ID",
                     help="only cases citing this clause (repeatable; a trailing * matches a prefix)")
+    group.addoption("--tc-defect", action="append", default=[], metavar="NAME",
+                    help="start the emulators with this defect (see `tablecert defects`); repeatable")
+    group.addoption("--tc-listen", action="store", default="pty", choices=("pty", "tcp"),
+                    help="how the emulators listen: pty (default) or 127.0.0.1 TCP")
     group.addoption("--tc-pre-submission", action="store_true", default=False,
                     help="vendor pre-submission mode: finish with a gap report")
 

@@ -41,16 +41,21 @@ class Rig:
             self.emulator = None
 
 
-def open_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None = None) -> Rig:
-    """Start the emulator if the profile asks for one, then open every role's driver."""
+def open_rig(
+    profile: Profile, *, listen: str = "pty", run_dir: Path | None = None, defects: tuple[str, ...] = ()
+) -> Rig:
+    """Start the emulator if the profile asks for one, then open every role's driver.
+
+    ``defects`` adds emulator defects to the profile's own (the defect matrix uses it)."""
     rig = Rig()
     addresses: dict[str, Any] = {}
     try:
         if profile.is_emulated:
             from harness.emulators.process import start_emulator
 
-            defects = [profile.emulator.defect] if profile.emulator.defect else []
-            rig.emulator = start_emulator(profile.source_path, listen, run_dir, defects=defects)
+            chosen = [profile.emulator.defect] if profile.emulator.defect else []
+            chosen += [d for d in defects if d not in chosen]
+            rig.emulator = start_emulator(profile.source_path, listen, run_dir, defects=chosen)
             addresses = rig.emulator.addresses
         for role, spec in profile.devices.items():
             entry: dict[str, Any] = {"driver": spec.driver}

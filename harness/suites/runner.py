@@ -330,7 +330,12 @@ class CaseRunner:
 
     def do_fault(self, step: Step, kind: str, role: str) -> None:
         dev = getattr(self.rig, role)
-        dev.fault(kind)
+        if dev is None:
+            raise DeviceError(f"this case needs a {role} and the profile has none")
+        if role == "shoe":
+            dev.fault(kind)
+        else:
+            dev.request("test.fault", kind=kind)
 
     def do_rounds(self, step: Step, count: int, seed: int, seats: Any, type: str,
                   pace_ms: Decimal | None = None) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -31,12 +32,14 @@ ROLE_OF_CAPABILITY = {"power-control": "power", "latency-counter": "counter"}
 
 
 class TcSession:
-    def __init__(self, profile: Profile, *, recorder: Any = None, listen: str = "pty") -> None:
+    def __init__(self, profile: Profile, *, recorder: Any = None, listen: str = "pty",
+                 defects: tuple[str, ...] = ()) -> None:
         self.profile = profile
         self.interp = Interpretations.from_overrides(dict(profile.interpretations))
         self.oracle = Oracle(profile, self.interp)
         self.recorder = recorder
         self.listen = listen
+        self.defects = defects
         self.rig: Rig | None = None
         self.rig_error: str | None = None
         self.dead: dict[str, str] = {}
@@ -53,7 +56,8 @@ class TcSession:
         recorder = None
         if not config.getoption("--tc-no-record"):
             recorder = _make_recorder(config, profile)
-        return cls(profile, recorder=recorder)
+        return cls(profile, recorder=recorder, listen=config.getoption("--tc-listen"),
+                   defects=tuple(config.getoption("--tc-defect")))
 
     # ------------------------------------------------------------------ devices
 
@@ -63,7 +67,7 @@ class TcSession:
         if self.rig_error is not None:
             pytest.skip(f"devices unavailable: {self.rig_error}")
         try:
-            self.rig = open_rig(self.profile, listen=self.listen)
+            self.rig = open_rig(self.profile, listen=self.listen, defects=self.defects)
         except (DeviceError, OSError, InputError) as exc:
             self.rig_error = f"{type(exc).__name__}: {exc}"
             raise
@@ -184,6 +188,33 @@ class TcSession:
                     exc_now.transcript_tail = tails  # type: ignore[attr-defined]
             if rec is not None:
                 self.recorder.end_case(rec, verdict, message, reproduce=_reproduce(case))
+            if verdict != "PASS":
+                self._recover(rig)
+
+    def _recover(self, rig: Rig) -> None:
+        """Best effort after a case that did not pass: leave no round half-dealt for the next case.
+        A round that can be voided is voided; otherwise the controller is power-cycled through the
+        bench supply when there is one (meters are non-volatile, the open round is lost)."""
+        ctrl = rig.controller
+        if ctrl is None or "controller" in self.dead:
+            return
+        try:
+            ctrl.settle_round()  # type: ignore[attr-defined]
+            return
+        except (DeviceError, AttributeError):
+            pass
+        if rig.power is None or "power" in self.dead:
+            return
+        with contextlib.suppress(DeviceError):
+            rig.power.output(False)
+            rig.power.output(True)
+            deadline = time.monotonic() + 5.0
+            while time.monotonic() < deadline:
+                try:
+                    ctrl.ping()  # type: ignore[attr-defined]
+                    break
+                except DeviceError:
+                    time.sleep(0.05)
 
     def _note_dead(self, rig: Rig, exc: Exception) -> None:
         for role, dev in rig.devices().items():
