@@ -207,16 +207,20 @@ def do_expect_lockout(self: CaseRunner, step: Step, locked: bool, within_ms: Dec
                                                       for e in self.round.ctrl_events))
         t_card = self.round.cards[0][1]
         ev = next(e for e in self.round.ctrl_events if e.name == "lockout" and e.payload.get("locked"))
-        latency = Decimal(ev.t_ns - t_card) / Decimal(1_000_000)
-        self.measure(step, "lock-out latency after the first card", latency.quantize(Decimal("0.001")),
-                     f"<= {limit}", latency <= limit, unit="ms",
-                     detail=f"lock-out cause {ev.payload.get('cause')}; host receive stamps of both events")
-        if self.rig.counter is not None:
-            tint = self.rig.counter.time_interval_s()
-            if tint is not None:
-                ms = (tint * 1000).quantize(Decimal("0.001"))
-                self.measure(step, "lock-out latency by the time-interval counter", ms, f"<= {limit}",
-                             ms <= limit, unit="ms")
+        latency = (Decimal(ev.t_ns - t_card) / Decimal(1_000_000)).quantize(Decimal("0.001"))
+        tint = self.rig.counter.time_interval_s() if self.rig.counter is not None else None
+        if tint is None:
+            # no time-interval counter: the host's receive stamps (taken in each port's reading
+            # thread) are the measurement, OS scheduling jitter included
+            self.measure(step, "lock-out latency after the first card (host receive stamps)", latency,
+                         f"<= {limit}", latency <= limit, unit="ms",
+                         detail=f"lock-out cause {ev.payload.get('cause')}")
+        else:
+            ms = (tint * 1000).quantize(Decimal("0.001"))
+            self.measure(step, "lock-out latency after the first card (time-interval counter)", ms,
+                         f"<= {limit}", ms <= limit, unit="ms",
+                         detail=f"counter channel 1 card out, channel 2 lock-out; host receive stamps gave "
+                                f"{latency} ms (cause {ev.payload.get('cause')}), which include OS scheduling")
     state = ctrl.lockout_state()
     self.measure(step, "lock-out state", "locked" if state else "open", "locked" if locked else "open",
                  state == locked)
