@@ -101,26 +101,27 @@ def _summary(results: list[tuple[str, int, float, Path]], pre_submission: bool) 
     worst = 0
     for name, exit_code, secs, rdir in results:
         code = exit_code
-        counts = "-"
         verdict = {0: "PASS", 1: "FAIL", 5: "EMPTY"}.get(code, "ERROR")
-        if rdir.is_dir():
-            rec = load_record(rdir)
-            tally: dict[str, int] = {}
-            for c in rec.cases:
+        # one record per pytest process: rdir itself, or rdir-gw0, rdir-gw1 ... with -n
+        dirs = [rdir] if rdir.is_dir() else sorted(rdir.parent.glob(rdir.name + "-gw*"))
+        tally: dict[str, int] = {}
+        for d in dirs:
+            for c in load_record(d).cases:
                 tally[c.verdict] = tally.get(c.verdict, 0) + 1
-            counts = "/".join(str(tally.get(v, 0)) for v in ("PASS", "FAIL", "ERROR", "SKIP"))
-            problems = verify(rdir)
-            if problems:
+            if verify(d):
                 verdict = "INVALID"
                 code = code or 1
-            report = rdir / "record.html"
-            where = report if report.exists() else rdir
-        else:
-            where = rdir
+        counts = "/".join(str(tally.get(v, 0)) for v in ("PASS", "FAIL", "ERROR", "SKIP")) if dirs else "-"
+        where: Path | str = rdir
+        if len(dirs) == 1 and (dirs[0] / "record.html").exists():
+            where = dirs[0] / "record.html"
+        elif len(dirs) > 1:
+            where = f"{rdir}-gw* ({len(dirs)} records; `tablecert merge` combines them)"
         worst = max(worst, 2 if code == 5 else code)
         print(f"{name:<28} {verdict:<9} {counts:<30} {secs:5.1f}s  {where}")
-        if pre_submission and (rdir / "gap-report.md").exists() and code:
-            print((rdir / "gap-report.md").read_text())
+        for d in dirs:
+            if pre_submission and (d / "gap-report.md").exists() and code:
+                print((d / "gap-report.md").read_text())
     if any(code == 5 for _n, code, _s, _r in results):
         print("tablecert run: a profile selected no case: an empty selection certifies nothing", file=sys.stderr)
     return 0 if worst == 0 else 1
