@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import allure
+
 from harness.cards import Card, shoe_composition
 from harness.devices.link import DeviceEvent, NakError
 from harness.devices.roles import MeterReading, WagerResult
@@ -97,7 +99,8 @@ class CaseRunner:
                 raise DeviceTimeout(f"case did not finish within {self.case.timeout_s} s (at step {i})")
             before = len(self.measured)
             try:
-                getattr(self, "do_" + step.action)(step, **step.args)
+                with allure.step(f"line {step.line}: {step.source}"):
+                    getattr(self, "do_" + step.action)(step, **step.args)
             except (DeviceError, NakError) as exc:
                 if self.on_step:
                     self.on_step(i, step, "ERROR", {"error": str(exc)})

@@ -8,6 +8,7 @@ records it; a compliance FAIL, a rig ERROR and a TIMEOUT are kept distinct.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import time
@@ -15,6 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import allure
 import pytest
 
 from harness.errors import DeviceError, DeviceTimeout, InputError
@@ -139,8 +141,6 @@ class TcSession:
         rig = self._ensure_rig()
         rec = self._begin(case)
         marks = {name: len(t) for name, dev in rig.devices().items() if (t := dev.transcript) is not None}
-        import allure
-
         def on_step(i: int, step: Any, outcome: str, detail: dict[str, Any]) -> None:
             if rec is not None:
                 rec.step(i, step.source.strip(), step.line, outcome, detail)
@@ -181,6 +181,9 @@ class TcSession:
             for meter, pts in points.items():
                 if rec is not None:
                     rec.meter_timeline(meter, pts)
+            if points:
+                allure.attach(json.dumps(points), name="meter timeline (reading, cents)",
+                              attachment_type=allure.attachment_type.JSON)
             if verdict != "PASS" and tails:
                 message = (message or "") + "\n\ndevice transcript (tail):\n" + tails
                 exc_now = sys.exc_info()[1]
@@ -234,8 +237,11 @@ class TcSession:
                 continue
             entries = list(t.entries)[marks.get(name, 0):]
             lines = [t.format(e) for e in entries]
-            if rec is not None and lines:
-                rec.attach(f"{name}-transcript.txt", ("\n".join(lines) + "\n").encode(), kind="transcript")
+            if lines:
+                text = "\n".join(lines) + "\n"
+                if rec is not None:
+                    rec.attach(f"{name}-transcript.txt", text.encode(), kind="transcript")
+                allure.attach(text, name=f"{name} transcript", attachment_type=allure.attachment_type.TEXT)
             tails.append("\n".join(f"  [{name}] {line}" for line in t.tail(6)))
         return "\n".join(x for x in tails if x)
 
