@@ -142,8 +142,28 @@ class FramedLink:
 
     def call(self, cmd: str, args: dict[str, Any] | None = None, timeout_s: float = 1.0) -> Reply:
         """Send REQ ``cmd`` and wait for its RSP; the deadline is ``timeout_s`` from now (monotonic)."""
-        payload = {"cmd": cmd, **(args or {})}
         deadline = time.monotonic() + timeout_s
+        return self._wait(self._send(cmd, args), deadline, timeout_s)
+
+    def call_many(self, calls: list[tuple[str, dict[str, Any]]], timeout_s: float = 1.0) -> list[Reply | DeviceError]:
+        """Send several requests back to back, then collect every answer (in request order).
+
+        The device answers each by its SEQ, so nothing waits for a round trip between requests: a
+        table's seven wager placements cost about one round trip instead of seven.  Each answer is
+        a :class:`Reply` or the :class:`DeviceError` it raised (a NAK, a timeout); one deadline,
+        ``timeout_s`` from now, covers them all."""
+        deadline = time.monotonic() + timeout_s
+        pendings = [self._send(cmd, args) for cmd, args in calls]
+        out: list[Reply | DeviceError] = []
+        for pending in pendings:
+            try:
+                out.append(self._wait(pending, deadline, timeout_s))
+            except DeviceError as exc:
+                out.append(exc)
+        return out
+
+    def _send(self, cmd: str, args: dict[str, Any] | None) -> _Pending:
+        payload = {"cmd": cmd, **(args or {})}
         with self._lock:
             self._raise_if_dead()
             seq = self._alloc_seq()
@@ -159,13 +179,16 @@ class FramedLink:
             self.transcript.bytes_out(raw, t_ns)
             self.transcript.add(OUT, "frame", t_ns=t_ns, text=_summary(REQ, seq, payload, raw[8:-2].decode()),
                                 type="REQ", seq=seq, payload=payload)
+        return pending
+
+    def _wait(self, pending: _Pending, deadline: float, timeout_s: float) -> Reply:
         remaining = deadline - time.monotonic()
         if not pending.done.wait(max(0.0, remaining)):
             with self._lock:
-                self._pending.pop(seq, None)
+                self._pending.pop(pending.seq, None)
             if not pending.done.is_set():
-                self.transcript.note(f"timeout: no reply to {cmd} seq={seq} within {timeout_s} s")
-                raise DeviceTimeout(f"{self.name}: no reply to {cmd} (seq {seq}) within {timeout_s} s")
+                self.transcript.note(f"timeout: no reply to {pending.cmd} seq={pending.seq} within {timeout_s} s")
+                raise DeviceTimeout(f"{self.name}: no reply to {pending.cmd} (seq {pending.seq}) within {timeout_s} s")
         if pending.error is not None:
             raise pending.error
         assert pending.reply is not None

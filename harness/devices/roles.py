@@ -213,6 +213,10 @@ class BetSensors(Device):
     @abstractmethod
     def place(self, seat: int, type: str, amount: Cents) -> WagerResult: ...
 
+    def place_many(self, wagers: Sequence[Wager]) -> list[WagerResult]:
+        """Several placements; drivers whose bus allows it send them without waiting in between."""
+        return [self.place(w.seat, w.type, w.amount) for w in wagers]
+
     @abstractmethod
     def remove(self, seat: int, type: str) -> None: ...
 

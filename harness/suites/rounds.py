@@ -33,12 +33,14 @@ def play_rounds(
         settings["hit-and-run"] = runner.profile.rules.hit_and_run.meter
     for n in range(1, count + 1):
         runner.do_open_round(step)
+        batch: list[tuple[int, str, int | None]] = []
         for seat in seats:
             if kind == "royal9" and runner.requires_base_wager:
-                runner._place(seat, "banker", runner.stake_default * 2)
-            res = runner._place(seat, kind, None)
+                batch.append((seat, "banker", runner.stake_default * 2))
+            batch.append((seat, kind, None))
+        for res in runner._place_many(batch):
             if not res.accepted:
-                problems.append(f"round {n}: seat {seat} wager refused ({res.reason})")
+                problems.append(f"round {n}: seat {res.seat} {res.type} wager refused ({res.reason})")
         cards = runner.round_cards(runner.random_round_cards(rng))
         runner.rig.shoe.load(cards)  # type: ignore[union-attr]
         runner.loaded = tuple(cards)

@@ -194,6 +194,21 @@ class CaseRunner:
             self.round.wagers[(seat, kind)] = stake
         return res
 
+    def _place_many(self, wagers: list[tuple[int, str, Cents | None]]) -> list[WagerResult]:
+        """Several placements in one exchange (the driver pipelines them when its bus allows)."""
+        from harness.devices.roles import Wager
+
+        if self.rig.sensors is None:
+            raise DeviceError("this case needs bet sensors and the profile has none")
+        batch = [Wager(seat, kind, amount if amount is not None else self.stake_default)
+                 for seat, kind, amount in wagers]
+        results = self.rig.sensors.place_many(batch)
+        for w, res in zip(batch, results, strict=True):
+            self.round.results.append(res)
+            if res.accepted:
+                self.round.wagers[(w.seat, w.type)] = w.amount
+        return results
+
     def do_wager(self, step: Step, seat: int, type: str, expect: str, amount: Cents | None = None,
                  reason: str | None = None, at: Mapping[str, Any] | None = None) -> None:
         offset_note = ""
@@ -224,11 +239,8 @@ class CaseRunner:
 
     def do_wagers(self, step: Step, seats: Any, type: str, amount: Cents | None = None) -> None:
         seat_list = self._seats(seats)
-        bad = []
-        for seat in seat_list:
-            res = self._place(seat, type, amount)
-            if not res.accepted:
-                bad.append(f"seat {seat}: {res.reason}")
+        results = self._place_many([(seat, type, amount) for seat in seat_list])
+        bad = [f"seat {r.seat}: {r.reason}" for r in results if not r.accepted]
         self.measure(step, f"{type} wagers at seats {','.join(map(str, seat_list))}",
                      "all accepted" if not bad else "; ".join(bad), "all accepted", not bad)
 

@@ -11,7 +11,7 @@ import pytest
 from device_peers import PtyEnd, TcpEnd
 
 from harness.devices.framing import EVT, NAK, REQ, RSP, encode_frame
-from harness.devices.link import DeviceNak, FramedLink, NakError
+from harness.devices.link import DeviceNak, FramedLink, NakError, Reply
 from harness.devices.transcript import IN, OUT
 from harness.devices.transport import SerialTransport, memory_pair
 from harness.errors import DeviceError, DeviceTimeout
@@ -283,3 +283,34 @@ def test_memory_pair_and_transcript_files(tmp_path: Path) -> None:
     assert rows[1] == want
     assert rows[2]["kind"] == "frame" and rows[2]["payload"] == {"cmd": "meters.get"}
     assert all(row["t_ns"] >= rows[0]["t0_ns"] for row in rows[1:])
+
+
+def test_call_many_sends_back_to_back_and_matches_answers_by_seq() -> None:
+    """Three requests go out before any answer; answers arriving in reverse order still land on
+    their own request, and a NAK is returned as that request's error, not raised for all."""
+    host, device = memory_pair("sensors")
+    link = FramedLink(host, name="sensors")
+    got: list[bytes] = []
+
+    def peer() -> None:
+        want = b"".join(req(n, "wager.place", seat=n) for n in (1, 2, 3))
+        deadline = time.monotonic() + 2.0
+        buf = b""
+        while len(buf) < len(want) and time.monotonic() < deadline:
+            buf += device.read()
+        got.append(buf)
+        device.write(rsp(3, accepted=False) + encode_frame(NAK, 2, {"code": "BAD_ARGS", "reason": "seat"})
+                     + rsp(1, accepted=True))
+
+    t = threading.Thread(target=peer)
+    t.start()
+    try:
+        out = link.call_many([("wager.place", {"seat": n}) for n in (1, 2, 3)], timeout_s=2.0)
+    finally:
+        t.join(3.0)
+        link.close()
+        device.close()
+    assert got == [b"".join(req(n, "wager.place", seat=n) for n in (1, 2, 3))]
+    assert isinstance(out[0], Reply) and out[0].payload == {"ok": True, "accepted": True}
+    assert isinstance(out[1], DeviceNak) and out[1].code == "BAD_ARGS"
+    assert isinstance(out[2], Reply) and out[2].payload == {"ok": True, "accepted": False}

@@ -195,14 +195,18 @@ class ReferenceSensors(ReferenceDevice, BetSensors):
     role = "sensors"
 
     def place(self, seat: int, type: str, amount: Cents) -> WagerResult:
-        reply = self.call("wager.place", seat=seat, type=type, amount=amount)
-        r = reply.payload
-        accepted = r.get("accepted")
-        if not isinstance(accepted, bool):
-            raise DeviceError(f"wager.place: 'accepted' should be a boolean, got {accepted!r}")
-        reason = r.get("reason")
-        return WagerResult(accepted, None if reason is None else str(reason), reply.t_sent_ns,
-                           reply.t_reply_ns, seat, type, amount)
+        return _wager_result(self.call("wager.place", seat=seat, type=type, amount=amount), seat, type, amount)
+
+    def place_many(self, wagers: Sequence[Wager]) -> list[WagerResult]:
+        """Every placement sent back to back, answers collected after (one round trip, not N);
+        the device decides each in the order it receives them, as it would one by one."""
+        calls = [("wager.place", {"seat": w.seat, "type": w.type, "amount": w.amount}) for w in wagers]
+        out = []
+        for w, reply in zip(wagers, self.link.call_many(calls, self.timeout_s), strict=True):
+            if isinstance(reply, DeviceError):
+                raise reply
+            out.append(_wager_result(reply, w.seat, w.type, w.amount))
+        return out
 
     def remove(self, seat: int, type: str) -> None:
         self.request("wager.remove", seat=seat, type=type)
@@ -222,6 +226,16 @@ def _shape(where: str) -> Iterator[None]:
         yield
     except (AttributeError, TypeError, ValueError, KeyError) as exc:
         raise DeviceError(f"{where}: malformed reply ({type(exc).__name__}: {exc})") from None
+
+
+def _wager_result(reply: Reply, seat: int, type: str, amount: Cents) -> WagerResult:
+    r = reply.payload
+    accepted = r.get("accepted")
+    if not isinstance(accepted, bool):
+        raise DeviceError(f"wager.place: 'accepted' should be a boolean, got {accepted!r}")
+    reason = r.get("reason")
+    return WagerResult(accepted, None if reason is None else str(reason), reply.t_sent_ns, reply.t_reply_ns,
+                       seat, type, amount)
 
 
 def parse_config(r: Mapping[str, Any]) -> ControllerConfig:
