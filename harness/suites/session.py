@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 import time
 import traceback
@@ -281,7 +280,8 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
     from harness.record.model import RunMeta
 
     root = Path(config.getoption("--tc-report-dir") or project_root() / "reports")
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    # an xdist worker of *this* session (not an environment variable a parent session left behind)
+    worker = getattr(config, "workerinput", {}).get("workerid")
     run_id = config.getoption("--tc-run-id")
     station = config.getoption("--tc-station") or ""
     if worker:
