@@ -69,7 +69,8 @@ class EmulatorConfig:
     identity: Mapping[str, str] = field(default_factory=dict)
     defects: frozenset[str] = frozenset()
     nv_dir: Path | None = None
-    nv_fsync: bool = True
+    #: fsync every non-volatile write (off: the emulated power loss is in-process, see nvstore.py)
+    nv_fsync: bool = False
     seed: int | None = None
     interpretations: Mapping[str, object] = field(default_factory=dict)
 
@@ -185,7 +186,7 @@ class EmulatorConfig:
             defects=frozenset(str(x) for x in defects),
             nv_dir=Path(emu["nv_dir"]) if emu.get("nv_dir") else None,
             seed=int(emu["seed"]) if emu.get("seed") is not None else None,
-            nv_fsync=bool(emu.get("nv_fsync", True)),
+            nv_fsync=bool(emu.get("nv_fsync", False)),
             interpretations={str(k): v for k, v in (d.get("interpretations") or {}).items()},
         )
         cfg = cfg.with_changes(**overrides) if overrides else cfg
