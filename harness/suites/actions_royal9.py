@@ -3,11 +3,6 @@
 The core vocabulary (:mod:`harness.suites.steps`) places wagers, deals and compares payouts; the
 Royal 9 clauses need a few checks beyond it:
 
-- ``r9_rounds``: bulk random rounds like ``rounds:``, but every seat first places a Midibaccarat
-  wager (Player, Banker, Tie in turn by seat), because the Royal 9 wager is offered only to a
-  player who placed one (Royal 9 (b), interpretation ``r9-requires-base-wager``), and only the
-  cards the round uses are dealt; both the base and the Royal 9 payouts are checked against the
-  oracle, and the meters against the exact contribution arithmetic, round by round;
 - ``expect_r9_meter_award``: a meter jackpot ((e)(6)-(8), (f)(1), (g)(1) "100% of ... jackpot")
   pays exactly what the meter showed at settlement: the round-start reading plus this round's
   contributions at the Rules Submission rate, which the meter must still show until the reset key;
@@ -23,14 +18,11 @@ Every check is a measurement (:meth:`CaseRunner.measure`).
 
 from __future__ import annotations
 
-import random
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from harness.cards import format_cards
 from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
-from harness.suites.expect import expected_round
 from harness.suites.model import Step
 from harness.suites.steps import Action, Arg
 
@@ -46,20 +38,6 @@ def _enum(*choices: str, required: bool = False, default: str | None = None) -> 
 
 
 ACTIONS: dict[str, Action] = {
-    "r9_rounds": Action(
-        {
-            "count": Arg("int", required=True),
-            "seed": Arg("int", default=1),
-            "seats": Arg("seats", default="all"),
-            "base": _enum("mixed", *BASE_TYPES, default="mixed"),
-            "base_amount": Arg("amount"),
-            "pace_ms": Arg("decimal"),
-        },
-        doc="play `count` random rounds; each listed seat places a base wager (`mixed`: Player, Banker, "
-        "Tie by seat; `base_amount` defaults to the denomination) then a Royal 9 wager; only the cards "
-        "the round uses are dealt (`pace_ms`, default 2); every payout is checked against the oracle "
-        "and every meter against exact contribution arithmetic",
-    ),
     "expect_r9_meter_award": Action(
         {"seat": Arg("seat", required=True), "meter": _enum("mega", "major", "minor", required=True)},
         doc="a meter jackpot pays what the meter showed at settlement (round-start reading plus this "
@@ -77,71 +55,6 @@ ACTIONS: dict[str, Action] = {
         "unique, and the one in the profile's Rules Submission (Royal 9 (e)(5))",
     ),
 }
-
-
-# ---------------------------------------------------------------------------- bulk rounds
-
-
-def do_r9_rounds(self: CaseRunner, step: Step, count: int, seed: int, seats: Any, base: str,
-                 base_amount: Cents | None = None, pace_ms: Decimal | None = None) -> None:
-    """Random rounds, each checked against the oracle and the exact contribution arithmetic.
-
-    Only the cards the round uses are loaded and dealt (the tableau decides 4 to 6), so no card of
-    one round is still coming out of the shoe when the next round opens."""
-    rng = random.Random(seed)
-    seat_list = self._seats(seats)
-    pace_us = int((pace_ms if pace_ms is not None else Decimal(2)) * 1000)
-    settings = dict(self.profile.rules.meters)
-    checked = bad_pay = conserved = 0
-    paid_wrong: list[str] = []
-    grew_wrong: list[str] = []
-    refused: list[str] = []
-    for n in range(1, count + 1):
-        self.do_open_round(step)
-        for seat in seat_list:
-            btype = BASE_TYPES[(seat - 1) % 3] if base == "mixed" else base
-            for kind, amount in ((btype, base_amount), ("royal9", None)):
-                res = self._place(seat, kind, amount)
-                if not res.accepted:
-                    refused.append(f"round {n}: seat {seat} {kind} refused ({res.reason})")
-        cards = self.random_round_cards(rng)
-        cards = cards[: deal_round(cards).cards_used]
-        assert self.rig.shoe is not None
-        self.rig.shoe.load(cards)
-        self.loaded = tuple(cards)
-        self.rig.shoe.deal(len(cards), pace_us)
-        self.do_settle(step)
-        _await_cards(self, len(cards))
-        start = self.snapshots["round-start"]
-        exp = expected_round(self)
-        paid = {(int(e.payload["seat"]), str(e.payload["type"])): int(e.payload["returned"])
-                for e in self.round.ctrl_events if e.name == "payout"}
-        for key, e in exp.payouts.items():
-            checked += 1
-            if paid.get(key) != e.returned:
-                bad_pay += 1
-                paid_wrong.append(f"round {n} ({format_cards(cards)}): seat {key[0]} {key[1]} returned "
-                                  f"{paid.get(key)} c, oracle {e.returned} c ({e.category})")
-        hit = {str(ev.payload.get("meter")) for ev in self.round.ctrl_events if ev.name == "hit"}
-        for meter in sorted(m for m in hit if m in start.meters):
-            self._ctrl().reset_key(meter)
-        now = self._read_meters()
-        stakes = sum(a for (_s, k), a in self.round.wagers.items() if k == "royal9")
-        for name, m in settings.items():
-            if name in hit or name not in now.meters:
-                continue
-            conserved += 1
-            want = Decimal(stakes) * m.rate / 100
-            got = (Decimal(now.meters[name] - start.meters.get(name, 0))
-                   + now.residual.get(name, Decimal(0)) - start.residual.get(name, Decimal(0)))
-            if got != want:
-                grew_wrong.append(f"round {n}: {name} grew {got} c (growth + residual), wagers x rate {want} c")
-    self.measure(step, f"payouts matching the oracle over {count} rounds", checked - bad_pay, checked,
-                 bad_pay == 0 and checked > 0, unit="wagers", detail="; ".join(paid_wrong)[:2000])
-    self.measure(step, f"meter contributions conserved over {count} rounds", conserved - len(grew_wrong),
-                 conserved, not grew_wrong, unit="meter-rounds", detail="; ".join(grew_wrong)[:2000])
-    self.measure(step, "base and Royal 9 wagers accepted before dealing", len(refused), 0, not refused,
-                 unit="refusals", detail="; ".join(refused)[:2000])
 
 
 def _await_cards(self: CaseRunner, n: int) -> None:

@@ -21,8 +21,20 @@ if TYPE_CHECKING:
 _METER_KINDS = ("royal9", "hit-and-run")
 
 
+BASE_TYPES = ("player", "banker", "tie")
+
+
+def base_wagers(runner: CaseRunner, seat: int, kind: str, base: str, amount: int | None) -> list[tuple[int, str, int]]:
+    """The base wager placed at a seat before a Royal 9 wager (629a Royal 9 (b))."""
+    if kind != "royal9" or base == "none" or (base == "auto" and not runner.requires_base_wager):
+        return []
+    btype = "banker" if base == "auto" else BASE_TYPES[(seat - 1) % 3] if base == "mixed" else base
+    return [(seat, btype, amount if amount is not None else runner.stake_default * 2)]
+
+
 def play_rounds(
-    runner: CaseRunner, step: Step, *, count: int, seed: int, seats: list[int], kind: str, pace_us: int | None
+    runner: CaseRunner, step: Step, *, count: int, seed: int, seats: list[int], kind: str, pace_us: int | None,
+    base: str = "auto", base_amount: int | None = None,
 ) -> None:
     rng = random.Random(seed)
     payout_checks = payout_bad = 0
@@ -35,8 +47,7 @@ def play_rounds(
         runner.do_open_round(step)
         batch: list[tuple[int, str, int | None]] = []
         for seat in seats:
-            if kind == "royal9" and runner.requires_base_wager:
-                batch.append((seat, "banker", runner.stake_default * 2))
+            batch += base_wagers(runner, seat, kind, base, base_amount)
             batch.append((seat, kind, None))
         for res in runner._place_many(batch):
             if not res.accepted:

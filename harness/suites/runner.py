@@ -352,12 +352,13 @@ class CaseRunner:
         else:
             dev.request("test.fault", kind=kind)
 
-    def do_rounds(self, step: Step, count: int, seed: int, seats: Any, type: str,
-                  pace_ms: Decimal | None = None) -> None:
+    def do_rounds(self, step: Step, count: int, seed: int, seats: Any, type: str, base: str,
+                  pace_ms: Decimal | None = None, base_amount: Cents | None = None) -> None:
         from harness.suites.rounds import play_rounds
 
         pace_us = int(pace_ms * 1000) if pace_ms is not None else None
-        play_rounds(self, step, count=count, seed=seed, seats=self._seats(seats), kind=type, pace_us=pace_us)
+        play_rounds(self, step, count=count, seed=seed, seats=self._seats(seats), kind=type, pace_us=pace_us,
+                    base=base, base_amount=base_amount)
 
     def round_cards(self, cards: list[Card]) -> list[Card]:
         """The first cards of ``cards`` that make exactly one complete round under the rules."""

@@ -108,9 +108,13 @@ ACTIONS: dict[str, Action] = {
             "seats": Arg("seats", default="all"),
             "type": _enum(*WAGER_TYPES, default="royal9"),
             "pace_ms": Arg("decimal", default=Decimal(1)),
+            "base": _enum("auto", "none", "player", "banker", "tie", "mixed", default="auto"),
+            "base_amount": Arg("amount"),
         },
         doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
-        "checked against the oracle and the meters against exact contribution arithmetic",
+        "checked against the oracle and the meters against exact contribution arithmetic; `base` is the "
+        "base wager placed before a Royal 9 wager (`auto`: a Banker wager where r9-requires-base-wager "
+        "holds; `mixed`: Player, Banker, Tie by seat)",
     ),
     "fault": Action({"kind": Arg("str", required=True), "role": _enum("shoe", "sensors", "controller",
                                                                      default="controller")},
