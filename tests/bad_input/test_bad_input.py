@@ -1,4 +1,11 @@
-"""Every malformed profile in ``profiles/`` gives exactly one ``file:line:col: message`` and exit 2.
+"""Every malformed suite and profile in the corpus gives exactly one ``file:line:col: message`` and
+exit 2, never a traceback.
+
+``profiles/`` covers YAML syntax, tabs, unknown and duplicate keys, wrong types, YAML 1.1 traps,
+floats for money, unknown spec, driver, capability and interpretation, missing or double
+addresses, resets below the floor, ten seats, duplicate or malformed combinations.  ``suites/``
+covers the suite side: unknown clause ids, impossible shoe sequences, too many cards of one kind,
+unknown steps, stacks, wager types and fault kinds, a case with no expectation, bad ``at:`` timing.
 
 Each corpus file starts with ``# expect: <line>:<col>: <message substring>``; the check runs the
 real command line (``python -m harness validate FILE``) in a subprocess, as a lab engineer would.
@@ -11,18 +18,21 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).parent / "profiles"
-FILES = sorted(CORPUS.glob("*.yaml"))
+HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
+PROFILES = sorted((HERE / "profiles").glob("*.yaml"))
+SUITES = sorted((HERE / "suites").glob("*.suite.yaml"))
 EXPECT = re.compile(r"^# expect: (?P<line>\d+):(?P<col>\d+): (?P<message>.+)$")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_corpus_is_large_enough() -> None:
-    assert len(FILES) >= 25
+    assert len(PROFILES) >= 25
+    assert len(SUITES) >= 15
+    assert len(PROFILES) + len(SUITES) >= 40
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_bad_profile(path: Path) -> None:
+@pytest.mark.parametrize("path", PROFILES + SUITES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_bad_input(path: Path) -> None:
     first = path.read_text(encoding="utf-8").splitlines()[0]
     expect = EXPECT.match(first)
     assert expect, f"{path.name}: first line must be '# expect: <line>:<col>: <message>'"
