@@ -234,13 +234,15 @@ def _mystery(m: Mapping[str, Any] | None) -> MysteryConfig | None:
     return MysteryConfig.regulation(number, dist, "table")
 
 
-def check_table(cfg: EmulatorConfig, current: Mapping[str, Cents] | None = None) -> None:
+def check_table(cfg: EmulatorConfig, current: Mapping[str, Cents] | None = None, *,
+                limit_above_current: bool = True) -> None:
     """Refuse a table the device must not run: floors, limits, seats, unique combinations.
 
     Floors and limits are :func:`harness.progressive.floors.check_configuration` (Royal 9 (f)(2),
     (g)(2); 461a.12(j), (k)(1)).  ``current`` (meter amounts now) adds the checks that need the
-    live meters: a payout limit not above the amount on the meter (461a.12(k)(1)) or a reset
-    above it (the meter would show less than its reset amount) are refused.
+    live meters: a payout limit not above the amount on the meter (461a.12(k)(1); skipped with
+    ``limit_above_current`` false, the ``payout-limit-below-current`` defect) or a reset above it
+    (the meter would show less than its reset amount) are refused.
     """
     if not 1 <= len(cfg.seats) <= 9 or any(not 1 <= s <= 9 for s in cfg.seats):
         raise InputError("seats: a table has one to nine seats numbered 1-9 (WAC 230-15-040(2))")
@@ -255,7 +257,7 @@ def check_table(cfg: EmulatorConfig, current: Mapping[str, Cents] | None = None)
         check_configuration(cfg.meters.values(), None, game=cfg.game)
     for name, m in cfg.meters.items():
         if current is not None and name in current:
-            if m.payout_limit is not None and m.payout_limit <= current[name]:
+            if limit_above_current and m.payout_limit is not None and m.payout_limit <= current[name]:
                 raise InputError(f"{name} payout limit {m.payout_limit} cents must be greater than the "
                                  f"current amount {current[name]} cents (461a.12(k)(1))")
             if m.reset > current[name]:

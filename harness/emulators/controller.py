@@ -6,12 +6,16 @@ States of a round (``phase``): ``idle`` (after power-up; wagering closed) -> ``r
 ``round.open`` ...  ``round.settle`` settles early (REFUSED while the tableau still needs a card;
 with no card dealt it voids the round).
 
-Wagering closes (``locked``) on the first card out, after the configured lock-out latency
-(``lockout_latency_us``, timed by :class:`~harness.emulators.clock.Scheduler`); at once on the
-lock-out button, on ``round.no_more_bets`` and on loss of the sensors link.  Wagers contribute to
-the meters when wagering closes, the moment they become final (a wager removed before never
-contributed).  The table is *live* while a round is open or dealing or any wager is on the
-layout; ``config.set`` is REFUSED then, and below the floors / outside the limits always.
+Wagering closes (``locked``) on the first card out of the round, after the configured lock-out
+latency (``lockout_latency_us``, timed by :class:`~harness.emulators.clock.Scheduler`); at once on
+the lock-out button, on ``round.no_more_bets`` and on loss of the sensors link.  The latency runs
+from the round's first card, never a later one (the counter's ``MEAS:TINT?`` and ``test.state``
+report that interval).  A round dealt faster than the latency is settled when its lock-out falls
+due, not before: wagering closes at card + latency as configured, and the settlement follows.
+Wagers contribute to the meters when wagering closes, the moment they become final (a wager
+removed before never contributed).  The table is *live* while a round is open or dealing or any
+wager is on the layout; ``config.set`` is REFUSED then, and below the floors / outside the limits
+always.
 
 Meters, accounts, configuration changes and the hidden mystery trigger are in non-volatile
 storage (:class:`~harness.emulators.nvstore.NVStore`) and are reloaded on power-up.
@@ -27,14 +31,14 @@ import random
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
 from typing import Any
 
 from harness.cards import Card, parse_card
-from harness.emulators import settle
+from harness.emulators import defects, settle
 from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig, apply_wire_changes, check_table, table_to_wire
+from harness.emulators.defects import RankOnlyCombos, baccarat_round, unchecked_display, unchecked_resets
 from harness.emulators.nvstore import NVStore
 from harness.emulators.sensors import Sensors
 from harness.errors import InputError
@@ -43,7 +47,7 @@ from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table
 from harness.money import Cents
 from harness.progressive.floors import ProgressiveOptions
-from harness.progressive.meter import Meter, MeterBank, MeterConfig, MeterError
+from harness.progressive.meter import MeterBank
 from harness.progressive.mystery import MysteryMeter
 
 BACCARAT_TYPES = {"player", "banker", "tie"}
@@ -75,13 +79,13 @@ class Controller(Device):
         self.commands.update({
             "config.get": lambda req: table_to_wire(self.cfg),
             "config.set": self._config_set,
-            "meters.get": self._meters_get,
+            "meters.get": lambda req: settle.meters_get(self, req),
             "lockout.get": self._lockout_get,
             "lockout.press": self._lockout_press,
             "round.open": self._round_open,
             "round.no_more_bets": self._no_more_bets,
             "round.settle": self._round_settle,
-            "reset_key": self._reset_key,
+            "reset_key": lambda req: settle.reset_key(self, req),
             "test.link": self._test_link,
             "test.state": self._test_state,
         })
@@ -96,7 +100,10 @@ class Controller(Device):
         self.contributed = False
         self.lock_timer: int | None = None
         self.lock_due_ns: int | None = None
+        #: the round's first card out of the shoe (the lock-out latency runs from it)
         self.card_ns: int | None = None
+        #: the round is complete but its card-caused lock-out is not due yet (a fast deal)
+        self.settle_pending = False
         #: the last card-caused lock-out: (card out ns, lock ns, due ns)
         self.last_card_lock: tuple[int, int, int] | None = None
         self.lateness_ns: list[int] = []
@@ -113,34 +120,23 @@ class Controller(Device):
             self.accounts = settle.Accounts.from_state(doc["accounts"])
             self.round_no = int(doc.get("round", 0))
         else:
-            self.bank = self._fresh_bank()
+            self.bank = settle.fresh_bank(self)
             self.accounts = settle.Accounts()
-        if "mystery-redrawn" in self.cfg.defects and self.boots and self.bank is not None:
-            for meter in self.bank.meters.values():
-                if isinstance(meter, MysteryMeter):
-                    meter.trigger = meter._draw()
+        mystery = self.cfg.mystery
+        if "mystery-redrawn" in self.cfg.defects and self.boots and self.bank is not None and mystery:
+            self.bank = MeterBank([settle.new_mystery(self, mystery) if isinstance(m, MysteryMeter) else m
+                                   for m in self.bank.meters.values()])
         self.boots += 1
-        if first or "power-loses-meters" in self.cfg.defects:
+        if first or {"power-loses-meters", "mystery-redrawn"} & self.cfg.defects:
             self.save()
 
     def _build_tables(self) -> None:
         self.r9 = None
         if self.cfg.royal9:
             combos = {s: (parse_card(c[0]), parse_card(c[1])) for s, c in self.cfg.seats.items() if c}
-            self.r9 = Royal9Table(combos, self.cfg.denomination // 100, interpretations=self.interp)
+            table = RankOnlyCombos if "r9-combo-ignores-suits" in self.cfg.defects else Royal9Table
+            self.r9 = table(combos, self.cfg.denomination // 100, interpretations=self.interp)
         self.hr_meter = next(iter(self.cfg.meters), None) if self.cfg.hit_and_run else None
-
-    def _meter(self, mc: MeterConfig) -> Meter:
-        if "rate-off" in self.cfg.defects:
-            mc = MeterConfig(mc.name, mc.rate + Decimal("0.01"), mc.initial, mc.reset, mc.payout_limit,
-                             mc.display_capacity)
-        return Meter(mc, self.options)
-
-    def _fresh_bank(self) -> MeterBank | None:
-        meters = [self._meter(mc) for mc in self.cfg.meters.values()]
-        if self.cfg.mystery is not None:
-            meters.append(MysteryMeter(self.cfg.mystery, "mystery", self.options, self.rng))
-        return MeterBank(meters) if meters else None
 
     def save(self) -> None:
         self.nv.save({
@@ -168,9 +164,9 @@ class Controller(Device):
         """The shoe's wired card-out line (called with the table lock held)."""
         if not self.powered:
             return
-        self.card_ns = t_ns
         if self.phase == "open":
             self.phase = "dealing"
+            self.card_ns = t_ns
             if not self.locked and "lockout-missing" not in self.cfg.defects:
                 latency_ns = self.cfg.lockout_latency_us * 1000
                 if "lockout-late" in self.cfg.defects:
@@ -184,7 +180,10 @@ class Controller(Device):
             return  # a burn card or a card with no round open
         self.cards.append(card)
         if settle.round_complete(self, self.cards):
-            self._settle()
+            if self.lock_timer is not None and not self.locked:
+                self.settle_pending = True  # settled by _lock when the lock-out falls due
+            else:
+                self._settle()
 
     def _lock_timer_fired(self, due_ns: int, fired_ns: int) -> None:
         with self.lock:
@@ -210,6 +209,9 @@ class Controller(Device):
             self.last_card_lock = (self.card_ns, t_ns, self.lock_due_ns)
         self.emit("lockout", locked=True, cause=cause)
         self._contribute()
+        if self.settle_pending:
+            self.settle_pending = False
+            self._settle()
 
     def _contribute(self) -> None:
         """Wagering closed: every final qualifying wager contributes to the meters."""
@@ -219,10 +221,17 @@ class Controller(Device):
         if self.bank is None:
             return
         kind = "hit-and-run" if self.cfg.hit_and_run else "royal9"
+        mystery = self.bank.meters.get("mystery")
         for (seat, wtype), amount in sorted(self.sensors.wagers.items()):
             if wtype != kind:
                 continue
-            hits = self.bank.contribute(amount)
+            if "mystery-past-must-hit-by" in self.cfg.defects and isinstance(mystery, MysteryMeter):
+                drawn, mystery.trigger = mystery.trigger, mystery.mystery.must_hit_by + defects.MYSTERY_PAST_CENTS
+                hits = self.bank.contribute(amount)
+                if mystery.trigger > mystery.mystery.must_hit_by:  # no award: the stored trigger stays drawn
+                    mystery.trigger = drawn
+            else:
+                hits = self.bank.contribute(amount)
             if "residual-dropped" in self.cfg.defects:
                 for meter in self.bank.meters.values():
                     meter.residual_num = 0
@@ -263,13 +272,18 @@ class Controller(Device):
     # -- rounds ----------------------------------------------------------------------------
     def deal_round(self, cards: Sequence[Card]) -> BaccaratRound:
         """The baccarat tableau this controller applies (the oracle's; a defect may bend it)."""
-        return settle.baccarat_round(cards)
+        return baccarat_round(cards, self.cfg.defects)
 
     def r9_cards(self, rnd: BaccaratRound) -> Sequence[Card]:
         """The four cards Royal 9 reads (P, B, P, B)."""
+        if "r9-ten-is-face" in self.cfg.defects:  # a ten read as a face card (a jack of its suit)
+            return tuple(Card(11, c.suit) if c.rank == 10 else c for c in rnd.first_four())
         return rnd.first_four()
 
     def _settle(self) -> None:
+        """Settle the complete round in ``self.cards``.  Its lock-out is in force by now (card_out
+        defers a round completed within the latency); only a controller that never scheduled one
+        (the ``lockout-missing`` defect) closes wagering here, at settlement."""
         self._apply_due_lock(time.perf_counter_ns())
         self._lock("card", time.perf_counter_ns())
         settle.settle_round(self)
@@ -316,44 +330,7 @@ class Controller(Device):
             return Refusal("REFUSED", f"round incomplete after {len(self.cards)} card(s)")
         return {"round": self.round_no}
 
-    # -- meters, reset key, lock-out queries -------------------------------------------------
-    def _meters_get(self, req: Mapping[str, Any]) -> Answer:
-        bank = self.bank
-        return {
-            "meters": bank.amounts() if bank else {},
-            "residual": bank.residuals() if bank else {},
-            "diverted": {n: m.diverted for n, m in bank.meters.items()} if bank else {},
-            "cumulative_paid": self.accounts.cumulative_paid,
-            "paid_by_table": self.accounts.paid_by_table,
-            "paid_by_attendant": self.accounts.paid_by_attendant,
-            "pending": [{"meter": k, **v} for k, v in sorted(self.accounts.pending.items())],
-        }
-
-    def _reset_key(self, req: Mapping[str, Any]) -> Answer:
-        name = arg(req, "meter", str)
-        entry = self.accounts.pending.get(name)
-        if entry is None or self.bank is None:
-            return Refusal("REFUSED", f"no hit is waiting for the reset key on {name!r}")
-        try:
-            hits = self.bank.reset_key(name)
-        except MeterError as exc:
-            return Refusal("REFUSED", str(exc))
-        del self.accounts.pending[name]
-        self.accounts.paid(int(entry["amount"]), "attendant")
-        self.after_reset(name)
-        if hits:
-            settle.mystery_hits(self, int(entry["seat"]), hits)
-        self.save()
-        return {"meter": name, "amount": self.bank[name].amount}
-
-    def after_reset(self, name: str) -> None:
-        """A meter went back to its reset amount (the reset key, or a table-paid hit)."""
-        if self.bank is None:
-            return
-        if "reset-zero" in self.cfg.defects:
-            self.bank[name].amount = 0
-        self.emit("reset", meter=name, amount=self.bank[name].amount)
-
+    # -- lock-out queries (meters and the reset key: settle.meters_get, settle.reset_key) ----
     def _lockout_get(self, req: Mapping[str, Any]) -> Answer:
         self._apply_due_lock(time.perf_counter_ns())
         return {"locked": self.locked, "cause": self.lock_cause}
@@ -375,12 +352,14 @@ class Controller(Device):
             raise BadArgs(f"config.set: {exc}") from None
         changed = {n for n, m in new.meters.items() if self.cfg.meters.get(n) != m}
         current = {n: a for n, a in (self.bank.amounts() if self.bank else {}).items() if n in changed}
-        lowered = self._mystery_lowered(new)
+        lowered = settle.mystery_lowered(self, new)
         if lowered:
             return Refusal("REFUSED", lowered)
+        checked = unchecked_resets(new) if "reset-below-floor" in self.cfg.defects else new
+        checked = unchecked_display(checked) if "meter-wraps" in self.cfg.defects else checked
         try:
-            check_table(new, current)
-            bank = self._rebuilt_bank(new, changed)
+            check_table(checked, current, limit_above_current="payout-limit-below-current" not in self.cfg.defects)
+            bank = settle.rebuilt_bank(self, new, changed)
         except InputError as exc:
             return Refusal("REFUSED", exc.message)
         self.cfg = new
@@ -389,43 +368,11 @@ class Controller(Device):
         self.save()
         return table_to_wire(self.cfg)
 
-    def _mystery_lowered(self, new: EmulatorConfig) -> str | None:
-        """A new mystery configuration starts its meter at the new reseed: refused when that is below
-        what the meter shows now, which would turn it back (461a.12(h)).  Removing the mystery
-        progressive altogether is a removal (461a.12(k)(5)), not a turning back."""
-        if new.mystery is None or new.mystery == self.cfg.mystery or self.bank is None:
-            return None
-        if "mystery" not in self.bank.meters:
-            return None
-        shown = self.bank["mystery"].amount
-        if shown > new.mystery.reseed:
-            return (f"mystery meter shows {shown} cents; a configuration reseeding at {new.mystery.reseed} "
-                    "cents would turn it back (461a.12(h))")
-        return None
-
-    def _rebuilt_bank(self, new: EmulatorConfig, changed: set[str]) -> MeterBank | None:
-        if self.bank is None:
-            return None
-        meters: list[Meter] = []
-        for name, meter in self.bank.meters.items():
-            if name in changed:
-                state = meter.to_state()
-                mc = self._meter(new.meters[name]).config
-                state["config"] = mc.to_dict()
-                meters.append(Meter.from_state(state, self.options))
-            elif isinstance(meter, MysteryMeter) and new.mystery != self.cfg.mystery:
-                continue
-            else:
-                meters.append(meter)
-        if new.mystery is not None and new.mystery != self.cfg.mystery:
-            meters.append(MysteryMeter(new.mystery, "mystery", self.options, self.rng))
-        return MeterBank(meters)
-
     # -- emulator-only test channel -----------------------------------------------------------
     def _test_link(self, req: Mapping[str, Any]) -> Answer:
         up = arg(req, "up", bool)
         self.link_up = up
-        if not up:
+        if not up and "wager-after-comm-loss" not in self.cfg.defects:
             was = self.locked
             self._lock("comm-lost", time.perf_counter_ns())
             if was:

@@ -1,48 +1,156 @@
 """Named defects: each one a single, deliberate deviation of an emulated device from a requirement.
 
-A defect is switched on by name (``tablecert emulate --defect NAME`` or the profile's
-``emulator.defect``) and read by the state machine at exactly one place with
-``cfg.defective("name")``-style checks (``name in cfg.defects``).  The harness must catch every
-one of them: a suite that passes a defective device is a suite that proves nothing.
+A defect is switched on by name (``tablecert emulate --defect NAME``, ``pytest --tc-defect NAME`` or
+the profile's ``emulator.defect``) and read by the state machine at one place with an
+``if "name" in self.cfg.defects`` branch (controller.py, settle.py, sensors.py, shoe.py).  The
+harness must catch every one of them: a suite that passes a defective device is a suite that
+proves nothing (issue 6).  ``tablecert defects --matrix`` (:mod:`harness.killmatrix`) runs, for
+each defect, the suite cases that cite the catalogue clauses in :attr:`Defect.clauses` and
+requires at least one of them to FAIL.
 
-To add a defect: add its entry here (name, the clause it breaks, one line of what goes wrong),
-then add the one ``if "name" in self.cfg.defects`` branch in the state machine it bends.
+Each entry carries the regulation text it breaks twice: ``clause`` is the citation a reader
+knows, ``clauses`` the catalogue clause ids (``tablecert catalogue``) a suite case cites.
+``table`` names the kind of table the requirement exists on, which the kill matrix maps to a
+shipped profile.
+
+To add a defect: add its entry here, then the one ``if "name" in self.cfg.defects`` branch in the
+state machine it bends, then make sure some case citing one of its clause ids FAILs on it.
+
+Where a defect bends one of the oracle's pure functions (the tableau, a Royal 9 award, a
+paytable, a configuration check), the bent version lives below the registry, so the state
+machines keep only their one-line branches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Literal
 
+from harness.cards import Card
 from harness.errors import InputError
+from harness.games.baccarat import BANKER_DRAWS, RANK_VALUE, BaccaratRound, deal_round
+from harness.games.blackjack import hit_and_run_paytable
+from harness.games.payouts import Pay, Settlement
+from harness.games.royal9 import HandKey, Royal9Table, SeatResult
+
+if TYPE_CHECKING:
+    from harness.emulators.config import EmulatorConfig
+
+#: the kinds of table a requirement exists on (the kill matrix picks a shipped profile for each)
+TABLES = ("royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run")
+#: ``mystery-past-must-hit-by`` awards this far past must-hit-by (cents)
+MYSTERY_PAST_CENTS = 1000
+#: ``mystery-wrong-reseed`` starts and reseeds the mystery meter this far below its reseed (cents)
+MYSTERY_SHORT_CENTS = 5000
 
 
 @dataclass(frozen=True)
 class Defect:
     name: str
-    #: the regulation text it breaks (a citation; the catalogue maps it to clause ids)
+    #: the regulation text it breaks, as a citation
     clause: str
     description: str
+    #: the catalogue clause ids it breaks (``harness/regulations/catalogue.yaml``)
+    clauses: tuple[str, ...]
+    #: the kind of table the requirement exists on, one of :data:`TABLES`
+    table: str = "royal9"
 
 
 _LOCK = "629a Royal 9 (a)(2)"
-_RATE = "629a Royal 9 (f)(2); 461a.12(c)"
-_NV = "461a.12; REFERENCE.md power cycle"
+_NV = "461a.12(h), (n); REFERENCE.md power cycle"
+_R9_RATE = ("pa-midi-r9-f2-rate-5", "pa-midi-r9-g2-rate-1")
+_R9_FLOORS = ("pa-midi-r9-floors-5", "pa-midi-r9-floors-1")
+_NO_MORE_BETS = ("pa-627a7-c-no-more-bets", "pa-629a7-c-no-more-bets", "pa-631a8-c-no-more-bets")
+_HR = "633a.13(l)(1)"
 
 DEFECTS: dict[str, Defect] = {
     d.name: d
     for d in (
-        Defect("lockout-late", _LOCK, "locks out 5 ms later than configured after the first card"),
-        Defect("lockout-missing", _LOCK, "never locks out wagers when cards are dealt"),
-        Defect("lockout-early", _LOCK, "refuses wagers as soon as the round opens"),
-        Defect("rate-off", _RATE, "rate of progression 0.01 point above the configured one"),
-        Defect("residual-dropped", _RATE, "drops the fraction of a cent of every contribution"),
-        Defect("reset-zero", "629a Royal 9 (f)(2)", "resets a hit meter to zero instead of its reset amount"),
-        Defect("power-loses-meters", _NV, "meters restart from their initial amounts on power-up"),
-        Defect("mystery-redrawn", _NV, "draws a new mystery trigger on every power-up"),
-        Defect("config-while-live", "461a.12 parameters", "accepts a parameter change while a round is live"),
-        Defect("wager-after-comm-loss", _LOCK, "accepts wagers while the sensors link is down"),
-        Defect("wager-after-no-more-bets", "627a.7(c)", "accepts wagers after no more bets"),
+        # -- the lock-out and the wagering system
+        Defect("lockout-late", _LOCK, "locks out 5 ms later than configured after the first card",
+               ("pa-midi-r9-a2-lockout",)),
+        Defect("lockout-missing", _LOCK, "never locks out wagers when cards are dealt",
+               ("pa-midi-r9-a2-lockout",)),
+        Defect("lockout-early", "629a Royal 9 (a)(1), (a)(2)",
+               "refuses wagers as soon as the round opens, before any card is dealt",
+               ("pa-midi-r9-a2-lockout", "pa-midi-r9-a1-wagering-device")),
+        Defect("wager-after-comm-loss", _LOCK, "accepts wagers while the sensors link is down (no lock-out)",
+               ("pa-midi-r9-a2-lockout",)),
+        Defect("wager-after-no-more-bets", "627a.7(c), 629a.7(c), 631a.8(c)", "accepts wagers after no more bets",
+               _NO_MORE_BETS),
+        Defect("config-while-live", "461a.12(i)", "accepts a parameter change while a round is live",
+               ("pa-461a12-i-probability-not-decreased",)),
+        # -- meters
+        Defect("rate-off", "629a Royal 9 (f)(2), (g)(2)",
+               "rate of progression 0.01 point above the configured one", _R9_RATE),
+        Defect("residual-dropped", "629a Royal 9 (f)(2), (g)(2)",
+               "drops the fraction of a cent of every contribution", _R9_RATE),
+        Defect("reset-below-floor", "629a Royal 9 (f)(2), (g)(2)",
+               "accepts a reset amount below the regulation floor", _R9_FLOORS),
+        Defect("reset-zero", "461a.12(b)(5); 629a Royal 9 (f)(2)",
+               "resets a hit meter to zero instead of its reset amount",
+               ("pa-461a12-b5-reset-mechanism", *_R9_FLOORS)),
+        Defect("meter-turned-back", "461a.12(h)",
+               "a configuration write to a meter turns it back to its reset amount (no hit)",
+               ("pa-461a12-h-no-turning-back",)),
+        Defect("power-loses-meters", _NV, "meters restart from their initial amounts on power-up",
+               ("pa-461a12-n-meter-kept-on-return", "pa-461a12-h-no-turning-back")),
+        Defect("payout-limit-below-current", "461a.12(k)(1)",
+               "accepts a payout limit at or below the amount on the meter",
+               ("pa-461a12-k1-payout-limit",)),
+        Defect("meter-wraps", "461a.12(j)",
+               "accepts limits past the display capacity, and the display wraps past its capacity",
+               ("pa-461a12-j-display-limit",)),
+        # -- the mystery progressive
+        Defect("mystery-redrawn", _NV,
+               "restarts the mystery progressive on every power-up: a new hidden trigger, the meter at its seed",
+               ("pa-461a12-n-meter-kept-on-return",), "mystery"),
+        Defect("mystery-past-must-hit-by", "629a Royal 9 (h)",
+               "the mystery meter passes must-hit-by by $10 before it awards", ("pa-midi-r9-h-must-hit-by",),
+               "mystery"),
+        Defect("mystery-wrong-reseed", "629a Royal 9 (h)",
+               "the mystery meter starts at and reseeds to $50 below the configuration's reseed",
+               ("pa-midi-r9-h-reseed",), "mystery"),
+        # -- Royal 9 outcomes and paytables
+        Defect("r9-suited-paid-as-plain", "629a Royal 9 (e)(2), (f)(1), (g)(1)",
+               "pays a suited Royal 9 as a plain Royal 9",
+               ("pa-midi-r9-e2-suited-royal9", "pa-midi-r9-f1-suited-royal9", "pa-midi-r9-g1-suited-royal9")),
+        Defect("r9-ten-is-face", "629a Royal 9 (b)", "counts a ten as a face card (a ten and a nine pay)",
+               ("pa-midi-r9-b-face-and-nine",)),
+        Defect("r9-mega-envy-unpaid", "629a Royal 9 (e)(9), (f)(1), (g)(1)", "never pays mega envy",
+               ("pa-midi-r9-e9-mega-envy", "pa-midi-r9-f1-mega-envy", "pa-midi-r9-g1-mega-envy")),
+        Defect("r9-mega-wrong-seat", "629a Royal 9 (e)(6), (f)(1), (g)(1)",
+               "pays the mega jackpot to the next wagering seat instead of the combination's owner",
+               ("pa-midi-r9-e6-mega", "pa-midi-r9-f1-mega", "pa-midi-r9-g1-mega")),
+        Defect("r9-combo-ignores-suits", "629a Royal 9 (e)(5)",
+               "matches personal combinations by rank only: any king-9 is the lowest seat's",
+               ("pa-midi-r9-e5-personal-combinations",)),
+        # -- baccarat and EZ Baccarat
+        Defect("tableau-wrong-cell", "627a.1, 629a.1, 631a.1 (third-card rules)",
+               "the Banker stands on 6 against a Player third card of 6 (the tableau says draw)",
+               ("pa-bac-natural",), "baccarat"),
+        Defect("natural-does-not-stop", "627a.1, 629a.1, 631a.1 (Natural)",
+               "a natural does not stop the deal: the controller applies the third-card rules",
+               ("pa-bac-natural",), "baccarat"),
+        Defect("dragon7-no-banker-push", "629a.2(b)(6)(ii) and peers",
+               "pays a Banker wager even money on a Dragon 7 instead of pushing it",
+               ("pa-ez-banker-push-on-dragon7",), "ez-baccarat"),
+        Defect("panda8-wrong-odds", "629a.12(g) and peers", "pays Panda 8 at 25 for 1 instead of 25 to 1",
+               ("pa-ez-panda8",), "ez-baccarat"),
+        # -- Blackjack Hit and Run
+        Defect("hr-pre-2012-paytable", _HR,
+               "pays the superseded paytable: seven cards 100 for 1, five cards 7 for 1",
+               ("pa-633a13-l1-7-cards", "pa-633a13-l1-5-cards", "pa-633a13-l1-paytable"), "hit-and-run"),
+        Defect("hr-for-paid-as-to", _HR, "pays the \"N for 1\" lines as \"N to 1\" (one stake too many)",
+               ("pa-633a13-l1-paytable", "pa-633a13-l1-blackjack", "pa-633a13-l1-5-cards",
+                "pa-633a13-l1-6-cards", "pa-633a13-l1-7-cards"), "hit-and-run"),
+        # -- the shoe
+        Defect("shoe-misread", "WAC 230-15-040(1)",
+               "the shoe reads every six as the nine of the same suit (reported and passed on)",
+               ("wa-230-15-040-1-standard-cards",)),
     )
 }
 
@@ -52,3 +160,104 @@ def check_defects(names: Iterable[str]) -> None:
     for name in names:
         if name not in DEFECTS:
             raise InputError(f"defect {name!r}: unknown (known: {', '.join(sorted(DEFECTS))})")
+
+
+# -- the bent functions ---------------------------------------------------------------------------
+
+def baccarat_round(cards: Sequence[Card], defects: Collection[str] = ()) -> BaccaratRound:
+    """The round a controller sees in ``cards``: the oracle's, unless a tableau defect is on."""
+    if "natural-does-not-stop" in defects or "tableau-wrong-cell" in defects:
+        return _bent_round(cards, defects)
+    return deal_round(cards)
+
+
+def _bent_round(cards: Sequence[Card], defects: Collection[str]) -> BaccaratRound:
+    """:func:`~harness.games.baccarat.deal_round` with one defect: a natural that does not stop the
+    deal (the third-card rules run anyway), or the Banker standing on 6 against a Player third card
+    of 6 (the tableau's cell says draw)."""
+    def card(k: int) -> Card:
+        if k >= len(cards):
+            raise InputError(f"round needs card {k + 1}")
+        return cards[k]
+
+    v = RANK_VALUE
+    player, banker = [card(0), card(2)], [card(1), card(3)]
+    pt, bt = (v[player[0].rank] + v[player[1].rank]) % 10, (v[banker[0].rank] + v[banker[1].rank]) % 10
+    natural = pt >= 8 or bt >= 8
+    if natural and "natural-does-not-stop" not in defects:
+        return deal_round(cards)
+    used, p3 = 4, None
+    if pt <= 5:
+        player.append(card(used))
+        p3, used = v[player[2].rank], used + 1
+    draws = bt <= 5 if p3 is None else BANKER_DRAWS[bt][p3]
+    if "tableau-wrong-cell" in defects and bt == 6 and p3 == 6:
+        draws = False
+    if draws:
+        banker.append(card(used))
+        used += 1
+    pt, bt = sum(v[c.rank] for c in player) % 10, sum(v[c.rank] for c in banker) % 10
+    winner: Literal["player", "banker", "tie"] = "player" if pt > bt else "banker" if bt > pt else "tie"
+    return BaccaratRound(tuple(player), tuple(banker), pt, bt, winner, natural,
+                         winner == "banker" and bt == 7 and len(banker) == 3,
+                         winner == "player" and pt == 8 and len(player) == 3, used)
+
+
+class RankOnlyCombos(Royal9Table):
+    """The ``r9-combo-ignores-suits`` defect: personal combinations compared by rank only, so every
+    king-9 is taken for the lowest seat's combination (629a Royal 9 (e)(5) says each is unique)."""
+
+    def owner(self, key: HandKey) -> int | None:
+        if key is None or key[0].rank != 13:
+            return None
+        return min(self.seat_combos, default=None)
+
+
+def bent_royal9(seats: Sequence[SeatResult], defects: Collection[str], plain: Pay,
+                award_returns_stake: bool) -> list[SeatResult]:
+    """The Royal 9 results as a controller with an award defect pays them (``plain``: the Royal 9
+    line's pay, for ``r9-suited-paid-as-plain``)."""
+    out = list(seats)
+    for i, sr in enumerate(out):
+        stake = sr.settlement.stake if sr.settlement is not None else 0
+        if "r9-mega-envy-unpaid" in defects and sr.category == "mega-envy":
+            out[i] = dataclasses.replace(sr, awarded=(), pays=(), settlement=Settlement(stake, 0), meters_hit=())
+        elif "r9-suited-paid-as-plain" in defects and sr.category == "suited-royal9":
+            kept = stake if award_returns_stake else 0
+            out[i] = dataclasses.replace(sr, awarded=("royal9",), pays=(plain,),
+                                         settlement=Settlement(stake, kept + int(plain.value)))
+    winner = next((i for i, sr in enumerate(out) if "mega" in sr.awarded), None)
+    if "r9-mega-wrong-seat" in defects and winner is not None:
+        others = [i for i, sr in enumerate(out) if sr.wager and i != winner]
+        if others:  # the next wagering seat after the owner, wrapping round the table
+            j = next((i for i in others if i > winner), others[0])
+            a, b = out[winner], out[j]
+            moved = ("qualifies", "awarded", "pays", "settlement", "meters_hit")
+            out[winner] = dataclasses.replace(a, **{f: getattr(b, f) for f in moved})
+            out[j] = dataclasses.replace(b, **{f: getattr(a, f) for f in moved})
+    return out
+
+
+def hr_paytable(defects: Collection[str]) -> Mapping[str, Pay] | None:
+    """The Hit and Run paytable a defective controller pays by (``None``: 633a.13(l)(1) as amended)."""
+    if "hr-pre-2012-paytable" not in defects and "hr-for-paid-as-to" not in defects:
+        return None
+    table = hit_and_run_paytable()
+    if "hr-pre-2012-paytable" in defects:
+        table.update({"7-cards": Pay("for", Decimal(100)), "5-cards": Pay("for", Decimal(7))})
+    if "hr-for-paid-as-to" in defects:
+        table = {c: Pay("to", p.value, p.meter) if p.kind == "for" else p for c, p in table.items()}
+    return table
+
+
+def unchecked_resets(cfg: EmulatorConfig) -> EmulatorConfig:
+    """``cfg`` as the ``reset-below-floor`` defect checks it: each reset amount taken as the initial
+    amount, so a reset below the floor goes unnoticed (629a Royal 9 (f)(2), (g)(2))."""
+    return cfg.with_changes(meters={n: dataclasses.replace(m, reset=max(m.reset, m.initial))
+                                    for n, m in cfg.meters.items()})
+
+
+def unchecked_display(cfg: EmulatorConfig) -> EmulatorConfig:
+    """``cfg`` as the ``meter-wraps`` defect checks it: no display capacity (461a.12(j))."""
+    return cfg.with_changes(meters={n: dataclasses.replace(m, display_capacity=None)
+                                    for n, m in cfg.meters.items()})

@@ -1,4 +1,5 @@
-"""Round resolution inside the emulated controller: the oracle decides, the controller pays.
+"""Round resolution and the meters inside the emulated controller: the oracle decides, the
+controller pays.
 
 The controller is the "device": it resolves each round by calling the same pure oracle the
 harness checks against (:mod:`harness.games.baccarat`, :mod:`harness.games.royal9`,
@@ -10,22 +11,35 @@ Who pays (629a Royal 9 (f)/(g); 461a.12): a meter jackpot is paid by an attendan
 the reset key (``meter-attendant-reset``); a fixed line and every base-game wager are paid by the
 table at once.  ``cumulative_paid`` counts progressive-wager awards (the win, stake excluded) when
 they are paid: at settlement for the table, at the reset key for an attendant.
+
+The game defects (``harness.emulators.defects``) bend one step each: an EZ settlement here
+(:func:`_settle_base`), a Royal 9 award or the Hit and Run paytable through the bent functions of
+the defects module.
+
+The controller's meter bank is built, rebuilt on a configuration write, read (``meters.get``) and
+reset (``reset_key``) by the functions at the end of this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 from harness.cards import Card
-from harness.games.baccarat import BaccaratRound, deal_round, settle_wager
+from harness.emulators import defects
+from harness.emulators.base import Answer, Refusal, arg
+from harness.games.baccarat import BaccaratRound, settle_wager
 from harness.games.blackjack import DealerHand, dealer_hand, settle_hit_and_run
-from harness.games.royal9 import METERS
+from harness.games.payouts import Pay, Settlement, settle
+from harness.games.royal9 import METERS, SeatResult
 from harness.money import Cents
-from harness.progressive.meter import Hit
+from harness.progressive.meter import Hit, Meter, MeterBank, MeterConfig, MeterError
+from harness.progressive.mystery import MysteryConfig, MysteryMeter
 
 if TYPE_CHECKING:
+    from harness.emulators.config import EmulatorConfig
     from harness.emulators.controller import Controller
 
 BASE_BACCARAT = ("player", "banker", "tie", "dragon7", "panda8")
@@ -76,10 +90,6 @@ def round_complete(ctrl: Controller, cards: Sequence[Card]) -> bool:
         return False
 
 
-def baccarat_round(cards: Sequence[Card]) -> BaccaratRound:
-    return deal_round(cards)
-
-
 def settle_round(ctrl: Controller) -> None:
     """Settle every wager on the layout for the round dealt in ``ctrl.cards``."""
     wagers = dict(ctrl.sensors.wagers)
@@ -91,14 +101,18 @@ def settle_round(ctrl: Controller) -> None:
     game: Literal["baccarat", "ez-baccarat"] = "ez-baccarat" if ctrl.cfg.game == "ez-baccarat" else "baccarat"
     for (seat, kind), amount in sorted(wagers.items()):
         if kind in BASE_BACCARAT:
-            outcome, st = settle_wager(rnd, kind, amount, game=game, commission=ctrl.cfg.commission)
+            outcome, st = _settle_base(ctrl, rnd, kind, amount, game)
             ctrl.emit("payout", seat=seat, type=kind, category=outcome, stake=st.stake,
                       returned=st.returned, paid_by="table")
     r9_seats = frozenset(seat for (seat, kind) in wagers if kind == "royal9")
     if ctrl.r9 is None or ctrl.bank is None:
         return
     result = ctrl.r9.resolve(ctrl.r9_cards(rnd), wagers=r9_seats, meters=ctrl.bank.amounts())
-    for sr in result.seats:
+    seats: Sequence[SeatResult] = result.seats
+    if ctrl.cfg.defects:
+        seats = defects.bent_royal9(seats, ctrl.cfg.defects, ctrl.r9.paytable["royal9"],
+                                    ctrl.interp.award_returns_stake)
+    for sr in seats:
         if not sr.wager and not sr.awarded:
             continue
         stake = wagers.get((sr.seat, "royal9"), 0)
@@ -127,6 +141,18 @@ def settle_round(ctrl: Controller) -> None:
                   returned=returned, paid_by=by)
 
 
+def _settle_base(ctrl: Controller, rnd: BaccaratRound, kind: str, amount: Cents,
+                 game: Literal["baccarat", "ez-baccarat"]) -> tuple[str, Settlement]:
+    """One base-game or EZ insurance wager (627a.7, 627a.12 and peers)."""
+    bent = ctrl.cfg.defects
+    if "dragon7-no-banker-push" in bent and kind == "banker" and game == "ez-baccarat" and rnd.dragon7:
+        return settle_wager(rnd, kind, amount, game="baccarat", commission=Decimal(0))
+    outcome, st = settle_wager(rnd, kind, amount, game=game, commission=ctrl.cfg.commission)
+    if "panda8-wrong-odds" in bent and kind == "panda8" and outcome == "win":
+        st = settle(Pay("for", Decimal(25)), amount)
+    return outcome, st
+
+
 def _meter_hit(ctrl: Controller, seat: int, category: str, meter: str, hit: Hit) -> None:
     """Book one meter award: pending for the reset key, or paid now."""
     entry = {"round": ctrl.round_no, "seat": seat, "category": category, "meter": meter,
@@ -137,7 +163,7 @@ def _meter_hit(ctrl: Controller, seat: int, category: str, meter: str, hit: Hit)
         ctrl.accounts.pending[meter] = {"seat": seat, "amount": hit.paid, "category": category}
     else:
         ctrl.accounts.paid(hit.paid, hit.paid_by)
-        ctrl.after_reset(meter)
+        after_reset(ctrl, meter)
 
 
 def mystery_hits(ctrl: Controller, seat: int, hits: Sequence[Hit]) -> None:
@@ -156,10 +182,11 @@ def _settle_hit_and_run(ctrl: Controller, wagers: dict[tuple[int, str], Cents], 
     meter_name = ctrl.hr_meter
     shown = bank[meter_name].amount if bank is not None and meter_name else None
     taken: Hit | None = None
+    paytable = defects.hr_paytable(ctrl.cfg.defects)
     for (seat, kind), amount in sorted(wagers.items()):
         if kind != "hit-and-run":
             continue
-        category, st = settle_hit_and_run(hand, amount, shown, interpretations=ctrl.interp)
+        category, st = settle_hit_and_run(hand, amount, shown, paytable, interpretations=ctrl.interp)
         by = "table"
         if category == "8-plus-cards" and bank is not None and meter_name:
             if taken is None:
@@ -179,3 +206,110 @@ def _settle_hit_and_run(ctrl: Controller, wagers: dict[tuple[int, str], Cents], 
             ctrl.accounts.paid(st.returned - st.stake, "table")
         ctrl.emit("payout", seat=seat, type=kind, category=category, stake=st.stake,
                   returned=st.returned, paid_by=by)
+
+
+# -- the meter bank: built, rebuilt on a configuration write, read, reset by the key ---------------
+
+def new_meter(ctrl: Controller, mc: MeterConfig) -> Meter:
+    if "rate-off" in ctrl.cfg.defects:
+        mc = MeterConfig(mc.name, mc.rate + Decimal("0.01"), mc.initial, mc.reset, mc.payout_limit,
+                         mc.display_capacity)
+    if "meter-wraps" in ctrl.cfg.defects:  # the meter runs past its display: only the limit caps it
+        mc = MeterConfig(mc.name, mc.rate, mc.initial, mc.reset, mc.payout_limit, None)
+    return Meter(mc, ctrl.options)
+
+
+def new_mystery(ctrl: Controller, mystery: MysteryConfig) -> MysteryMeter:
+    meter = MysteryMeter(mystery, "mystery", ctrl.options, ctrl.rng)
+    if "mystery-wrong-reseed" in ctrl.cfg.defects:
+        meter.amount -= defects.MYSTERY_SHORT_CENTS
+    return meter
+
+
+def fresh_bank(ctrl: Controller) -> MeterBank | None:
+    meters: list[Meter] = [new_meter(ctrl, mc) for mc in ctrl.cfg.meters.values()]
+    if ctrl.cfg.mystery is not None:
+        meters.append(new_mystery(ctrl, ctrl.cfg.mystery))
+    return MeterBank(meters) if meters else None
+
+
+def meters_get(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
+    bank = ctrl.bank
+    amounts = bank.amounts() if bank else {}
+    if "meter-wraps" in ctrl.cfg.defects:  # the display shows the amount modulo its capacity
+        caps = {n: m.display_capacity for n, m in ctrl.cfg.meters.items()}
+        amounts = {n: a % (c + 1) if (c := caps.get(n)) is not None else a for n, a in amounts.items()}
+    return {
+        "meters": amounts,
+        "residual": bank.residuals() if bank else {},
+        "diverted": {n: m.diverted for n, m in bank.meters.items()} if bank else {},
+        "cumulative_paid": ctrl.accounts.cumulative_paid,
+        "paid_by_table": ctrl.accounts.paid_by_table,
+        "paid_by_attendant": ctrl.accounts.paid_by_attendant,
+        "pending": [{"meter": k, **v} for k, v in sorted(ctrl.accounts.pending.items())],
+    }
+
+
+def reset_key(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
+    name = arg(req, "meter", str)
+    entry = ctrl.accounts.pending.get(name)
+    if entry is None or ctrl.bank is None:
+        return Refusal("REFUSED", f"no hit is waiting for the reset key on {name!r}")
+    try:
+        hits = ctrl.bank.reset_key(name)
+    except MeterError as exc:
+        return Refusal("REFUSED", str(exc))
+    del ctrl.accounts.pending[name]
+    ctrl.accounts.paid(int(entry["amount"]), "attendant")
+    after_reset(ctrl, name)
+    if hits:
+        mystery_hits(ctrl, int(entry["seat"]), hits)
+    ctrl.save()
+    return {"meter": name, "amount": ctrl.bank[name].amount}
+
+
+def after_reset(ctrl: Controller, name: str) -> None:
+    """A meter went back to its reset amount (the reset key, or a table-paid hit)."""
+    if ctrl.bank is None:
+        return
+    if "reset-zero" in ctrl.cfg.defects:
+        ctrl.bank[name].amount = 0
+    if "mystery-wrong-reseed" in ctrl.cfg.defects and isinstance(ctrl.bank[name], MysteryMeter):
+        ctrl.bank[name].amount -= defects.MYSTERY_SHORT_CENTS
+    ctrl.emit("reset", meter=name, amount=ctrl.bank[name].amount)
+
+
+def mystery_lowered(ctrl: Controller, new: EmulatorConfig) -> str | None:
+    """A new mystery configuration starts its meter at the new reseed: refused when that is below
+    what the meter shows now, which would turn it back (461a.12(h)).  Removing the mystery
+    progressive altogether is a removal (461a.12(k)(5)), not a turning back."""
+    if new.mystery is None or new.mystery == ctrl.cfg.mystery or ctrl.bank is None:
+        return None
+    if "mystery" not in ctrl.bank.meters:
+        return None
+    shown = ctrl.bank["mystery"].amount
+    if shown > new.mystery.reseed:
+        return (f"mystery meter shows {shown} cents; a configuration reseeding at {new.mystery.reseed} "
+                "cents would turn it back (461a.12(h))")
+    return None
+
+
+def rebuilt_bank(ctrl: Controller, new: EmulatorConfig, changed: set[str]) -> MeterBank | None:
+    if ctrl.bank is None:
+        return None
+    meters: list[Meter] = []
+    for name, meter in ctrl.bank.meters.items():
+        if name in changed:
+            state = meter.to_state()
+            mc = new_meter(ctrl, new.meters[name]).config
+            state["config"] = mc.to_dict()
+            if "meter-turned-back" in ctrl.cfg.defects:  # a write re-initialises the meter
+                state.update(amount=mc.reset, residual="0")
+            meters.append(Meter.from_state(state, ctrl.options))
+        elif isinstance(meter, MysteryMeter) and new.mystery != ctrl.cfg.mystery:
+            continue
+        else:
+            meters.append(meter)
+    if new.mystery is not None and new.mystery != ctrl.cfg.mystery:
+        meters.append(new_mystery(ctrl, new.mystery))
+    return MeterBank(meters)

@@ -101,6 +101,8 @@ class Shoe(Device):
 
     def _deal_one(self, t_ns: int) -> None:
         card = self.cards.popleft()
+        if "shoe-misread" in self.cfg.defects and card.rank == 6:
+            card = Card(9, card.suit)  # read upside down: reported, and passed on, as a nine
         self.dealt += 1
         if self._misread_next:
             self._misread_next = False
