@@ -1,10 +1,15 @@
-"""``tablecert defects``: the named emulator defects, each breaking exactly one requirement.
+"""``tablecert defects``: the named emulator defects, and the kill matrix that proves the suites catch them.
 
 Why: a harness that passes a non-compliant device is worse than none (issue 6).  The defects in
 :data:`harness.emulators.defects.DEFECTS` are what the suites are proven against; this command
-lists them (name, the clause it breaks, what goes wrong) so a lab can pick one for
-``tablecert emulate --defect NAME`` or a profile's ``emulator.defect``.  ``--json`` prints the same
-as a list of objects carrying every field of each defect, for scripts and CI.
+lists them (name, the regulation text and the catalogue clause ids it breaks, what goes wrong) so
+a lab can pick one for ``tablecert emulate --defect NAME`` or a profile's ``emulator.defect``.
+``--json`` prints the same as a list of objects carrying every field of each defect.
+
+``--matrix`` runs the proof (:mod:`harness.killmatrix`): the clean emulators must pass the cases
+citing the defects' clauses, then every defect must make at least one of those cases FAIL (an
+ERROR or a TIMEOUT does not count: it is the rig's verdict, not a compliance one).  Exit status 0
+only when all of that holds, 1 otherwise, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -12,22 +17,33 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from typing import Any
 
 from harness.errors import InputError
 
-HELP = "List the emulator defects (name, clause it breaks, description) the suites must catch"
+HELP = "List the emulator defects the suites must catch; --matrix proves each is caught"
 EXAMPLE = """\
 tablecert defects                       # every defect, one per line
 tablecert defects lockout-late rate-off # just these two
 tablecert defects --json                # machine-readable list
+tablecert defects --matrix --jobs 2     # the kill matrix: every defect fails a case citing its clause
+tablecert defects --matrix --defect rate-off --defect shoe-misread --json
 tablecert emulate --defect lockout-late # then run the suites against it: some case must FAIL
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME", help="only these defects (default: all)")
-    parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--matrix", action="store_true",
+                        help="run the kill matrix: clean runs, then the cases citing each defect's clauses")
+    parser.add_argument("--defect", action="extend", nargs="+", default=[], metavar="NAME",
+                        help="with --matrix: only these defects (as the positional names)")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="with --matrix: certification runs at once, each with its own emulators (default 2)")
+    parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                        help="with --matrix: end a run still going after this long (default 300)")
 
 
 def selected(names: list[str]) -> list[Any]:
@@ -46,14 +62,42 @@ def selected(names: list[str]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    defects = selected(list(args.names))
+    names = [*args.names, *args.defect]
+    if args.matrix:
+        return _matrix(args, names)
+    if args.defect:
+        raise InputError("--defect selects defects for --matrix; to list some, name them: tablecert defects NAME")
+    defects = selected(names)
     if args.json:
         print(json.dumps([dataclasses.asdict(d) for d in defects], indent=2, ensure_ascii=False))
         return 0
     width_name = max((len(d.name) for d in defects), default=4)
     width_clause = max((len(d.clause) for d in defects), default=6)
-    print(f"{'DEFECT':<{width_name}}  {'BREAKS':<{width_clause}}  DESCRIPTION")
+    print(f"{'DEFECT':<{width_name}}  {'BREAKS':<{width_clause}}  DESCRIPTION [CLAUSE IDS]")
     for d in defects:
-        print(f"{d.name:<{width_name}}  {d.clause:<{width_clause}}  {d.description}")
-    print(f"\n{len(defects)} defect(s); run one with: tablecert emulate --defect NAME")
+        print(f"{d.name:<{width_name}}  {d.clause:<{width_clause}}  {d.description} [{', '.join(d.clauses)}]")
+    print(f"\n{len(defects)} defect(s); run one with: tablecert emulate --defect NAME; "
+          "prove them all with: tablecert defects --matrix")
     return 0
+
+
+def _matrix(args: argparse.Namespace, names: list[str]) -> int:
+    from harness import killmatrix
+
+    if args.jobs < 1:
+        raise InputError(f"--jobs {args.jobs}: at least 1")
+    deadline = killmatrix.DEFAULT_DEADLINE_S if args.deadline is None else args.deadline
+    if deadline <= 0:
+        raise InputError(f"--deadline {args.deadline:g}: must be positive")
+    selected(names)  # an unknown name is bad input before anything starts
+
+    def progress(text: str) -> None:
+        if not args.json:
+            print(f"kill matrix: {text}", file=sys.stderr, flush=True)
+
+    matrix = killmatrix.run_matrix(names, jobs=args.jobs, deadline_s=deadline, progress=progress)
+    if args.json:
+        print(json.dumps(killmatrix.to_json(matrix), indent=2, ensure_ascii=False))
+    else:
+        print(killmatrix.render(matrix))
+    return 0 if matrix.passed else 1

@@ -1,0 +1,310 @@
+"""The kill matrix: every emulator defect fails a suite case that cites the clause it breaks (issue 6).
+
+A certification harness that passes a non-compliant device is worse than none.  The proof is run
+here: first the clean emulators must pass every case selected for the matrix; then, for each
+named defect (:data:`harness.emulators.defects.DEFECTS`), the cases citing the defect's catalogue
+clauses run against emulators with that one defect switched on, and at least one of them must end
+FAIL.
+
+Only a FAIL counts.  A FAIL is a compliance failure: a measurement held against the regulation
+did not hold.  An ERROR or a TIMEOUT is a problem of the rig (a device stopped answering, a wait
+ran out); it proves nothing about whether the suites notice a non-compliant device, so a defect
+that only ever produces ERROR or TIMEOUT is MISSED.  Those verdicts are listed next to the row
+(``not counted``) so a reader sees them.
+
+Each run is a separate ``pytest suites --tc-profile P --tc-clause C... [--tc-defect NAME]``
+process with its own emulator instance and record directory, started in its own session so a run
+past its deadline is ended with its emulator (its process group), and read back through
+:func:`harness.record.journal.load_record`.  ``jobs`` runs go at once.  Which shipped profile a
+defect runs on follows from the kind of table its requirement exists on
+(:attr:`harness.emulators.defects.Defect.table`, :data:`PROFILE_FOR_TABLE`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from harness.emulators.defects import DEFECTS, Defect, check_defects
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: the shipped profile each kind of table is proven on
+PROFILE_FOR_TABLE = {
+    "royal9": "emulated-midi-5",
+    "mystery": "emulated-midi-5-mystery",
+    "baccarat": "emulated-ez-baccarat",
+    "ez-baccarat": "emulated-ez-baccarat",
+    "hit-and-run": "emulated-hit-and-run",
+}
+
+#: verdicts of a case that are not a pass (a skipped case is neither a pass nor a catch)
+BAD = ("FAIL", "ERROR", "TIMEOUT")
+DEFAULT_DEADLINE_S = 300.0
+
+
+@dataclass(frozen=True)
+class Job:
+    """One certification run: the profile, the clause selection and the defect (``None``: clean)."""
+
+    profile: str
+    clauses: tuple[str, ...]
+    defect: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.defect or 'clean'} on {self.profile}"
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    case_id: str
+    verdict: str
+    clauses: tuple[str, ...]
+
+
+@dataclass
+class JobResult:
+    job: Job
+    cases: list[CaseOutcome] = field(default_factory=list)
+    seconds: Decimal = Decimal(0)
+    #: why the run itself went wrong (deadline, crash, no record), else ``None``
+    error: str | None = None
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for c in self.cases if c.verdict == verdict)
+
+
+@dataclass
+class Row:
+    """One defect's line of the matrix."""
+
+    defect: Defect
+    profile: str
+    caught_by: list[str]
+    not_counted: list[tuple[str, str]]
+    error: str | None
+    seconds: Decimal
+
+    @property
+    def caught(self) -> bool:
+        return bool(self.caught_by)
+
+
+@dataclass
+class Matrix:
+    clean: list[JobResult]
+    rows: list[Row]
+    wall_seconds: Decimal
+    jobs: int
+
+    @property
+    def clean_ok(self) -> bool:
+        return all(clean_problems(r) == [] for r in self.clean)
+
+    @property
+    def passed(self) -> bool:
+        return self.clean_ok and bool(self.rows) and all(r.caught for r in self.rows)
+
+
+Runner = Callable[[Job, float], JobResult]
+
+
+# -- planning -----------------------------------------------------------------------------------
+
+def profile_of(defect: Defect) -> str:
+    return PROFILE_FOR_TABLE[defect.table]
+
+
+def plan(names: Iterable[str] = ()) -> tuple[list[Job], list[Job]]:
+    """The clean runs (one per profile, every clause its defects break) and the defect runs."""
+    chosen = list(dict.fromkeys(names))
+    check_defects(chosen)
+    defects = [DEFECTS[n] for n in chosen] if chosen else list(DEFECTS.values())
+    per_profile: dict[str, dict[str, None]] = {}
+    runs = []
+    for d in defects:
+        profile = profile_of(d)
+        per_profile.setdefault(profile, {}).update(dict.fromkeys(d.clauses))
+        runs.append(Job(profile, d.clauses, d.name))
+    clean = [Job(p, tuple(c)) for p, c in per_profile.items()]
+    return clean, runs
+
+
+# -- judging ------------------------------------------------------------------------------------
+
+def clean_problems(result: JobResult) -> list[str]:
+    """Why a clean run does not pass (empty: it passed)."""
+    problems = [f"{c.case_id} {c.verdict}" for c in result.cases if c.verdict in BAD]
+    if result.error:
+        problems.insert(0, result.error)
+    if not result.error and not any(c.verdict == "PASS" for c in result.cases):
+        problems.append("no case passed")
+    return problems
+
+
+def judge(defect: Defect, result: JobResult) -> Row:
+    """CAUGHT when some case citing one of the defect's clauses ended FAIL."""
+    cited = set(defect.clauses)
+    caught = [c.case_id for c in result.cases if c.verdict == "FAIL" and cited & set(c.clauses)]
+    other = [(c.case_id, c.verdict) for c in result.cases
+             if c.verdict in BAD and c.case_id not in caught]
+    return Row(defect, result.job.profile, caught, other, result.error, result.seconds)
+
+
+# -- running ------------------------------------------------------------------------------------
+
+def pytest_command(job: Job, report_dir: Path) -> list[str]:
+    cmd = [sys.executable, "-m", "pytest", "suites", "--tc-profile",
+           str(ROOT / "device_profiles" / f"{job.profile}.yaml"), "--tc-report-dir", str(report_dir),
+           "-q", "-p", "no:cacheprovider"]
+    for clause in job.clauses:
+        cmd += ["--tc-clause", clause]
+    if job.defect:
+        cmd += ["--tc-defect", job.defect]
+    return cmd
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """End the run and its emulator: both are in the process group this module started."""
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def read_cases(report_dir: Path) -> list[CaseOutcome]:
+    """The cases of the one run recorded under ``report_dir``."""
+    from harness.record.journal import load_record
+
+    runs = sorted(p for p in report_dir.iterdir() if p.is_dir())
+    if len(runs) != 1:
+        raise FileNotFoundError(f"{report_dir}: expected one run directory, found {len(runs)}")
+    record = load_record(runs[0])
+    return [CaseOutcome(c.case_id, c.verdict, tuple(c.clauses)) for c in record.cases]
+
+
+def run_subprocess(job: Job, deadline_s: float) -> JobResult:
+    """Run ``job`` as its own pytest process (own emulator, own record), within ``deadline_s``."""
+    t0 = time.monotonic()
+    result = JobResult(job)
+    with tempfile.TemporaryDirectory(prefix="tablecert-matrix-") as tmp:
+        report_dir = Path(tmp) / "record"
+        log = Path(tmp) / "pytest.log"
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(pytest_command(job, report_dir), cwd=ROOT, stdout=out,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+            try:
+                proc.wait(deadline_s)
+            except subprocess.TimeoutExpired:
+                _stop(proc)
+                result.error = f"deadline: not finished within {deadline_s:g} s (stopped)"
+            except BaseException:
+                _stop(proc)
+                raise
+        try:
+            result.cases = read_cases(report_dir) if report_dir.is_dir() else []
+        except Exception as exc:  # an unreadable record is a broken run, reported as such
+            result.error = result.error or f"no readable record: {exc}"
+        if not result.cases and result.error is None:
+            tail = log.read_text(errors="replace").strip().splitlines()[-3:]
+            result.error = f"no case recorded (pytest exit {proc.returncode}): {' / '.join(tail)}"
+    result.seconds = _seconds(time.monotonic() - t0)
+    return result
+
+
+def run_jobs(jobs: Sequence[Job], runner: Runner, workers: int, deadline_s: float) -> list[JobResult]:
+    """Every job through ``runner``, ``workers`` at a time, in the order given."""
+    if not jobs:
+        return []
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="kill-matrix") as pool:
+        return list(pool.map(lambda j: runner(j, deadline_s), jobs))
+
+
+def run_matrix(names: Iterable[str] = (), *, jobs: int = 2, runner: Runner = run_subprocess,
+               deadline_s: float = DEFAULT_DEADLINE_S,
+               progress: Callable[[str], None] | None = None) -> Matrix:
+    """The clean runs first; the defect runs only when every clean run passed."""
+    t0 = time.monotonic()
+    clean_jobs, defect_jobs = plan(names)
+    if progress:
+        progress(f"clean runs: {len(clean_jobs)} profile(s)")
+    clean = run_jobs(clean_jobs, runner, jobs, deadline_s)
+    rows: list[Row] = []
+    if all(clean_problems(r) == [] for r in clean):
+        if progress:
+            progress(f"defect runs: {len(defect_jobs)}")
+        results = run_jobs(defect_jobs, runner, jobs, deadline_s)
+        rows = [judge(DEFECTS[r.job.defect or ""], r) for r in results]
+    return Matrix(clean, rows, _seconds(time.monotonic() - t0), jobs)
+
+
+def _seconds(value: float) -> Decimal:
+    return Decimal(str(round(value, 1)))
+
+
+# -- output -------------------------------------------------------------------------------------
+
+def render(matrix: Matrix) -> str:
+    """The matrix as text: the clean runs, one row per defect, the totals and the wall time."""
+    lines = ["Clean emulators (the selected cases must all pass):"]
+    for run in matrix.clean:
+        problems = clean_problems(run)
+        state = "PASS" if not problems else "FAIL"
+        why = f": {'; '.join(problems)}" if problems else ""
+        lines.append(f"  {run.job.profile:<26} {state}  {run.count('PASS')} passed, {run.count('SKIP')} skipped, "
+                     f"{len(run.job.clauses)} clause(s), {run.seconds} s{why}")
+    if not matrix.clean_ok:
+        lines.append("The clean emulators do not pass: the defect runs were not started.")
+    if matrix.rows:
+        lines.append("")
+        lines.append("A defect is CAUGHT only by a FAIL of a case citing a clause it breaks; "
+                     "ERROR and TIMEOUT are rig verdicts and do not count.")
+        w_name = max(len(r.defect.name) for r in matrix.rows)
+        w_prof = max(len(r.profile) for r in matrix.rows)
+        lines.append(f"{'DEFECT':<{w_name}}  {'PROFILE':<{w_prof}}  VERDICT  CLAUSE(S) -> CAUGHT BY")
+        for r in matrix.rows:
+            verdict = "CAUGHT" if r.caught else "MISSED"
+            by = ", ".join(r.caught_by) if r.caught_by else "no FAIL citing the clause"
+            extra = ""
+            if r.not_counted:
+                extra += "; not counted: " + ", ".join(f"{c} {v}" for c, v in r.not_counted)
+            if r.error:
+                extra += f"; run: {r.error}"
+            lines.append(f"{r.defect.name:<{w_name}}  {r.profile:<{w_prof}}  {verdict:<7}  "
+                         f"{' '.join(r.defect.clauses)} -> {by}{extra} ({r.seconds} s)")
+        caught = sum(r.caught for r in matrix.rows)
+        lines.append(f"\n{caught}/{len(matrix.rows)} defect(s) caught")
+    lines.append(f"kill matrix {'PASSED' if matrix.passed else 'FAILED'}; wall time {matrix.wall_seconds} s "
+                 f"({matrix.jobs} job(s) at once)")
+    return "\n".join(lines)
+
+
+def to_json(matrix: Matrix) -> dict[str, Any]:
+    return {
+        "passed": matrix.passed,
+        "wall_seconds": str(matrix.wall_seconds),
+        "jobs": matrix.jobs,
+        "clean": [{"profile": j.job.profile, "clauses": list(j.job.clauses), "passed": not clean_problems(j),
+                   "problems": clean_problems(j), "seconds": str(j.seconds),
+                   "cases": [{"case": c.case_id, "verdict": c.verdict} for c in j.cases]} for j in matrix.clean],
+        "defects": [{"name": r.defect.name, "profile": r.profile, "clauses": list(r.defect.clauses),
+                     "verdict": "CAUGHT" if r.caught else "MISSED", "caught_by": r.caught_by,
+                     "not_counted": [{"case": c, "verdict": v} for c, v in r.not_counted],
+                     "error": r.error, "seconds": str(r.seconds)} for r in matrix.rows],
+    }

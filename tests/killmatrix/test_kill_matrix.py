@@ -1,0 +1,255 @@
+"""The kill matrix (issue 6): the clean emulators pass, and every defect fails a case citing its clause.
+
+``test_kill_matrix_in_ci`` is the proof itself: ``tablecert defects --matrix --jobs 2`` as a user
+runs it.  The other tests check the matrix's own logic with a fake runner (no emulator), its
+subprocess runner on a deadline and on one real clause-selected run, and the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from harness import killmatrix
+from harness.cli import main
+from harness.emulators.defects import DEFECTS, TABLES
+from harness.errors import InputError
+from harness.killmatrix import CaseOutcome, Job, JobResult
+from harness.regulations.catalogue import load_catalogue
+from harness.suites.schema import load_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# -- the proof --------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_kill_matrix_in_ci() -> None:
+    proc = subprocess.run([sys.executable, "-m", "harness", "defects", "--matrix", "--jobs", "2"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=840, check=False)
+    out = proc.stdout
+    assert proc.returncode == 0, out[-4000:] + proc.stderr[-2000:]
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split()[:1] and line.split()[0] in DEFECTS}
+    assert sorted(rows) == sorted(DEFECTS)
+    for line in rows.values():
+        assert line.split()[2] == "CAUGHT", line
+    assert "kill matrix PASSED" in out and "wall time" in out
+    print(out.splitlines()[-1])  # the wall time, for the CI log
+
+
+# -- the registry against the catalogue and the suites ------------------------------------------------
+
+def _cited() -> dict[str, set[str]]:
+    cited: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "suites").rglob("*.suite.yaml")):
+        for case in load_suite(path, fixtures=ROOT / "fixtures").cases:
+            for clause in case.clauses:
+                cited.setdefault(clause, set()).add(case.name)
+    return cited
+
+
+def test_every_defect_names_testable_clauses_that_some_case_cites() -> None:
+    catalogue = load_catalogue()
+    cited = _cited()
+    for d in DEFECTS.values():
+        assert d.clauses, d.name
+        assert d.table in TABLES and d.table in killmatrix.PROFILE_FOR_TABLE, d.name
+        for clause in d.clauses:
+            assert catalogue.clause(clause).testable, (d.name, clause)
+        assert any(c in cited for c in d.clauses), f"{d.name}: no case cites {d.clauses}"
+        assert (ROOT / "device_profiles" / f"{killmatrix.profile_of(d)}.yaml").is_file()
+
+
+def test_plan_runs_each_defect_on_its_profile_and_each_profile_clean_once() -> None:
+    clean, runs = killmatrix.plan()
+    assert [r.defect for r in runs] == list(DEFECTS)
+    assert len({c.profile for c in clean}) == len(clean)
+    for run in runs:
+        d = DEFECTS[run.defect or ""]
+        assert run.profile == killmatrix.PROFILE_FOR_TABLE[d.table] and run.clauses == d.clauses
+        clean_job = next(c for c in clean if c.profile == run.profile)
+        assert set(d.clauses) <= set(clean_job.clauses) and clean_job.defect is None
+    assert killmatrix.plan(["hr-pre-2012-paytable"])[0] == [
+        Job("emulated-hit-and-run", DEFECTS["hr-pre-2012-paytable"].clauses)]
+    with pytest.raises(InputError, match="nope"):
+        killmatrix.plan(["nope"])
+
+
+def test_pytest_command_selects_by_clause_with_its_own_record_and_defect(tmp_path: Path) -> None:
+    cmd = killmatrix.pytest_command(Job("emulated-midi-5", ("a", "b*"), "rate-off"), tmp_path)
+    joined = " ".join(cmd)
+    assert "--tc-clause a --tc-clause b*" in joined and "--tc-defect rate-off" in joined
+    assert f"--tc-report-dir {tmp_path}" in joined and joined.endswith("rate-off")
+    assert "--tc-defect" not in killmatrix.pytest_command(Job("emulated-midi-5", ("a",)), tmp_path)
+
+
+# -- judging ---------------------------------------------------------------------------------------
+
+def _result(job: Job, *cases: tuple[str, str, tuple[str, ...]], error: str | None = None) -> JobResult:
+    return JobResult(job, [CaseOutcome(c, v, cl) for c, v, cl in cases], Decimal("1.5"), error)
+
+
+def test_only_a_fail_citing_a_broken_clause_catches() -> None:
+    d = DEFECTS["rate-off"]
+    job = Job("emulated-midi-5", d.clauses, d.name)
+    rate = "pa-midi-r9-f2-rate-5"
+    row = killmatrix.judge(d, _result(job, ("a", "FAIL", (rate,)), ("b", "PASS", (rate,))))
+    assert row.caught and row.caught_by == ["a"]
+    # a FAIL of a case citing another clause proves nothing about this defect
+    assert not killmatrix.judge(d, _result(job, ("a", "FAIL", ("pa-461a12-j-display-limit",)))).caught
+    # ERROR and TIMEOUT are rig verdicts: listed, not counted
+    row = killmatrix.judge(d, _result(job, ("a", "ERROR", (rate,)), ("b", "TIMEOUT", (rate,)), ("c", "SKIP", (rate,))))
+    assert not row.caught and row.not_counted == [("a", "ERROR"), ("b", "TIMEOUT")]
+
+
+def test_clean_problems() -> None:
+    job = Job("emulated-midi-5", ("x",))
+    assert killmatrix.clean_problems(_result(job, ("a", "PASS", ("x",)), ("b", "SKIP", ("x",)))) == []
+    assert killmatrix.clean_problems(_result(job, ("a", "PASS", ("x",)), ("b", "TIMEOUT", ("x",)))) == ["b TIMEOUT"]
+    assert killmatrix.clean_problems(_result(job, ("b", "SKIP", ("x",)))) == ["no case passed"]
+    assert killmatrix.clean_problems(_result(job, ("a", "PASS", ("x",)), error="deadline"))[0] == "deadline"
+
+
+class FakeRunner:
+    """Answers each run from the defect's clauses: a FAIL citing the first one, unless told otherwise."""
+
+    def __init__(self, missed: tuple[str, ...] = (), clean_fail: str | None = None) -> None:
+        self.missed = missed
+        self.clean_fail = clean_fail
+        self.jobs: list[Job] = []
+        self.lock = threading.Lock()
+        self.running = 0
+        self.most = 0
+
+    def __call__(self, job: Job, deadline_s: float) -> JobResult:
+        with self.lock:
+            self.jobs.append(job)
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(0.02)
+        with self.lock:
+            self.running -= 1
+        first = job.clauses[0]
+        if job.defect is None:
+            verdict = "FAIL" if job.profile == self.clean_fail else "PASS"
+            return _result(job, ("clean-case", verdict, (first,)))
+        verdict = "PASS" if job.defect in self.missed else "FAIL"
+        return _result(job, (f"case-{job.defect}", verdict, (first,)), ("other", "TIMEOUT", (first,)))
+
+
+def test_matrix_passes_when_every_defect_is_caught() -> None:
+    fake = FakeRunner()
+    matrix = killmatrix.run_matrix(jobs=2, runner=fake)
+    assert matrix.passed and len(matrix.rows) == len(DEFECTS)
+    assert [j.defect for j in fake.jobs[: len(matrix.clean)]] == [None] * len(matrix.clean)
+    assert fake.most == 2
+    text = killmatrix.render(matrix)
+    for d in DEFECTS.values():
+        line = next(ln for ln in text.splitlines() if ln.startswith(d.name + " "))
+        assert "CAUGHT" in line and f"case-{d.name}" in line and "not counted: other TIMEOUT" in line
+    assert "kill matrix PASSED" in text and "wall time" in text and "ERROR and TIMEOUT" in text
+    data = json.loads(json.dumps(killmatrix.to_json(matrix)))
+    assert data["passed"] is True and {r["verdict"] for r in data["defects"]} == {"CAUGHT"}
+
+
+def test_one_missed_defect_fails_the_matrix() -> None:
+    matrix = killmatrix.run_matrix(["rate-off", "shoe-misread"], runner=FakeRunner(missed=("shoe-misread",)))
+    assert not matrix.passed
+    rows = {r.defect.name: r for r in matrix.rows}
+    assert rows["rate-off"].caught and not rows["shoe-misread"].caught
+    assert "shoe-misread" in killmatrix.render(matrix) and "MISSED" in killmatrix.render(matrix)
+
+
+def test_a_failing_clean_run_stops_before_the_defect_runs() -> None:
+    fake = FakeRunner(clean_fail="emulated-hit-and-run")
+    matrix = killmatrix.run_matrix(runner=fake)
+    assert not matrix.passed and not matrix.clean_ok and matrix.rows == []
+    assert all(j.defect is None for j in fake.jobs)
+    text = killmatrix.render(matrix)
+    assert "emulated-hit-and-run       FAIL" in text and "were not started" in text
+
+
+# -- the subprocess runner ----------------------------------------------------------------------------
+
+def test_a_run_past_its_deadline_is_stopped_with_its_children(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pid_file = tmp_path / "child.pid"
+    script = ("import subprocess, sys, time; "
+              "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+              f"open({str(pid_file)!r}, 'w').write(str(c.pid)); time.sleep(60)")
+    monkeypatch.setattr(killmatrix, "pytest_command", lambda job, report_dir: [sys.executable, "-c", script])
+    t0 = time.monotonic()
+    result = killmatrix.run_subprocess(Job("emulated-midi-5", ("x",), "rate-off"), 1.0)
+    assert time.monotonic() - t0 < 20
+    assert result.error is not None and "deadline" in result.error and result.cases == []
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"child {child} of the stopped run is still alive")
+
+
+def test_a_run_that_records_nothing_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(killmatrix, "pytest_command",
+                        lambda job, report_dir: [sys.executable, "-c", "print('usage error'); raise SystemExit(4)"])
+    result = killmatrix.run_subprocess(Job("emulated-midi-5", ("x",)), 30)
+    assert result.error is not None and "exit 4" in result.error and "usage error" in result.error
+    assert killmatrix.clean_problems(result)
+
+
+def test_one_real_run_is_read_back_from_its_record() -> None:
+    job = Job("emulated-midi-5", ("pa-607a2-b2iii-manufacturer",), "rate-off")
+    result = killmatrix.run_subprocess(job, 120)
+    assert result.error is None
+    assert [(c.case_id, c.verdict) for c in result.cases] == [("identity-master-list-fields", "PASS")]
+    assert "pa-607a2-b2iii-manufacturer" in result.cases[0].clauses
+    assert not killmatrix.judge(DEFECTS["rate-off"], result).caught
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, message", [
+    (["defects", "--matrix", "--defect", "nope"], "nope"),
+    (["defects", "--matrix", "--jobs", "0"], "--jobs"),
+    (["defects", "--matrix", "--deadline", "0"], "--deadline"),
+    (["defects", "--defect", "rate-off"], "--matrix"),
+])
+def test_bad_matrix_arguments_exit_2_with_one_line(argv: list[str], message: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.strip().count("\n") == 0 and "Traceback" not in err
+
+
+def test_cli_prints_the_matrix_and_exits_by_its_verdict(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    real = killmatrix.run_matrix
+    monkeypatch.setattr(killmatrix, "run_matrix",
+                        lambda names, **kw: real(names, jobs=kw["jobs"], runner=FakeRunner(missed=("rate-off",))))
+    assert main(["defects", "--matrix", "--defect", "rate-off", "lockout-late"]) == 1
+    out = capsys.readouterr().out
+    assert "lockout-late" in out and "MISSED" in out and "kill matrix FAILED" in out
+    assert main(["defects", "--matrix", "--json", "--defect", "lockout-late"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in data["defects"]] == ["lockout-late"] and data["passed"] is True
+
+
+def test_listing_shows_the_clause_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["defects", "shoe-misread"]) == 0
+    assert "wa-230-15-040-1-standard-cards" in capsys.readouterr().out
+    assert main(["defects", "--json", "rate-off"]) == 0
+    item = json.loads(capsys.readouterr().out)[0]
+    assert item["clauses"] == list(DEFECTS["rate-off"].clauses) and item["table"] == "royal9"
