@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -176,6 +177,19 @@ def test_nvstore_atomic_and_corrupt(tmp_path: Path) -> None:
     (tmp_path / "nv" / "c.json").write_text("{not json")
     with pytest.raises(DeviceError):
         store.load()
+
+
+def test_nvstore_fsync_is_optional_and_off_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    data = profile()
+    del data["emulator"]["nv_fsync"]
+    assert EmulatorConfig.from_mapping(data).nv_fsync is False and EmulatorConfig().nv_fsync is False
+    NVStore(tmp_path / "a.json").save({"a": 1})
+    assert synced == [] and json.loads((tmp_path / "a.json").read_text())["a"] == 1
+    NVStore(tmp_path / "b.json", fsync=True).save({"b": 2})
+    assert len(synced) == 2  # the file, then its directory
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json"]  # replaced, no temporary left
 
 
 def test_config_from_profiles_and_bad_input() -> None:
