@@ -207,7 +207,7 @@ def run_subprocess(job: Job, deadline_s: float) -> JobResult:
         report_dir = Path(tmp) / "record"
         log = Path(tmp) / "pytest.log"
         with open(log, "wb") as out:
-            proc = subprocess.Popen(pytest_command(job, report_dir), cwd=ROOT, stdout=out,
+            proc = subprocess.Popen(pytest_command(job, report_dir), cwd=ROOT, stdout=out, env=_child_env(),
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
             try:
                 proc.wait(deadline_s)
@@ -226,6 +226,12 @@ def run_subprocess(job: Job, deadline_s: float) -> JobResult:
             result.error = f"no case recorded (pytest exit {proc.returncode}): {' / '.join(tail)}"
     result.seconds = _seconds(time.monotonic() - t0)
     return result
+
+
+def _child_env() -> dict[str, str]:
+    """This environment without pytest's own variables: a matrix started from inside a test run
+    (CI, xdist) must not hand its options or worker identity to the runs it starts."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
 
 
 def run_jobs(jobs: Sequence[Job], runner: Runner, workers: int, deadline_s: float) -> list[JobResult]:
