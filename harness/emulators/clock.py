@@ -44,8 +44,11 @@ class Scheduler:
             return tid
 
     def cancel(self, tid: int) -> None:
+        """Cancel a timer that has not fired yet; a timer that already fired is left alone (marking
+        it would keep its id in the cancelled set for ever: a slow leak over a long soak)."""
         with self._cond:
-            self._cancelled.add(tid)
+            if any(t == tid for _, t, _ in self._heap):
+                self._cancelled.add(tid)
 
     def cancel_all(self) -> None:
         with self._cond:

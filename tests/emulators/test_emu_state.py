@@ -282,3 +282,23 @@ def test_defects_on_power_cycle(tmp_path: Path) -> None:
             b.table.set_power(False)
             b.table.set_power(True)
         assert len(triggers) > 1
+
+
+def test_cancelling_a_fired_timer_leaves_nothing_behind() -> None:
+    """A long soak cancels the lock-out timer after it fired on every round: no id may pile up."""
+    import threading
+
+    from harness.emulators.clock import Scheduler
+
+    sched = Scheduler("t")
+    fired = threading.Event()
+    try:
+        tid = sched.at(0, lambda due, now: fired.set())
+        assert fired.wait(2.0)
+        sched.cancel(tid)
+        assert not sched._cancelled
+        later = sched.at(time.perf_counter_ns() + 10_000_000_000, lambda due, now: None)
+        sched.cancel(later)
+        assert sched.pending() == 0
+    finally:
+        sched.stop()
