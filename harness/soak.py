@@ -52,7 +52,7 @@ from harness.progressive.invariants import (
     Reset,
 )
 from harness.soak_result import SoakResult
-from harness.soak_rig import bound_transcripts, meter_specs, settlement_meters
+from harness.soak_rig import bound_transcripts, meter_specs
 from harness.soak_stats import (
     Tally,
     baccarat_bin,
@@ -64,7 +64,7 @@ from harness.soak_stats import (
     royal9_laws,
     rss_kib,
 )
-from harness.suites.expected import ExpectedRound, Oracle
+from harness.suites.expected import ExpectedRound, Oracle, meters_at_settlement
 from harness.suites.rig import Rig, open_rig
 
 ROUND_TIMEOUT_S = 10.0
@@ -216,7 +216,7 @@ class Soak:
         events = self._until_round_end(ctrl)
         cards = self._dealt(n, shoe, loaded)
         stakes = sum(a for (_s, k), a in wagers.items() if k == self.kind)
-        meters = settlement_meters(self.profile, self.start, stakes) if self.start is not None else {}
+        meters = meters_at_settlement(self.profile, self.start, stakes) if self.start is not None else {}
         exp = self.oracle.round(cards, wagers, meters)
         self._payouts(n, cards, exp, events)
         if not self.specs:

@@ -10,15 +10,13 @@ The audit holds each meter to the profile's Rules Submission (rates, reset, limi
 from __future__ import annotations
 
 from collections import deque
-from decimal import Decimal
 from typing import Any
 
 from harness.devices.link import FramedLink
-from harness.devices.roles import MeterReading
 from harness.devices.transcript import Entry, Transcript
-from harness.money import Cents
-from harness.profiles.model import MeterSettings, Profile
+from harness.profiles.model import Profile
 from harness.progressive.invariants import MeterSpec
+from harness.suites.expected import meter_settings
 from harness.suites.rig import Rig
 
 
@@ -56,31 +54,6 @@ def bound_transcripts(rig: Rig, max_entries: int) -> None:
             for e in old.entries[-max_entries:]:
                 new.add(e.direction, e.kind, t_ns=e.t_ns, data=e.data, text=e.text, **e.fields)
             link.transcript = new
-
-
-def meter_settings(profile: Profile) -> dict[str, MeterSettings]:
-    """The meters a qualifying wager feeds at the profile's rates (Hit and Run's under its name)."""
-    settings = dict(profile.rules.meters)
-    if profile.rules.hit_and_run is not None:
-        settings["hit-and-run"] = profile.rules.hit_and_run.meter
-    return settings
-
-
-def settlement_meters(profile: Profile, start: MeterReading, stakes: Cents) -> dict[str, Cents]:
-    """Meter amounts at settlement: the round-start reading plus this round's exact contributions.
-
-    The same computation as :func:`harness.suites.expect.expected_round` (which works on a
-    ``CaseRunner``); kept here as a plain function until the two are merged."""
-    settings = meter_settings(profile)
-    out: dict[str, Cents] = {}
-    for name, amount in start.meters.items():
-        m = settings.get(name)
-        if m is None:
-            out[name] = amount
-            continue
-        carried = start.residual.get(name, Decimal(0)) + Decimal(stakes) * m.rate / 100
-        out[name] = amount + int(carried)
-    return out
 
 
 def meter_specs(profile: Profile) -> list[MeterSpec]:

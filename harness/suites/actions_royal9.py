@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
+from harness.suites.expected import meters_at_settlement, qualifying_stakes
 from harness.suites.model import Step
 from harness.suites.steps import Action, Arg
 
@@ -82,9 +83,8 @@ def _meter_at_settlement(self: CaseRunner, meter: str) -> tuple[Cents, str]:
     """The round-start reading plus this round's exact contributions (residual carried)."""
     start = self.snapshots["round-start"]
     settings = self.profile.rules.meters[meter]
-    stakes = sum(a for (_s, k), a in self.round.wagers.items() if k == "royal9")
-    carried = start.residual.get(meter, Decimal(0)) + Decimal(stakes) * settings.rate / 100
-    amount = start.meters[meter] + int(carried)
+    stakes = qualifying_stakes(self.round.wagers)
+    amount = meters_at_settlement(self.profile, start, stakes)[meter]
     return amount, (f"round start {fmt(start.meters[meter])} + {fmt(stakes)} wagered x {settings.rate}% "
                     f"(residual {start.residual.get(meter, Decimal(0))} c carried)")
 

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from harness.games.royal9 import royal9_floors
 from harness.money import Cents, fmt
-from harness.suites.expected import ExpectedRound
+from harness.suites.expected import (
+    ExpectedRound,
+    contribution_check,
+    meter_settings,
+    meters_at_settlement,
+    qualifying_stakes,
+)
 from harness.suites.model import Step
 
 if TYPE_CHECKING:
@@ -34,20 +40,10 @@ def expected_round(self: CaseRunner) -> ExpectedRound:
     in the residual), computed here rather than taken from the device."""
     if self.round.expected is None:
         cards = _dealt(self)
-        meters: dict[str, Cents] = {}
         start = self.snapshots.get("round-start")
+        meters: dict[str, Cents] = {}
         if start is not None:
-            stakes = sum(a for (_s, k), a in self.round.wagers.items() if k in ("royal9", "hit-and-run"))
-            settings = dict(self.profile.rules.meters)
-            if self.profile.rules.hit_and_run is not None:
-                settings["hit-and-run"] = self.profile.rules.hit_and_run.meter
-            for name, amount in start.meters.items():
-                m = settings.get(name)
-                if m is None:
-                    meters[name] = amount
-                    continue
-                carried = start.residual.get(name, Decimal(0)) + Decimal(stakes) * m.rate / 100
-                meters[name] = amount + int(carried)
+            meters = meters_at_settlement(self.profile, start, qualifying_stakes(self.round.wagers))
         self.round.expected = self.oracle.round(cards, self.round.wagers, meters)
     return self.round.expected
 
@@ -181,18 +177,12 @@ def _never_decreased(self: CaseRunner, step: Step) -> None:
 def _conservation(self: CaseRunner, step: Step, base_name: str, now: Any) -> None:
     """Contributions x rate == meter growth + residual growth, exactly, for meters not hit."""
     base = self.snapshots[base_name]
-    stakes = sum(amount for (_seat, kind), amount in self.round.wagers.items()
-                 if kind in ("royal9", "hit-and-run"))
+    stakes = qualifying_stakes(self.round.wagers)
     hit_meters = {str(e.payload.get("meter")) for e in self.round.ctrl_events if e.name in ("hit", "reset")}
-    meters = dict(self.profile.rules.meters)
-    if self.profile.rules.hit_and_run is not None:
-        meters["hit-and-run"] = self.profile.rules.hit_and_run.meter
-    for name, settings in meters.items():
+    for name, settings in meter_settings(self.profile).items():
         if name in hit_meters or name not in now.meters:
             continue
-        want = Decimal(stakes) * settings.rate / 100
-        got = (Decimal(now.meters[name] - base.meters.get(name, 0))
-               + now.residual.get(name, Decimal(0)) - base.residual.get(name, Decimal(0)))
+        got, want = contribution_check(settings.rate, stakes, base, now, name)
         self.measure(step, f"{name} contributions conserved (growth + residual)", f"{got} cents",
                      f"{want} cents", got == want,
                      detail=f"{fmt(stakes)} wagered at {settings.rate}%")

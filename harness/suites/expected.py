@@ -13,12 +13,13 @@ from decimal import Decimal
 from typing import Literal
 
 from harness.cards import Card
+from harness.devices.roles import MeterReading
 from harness.games.baccarat import BaccaratRound, deal_round, settle_wager
 from harness.games.blackjack import DealerHand, dealer_hand, settle_hit_and_run
 from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table
 from harness.money import Cents
-from harness.profiles.model import Profile
+from harness.profiles.model import MeterSettings, Profile
 
 BASE = ("player", "banker", "tie", "dragon7", "panda8")
 
@@ -107,3 +108,44 @@ class Oracle:
     def contribution(self, stake: Cents, rate: Decimal) -> Decimal:
         """Exact contribution of one wager to a meter, in cents (fractions kept)."""
         return Decimal(stake) * rate / 100
+
+
+# --------------------------------------------------------------------------- meter arithmetic
+# One place for the exact contribution arithmetic the runner, the bulk rounds, the Royal 9 checks
+# and the soak all compare the device with.
+
+QUALIFYING = ("royal9", "hit-and-run")
+
+
+def meter_settings(profile: Profile) -> dict[str, MeterSettings]:
+    """The meters a qualifying wager feeds at the profile's rates (Hit and Run's under its name)."""
+    settings = dict(profile.rules.meters)
+    if profile.rules.hit_and_run is not None:
+        settings["hit-and-run"] = profile.rules.hit_and_run.meter
+    return settings
+
+
+def qualifying_stakes(wagers: Mapping[tuple[int, str], Cents]) -> Cents:
+    """The wagers that feed the progressive meters (Royal 9, Hit and Run)."""
+    return sum(amount for (_seat, kind), amount in wagers.items() if kind in QUALIFYING)
+
+
+def meters_at_settlement(profile: Profile, start: MeterReading, stakes: Cents) -> dict[str, Cents]:
+    """Meter amounts at settlement: the round-start reading plus this round's exact contributions,
+    the residual (fractions of a cent) carried in (Royal 9 (f)(2); 461a.12)."""
+    settings = meter_settings(profile)
+    out: dict[str, Cents] = {}
+    for name, amount in start.meters.items():
+        m = settings.get(name)
+        out[name] = amount if m is None else amount + int(start.residual.get(name, Decimal(0))
+                                                          + Decimal(stakes) * m.rate / 100)
+    return out
+
+
+def contribution_check(rate: Decimal, stakes: Cents, start: MeterReading, now: MeterReading,
+                       meter: str) -> tuple[Decimal, Decimal]:
+    """``(growth + residual growth, wagers x rate)`` of one meter between two readings, in exact
+    cents: equal when every fraction of a cent was carried and nothing dropped."""
+    got = (Decimal(now.meters[meter] - start.meters.get(meter, 0))
+           + now.residual.get(meter, Decimal(0)) - start.residual.get(meter, Decimal(0)))
+    return got, Decimal(stakes) * rate / 100

@@ -8,17 +8,16 @@ aggregated into a few measurements so a 200-round case stays readable; every mis
 from __future__ import annotations
 
 import random
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from harness.cards import format_cards
 from harness.suites.expect import expected_round
+from harness.suites.expected import contribution_check, meter_settings, qualifying_stakes
 from harness.suites.model import Step
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
 
-_METER_KINDS = ("royal9", "hit-and-run")
 
 
 BASE_TYPES = ("player", "banker", "tie")
@@ -40,9 +39,7 @@ def play_rounds(
     payout_checks = payout_bad = 0
     conservation_checks = 0
     problems: list[str] = []
-    settings = dict(runner.profile.rules.meters)
-    if runner.profile.rules.hit_and_run is not None:
-        settings["hit-and-run"] = runner.profile.rules.hit_and_run.meter
+    settings = meter_settings(runner.profile)
     for n in range(1, count + 1):
         runner.do_open_round(step)
         batch: list[tuple[int, str, int | None]] = []
@@ -71,14 +68,12 @@ def play_rounds(
         for meter in sorted(m for m in hit if m in start.meters):
             runner._ctrl().reset_key(meter)
         now = runner._read_meters()
-        stakes = sum(a for (_s, k), a in runner.round.wagers.items() if k in _METER_KINDS)
+        stakes = qualifying_stakes(runner.round.wagers)
         for name, m in settings.items():
             if name in hit or name not in now.meters:
                 continue
             conservation_checks += 1
-            want = Decimal(stakes) * m.rate / 100
-            got = (Decimal(now.meters[name] - start.meters.get(name, 0))
-                   + now.residual.get(name, Decimal(0)) - start.residual.get(name, Decimal(0)))
+            got, want = contribution_check(m.rate, stakes, start, now, name)
             if got != want:
                 problems.append(f"round {n}: {name} grew {got} cents (growth + residual), wagers x rate {want}")
     runner.measure(step, f"payouts matching the oracle over {count} rounds", payout_checks - payout_bad,
