@@ -16,4 +16,6 @@ echo "== ruff"; .venv/bin/ruff check harness tests benchmarks conftest.py || sta
 echo "== mypy"; .venv/bin/mypy || status=1
 echo "== pytest"; .venv/bin/pytest -q -n 2 "$@" || status=1
 echo "== clause coverage"; .venv/bin/tablecert coverage --uncovered || status=1
+echo "== certification run against the built-in emulators"
+.venv/bin/tablecert run -q --report-dir "${TMPDIR:-/tmp}/tablecert-ci-reports" || status=1
 exit $status
