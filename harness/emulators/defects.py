@@ -129,9 +129,9 @@ DEFECTS: dict[str, Defect] = {
                "matches personal combinations by rank only: any king-9 is the lowest seat's",
                ("pa-midi-r9-e5-personal-combinations",)),
         # -- baccarat and EZ Baccarat
-        Defect("tableau-wrong-cell", "627a.1, 629a.1, 631a.1 (third-card rules)",
+        Defect("tableau-wrong-cell", "627a.11(a), 629a.11(a), 631a.12(a) (third-card rules)",
                "the Banker stands on 6 against a Player third card of 6 (the tableau says draw)",
-               ("pa-bac-natural",), "baccarat"),
+               ("pa-bac-final-hands",), "baccarat"),
         Defect("natural-does-not-stop", "627a.1, 629a.1, 631a.1 (Natural)",
                "a natural does not stop the deal: the controller applies the third-card rules",
                ("pa-bac-natural",), "baccarat"),
