@@ -83,6 +83,7 @@ class SuiteFile(pytest.File):
         cat = load_catalogue()
         for case in suite.cases:
             item = CaseItem.from_parent(self, name=case.name, callobj=functools.partial(_run_case, case))
+            item.tc_case = case
             for cap in sorted(case.requires):
                 item.add_marker(pytest.mark.tablecert_requires(cap))
             labels: list[tuple[str, str]] = [("suite", suite.title), ("epic", "tablecert certification")]
@@ -103,6 +104,8 @@ class SuiteFile(pytest.File):
 class CaseItem(pytest.Function):
     """A suite case.  A compliance failure is shown as the YAML step, expected and actual, and the
     device transcript tail -- not as a Python traceback into the harness."""
+
+    tc_case: Case | None = None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         from harness.errors import DeviceError
@@ -137,13 +140,32 @@ def _cites(item: pytest.Item, patterns: list[str]) -> bool:
     return any(c == p or (p.endswith("*") and c.startswith(p[:-1])) for c in clauses for p in patterns)
 
 
+def _not_applicable(config: pytest.Config, item: pytest.Item) -> str | None:
+    """Why a case does not apply to the run's profile (capability, game, denomination,
+    interpretation), or None.  Such cases are deselected: they are not part of this certification
+    and must not make its record look incomplete."""
+    case = getattr(item, "tc_case", None)
+    if case is None:
+        return None
+    from harness.suites.session import not_applicable, profile_for
+
+    try:
+        profile, interp = profile_for(config)
+    except InputError:
+        return None  # reported once by the session fixture, as a usage error
+    return not_applicable(profile, interp, case)
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     patterns = config.getoption("--tc-clause")
-    if patterns:
-        keep = [i for i in items if _cites(i, patterns)]
-        dropped = [i for i in items if not _cites(i, patterns)]
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
+    keep, dropped = [], []
+    for item in items:
+        if (patterns and not _cites(item, patterns)) or _not_applicable(config, item):
+            dropped.append(item)
+        else:
+            keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
         items[:] = keep
     if config.getoption("--tc-profile") and not items and any(
         str(a).endswith(SUITE_SUFFIX) or "suites" in str(a) for a in config.args

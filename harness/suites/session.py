@@ -49,9 +49,8 @@ class TcSession:
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> TcSession:
-        path = config.getoption("--tc-profile") or str(project_root() / DEFAULT_PROFILE)
         try:
-            profile = load_profile(path)
+            profile, _interp = profile_for(config)
         except InputError as exc:
             raise pytest.UsageError(str(exc)) from None
         recorder = None
@@ -111,19 +110,7 @@ class TcSession:
 
     def applies(self, case: Case) -> str | None:
         """Why a case does not apply to this profile, or None."""
-        missing = sorted(case.requires - self.profile.capabilities)
-        if missing:
-            return f"profile {self.profile.name} lacks capability {', '.join(missing)}"
-        if case.games and self.profile.game not in case.games:
-            return f"case is for {', '.join(sorted(case.games))}; profile game is {self.profile.game}"
-        den = case.when.get("denomination")
-        if den is not None and self.profile.rules.denomination != den:
-            return f"case is for the ${den} denomination; profile offers ${self.profile.rules.denomination}"
-        interp = self.interp.as_dict()
-        for key, value in dict(case.when.get("interpretations") or {}).items():
-            if interp.get(key) != value:
-                return f"case is for interpretation {key} = {value}; profile has {interp.get(key)}"
-        return None
+        return not_applicable(self.profile, self.interp, case)
 
     def run_case(self, case: Case) -> None:
         why = self.applies(case)
@@ -254,6 +241,36 @@ class TcSession:
             return
         rec = self._begin(case)
         self.recorder.end_case(rec, "SKIP", why)
+
+
+def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str | None:
+    """Why a case does not apply to a profile, or None: a capability it lacks, another game, another
+    denomination, another interpretation in force."""
+    missing = sorted(case.requires - profile.capabilities)
+    if missing:
+        return f"profile {profile.name} lacks capability {', '.join(missing)}"
+    if case.games and profile.game not in case.games:
+        return f"case is for {', '.join(sorted(case.games))}; profile game is {profile.game}"
+    den = case.when.get("denomination")
+    if den is not None and profile.rules.denomination != den:
+        return f"case is for the ${den} denomination; profile offers ${profile.rules.denomination}"
+    in_force = interp.as_dict()
+    for key, value in dict(case.when.get("interpretations") or {}).items():
+        if in_force.get(key) != value:
+            return f"case is for interpretation {key} = {value}; profile has {in_force.get(key)}"
+    return None
+
+
+_PROFILE_KEY = pytest.StashKey[tuple[Profile, Interpretations]]()
+
+
+def profile_for(config: pytest.Config) -> tuple[Profile, Interpretations]:
+    """The run's profile and interpretations, loaded once per pytest session."""
+    if _PROFILE_KEY not in config.stash:
+        path = config.getoption("--tc-profile") or str(project_root() / DEFAULT_PROFILE)
+        profile = load_profile(path)
+        config.stash[_PROFILE_KEY] = (profile, Interpretations.from_overrides(dict(profile.interpretations)))
+    return config.stash[_PROFILE_KEY]
 
 
 def _jsonable(value: Any) -> Any:
