@@ -25,8 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from pathlib import Path
 
+    from harness.devices.link import prompt_thread_switching
     from harness.emulators.config import load_config
     from harness.emulators.server import serve
+
+    prompt_thread_switching()  # the clock thread fires lock-outs on time while the server works
 
     args = build_parser().parse_args(argv)
     try:
