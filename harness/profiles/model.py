@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.cards import Card
 from harness.money import Cents
+from harness.progressive.meter import MeterConfig
 
 #: the address that means "tablecert starts the emulator for this role"
 EMULATOR = "emulator"
@@ -49,17 +50,9 @@ class DeviceSpec:
         return self.address == EMULATOR
 
 
-@dataclass(frozen=True)
-class MeterSettings:
-    """One progressive meter of the Rules Submission (Royal 9 (f)(2), (g)(2); 461a.12)."""
-
-    name: str
-    #: percent of each qualifying wager
-    rate: Decimal
-    initial: Cents
-    reset: Cents
-    payout_limit: Cents | None = None
-    display_capacity: Cents | None = None
+#: One progressive meter of the Rules Submission (Royal 9 (f)(2), (g)(2); 461a.12): the meter
+#: model's own configuration type, so the profile and the model can never disagree on a field.
+MeterSettings = MeterConfig
 
 
 @dataclass(frozen=True)
