@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, Counter, Device, PowerSupply, ProgressiveController, Shoe
+from harness.errors import DeviceError
 from harness.profiles.model import Profile
 
 
@@ -66,8 +67,28 @@ def open_rig(
             if spec.resource is not None:
                 entry["resource"] = addresses[role] if spec.is_emulated else spec.resource
                 entry["backend"] = spec.backend
-            setattr(rig, role, open_device(role, entry))
+            device = open_device(role, entry)
+            setattr(rig, role, device)
+            if spec.match:
+                check_identity(role, device, dict(spec.match))
     except BaseException:
         rig.close()
         raise
     return rig
+
+
+def check_identity(role: str, device: Device, match: dict[str, str]) -> None:
+    """The device on the port is the one the profile names (stable identity, not port order).
+
+    Table devices are compared field by field with their ``identity`` answer; an instrument's
+    ``*IDN?`` answer must contain every pinned value.  A mismatch is a rig error before any case."""
+    identify = getattr(device, "identity", None)
+    if identify is not None:
+        got = identify().to_dict()
+        wrong = {k: (v, got.get(k)) for k, v in match.items() if got.get(k) != v}
+    else:
+        idn = str(device.idn())  # type: ignore[attr-defined]
+        wrong = {k: (v, idn) for k, v in match.items() if v not in idn}
+    if wrong:
+        detail = "; ".join(f"{k}: profile expects {want!r}, device says {have!r}" for k, (want, have) in wrong.items())
+        raise DeviceError(f"{role}: the device on this port is not the one the profile names ({detail})")
