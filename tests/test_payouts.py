@@ -38,3 +38,10 @@ def test_to_keeps_stake_for_includes_it() -> None:
     assert settle(Pay("push"), 500).net == 0
     assert settle(Pay("lose"), 500).returned == 0
     assert settle(Pay("to", Decimal("0.95")), 1000).returned == 1950
+
+
+def test_describe_reads_like_the_paytable() -> None:
+    assert parse_pay("100% of meter").describe() == "100% of meter"
+    assert parse_pay("100% of mega jackpot").describe() == "100% of mega meter"
+    assert parse_pay("200 for 1").describe() == "200 for 1"
+    assert parse_pay("$5,000").describe() == "$5,000"

@@ -38,7 +38,8 @@ class Pay:
             cents = int(self.value)
             return f"${cents // 100:,}" + (f".{cents % 100:02d}" if cents % 100 else "")
         if self.kind == "meter":
-            return f"{self.value}% of {self.meter} meter"
+            which = "" if self.meter in (None, "meter") else f"{self.meter} "
+            return f"{self.value}% of {which}meter"
         return self.kind
 
 
