@@ -10,11 +10,12 @@ wait for the settlement (``round_end``), turn the reset key for any meter hit, r
   reference drivers, every request a framed round trip (target >= 100 rounds/s).  Run twice: as
   the profile ships (non-volatile storage written atomically, without fsync: the default) and with
   ``nv_fsync`` on, which adds the cost of forcing every storage write to disk.
-* Floor, same run, same pty: ``ping`` round trips with a bare pyserial write/read and the framer
-  and nothing else (no reader thread, no transcript).  The floor for a round is its number of
-  requests times one bare round trip; the overhead ratio is the measured round time over that
-  floor (target <= 2x).  The harness's own ``ping`` through the driver is shown next to the bare
-  one.
+* Floor, same run: the same round, exchange for exchange (placements sent back to back, as the
+  drivers send them), with bare pyserial and the framer on the emulator's ptys and nothing else:
+  no reader thread, no transcript, no typed results.  The overhead ratio is the harness's round
+  time over the bare round time (target <= 2x).  Shown too: ``ping`` through the driver against
+  a bare ``ping``, and the old sequential floor (requests x one bare round trip), which leaves out
+  the deal, the events and the settlement the device does in every round.
 
 Run: ``.venv/bin/python benchmarks/bench_rounds.py``  (about 35 s)
 """
@@ -41,7 +42,7 @@ from harness.devices.drivers.reference import (  # noqa: E402
     ReferenceSensors,
     ReferenceShoe,
 )
-from harness.devices.framing import REQ, FrameDecoder, encode_frame, next_seq  # noqa: E402
+from harness.devices.framing import EVT, REQ, FrameDecoder, encode_frame, next_seq  # noqa: E402
 from harness.devices.registry import open_device  # noqa: E402
 from harness.devices.roles import Wager  # noqa: E402
 from harness.emulators.config import EmulatorConfig  # noqa: E402
@@ -179,6 +180,83 @@ def bare_pings(port: str) -> list[int]:
     return out
 
 
+class BareLine:
+    """One device line with bare pyserial and the framer: no reader thread, no transcript, no
+    parsing into role types -- the floor the harness's drivers are compared with."""
+
+    def __init__(self, port: str) -> None:
+        self.ser = serial.serial_for_url(port, timeout=0.5, exclusive=True)
+        self.decoder = FrameDecoder()
+        self.seq = 0
+        self.frames: list[Any] = []
+
+    def send(self, cmd: str, **args: Any) -> int:
+        self.seq = next_seq(self.seq)
+        self.ser.write(encode_frame(REQ, self.seq, {"cmd": cmd, **args}))
+        return self.seq
+
+    def _take(self, match: Any) -> Any:
+        deadline = time.monotonic() + 2.0
+        while True:
+            for i, f in enumerate(self.frames):
+                if match(f):
+                    return self.frames.pop(i)
+            if time.monotonic() > deadline:
+                raise DeviceTimeout("bare line: no answer within 2 s")
+            data = self.ser.read(max(1, self.ser.in_waiting))
+            self.frames += [f for f in self.decoder.feed(data) if not isinstance(f, Exception)]
+
+    def answer(self, seq: int) -> dict[str, Any]:
+        frame = self._take(lambda f: f.type != EVT and f.seq == seq)
+        return dict(frame.payload)
+
+    def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        return self.answer(self.send(cmd, **args))
+
+    def event(self, name: str) -> dict[str, Any]:
+        return dict(self._take(lambda f: f.type == EVT and f.payload.get("event") == name).payload)
+
+    def drain_events(self) -> list[dict[str, Any]]:
+        if self.ser.in_waiting:
+            self.frames += [f for f in self.decoder.feed(self.ser.read(self.ser.in_waiting))
+                            if not isinstance(f, Exception)]
+        events = [dict(f.payload) for f in self.frames if f.type == EVT]
+        self.frames = [f for f in self.frames if f.type != EVT]
+        return events
+
+    def close(self) -> None:
+        self.ser.close()
+
+
+def bare_rounds(addresses: dict[str, Any], cards: list[list[str]]) -> tuple[int, float]:
+    """The same round as :func:`over_pty`, exchange for exchange, through :class:`BareLine`."""
+    shoe, sensors, ctl = (BareLine(addresses[r]) for r in ("shoe", "sensors", "controller"))
+    try:
+        for line in (shoe, sensors, ctl):
+            line.call("hello", version=1)
+        rounds = 0
+        start = time.perf_counter()
+        end = start + PTY_S
+        while time.perf_counter() < end:
+            ctl.call("round.open")
+            seqs = [sensors.send("wager.place", seat=seat, type=kind, amount=STAKE) for seat in SEATS for kind in KINDS]
+            if not all(sensors.answer(q).get("accepted") for q in seqs):
+                raise SystemExit("bare: a wager was refused")
+            shoe.call("test.load", cards=cards[rounds % len(cards)])
+            shoe.call("test.deal")
+            ctl.event("round_end")
+            for ev in ctl.drain_events():
+                if ev.get("event") == "hit" and ev.get("meter"):
+                    ctl.call("reset_key", meter=ev["meter"])
+            ctl.call("meters.get")
+            shoe.drain_events()
+            rounds += 1
+        return rounds, time.perf_counter() - start
+    finally:
+        for line in (shoe, sensors, ctl):
+            line.close()
+
+
 def pct(values: list[int], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] / 1000
@@ -209,6 +287,12 @@ def main() -> int:
         print(f"pty, open_rig as profiled (NV without fsync):  {n} rounds in {secs:.2f} s = "
               f"{rate_pty:,.0f} rounds/s = {round_us:,.0f} us/round ({REQUESTS_PER_ROUND} requests/round, "
               f"{hits} meter hits reset)  target >= 100: {'MET' if rate_pty >= 100 else 'MISSED'}")
+        bare_emu = start_emulator(profile_path, "pty", Path(tmp) / "run-bare")
+        try:
+            bare_rounds(bare_emu.addresses, cards[:20])  # warm-up
+            bare_n, bare_secs = bare_rounds(bare_emu.addresses, cards)
+        finally:
+            bare_emu.stop()
         cfg = EmulatorConfig.from_profile(load_profile(profile_path)).with_changes(nv_fsync=True)
         emu = start_emulator(cfg, "pty", Path(tmp) / "run-fsync")
         opened: list[Any] = []
@@ -232,9 +316,15 @@ def main() -> int:
     print(f"ping round trip, bare pyserial:       p50 {b50:.1f} us  p99 {pct(bare, 0.99):.1f} us  "
           f"driver/bare ratio {d50 / b50:.2f}x")
     floor_us = REQUESTS_PER_ROUND * b50
-    ratio = round_us / floor_us
-    print(f"round floor ({REQUESTS_PER_ROUND} bare round trips): {floor_us:,.0f} us = {1e6 / floor_us:,.0f} rounds/s; "
-          f"measured/floor overhead ratio {ratio:.2f}x  target <= 2x: {'MET' if ratio <= 2 else 'MISSED'}")
+    print(f"sequential floor ({REQUESTS_PER_ROUND} bare round trips): {floor_us:,.0f} us "
+          f"= {1e6 / floor_us:,.0f} rounds/s; "
+          f"measured / sequential floor {round_us / floor_us:.2f}x (the floor has no deal, events or settlement)")
+    bare_us = bare_secs / bare_n * 1e6
+    ratio = round_us / bare_us
+    print(f"bare pyserial round, same exchanges on the same kind of pty: {bare_n} rounds in {bare_secs:.2f} s = "
+          f"{bare_n / bare_secs:,.0f} rounds/s = {bare_us:,.0f} us/round")
+    print(f"harness round / bare pyserial round: overhead ratio {ratio:.2f}x  target <= 2x: "
+          f"{'MET' if ratio <= 2 else 'MISSED'}")
     return 0
 
 
