@@ -102,8 +102,18 @@ def _summary(results: list[tuple[str, int, float, Path]], pre_submission: bool) 
     for name, exit_code, secs, rdir in results:
         code = exit_code
         verdict = {0: "PASS", 1: "FAIL", 5: "EMPTY"}.get(code, "ERROR")
-        # one record per pytest process: rdir itself, or rdir-gw0, rdir-gw1 ... with -n
-        dirs = [rdir] if rdir.is_dir() else sorted(rdir.parent.glob(rdir.name + "-gw*"))
+        # one record per pytest process: rdir itself, or rdir-gw0, rdir-gw1 ... with -n, which are
+        # merged into rdir (one certification record of the product, each bench noted)
+        parts = sorted(rdir.parent.glob(rdir.name + "-gw*"))
+        if not rdir.is_dir() and parts:
+            from harness.record.merge import merge_records
+
+            try:
+                merge_records(parts, rdir)
+            except (InputError, OSError) as exc:
+                print(f"tablecert run: {name}: the worker records could not be merged: {exc}", file=sys.stderr)
+                code = code or 1
+        dirs = [rdir] if rdir.is_dir() else parts
         tally: dict[str, int] = {}
         for d in dirs:
             for c in load_record(d).cases:
@@ -116,7 +126,7 @@ def _summary(results: list[tuple[str, int, float, Path]], pre_submission: bool) 
         if len(dirs) == 1 and (dirs[0] / "record.html").exists():
             where = dirs[0] / "record.html"
         elif len(dirs) > 1:
-            where = f"{rdir}-gw* ({len(dirs)} records; `tablecert merge` combines them)"
+            where = f"{rdir}-gw* ({len(dirs)} records)"
         worst = max(worst, 2 if code == 5 else code)
         print(f"{name:<28} {verdict:<9} {counts:<30} {secs:5.1f}s  {where}")
         for d in dirs:
