@@ -396,6 +396,11 @@ class Controller(Device):
         }
 
     def interval_ns(self) -> int | None:
-        """Card out -> lock-out of the last card-caused lock (what the counter measures)."""
+        """Card out -> lock-out of the last card-caused lock (what the counter measures).
+
+        The lock-out takes effect at its due time: a wager that arrives after it is refused even if
+        the clock thread that announces the lock runs late (``_apply_due_lock``).  The emulated
+        lock-out line therefore changes state at the due time, and that is what the counter sees;
+        the clock thread's own lateness is the emulator's, not the emulated device's."""
         lock = self.last_card_lock
-        return None if lock is None else lock[1] - lock[0]
+        return None if lock is None else min(lock[1], lock[2]) - lock[0]
