@@ -23,8 +23,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from harness.cards import SUITS, Card
-from harness.errors import InputError
-from harness.games.blackjack import dealer_hand
 from harness.games.royal9 import Royal9Table
 from harness.math import hitrun_exact
 from harness.math.royal9_exact import default_table, royal9_math
@@ -49,30 +47,6 @@ def brute(table: Royal9Table, deals: Iterable[tuple[Card, ...]]) -> tuple[dict[i
             out[s.seat][s.category or "lose"] += 1
         n += 1
     return out, n
-
-
-def hitrun_walk(decks: int, h17: bool) -> dict[tuple[int, int], int]:
-    reps = [Card(r, "S") for r in range(1, 11)]
-    out: dict[tuple[int, int], int] = {}
-
-    def walk(seq: list[Card], comp: list[int], weight: int) -> None:
-        if len(seq) >= 2:
-            try:
-                h = dealer_hand(seq, hit_soft17=h17)
-            except InputError:
-                pass
-            else:
-                key = (h.n_cards, min(h.total, 22))
-                out[key] = out.get(key, 0) + weight
-                return
-        for v in range(10):
-            if comp[v]:
-                comp[v] -= 1
-                walk([*seq, reps[v]], comp, weight * (comp[v] + 1))
-                comp[v] += 1
-
-    walk([], [4 * decks] * 9 + [16 * decks], 1)
-    return out
 
 
 def main() -> None:
@@ -111,7 +85,7 @@ def main() -> None:
 
     th = best_of(fresh)
     t0 = time.perf_counter()
-    walked = hitrun_walk(6, True)
+    walked = hitrun_exact.oracle_walk(6, True)
     tw = time.perf_counter() - t0
     same = walked == dict(hitrun_exact.dealer_distribution(6, True).counts)
     print(f"Hit and Run exact, 6 decks H17: {th * 1000:.1f} ms; oracle walk baseline {tw:.2f} s; "

@@ -189,3 +189,36 @@ def hit_and_run_return(
 def as_percent(x: Fraction) -> Decimal:
     """A fraction as a percentage with ten decimals, for reports (never for money)."""
     return (Decimal(x.numerator) / Decimal(x.denominator) * 100).quantize(Decimal("1e-10"))
+
+
+def oracle_walk(decks: int, hit_soft17: bool) -> dict[tuple[int, int], int]:
+    """The same counts as :func:`dealer_distribution`, found the slow way: every ordered sequence
+    of card values, weighted by how many shoe orderings produce it, handed card by card to the
+    round oracle (:func:`~harness.games.blackjack.dealer_hand`) until it says the hand is complete.
+
+    Independent of the memoised recursion above, so the tests check one against the other and the
+    benchmark uses this as its baseline.  Keys are ``(cards in the hand, total capped at BUST)``."""
+    from harness.cards import Card
+    from harness.games.blackjack import dealer_hand
+
+    reps = [Card(r, "S") for r in range(1, 11)]
+    out: dict[tuple[int, int], int] = {}
+
+    def walk(seq: list[Card], comp: list[int], weight: int) -> None:
+        if len(seq) >= 2:
+            try:
+                hand = dealer_hand(seq, hit_soft17=hit_soft17)
+            except InputError:
+                pass  # the hand needs another card
+            else:
+                key = (hand.n_cards, min(hand.total, BUST))
+                out[key] = out.get(key, 0) + weight
+                return
+        for v in range(10):
+            if comp[v]:
+                comp[v] -= 1
+                walk([*seq, reps[v]], comp, weight * (comp[v] + 1))
+                comp[v] += 1
+
+    walk([], [4 * decks] * 9 + [16 * decks], 1)
+    return out
