@@ -22,10 +22,14 @@ from typing import Any
 
 SCHEMA = "tablecert/record/1"
 
-#: outcomes of a measurement, a step and a case (OpenHTF's split: a rig ERROR/TIMEOUT is never a FAIL)
-OUTCOMES = ("PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP")
-#: overall verdicts of a run
-VERDICTS = ("PASS", "FAIL", "ERROR", "INCOMPLETE")
+#: outcomes of a measurement, a step and a case (OpenHTF's split: a rig ERROR/TIMEOUT is never a FAIL).
+#: NOT APPLICABLE: the case does not apply to the profile (capability, game, denomination,
+#: interpretation, or no performer on the bench can carry out an act it needs), with its reason;
+#: INCONCLUSIVE: a statistical case with fewer observations than its planned power needs;
+#: INTERRUPTED: the operator stopped the run (Ctrl-C), never a device fault.
+OUTCOMES = ("PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP", "NOT APPLICABLE", "INCONCLUSIVE", "INTERRUPTED")
+#: overall verdicts of a run (exit statuses: harness.exitcodes)
+VERDICTS = ("PASS", "FAIL", "ERROR", "INCOMPLETE", "INTERRUPTED")
 
 #: 58 Pa. Code 607a.2(b) identity fields, in the order a report lists them
 IDENTITY_FIELDS = (

@@ -1,0 +1,49 @@
+"""Exit statuses: one meaning each, across every ``tablecert`` command.
+
+A CI job or a lab's script reads the exit status before anything else, so a status must never
+mean two things:
+
+=====  =================================================================================
+0      PASS: everything asked for was done and every applicable requirement holds
+1      FAIL: a compliance failure (the device did not do what the regulation requires),
+       or a record that does not verify
+2      bad input: a suite, profile, stack, record or command line that cannot be used
+3      rig or device error, or an incomplete run (a device stopped answering, a port is
+       missing, a case ended ERROR/TIMEOUT, cases were not run)
+130    interrupted (Ctrl-C / SIGINT, SIGTERM): never reported as a device fault
+=====  =================================================================================
+
+A broken pipe (output piped into ``head`` and closed) is not success: the command ends with the
+status of what it found so far, or 3 when it could not finish.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+PASS: Final = 0
+FAIL: Final = 1
+BAD_INPUT: Final = 2
+RIG_ERROR: Final = 3
+INTERRUPTED: Final = 130
+
+#: run verdict -> exit status (the record's verdict decides the status, never pytest's own code)
+BY_VERDICT: Final[dict[str, int]] = {
+    "PASS": PASS,
+    "FAIL": FAIL,
+    "INVALID": FAIL,
+    "ERROR": RIG_ERROR,
+    "INCOMPLETE": RIG_ERROR,
+    "INTERRUPTED": INTERRUPTED,
+}
+
+
+def for_verdict(verdict: str) -> int:
+    """The exit status for a run verdict (an unknown verdict is a rig error, never a pass)."""
+    return BY_VERDICT.get(verdict, RIG_ERROR)
+
+
+def worst(*codes: int) -> int:
+    """The status of several results together: interrupted > bad input > rig error > fail > pass."""
+    rank = {PASS: 0, FAIL: 1, RIG_ERROR: 2, BAD_INPUT: 3, INTERRUPTED: 4}
+    return max(codes, key=lambda c: rank.get(c, 2), default=PASS)
