@@ -20,33 +20,31 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import DeviceError
-from harness.suites.steps import Action, Arg
+from harness.suites.registry import Action, Arg, step
 
 #: line-layer faults of every emulated device, then the shoe's own (harness/emulators/faults.py)
 FAULT_KINDS = ("no-answer", "bad-crc", "garbage", "disconnect", "reboot", "power-loss", "misread", "error")
 FAULT_ROLES = ("shoe", "sensors", "controller")
 
-ACTIONS: dict[str, Action] = {
-    "device_fault": Action(
-        {
-            "kind": Arg("enum", required=True, choices=FAULT_KINDS),
-            "role": Arg("enum", default="controller", choices=FAULT_ROLES),
-            "count": Arg("int"),
-            "after_ms": Arg("int"),
-            "duration_ms": Arg("int"),
-        },
-        shorthand="kind",
-        doc="ask the emulator of `role` to inject a fault: `no-answer`, `bad-crc`, `garbage` (the next "
-        "`count` requests/frames/answers), `disconnect` or `reboot` (`after_ms` later; a reboot lasts "
-        "`duration_ms`), `power-loss` (the whole table, until `power: on` or `duration_ms`)",
-    ),
-}
 
 
-def do_device_fault(self: Any, step: Any, kind: str, role: str = "controller", count: int | None = None,
+@step("device_fault", Action(
+    {
+        "kind": Arg("enum", required=True, choices=FAULT_KINDS),
+        "role": Arg("enum", default="controller", choices=FAULT_ROLES),
+        "count": Arg("int"),
+        "after_ms": Arg("int"),
+        "duration_ms": Arg("int"),
+    },
+    shorthand="kind",
+    doc="ask the emulator of `role` to inject a fault: `no-answer`, `bad-crc`, `garbage` (the next "
+    "`count` requests/frames/answers), `disconnect` or `reboot` (`after_ms` later; a reboot lasts "
+    "`duration_ms`), `power-loss` (the whole table, until `power: on` or `duration_ms`)",
+))
+def device_fault(runner: Any, step: Any, kind: str, role: str = "controller", count: int | None = None,
                     after_ms: int | None = None, duration_ms: int | None = None) -> None:
     """Send ``test.fault`` to ``role``; a driver without the test channel is a rig ERROR."""
-    dev = getattr(self.rig, role, None)
+    dev = getattr(runner.rig, role, None)
     if dev is None:
         raise DeviceError(f"this case injects a fault into the {role} and the profile has none")
     request = getattr(dev, "request", None)

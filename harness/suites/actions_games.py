@@ -1,7 +1,7 @@
 """Suite actions for the base games and WAC 230-15-040: settlement timing, wagering areas, rounds.
 
-These extend the step vocabulary (:mod:`harness.suites.steps` merges ``ACTIONS``; the runner binds
-the ``do_*`` functions) with checks the game suites need and the core vocabulary does not have:
+These extend the step vocabulary (each registered with :func:`harness.suites.registry.step`) with
+checks the game suites need and the core vocabulary does not have:
 
 * ``expect_settled`` -- the controller settled the round after exactly the cards out of the shoe.
   A natural stops the deal (627a.1/629a.1/631a.1 "Natural"): deal the two-card hands of a natural
@@ -35,197 +35,196 @@ from harness.errors import DeviceTimeout
 from harness.money import Cents
 from harness.suites.expect import expected_round
 from harness.suites.model import Step
-from harness.suites.steps import WAGER_TYPES, Action, Arg
+from harness.suites.registry import Action, Arg, step
+from harness.suites.steps import WAGER_TYPES, open_round, settle_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
 
 _METER_KINDS = ("royal9", "hit-and-run")
 
-ACTIONS: dict[str, Action] = {
-    "expect_settled": Action(
-        {"within_ms": Arg("decimal", default=Decimal(1000)), "cards": Arg("int")},
-        doc="the controller settled the round (a 'round_end' event) within `within_ms` of the call, after "
-        "exactly `cards` cards out of the shoe (default: however many were dealt); use after "
-        "`deal: {settle: false}` so a device that waits for another card is a FAIL, not a TIMEOUT",
-    ),
-    "expect_areas": Action(
-        {"at_most": Arg("int", default=9)},
-        doc="WAC 230-15-040(2): the controller's configuration lists at most `at_most` seats and a wager at "
-        "every seat beyond the configured ones, up to `at_most` + 1, is refused (needs an open round)",
-    ),
-    "expect_identical_areas": Action(
-        doc="WAC 230-15-040(2)(b): in the round just settled, every seat that placed the same wager type for "
-        "the same amount was paid the same (category and amount returned), and every wager was paid",
-    ),
-    "expect_wager_type_refused": Action(
-        {"type": Arg("str", required=True), "seat": Arg("seat", default=1), "amount": Arg("amount")},
-        shorthand="type",
-        doc="the wagering device refuses a wager of a type it does not offer (e.g. a bonus feature)",
-    ),
-    "expect_layout_clear": Action(
-        doc="after the round is settled no wager is left on the layout (`wager.list` is empty)",
-    ),
-    "single_deal_rounds": Action(
-        {
-            "count": Arg("int", required=True),
-            "seed": Arg("int", default=1),
-            "seats": Arg("seats", default="all"),
-            "types": Arg("str-list", required=True),
-        },
-        doc="play `count` consecutive rounds dealt from one shuffled shoe with every listed wager type at "
-        "every listed seat; measures that each wager is settled in its own deal at the oracle's amount, that "
-        "the layout is clear after each deal, and that every card reported is a standard card within the "
-        "declared decks",
-    ),
-}
 
 
-def _round_end_seen(self: CaseRunner) -> bool:
-    return any(e.name == "round_end" for e in self.round.ctrl_events)
+def _round_end_seen(runner: CaseRunner) -> bool:
+    return any(e.name == "round_end" for e in runner.round.ctrl_events)
 
 
-def do_expect_settled(self: CaseRunner, step: Step, within_ms: Decimal, cards: int | None = None) -> None:
+@step("expect_settled", Action(
+    {"within_ms": Arg("decimal", default=Decimal(1000)), "cards": Arg("int")},
+    doc="the controller settled the round (a 'round_end' event) within `within_ms` of the call, after "
+    "exactly `cards` cards out of the shoe (default: however many were dealt); use after "
+    "`deal: {settle: false}` so a device that waits for another card is a FAIL, not a TIMEOUT",
+))
+def expect_settled(runner: CaseRunner, step: Step, within_ms: Decimal, cards: int | None = None) -> None:
     try:
-        self._wait_for("'round_end' event", lambda: _round_end_seen(self), timeout_s=float(within_ms) / 1000)
+        runner._wait_for("'round_end' event", lambda: _round_end_seen(runner), timeout_s=float(within_ms) / 1000)
         settled = True
     except DeviceTimeout:
         settled = False
     if settled and cards is not None:
         # the shoe's card events travel on their own line and may trail the controller's round_end
         with contextlib.suppress(DeviceTimeout):
-            self._wait_for(f"{cards} card events", lambda: len(self.round.cards) >= cards, timeout_s=0.5)
-    self._pump()
-    n = len(self.round.cards)
+            runner._wait_for(f"{cards} card events", lambda: len(runner.round.cards) >= cards, timeout_s=0.5)
+    runner._pump()
+    n = len(runner.round.cards)
     want = cards if cards is not None else n
     # Either way the round is done with: a round the device did not settle is this measurement's
     # FAIL, and the later expectations judge what was dealt instead of waiting for a round_end that
     # will not come (which would turn a compliance failure into a TIMEOUT).
-    self.round.settled = True
+    runner.round.settled = True
     got = f"settled after {n} cards" if settled else f"not settled after {n} cards"
-    self.measure(step, "round settled by the controller", got, f"settled after {want} cards",
+    runner.measure(step, "round settled by the controller", got, f"settled after {want} cards",
                  settled and n == want, detail=f"waited up to {within_ms} ms for 'round_end'")
 
 
-def do_expect_areas(self: CaseRunner, step: Step, at_most: int) -> None:
-    cfg = self._ctrl().config()
+@step("expect_areas", Action(
+    {"at_most": Arg("int", default=9)},
+    doc="WAC 230-15-040(2): the controller's configuration lists at most `at_most` seats and a wager at "
+    "every seat beyond the configured ones, up to `at_most` + 1, is refused (needs an open round)",
+))
+def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
+    cfg = runner._ctrl().config()
     seats = sorted(s.seat for s in cfg.seats)
-    self.measure(step, "wagering areas configured on the controller", len(seats), f"<= {at_most}",
+    runner.measure(step, "wagering areas configured on the controller", len(seats), f"<= {at_most}",
                  len(seats) <= at_most, unit="seats", detail=f"seats {', '.join(map(str, seats))}")
-    declared = len(self.profile.rules.seats)
-    self.measure(step, "wagering areas declared by the profile", declared, f"<= {at_most}",
+    declared = len(runner.profile.rules.seats)
+    runner.measure(step, "wagering areas declared by the profile", declared, f"<= {at_most}",
                  declared <= at_most, unit="seats")
-    if self.rig.sensors is None:
+    if runner.rig.sensors is None:
         return
     beyond = range(max(seats, default=0) + 1, at_most + 2)
     accepted = []
     reasons = []
     for seat in beyond:
-        res = self.rig.sensors.place(seat, "player" if not self.oracle.is_hit_and_run else "hit-and-run",
-                                     self.stake_default)
+        res = runner.rig.sensors.place(seat, "player" if not runner.oracle.is_hit_and_run else "hit-and-run",
+                                     runner.stake_default)
         if res.accepted:
             accepted.append(seat)
-            self.round.wagers[(seat, res.type)] = res.amount
+            runner.round.wagers[(seat, res.type)] = res.amount
         reasons.append(f"seat {seat}: {res.reason}")
-    self.measure(step, f"wagers at seats beyond the configured ones (up to seat {at_most + 1})",
+    runner.measure(step, f"wagers at seats beyond the configured ones (up to seat {at_most + 1})",
                  f"accepted at {', '.join(map(str, accepted))}" if accepted else "all refused",
                  "all refused", not accepted, detail="; ".join(reasons))
 
 
-def _payouts(self: CaseRunner) -> dict[tuple[int, str], dict[str, Any]]:
+def _payouts(runner: CaseRunner) -> dict[tuple[int, str], dict[str, Any]]:
     return {(int(e.payload["seat"]), str(e.payload["type"])): dict(e.payload)
-            for e in self.round.ctrl_events if e.name == "payout"}
+            for e in runner.round.ctrl_events if e.name == "payout"}
 
 
-def do_expect_identical_areas(self: CaseRunner, step: Step) -> None:
-    if not self.round.settled:
-        self.do_settle(step)
-    paid = _payouts(self)
+@step("expect_identical_areas", Action(
+    doc="WAC 230-15-040(2)(b): in the round just settled, every seat that placed the same wager type for "
+    "the same amount was paid the same (category and amount returned), and every wager was paid",
+))
+def expect_identical_areas(runner: CaseRunner, step: Step) -> None:
+    if not runner.round.settled:
+        settle_round(runner, step)
+    paid = _payouts(runner)
     groups: dict[tuple[str, Cents], dict[int, tuple[Any, Any]]] = {}
     unpaid = []
-    for (seat, kind), stake in sorted(self.round.wagers.items()):
+    for (seat, kind), stake in sorted(runner.round.wagers.items()):
         got = paid.get((seat, kind))
         if got is None:
             unpaid.append(f"seat {seat} {kind}")
             continue
         groups.setdefault((kind, stake), {})[seat] = (got.get("category"), int(got["returned"]))
-    self.measure(step, "every wager paid (a payout event)", "; ".join(unpaid) or "all paid", "all paid",
+    runner.measure(step, "every wager paid (a payout event)", "; ".join(unpaid) or "all paid", "all paid",
                  not unpaid)
     for (kind, stake), by_seat in sorted(groups.items()):
         distinct = sorted(set(by_seat.values()), key=str)
         shown = "; ".join(f"seats {','.join(str(s) for s, v in by_seat.items() if v == d)}: {d[0]} "
                           f"{d[1]} cents" for d in distinct)
-        self.measure(step, f"{kind} wagers of {stake} cents paid alike at seats "
+        runner.measure(step, f"{kind} wagers of {stake} cents paid alike at seats "
                      f"{','.join(map(str, sorted(by_seat)))}", shown, "one result for every seat",
                      len(distinct) == 1)
 
 
-def do_expect_wager_type_refused(self: CaseRunner, step: Step, type: str, seat: int,
+@step("expect_wager_type_refused", Action(
+    {"type": Arg("str", required=True), "seat": Arg("seat", default=1), "amount": Arg("amount")},
+    shorthand="type",
+    doc="the wagering device refuses a wager of a type it does not offer (e.g. a bonus feature)",
+))
+def expect_wager_type_refused(runner: CaseRunner, step: Step, type: str, seat: int,
                                  amount: Cents | None = None) -> None:
-    if self.rig.sensors is None:
+    if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
-    stake = amount if amount is not None else self.stake_default
+    stake = amount if amount is not None else runner.stake_default
     try:
-        res = self.rig.sensors.place(seat, type, stake)
+        res = runner.rig.sensors.place(seat, type, stake)
         got = "accepted" if res.accepted else f"refused ({res.reason})"
         ok = not res.accepted
         if res.accepted:
-            self.round.wagers[(seat, type)] = stake
+            runner.round.wagers[(seat, type)] = stake
     except DeviceNak as exc:
         got, ok = f"refused ({exc.code}: {exc.reason})", True
-    self.measure(step, f"seat {seat} wager of type '{type}'", got, "refused", ok,
+    runner.measure(step, f"seat {seat} wager of type '{type}'", got, "refused", ok,
                  detail="a wager type the table does not offer must not be accepted")
 
 
-def do_expect_layout_clear(self: CaseRunner, step: Step) -> None:
-    if not self.round.settled:
-        self.do_settle(step)
-    if self.rig.sensors is None:
+@step("expect_layout_clear", Action(
+    doc="after the round is settled no wager is left on the layout (`wager.list` is empty)",
+))
+def expect_layout_clear(runner: CaseRunner, step: Step) -> None:
+    if not runner.round.settled:
+        settle_round(runner, step)
+    if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
-    left = self.rig.sensors.wagers()
+    left = runner.rig.sensors.wagers()
     shown = "; ".join(f"seat {w.seat} {w.type} {w.amount} cents" for w in left)
-    self.measure(step, "wagers left on the layout after the deal", shown or "none", "none", not left)
+    runner.measure(step, "wagers left on the layout after the deal", shown or "none", "none", not left)
 
 
-def _shoe(self: CaseRunner, rng: random.Random) -> list[Card]:
-    decks = (self.profile.rules.hit_and_run.decks if self.profile.rules.hit_and_run is not None
-             else self.profile.rules.decks)
+def _shoe(runner: CaseRunner, rng: random.Random) -> list[Card]:
+    decks = (runner.profile.rules.hit_and_run.decks if runner.profile.rules.hit_and_run is not None
+             else runner.profile.rules.decks)
     cards = [c for c, n in shoe_composition(decks).items() for _ in range(n)]
     rng.shuffle(cards)
     return cards
 
 
-def do_single_deal_rounds(self: CaseRunner, step: Step, count: int, seed: int, seats: Any,
+@step("single_deal_rounds", Action(
+    {
+        "count": Arg("int", required=True),
+        "seed": Arg("int", default=1),
+        "seats": Arg("seats", default="all"),
+        "types": Arg("str-list", required=True),
+    },
+    doc="play `count` consecutive rounds dealt from one shuffled shoe with every listed wager type at "
+    "every listed seat; measures that each wager is settled in its own deal at the oracle's amount, that "
+    "the layout is clear after each deal, and that every card reported is a standard card within the "
+    "declared decks",
+))
+def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, seats: Any,
                           types: tuple[str, ...]) -> None:
     unknown = [t for t in types if t not in WAGER_TYPES]
     if unknown:
         raise AssertionError(f"single_deal_rounds: unknown wager types {', '.join(unknown)}")
     rng = random.Random(seed)
-    shoe = _shoe(self, rng)
-    per_round = 16 if self.oracle.is_hit_and_run else 6
-    seat_list = self._seats(seats)
+    shoe = _shoe(runner, rng)
+    per_round = 16 if runner.oracle.is_hit_and_run else 6
+    seat_list = runner._seats(seats)
     checked = bad = 0
     problems: list[str] = []
     leftovers: list[str] = []
     reported: list[Card] = []
     for n in range(1, count + 1):
-        self.do_open_round(step)
+        open_round(runner, step)
         for i, seat in enumerate(seat_list):
             kind = types[(i + n) % len(types)]
-            res = self._place(seat, kind, None)
+            res = runner._place(seat, kind, None)
             if not res.accepted:
                 problems.append(f"round {n}: seat {seat} {kind} refused ({res.reason})")
         cards, shoe = shoe[:per_round], shoe[per_round:]
-        assert self.rig.shoe is not None
-        self.rig.shoe.load(cards)
-        self.loaded = tuple(cards)
-        self.rig.shoe.deal(None, 0)
-        self.do_settle(step)
-        self._pump(0.01)
-        reported.extend(c for c, _t in self.round.cards)
-        exp = expected_round(self)
-        paid = _payouts(self)
-        for key, stake in sorted(self.round.wagers.items()):
+        assert runner.rig.shoe is not None
+        runner.rig.shoe.load(cards)
+        runner.loaded = tuple(cards)
+        runner.rig.shoe.deal(None, 0)
+        settle_round(runner, step)
+        runner._pump(0.01)
+        reported.extend(c for c, _t in runner.round.cards)
+        exp = expected_round(runner)
+        paid = _payouts(runner)
+        for key, stake in sorted(runner.round.wagers.items()):
             checked += 1
             want = exp.payouts.get(key)
             got = paid.get(key)
@@ -234,28 +233,28 @@ def do_single_deal_rounds(self: CaseRunner, step: Step, count: int, seed: int, s
                 problems.append(f"round {n} ({format_cards(cards)}): seat {key[0]} {key[1]} ({stake} cents) "
                                 f"returned {got['returned'] if got else 'nothing in this deal'}, expected "
                                 f"{want.returned if want else '?'}")
-        assert self.rig.sensors is not None
-        left = self.rig.sensors.wagers()
+        assert runner.rig.sensors is not None
+        left = runner.rig.sensors.wagers()
         leftovers.extend(f"round {n}: seat {w.seat} {w.type}" for w in left)
-        hit = {str(e.payload["meter"]) for e in self.round.ctrl_events
+        hit = {str(e.payload["meter"]) for e in runner.round.ctrl_events
                if e.name == "hit" and e.payload.get("meter")}
         for meter in sorted(hit):
-            self._ctrl().reset_key(meter)
-    self.measure(step, f"wagers settled in the deal they were placed for, over {count} games", checked - bad,
+            runner._ctrl().reset_key(meter)
+    runner.measure(step, f"wagers settled in the deal they were placed for, over {count} games", checked - bad,
                  checked, bad == 0 and not problems, unit="wagers", detail="; ".join(problems)[:2000])
-    self.measure(step, f"wagers left on the layout after each of {count} deals", len(leftovers), 0,
+    runner.measure(step, f"wagers left on the layout after each of {count} deals", len(leftovers), 0,
                  not leftovers, unit="wagers", detail="; ".join(leftovers)[:2000])
-    _standard_cards(self, step, reported)
+    _standard_cards(runner, step, reported)
 
 
-def _standard_cards(self: CaseRunner, step: Step, cards: list[Card]) -> None:
+def _standard_cards(runner: CaseRunner, step: Step, cards: list[Card]) -> None:
     """WAC 230-15-040(1): every card is a standard playing card, no more copies than the decks hold."""
-    decks = (self.profile.rules.hit_and_run.decks if self.profile.rules.hit_and_run is not None
-             else self.profile.rules.decks)
+    decks = (runner.profile.rules.hit_and_run.decks if runner.profile.rules.hit_and_run is not None
+             else runner.profile.rules.decks)
     counts = Counter(c.code for c in cards)
     standard = {c.code for c in shoe_composition(1)}
     odd = sorted(code for code in counts if code not in standard)
     over = sorted(f"{code} x{k}" for code, k in counts.items() if k > decks)
-    self.measure(step, f"cards reported are standard cards within {decks} deck(s)",
+    runner.measure(step, f"cards reported are standard cards within {decks} deck(s)",
                  "; ".join(odd + over) or f"{len(cards)} standard cards", f"{len(cards)} standard cards",
                  not odd and not over, detail=f"{len(counts)} distinct cards")

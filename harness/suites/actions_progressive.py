@@ -28,7 +28,8 @@ from harness.devices.link import DeviceNak
 from harness.devices.roles import MeterReading
 from harness.money import Cents, fmt, parse_amount, parse_rate
 from harness.suites.model import Step
-from harness.suites.steps import WAGER_TYPES, Action, Arg
+from harness.suites.registry import Action, Arg, choice, step
+from harness.suites.steps import WAGER_TYPES, open_round, settle_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -37,83 +38,7 @@ MYSTERY_CLAUSE = "pa-midi-r9-mystery"
 _METER_KINDS = ("royal9", "hit-and-run")
 
 
-def _enum(*choices: str, required: bool = False, default: str | None = None) -> Arg:
-    return Arg("enum", required=required, default=default, choices=choices)
 
-
-ACTIONS: dict[str, Action] = {
-    "configure_meter": Action(
-        {
-            "meter": _enum("mega", "major", "minor", "hit-and-run", required=True),
-            "rate": Arg("str"),
-            "initial": Arg("amount"),
-            "reset": Arg("amount"),
-            "payout_limit": Arg("amount"),
-            "display_capacity": Arg("amount"),
-            "expect": _enum("accepted", "refused", default="accepted"),
-            "reason": Arg("str"),
-        },
-        doc="write one meter's rate / initial / reset / payout limit / display capacity (money as "
-        "written, e.g. '$49,999.99'); the write must be accepted or refused as stated",
-    ),
-    "expect_meters_unchanged": Action(
-        {"since": Arg("str", required=True), "accounts": Arg("bool", default=True)},
-        shorthand="since",
-        doc="every meter, its residual and (with `accounts`) the payout meters equal a snapshot exactly",
-    ),
-    "expect_paid": Action(
-        {"since": Arg("str", required=True), "table": Arg("amount"), "attendant": Arg("amount"),
-         "cumulative": Arg("amount"), "hits": _enum("table", "attendant")},
-        doc="payout meter increases since a snapshot (461a.12(b)(2)-(4)); `hits: attendant` expects the "
-        "attendant-paid meter to rise by the sum of the meter hits seen in the case; "
-        "always also checks that the cumulative meter equals table paid + attendant paid",
-    ),
-    "expect_meter_shows_hit": Action(
-        {"meter": _enum("mega", "major", "minor", "hit-and-run", required=True)},
-        shorthand="meter",
-        doc="a meter hit is for exactly the amount the meter shows, and the meter keeps showing it "
-        "until the award is paid and the reset key is turned (461a.12(b)(1), (h)(1))",
-    ),
-    "expect_removal": Action(
-        {"seat": Arg("seat", required=True), "type": _enum(*WAGER_TYPES, default="royal9"),
-         "expect": _enum("accepted", "refused", default="refused")},
-        doc="attempt to withdraw a wager; the wagering system must accept or refuse it as stated",
-    ),
-    "configure_mystery": Action(
-        {"configuration": Arg("str", required=True)},
-        shorthand="configuration",
-        doc="write mystery configuration 1, 2 or 3 of Royal 9 (h) (or `profile`: back to the profile's "
-        "Rules Submission, `none`: no mystery progressive).  The expected answer follows from the "
-        "regulation: accepted unless the meter now shows more than the new reseed amount, which would "
-        "turn it back (461a.12(h)); then refused",
-    ),
-    "expect_mystery_config": Action(
-        {"configuration": Arg("int", required=True)},
-        shorthand="configuration",
-        doc="the controller's mystery configuration equals configuration N of Royal 9 (h) as the "
-        "regulation catalogue states it (seed/reseed, must-hit-by, rate)",
-    ),
-    "expect_mystery_meter": Action(
-        {"configuration": Arg("int", required=True), "equals": _enum("reseed"),
-         "within_range": Arg("bool", default=True)},
-        doc="the mystery meter equals the configuration's reseed, and/or lies within [reseed, must-hit-by]",
-    ),
-    "expect_controller_identity": Action(
-        {"fields": Arg("str-list", required=True)},
-        shorthand="fields",
-        doc="the progressive controller reports each named 607a.2(b)(2)(vi) field, non-empty (the shoe "
-        "and sensors are not progressive devices and are not asked)",
-    ),
-    "mystery_play": Action(
-        {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000),
-         "seats": Arg("seats", default="all"), "seed": Arg("int", default=1),
-         "pace_ms": Arg("decimal", default=Decimal(0)), "if_written": Arg("bool", default=False)},
-        doc="play random rounds (every listed seat with a Player and a Royal 9 wager) until the mystery "
-        "meter awards; checks range, rate, award <= must-hit-by, reseed and the payout meters; with "
-        "`if_written`, only when the case's last `configure_mystery` was accepted (a refused write leaves "
-        "the profile's configuration, played by its own case)",
-    ),
-}
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -137,7 +62,21 @@ def _mystery_cents(value: Any) -> Decimal:
 # ---------------------------------------------------------------------------- configuration
 
 
-def do_configure_meter(self: CaseRunner, step: Step, meter: str, expect: str, rate: str | None = None,
+@step("configure_meter", Action(
+    {
+        "meter": choice("mega", "major", "minor", "hit-and-run", required=True),
+        "rate": Arg("str"),
+        "initial": Arg("amount"),
+        "reset": Arg("amount"),
+        "payout_limit": Arg("amount"),
+        "display_capacity": Arg("amount"),
+        "expect": choice("accepted", "refused", default="accepted"),
+        "reason": Arg("str"),
+    },
+    doc="write one meter's rate / initial / reset / payout limit / display capacity (money as "
+    "written, e.g. '$49,999.99'); the write must be accepted or refused as stated",
+))
+def configure_meter(runner: CaseRunner, step: Step, meter: str, expect: str, rate: str | None = None,
                        initial: Cents | None = None, reset: Cents | None = None,
                        payout_limit: Cents | None = None, display_capacity: Cents | None = None,
                        reason: str | None = None) -> None:
@@ -150,50 +89,62 @@ def do_configure_meter(self: CaseRunner, step: Step, meter: str, expect: str, ra
             fields[key] = value
     shown = ", ".join(f"{k} {v if k == 'rate' else fmt(v)}" for k, v in fields.items())
     try:
-        self._ctrl().set_config(meters={meter: fields})
+        runner._ctrl().set_config(meters={meter: fields})
         got, why = "accepted", ""
     except DeviceNak as exc:  # REFUSED (or BAD_ARGS for a value the device cannot take)
         got, why = "refused", f"{exc.code}: {exc.reason}"
     ok = got == expect and (reason is None or reason in why)
-    self.measure(step, f"{meter} configuration write ({shown})", got + (f" ({why})" if why else ""),
+    runner.measure(step, f"{meter} configuration write ({shown})", got + (f" ({why})" if why else ""),
                  expect + (f" ({reason})" if reason else ""), ok)
 
 
 # ---------------------------------------------------------------------------- meters
 
 
-def _snapshot(self: CaseRunner, name: str) -> MeterReading:
-    base = self.snapshots.get(name)
+def _snapshot(runner: CaseRunner, name: str) -> MeterReading:
+    base = runner.snapshots.get(name)
     if base is None:
         raise AssertionError(f"no meter snapshot '{name}' (read_meters: {{as: {name}}} first)")
     return base
 
 
-def do_expect_meters_unchanged(self: CaseRunner, step: Step, since: str, accounts: bool) -> None:
+@step("expect_meters_unchanged", Action(
+    {"since": Arg("str", required=True), "accounts": Arg("bool", default=True)},
+    shorthand="since",
+    doc="every meter, its residual and (with `accounts`) the payout meters equal a snapshot exactly",
+))
+def expect_meters_unchanged(runner: CaseRunner, step: Step, since: str, accounts: bool) -> None:
     """461a.12(h), (n): nothing but a paid hit turns a meter back; a power cycle or a link loss
     leaves every meter, its fraction of a cent and the payout meters exactly as they were."""
-    base = _snapshot(self, since)
-    now = self._read_meters()
+    base = _snapshot(runner, since)
+    now = runner._read_meters()
     for meter in sorted(set(base.meters) | set(now.meters)):
         a, b = base.meters.get(meter), now.meters.get(meter)
-        self.measure(step, f"{meter} meter unchanged since {since}", b, a, a == b, unit="cents")
+        runner.measure(step, f"{meter} meter unchanged since {since}", b, a, a == b, unit="cents")
         ra, rb = base.residual.get(meter, Decimal(0)), now.residual.get(meter, Decimal(0))
-        self.measure(step, f"{meter} residual unchanged since {since}", f"{rb} cents", f"{ra} cents", ra == rb)
+        runner.measure(step, f"{meter} residual unchanged since {since}", f"{rb} cents", f"{ra} cents", ra == rb)
     if accounts:
         for label, a, b in (("cumulative paid", base.cumulative_paid, now.cumulative_paid),
                             ("paid by table", base.paid_by_table, now.paid_by_table),
                             ("paid by attendant", base.paid_by_attendant, now.paid_by_attendant)):
-            self.measure(step, f"{label} meter unchanged since {since}", b, a, a == b, unit="cents")
+            runner.measure(step, f"{label} meter unchanged since {since}", b, a, a == b, unit="cents")
 
 
-def do_expect_paid(self: CaseRunner, step: Step, since: str, table: Cents | None = None,
+@step("expect_paid", Action(
+    {"since": Arg("str", required=True), "table": Arg("amount"), "attendant": Arg("amount"),
+     "cumulative": Arg("amount"), "hits": choice("table", "attendant")},
+    doc="payout meter increases since a snapshot (461a.12(b)(2)-(4)); `hits: attendant` expects the "
+    "attendant-paid meter to rise by the sum of the meter hits seen in the case; "
+    "always also checks that the cumulative meter equals table paid + attendant paid",
+))
+def expect_paid(runner: CaseRunner, step: Step, since: str, table: Cents | None = None,
                    attendant: Cents | None = None, cumulative: Cents | None = None,
                    hits: str | None = None) -> None:
     """461a.12(b)(2)-(4): table-paid, attendant-paid and cumulative payout meters."""
-    base = _snapshot(self, since)
-    now = self._read_meters()
+    base = _snapshot(runner, since)
+    now = runner._read_meters()
     if hits is not None:
-        won = sum(int(e.payload.get("amount", 0)) for e in self.hits_seen
+        won = sum(int(e.payload.get("amount", 0)) for e in runner.hits_seen
                   if e.name == "hit" and e.payload.get("meter") is not None)
         if hits == "table":
             table = won
@@ -203,42 +154,53 @@ def do_expect_paid(self: CaseRunner, step: Step, since: str, table: Cents | None
                               ("paid by attendant", attendant, base.paid_by_attendant, now.paid_by_attendant),
                               ("cumulative paid", cumulative, base.cumulative_paid, now.cumulative_paid)):
         if want is not None:
-            self.measure(step, f"{label} meter increase since {since}", b - a, want, b - a == want, unit="cents")
+            runner.measure(step, f"{label} meter increase since {since}", b - a, want, b - a == want, unit="cents")
     total = now.paid_by_table + now.paid_by_attendant
-    self.measure(step, "cumulative paid = paid by table + paid by attendant", now.cumulative_paid, total,
+    runner.measure(step, "cumulative paid = paid by table + paid by attendant", now.cumulative_paid, total,
                  now.cumulative_paid == total, unit="cents",
                  detail=f"table {fmt(now.paid_by_table)}, attendant {fmt(now.paid_by_attendant)}")
 
 
-def do_expect_meter_shows_hit(self: CaseRunner, step: Step, meter: str) -> None:
+@step("expect_meter_shows_hit", Action(
+    {"meter": choice("mega", "major", "minor", "hit-and-run", required=True)},
+    shorthand="meter",
+    doc="a meter hit is for exactly the amount the meter shows, and the meter keeps showing it "
+    "until the award is paid and the reset key is turned (461a.12(b)(1), (h)(1))",
+))
+def expect_meter_shows_hit(runner: CaseRunner, step: Step, meter: str) -> None:
     """461a.12(b)(1): the hit pays what the meter showed; (h)(1): the meter goes back only after."""
-    self._pump(0.05)
-    hits = [e for e in self.hits_seen if e.name == "hit" and e.payload.get("meter") == meter]
+    runner._pump(0.05)
+    hits = [e for e in runner.hits_seen if e.name == "hit" and e.payload.get("meter") == meter]
     if not hits:
-        self.measure(step, f"{meter} hit", "no hit event", "a hit", False)
+        runner.measure(step, f"{meter} hit", "no hit event", "a hit", False)
         return
     amount = int(hits[-1].payload["amount"])
-    shown = self._read_meters().meters.get(meter)
-    self.measure(step, f"{meter} meter shows the amount won until paid", shown, amount, shown == amount,
+    shown = runner._read_meters().meters.get(meter)
+    runner.measure(step, f"{meter} meter shows the amount won until paid", shown, amount, shown == amount,
                  unit="cents", detail="the hit event's amount against the meter read after the hit")
 
 
 # ---------------------------------------------------------------------------- wagers
 
 
-def do_expect_removal(self: CaseRunner, step: Step, seat: int, type: str, expect: str) -> None:
+@step("expect_removal", Action(
+    {"seat": Arg("seat", required=True), "type": choice(*WAGER_TYPES, default="royal9"),
+     "expect": choice("accepted", "refused", default="refused")},
+    doc="attempt to withdraw a wager; the wagering system must accept or refuse it as stated",
+))
+def expect_removal(runner: CaseRunner, step: Step, seat: int, type: str, expect: str) -> None:
     """627a.7(c), 629a.7(c), 631a.8(c): no wager is withdrawn after "no more bets"."""
-    if self.rig.sensors is None:
+    if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
     try:
-        self.rig.sensors.remove(seat, type)
+        runner.rig.sensors.remove(seat, type)
         got, why = "accepted", ""
-        self.round.wagers.pop((seat, type), None)
+        runner.round.wagers.pop((seat, type), None)
     except DeviceNak as exc:
         got, why = "refused", exc.reason
-    listed = {(w.seat, w.type) for w in self.rig.sensors.wagers()}
+    listed = {(w.seat, w.type) for w in runner.rig.sensors.wagers()}
     still = (seat, type) in listed
-    self.measure(step, f"seat {seat} {type} withdrawal", got + (f" ({why})" if why else ""), expect,
+    runner.measure(step, f"seat {seat} {type} withdrawal", got + (f" ({why})" if why else ""), expect,
                  got == expect and still == (expect == "refused"),
                  detail=f"wager {'still' if still else 'no longer'} on the layout")
 
@@ -246,85 +208,119 @@ def do_expect_removal(self: CaseRunner, step: Step, seat: int, type: str, expect
 # ---------------------------------------------------------------------------- identity
 
 
-def do_expect_controller_identity(self: CaseRunner, step: Step, fields: tuple[str, ...]) -> None:
+@step("expect_controller_identity", Action(
+    {"fields": Arg("str-list", required=True)},
+    shorthand="fields",
+    doc="the progressive controller reports each named 607a.2(b)(2)(vi) field, non-empty (the shoe "
+    "and sensors are not progressive devices and are not asked)",
+))
+def expect_controller_identity(runner: CaseRunner, step: Step, fields: tuple[str, ...]) -> None:
     """607a.2(b)(2)(vi): a progressive device names its controller type and progressive software."""
-    ident = self._ctrl().identity()
+    ident = runner._ctrl().identity()
     for name in fields:
         value = getattr(ident, name, None)
-        self.measure(step, f"controller identity {name} (607a.2(b)(2)(vi))", value or "missing", "present",
+        runner.measure(step, f"controller identity {name} (607a.2(b)(2)(vi))", value or "missing", "present",
                      bool(value))
 
 
 # ---------------------------------------------------------------------------- mystery (Royal 9 (h))
 
 
-def _mystery_number(self: CaseRunner) -> int | None:
-    got = self._ctrl().config().mystery
+def _mystery_number(runner: CaseRunner) -> int | None:
+    got = runner._ctrl().config().mystery
     return None if not got or got.get("configuration") is None else int(got["configuration"])
 
 
-def do_configure_mystery(self: CaseRunner, step: Step, configuration: str) -> None:
+@step("configure_mystery", Action(
+    {"configuration": Arg("str", required=True)},
+    shorthand="configuration",
+    doc="write mystery configuration 1, 2 or 3 of Royal 9 (h) (or `profile`: back to the profile's "
+    "Rules Submission, `none`: no mystery progressive).  The expected answer follows from the "
+    "regulation: accepted unless the meter now shows more than the new reseed amount, which would "
+    "turn it back (461a.12(h)); then refused",
+))
+def configure_mystery(runner: CaseRunner, step: Step, configuration: str) -> None:
     if configuration == "profile":
-        declared = self.profile.rules.mystery
+        declared = runner.profile.rules.mystery
         number: int | None = None if declared is None else int(declared.configuration)
     elif configuration == "none":
         number = None
     else:
         number = int(configuration)
-    shown = self._read_meters().meters.get("mystery")
+    shown = runner._read_meters().meters.get("mystery")
     expect = "accepted"
-    if number is not None and number != _mystery_number(self) and shown is not None \
+    if number is not None and number != _mystery_number(runner) and shown is not None \
             and shown > regulation_mystery(number)[0]:
         expect = "refused"
     payload: Any = None
     if number is not None:
         payload = {"configuration": number}
-        declared = self.profile.rules.mystery
+        declared = runner.profile.rules.mystery
         if declared is not None:
             payload.update({"distribution": declared.distribution, "paid_by": declared.paid_by})
     try:
-        self._ctrl().set_config(mystery=payload)
+        runner._ctrl().set_config(mystery=payload)
         got, why = "accepted", ""
     except DeviceNak as exc:
         got, why = "refused", f"{exc.code}: {exc.reason}"
-    self.__dict__["mystery_written"] = got == "accepted"
-    self.measure(step, f"mystery configuration {number} write", got + (f" ({why})" if why else ""), expect,
+    runner.__dict__["mystery_written"] = got == "accepted"
+    runner.measure(step, f"mystery configuration {number} write", got + (f" ({why})" if why else ""), expect,
                  got == expect, detail="meter now " + (fmt(shown) if shown is not None else "absent"))
 
 
-def do_expect_mystery_config(self: CaseRunner, step: Step, configuration: int) -> None:
+@step("expect_mystery_config", Action(
+    {"configuration": Arg("int", required=True)},
+    shorthand="configuration",
+    doc="the controller's mystery configuration equals configuration N of Royal 9 (h) as the "
+    "regulation catalogue states it (seed/reseed, must-hit-by, rate)",
+))
+def expect_mystery_config(runner: CaseRunner, step: Step, configuration: int) -> None:
     reseed, must_hit_by, rate = regulation_mystery(configuration)
-    got = self._ctrl().config().mystery
+    got = runner._ctrl().config().mystery
     have = None if not got else (int(got["reseed"]), int(got["must_hit_by"]), Decimal(str(got["rate"])))
-    self.measure(step, f"mystery configuration {configuration} (seed/reseed, must-hit-by, rate)",
+    runner.measure(step, f"mystery configuration {configuration} (seed/reseed, must-hit-by, rate)",
                  None if have is None else f"{fmt(have[0])}, {fmt(have[1])}, {have[2]}%",
                  f"{fmt(reseed)}, {fmt(must_hit_by)}, {rate}%", have == (reseed, must_hit_by, rate))
 
 
-def do_expect_mystery_meter(self: CaseRunner, step: Step, configuration: int, within_range: bool,
+@step("expect_mystery_meter", Action(
+    {"configuration": Arg("int", required=True), "equals": choice("reseed"),
+     "within_range": Arg("bool", default=True)},
+    doc="the mystery meter equals the configuration's reseed, and/or lies within [reseed, must-hit-by]",
+))
+def expect_mystery_meter(runner: CaseRunner, step: Step, configuration: int, within_range: bool,
                             equals: str | None = None) -> None:
     reseed, must_hit_by, _rate = regulation_mystery(configuration)
-    now = self._read_meters()
+    now = runner._read_meters()
     shown = now.meters.get("mystery")
     if equals == "reseed":
-        self.measure(step, f"mystery meter equals configuration {configuration} reseed", shown, reseed,
+        runner.measure(step, f"mystery meter equals configuration {configuration} reseed", shown, reseed,
                      shown == reseed, unit="cents")
     if within_range:
-        self.measure(step, f"mystery meter within configuration {configuration} [reseed, must-hit-by]",
+        runner.measure(step, f"mystery meter within configuration {configuration} [reseed, must-hit-by]",
                      None if shown is None else fmt(shown), f"{fmt(reseed)}..{fmt(must_hit_by)}",
                      shown is not None and reseed <= shown <= must_hit_by)
 
 
-def _round_cards(self: CaseRunner, rng: random.Random) -> list[Any]:
+def _round_cards(runner: CaseRunner, rng: random.Random) -> list[Any]:
     """A random round's cards, exactly as many as the tableau uses: a card left in the shoe would
     come out after the settlement and, once the next round is open, lock it out."""
     from harness.games.baccarat import deal_round
 
-    cards = self.random_round_cards(rng)
+    cards = runner.random_round_cards(rng)
     return list(cards[: deal_round(cards).cards_used])
 
 
-def do_mystery_play(self: CaseRunner, step: Step, max_rounds: int, seats: Any, seed: int, pace_ms: Decimal,
+@step("mystery_play", Action(
+    {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000),
+     "seats": Arg("seats", default="all"), "seed": Arg("int", default=1),
+     "pace_ms": Arg("decimal", default=Decimal(0)), "if_written": Arg("bool", default=False)},
+    doc="play random rounds (every listed seat with a Player and a Royal 9 wager) until the mystery "
+    "meter awards; checks range, rate, award <= must-hit-by, reseed and the payout meters; with "
+    "`if_written`, only when the case's last `configure_mystery` was accepted (a refused write leaves "
+    "the profile's configuration, played by its own case)",
+))
+def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, seed: int, pace_ms: Decimal,
                     if_written: bool, configuration: int | None = None) -> None:
     """Royal 9 (h): random rounds until the hidden trigger awards the mystery meter.
 
@@ -332,100 +328,100 @@ def do_mystery_play(self: CaseRunner, step: Step, max_rounds: int, seats: Any, s
     wagers x rate (growth + residual); the award is at most must-hit-by and at least reseed, the
     meter reseeds (award + new amount - reseed = old amount + the round's contribution, so no cent
     is lost), and the table-paid and cumulative payout meters record the award."""
-    running = _mystery_number(self)
-    if if_written and not self.__dict__.get("mystery_written", False):
-        self.measure(step, "mystery play", "not played: the configuration write was refused",
+    running = _mystery_number(runner)
+    if if_written and not runner.__dict__.get("mystery_written", False):
+        runner.measure(step, "mystery play", "not played: the configuration write was refused",
                      "played only for an accepted configuration write", True)
         return
     if configuration is None:
         if running is None:
             raise AssertionError("mystery_play: the controller runs no numbered mystery configuration")
         configuration = running
-    self.measure(step, "mystery configuration in play", running, configuration, running == configuration)
+    runner.measure(step, "mystery configuration in play", running, configuration, running == configuration)
     reseed, must_hit_by, rate = regulation_mystery(configuration)
-    seat_list = self._seats(seats)
+    seat_list = runner._seats(seats)
     rng = random.Random(seed)
     pace_us = int(pace_ms * 1000)
-    stake = self.stake_default
+    stake = runner.stake_default
     problems: list[str] = []
     outside: list[str] = []
     award: Cents | None = None
     rounds = 0
-    before = self._read_meters()
+    before = runner._read_meters()
     start = before
     for n in range(1, max_rounds + 1):
         rounds = n
-        self.do_open_round(step)
-        before = self.snapshots["round-start"]
+        open_round(runner, step)
+        before = runner.snapshots["round-start"]
         for seat in seat_list:
             for kind in ("player", "royal9"):
-                res = self._place(seat, kind, stake)
+                res = runner._place(seat, kind, stake)
                 if not res.accepted:
                     problems.append(f"round {n}: seat {seat} {kind} wager refused ({res.reason})")
-        cards = _round_cards(self, rng)
-        assert self.rig.shoe is not None
-        self.rig.shoe.load(cards)
-        self.loaded = tuple(cards)
-        self.rig.shoe.deal(None, pace_us)
-        self.do_settle(step)
-        hits = [e for e in self.round.ctrl_events if e.name == "hit"]
+        cards = _round_cards(runner, rng)
+        assert runner.rig.shoe is not None
+        runner.rig.shoe.load(cards)
+        runner.loaded = tuple(cards)
+        runner.rig.shoe.deal(None, pace_us)
+        settle_round(runner, step)
+        hits = [e for e in runner.round.ctrl_events if e.name == "hit"]
         hit_meters = {str(e.payload["meter"]) for e in hits if e.payload.get("meter") is not None}
         for meter in sorted(hit_meters & set(before.meters) - {"mystery"}):
-            self._ctrl().reset_key(meter)
-        now = self._read_meters()
+            runner._ctrl().reset_key(meter)
+        now = runner._read_meters()
         shown = now.meters.get("mystery")
         if shown is None:
             problems.append(f"round {n}: no mystery meter")
             break
         if not reseed <= shown <= must_hit_by:
             outside.append(f"round {n}: {fmt(shown)}")
-        stakes = sum(a for (_s, k), a in self.round.wagers.items() if k in _METER_KINDS)
+        stakes = sum(a for (_s, k), a in runner.round.wagers.items() if k in _METER_KINDS)
         contribution = Decimal(stakes) * rate / 100
         growth = (Decimal(shown - before.meters["mystery"]) + now.residual.get("mystery", Decimal(0))
                   - before.residual.get("mystery", Decimal(0)))
         mystery_hits = [e for e in hits if e.payload.get("meter") == "mystery"]
         if mystery_hits:
             award = sum(int(e.payload["amount"]) for e in mystery_hits)
-            self.measure(step, "mystery award at most must-hit-by", award, f"<= {fmt(must_hit_by)}",
+            runner.measure(step, "mystery award at most must-hit-by", award, f"<= {fmt(must_hit_by)}",
                          all(int(e.payload["amount"]) <= must_hit_by for e in mystery_hits), unit="cents",
                          detail=f"round {n}; meter before the round {fmt(before.meters['mystery'])}")
-            self.measure(step, "mystery award at least the reseed amount", award, f">= {fmt(reseed)}",
+            runner.measure(step, "mystery award at least the reseed amount", award, f">= {fmt(reseed)}",
                          award >= reseed, unit="cents")
             carried = shown - reseed
-            self.measure(step, "mystery meter reseeded (new amount - reseed <= the round's contribution)",
+            runner.measure(step, "mystery meter reseeded (new amount - reseed <= the round's contribution)",
                          fmt(shown), f"{fmt(reseed)} + at most {contribution} cents",
                          0 <= carried <= contribution, unit="")
             res_change = now.residual.get("mystery", Decimal(0)) - before.residual.get("mystery", Decimal(0))
             lhs = Decimal(before.meters["mystery"]) + contribution - res_change
             rhs = Decimal(award + shown - reseed)
-            self.measure(step, "mystery contributions conserved over the award",
+            runner.measure(step, "mystery contributions conserved over the award",
                          f"award + (meter - reseed) = {rhs} cents",
                          f"meter before + wagers x rate - residual change = {lhs} cents", lhs == rhs,
                          detail=f"before {fmt(before.meters['mystery'])}, award {fmt(award)}, now {fmt(shown)}")
-            fixed = sum(int(e.payload["returned"]) - int(e.payload["stake"]) for e in self.round.ctrl_events
+            fixed = sum(int(e.payload["returned"]) - int(e.payload["stake"]) for e in runner.round.ctrl_events
                         if e.name == "payout" and e.payload.get("type") == "royal9"
                         and e.payload.get("paid_by") == "table"
                         and e.payload.get("category") not in (None, "mystery"))
             paid_table = now.paid_by_table - before.paid_by_table
             paid_attendant = now.paid_by_attendant - before.paid_by_attendant
             paid_all = now.cumulative_paid - before.cumulative_paid
-            self.measure(step, "paid-by-table meter records the mystery award (and the round's fixed awards)",
+            runner.measure(step, "paid-by-table meter records the mystery award (and the round's fixed awards)",
                          paid_table, award + fixed, paid_table == award + fixed, unit="cents",
                          detail=f"mystery {fmt(award)} + fixed Royal 9 awards {fmt(fixed)}")
-            self.measure(step, "cumulative meter records the mystery award with every other payout",
+            runner.measure(step, "cumulative meter records the mystery award with every other payout",
                          paid_all, paid_table + paid_attendant, paid_all == paid_table + paid_attendant
                          and paid_all >= award, unit="cents")
             break
         if growth != contribution:
             problems.append(f"round {n}: mystery grew {growth} cents (growth + residual), wagers x rate "
                             f"{contribution}")
-    self.measure(step, f"mystery awarded before passing must-hit-by {fmt(must_hit_by)}",
+    runner.measure(step, f"mystery awarded before passing must-hit-by {fmt(must_hit_by)}",
                  "awarded" if award is not None else f"no award in {rounds} rounds", "awarded",
                  award is not None, detail=f"{rounds} rounds from {fmt(start.meters.get('mystery', 0))}")
-    self.measure(step, "mystery meter within [reseed, must-hit-by] at every reading", "; ".join(outside) or "all",
+    runner.measure(step, "mystery meter within [reseed, must-hit-by] at every reading", "; ".join(outside) or "all",
                  "all", not outside, detail=f"{rounds} readings in {fmt(reseed)}..{fmt(must_hit_by)}")
-    self.measure(step, f"mystery grew by wagers x {rate}% each round without an award",
+    runner.measure(step, f"mystery grew by wagers x {rate}% each round without an award",
                  "; ".join(problems) or "every round", "every round", not problems)
 
 
-__all__ = ["ACTIONS", "regulation_mystery"]
+__all__ = ["regulation_mystery"]

@@ -25,7 +25,8 @@ from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
 from harness.suites.expected import meters_at_settlement, qualifying_stakes
 from harness.suites.model import Step
-from harness.suites.steps import Action, Arg
+from harness.suites.registry import Action, Arg, choice, step
+from harness.suites.steps import settle_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -34,117 +35,112 @@ if TYPE_CHECKING:
 BASE_TYPES = ("player", "banker", "tie")
 
 
-def _enum(*choices: str, required: bool = False, default: str | None = None) -> Arg:
-    return Arg("enum", required=required, default=default, choices=choices)
 
 
-ACTIONS: dict[str, Action] = {
-    "expect_r9_meter_award": Action(
-        {"seat": Arg("seat", required=True), "meter": _enum("mega", "major", "minor", required=True)},
-        doc="a meter jackpot pays what the meter showed at settlement (round-start reading plus this "
-        "round's contributions at the profile's rate); the meter shows that amount until the reset key",
-    ),
-    "expect_r9_round_cards": Action(
-        doc="the shoe reported every card the round used, in the order loaded (waits for the shoe's "
-        "card events, which may arrive after the controller's round_end)",
-    ),
-    "expect_r9_wagers_listed": Action(
-        doc="the wagering system lists exactly the wagers accepted in this round (Royal 9 (a)(2))",
-    ),
-    "expect_r9_combos": Action(
-        doc="every seat's personal combination read back from the controller is a king and a nine, "
-        "unique, and the one in the profile's Rules Submission (Royal 9 (e)(5))",
-    ),
-}
 
-
-def _await_cards(self: CaseRunner, n: int) -> None:
+def _await_cards(runner: CaseRunner, n: int) -> None:
     """The shoe's card events travel on their own line: wait until ``n`` have been read."""
-    self._wait_for(f"{n} card events from the shoe", lambda: len(self.round.cards) >= n)
+    runner._wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n)
 
 
-def do_expect_r9_round_cards(self: CaseRunner, step: Step) -> None:
-    if not self.round.settled:
-        self.do_settle(step)
-    if not self.loaded:
+@step("expect_r9_round_cards", Action(
+    doc="the shoe reported every card the round used, in the order loaded (waits for the shoe's "
+    "card events, which may arrive after the controller's round_end)",
+))
+def expect_r9_round_cards(runner: CaseRunner, step: Step) -> None:
+    if not runner.round.settled:
+        settle_round(runner, step)
+    if not runner.loaded:
         raise AssertionError("expect_r9_round_cards needs a scripted deal (cards or stack)")
-    used = deal_round(self.loaded).cards_used
-    _await_cards(self, used)
-    got = [c.code for c, _t in self.round.cards[:used]]
-    want = [c.code for c in self.loaded[:used]]
-    self.measure(step, "cards reported by the shoe", " ".join(got), " ".join(want), got == want,
+    used = deal_round(runner.loaded).cards_used
+    _await_cards(runner, used)
+    got = [c.code for c, _t in runner.round.cards[:used]]
+    want = [c.code for c in runner.loaded[:used]]
+    runner.measure(step, "cards reported by the shoe", " ".join(got), " ".join(want), got == want,
                  detail=f"the round uses {used} cards")
 
 
 # ---------------------------------------------------------------------------- meter awards
 
 
-def _meter_at_settlement(self: CaseRunner, meter: str) -> tuple[Cents, str]:
+def _meter_at_settlement(runner: CaseRunner, meter: str) -> tuple[Cents, str]:
     """The round-start reading plus this round's exact contributions (residual carried)."""
-    start = self.snapshots["round-start"]
-    settings = self.profile.rules.meters[meter]
-    stakes = qualifying_stakes(self.round.wagers)
-    amount = meters_at_settlement(self.profile, start, stakes)[meter]
+    start = runner.snapshots["round-start"]
+    settings = runner.profile.rules.meters[meter]
+    stakes = qualifying_stakes(runner.round.wagers)
+    amount = meters_at_settlement(runner.profile, start, stakes)[meter]
     return amount, (f"round start {fmt(start.meters[meter])} + {fmt(stakes)} wagered x {settings.rate}% "
                     f"(residual {start.residual.get(meter, Decimal(0))} c carried)")
 
 
-def do_expect_r9_meter_award(self: CaseRunner, step: Step, seat: int, meter: str) -> None:
-    if not self.round.settled:
-        self.do_settle(step)
-    self._pump(0.02)
-    if "round-start" not in self.snapshots or meter not in self.profile.rules.meters:
+@step("expect_r9_meter_award", Action(
+    {"seat": Arg("seat", required=True), "meter": choice("mega", "major", "minor", required=True)},
+    doc="a meter jackpot pays what the meter showed at settlement (round-start reading plus this "
+    "round's contributions at the profile's rate); the meter shows that amount until the reset key",
+))
+def expect_r9_meter_award(runner: CaseRunner, step: Step, seat: int, meter: str) -> None:
+    if not runner.round.settled:
+        settle_round(runner, step)
+    runner._pump(0.02)
+    if "round-start" not in runner.snapshots or meter not in runner.profile.rules.meters:
         raise AssertionError(f"expect_r9_meter_award needs open_round first and a '{meter}' meter in the profile")
-    want_meter, how = _meter_at_settlement(self, meter)
-    stake = self.round.wagers.get((seat, "royal9"), 0)
-    returns_stake = self.oracle.interp.award_returns_stake
+    want_meter, how = _meter_at_settlement(runner, meter)
+    stake = runner.round.wagers.get((seat, "royal9"), 0)
+    returns_stake = runner.oracle.interp.award_returns_stake
     want_ret = want_meter + (stake if returns_stake else 0)
-    payout = next((e.payload for e in self.round.ctrl_events
+    payout = next((e.payload for e in runner.round.ctrl_events
                    if e.name == "payout" and int(e.payload["seat"]) == seat and e.payload["type"] == "royal9"),
                   None)
     got_ret = int(payout["returned"]) if payout else None
-    self.measure(step, f"seat {seat} Royal 9 returned: 100% of the {meter} jackpot"
+    runner.measure(step, f"seat {seat} Royal 9 returned: 100% of the {meter} jackpot"
                  + (" + stake" if returns_stake else ""), got_ret, want_ret, got_ret == want_ret, unit="cents",
                  detail=how)
     got_cat = payout.get("category") if payout else None
-    self.measure(step, f"seat {seat} Royal 9 category", got_cat, meter, got_cat == meter)
-    hit = next((e.payload for e in self.round.ctrl_events
+    runner.measure(step, f"seat {seat} Royal 9 category", got_cat, meter, got_cat == meter)
+    hit = next((e.payload for e in runner.round.ctrl_events
                 if e.name == "hit" and e.payload.get("meter") == meter), None)
     got_hit = int(hit["amount"]) if hit and hit.get("amount") is not None else None
-    self.measure(step, f"{meter} hit amount", got_hit, want_meter, got_hit == want_meter, unit="cents",
+    runner.measure(step, f"{meter} hit amount", got_hit, want_meter, got_hit == want_meter, unit="cents",
                  detail=f"hit event {hit}" if hit else "no hit event for this meter")
-    shown = self._read_meters().meters.get(meter)
-    self.measure(step, f"{meter} meter shows the amount won until the reset key", shown, want_meter,
+    shown = runner._read_meters().meters.get(meter)
+    runner.measure(step, f"{meter} meter shows the amount won until the reset key", shown, want_meter,
                  shown == want_meter, unit="cents")
 
 
 # ---------------------------------------------------------------------------- wagering system
 
 
-def do_expect_r9_wagers_listed(self: CaseRunner, step: Step) -> None:
-    if self.rig.sensors is None:
+@step("expect_r9_wagers_listed", Action(
+    doc="the wagering system lists exactly the wagers accepted in this round (Royal 9 (a)(2))",
+))
+def expect_r9_wagers_listed(runner: CaseRunner, step: Step) -> None:
+    if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
-    listed = {(w.seat, w.type): w.amount for w in self.rig.sensors.wagers()}
-    accepted = dict(self.round.wagers)
+    listed = {(w.seat, w.type): w.amount for w in runner.rig.sensors.wagers()}
+    accepted = dict(runner.round.wagers)
 
     def show(d: dict[tuple[int, str], Cents]) -> str:
         return ", ".join(f"{s}/{k} {fmt(a)}" for (s, k), a in sorted(d.items())) or "none"
 
-    self.measure(step, "wagers listed by the wagering system", show(listed), show(accepted), listed == accepted,
+    runner.measure(step, "wagers listed by the wagering system", show(listed), show(accepted), listed == accepted,
                  detail="every accepted wager, and nothing else")
 
 
-def do_expect_r9_combos(self: CaseRunner, step: Step) -> None:
-    cfg = self._ctrl().config()
+@step("expect_r9_combos", Action(
+    doc="every seat's personal combination read back from the controller is a king and a nine, "
+    "unique, and the one in the profile's Rules Submission (Royal 9 (e)(5))",
+))
+def expect_r9_combos(runner: CaseRunner, step: Step) -> None:
+    cfg = runner._ctrl().config()
     got = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
-    want = {s.seat: tuple(c.code for c in s.combo) if s.combo else None for s in self.profile.rules.seats}
-    self.measure(step, "personal combinations equal the Rules Submission", got, want, got == want)
+    want = {s.seat: tuple(c.code for c in s.combo) if s.combo else None for s in runner.profile.rules.seats}
+    runner.measure(step, "personal combinations equal the Rules Submission", got, want, got == want)
     combos = [c for c in got.values() if c]
     bad = [" ".join(c) for c in combos
            if len(c) != 2 or sorted(x[0] for x in c) != ["9", "K"]]
-    self.measure(step, "each personal combination is a king and a nine", ", ".join(bad) or "all", "all",
+    runner.measure(step, "each personal combination is a king and a nine", ", ".join(bad) or "all", "all",
                  not bad and bool(combos))
     keys = [frozenset(c) for c in combos]
     dupes = sorted({" ".join(c) for c, k in zip(combos, keys, strict=True) if keys.count(k) > 1})
-    self.measure(step, "personal combinations unique per position", ", ".join(dupes) or "unique", "unique",
+    runner.measure(step, "personal combinations unique per position", ", ".join(dupes) or "unique", "unique",
                  not dupes)

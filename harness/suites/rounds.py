@@ -14,6 +14,7 @@ from harness.cards import format_cards
 from harness.suites.expect import expected_round
 from harness.suites.expected import contribution_check, meter_settings, qualifying_stakes
 from harness.suites.model import Step
+from harness.suites.steps import open_round, settle_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -41,7 +42,7 @@ def play_rounds(
     problems: list[str] = []
     settings = meter_settings(runner.profile)
     for n in range(1, count + 1):
-        runner.do_open_round(step)
+        open_round(runner, step)
         batch: list[tuple[int, str, int | None]] = []
         for seat in seats:
             batch += base_wagers(runner, seat, kind, base, base_amount)
@@ -53,7 +54,7 @@ def play_rounds(
         runner.rig.shoe.load(cards)  # type: ignore[union-attr]
         runner.loaded = tuple(cards)
         runner.rig.shoe.deal(None, pace_us)  # type: ignore[union-attr]
-        runner.do_settle(step)
+        settle_round(runner, step)
         start = runner.snapshots["round-start"]
         exp = expected_round(runner)
         paid = {(int(e.payload["seat"]), str(e.payload["type"])): int(e.payload["returned"])

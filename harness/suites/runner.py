@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 import allure
@@ -25,6 +24,7 @@ from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents, fmt
 from harness.suites.expected import ExpectedRound, Oracle
 from harness.suites.model import Case, Step
+from harness.suites.registry import lookup
 from harness.suites.rig import Rig
 
 ROUND_TIMEOUT_S = 10.0
@@ -100,7 +100,7 @@ class CaseRunner:
             before = len(self.measured)
             try:
                 with allure.step(f"line {step.line}: {step.source}"):
-                    getattr(self, "do_" + step.action)(step, **step.args)
+                    lookup(step.action).run(self, step, **step.args)
             except (DeviceError, NakError) as exc:
                 if self.on_step:
                     self.on_step(i, step, "ERROR", {"error": str(exc)})
@@ -163,6 +163,11 @@ class CaseRunner:
             if time.monotonic() > deadline:
                 raise DeviceTimeout(f"no {what} within {timeout_s} s")
 
+    def new_round(self) -> None:
+        """Start a new round log (events still queued belong to the round before)."""
+        self._pump()
+        self.round = RoundLog()
+
     def _ctrl(self) -> Any:
         if self.rig.controller is None:
             raise DeviceError("this case needs a progressive controller and the profile has none")
@@ -177,12 +182,6 @@ class CaseRunner:
         return reading
 
     # ------------------------------------------------------------------ driving actions
-
-    def do_open_round(self, step: Step) -> None:
-        self._pump()
-        self.round = RoundLog()
-        self._ctrl().open_round()
-        self.snapshots["round-start"] = self._read_meters()
 
     def _place(self, seat: int, kind: str, amount: Cents | None) -> WagerResult:
         if self.rig.sensors is None:
@@ -209,25 +208,6 @@ class CaseRunner:
                 self.round.wagers[(w.seat, w.type)] = w.amount
         return results
 
-    def do_wager(self, step: Step, seat: int, type: str, expect: str, amount: Cents | None = None,
-                 reason: str | None = None, at: Mapping[str, Any] | None = None) -> None:
-        offset_note = ""
-        if at is not None:
-            t_event = self._event_time(at["after"], at["n"])
-            offset_ns = int(Decimal(at["offset_ms"] or 0) * 1_000_000)
-            target = t_event + offset_ns
-            while time.perf_counter_ns() < target:
-                pass
-            res = self._place(seat, type, amount)
-            offset_note = f"sent {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']}"
-        else:
-            res = self._place(seat, type, amount)
-        got = "accepted" if res.accepted else "rejected"
-        ok = got == expect and (reason is None or res.reason == reason)
-        want = expect + (f" ({reason})" if reason else "")
-        self.measure(step, f"seat {seat} {type} wager", got + (f" ({res.reason})" if res.reason else ""),
-                     want, ok, detail=offset_note)
-
     def _event_time(self, after: str, n: int) -> int:
         if after in ("first-card", "card"):
             idx = 1 if after == "first-card" else n
@@ -237,22 +217,10 @@ class CaseRunner:
         self._wait_for(f"'{name}' event", lambda: any(e.name == name for e in self.round.ctrl_events))
         return next(e.t_ns for e in self.round.ctrl_events if e.name == name)
 
-    def do_wagers(self, step: Step, seats: Any, type: str, amount: Cents | None = None) -> None:
-        seat_list = self._seats(seats)
-        results = self._place_many([(seat, type, amount) for seat in seat_list])
-        bad = [f"seat {r.seat}: {r.reason}" for r in results if not r.accepted]
-        self.measure(step, f"{type} wagers at seats {','.join(map(str, seat_list))}",
-                     "all accepted" if not bad else "; ".join(bad), "all accepted", not bad)
-
     def _seats(self, seats: Any) -> list[int]:
         if seats == "all":
             return [s.seat for s in self.profile.rules.seats] or list(range(1, 8))
         return list(seats)
-
-    def do_remove_wager(self, step: Step, seat: int, type: str) -> None:
-        assert self.rig.sensors is not None
-        self.rig.sensors.remove(seat, type)
-        self.round.wagers.pop((seat, type), None)
 
     def _cards_arg(self, cards: tuple[Card, ...] | None, stack: str | None) -> tuple[Card, ...] | None:
         if stack is not None:
@@ -260,55 +228,6 @@ class CaseRunner:
 
             return find_stack(stack).cards
         return cards
-
-    def do_shoe(self, step: Step, cards: tuple[Card, ...] | None = None, stack: str | None = None) -> None:
-        seq = self._cards_arg(cards, stack)
-        assert seq is not None and self.rig.shoe is not None
-        self.rig.shoe.load(list(seq))
-        self.loaded = seq
-
-    def do_deal(self, step: Step, settle: bool, cards: tuple[Card, ...] | None = None, stack: str | None = None,
-                count: int | None = None, pace_ms: Decimal | None = None) -> None:
-        seq = self._cards_arg(cards, stack)
-        if seq is not None:
-            self.do_shoe(step, cards=seq)
-        if self.rig.shoe is None:
-            raise DeviceError("this case needs a shoe and the profile has none")
-        self.round.meters_before_settle = None
-        pace_us = int(pace_ms * 1000) if pace_ms is not None else None
-        self.rig.shoe.deal(count, pace_us)
-        if settle:
-            self.do_settle(step)
-
-    def do_settle(self, step: Step) -> None:
-        """Wait until the controller reports the round settled and the shoe has reported every card
-        the round uses (the two arrive on different lines, in either order)."""
-        self._wait_for("'round_end' event (round settled)",
-                       lambda: any(e.name == "round_end" for e in self.round.ctrl_events))
-        if self.loaded:
-            try:
-                n = len(self.round_cards(list(self.loaded)))
-            except Exception:  # a sequence that is not one round (e.g. count-limited deals)
-                n = 0
-            self._wait_for(f"{n} card events from the shoe", lambda: len(self.round.cards) >= n, timeout_s=2.0)
-        self.round.settled = True
-
-    def do_lockout_button(self, step: Step) -> None:
-        self._ctrl().press_lockout()
-
-    def do_no_more_bets(self, step: Step) -> None:
-        self._ctrl().no_more_bets()
-
-    def do_reset_key(self, step: Step, meter: str) -> None:
-        self._ctrl().reset_key(meter)
-        self._read_meters()
-
-    def do_power(self, step: Step, state: str) -> None:
-        if self.rig.power is None:
-            raise DeviceError("this case needs a power supply and the profile has none")
-        self.rig.power.output(state == "on")
-        if state == "on":
-            self._wait_back()
 
     def _wait_back(self, timeout_s: float = 10.0) -> None:
         deadline = time.monotonic() + timeout_s
@@ -321,44 +240,6 @@ class CaseRunner:
                 last = exc
                 time.sleep(0.05)
         raise DeviceTimeout(f"controller did not answer within {timeout_s} s of power on ({last})")
-
-    def do_comm(self, step: Step, state: str) -> None:
-        self._ctrl().set_link(state == "restored")
-
-    def do_configure(self, step: Step, set: Mapping[str, Any], expect: str, reason: str | None = None) -> None:
-        try:
-            self._ctrl().set_config(**set)
-            got, why = "accepted", ""
-        except NakError as exc:  # REFUSED: the device's application-level answer
-            got, why = "refused", exc.reason
-        ok = got == expect and (reason is None or reason in why)
-        self.measure(step, "configuration write", got + (f" ({why})" if why else ""),
-                     expect + (f" ({reason})" if reason else ""), ok)
-
-    def do_read_meters(self, step: Step, **args: Any) -> None:
-        self.snapshots[args["as"]] = self._read_meters()
-
-    def do_wait(self, step: Step, ms: Decimal) -> None:
-        end = time.monotonic() + float(ms) / 1000
-        while time.monotonic() < end:
-            self._pump(min(0.01, max(0.0, end - time.monotonic())))
-
-    def do_fault(self, step: Step, kind: str, role: str) -> None:
-        dev = getattr(self.rig, role)
-        if dev is None:
-            raise DeviceError(f"this case needs a {role} and the profile has none")
-        if role == "shoe":
-            dev.fault(kind)
-        else:
-            dev.request("test.fault", kind=kind)
-
-    def do_rounds(self, step: Step, count: int, seed: int, seats: Any, type: str, base: str,
-                  pace_ms: Decimal | None = None, base_amount: Cents | None = None) -> None:
-        from harness.suites.rounds import play_rounds
-
-        pace_us = int(pace_ms * 1000) if pace_ms is not None else None
-        play_rounds(self, step, count=count, seed=seed, seats=self._seats(seats), kind=type, pace_us=pace_us,
-                    base=base, base_amount=base_amount)
 
     def round_cards(self, cards: list[Card]) -> list[Card]:
         """The first cards of ``cards`` that make exactly one complete round under the rules."""
@@ -378,7 +259,6 @@ class CaseRunner:
         shoe = [c for c, n in shoe_composition(decks).items() for _ in range(n)]
         return rng.sample(shoe, 16 if self.oracle.is_hit_and_run else 6)
 
-    # the expect_* actions live in harness.suites.expect and are bound below
 
 
 def _show(value: Any, unit: str) -> str:
@@ -387,25 +267,3 @@ def _show(value: Any, unit: str) -> str:
     if unit == "cents" and isinstance(value, dict):
         return ", ".join(f"{k} {fmt(v) if isinstance(v, int) else v}" for k, v in value.items())
     return f"{value} {unit}".strip() if unit and unit != "cents" else str(value)
-
-
-def _bind_expectations() -> None:
-    import importlib
-
-    from harness.suites import expect
-    from harness.suites.steps import EXTENSIONS
-
-    modules = [expect]
-    for modname in EXTENSIONS:
-        try:
-            modules.append(importlib.import_module(modname))
-        except ModuleNotFoundError as exc:
-            if exc.name != modname:
-                raise
-    for mod in modules:
-        for name in dir(mod):
-            if name.startswith("do_"):
-                setattr(CaseRunner, name, getattr(mod, name))
-
-
-_bind_expectations()

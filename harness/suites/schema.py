@@ -28,7 +28,8 @@ from harness.schema import (
     check_str,
 )
 from harness.suites.model import Case, Step, Suite
-from harness.suites.steps import ACTIONS, METERS, TIMED_AFTER, Arg
+from harness.suites.registry import ACTIONS, Arg
+from harness.suites.steps import METERS, TIMED_AFTER
 from harness.yamlload import Loc, YList, YMap, YStr, error_at, load_yaml, to_plain
 
 SPEC = "tablecert/suite/1"

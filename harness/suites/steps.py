@@ -1,15 +1,31 @@
-"""The step vocabulary of suite files: every action, its arguments and their types.
+"""The core steps of suite files: opening a round, wagers, the shoe, the controller, power.
 
-A step is a one-key mapping ``{action: arguments}``.  Actions with a single natural argument take a
-scalar shorthand (``power: off``, ``wait: 100``, ``reset_key: mega``).  This table is the single
-source of truth: the validator checks against it and ``docs/writing-suites.md`` documents it.
+A step is a one-key mapping ``{step: arguments}``.  Steps with a single natural argument take a
+scalar shorthand (``power: off``, ``wait: 100``, ``reset_key: mega``).  Every step is registered
+with :func:`harness.suites.registry.step` next to the function that carries it out; the registry
+is the single source of truth the validator checks against and ``docs/writing-suites.md``
+documents.  The expectations live in :mod:`harness.suites.expect` and the game- and
+progressive-specific steps in the ``actions_*`` modules (:data:`harness.suites.registry.STEP_MODULES`).
+
+The vocabularies below (wager types, meters, events) are shared by every step module.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from harness.cards import Card
+from harness.devices.link import NakError
+from harness.errors import DeviceError
+from harness.money import Cents
+from harness.suites.model import Step
+from harness.suites.registry import Action, Arg, choice, step
+
+if TYPE_CHECKING:
+    from harness.suites.runner import CaseRunner
 
 WAGER_TYPES = (
     "royal9", "player", "banker", "tie", "dragon7", "panda8", "hit-and-run", "blackjack",
@@ -21,203 +37,220 @@ EVENTS = (
 )
 TIMED_AFTER = ("first-card", "card", "lockout", "no-more-bets")
 
-
-@dataclass(frozen=True)
-class Arg:
-    """One argument: ``kind`` names its check (see :mod:`harness.suites.schema`)."""
-
-    kind: str
-    required: bool = False
-    default: Any = None
-    choices: tuple[str, ...] = ()
+__all__ = ["EVENTS", "METERS", "TIMED_AFTER", "WAGER_TYPES", "Action", "Arg"]
 
 
-@dataclass(frozen=True)
-class Action:
-    args: dict[str, Arg] = field(default_factory=dict)
-    #: argument a scalar value stands for (``power: off`` -> ``{"state": "off"}``)
-    shorthand: str | None = None
-    #: the arguments of which exactly one must be given
-    one_of: tuple[str, ...] = ()
-    doc: str = ""
+
+# --- driving the devices -------------------------------------------------------------------
 
 
-def _enum(*choices: str, required: bool = False, default: str | None = None) -> Arg:
-    return Arg("enum", required=required, default=default, choices=choices)
+@step("open_round", Action(doc="open wagering for a new round (dealer's round start)"))
+def open_round(runner: CaseRunner, step: Step) -> None:
+    runner.new_round()
+    runner._ctrl().open_round()
+    runner.snapshots["round-start"] = runner._read_meters()
 
 
-ACTIONS: dict[str, Action] = {
-    # --- driving the devices -------------------------------------------------------------
-    "open_round": Action(doc="open wagering for a new round (dealer's round start)"),
-    "wager": Action(
-        {
-            "seat": Arg("seat", required=True),
-            "type": _enum(*WAGER_TYPES, default="royal9"),
-            "amount": Arg("amount"),
-            "expect": _enum("accepted", "rejected", default="accepted"),
-            "reason": Arg("str"),
-            "at": Arg("timing"),
-        },
-        doc="place a wager at a seat; `amount` defaults to the profile's denomination; "
-        "`at: {after: first-card, offset_ms: '5'}` times the attempt relative to a dealing event",
-    ),
-    "wagers": Action(
-        {
-            "seats": Arg("seats", default="all"),
-            "type": _enum(*WAGER_TYPES, default="royal9"),
-            "amount": Arg("amount"),
-        },
-        shorthand="seats",
-        doc="place the same wager at several seats (`all` = every seat of the profile); each must be accepted",
-    ),
-    "remove_wager": Action({"seat": Arg("seat", required=True), "type": _enum(*WAGER_TYPES, default="royal9")}),
-    "shoe": Action(
-        {"cards": Arg("cards"), "stack": Arg("str")},
-        one_of=("cards", "stack"),
-        doc="load a scripted sequence (inline cards or a named stack from fixtures/stacks/)",
-    ),
-    "deal": Action(
-        {
-            "cards": Arg("cards"),
-            "stack": Arg("str"),
-            "count": Arg("int"),
-            "pace_ms": Arg("decimal"),
-            "settle": Arg("bool", default=True),
-        },
-        doc="deal the loaded (or given) cards; with `settle` (default) wait until the round is settled",
-    ),
-    "settle": Action(doc="wait until the controller reports the round settled (after `deal: {settle: false}`)"),
-    "lockout_button": Action(doc="press the lock-out button"),
-    "no_more_bets": Action(doc="the dealer calls no more bets"),
-    "reset_key": Action({"meter": _enum(*METERS, required=True)}, shorthand="meter"),
-    "power": Action({"state": _enum("off", "on", required=True)}, shorthand="state",
-                    doc="switch the power supply that feeds the controller"),
-    "comm": Action({"state": _enum("lost", "restored", required=True)}, shorthand="state",
-                   doc="break or restore communication between controller and wagering devices"),
-    "configure": Action(
-        {"set": Arg("map", required=True), "expect": _enum("accepted", "refused", default="accepted"),
-         "reason": Arg("str")},
-        doc="write controller parameters",
-    ),
-    "read_meters": Action({"as": Arg("str", required=True)}, shorthand="as", doc="snapshot the meters under a name"),
-    "wait": Action({"ms": Arg("decimal", required=True)}, shorthand="ms"),
-    "rounds": Action(
-        {
-            "count": Arg("int", required=True),
-            "seed": Arg("int", default=1),
-            "seats": Arg("seats", default="all"),
-            "type": _enum(*WAGER_TYPES, default="royal9"),
-            "pace_ms": Arg("decimal", default=Decimal(1)),
-            "base": _enum("auto", "none", "player", "banker", "tie", "mixed", default="auto"),
-            "base_amount": Arg("amount"),
-        },
-        doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
-        "checked against the oracle and the meters against exact contribution arithmetic; `base` is the "
-        "base wager placed before a Royal 9 wager (`auto`: a Banker wager where r9-requires-base-wager "
-        "holds; `mixed`: Player, Banker, Tie by seat)",
-    ),
-    "fault": Action({"kind": Arg("str", required=True), "role": _enum("shoe", "sensors", "controller",
-                                                                     default="controller")},
-                    shorthand="kind", doc="ask an emulator to inject a device fault"),
-    # --- expectations (each becomes a measurement) -----------------------------------------
-    "expect_outcome": Action(
-        {
-            "oracle": Arg("bool"),
-            "winner": _enum("player", "banker", "tie"),
-            "natural": Arg("bool"),
-            "dragon7": Arg("bool"),
-            "panda8": Arg("bool"),
-            "player_total": Arg("int"),
-            "banker_total": Arg("int"),
-            "dealer_cards": Arg("int"),
-            "dealer_bust": Arg("bool"),
-        },
-        shorthand="oracle",
-        doc="the round's outcome as the device reported it",
-    ),
-    "expect_payout": Action(
-        {
-            "oracle": Arg("bool"),
-            "seat": Arg("seat"),
-            "type": _enum(*WAGER_TYPES, default="royal9"),
-            "returned": Arg("amount"),
-            "category": Arg("str"),
-            "none": Arg("bool"),
-        },
-        shorthand="oracle",
-        doc="what the device paid a seat's wager (total returned, stake included)",
-    ),
-    "expect_meters": Action(
-        {
-            "since": Arg("str"),
-            "delta": Arg("meter-amounts"),
-            "equals": Arg("meter-refs"),
-            "at_least": Arg("meter-refs"),
-            "never_decreased": Arg("bool"),
-            "conservation": Arg("bool"),
-        },
-        doc="meter deltas to the cent, relations to reset/floor, no turning back, residual conservation",
-    ),
-    "expect_lockout": Action(
-        {"locked": Arg("bool", default=True), "within_ms": Arg("decimal")},
-        doc="the controller locked out wagering; `within_ms` (default: the profile's limit) bounds the "
-        "latency from the first card out of the shoe",
-    ),
-    "expect_event": Action(
-        {"event": _enum(*EVENTS, required=True), "match": Arg("map"), "absent": Arg("bool", default=False)},
-        shorthand="event",
-    ),
-    "expect_identity": Action({"fields": Arg("str-list")}, doc="every 607a.2(b) identity field present"),
-    "expect_config": Action({"matches": _enum("profile", default="profile")},
-                            doc="configuration read back equals the profile's Rules Submission"),
-    "expect_mystery": Action(
-        {"within_range": Arg("bool", default=True)},
-        doc="the mystery meter is within [reseed, must-hit-by] and never passed must-hit-by",
-    ),
-}
-
-#: modules that add actions: each exposes ``ACTIONS`` (merged here) and ``do_<action>(runner, step, **args)``
-#: functions (bound onto the runner); a module that does not exist is skipped
-EXTENSIONS = (
-    "harness.suites.actions_royal9",
-    "harness.suites.actions_progressive",
-    "harness.suites.actions_games",
-    "harness.suites.actions_faults",
-)
+@step("wager", Action(
+    {
+        "seat": Arg("seat", required=True),
+        "type": choice(*WAGER_TYPES, default="royal9"),
+        "amount": Arg("amount"),
+        "expect": choice("accepted", "rejected", default="accepted"),
+        "reason": Arg("str"),
+        "at": Arg("timing"),
+    },
+    doc="place a wager at a seat; `amount` defaults to the profile's denomination; "
+    "`at: {after: first-card, offset_ms: '5'}` times the attempt relative to a dealing event",
+))
+def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amount: Cents | None = None,
+             reason: str | None = None, at: Mapping[str, Any] | None = None) -> None:
+    offset_note = ""
+    if at is not None:
+        t_event = runner._event_time(at["after"], at["n"])
+        offset_ns = int(Decimal(at["offset_ms"] or 0) * 1_000_000)
+        target = t_event + offset_ns
+        while time.perf_counter_ns() < target:
+            pass
+        res = runner._place(seat, type, amount)
+        offset_note = f"sent {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']}"
+    else:
+        res = runner._place(seat, type, amount)
+    got = "accepted" if res.accepted else "rejected"
+    ok = got == expect and (reason is None or res.reason == reason)
+    want = expect + (f" ({reason})" if reason else "")
+    runner.measure(step, f"seat {seat} {type} wager", got + (f" ({res.reason})" if res.reason else ""),
+                 want, ok, detail=offset_note)
 
 
-def _load_extensions() -> None:
-    import importlib
+@step("wagers", Action(
+    {
+        "seats": Arg("seats", default="all"),
+        "type": choice(*WAGER_TYPES, default="royal9"),
+        "amount": Arg("amount"),
+    },
+    shorthand="seats",
+    doc="place the same wager at several seats (`all` = every seat of the profile); each must be accepted",
+))
+def wagers(runner: CaseRunner, step: Step, seats: Any, type: str, amount: Cents | None = None) -> None:
+    seat_list = runner._seats(seats)
+    results = runner._place_many([(seat, type, amount) for seat in seat_list])
+    bad = [f"seat {r.seat}: {r.reason}" for r in results if not r.accepted]
+    runner.measure(step, f"{type} wagers at seats {','.join(map(str, seat_list))}",
+                 "all accepted" if not bad else "; ".join(bad), "all accepted", not bad)
 
-    for name in EXTENSIONS:
+
+@step("remove_wager", Action({"seat": Arg("seat", required=True), "type": choice(*WAGER_TYPES, default="royal9")}))
+def remove_wager(runner: CaseRunner, step: Step, seat: int, type: str) -> None:
+    assert runner.rig.sensors is not None
+    runner.rig.sensors.remove(seat, type)
+    runner.round.wagers.pop((seat, type), None)
+
+
+@step("shoe", Action(
+    {"cards": Arg("cards"), "stack": Arg("str")},
+    one_of=("cards", "stack"),
+    doc="load a scripted sequence (inline cards or a named stack from fixtures/stacks/)",
+))
+def shoe(runner: CaseRunner, step: Step, cards: tuple[Card, ...] | None = None, stack: str | None = None) -> None:
+    seq = runner._cards_arg(cards, stack)
+    assert seq is not None and runner.rig.shoe is not None
+    runner.rig.shoe.load(list(seq))
+    runner.loaded = seq
+
+
+@step("deal", Action(
+    {
+        "cards": Arg("cards"),
+        "stack": Arg("str"),
+        "count": Arg("int"),
+        "pace_ms": Arg("decimal"),
+        "settle": Arg("bool", default=True),
+    },
+    doc="deal the loaded (or given) cards; with `settle` (default) wait until the round is settled",
+))
+def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] | None = None, stack: str | None = None,
+            count: int | None = None, pace_ms: Decimal | None = None) -> None:
+    seq = runner._cards_arg(cards, stack)
+    if seq is not None:
+        shoe(runner, step, cards=seq)
+    if runner.rig.shoe is None:
+        raise DeviceError("this case needs a shoe and the profile has none")
+    runner.round.meters_before_settle = None
+    pace_us = int(pace_ms * 1000) if pace_ms is not None else None
+    runner.rig.shoe.deal(count, pace_us)
+    if settle:
+        settle_round(runner, step)
+
+
+@step("settle", Action(doc="wait until the controller reports the round settled (after `deal: {settle: false}`)"))
+def settle_round(runner: CaseRunner, step: Step) -> None:
+    """Wait until the controller reports the round settled and the shoe has reported every card
+    the round uses (the two arrive on different lines, in either order)."""
+    runner._wait_for("'round_end' event (round settled)",
+                   lambda: any(e.name == "round_end" for e in runner.round.ctrl_events))
+    if runner.loaded:
         try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        for action, spec in getattr(mod, "ACTIONS", {}).items():
-            if action in ACTIONS:
-                raise RuntimeError(f"{name}: action '{action}' is already defined")
-            ACTIONS[action] = spec
+            n = len(runner.round_cards(list(runner.loaded)))
+        except Exception:  # a sequence that is not one round (e.g. count-limited deals)
+            n = 0
+        runner._wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n, timeout_s=2.0)
+    runner.round.settled = True
 
 
-_load_extensions()
+@step("lockout_button", Action(doc="press the lock-out button"))
+def lockout_button(runner: CaseRunner, step: Step) -> None:
+    runner._ctrl().press_lockout()
 
 
-def reference_markdown() -> str:
-    """The action reference table of ``docs/writing-suites.md`` (kept in step by a test)."""
-    rows = ["| step | arguments | what it does |", "|---|---|---|"]
-    for name, spec in ACTIONS.items():
-        args = []
-        for key, a in spec.args.items():
-            kind = "|".join(a.choices) if a.kind == "enum" else a.kind
-            flag = " (required)" if a.required else (f" = {a.default}" if a.default is not None else "")
-            args.append(f"`{key}`: {kind}{flag}".replace("|", "\\|"))
-        short = f" (shorthand: `{name}: <{spec.shorthand}>`)" if spec.shorthand else ""
-        rows.append(f"| `{name}` | {'; '.join(args) or '-'} | {spec.doc}{short} |")
-    return "\n".join(rows)
+@step("no_more_bets", Action(doc="the dealer calls no more bets"))
+def no_more_bets(runner: CaseRunner, step: Step) -> None:
+    runner._ctrl().no_more_bets()
 
 
-if __name__ == "__main__":  # pragma: no cover - `python -m harness.suites.steps` prints the reference
-    print(reference_markdown())
+@step("reset_key", Action({"meter": choice(*METERS, required=True)}, shorthand="meter"))
+def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
+    runner._ctrl().reset_key(meter)
+    runner._read_meters()
+
+
+@step("power", Action({"state": choice("off", "on", required=True)}, shorthand="state",
+                doc="switch the power supply that feeds the controller"))
+def power(runner: CaseRunner, step: Step, state: str) -> None:
+    if runner.rig.power is None:
+        raise DeviceError("this case needs a power supply and the profile has none")
+    runner.rig.power.output(state == "on")
+    if state == "on":
+        runner._wait_back()
+
+
+@step("comm", Action({"state": choice("lost", "restored", required=True)}, shorthand="state",
+               doc="break or restore communication between controller and wagering devices"))
+def comm(runner: CaseRunner, step: Step, state: str) -> None:
+    runner._ctrl().set_link(state == "restored")
+
+
+@step("configure", Action(
+    {"set": Arg("map", required=True), "expect": choice("accepted", "refused", default="accepted"),
+     "reason": Arg("str")},
+    doc="write controller parameters",
+))
+def configure(runner: CaseRunner, step: Step, set: Mapping[str, Any], expect: str, reason: str | None = None) -> None:
+    try:
+        runner._ctrl().set_config(**set)
+        got, why = "accepted", ""
+    except NakError as exc:  # REFUSED: the device's application-level answer
+        got, why = "refused", exc.reason
+    ok = got == expect and (reason is None or reason in why)
+    runner.measure(step, "configuration write", got + (f" ({why})" if why else ""),
+                 expect + (f" ({reason})" if reason else ""), ok)
+
+
+@step("read_meters", Action({"as": Arg("str", required=True)}, shorthand="as", doc="snapshot the meters under a name"))
+def read_meters(runner: CaseRunner, step: Step, **args: Any) -> None:
+    runner.snapshots[args["as"]] = runner._read_meters()
+
+
+@step("wait", Action({"ms": Arg("decimal", required=True)}, shorthand="ms"))
+def wait(runner: CaseRunner, step: Step, ms: Decimal) -> None:
+    end = time.monotonic() + float(ms) / 1000
+    while time.monotonic() < end:
+        runner._pump(min(0.01, max(0.0, end - time.monotonic())))
+
+
+@step("fault", Action({"kind": Arg("str", required=True), "role": choice("shoe", "sensors", "controller",
+                                                                 default="controller")},
+                shorthand="kind", doc="ask an emulator to inject a device fault"))
+def fault(runner: CaseRunner, step: Step, kind: str, role: str) -> None:
+    dev = getattr(runner.rig, role)
+    if dev is None:
+        raise DeviceError(f"this case needs a {role} and the profile has none")
+    if role == "shoe":
+        dev.fault(kind)
+    else:
+        dev.request("test.fault", kind=kind)
+
+
+@step("rounds", Action(
+    {
+        "count": Arg("int", required=True),
+        "seed": Arg("int", default=1),
+        "seats": Arg("seats", default="all"),
+        "type": choice(*WAGER_TYPES, default="royal9"),
+        "pace_ms": Arg("decimal", default=Decimal(1)),
+        "base": choice("auto", "none", "player", "banker", "tie", "mixed", default="auto"),
+        "base_amount": Arg("amount"),
+    },
+    doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
+    "checked against the oracle and the meters against exact contribution arithmetic; `base` is the "
+    "base wager placed before a Royal 9 wager (`auto`: a Banker wager where r9-requires-base-wager "
+    "holds; `mixed`: Player, Banker, Tie by seat)",
+))
+def rounds(runner: CaseRunner, step: Step, count: int, seed: int, seats: Any, type: str, base: str,
+              pace_ms: Decimal | None = None, base_amount: Cents | None = None) -> None:
+    from harness.suites.rounds import play_rounds
+
+    pace_us = int(pace_ms * 1000) if pace_ms is not None else None
+    play_rounds(runner, step, count=count, seed=seed, seats=runner._seats(seats), kind=type, pace_us=pace_us,
+                base=base, base_amount=base_amount)
+

@@ -26,6 +26,7 @@ from harness.devices.link import DeviceEvent, NakError
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
 from harness.profiles.model import Profile
+from harness.suites import steps
 from harness.suites.expect import expected_round
 from harness.suites.expected import Oracle
 from harness.suites.model import Case, Step
@@ -121,13 +122,13 @@ def test_random_rounds_match_the_oracle_and_conserve_contributions(bench: Bench)
     rates = {name: m.rate for name, m in bench.profile.rules.meters.items()}
     count, checked = 25, 0
     for n in range(1, count + 1):
-        runner.do_open_round(step)
+        steps.open_round(runner, step)
         for seat in SEATS:
             for kind in ("banker", "royal9"):
                 res = runner._place(seat, kind, STAKE)
                 assert res.accepted, (n, seat, kind, res.reason)
         cards = runner.random_round_cards(rng)
-        runner.do_deal(step, settle=True, cards=tuple(cards))
+        steps.deal(runner, step, settle=True, cards=tuple(cards))
         expected = expected_round(runner)
         paid = {(int(e.payload["seat"]), str(e.payload["type"])): int(e.payload["returned"])
                 for e in runner.round.ctrl_events if e.name == "payout"}
@@ -137,7 +138,7 @@ def test_random_rounds_match_the_oracle_and_conserve_contributions(bench: Bench)
         hit = {str(e.payload["meter"]) for e in runner.round.ctrl_events
                if e.name == "hit" and e.payload.get("meter")}  # fixed lines take no meter
         for meter in sorted(hit):
-            runner.do_reset_key(step, meter)
+            steps.reset_key(runner, step, meter)
         start, now = runner.snapshots["round-start"], runner._read_meters()
         for name, rate in rates.items():
             if name in hit:

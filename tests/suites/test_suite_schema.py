@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from harness.errors import InputError
+from harness.suites.registry import ACTIONS, reference_markdown
 from harness.suites.schema import load_suite
-from harness.suites.steps import ACTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "spec: tablecert/suite/1\nsuite: t\ntitle: T\ncases:\n"
@@ -69,7 +69,8 @@ def test_errors_are_positioned(tmp_path: Path, body: str, where: str, message: s
 def test_docs_list_every_action() -> None:
     doc = (ROOT / "docs" / "writing-suites.md").read_text()
     missing = [a for a in ACTIONS if f"`{a}`" not in doc]
-    assert not missing, f"docs/writing-suites.md lacks {missing}: regenerate with python -m harness.suites.steps"
+    assert not missing, f"docs/writing-suites.md lacks {missing}: regenerate with python -m harness.suites.registry"
+    assert reference_markdown() in doc, "step reference out of date: python -m harness.suites.registry"
 
 
 def test_shipped_suites_validate() -> None:

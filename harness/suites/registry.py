@@ -1,0 +1,140 @@
+"""The step registry: every step a suite file may use, its arguments, and the code that runs it.
+
+A step is registered where it is written, with the :func:`step` decorator::
+
+    @step("reset_key", Action({"meter": Arg("enum", required=True, choices=METERS)}, shorthand="meter"))
+    def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
+        ...
+
+The decorator records the step's specification (:class:`Action`: its arguments and their checks,
+read by the validator in :mod:`harness.suites.schema` and by the generated reference in
+``docs/writing-suites.md``) next to the function the runner calls with the step's validated
+arguments.  Nothing is bound onto a class by name: the runner looks the step up here.
+
+The modules that define steps are listed in :data:`STEP_MODULES`, in the order the reference
+documents them; :func:`steps` imports them once.  A name registered twice is refused, so two
+modules cannot silently replace each other's step.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+#: every module that registers steps, in documentation order
+STEP_MODULES = (
+    "harness.suites.steps",
+    "harness.suites.expect",
+    "harness.suites.actions_royal9",
+    "harness.suites.actions_progressive",
+    "harness.suites.actions_games",
+    "harness.suites.actions_faults",
+)
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument: ``kind`` names its check (see :mod:`harness.suites.schema`)."""
+
+    kind: str
+    required: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+
+
+def choice(*choices: str, required: bool = False, default: str | None = None) -> Arg:
+    """An argument that takes one of ``choices``."""
+    return Arg("enum", required=required, default=default, choices=choices)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A step's specification: its arguments, shorthand and one-line documentation."""
+
+    args: dict[str, Arg] = field(default_factory=dict)
+    #: argument a scalar value stands for (``power: off`` -> ``{"state": "off"}``)
+    shorthand: str | None = None
+    #: the arguments of which exactly one must be given
+    one_of: tuple[str, ...] = ()
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class StepDef:
+    """A registered step: its name, its specification and the function that carries it out."""
+
+    name: str
+    spec: Action
+    #: ``run(runner, step, **validated_args)``
+    run: Callable[..., None]
+    module: str
+
+
+_REGISTRY: dict[str, StepDef] = {}
+_loaded = False
+
+F = TypeVar("F", bound=Callable[..., None])
+
+
+def step(name: str, spec: Action | None = None) -> Callable[[F], F]:
+    """Register the decorated function as the step ``name`` with its specification."""
+
+    def register(fn: F) -> F:
+        if name in _REGISTRY:
+            raise RuntimeError(f"step '{name}' is registered twice ({_REGISTRY[name].module} and {fn.__module__})")
+        _REGISTRY[name] = StepDef(name, spec or Action(), fn, fn.__module__)
+        return fn
+
+    return register
+
+
+def steps() -> Mapping[str, StepDef]:
+    """Every registered step (the step modules are imported on first use)."""
+    global _loaded
+    if not _loaded:
+        for module in STEP_MODULES:
+            importlib.import_module(module)
+        _loaded = True
+    return _REGISTRY
+
+
+def lookup(name: str) -> StepDef:
+    """The step ``name``; ``KeyError`` when no module registers it."""
+    return steps()[name]
+
+
+class _Specs(Mapping[str, Action]):
+    """Read-only view ``name -> Action`` over the registry (what the validator checks against)."""
+
+    def __getitem__(self, name: str) -> Action:
+        return steps()[name].spec
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(steps())
+
+    def __len__(self) -> int:
+        return len(steps())
+
+
+#: ``name -> Action`` for every registered step
+ACTIONS: Mapping[str, Action] = _Specs()
+
+
+def reference_markdown() -> str:
+    """The step reference table of ``docs/writing-suites.md`` (kept in step by a test)."""
+    rows = ["| step | arguments | what it does |", "|---|---|---|"]
+    for name, spec in ACTIONS.items():
+        args = []
+        for key, a in spec.args.items():
+            kind = "|".join(a.choices) if a.kind == "enum" else a.kind
+            flag = " (required)" if a.required else (f" = {a.default}" if a.default is not None else "")
+            args.append(f"`{key}`: {kind}{flag}".replace("|", "\\|"))
+        short = f" (shorthand: `{name}: <{spec.shorthand}>`)" if spec.shorthand else ""
+        rows.append(f"| `{name}` | {'; '.join(args) or '-'} | {spec.doc}{short} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m harness.suites.registry` prints the reference
+    print(reference_markdown())
