@@ -53,6 +53,37 @@ class InputError(TablecertError):
         return f"{where}: {self.message}"
 
 
+class InputErrors(InputError):
+    """Every problem found in one input, in file order: validation does not stop at the first.
+
+    It reads as its first error (``str()``, ``path``, ``line``, ``col``), so code that handles one
+    :class:`InputError` keeps working; :meth:`lines` gives all of them for a command to print.
+    """
+
+    def __init__(self, errors: list[InputError]) -> None:
+        if not errors:
+            raise ValueError("InputErrors needs at least one error")
+        first = errors[0]
+        super().__init__(first.message, path=first.path, line=first.line, col=first.col, context=first.context)
+        self.errors = list(errors)
+
+
+def error_lines(exc: InputError) -> list[InputError]:
+    """The individual errors of ``exc`` (itself when it is a single error)."""
+    return list(exc.errors) if isinstance(exc, InputErrors) else [exc]
+
+
+def render(exc: InputError, indent: str = "    ") -> str:
+    """Every error of ``exc`` as ``file:line:col: message``, each followed by its offending lines."""
+    out = []
+    for err in error_lines(exc):
+        text = str(err)
+        if err.context:
+            text += "\n" + "\n".join(indent + line for line in err.context.splitlines())
+        out.append(text)
+    return "\n".join(out)
+
+
 class DeviceError(TablecertError):
     """The rig failed (no answer, protocol error, device-reported error): an ERROR, not a FAIL."""
 

@@ -13,7 +13,10 @@ from harness.errors import InputError
 
 Cents = int
 
-_AMOUNT = re.compile(r"^\$?\s*(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d{1,2}))?$")
+#: ASCII digits only: ``int()`` and ``Decimal()`` read Arabic-Indic or full-width digits too, which
+#: a reviewer of the file could not check by eye
+_AMOUNT = re.compile(r"^\$?[ ]*(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.(?P<frac>[0-9]{1,2}))?$")
+_RATE = re.compile(r"^[0-9]+(?:\.[0-9]+)?$|^\.[0-9]+$")
 
 
 def parse_amount(text: str | int | Decimal) -> Cents:
@@ -47,9 +50,11 @@ def parse_rate(text: str | int | Decimal) -> Decimal:
         value = Decimal(text)
     else:
         raw = text.strip().removesuffix("%").strip()
+        if not _RATE.match(raw):
+            raise InputError(f"rate {text!r}: expected a percentage such as '5%' (ASCII digits)")
         try:
             value = Decimal(raw)
-        except InvalidOperation:
+        except InvalidOperation:  # pragma: no cover - the pattern admits only decimals
             raise InputError(f"rate {text!r}: expected a percentage such as '5%'") from None
     if not value.is_finite() or value < 0 or value > 100:
         raise InputError(f"rate {text!r}: must be between 0% and 100%")

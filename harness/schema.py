@@ -2,8 +2,14 @@
 
 Why hand-written: every error must point at the exact node the author wrote
 (``file:line:col: message``), which general-purpose validators lose.  Profiles use it now and
-suites use it too.  Validation stops at the first error (one error line per bad file, as the
-bad-input corpus checks).
+suites use it too.
+
+Every error in a file is reported, not only the first: a validator runs inside
+:func:`collecting`, wraps each independent part (a case, a step, a section) in :func:`guard` (an
+error there is recorded and the part abandoned) and reports problems that need not stop anything
+with :func:`report`.  At the end the collected errors are raised together as
+:class:`~harness.errors.InputErrors`, in file order.  Outside :func:`collecting` every error is
+raised at once, as before.
 
 Two layers:
 
@@ -22,23 +28,149 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeVar
 
 from harness.cards import Card, parse_card
-from harness.errors import InputError
+from harness.errors import InputError, InputErrors, error_lines
 from harness.money import Cents, parse_amount, parse_rate
 from harness.yamlload import LEADING_ZERO_RE, Loc, YDecimal, YList, YMap, YStr, error_at
 
 _MISSING: Any = object()
 _YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
+#: a decimal as a person writes it: ASCII digits, an optional point, a small exponent at most
+_DECIMAL = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,2})?$")
 T = TypeVar("T", str, int)
+R = TypeVar("R")
+
+# ----------------------------------------------------------------------------- every error, not the first
+_SINK: ContextVar[list[InputError] | None] = ContextVar("tablecert_input_errors", default=None)
+
+
+def in_order(errors: list[InputError]) -> list[InputError]:
+    """Errors without repeats, in file order."""
+    seen: set[tuple[object, ...]] = set()
+    out = []
+    for e in errors:
+        key = (e.path, e.line, e.col, e.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return sorted(out, key=lambda e: (e.path or "", e.line or 0, e.col or 0))
+
+
+@contextmanager
+def collecting(*, isolated: bool = False) -> Iterator[list[InputError]]:
+    """Collect the errors of one input; on leaving, raise them all as one ``InputErrors``.
+
+    Nested use shares the outer collection, unless ``isolated`` (a file read on the way, such as a
+    stack file a suite names, whose errors the caller sorts out itself).
+    """
+    outer = _SINK.get()
+    if outer is not None and not isolated:
+        yield outer
+        return
+    sink: list[InputError] = []
+    token = _SINK.set(sink)
+    try:
+        try:
+            yield sink
+        except InputError as exc:
+            sink.extend(error_lines(exc))
+    finally:
+        _SINK.reset(token)
+    if sink:
+        raise InputErrors(in_order(sink))
+
+
+class Abandoned(InputError):
+    """Leave a guarded block whose errors are already recorded (nothing more is added)."""
+
+    def __init__(self) -> None:
+        super().__init__("abandoned after the errors already reported")
+
+
+@contextmanager
+def guard() -> Iterator[None]:
+    """Inside :func:`collecting`: an ``InputError`` in the block is recorded and the block abandoned."""
+    sink = _SINK.get()
+    if sink is None:
+        yield
+        return
+    try:
+        yield
+    except Abandoned:
+        pass
+    except InputError as exc:
+        sink.extend(error_lines(exc))
+
+
+def report(exc: InputError) -> None:
+    """Record a problem and go on (raise it when nothing is collecting)."""
+    sink = _SINK.get()
+    if sink is None:
+        raise exc
+    sink.extend(error_lines(exc))
+
+
+def attempt(fn: Callable[[], R], default: Any = None) -> Any:
+    """``fn()``, or ``default`` after recording its ``InputError`` (raised when nothing collects)."""
+    with guard():
+        return fn()
+    return default
+
+
+def error_count() -> int:
+    """How many errors the current collection holds (to skip checks that would only repeat one)."""
+    sink = _SINK.get()
+    return len(sink) if sink is not None else 0
+
+
+# ----------------------------------------------------------------------------- messages
+#: letters that look like ASCII ones (Cyrillic and Greek); a key typed with one reads "unknown"
+#: although it looks right, so the message names the character
+_LOOKALIKE = dict(zip("аеорсхуіјѕԁһкмнтвАВЕКМНОРСТХІЈЅαορτνΑΒΕΗΙΚΜΝΟΡΤΧΥΖ",
+                      "aeopcxyijsdhkmhtbABEKMHOPCTXIJSaoptvABEHIKMNOPTXYZ", strict=True))
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Zl", "Zp") and ch != " "
+
+
+def fold_lookalikes(text: str) -> str:
+    """``text`` with look-alike letters replaced by the ASCII letter and invisible characters dropped."""
+    return "".join(_LOOKALIKE.get(c, c) for c in text if not _invisible(c))
+
+
+def odd_characters(text: str) -> str:
+    """``" (contains U+0435 CYRILLIC SMALL LETTER IE)"`` for characters a reader cannot see as
+    written (invisible ones, look-alike letters, anything outside ASCII), or ``""``."""
+    odd = []
+    for ch in dict.fromkeys(text):
+        if ord(ch) < 128 and not _invisible(ch):
+            continue
+        name = unicodedata.name(ch, "unnamed character")
+        note = ", invisible" if _invisible(ch) else (f", looks like '{_LOOKALIKE[ch]}'" if ch in _LOOKALIKE else "")
+        odd.append(f"U+{ord(ch):04X} {name}{note}")
+    return f" (contains {'; '.join(odd)})" if odd else ""
+
+
+def shown(value: Any) -> str:
+    """A written word quoted for a message, with its hidden or look-alike characters named."""
+    return f"'{value}'{odd_characters(str(value))}"
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
     """``" (did you mean 'x'?)"`` for the closest choice, or ``""``."""
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    options = [str(c) for c in choices]
+    folded = fold_lookalikes(str(word))
+    if folded != str(word) and folded in options:
+        return f" (did you mean '{folded}'?)"
+    close = difflib.get_close_matches(folded, options, n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
@@ -121,9 +253,10 @@ def check_enum(value: Any, loc: Loc | None, what: str, choices: Sequence[T]) -> 
         if type(choice) is str and isinstance(value, str) and value == choice:
             return choice
     listed = ", ".join(str(c) for c in choices)
-    hint = suggest(value, [str(c) for c in choices]) if isinstance(value, str) else ""
-    shown = f"'{value}'" if isinstance(value, str) else describe(value)
-    raise _fail(loc, f"{what}: {shown} is not one of {listed}{hint}")
+    hint = suggest(value, [str(c) for c in choices]) if isinstance(value, str) and all(
+        isinstance(c, str) for c in choices) else ""
+    written = shown(value) if isinstance(value, str) else describe(value)
+    raise _fail(loc, f"{what}: {written} is not one of {listed}{hint}")
 
 
 def check_amount(value: Any, loc: Loc | None, what: str) -> Cents:
@@ -140,7 +273,7 @@ def check_amount(value: Any, loc: Loc | None, what: str) -> Cents:
     try:
         return parse_amount(value if isinstance(value, int) else str(value))
     except InputError as exc:
-        raise _reposition(exc, loc, what) from None
+        raise _fail(loc, f"{what}: {exc.message}{odd_characters(str(value))}") from None
 
 
 def check_rate(value: Any, loc: Loc | None, what: str) -> Decimal:
@@ -159,9 +292,12 @@ def check_decimal(
     """An exact decimal quantity (durations such as ``"1.0"`` ms): string, int or number."""
     if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
         raise _fail(loc, f"{what}: expected a decimal number such as '1.0', got {describe(value)}")
+    text = value.text if isinstance(value, YDecimal) else str(value).strip()
+    if not _DECIMAL.match(text):
+        raise _fail(loc, f"{what}: {shown(value)} is not a decimal number (ASCII digits, e.g. '1.5')")
     try:
-        result = Decimal(str(value).strip())
-    except InvalidOperation:
+        result = Decimal(text)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only decimals
         raise _fail(loc, f"{what}: '{value}' is not a decimal number") from None
     if not result.is_finite():
         raise _fail(loc, f"{what}: {value} is not a finite number")
@@ -199,16 +335,18 @@ class Fields:
         self.what = what
         self.required = tuple(required)
         self.known = (*self.required, *optional)
+        self._loc = loc or self.node.where
+        meant: set[str] = set()
         for key in self.node:
             if key not in self.known:
-                label = f"'{key}'" if isinstance(key, str) else describe(key)
-                raise _fail(
-                    self.node.key_loc(key),
-                    f"{self.prefix}unknown key {label}{suggest(str(key), self.known)}",
-                )
+                label = shown(key) if isinstance(key, str) else describe(key)
+                hint = suggest(str(key), self.known)
+                meant.update(k for k in self.known if hint == f" (did you mean '{k}'?)")
+                report(_fail(self.node.key_loc(key), f"{self.prefix}unknown key {label}{hint}"))
+        self._meant = meant
         for key in self.required:
-            if key not in self.node:
-                raise _fail(loc or self.node.where, f"{self.prefix}missing key '{key}'")
+            if key not in self.node and key not in meant:  # a misspelt key is reported once, as unknown
+                report(_fail(self._loc, f"{self.prefix}missing key '{key}'"))
 
     @property
     def prefix(self) -> str:
@@ -241,7 +379,9 @@ class Fields:
         if key in self.node:
             return True, self.node[key]
         if default is _MISSING:
-            raise _fail(self.node.where, f"{self.prefix}missing key '{key}'")
+            if key in self._meant:
+                raise Abandoned()  # reported as the misspelt key
+            raise _fail(self._loc, f"{self.prefix}missing key '{key}'")
         return False, default
 
     def get_str(self, key: str, default: Any = _MISSING, *, pattern: str | None = None) -> Any:

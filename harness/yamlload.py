@@ -34,13 +34,24 @@ written             loads as
                     ``!!seq``; anything else (``!!python/object``, ``!custom``) is refused
 ==================  ==========================================================================
 
+Hostile files are refused with a message, never a crash or a hang:
+
+* only a regular file is read (a FIFO, a device or a directory, also through a symlink, is
+  refused before it is opened for reading), and at most :data:`MAX_BYTES`;
+* nesting deeper than :data:`MAX_DEPTH`, integers of more than :data:`MAX_DIGITS` digits,
+  exponents beyond ``±MAX_EXPONENT`` and ``.nan`` / ``.inf`` are refused where they are written;
+* bad bytes and control characters are reported at their real line, counting line ends as YAML
+  does (``\\r\\n``, a lone ``\\r``, ``\\n``), so a file saved with CR-only line ends is located right.
+
 Errors are :class:`harness.errors.InputError` with ``path``/``line``/``col`` set and ``context``
 holding the offending lines with a caret, ready for ``tablecert validate`` to print.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -62,11 +73,15 @@ __all__ = [
     "YList",
     "YMap",
     "YStr",
+    "decode_utf8",
     "error_at",
+    "line_col",
     "load_yaml",
     "load_yaml_text",
     "loc_of",
     "pos_of",
+    "read_input",
+    "split_lines",
     "to_plain",
 ]
 
@@ -84,6 +99,35 @@ _BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _NULL_RE = re.compile(r"^(?:~|null|Null|NULL|)$")
 #: a plain scalar that YAML 1.1 would have read as an octal or zero-padded int
 LEADING_ZERO_RE = re.compile(r"^[-+]?0[0-9]+$")
+#: the largest file read (the biggest shipped YAML is 25 KB; 1 MiB parses in about two seconds)
+MAX_BYTES = 1024 * 1024
+#: the deepest nesting of mappings and lists (a suite needs about eight levels)
+MAX_DEPTH = 64
+#: the most digits of an integer, and the largest exponent of a decimal, anywhere in a file
+MAX_DIGITS = 30
+MAX_EXPONENT = 30
+#: YAML's line ends (PyYAML counts lines the same way)
+_LINE_END = re.compile(r"\r\n|\r|\n|\x85|\u2028|\u2029")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` as YAML counts them (not ``str.splitlines``, which also breaks at
+    form feeds and other controls)."""
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def line_col(text: str, offset: int) -> Pos:
+    """1-based line and column of character ``offset`` in ``text``, counting YAML line ends."""
+    head = text[:offset]
+    breaks = list(_LINE_END.finditer(head))
+    start = breaks[-1].end() if breaks else 0
+    line = len(breaks) + 1
+    if head.endswith("\r") and text[offset : offset + 1] == "\n":  # inside a CR LF pair
+        line, start = line - 1, breaks[-2].end() if len(breaks) > 1 else 0
+    return Pos(line, offset - start + 1)
 
 
 class Pos(NamedTuple):
@@ -102,7 +146,7 @@ class Source:
 
     def context(self, pos: Pos, before: int = 2) -> str:
         """Up to ``before`` lines above ``pos``, its line, and a caret under the column."""
-        lines = self.text.splitlines()
+        lines = split_lines(self.text)
         if not lines or pos.line < 1:
             return ""
         if pos.line > len(lines):  # the end of the file: show how it ends
@@ -236,6 +280,7 @@ class _Loader(yaml.SafeLoader):
 
     yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class-level registry
     allow_aliases = False
+    depth = 0
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         if not self.allow_aliases and self.check_event(AliasEvent):
@@ -243,7 +288,15 @@ class _Loader(yaml.SafeLoader):
             raise yaml.composer.ComposerError(
                 None, None, f"alias *{event.anchor} is not supported: write the value out", event.start_mark
             )
-        node: Node | None = super().compose_node(parent, index)
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark
+                )
+            node: Node | None = super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
         return node
 
 
@@ -327,18 +380,26 @@ class _Builder:
             return text.lower() == "true"
         if tag == _INT:
             if not _INT_RE.match(text):
-                if LEADING_ZERO_RE.match(text):
+                if LEADING_ZERO_RE.match(text) and len(text) <= MAX_DIGITS:
                     raise self.fail(node, f"leading zero in {text}: write {int(text)} or quote it")
-                raise self.fail(node, f"{text!r} is not a decimal integer")
+                raise self.fail(node, f"{text[:40]!r} is not a decimal integer")
+            digits = len(text.lstrip("+-"))
+            if digits > MAX_DIGITS:
+                raise self.fail(node, f"a number of {digits} digits is too large (at most {MAX_DIGITS})")
             i = YInt(int(text))
             i._place(self.src, _pos(node))
             return i
         if tag == _FLOAT:
+            if text.lstrip("+-").lower() in (".inf", ".nan"):
+                raise self.fail(node, f"{text} is not a number tablecert accepts (no NaN or infinity)")
             try:
-                special = text.lstrip("+-").lower() in (".inf", ".nan")
-                d = YDecimal(text.replace(".", "") if special else text)
+                d = YDecimal(text)
             except InvalidOperation:
-                raise self.fail(node, f"{text!r} is not a number") from None
+                raise self.fail(node, f"{text[:40]!r} is not a number") from None
+            exp = d.as_tuple().exponent
+            if len(d.as_tuple().digits) > MAX_DIGITS or not isinstance(exp, int) or abs(d.adjusted()) > MAX_EXPONENT:
+                raise self.fail(node, f"the number {text[:40]} is too large or too precise "
+                                      f"(at most {MAX_DIGITS} digits, exponent within ±{MAX_EXPONENT})")
             d.text = text
             d._place(self.src, _pos(node))
             return d
@@ -369,16 +430,20 @@ def load_yaml_text(text: str, path: str = "<string>", *, allow_aliases: bool = F
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:  # a control character: no mark, only an offset
-        line = text.count("\n", 0, exc.position) + 1
-        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
         raise error_at(
-            Loc(src, Pos(line, col)), f"control character #x{exc.character:04x} is not allowed in YAML"
+            Loc(src, line_col(text, exc.position)), f"control character #x{exc.character:04x} is not allowed in YAML"
         ) from None
     loader.allow_aliases = allow_aliases
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(exc, src) from None
+    except yaml.reader.ReaderError as exc:  # a control character further on
+        raise error_at(
+            Loc(src, line_col(text, exc.position)), f"control character #x{exc.character:04x} is not allowed in YAML"
+        ) from None
+    except RecursionError:  # pragma: no cover - MAX_DEPTH stops nesting long before
+        raise InputError(f"nested more than {MAX_DEPTH} levels deep", path=path) from None
     finally:
         loader.dispose()
     if node is None:
@@ -386,17 +451,59 @@ def load_yaml_text(text: str, path: str = "<string>", *, allow_aliases: bool = F
     return _Builder(src).build(node)
 
 
-def load_yaml(path: str | Path, *, allow_aliases: bool = False) -> Any:
-    """Load a YAML file (UTF-8).  Errors name the file as given."""
+def read_input(path: str | Path, *, limit: int = MAX_BYTES, what: str = "file") -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; anything else is an ``InputError``.
+
+    A FIFO, a terminal or a device behind a symlink is refused from ``stat`` before anything is
+    read (reading one could block for ever); the file is opened non-blocking and checked again
+    through the open descriptor, so a swap between the two checks is caught too.
+    """
     name = str(path)
     try:
-        raw = Path(path).read_bytes()
+        st = os.stat(path)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=name) from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, FIFO or socket)"
+        raise InputError(f"{kind}: only a regular {what} is read", path=name)
+    if st.st_size > limit:
+        raise InputError(f"{st.st_size:,} bytes: larger than the {limit:,}-byte limit for a {what}", path=name)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=name) from None
     try:
-        text = raw.decode("utf-8-sig")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError(f"not a regular file: only a regular {what} is read", path=name)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=name) from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise InputError(f"larger than the {limit:,}-byte limit for a {what}", path=name)
+    return b"".join(chunks)
+
+
+def decode_utf8(raw: bytes, name: str) -> str:
+    """UTF-8 text (a leading byte-order mark dropped); a bad byte is reported at its line."""
+    try:
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InputError("not UTF-8 text", path=name, line=line, col=col) from None
+        good = raw[: exc.start].decode("utf-8-sig", errors="replace")
+        pos = line_col(good, len(good))
+        raise InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", path=name, line=pos.line,
+                         col=pos.col) from None
+
+
+def load_yaml(path: str | Path, *, allow_aliases: bool = False) -> Any:
+    """Load a YAML file (UTF-8).  Errors name the file as given."""
+    name = str(path)
+    text = decode_utf8(read_input(path, what="YAML file"), name)
     return load_yaml_text(text, name, allow_aliases=allow_aliases)
