@@ -3,7 +3,8 @@
 A profile says which device plays each role and how to reach it, what the table can do
 (capabilities the suites require), the certificate holder's Rules Submission, the timing limits
 and any interpretation overrides.  A typo must never silently restore a default (a lesson from
-peer tools' trackers), so every key is checked and every error reads ``file:line:col: message``.
+peer tools' trackers), so every key is checked and every error reads ``file:line:col: message``;
+every error of a file is reported (each device, seat, meter and section is checked on its own).
 """
 
 from __future__ import annotations
@@ -18,7 +19,20 @@ from harness.errors import InputError
 from harness.profiles import lookups
 from harness.profiles.model import EMULATOR, DeviceSpec, EmulatorSettings, Profile, Timing
 from harness.profiles.rules import BACCARAT_GAMES, parse_rules
-from harness.schema import Fields, check_bool, check_enum, check_map, check_str, suggest
+from harness.schema import (
+    Fields,
+    attempt,
+    check_bool,
+    check_enum,
+    check_map,
+    check_str,
+    collecting,
+    fold_lookalikes,
+    guard,
+    report,
+    shown,
+    suggest,
+)
 from harness.yamlload import Loc, YMap, load_yaml, load_yaml_text, to_plain
 
 SPEC_PREFIX = "tablecert/profile/"
@@ -38,14 +52,15 @@ _TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "
 _DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match")
 _UNSTABLE_PORT = re.compile(r"^/dev/tty(USB|ACM)\d+$")
 _PORT = re.compile(r"^(/|[A-Za-z][A-Za-z0-9+]*://|COM\d+$)")
-_VISA = re.compile(r"^(TCPIP|ASRL|USB|GPIB|VXI|PXI)\d*::.+", re.IGNORECASE)
+#: a VISA resource name: ``TCPIP0::...``, ``USB0::...``, and serial ``ASRL1::INSTR`` or ``ASRL/dev/ttyS0::INSTR``
+_VISA = re.compile(r"^(?:(?:TCPIP|USB|GPIB|VXI|PXI)\d*|ASRL(?:\d+|COM\d+|/[^:]+))::.+", re.IGNORECASE)
 
 
 def _device(role: str, f: Fields) -> DeviceSpec:
     drivers = lookups.driver_names()
     driver = f.get_str("driver")
     if driver not in drivers:
-        raise f.error("driver", f"unknown driver '{driver}'{suggest(driver, drivers)} "
+        raise f.error("driver", f"unknown driver {shown(driver)}{suggest(driver, drivers)} "
                                 f"(known: {', '.join(sorted(drivers))})")
     plays = drivers[driver]
     if plays is not None and plays != role:
@@ -91,9 +106,12 @@ def _device(role: str, f: Fields) -> DeviceSpec:
 
 def _devices(f: Fields) -> dict[str, DeviceSpec]:
     df = f.get_map("devices", required=REQUIRED_ROLES, optional=ROLES)
-    return {
-        role: _device(role, df.get_map(role, required=("driver",), optional=_DEVICE_KEYS)) for role in df
-    }
+    out: dict[str, DeviceSpec] = {}
+    for role in df:
+        if role in ROLES:
+            with guard():
+                out[role] = _device(role, df.get_map(role, required=("driver",), optional=_DEVICE_KEYS))
+    return out
 
 
 def _capabilities(f: Fields) -> frozenset[str]:
@@ -102,10 +120,14 @@ def _capabilities(f: Fields) -> frozenset[str]:
     node = f.get_list("capabilities")
     seen: dict[str, int] = {}
     for _i, item, loc in node.enumerate_locs():
-        cap = check_enum(item, loc, "capabilities", CAPABILITIES)
+        cap: str | None = None
+        with guard():
+            cap = check_enum(item, loc, "capabilities", CAPABILITIES)
+        if cap is None:
+            continue
         if cap in seen:
-            raise loc.error(f"capabilities: '{cap}' is listed twice (first at line {seen[cap]})")
-        seen[cap] = loc.pos.line
+            report(loc.error(f"capabilities: '{cap}' is listed twice (first at line {seen[cap]})"))
+        seen.setdefault(cap, loc.pos.line)
     return frozenset(seen)
 
 
@@ -117,12 +139,12 @@ def _check_capabilities(f: Fields, game: str, caps: frozenset[str], devices: dic
                   "panda8": BACCARAT_GAMES}
     for cap, games in needs_game.items():
         if cap in caps and game not in games:
-            raise where.error(f"capabilities: {cap} needs game {' or '.join(games)}, not {game}")
+            report(where.error(f"capabilities: {cap} needs game {' or '.join(games)}, not {game}"))
     for cap, role in (("latency-counter", "counter"), ("power-control", "power")):
         if cap in caps and role not in devices:
-            raise where.error(f"capabilities: {cap} needs a {role} device under devices:")
+            report(where.error(f"capabilities: {cap} needs a {role} device under devices:"))
     if game == "blackjack-hit-and-run" and "hit-and-run" not in caps:
-        raise where.error("capabilities: game blackjack-hit-and-run needs the hit-and-run capability")
+        report(where.error("capabilities: game blackjack-hit-and-run needs the hit-and-run capability"))
 
 
 def _interpretations(f: Fields) -> dict[str, Any]:
@@ -132,20 +154,26 @@ def _interpretations(f: Fields) -> dict[str, Any]:
     known = lookups.interpretation_choices()
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if not isinstance(key, str) or key not in known:
-            raise node.key_loc(key).error(
-                f"interpretations: unknown interpretation id '{key}'{suggest(str(key), known)}")
-        choices = known[key]
-        what = f"interpretations.{key}"
-        if all(isinstance(c, bool) for c in choices):
-            flag = check_bool(value, node.loc(key), what)
-            if flag not in choices:
-                raise node.loc(key).error(f"{what}: {str(flag).lower()} is not one of its choices "
-                                          f"({', '.join(str(c).lower() for c in choices)})")
-            out[key] = flag
-        else:
-            out[key] = check_enum(value, node.loc(key), what, [str(c) for c in choices])
+        with guard():
+            out[key] = interpretation_value(key, value, node, known, "interpretations")
     return out
+
+
+def interpretation_value(key: Any, value: Any, node: YMap, known: dict[str, tuple[Any, ...]], where: str) -> Any:
+    """One ``interpretation: value`` entry checked against the catalogue's choices (profiles'
+    ``interpretations:`` and suites' ``when: {interpretations: ...}`` read the same way)."""
+    if not isinstance(key, str) or key not in known:
+        raise node.key_loc(key).error(
+            f"{where}: unknown interpretation id {shown(key)}{suggest(str(key), known)}")
+    choices = known[key]
+    what = f"{where}.{key}"
+    if all(isinstance(c, bool) for c in choices):
+        flag = check_bool(value, node.loc(key), what)
+        if flag not in choices:
+            raise node.loc(key).error(f"{what}: {str(flag).lower()} is not one of its choices "
+                                      f"({', '.join(str(c).lower() for c in choices)})")
+        return flag
+    return check_enum(value, node.loc(key), what, [str(c) for c in choices])
 
 
 def _timing(f: Fields) -> Timing:
@@ -173,7 +201,7 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
         defect = check_str(defect, ef.loc("defect"), "emulator.defect")
         names = lookups.defect_names()
         if names is not None and defect not in names:
-            raise ef.error("defect", f"unknown defect '{defect}'{suggest(defect, names)} "
+            raise ef.error("defect", f"unknown defect {shown(defect)}{suggest(defect, names)} "
                                      "(tablecert defects lists them)")
     if defect is None and "lockout_latency_ms" in ef and latency >= timing.lockout_deadline_ms:
         raise ef.error("lockout_latency_ms", f"{latency} ms is not below timing.lockout_deadline_ms "
@@ -196,6 +224,8 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
 
 def _spec(root: YMap, loc: Loc) -> str:
     if "spec" not in root:
+        if any(isinstance(k, str) and fold_lookalikes(k) == "spec" for k in root):
+            return SPEC  # a 'spec' key with a hidden character: reported once, as an unknown key
         raise loc.error(f"missing key 'spec' (a profile starts with spec: {SPEC})")
     spec = check_str(root["spec"], root.loc("spec"), "spec")
     if spec != SPEC:
@@ -210,32 +240,41 @@ def profile_from_node(root: Any, path: str) -> Profile:
         kind = "an empty file" if root is None else "not a mapping"
         raise InputError(f"{kind}: a profile is a mapping starting with spec: {SPEC}",
                          path=path, line=1, col=1)
-    spec = _spec(root, root.where)
-    f = Fields(root, root.where, "", required=("spec", "name", "game", "devices"), optional=_TOP_KEYS)
-    name = f.get_str("name", pattern=r"[A-Za-z0-9][A-Za-z0-9._-]*")
-    game = f.get_enum("game", GAMES)
-    devices = _devices(f)
-    caps = _capabilities(f)
-    _check_capabilities(f, game, caps, devices)
-    interpretations = _interpretations(f)
-    suited = bool(interpretations.get("r9-personal-combo-suited", True))
-    if "rules" not in f:
-        raise f.node.where.error("missing key 'rules' (the Rules Submission: seats, and for the Royal 9 "
-                                 "its denomination and meters)")
-    rules = parse_rules(f.raw("rules"), f.loc("rules"), game=game, capabilities=caps, suited=suited)
-    timing = _timing(f)
+    with collecting():
+        spec = _spec(root, root.where)
+        f = Fields(root, root.where, "", required=("spec", "name", "game", "devices"), optional=_TOP_KEYS)
+        name = attempt(lambda: f.get_str("name", pattern=r"[A-Za-z0-9][A-Za-z0-9._-]*"), "")
+        game = attempt(lambda: f.get_enum("game", GAMES))
+        devices = attempt(lambda: _devices(f), {})
+        caps = attempt(lambda: _capabilities(f), frozenset())
+        if game is not None:
+            _check_capabilities(f, game, caps, devices)
+        interpretations = attempt(lambda: _interpretations(f), {})
+        suited = bool(interpretations.get("r9-personal-combo-suited", True))
+        rules = None
+        if "rules" not in f:
+            report(f.node.where.error("missing key 'rules' (the Rules Submission: seats, and for the Royal 9 "
+                                      "its denomination and meters)"))
+        elif game is not None:
+            rules = attempt(lambda: parse_rules(f.raw("rules"), f.loc("rules"), game=game, capabilities=caps,
+                                                suited=suited))
+        timing = attempt(lambda: _timing(f), Timing())
+        emulator = attempt(lambda: _emulator(f, timing), EmulatorSettings())
+        description = attempt(lambda: f.get_str("description", ""), "")
+        jurisdiction = attempt(lambda: f.get_str("jurisdiction", None))
+    assert game is not None and rules is not None  # otherwise collecting() raised the errors
     return Profile(
         spec=spec,
         name=name,
-        description=f.get_str("description", ""),
+        description=description,
         game=game,
-        jurisdiction=f.get_str("jurisdiction", None),
+        jurisdiction=jurisdiction,
         devices=MappingProxyType(devices),
         capabilities=caps,
         rules=rules,
         timing=timing,
         interpretations=MappingProxyType(interpretations),
-        emulator=_emulator(f, timing),
+        emulator=emulator,
         source_path=path,
         raw=MappingProxyType(to_plain(root)),
     )

@@ -31,7 +31,7 @@ from harness.profiles.model import (
     RulesSubmission,
     SeatSettings,
 )
-from harness.schema import Fields, check_card, check_list, check_map
+from harness.schema import Fields, attempt, check_card, check_list, check_map, guard, report
 from harness.yamlload import Loc
 
 MAX_SEATS = 9
@@ -100,30 +100,37 @@ def parse_seats(value: Any, loc: Loc, *, royal9: bool, suited: bool) -> tuple[Se
     seen_seat: dict[int, int] = {}
     seen_combo: dict[Any, tuple[int, int]] = {}
     for i, item, i_loc in seats_node.enumerate_locs():
-        what = f"rules.seats[{i + 1}]"
-        f = Fields(item, i_loc, what, required=("seat", "combo") if royal9 else ("seat",),
-                   optional=("combo",))
-        seat = f.get_int("seat", lo=1, hi=MAX_SEATS)
-        if seat in seen_seat:
-            raise f.error("seat", f"seat {seat} is listed twice (first at line {seen_seat[seat]})")
-        seen_seat[seat] = f.loc("seat").pos.line
-        combo: tuple[Card, Card] | None = None
-        if "combo" in f:
-            if not royal9:
-                raise f.error("combo", "personal combinations belong to the Royal 9: add royal9 to "
-                                       "capabilities or remove the combo")
-            combo, _locs = _combo(f.raw("combo"), f.loc("combo"), f"{what}.combo")
-            key: Any = (combo[0].suit, combo[1].suit) if suited else "any king with any nine"
-            if key in seen_combo:
-                other, line = seen_combo[key]
-                how = "" if suited else (
-                    " (r9-personal-combo-suited is false: any king with any nine is one combination)"
-                )
-                raise f.error("combo", f"{combo[0].code} {combo[1].code} is already seat {other}'s "
-                                       f"combination (line {line}); combinations must be unique{how}")
-            seen_combo[key] = (seat, f.loc("combo").pos.line)
-        out.append(SeatSettings(seat, combo))
+        with guard():
+            out.append(_seat(i, item, i_loc, royal9=royal9, suited=suited, seen_seat=seen_seat,
+                             seen_combo=seen_combo))
     return tuple(out)
+
+
+def _seat(i: int, item: Any, i_loc: Loc, *, royal9: bool, suited: bool, seen_seat: dict[int, int],
+          seen_combo: dict[Any, tuple[int, int]]) -> SeatSettings:
+    what = f"rules.seats[{i + 1}]"
+    f = Fields(item, i_loc, what, required=("seat", "combo") if royal9 else ("seat",),
+               optional=("combo",))
+    seat = f.get_int("seat", lo=1, hi=MAX_SEATS)
+    if seat in seen_seat:
+        raise f.error("seat", f"seat {seat} is listed twice (first at line {seen_seat[seat]})")
+    seen_seat[seat] = f.loc("seat").pos.line
+    combo: tuple[Card, Card] | None = None
+    if "combo" in f:
+        if not royal9:
+            raise f.error("combo", "personal combinations belong to the Royal 9: add royal9 to "
+                                   "capabilities or remove the combo")
+        combo, _locs = _combo(f.raw("combo"), f.loc("combo"), f"{what}.combo")
+        key: Any = (combo[0].suit, combo[1].suit) if suited else "any king with any nine"
+        if key in seen_combo:
+            other, line = seen_combo[key]
+            how = "" if suited else (
+                " (r9-personal-combo-suited is false: any king with any nine is one combination)"
+            )
+            raise f.error("combo", f"{combo[0].code} {combo[1].code} is already seat {other}'s "
+                                   f"combination (line {line}); combinations must be unique{how}")
+        seen_combo[key] = (seat, f.loc("combo").pos.line)
+    return SeatSettings(seat, combo)
 
 
 def parse_mystery(f: Fields) -> MysterySettings:
@@ -132,6 +139,14 @@ def parse_mystery(f: Fields) -> MysterySettings:
     paid_by = f.get_enum("paid_by", ["table", "attendant"], "table")
     reseed, must_hit_by, rate = lookups.mystery(number)
     return MysterySettings(number, distribution, paid_by, reseed, must_hit_by, rate)
+
+
+def _hit_and_run(f: Fields) -> HitAndRunSettings:
+    hf = f.get_map("hit_and_run", required=("decks", "soft17", "meter"))
+    decks_hr = attempt(lambda: hf.get_int("decks", lo=1, hi=8), 6)
+    soft17 = attempt(lambda: hf.get_enum("soft17", ["hit", "stand"]), "hit")
+    meter = parse_meter(hf.get_map("meter", required=("rate", "initial"), optional=_METER_KEYS), "hit-and-run")
+    return HitAndRunSettings(decks_hr, soft17, meter)
 
 
 def parse_rules(
@@ -153,44 +168,47 @@ def parse_rules(
     floors: dict[str, Cents] | None = None
     if "denomination" in f:
         if not royal9:
-            raise f.error("denomination", "is the Royal 9 wager's ($5 or $1): add royal9 to capabilities "
-                                          "or remove it")
-        denomination = f.get_enum("denomination", [5, 1])
-        floors = lookups.floors(denomination)
-    decks = f.get_int("decks", 6 if hit_and_run else 8, lo=1, hi=8)
-    seats = parse_seats(f.raw("seats"), f.loc("seats"), royal9=royal9, suited=suited)
+            report(f.error("denomination", "is the Royal 9 wager's ($5 or $1): add royal9 to capabilities "
+                                           "or remove it"))
+        else:
+            denomination = attempt(lambda: f.get_enum("denomination", [5, 1]))
+            floors = lookups.floors(denomination) if denomination is not None else None
+    decks = attempt(lambda: f.get_int("decks", 6 if hit_and_run else 8, lo=1, hi=8), 8)
+    seats = attempt(lambda: parse_seats(f.raw("seats"), f.loc("seats"), royal9=royal9, suited=suited), ())
     meters: dict[str, MeterSettings] = {}
     if "meters" in f:
         if not royal9:
-            raise f.error("meters", "the mega, major and minor meters belong to the Royal 9: add royal9 "
-                                    "to capabilities or remove them")
-        mf = f.get_map("meters", required=R9_METERS)
-        note = f"for the ${denomination} Royal 9 ({lookups.FLOOR_CLAUSES.get(denomination or 0, '')})"
-        for name in R9_METERS:
-            meters[name] = parse_meter(mf.get_map(name, required=("rate", "initial"), optional=_METER_KEYS),
-                                       name, floors, note)
+            report(f.error("meters", "the mega, major and minor meters belong to the Royal 9: add royal9 "
+                                     "to capabilities or remove them"))
+        else:
+            with guard():
+                mf = f.get_map("meters", required=R9_METERS)
+                note = f"for the ${denomination} Royal 9 ({lookups.FLOOR_CLAUSES.get(denomination or 0, '')})"
+                for name in R9_METERS:
+                    if name in mf:
+                        with guard():
+                            meters[name] = parse_meter(
+                                mf.get_map(name, required=("rate", "initial"), optional=_METER_KEYS),
+                                name, floors, note)
     mystery = None
     if "mystery" in f:
         if "mystery" not in capabilities:
-            raise f.error("mystery", "a mystery progressive needs the mystery capability")
-        mystery = parse_mystery(f.get_map("mystery", required=("configuration",),
-                                          optional=("distribution", "paid_by")))
+            report(f.error("mystery", "a mystery progressive needs the mystery capability"))
+        else:
+            mystery = attempt(lambda: parse_mystery(f.get_map("mystery", required=("configuration",),
+                                                              optional=("distribution", "paid_by"))))
     commission: Decimal | None = None
     if "commission" in f:
         if game not in BACCARAT_GAMES:
-            raise f.error("commission", f"a banker commission does not apply to {game}")
-        commission = f.get_rate("commission")
+            report(f.error("commission", f"a banker commission does not apply to {game}"))
+        else:
+            commission = attempt(lambda: f.get_rate("commission"))
     hr = None
     if "hit_and_run" in f:
         if not hit_and_run:
-            raise f.error("hit_and_run", "applies to game blackjack-hit-and-run only")
-        hf = f.get_map("hit_and_run", required=("decks", "soft17", "meter"))
-        decks_hr = hf.get_int("decks", lo=1, hi=8)
-        soft17 = hf.get_enum("soft17", ["hit", "stand"])
-        meter = parse_meter(
-            hf.get_map("meter", required=("rate", "initial"), optional=_METER_KEYS), "hit-and-run"
-        )
-        hr = HitAndRunSettings(decks_hr, soft17, meter)
+            report(f.error("hit_and_run", "applies to game blackjack-hit-and-run only"))
+        else:
+            hr = attempt(lambda: _hit_and_run(f))
     return RulesSubmission(
         denomination=denomination,
         decks=decks,
