@@ -77,9 +77,24 @@ class SuiteFile(pytest.File):
         try:
             suite = load_suite(self.path)
         except InputError as exc:
-            # CollectError is shown as its message alone: one file:line:col line and the source
-            message = str(exc) + (("\n" + exc.context) if exc.context else "")
-            raise self.CollectError(message) from None
+            # CollectError is shown as its message alone: each file:line:col line and its source
+            from harness.errors import render
+
+            raise self.CollectError(render(exc, indent="")) from None
+        from harness.suites.schema import check_suite_against_profile
+        from harness.suites.session import profile_for
+
+        try:
+            profile, _interp = profile_for(self.config)
+        except InputError:
+            profile = None  # reported once by the session fixture, as a usage error
+        if profile is not None:
+            try:
+                check_suite_against_profile(suite, profile)
+            except InputError as exc:
+                from harness.errors import render
+
+                raise self.CollectError(render(exc, indent="")) from None
         cat = load_catalogue()
         for case in suite.cases:
             item = CaseItem.from_parent(self, name=case.name, callobj=functools.partial(_run_case, case))

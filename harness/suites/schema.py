@@ -1,22 +1,38 @@
 """Load and validate suite files (``suites/**/*.suite.yaml``, ``spec: tablecert/suite/1``).
 
-Validation happens before anything runs and stops at the first problem with one
+Validation happens before anything runs and reports every problem of a file, each as one
 ``file:line:col: message`` line.  Beyond types it checks what a lab engineer would otherwise find
-out at the bench: every clause id exists in the catalogue, every scripted sequence is a possible
-round (enough cards, no card more often than the shoe holds), named stacks exist.
+out at the bench, or never:
+
+* every clause id exists in the catalogue; every capability (``requires:``), game (``games:``),
+  denomination and interpretation value (``when:``) exists, with a did-you-mean, so a typo can
+  never deselect a case in silence and leave the verdict PASS;
+* every case measures something: an expectation that checks nothing (``expect_meters: {}``), a
+  bulk ``rounds: {count: 0}``, a meter check on a meter the case's tables need not have, are
+  refused, because such a case could only pass;
+* values come in through no back door: a parameter is a plain value (a bare ``12.50`` is refused
+  as money is never a float), ``true`` is no seat, waits and offsets are not negative, a seat
+  appears once in a seat list, digits are ASCII;
+* every scripted sequence is a possible round (enough cards, no card more often than the shoe
+  holds), and a named stack exists, is of the suite's game, and its file is valid (errors in a
+  stack file name the stack file and line);
+* with a profile (:func:`check_suite_against_profile`): every seat a case names is on its table.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from harness.cards import Card, check_against_shoe
-from harness.errors import InputError
+from harness.errors import InputError, error_lines
 from harness.schema import (
+    Abandoned,
     Fields,
+    attempt,
     check_amount,
     check_bool,
     check_card,
@@ -26,11 +42,17 @@ from harness.schema import (
     check_list,
     check_map,
     check_str,
+    collecting,
+    error_count,
+    guard,
+    report,
+    shown,
+    suggest,
 )
 from harness.suites.model import Case, Step, Suite
 from harness.suites.registry import ACTIONS, Arg
 from harness.suites.steps import METERS, TIMED_AFTER
-from harness.yamlload import Loc, YList, YMap, YStr, error_at, load_yaml, to_plain
+from harness.yamlload import Loc, YDecimal, YInt, YList, YMap, YStr, error_at, load_yaml, to_plain
 
 SPEC = "tablecert/suite/1"
 ID_RE = r"^[a-z0-9][a-z0-9-]*$"
@@ -38,41 +60,97 @@ GAMES = ("baccarat", "hit-and-run")
 #: where named stacks live, relative to the project root (or $TABLECERT_FIXTURES)
 STACKS_DIR = Path("fixtures") / "stacks"
 _VAR = re.compile(r"\$\{([a-z_][a-z0-9_]*)\}")
+#: the capability a table needs to have each meter (a check of a meter the table lacks reads 0 = 0)
+METER_CAPABILITY = {"mega": "royal9", "major": "royal9", "minor": "royal9", "mystery": "mystery",
+                    "hit-and-run": "hit-and-run"}
+#: capabilities every profile of a game has (a profile refuses the game without them)
+GAME_IMPLIES = {"blackjack-hit-and-run": ("hit-and-run",)}
+#: the meters of each card game a suite is written for
+GAME_METERS = {"baccarat": ("mega", "major", "minor", "mystery"), "hit-and-run": ("hit-and-run",)}
+#: the stack games each suite game can deal
+STACK_GAMES = {"baccarat": ("baccarat", "ez-baccarat"), "hit-and-run": ("hit-and-run",)}
+#: largest count, seed or other whole-number argument; longest wait or offset (ms)
+MAX_INT = 1_000_000
+MAX_MS = 3_600_000
+
+
+def _profile_vocabulary() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    from harness.profiles import CAPABILITIES
+    from harness.profiles import GAMES as PROFILE_GAMES
+
+    return CAPABILITIES, PROFILE_GAMES
 
 
 def load_suite(path: str | Path, *, fixtures: Path | None = None) -> Suite:
-    """Load, validate and expand one suite file."""
+    """Load, validate and expand one suite file; every problem is reported (``InputErrors``)."""
     node = load_yaml(path)
-    root = Fields(
-        node, None, "",
-        required=("spec", "suite", "title", "cases"),
-        optional=("jurisdiction", "game", "decks", "requires", "games", "description"),
-    )
-    spec = root.get_str("spec")
-    if spec != SPEC:
-        raise root.error("spec", f"unknown suite spec '{spec}' (this version reads '{SPEC}')")
-    suite_id = root.get_str("suite", pattern=ID_RE)
-    game = root.get_enum("game", GAMES, "baccarat")
-    decks = root.get_int("decks", 8, lo=1, hi=8)
-    suite_requires = _str_set(root, "requires")
-    suite_games = _str_set(root, "games")
-    cases: list[Case] = []
-    seen: dict[str, int] = {}
-    ctx = _Ctx(game=game, decks=decks, fixtures=fixtures)
-    for _i, raw_case, loc in root.get_list("cases").enumerate_locs():
-        for case in _cases(raw_case, loc, suite_id, str(path), ctx, suite_requires, suite_games):
-            if case.name in seen:
-                raise loc.error(f"duplicate case id '{case.name}' (first at line {seen[case.name]})")
-            seen[case.name] = case.line
-            cases.append(case)
-    if not cases:
-        raise root.error("cases", "a suite needs at least one case")
-    return Suite(spec, suite_id, root.get_str("title"), root.get_str("jurisdiction", None), tuple(cases), str(path))
+    with collecting():
+        root = Fields(
+            node, None, "",
+            required=("spec", "suite", "title", "cases"),
+            optional=("jurisdiction", "game", "decks", "requires", "games", "description"),
+        )
+        spec = root.get_str("spec")
+        if spec != SPEC:
+            raise root.error("spec", f"unknown suite spec '{spec}' (this version reads '{SPEC}')")
+        suite_id = attempt(lambda: root.get_str("suite", pattern=ID_RE), "suite")
+        game = attempt(lambda: root.get_enum("game", GAMES, "baccarat"), "baccarat")
+        decks = attempt(lambda: root.get_int("decks", 8, lo=1, hi=8), 8)
+        suite_requires = attempt(lambda: _capabilities(root, "requires"), frozenset())
+        suite_games = attempt(lambda: _games(root, "games"), frozenset())
+        title = attempt(lambda: root.get_str("title"), "")
+        jurisdiction = attempt(lambda: root.get_str("jurisdiction", None))
+        cases: list[Case] = []
+        seen: dict[str, int] = {}
+        ctx = _Ctx(game=game, decks=decks, fixtures=fixtures)
+        for _i, raw_case, loc in root.get_list("cases").enumerate_locs():
+            with guard():
+                for case in _cases(raw_case, loc, suite_id, str(path), ctx, suite_requires, suite_games):
+                    if case.name in seen:
+                        report(loc.error(f"duplicate case id '{case.name}' (first at line {seen[case.name]})"))
+                        continue
+                    seen[case.name] = case.line
+                    cases.append(case)
+        if not cases and error_count() == 0:
+            raise root.error("cases", "a suite needs at least one case")
+    return Suite(spec, suite_id, title, jurisdiction, tuple(cases), str(path))
 
 
-def validate_suite_file(path: str | Path) -> Suite:
-    """Entry point for ``tablecert validate``."""
-    return load_suite(path)
+def validate_suite_file(path: str | Path, *, profile: Any = None) -> Suite:
+    """Entry point for ``tablecert validate`` (with a profile: also the checks against its table)."""
+    suite = load_suite(path)
+    if profile is not None:
+        check_suite_against_profile(suite, profile)
+    return suite
+
+
+def check_suite_against_profile(suite: Suite, profile: Any) -> None:
+    """Every seat a case that applies to ``profile`` names is on the profile's table.
+
+    A case naming seat 8 on a seven-seat table would wager at a position the controller does not
+    have: the case can only end in a rig error, so it is refused before anything runs.
+    """
+    from harness.games.interpretations import Interpretations
+    from harness.suites.session import not_applicable
+
+    interp = Interpretations.from_overrides(dict(profile.interpretations))
+    table = {s.seat for s in profile.rules.seats}
+    with collecting():
+        for case in suite.cases:
+            if not_applicable(profile, interp, case):
+                continue
+            for step in case.steps:
+                if step.args.get("expect") == "rejected":
+                    continue  # a wager refused at a seat the table does not have is the point
+                named = [step.args["seat"]] if isinstance(step.args.get("seat"), int) else []
+                seats = step.args.get("seats")
+                named += list(seats) if isinstance(seats, tuple) else []
+                for seat in named:
+                    if seat not in table:
+                        report(InputError(
+                            f"{step.action}: seat {seat} is not on the table of profile {profile.name} "
+                            f"(seats {', '.join(map(str, sorted(table)))}; {profile.source_path})",
+                            path=step.path, line=step.line, col=step.col))
 
 
 class _Ctx:
@@ -80,13 +158,64 @@ class _Ctx:
         self.game = game
         self.decks = decks
         self.fixtures = fixtures
+        #: capabilities the case being checked requires (its own and the suite's), and its games
+        self.requires: frozenset[str] = frozenset()
+        self.games: frozenset[str] = frozenset()
 
 
-def _str_set(f: Fields, key: str) -> frozenset[str]:
+def _str_set(f: Fields, key: str, choices: tuple[str, ...] | None = None, what: str = "") -> frozenset[str]:
+    """A list of distinct strings; with ``choices`` each must be one of them (did-you-mean)."""
     if key not in f:
         return frozenset()
     items = f.get_list(key)
-    return frozenset(check_str(v, loc, f"{f.name(key)}[{i}]") for i, v, loc in items.enumerate_locs())
+    out: dict[str, int] = {}
+    for i, v, loc in items.enumerate_locs():
+        with guard():
+            name = check_str(v, loc, f"{f.name(key)}[{i}]")
+            if choices is not None and name not in choices:
+                raise loc.error(f"{f.name(key)}: unknown {what} {shown(name)}{suggest(name, choices)} "
+                                f"(known: {', '.join(choices)})")
+            if name in out:
+                raise loc.error(f"{f.name(key)}: '{name}' is listed twice (first at line {out[name]})")
+            out[name] = loc.pos.line
+    return frozenset(out)
+
+
+def _capabilities(f: Fields, key: str) -> frozenset[str]:
+    return _str_set(f, key, _profile_vocabulary()[0], "capability")
+
+
+def _games(f: Fields, key: str) -> frozenset[str]:
+    games = _str_set(f, key, _profile_vocabulary()[1], "game")
+    if key in f and not f.get_list(key):
+        raise f.error(key, "an empty list matches no table: leave it out to run on every game")
+    return games
+
+
+def _when(f: Fields) -> dict[str, Any]:
+    """``when: {denomination: 5, interpretations: {id: value}}``: values that can exist."""
+    if "when" not in f:
+        return {}
+    w = f.get_map("when", optional=("denomination", "interpretations"))
+    out: dict[str, Any] = {}
+    if "denomination" in w:
+        from harness.profiles.lookups import FLOORS
+
+        out["denomination"] = attempt(lambda: w.get_enum("denomination", sorted(FLOORS, reverse=True)))
+    if "interpretations" in w:
+        from harness.profiles.load import interpretation_value
+        from harness.profiles.lookups import interpretation_choices
+
+        imap = check_map(w.raw("interpretations"), w.loc("interpretations"), "when.interpretations")
+        if not imap:
+            report(w.error("interpretations", "is empty: leave it out, or name an interpretation"))
+        known = interpretation_choices()
+        values: dict[str, Any] = {}
+        for key, value in imap.items():
+            with guard():
+                values[str(key)] = interpretation_value(key, value, imap, known, "when.interpretations")
+        out["interpretations"] = values
+    return out
 
 
 def _cases(
@@ -100,51 +229,59 @@ def _cases(
     )
     case_id = f.get_str("id", pattern=ID_RE)
     f.what = f"case '{case_id}'"
-    clauses = _clauses(f)
+    before = error_count()
+    clauses = attempt(lambda: _clauses(f), ())
     variants: list[Mapping[str, Any]] = [{}]
     if "params" in f:
-        variants = _variants(f)
-    when = to_plain(f.get_map("when", optional=("denomination", "interpretations")).node) if "when" in f else {}
-    if "interpretations" in when:
-        from harness.regulations.catalogue import load_catalogue
-
-        w = f.get_map("when", optional=("denomination", "interpretations"))
-        imap = check_map(w.raw("interpretations"), w.loc("interpretations"), "when.interpretations")
-        for key in imap:
-            try:
-                load_catalogue().interpretation(str(key))
-            except (InputError, KeyError):
-                raise imap.key_loc(key).error(f"when.interpretations: unknown interpretation '{key}'") from None
+        variants = attempt(lambda: _variants(f), [{}])
+        if error_count() > before:
+            return []  # steps written with ${...} cannot be read without their parameters
+    when = attempt(lambda: _when(f), {})
+    requires = suite_requires | attempt(lambda: _capabilities(f, "requires"), frozenset())
+    games = attempt(lambda: _games(f, "games"), frozenset()) if "games" in f else suite_games
+    title = attempt(lambda: f.get_str("title"), "")
+    timeout_s = attempt(lambda: f.get_int("timeout_s", 60, lo=1, hi=3600), 60)
+    ctx.requires, ctx.games = requires, games
     cases = []
     for variant in variants:
         steps_node = _substitute(f.get_list("steps"), variant) if variant else f.get_list("steps")
-        steps = tuple(_step(item, sloc, ctx) for _j, item, sloc in check_list(steps_node, f.loc("steps"),
-                                                                             f"{f.what}.steps").enumerate_locs())
-        if not steps:
+        listed = check_list(steps_node, f.loc("steps"), f"{f.what}.steps")
+        steps: list[Step] = []
+        step_errors = error_count()
+        for _j, item, sloc in listed.enumerate_locs():
+            with guard():
+                steps.append(_step(item, sloc, ctx))
+        if not listed:
             raise f.error("steps", "a case needs at least one step")
-        if not any(s.is_expectation for s in steps) and not any(s.action == "rounds" for s in steps):
+        if error_count() == step_errors and not any(_measures(s) for s in steps):
             raise f.error("steps", "a case needs at least one expect_* step: a case that checks nothing "
                                    "cannot pass or fail")
         case_when = dict(when)
         if "denomination" in variant:
             case_when["denomination"] = variant["denomination"]
+        if error_count() > before:
+            continue
         cases.append(
             Case(
                 suite=suite_id,
                 id=case_id,
-                title=f.get_str("title"),
+                title=title,
                 clauses=clauses,
-                requires=suite_requires | _str_set(f, "requires"),
-                games=_str_set(f, "games") if "games" in f else suite_games,
-                steps=steps,
+                requires=requires,
+                games=games,
+                steps=tuple(steps),
                 path=path,
                 line=loc.pos.line,
                 variant=variant,
                 when=case_when,
-                timeout_s=f.get_int("timeout_s", 60, lo=1, hi=3600),
+                timeout_s=timeout_s,
             )
         )
     return cases
+
+
+def _measures(step: Step) -> bool:
+    return step.is_expectation or step.action == "rounds"
 
 
 def _clauses(f: Fields) -> tuple[str, ...]:
@@ -178,15 +315,32 @@ def _variants(f: Fields) -> list[Mapping[str, Any]]:
         variant: dict[str, Any] = {}
         for k in m:
             val = m[k]
+            what = f"{f.what}.params[{i}].{k}"
+            if not isinstance(k, str) or not re.fullmatch(r"[a-z_][a-z0-9_]*", k):
+                report(m.key_loc(k).error(f"{f.what}.params[{i}]: parameter name {shown(k)} must be lower-case "
+                                          "letters, digits and _ (it is written ${name} in the steps)"))
+                continue
             if isinstance(val, dict | list) or val is None:
-                raise m.loc(k).error(f"{f.what}.params[{i}].{k}: a parameter is a single value")
+                report(m.loc(k).error(f"{what}: a parameter is a single value"))
+                continue
+            if isinstance(val, YDecimal):
+                report(m.loc(k).error(f"{what}: {val.text} is a bare decimal; money is never a float and a "
+                                      f"parameter keeps what was written: write '{val.text}' in quotes"))
+                continue
             variant[str(k)] = to_plain(val)
         if "denomination" in variant:
-            check_enum(variant["denomination"], m.loc("denomination"), "denomination", (5, 1))
+            from harness.profiles.lookups import FLOORS
+
+            with guard():
+                check_enum(variant["denomination"], m.loc("denomination"), "denomination",
+                           sorted(FLOORS, reverse=True))
+        if variant in out:
+            report(loc.error(f"{f.what}.params[{i}]: the same values as an earlier variant"))
+            continue
         out.append(variant)
-    if not out:
+    if not items:
         raise f.error("params", "params lists at least one variant")
-    return out
+    return out or [{}]
 
 
 def _substitute(node: Any, variant: Mapping[str, Any]) -> Any:
@@ -208,10 +362,11 @@ def _substitute(node: Any, variant: Mapping[str, Any]) -> Any:
                                        f"(parameters: {', '.join(variant) or 'none'})")
             return str(variant[m.group(1)])
         whole = _VAR.fullmatch(node)
-        if whole and isinstance(variant.get(whole.group(1)), int):
-            from harness.yamlload import YInt
-
-            num = YInt(variant[whole.group(1)])
+        value = variant.get(whole.group(1)) if whole else None
+        if whole and isinstance(value, bool):  # `true` stays a boolean: never the seat 1
+            return value
+        if whole and isinstance(value, int):
+            num = YInt(value)
             num._place(node.src, node.pos)
             return num
         s = YStr(_VAR.sub(repl, node))
@@ -234,9 +389,7 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
         loc = raw_map.key_loc(action)
     spec = ACTIONS.get(action)
     if spec is None:
-        from harness.schema import suggest
-
-        raise loc.error(f"unknown step '{action}'{suggest(action, ACTIONS)}")
+        raise loc.error(f"unknown step {shown(action)}{suggest(action, ACTIONS)}")
     clause = None
     if value is None or (isinstance(value, YMap) and not value):
         args_node: Any = YMap()
@@ -263,11 +416,15 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
     if spec.one_of and sum(k in f for k in spec.one_of) != 1:
         raise loc.error(f"{action}: give exactly one of {', '.join(spec.one_of)}")
     args: dict[str, Any] = {}
+    before = error_count()
     for key, arg in spec.args.items():
         if key in f:
-            args[key] = _check_arg(arg, f.raw(key), f.loc(key), f.name(key), ctx)
+            with guard():
+                args[key] = _check_arg(arg, f.raw(key), f.loc(key), f.name(key), ctx)
         elif arg.default is not None:
             args[key] = arg.default
+    if error_count() > before:
+        raise Abandoned()
     _check_step_semantics(action, args, f, ctx)
     source_line = loc.src.text.splitlines()[loc.pos.line - 1] if loc.src.text else action
     return Step(action, args, loc.src.path, loc.pos.line, loc.pos.col, source_line.strip(), clause)
@@ -278,50 +435,91 @@ def _check_arg(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:
     if kind == "enum":
         return check_enum(value, loc, what, arg.choices)
     if kind == "int":
-        return check_int(value, loc, what, lo=0)
+        return check_int(value, loc, what, lo=0, hi=MAX_INT)
     if kind == "seat":
         return check_int(value, loc, what, lo=1, hi=9)
     if kind == "str":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)  # `configure_mystery: 3` names configuration "3"
         return check_str(value, loc, what)
     if kind == "bool":
         return check_bool(value, loc, what)
     if kind == "amount":
         return check_amount(value, loc, what)
     if kind == "decimal":
-        return check_decimal(value, loc, what)
+        return check_decimal(value, loc, what, lo=Decimal(0), hi=Decimal(MAX_MS))
     if kind == "map":
-        return to_plain(check_map(value, loc, what))
+        m = check_map(value, loc, what)
+        if not m:
+            raise loc.error(f"{what}: is empty: it would set or check nothing")
+        return to_plain(m)
     if kind == "str-list":
         items = check_list(value, loc, what)
+        if not items:
+            raise loc.error(f"{what}: is empty: it would check nothing")
         return tuple(check_str(v, vl, f"{what}[{i}]") for i, v, vl in items.enumerate_locs())
     if kind == "cards":
         return _cards(value, loc, what, ctx)
     if kind == "seats":
-        if isinstance(value, str) and value == "all":
-            return "all"
-        items = check_list(value, loc, what)
-        return tuple(check_int(v, vl, f"{what}[{i}]", lo=1, hi=9) for i, v, vl in items.enumerate_locs())
+        return _seats(value, loc, what)
     if kind == "timing":
         t = Fields(value, loc, what, required=("after",), optional=("n", "offset_ms"))
         return {
             "after": t.get_enum("after", TIMED_AFTER),
-            "n": t.get_int("n", 1, lo=1),
-            "offset_ms": t.get_decimal("offset_ms", None),
+            "n": t.get_int("n", 1, lo=1, hi=MAX_INT),
+            "offset_ms": t.get_decimal("offset_ms", None, lo=Decimal(0), hi=Decimal(MAX_MS)),
         }
     if kind == "meter-amounts":
-        m = Fields(value, loc, what, optional=METERS)
-        return {k: m.get_amount(k) for k in m}
+        mf = _meters_map(value, loc, what, ctx)
+        return {k: mf.get_amount(k) for k in mf}
     if kind == "meter-refs":
-        m = Fields(value, loc, what, optional=METERS)
+        mf = _meters_map(value, loc, what, ctx)
         out: dict[str, Any] = {}
-        for k in m:
-            raw = m.raw(k)
+        for k in mf:
+            raw = mf.raw(k)
             if isinstance(raw, str) and raw in ("reset", "initial", "floor", "reseed", "must_hit_by"):
                 out[k] = str(raw)
             else:
-                out[k] = m.get_amount(k)
+                out[k] = mf.get_amount(k)
         return out
     raise AssertionError(f"unknown argument kind {kind}")  # pragma: no cover - table is static
+
+
+def _seats(value: Any, loc: Loc, what: str) -> Any:
+    """``all`` or a list of distinct seats 1-9."""
+    if isinstance(value, str) and value == "all":
+        return "all"
+    items = check_list(value, loc, what)
+    if not items:
+        raise loc.error(f"{what}: an empty list of seats places nothing (write all, or name seats)")
+    seen: dict[int, int] = {}
+    for i, v, vl in items.enumerate_locs():
+        seat = check_int(v, vl, f"{what}[{i}]", lo=1, hi=9)
+        if seat in seen:
+            raise vl.error(f"{what}: seat {seat} is listed twice (first at line {seen[seat]})")
+        seen[seat] = vl.pos.line
+    return tuple(seen)
+
+
+def _meters_map(value: Any, loc: Loc, what: str, ctx: _Ctx) -> Fields:
+    """A ``{meter: ...}`` mapping: not empty, only meters of the suite's game, each one a meter the
+    case's tables must have (``requires:``), else the check reads 0 = 0 on a table without it."""
+    m = Fields(value, loc, what, optional=METERS)
+    if not m.node:
+        raise loc.error(f"{what}: is empty: it checks nothing")
+    for k in m:
+        if k not in METERS:
+            continue
+        if k not in GAME_METERS.get(ctx.game, METERS):
+            report(m.key_loc(k).error(f"{what}: a {ctx.game} table has no {k} meter "
+                                      f"(its meters: {', '.join(GAME_METERS[ctx.game])})"))
+        elif METER_CAPABILITY[k] not in ctx.requires and not (
+                ctx.games and all(METER_CAPABILITY[k] in GAME_IMPLIES.get(g, ()) for g in ctx.games)):
+            report(m.key_loc(k).error(
+                f"{what}: checks the {k} meter but the case does not require {METER_CAPABILITY[k]}: on a "
+                f"table without that meter the check reads nothing and cannot fail (add "
+                f"requires: [{METER_CAPABILITY[k]}])"))
+    return m
 
 
 def _cards(value: Any, loc: Loc, what: str, ctx: _Ctx) -> tuple[Card, ...]:
@@ -346,7 +544,23 @@ def _cards(value: Any, loc: Loc, what: str, ctx: _Ctx) -> tuple[Card, ...]:
 
 
 def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ctx) -> None:
-    """Checks that need more than one argument or the game: a scripted round must be possible."""
+    """Checks that need more than one argument or the game: a scripted round must be possible, an
+    expectation must check something."""
+    if action == "rounds" and args.get("count") == 0:
+        raise f.error("count", "0 rounds play nothing and check nothing (at least 1)")
+    if action == "deal" and args.get("count") == 0:
+        raise f.error("count", "dealing 0 cards deals nothing (at least 1)")
+    if action == "expect_meters" and not (args.get("delta") or args.get("equals") or args.get("at_least")
+                                          or args.get("never_decreased") or args.get("conservation")):
+        raise f.node.where.error("expect_meters: checks nothing: give delta, equals, at_least, "
+                                 "never_decreased: true or conservation: true")
+    if action == "expect_payout" and not args.get("oracle"):
+        if args.get("seat") is None:
+            raise f.node.where.error("expect_payout: give oracle: true, or a seat with returned, category or "
+                                     "none: true")
+        if args.get("returned") is None and args.get("category") is None and not args.get("none"):
+            raise f.node.where.error(f"expect_payout: seat {args['seat']}: checks nothing: give returned, "
+                                     "category or none: true (or oracle: true)")
     if action in ("shoe", "deal") and "cards" in args and args.get("count") is None:
         cards = args["cards"]
         try:
@@ -370,12 +584,24 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
 
 
 def _stack_exists(name: str, f: Fields, ctx: _Ctx) -> None:
+    """The stack exists, is valid and is of the suite's game.  Errors inside the stack file are
+    reported at the stack file's own line, and the suite's step says which stack it cannot use."""
     from harness.suites.stacks import find_stack
 
     try:
-        find_stack(name, ctx.fixtures)
+        stack = find_stack(name, ctx.fixtures)
     except InputError as exc:
-        raise f.error("stack", exc.message) from None
+        located = [e for e in error_lines(exc) if e.path is not None]
+        for err in located:
+            report(err)
+        unlocated = [e.message for e in error_lines(exc) if e.path is None]
+        if unlocated:
+            raise f.error("stack", "; ".join(unlocated)) from None
+        files = sorted({str(e.path) for e in located})
+        raise f.error("stack", f"stack '{name}' cannot be used: {', '.join(files)} has errors") from None
+    if stack.game not in STACK_GAMES[ctx.game]:
+        raise f.error("stack", f"stack '{name}' is a {stack.game} stack ({stack.path}); this suite deals "
+                               f"{ctx.game}")
 
 
 def expand_suites(paths: list[Path]) -> list[Path]:
@@ -389,4 +615,4 @@ def expand_suites(paths: list[Path]) -> list[Path]:
     return out
 
 
-__all__ = ["SPEC", "error_at", "expand_suites", "load_suite", "validate_suite_file"]
+__all__ = ["SPEC", "check_suite_against_profile", "error_at", "expand_suites", "load_suite", "validate_suite_file"]
