@@ -7,8 +7,8 @@ Each subcommand lives in its own module ``harness.cli.<name>`` exposing:
 * ``add_arguments(parser)``: its flags;
 * ``run(args) -> int``: the exit status.
 
-Bad input raises :class:`harness.errors.InputError`; this module prints it as one line on stderr
-and exits 2, never a traceback.
+Bad input raises :class:`harness.errors.InputError`; this module prints each of its errors as one
+line on stderr and exits 2, never a traceback.  Exit statuses: :mod:`harness.exitcodes`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from harness import __version__
-from harness.errors import InputError
+from harness import __version__, exitcodes
+from harness.errors import InputError, error_lines
 
 #: subcommand name -> module; order is the order ``tablecert --help`` lists them in
 COMMANDS: dict[str, str] = {
@@ -83,16 +83,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._module.run(args))
     except InputError as exc:
-        print(f"tablecert {args.command}: {exc}" if exc.path is None else str(exc), file=sys.stderr)
-        return 2
+        for err in error_lines(exc):
+            print(f"tablecert {args.command}: {err}" if err.path is None else str(err), file=sys.stderr)
+        return exitcodes.BAD_INPUT
     except KeyboardInterrupt:
         print("tablecert: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours
+        return exitcodes.INTERRUPTED
+    except BrokenPipeError:
+        # output piped into `head` and closed early: the command could not finish what it was
+        # asked, and must not claim success (harness.exitcodes)
         import os
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return exitcodes.RIG_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,47 +1,84 @@
-"""``tablecert validate PATH...``: check profiles and suites without running anything.
+"""``tablecert validate PATH...``: check profiles, suites and stack files without running anything.
 
-Each file is recognised by its ``spec:`` (``tablecert/profile/...`` or ``tablecert/suite/...``);
-a directory is walked for ``*.yaml``.  A valid file prints ``ok  path``; a bad one prints one line
-``file:line:col: message`` followed by the offending lines, indented, so an editor can jump to
-it.  Exit status 0 when every file is valid, 2 otherwise (bad input, never a traceback).
+Each file is recognised by its ``spec:`` (``tablecert/profile/...``, ``tablecert/suite/...`` or
+``tablecert/stacks/...``); a directory is walked for ``*.yaml`` (symlinked folders are followed
+once; a folder that cannot be read is an error, never skipped in silence).  In a walk, a YAML file
+of another tool (a ``spec:`` that is not ``tablecert/...``, such as a pyvisa-sim definition) is
+listed as skipped; named on the command line it is an error.
+
+A valid file prints ``ok  path``; a bad one prints every problem as ``file:line:col: message``
+followed by the offending lines, indented, so an editor can jump to each.  With ``--profile P``
+suites are also checked against that profile (seats on its table).  Exit status 0 when every file
+is valid, 2 otherwise (bad input, never a traceback), also when the output is cut short by a
+closed pipe (``tablecert validate suites/ | head``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InputError
+from harness import exitcodes
+from harness.errors import InputError, render
 from harness.profiles import SPEC_PREFIX as PROFILE_PREFIX
 from harness.profiles import profile_from_node
 from harness.yamlload import YMap, load_yaml
 
-HELP = "check device profiles and suites for errors without running anything"
+HELP = "check device profiles, suites and stack files for errors without running anything"
 EXAMPLE = """
-tablecert validate device_profiles/ suites/
+tablecert validate device_profiles/ suites/ fixtures/
 tablecert validate device_profiles/emulated-midi-5.yaml
+tablecert validate suites/royal9 --profile device_profiles/emulated-midi-1.yaml
 """
 SUITE_PREFIX = "tablecert/suite/"
+STACKS_PREFIX = "tablecert/stacks/"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="YAML files or directories (walked for *.yaml)")
+    parser.add_argument("--profile", default=None, metavar="P",
+                        help="also check suites against this device profile (seats on its table)")
 
 
-def _files(paths: list[str]) -> Iterator[Path]:
+class Foreign(Exception):
+    """A YAML file of another tool, met while walking a directory."""
+
+
+def walk_yaml(paths: list[str], errors: list[InputError]) -> Iterator[tuple[Path, bool]]:
+    """``(file, named)`` for each path: files as given, directories walked for ``*.yaml``.
+
+    Symlinked folders are followed (each real folder once, so a link loop ends); a folder that
+    cannot be listed is added to ``errors``.
+    """
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*.yaml") if p.is_file())
-        else:
-            yield path
+        if not path.is_dir():
+            yield path, True
+            continue
+        seen: set[str] = set()
+
+        def failed(exc: OSError, top: Path = path) -> None:
+            errors.append(InputError(f"cannot read this folder: {exc.strerror or exc}",
+                                     path=str(exc.filename or top)))
+
+        for top, dirs, files in os.walk(path, onerror=failed, followlinks=True):
+            real = os.path.realpath(top)
+            if real in seen:
+                dirs[:] = []
+                continue
+            seen.add(real)
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".yaml"):
+                    yield Path(top) / name, False
 
 
-def _suite_validator() -> Callable[[str], Any] | None:
+def _suite_validator() -> Callable[..., Any] | None:
     try:
         module = importlib.import_module("harness.suites.schema")
     except ModuleNotFoundError as exc:
@@ -52,8 +89,9 @@ def _suite_validator() -> Callable[[str], Any] | None:
     return validator if callable(validator) else None
 
 
-def validate_file(path: Path) -> None:
-    """Raise :class:`InputError` if ``path`` is not a valid profile or suite."""
+def validate_file(path: Path, *, named: bool = True, profile: Any = None) -> None:
+    """Raise :class:`InputError` if ``path`` is not a valid profile, suite or stack file
+    (:class:`Foreign` for another tool's YAML met in a directory walk)."""
     name = str(path)
     node = load_yaml(path)
     spec = node.get("spec") if isinstance(node, YMap) else None
@@ -61,38 +99,76 @@ def validate_file(path: Path) -> None:
         validator = _suite_validator()
         if validator is None:
             raise node.loc("spec").error("suite validation not available in this installation")
-        validator(name)
+        if profile is not None:
+            validator(name, profile=profile)
+        else:
+            validator(name)
+        return
+    if isinstance(spec, str) and spec.startswith(STACKS_PREFIX):
+        from harness.suites.stacks import validate_stack_file
+
+        validate_stack_file(path)
         return
     if isinstance(spec, str) and not spec.startswith(PROFILE_PREFIX):
+        if not named and not spec.startswith("tablecert/"):
+            raise Foreign(f"spec '{spec}' is not a tablecert file")
         raise node.loc("spec").error(
-            f"spec '{spec}': expected {PROFILE_PREFIX}<version> or {SUITE_PREFIX}<version>"
+            f"spec '{spec}': expected {PROFILE_PREFIX}<version>, {SUITE_PREFIX}<version> "
+            f"or {STACKS_PREFIX}<version>"
         )
     profile_from_node(node, name)
 
 
-def _report(exc: InputError) -> str:
-    text = str(exc)
-    if exc.context:
-        text += "\n" + "\n".join("    " + line for line in exc.context.splitlines())
-    return text
+class _Out:
+    """stdout that survives a reader going away: the run goes on and keeps its exit status."""
+
+    closed = False
+
+    def print(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            print(text, flush=True)
+        except BrokenPipeError:
+            self.closed = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
 
 
 def run(args: argparse.Namespace) -> int:
-    files = list(_files(args.paths))
+    out = _Out()
+    walk_errors: list[InputError] = []
+    files = list(walk_yaml(args.paths, walk_errors))
+    for err in walk_errors:
+        print(str(err), file=sys.stderr)
     if not files:
         print("tablecert validate: no *.yaml files under " + ", ".join(args.paths), file=sys.stderr)
-        return 2
-    bad = 0
-    for path in files:
+        return exitcodes.BAD_INPUT
+    profile = None
+    if args.profile:
+        from harness.profiles import load_profile
+
+        profile = load_profile(args.profile)
+    bad = skipped = 0
+    for path, named in files:
         try:
-            validate_file(path)
+            validate_file(path, named=named, profile=profile)
+        except Foreign as why:
+            skipped += 1
+            out.print(f"skip {path} ({why})")
         except InputError as exc:
             bad += 1
             if exc.path is None:
                 exc = exc.located(str(path))
-            print(_report(exc), file=sys.stderr)
+            print(render(exc), file=sys.stderr, flush=True)
         else:
-            print(f"ok  {path}")
-    if len(files) > 1:
-        print(f"{len(files) - bad} valid, {bad} invalid", file=sys.stderr if bad else sys.stdout)
-    return 2 if bad else 0
+            out.print(f"ok  {path}")
+    checked = len(files) - skipped
+    if len(files) > 1 or walk_errors:
+        summary = f"{checked - bad} valid, {bad} invalid" + (f", {skipped} skipped" if skipped else "")
+        if bad or walk_errors:
+            print(summary, file=sys.stderr)
+        else:
+            out.print(summary)
+    return exitcodes.BAD_INPUT if bad or walk_errors or checked == 0 else exitcodes.PASS
