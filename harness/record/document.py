@@ -46,6 +46,8 @@ class Record:
     meta: RunMeta
     harness_version: str
     git_revision: str
+    #: uncommitted changes in the harness checkout when the run started (None: not a checkout)
+    git_dirty: bool | None = None
     finished_at: str | None = None
     complete: bool = False
     inputs: list[InputFile] = field(default_factory=list)
@@ -129,7 +131,8 @@ class Record:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "complete": self.complete,
-            "harness": {"version": self.harness_version, "git_revision": self.git_revision},
+            "harness": {"version": self.harness_version, "git_revision": self.git_revision,
+                        "git_dirty": self.git_dirty},
             "meta": self.meta.to_dict(),
             "inputs": [i.to_dict() for i in self.inputs],
             "profile": jsonable(self.profile, "profile"),
@@ -158,6 +161,7 @@ class Record:
             meta=RunMeta.from_dict(data.get("meta") or {}),
             harness_version=harness.get("version", "unknown"),
             git_revision=harness.get("git_revision", "unknown"),
+            git_dirty=harness.get("git_dirty"),
             finished_at=data.get("finished_at"),
             complete=bool(data.get("complete")),
             inputs=[

@@ -13,7 +13,6 @@ views (HTML, JUnit XML, Allure results).  See docs/record.md for the API and the
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -59,6 +58,23 @@ def utc_now() -> str:
 def new_run_id() -> str:
     """UTC time plus a random suffix: sortable, and unique across benches started the same second."""
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+def git_dirty() -> bool | None:
+    """True when the checkout holding the harness has changes not committed (``git status``), so
+    the revision alone does not say which code ran; None outside a checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
 
 
 def git_revision() -> str:
@@ -192,6 +208,7 @@ class RunRecorder:
             meta=meta,
             harness_version=__version__,
             git_revision=git_revision(),
+            git_dirty=git_dirty(),
         )
 
     @classmethod
@@ -213,7 +230,7 @@ class RunRecorder:
                 "schema": SCHEMA,
                 "run_id": run_id,
                 "started_at": r.started_at,
-                "harness": {"version": r.harness_version, "git_revision": r.git_revision},
+                "harness": {"version": r.harness_version, "git_revision": r.git_revision, "git_dirty": r.git_dirty},
                 "meta": meta.to_dict(),
             }
         )
@@ -329,23 +346,62 @@ class RunRecorder:
         return self.run_dir
 
 
+def write_journal(run_dir: Path, record: Record) -> None:
+    """Write the complete journal of a record made in one go (a merged record), fact by fact as a
+    run would have written it, so every record keeps a journal ``verify`` can hold it to."""
+    entries: list[Mapping[str, Any]] = [{
+        "type": "header", "schema": SCHEMA, "run_id": record.run_id, "started_at": record.started_at,
+        "harness": {"version": record.harness_version, "git_revision": record.git_revision,
+                    "git_dirty": record.git_dirty},
+        "meta": record.meta.to_dict(),
+    }]
+    entries += [{"type": "input", **item.to_dict()} for item in record.inputs]
+    entries.append({"type": "profile", "profile": record.profile})
+    entries.append({"type": "interpretations", "interpretations": record.interpretations})
+    for role, pair in sorted(record.identities.items()):
+        for when, ident in sorted(pair.items()):
+            entries.append({"type": "identity", "when": when, "role": role, "identity": ident.to_dict()})
+    entries += [{"type": "case", "case": case.to_dict()} for case in record.cases]
+    if record.merged_from:
+        entries.append({"type": "merged", "merged_from": record.merged_from})
+    entries.append({"type": "finish", "finished_at": record.finished_at or utc_now()})
+    path = run_dir / JOURNAL_FILE
+    with path.open("wb") as fh:
+        fh.write(b"".join(canonical_json(e) + b"\n" for e in entries))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def load_journal(path: Path) -> Record:
-    """Replay a journal; without a finish line the record is incomplete (and says so in ``notes``)."""
+    """Replay a journal; without a finish line the record is incomplete (and says so in ``notes``).
+
+    Every line is checked for its shape before it is replayed (:mod:`harness.record.check`): a
+    journal of the wrong shape is an :class:`InputError` naming the file and line.
+    """
+    from harness.record.check import MAX_RECORD_BYTES, check_journal_entry, parse_json
+    from harness.yamlload import read_input
+
     record: Record | None = None
-    raw = path.read_bytes()
+    raw = read_input(path, limit=MAX_RECORD_BYTES, what="journal")
     lines = raw.split(b"\n")
     notes: list[str] = []
     if lines and lines[-1] != b"":
         notes.append("the journal's last line was cut short by the interruption and is ignored")
+    finished_at: int | None = None
     for n, line in enumerate(lines[:-1], 1):
-        try:
-            entry = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"not a JSON line ({exc})", path=str(path), line=n) from exc
+        entry = parse_json(line, str(path), n)
+        check_journal_entry(entry, str(path), n)
+        if finished_at is not None:
+            raise InputError(f"not a valid journal: an entry after the finish line (line {finished_at})",
+                             path=str(path), line=n)
+        if entry["type"] == "header" and record is not None:
+            raise InputError("not a valid journal: a second header", path=str(path), line=n)
         try:
             record = _replay(record, entry, path, n)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"unreadable journal entry ({exc})", path=str(path), line=n) from exc
+        if entry["type"] == "finish":
+            finished_at = n
     if record is None:
         raise InputError("empty journal (the run was stopped before its header was written)", path=str(path))
     record.notes.extend(notes)
@@ -363,6 +419,7 @@ def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
             meta=RunMeta.from_dict(entry.get("meta") or {}),
             harness_version=entry["harness"]["version"],
             git_revision=entry["harness"]["git_revision"],
+            git_dirty=entry["harness"].get("git_dirty"),
         )
     elif kind == "input":
         record.inputs.append(InputFile(entry["path"], entry["kind"], entry["sha256"], entry["size"]))
@@ -375,6 +432,8 @@ def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
         record.identities.setdefault(entry["role"], {})[entry["when"]] = ident
     elif kind == "case":
         record.cases.append(CaseResult.from_dict(entry["case"]))
+    elif kind == "merged":
+        record.merged_from = list(entry["merged_from"])
     elif kind == "finish":
         record.finished_at = entry["finished_at"]
         record.complete = True
@@ -397,8 +456,14 @@ def load_record(target: Path | str) -> Record:
         raise InputError(f"{run_dir}: no {RECORD_FILE} or {JOURNAL_FILE} here")
     if path.name == JOURNAL_FILE or path.suffix == ".jsonl":
         return load_journal(path)
+    from harness.record.check import MAX_RECORD_BYTES, check_record_data, parse_json
+    from harness.yamlload import read_input
+
+    data = parse_json(read_input(path, limit=MAX_RECORD_BYTES, what="record"), str(path), 1)
+    check_record_data(data, str(path))
+    if data.get("schema") != SCHEMA:
+        raise InputError(f"not a {SCHEMA} record (schema {str(data.get('schema'))[:40]!r})", path=str(path), line=1)
     try:
-        data = json.loads(path.read_bytes())
         return Record.from_dict(data)
     except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"not a readable tablecert record: {exc}", path=str(path)) from exc
+        raise InputError(f"not a readable tablecert record: {exc}", path=str(path), line=1) from exc

@@ -19,6 +19,7 @@ under ``evidence/<source-run-id>/`` and re-hashed; the merged record gets its ow
 from __future__ import annotations
 
 import copy
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from harness import __version__
 from harness.errors import InputError
 from harness.record.digest import EVIDENCE_DIR, record_digest, run_dir_of, sha256_file, verify
 from harness.record.document import InputFile, Record
-from harness.record.journal import git_revision, load_record, new_run_id, utc_now
+from harness.record.journal import git_dirty, git_revision, load_record, new_run_id, utc_now, write_journal
 from harness.record.model import PRODUCT_FIELDS, DeviceIdentity, Evidence
 from harness.record.views import write_views
 
@@ -81,15 +82,31 @@ def merge_records(sources: list[Path], out_dir: Path) -> Path:
     if not sources:
         raise InputError("merge needs at least one record")
     loaded: list[tuple[Path, Path, Record]] = []
+    seen_dirs: dict[str, Path] = {}
+    seen_runs: dict[str, Path] = {}
+    out_dir = Path(out_dir)
     for src in sources:
         run_dir = run_dir_of(Path(src))
+        real = os.path.realpath(run_dir)
+        if real in seen_dirs:
+            raise InputError(f"{src}: the same record as {seen_dirs[real]}: merging a record with itself would "
+                             "count its cases twice")
+        seen_dirs[real] = Path(src)
+        if os.path.realpath(out_dir) == real:
+            raise InputError(f"{out_dir}: --out is one of the records being merged")
         problems = verify(run_dir)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise InputError(f"{src}: does not verify: {problems[0]}{more}")
-        loaded.append((Path(src), run_dir, load_record(run_dir)))
+        rec = load_record(run_dir)
+        # a run, or a merged record's source runs, may appear once only
+        for run_id in [rec.run_id, *(str(m.get("run_id")) for m in rec.merged_from)]:
+            if run_id in seen_runs:
+                raise InputError(f"{src}: run {run_id} is already in {seen_runs[run_id]}: its cases would be "
+                                 "counted twice")
+            seen_runs[run_id] = Path(src)
+        loaded.append((Path(src), run_dir, rec))
     check_same_product([(p, r) for p, _, r in loaded])
-    out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise InputError(f"{out_dir}: exists and is not empty")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -105,6 +122,7 @@ def merge_records(sources: list[Path], out_dir: Path) -> Path:
         meta=meta,
         harness_version=__version__,
         git_revision=git_revision(),
+        git_dirty=git_dirty(),
         finished_at=utc_now(),
         complete=True,
         profile=copy.deepcopy(first.profile),
@@ -129,6 +147,7 @@ def merge_records(sources: list[Path], out_dir: Path) -> Path:
             new.evidence = [_copy_evidence(run_dir, out_dir, rec.run_id, ev) for ev in case.evidence]
             merged.cases.append(new)
         merged.merged_from.append(_source_entry(run_dir, rec))
+    write_journal(out_dir, merged)
     write_views(out_dir, merged)
     return out_dir
 
@@ -136,9 +155,15 @@ def merge_records(sources: list[Path], out_dir: Path) -> Path:
 def _copy_evidence(src_dir: Path, out_dir: Path, run_id: str, ev: Evidence) -> Evidence:
     rel = ev.path.removeprefix(EVIDENCE_DIR + "/")
     new_rel = f"{EVIDENCE_DIR}/{run_id}/{rel}"
+    # the source was shape-checked (run id and evidence path confined) and verified; check again
+    # here, where a file is written, that nothing leads out of either folder
     dest = out_dir / new_rel
+    src = src_dir / ev.path
+    if not (os.path.realpath(dest).startswith(os.path.realpath(out_dir) + os.sep)
+            and os.path.realpath(src).startswith(os.path.realpath(src_dir) + os.sep)):
+        raise InputError(f"{src_dir}: evidence path {ev.path!r} of run {run_id!r} leads outside its folder")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src_dir / ev.path, dest)
+    shutil.copyfile(src, dest)
     digest = sha256_file(dest)
     if digest != ev.sha256:
         raise InputError(f"{src_dir / ev.path}: changed while merging")
