@@ -30,6 +30,13 @@ if TYPE_CHECKING:
     from harness.suites.session import TcSession
 
 SUITE_SUFFIX = ".suite.yaml"
+#: every suite file collected in this session, by path (the record hashes each, and its stacks)
+SUITES_USED = pytest.StashKey[dict[str, Any]]()
+
+
+def suites_used(config: pytest.Config) -> dict[str, Any]:
+    """Path -> loaded :class:`~harness.suites.model.Suite` of every suite collected so far."""
+    return config.stash.get(SUITES_USED, {})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -83,6 +90,8 @@ class SuiteFile(pytest.File):
             raise self.CollectError(render(exc, indent="")) from None
         from harness.suites.schema import check_suite_against_profile
         from harness.suites.session import profile_for
+
+        self.config.stash.setdefault(SUITES_USED, {})[str(self.path)] = suite
 
         try:
             profile, _interp = profile_for(self.config)

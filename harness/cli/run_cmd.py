@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _profiles(args: argparse.Namespace, root: Path) -> list[Path]:
     if args.profile:
-        paths = [Path(p) for p in args.profile]
+        paths = [Path(p).absolute() for p in args.profile]  # as the user's shell means it, not the checkout
     else:
         paths = sorted((root / "device_profiles").glob("emulated-*.yaml"))
     for p in paths:
@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.profiles import load_profile
 
     root = project_root()
-    suites = [Path(s) for s in args.suites] or [root / "suites"]
+    # the pytest process runs in the checkout: a relative path means the user's working directory
+    suites = [Path(s).absolute() for s in args.suites] or [root / "suites"]
     for s in suites:
         if not s.exists():
             raise InputError(f"{s}: no such suite file or directory")

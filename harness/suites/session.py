@@ -330,9 +330,36 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
          "reason": cat.interpretation(k).reason if _known(cat, k) else ""}
         for k, v in sorted(interp.items())
     ])
-    for path in sorted({str(p) for p in config.args if str(p).endswith(".yaml")}):
-        rec.add_input_file(path, "suite")
+    from harness.plugin import suites_used
+
+    for path, kind in input_files(suites_used(config)):
+        rec.add_input_file(path, kind)
     return rec
+
+
+def input_files(suites: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path, kind) of every suite collected and every stack file its cases name, each once, paths
+    relative to the project when inside it: the record pins each by SHA-256, so a locally edited
+    suite or stack shows in the record."""
+    from harness.suites.stacks import find_stack
+
+    root = project_root().resolve()
+
+    def shown(path: str) -> str:
+        p = Path(path).resolve()
+        return p.relative_to(root).as_posix() if p.is_relative_to(root) else p.as_posix()
+
+    out: dict[str, str] = {}
+    for path in sorted(suites):
+        out.setdefault(shown(path), "suite")
+    stacks: set[str] = set()
+    for suite in suites.values():
+        for case in suite.cases:
+            stacks.update(str(s.args["stack"]) for s in case.steps if isinstance(s.args.get("stack"), str))
+    for name in sorted(stacks):
+        with contextlib.suppress(InputError):  # a suite naming it was refused at collection
+            out.setdefault(shown(find_stack(name).path), "fixture")
+    return sorted(out.items(), key=lambda item: (item[1] != "suite", item[0]))
 
 
 def _known(cat: Any, interp_id: str) -> bool:
