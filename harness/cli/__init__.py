@@ -37,6 +37,8 @@ COMMANDS: dict[str, str] = {
     "report": "harness.cli.report",
     "verify": "harness.cli.verify",
     "merge": "harness.cli.merge",
+    "keygen": "harness.cli.keygen",
+    "sign": "harness.cli.sign",
 }
 
 
