@@ -87,7 +87,8 @@ def _case(rec: RunRecorder, n: int, verdict: str, suite: Path) -> None:
     case.measure(Measurement("mega meter delta", 5, "cents", 5, "PASS", "pa-midi-r9-paytable-5"))
     if verdict == "FAIL":
         case.measure(Measurement("lock-out latency", Decimal("1.7"), "ms", "<= 1.0", "FAIL", "pa-midi-lockout", "late"))
-    case.attach("shoe-transcript.txt", b"TX a55a0101\nRX a55a0102\n" + CONTROL_BYTES, kind="transcript")
+    head = f"# run {rec.run_id} case {n}\n".encode()  # each run's transcripts are its own bytes
+    case.attach("shoe-transcript.txt", head + b"TX a55a0101\nRX a55a0102\n" + CONTROL_BYTES, kind="transcript")
     case.meter_timeline("mega", [(0, 5_000_000), (15, 5_000_005), ("30.5", 5_000_010), (45, 5_000_000)])
     message = {"FAIL": "lock-out latency 1.7 ms > 1.0 ms", "ERROR": "DeviceTimeout: controller"}.get(verdict)
     reproduce = {"command": "tablecert run suites/royal9/paytable.suite.yaml -k case", "stack": "KS 9H 9S KH"}
