@@ -156,3 +156,32 @@ def test_hostile_corpus_counts() -> None:
     """Corpus size per kind, as the closing note reports it."""
     sizes = {kind: len(CORPUS[kind]) for kind in KINDS} | {"hostile files": len(HOSTILE) + 1}
     assert sum(sizes.values()) >= 150, sizes
+
+
+def test_stack_file_errors_are_reported_at_the_stack_files_line(tmp_path: Path) -> None:
+    """A suite naming a stack whose entry is wrong: the error names the stack file and its line, and
+    the suite's step says which stack it cannot use."""
+    from harness.errors import InputError, error_lines
+    from harness.suites.schema import load_suite
+
+    stacks = tmp_path / "fixtures" / "stacks"
+    stacks.mkdir(parents=True)
+    (stacks / "mine.yaml").write_text(
+        "spec: tablecert/stacks/1\nstacks:\n"
+        "  good-one:\n    cards: \"9S 2D 9C 9H\"\n    game: baccarat\n    want: \"player+natural-8\"\n"
+        "  bad-one:\n    cards: \"AC 5H TH 5D 4D 2D\"\n    game: baccarat\n    want: \"banker\"\n")
+    suite = tmp_path / "s.suite.yaml"
+    suite.write_text(
+        "spec: tablecert/suite/1\nsuite: s\ntitle: t\ncases:\n"
+        "  - id: a\n    title: t\n    clauses: [pa-midi-r9-f1-royal9]\n    steps:\n"
+        "      - open_round\n      - deal: {stack: bad-one}\n      - expect_outcome: oracle\n"
+        "  - id: b\n    title: t\n    clauses: [pa-midi-r9-f1-royal9]\n    steps:\n"
+        "      - open_round\n      - deal: {stack: good-one}\n      - expect_outcome: oracle\n")
+    with pytest.raises(InputError) as info:
+        load_suite(suite, fixtures=tmp_path / "fixtures")
+    errors = [(e.path, e.line, e.message) for e in error_lines(info.value)]
+    assert (str(stacks / "mine.yaml"), 8, "stacks.bad-one.cards: the cards do not produce the want 'banker': "
+            "banker: winner is player") in errors
+    assert any(path == str(suite) and line == 10 and "stack 'bad-one' cannot be used" in msg
+               for path, line, msg in errors)
+    assert len(errors) == 2  # the good stack in the same file is usable

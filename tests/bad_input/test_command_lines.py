@@ -141,3 +141,19 @@ def test_relative_paths_mean_the_users_directory(tmp_path: Path, monkeypatch: py
     cmd = seen[0]
     assert str(tmp_path / "s" / "x.suite.yaml") in cmd
     assert cmd[cmd.index("--tc-profile") + 1] == str(tmp_path / "p.yaml")
+
+
+def test_run_refuses_a_suite_naming_seats_the_table_lacks(tmp_path: Path) -> None:
+    """At collection, before any device is opened: a seven-seat suite against a six-seat profile."""
+    import subprocess
+
+    six = tmp_path / "six.yaml"
+    six.write_text("".join(line for line in PROFILE.read_text().splitlines(keepends=True) if "{seat: 7" not in line))
+    suite = ROOT / "suites" / "royal9" / "paytable-5.suite.yaml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(suite), "-p", "no:cacheprovider", "--tc-profile", str(six),
+         "--tc-no-record", "--co", "-q", "-o", "testpaths="],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode != 0
+    assert f"{suite}:" in proc.stdout and "seat 7 is not on the table of profile" in proc.stdout
