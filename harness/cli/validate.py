@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import exitcodes
+from harness.cli.output import Out
 from harness.errors import InputError, render
 from harness.profiles import SPEC_PREFIX as PROFILE_PREFIX
 from harness.profiles import profile_from_node
@@ -119,25 +120,8 @@ def validate_file(path: Path, *, named: bool = True, profile: Any = None) -> Non
     profile_from_node(node, name)
 
 
-class _Out:
-    """stdout that survives a reader going away: the run goes on and keeps its exit status."""
-
-    closed = False
-
-    def print(self, text: str) -> None:
-        if self.closed:
-            return
-        try:
-            print(text, flush=True)
-        except BrokenPipeError:
-            self.closed = True
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-
-
 def run(args: argparse.Namespace) -> int:
-    out = _Out()
+    out = Out()
     walk_errors: list[InputError] = []
     files = list(walk_yaml(args.paths, walk_errors))
     for err in walk_errors:

@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 
 from harness import exitcodes
+from harness.cli.output import Out
 from harness.errors import InputError
 
 HELP = "check a run record against its digest (and --key: its signature): exit 0 untouched, 1 listing each problem"
@@ -54,13 +55,14 @@ def run(args: argparse.Namespace) -> int:
             problems += info["problems"]
     except OSError as exc:
         raise InputError(f"{args.record}: cannot read ({exc.strerror or exc})") from exc
+    out = Out()  # `verify R | head -1` still ends with what verification found
     if problems:
         for problem in problems:
-            print(f"{args.record}: {problem}")
-        print(f"{args.record}: FAILED VERIFICATION ({len(problems)} problem(s)); verdict NOT VALID")
+            out.print(f"{args.record}: {problem}")
+        out.print(f"{args.record}: FAILED VERIFICATION ({len(problems)} problem(s)); verdict NOT VALID")
         return exitcodes.FAIL
-    print(f"OK {args.record}: digest {record_digest(run_dir)}, verdict {verdict}")
+    out.print(f"OK {args.record}: digest {record_digest(run_dir)}, verdict {verdict}")
     if info is not None:
         how = "checked against the key given" if public is not None else "intact; give --key PUB to check whose key"
-        print(f"signed by {info['signer']} at {info['signed_at']}, key {info['key_fingerprint']} ({how})")
+        out.print(f"signed by {info['signer']} at {info['signed_at']}, key {info['key_fingerprint']} ({how})")
     return exitcodes.PASS

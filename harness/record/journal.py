@@ -60,12 +60,11 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
-def git_dirty() -> bool | None:
-    """True when the checkout holding the harness has changes not committed (``git status``), so
-    the revision alone does not say which code ran; None outside a checkout."""
+def _git(*args: str) -> str | None:
+    """The output of ``git ARGS`` in the checkout holding the harness, or None outside one."""
     try:
         out = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", *args],
             cwd=Path(__file__).resolve().parent,
             capture_output=True,
             text=True,
@@ -74,24 +73,20 @@ def git_dirty() -> bool | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return bool(out.stdout.strip()) if out.returncode == 0 else None
+    return out.stdout if out.returncode == 0 else None
+
+
+def git_dirty() -> bool | None:
+    """True when the checkout holding the harness has changes not committed (``git status``), so
+    the revision alone does not say which code ran; None outside a checkout."""
+    out = _git("status", "--porcelain", "--untracked-files=no")
+    return None if out is None else bool(out.strip())
 
 
 def git_revision() -> str:
     """``git rev-parse HEAD`` of the checkout holding the harness, or "unknown" outside one."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    rev = out.stdout.strip()
-    return rev if out.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", rev) else "unknown"
+    rev = (_git("rev-parse", "HEAD") or "").strip()
+    return rev if re.fullmatch(r"[0-9a-f]{40,64}", rev) else "unknown"
 
 
 def fsync_dir(path: Path) -> None:

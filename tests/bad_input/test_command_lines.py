@@ -157,3 +157,16 @@ def test_run_refuses_a_suite_naming_seats_the_table_lacks(tmp_path: Path) -> Non
     )
     assert proc.returncode != 0
     assert f"{suite}:" in proc.stdout and "seat 7 is not on the table of profile" in proc.stdout
+
+
+def test_verify_into_a_closed_pipe_keeps_its_status(places: dict[str, str]) -> None:
+    """`tablecert verify R | head -1` over a record that does not verify still exits 1."""
+    import subprocess
+
+    verify = f"'{sys.executable}' -m harness verify '{places['tampered']}'"
+    proc = subprocess.run(
+        ["sh", "-c", f"({verify}; echo \"status $?\" >&2) | head -1"],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.stdout.count("\n") == 1
+    assert "status 1" in proc.stderr and "Traceback" not in proc.stderr
