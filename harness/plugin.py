@@ -59,13 +59,38 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="how the emulators listen: pty (default) or 127.0.0.1 TCP")
     group.addoption("--tc-pre-submission", action="store_true", default=False,
                     help="vendor pre-submission mode: finish with a gap report")
+    group.addoption("--tc-submitting-party", action="store", default=None, metavar="NAME",
+                    help="certificate holder or vendor who submitted the device (default: the profile's)")
+    group.addoption("--tc-progress-fd", action="store", type=int, default=None, metavar="FD",
+                    help="write one JSON line per collected set and finished case to this file descriptor "
+                         "(tablecert run's progress display)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--tc-profile") and not hasattr(config, "workerinput"):
+        _terminate_as_interrupt()
+        fd = config.getoption("--tc-progress-fd")
+        if fd is not None:
+            config.pluginmanager.register(ProgressReporter(config, fd), "tablecert-progress")
     config.addinivalue_line("markers", "tablecert_requires(capability): the case needs this device capability")
     config.addinivalue_line("markers", "tablecert_clause(clause_id): the case checks this catalogue clause")
     config.addinivalue_line("markers", "allure_label(*labels, label_type): Allure label (allure-pytest)")
     config.addinivalue_line("markers", "allure_link(url, name, link_type): Allure link (allure-pytest)")
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM during a certification run ends it like Ctrl-C: the finished cases are written into
+    a finished record whose verdict is INTERRUPTED (exit 130), instead of a process killed mid-write."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -152,6 +177,9 @@ def tc_session(request: pytest.FixtureRequest) -> Iterator[TcSession]:
     try:
         yield session
     finally:
+        # Ctrl-C between cases (or pytest's own exit): the record says INTERRUPTED, not a device fault
+        if request.session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            session.interrupted = True
         session.close()
 
 
@@ -166,8 +194,8 @@ def _cites(item: pytest.Item, patterns: list[str]) -> bool:
 
 def _not_applicable(config: pytest.Config, item: pytest.Item) -> str | None:
     """Why a case does not apply to the run's profile (capability, game, denomination,
-    interpretation), or None.  Such cases are deselected: they are not part of this certification
-    and must not make its record look incomplete."""
+    interpretation), or None.  Such cases stay selected: the session records each as NOT APPLICABLE
+    with this reason (nothing vanishes from the record), which never makes a run incomplete."""
     case = getattr(item, "tc_case", None)
     if case is None:
         return None
@@ -182,16 +210,76 @@ def _not_applicable(config: pytest.Config, item: pytest.Item) -> str | None:
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     patterns = config.getoption("--tc-clause")
-    keep, dropped = [], []
-    for item in items:
-        if (patterns and not _cites(item, patterns)) or _not_applicable(config, item):
-            dropped.append(item)
-        else:
-            keep.append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
-    if config.getoption("--tc-profile") and not items and any(
+    if patterns:
+        keep = [item for item in items if _cites(item, patterns)]
+        dropped = [item for item in items if not _cites(item, patterns)]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
+    if config.getoption("--tc-profile") and any(
         str(a).endswith(SUITE_SUFFIX) or "suites" in str(a) for a in config.args
     ):
-        raise pytest.UsageError("no certification case selected: an empty selection certifies nothing")
+        cases = [item for item in items if getattr(item, "tc_case", None) is not None]
+        if not cases:
+            raise pytest.UsageError("no certification case selected: an empty selection certifies nothing")
+        if all(_not_applicable(config, item) for item in cases):
+            raise pytest.UsageError(
+                f"none of the {len(cases)} selected case(s) applies to the profile:"
+                " an empty selection certifies nothing"
+            )
+
+
+
+# -- progress for `tablecert run` (one JSON line per event on --tc-progress-fd) -----------------------
+
+class ProgressReporter:
+    """Registered by :func:`pytest_configure` in the controlling process when ``--tc-progress-fd``
+    is given (never in an xdist worker: the descriptor belongs to the controller)."""
+
+    def __init__(self, config: pytest.Config, fd: int) -> None:
+        import os
+
+        self.config = config
+        self.sent_collected = False
+        try:
+            self.stream: Any = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+        except OSError:
+            self.stream = None
+
+    def send(self, event: dict[str, Any]) -> None:
+        import json
+
+        if self.stream is None:
+            return
+        try:
+            self.stream.write(json.dumps(event) + "\n")
+        except OSError:  # the display went away; the run goes on
+            self.stream = None
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        cases = [item for item in session.items if getattr(item, "tc_case", None) is not None]
+        applicable = sum(1 for item in cases if not _not_applicable(session.config, item))
+        self.sent_collected = True
+        self.send({"collected": len(session.items), "applicable": applicable})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if not self.sent_collected:
+            self.sent_collected = True
+            self.send({"collected": len(ids)})
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call" and not (report.when == "setup" and not report.passed):
+            return
+        outcome = report.outcome.upper()
+        if report.skipped and "NOT APPLICABLE" in str(report.longrepr):
+            outcome = "NOT APPLICABLE"
+        self.send({"done": report.nodeid, "outcome": outcome})
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.stream is not None:
+            import contextlib
+
+            with contextlib.suppress(OSError):
+                self.stream.close()
+            self.stream = None

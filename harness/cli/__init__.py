@@ -78,10 +78,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # ``tablecert run ... -- ARGS``: everything after the first ``--`` goes to pytest unchanged
+    passthrough: list[str] | None = None
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, passthrough = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
     if getattr(args, "_module", None) is None:
         parser.print_help()
         return 2
+    if passthrough is not None:
+        if not getattr(args._module, "PASSTHROUGH", False):
+            print(f"tablecert {args.command}: '--' passes options to pytest; only `tablecert run` takes them",
+                  file=sys.stderr)
+            return 2
+        args.passthrough = passthrough
     try:
         return int(args._module.run(args))
     except InputError as exc:

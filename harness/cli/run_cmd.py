@@ -4,18 +4,30 @@ With no arguments it runs every suite under ``suites/`` against every built-in e
 (``device_profiles/emulated-*.yaml``), starting the emulators itself as separate processes over a
 pty, and writes one record per profile under ``reports/<run-id>/``.  Each profile runs in its own
 pytest process (the suites are pytest items; see ``harness.plugin``), so a crash in one cannot take
-another's finished results with it.  Exit 0 only when every applicable case passed in every run.
+another's finished results with it.
+
+One verdict everywhere: the summary prints each record's own verdict, and the exit status follows
+from those verdicts (:mod:`harness.exitcodes`), never from pytest's exit code.  Ctrl-C (or SIGTERM)
+lets the running profile write its record (verdict INTERRUPTED), runs no further profile and exits
+130.  Options after ``--`` go to pytest unchanged.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO, Any
 
+from harness import exitcodes
 from harness.errors import InputError
 from harness.suites.stacks import project_root
 
@@ -23,20 +35,31 @@ HELP = "run certification suites against a device profile (default: all suites, 
 EXAMPLE = """
 tablecert run                                   # every suite, every built-in emulator profile
 tablecert run suites/royal9 --profile device_profiles/emulated-midi-1.yaml
-tablecert run --profile my-bench.yaml --lab "ACME Labs" --operator jdoe --pre-submission
-tablecert run -n 2                              # split each profile's cases over two emulator instances
+tablecert run suites/lockout/lockout.suite.yaml::no-more-bets --profile my-bench.yaml
+tablecert run --profile my-bench.yaml --lab "ACME Labs" --operator jdoe --submitting-party "ACME Gaming LLC"
+tablecert run --profile device_profiles/emulated-midi-5.yaml --defect lockout-late --pre-submission
+tablecert run -n 2 -- -x --maxfail 3            # two emulator instances per profile; pytest options after --
 """
+#: ``tablecert run ... -- ARGS``: ARGS reach pytest unchanged
+PASSTHROUGH = True
+#: how long an interrupted profile may take to write its record before it is stopped
+INTERRUPT_GRACE_S = 60.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suites", nargs="*", metavar="SUITES", help="suite files or directories (default: suites/)")
+    p.add_argument("suites", nargs="*", metavar="SUITES",
+                   help="suite files or directories, or FILE::CASE for one case (default: suites/)")
     p.add_argument("--profile", action="append", default=[], metavar="P",
                    help="device profile (repeatable; default: every device_profiles/emulated-*.yaml)")
     p.add_argument("--report-dir", default=None, metavar="D", help="where reports/<run-id>/ go (default: reports)")
     p.add_argument("--pre-submission", action="store_true", help="vendor mode: end with a gap report")
-    p.add_argument("--lab", default=None)
-    p.add_argument("--operator", default=None)
-    p.add_argument("--station", default=None)
+    p.add_argument("--submitting-party", default=None, metavar="NAME",
+                   help="certificate holder or vendor who submitted the device (default: the profile's)")
+    p.add_argument("--lab", default=None, metavar="NAME", help="testing laboratory (default: the profile's)")
+    p.add_argument("--operator", default=None, metavar="NAME", help="who ran the test, for the record")
+    p.add_argument("--station", default=None, metavar="NAME", help="test station / bench, for the record")
+    p.add_argument("--defect", action="append", default=[], metavar="NAME",
+                   help="start the built-in emulators with this defect (see `tablecert defects`); repeatable")
     p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="only cases matching (pytest -k)")
     p.add_argument("-n", dest="workers", type=int, default=0, metavar="N",
                    help="split cases over N emulator instances (pytest-xdist --dist loadfile)")
@@ -56,83 +79,249 @@ def _profiles(args: argparse.Namespace, root: Path) -> list[Path]:
     return paths
 
 
+def _suites(args: argparse.Namespace, root: Path) -> list[str]:
+    """Suite paths as given (``FILE::CASE`` node ids kept whole), each checked to exist."""
+    given = list(args.suites) or [str(root / "suites")]
+    out = []
+    for s in given:
+        part, sep, case = s.partition("::")
+        # the pytest process runs in the checkout: a relative path means the user's working directory
+        path = Path(part).absolute()
+        if not path.exists():
+            raise InputError(f"{path}: no such suite file or directory")
+        if sep and not path.is_file():
+            raise InputError(f"{s}: FILE::CASE needs a suite file before '::'")
+        out.append(f"{path}{sep}{case}")
+    return out
+
+
+@dataclass
+class ProfileRun:
+    """One profile's pytest process and what came of it."""
+
+    name: str
+    path: Path
+    run_dir: Path
+    estimate: int
+    exit_code: int | None = None
+    seconds: float = 0.0
+    done: int = 0
+    applicable_done: int = 0
+    collected: int | None = None
+    interrupted: bool = False
+    verdict: str = "NOT RUN"
+    status: int = exitcodes.RIG_ERROR
+    reasons: list[str] = field(default_factory=list)
+    tally: dict[str, int] = field(default_factory=dict)
+    where: str = ""
+    dirs: list[Path] = field(default_factory=list)
+
+
 def run(args: argparse.Namespace) -> int:
+    from harness.cli.run_progress import Progress, applicable_counts
     from harness.profiles import load_profile
 
     root = project_root()
-    # the pytest process runs in the checkout: a relative path means the user's working directory
-    suites = [Path(s).absolute() for s in args.suites] or [root / "suites"]
-    for s in suites:
-        if not s.exists():
-            raise InputError(f"{s}: no such suite file or directory")
-    profiles = _profiles(args, root)
-    for p in profiles:
-        load_profile(p)  # validate up front: a bad profile is one line and exit 2
+    suites = _suites(args, root)
+    paths = _profiles(args, root)
+    profiles = [load_profile(p) for p in paths]  # validate up front: a bad profile is one line and exit 2
+    if args.defect:
+        from harness.emulators.defects import check_defects
+
+        check_defects(args.defect)
+        for prof in profiles:
+            if not prof.is_emulated:
+                raise InputError(f"--defect: profile {prof.name} reaches real devices; defects exist only in "
+                                 "the built-in emulators")
+    passthrough = list(getattr(args, "passthrough", []) or [])
     report_root = Path(args.report_dir) if args.report_dir else root / "reports"
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    results: list[tuple[str, int, float, Path]] = []
-    for prof in profiles:
-        name = prof.stem
-        run_id = f"{stamp}-{name}"
-        cmd = [sys.executable, "-m", "pytest", *map(str, suites), "-p", "no:cacheprovider",
-               "--rootdir", str(root), "-c", str(root / "pyproject.toml"),
-               "--tc-profile", str(prof), "--tc-report-dir", str(report_root), "--tc-run-id", run_id,
-               "-o", "testpaths=", "-rfE"]
-        cmd += ["-q"] if args.quiet else []
-        if args.keyword:
-            cmd += ["-k", args.keyword]
-        if args.workers:
-            cmd += ["-n", str(args.workers), "--dist", "loadfile"]
-        for opt in ("lab", "operator", "station"):
-            if getattr(args, opt):
-                cmd += [f"--tc-{opt}", getattr(args, opt)]
-        if args.pre_submission:
-            cmd.append("--tc-pre-submission")
-        print(f"== {name}: {' '.join(str(s) for s in suites)}", flush=True)
-        t0 = time.monotonic()
-        code = subprocess.call(cmd, cwd=root)
-        results.append((name, code, time.monotonic() - t0, report_root / run_id))
-    return _summary(results, args.pre_submission)
+    estimates = applicable_counts(suites, profiles)
+    runs = [ProfileRun(p.stem, p, report_root / f"{stamp}-{p.stem}", n) for p, n in zip(paths, estimates, strict=True)]
+    progress = Progress(runs)
+    interrupted = False
+    with _terminate_as_interrupt(), progress:
+        for i, pr in enumerate(runs):
+            cmd = _pytest_command(args, root, suites, pr, passthrough)
+            progress.start(i)
+            interrupted = _run_profile(cmd, root, pr, progress)
+            _judge(pr)
+            progress.finish(i)
+            if interrupted:
+                break
+    return _summary(runs, args.pre_submission, interrupted)
 
 
-def _summary(results: list[tuple[str, int, float, Path]], pre_submission: bool) -> int:
-    from harness.record import load_record, verify
+def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr: ProfileRun,
+                    passthrough: list[str]) -> list[str]:
+    cmd = [sys.executable, "-m", "pytest", *suites, "-p", "no:cacheprovider",
+           "--rootdir", str(root), "-c", str(root / "pyproject.toml"),
+           "--tc-profile", str(pr.path), "--tc-report-dir", str(pr.run_dir.parent), "--tc-run-id", pr.run_dir.name,
+           "-o", "testpaths=", "-rfE"]
+    cmd += ["-q"] if args.quiet else []
+    if args.keyword:
+        cmd += ["-k", args.keyword]
+    if args.workers:
+        cmd += ["-n", str(args.workers), "--dist", "loadfile"]
+    for opt in ("lab", "operator", "station", "submitting_party"):
+        if getattr(args, opt):
+            cmd += [f"--tc-{opt.replace('_', '-')}", getattr(args, opt)]
+    for name in args.defect:
+        cmd += ["--tc-defect", name]
+    if args.pre_submission:
+        cmd.append("--tc-pre-submission")
+    return cmd + passthrough
 
-    print("\nprofile                      verdict   cases (pass/fail/error/skip)   time    record")
-    worst = 0
-    for name, exit_code, secs, rdir in results:
-        code = exit_code
-        verdict = {0: "PASS", 1: "FAIL", 5: "EMPTY"}.get(code, "ERROR")
-        # one record per pytest process: rdir itself, or rdir-gw0, rdir-gw1 ... with -n, which are
-        # merged into rdir (one certification record of the product, each bench noted)
-        parts = sorted(rdir.parent.glob(rdir.name + "-gw*"))
-        if not rdir.is_dir() and parts:
-            from harness.record.merge import merge_records
 
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Any:
+    """SIGTERM to ``tablecert run`` is handled like Ctrl-C (the running profile keeps its record)."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> bool:
+    """Run one profile's pytest; returns True when the operator interrupted it."""
+    read_fd, write_fd = os.pipe()
+    cmd = [*cmd, "--tc-progress-fd", str(write_fd)]
+    t0 = time.monotonic()
+    # its own session: the terminal's Ctrl-C reaches only us, and we pass exactly one interrupt on
+    # (a second keypress reaching pytest while it writes the record would cut the record short)
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, pass_fds=(write_fd,), start_new_session=True)
+    os.close(write_fd)
+    assert proc.stdout is not None
+    readers = [threading.Thread(target=_pump_output, args=(proc.stdout, progress), daemon=True),
+               threading.Thread(target=_pump_progress, args=(read_fd, pr, progress), daemon=True)]
+    for t in readers:
+        t.start()
+    interrupted = False
+    try:
+        pr.exit_code = proc.wait()
+    except KeyboardInterrupt:
+        interrupted = pr.interrupted = True
+        progress.note(f"tablecert run: interrupted; {pr.name} is writing its record (Ctrl-C again to stop it)")
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGINT)
+        try:
+            pr.exit_code = proc.wait(timeout=INTERRUPT_GRACE_S)
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):
+            proc.terminate()
             try:
-                merge_records(parts, rdir)
-            except (InputError, OSError) as exc:
-                print(f"tablecert run: {name}: the worker records could not be merged: {exc}", file=sys.stderr)
-                code = code or 1
-        dirs = [rdir] if rdir.is_dir() else parts
-        tally: dict[str, int] = {}
-        for d in dirs:
-            for c in load_record(d).cases:
-                tally[c.verdict] = tally.get(c.verdict, 0) + 1
-            if verify(d):
-                verdict = "INVALID"
-                code = code or 1
-        counts = "/".join(str(tally.get(v, 0)) for v in ("PASS", "FAIL", "ERROR", "SKIP")) if dirs else "-"
-        where: Path | str = rdir
-        if len(dirs) == 1 and (dirs[0] / "record.html").exists():
-            where = dirs[0] / "record.html"
-        elif len(dirs) > 1:
-            where = f"{rdir}-gw* ({len(dirs)} records)"
-        worst = max(worst, 2 if code == 5 else code)
-        print(f"{name:<28} {verdict:<9} {counts:<30} {secs:5.1f}s  {where}")
-        for d in dirs:
-            if pre_submission and (d / "gap-report.md").exists() and code:
-                print((d / "gap-report.md").read_text())
-    if any(code == 5 for _n, code, _s, _r in results):
-        print("tablecert run: a profile selected no case: an empty selection certifies nothing", file=sys.stderr)
-    return 0 if worst == 0 else 1
+                pr.exit_code = proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                pr.exit_code = proc.wait(timeout=10)
+    for t in readers:
+        t.join(timeout=10)
+    pr.seconds = time.monotonic() - t0
+    return interrupted
+
+
+def _pump_output(stream: IO[bytes], progress: Any) -> None:
+    for raw in iter(stream.readline, b""):
+        progress.output(raw.decode("utf-8", "replace").rstrip("\n"))
+    stream.close()
+
+
+def _pump_progress(fd: int, pr: ProfileRun, progress: Any) -> None:
+    import json
+
+    with os.fdopen(fd, "rb") as stream:
+        for raw in stream:
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            if "collected" in event:
+                pr.collected = int(event.get("applicable", event["collected"]))
+            elif "done" in event:
+                pr.done += 1
+                if event.get("outcome") != "NOT APPLICABLE":
+                    pr.applicable_done += 1
+            progress.update(pr, event)
+
+
+def _judge(pr: ProfileRun) -> None:
+    """The profile's verdict and exit status, from its record (merging worker records first)."""
+    from harness.record import load_record, verify
+    from harness.record.merge import merge_records
+
+    rdir = pr.run_dir
+    parts = sorted(rdir.parent.glob(rdir.name + "-gw*"))
+    if not rdir.is_dir() and parts:
+        try:
+            merge_records(parts, rdir)
+        except (InputError, OSError) as exc:
+            pr.reasons.append(f"the worker records could not be merged: {exc}")
+    pr.dirs = [rdir] if rdir.is_dir() else parts
+    if not pr.dirs:
+        # no record: pytest refused the input (usage error, nothing selected) or could not start
+        if pr.interrupted or pr.exit_code == 2:
+            pr.verdict, pr.status = "INTERRUPTED", exitcodes.INTERRUPTED
+        elif pr.exit_code in (4, 5):
+            pr.verdict, pr.status = "NOT RUN", exitcodes.BAD_INPUT
+            pr.reasons.append("nothing was run: see pytest's message above")
+        else:
+            pr.verdict, pr.status = "ERROR", exitcodes.RIG_ERROR
+            pr.reasons.append(f"pytest ended with status {pr.exit_code} and wrote no record")
+        return
+    statuses = []
+    for d in pr.dirs:
+        record = load_record(d)
+        for c in record.cases:
+            pr.tally[c.verdict] = pr.tally.get(c.verdict, 0) + 1
+        problems = verify(d)
+        if problems:
+            verdict, reasons = "INVALID", [f"the record does not verify: {problems[0]}"]
+        else:
+            verdict, reasons = record.derived_verdict()
+        if pr.interrupted and verdict != "INTERRUPTED":
+            verdict, reasons = "INTERRUPTED", ["the run was interrupted", *reasons]
+        statuses.append((exitcodes.for_verdict(verdict), verdict, reasons))
+    worst = exitcodes.worst(*(s[0] for s in statuses))
+    status, verdict, reasons = next(s for s in statuses if s[0] == worst)
+    pr.status, pr.verdict = status, verdict
+    if verdict != "PASS":
+        pr.reasons.extend(reasons)
+    html = pr.dirs[0] / "record.html"
+    pr.where = str(html if len(pr.dirs) == 1 and html.exists() else
+                   (f"{rdir}-gw* ({len(pr.dirs)} records)" if len(pr.dirs) > 1 else rdir))
+
+
+def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) -> int:
+    print("\nprofile                      verdict      pass fail error skip  n/a    time  record")
+    for pr in runs:
+        t = pr.tally
+        cells = [t.get("PASS", 0), t.get("FAIL", 0), t.get("ERROR", 0) + t.get("TIMEOUT", 0),
+                 t.get("SKIP", 0) + t.get("INTERRUPTED", 0) + t.get("INCONCLUSIVE", 0), t.get("NOT APPLICABLE", 0)]
+        counts = " ".join(f"{n:>4}" for n in cells) if pr.dirs else f"{'-':>4} " * 4 + f"{'-':>4}"
+        secs = f"{pr.seconds:6.1f}s" if pr.exit_code is not None else "      -"
+        print(f"{pr.name:<28} {pr.verdict:<11} {counts} {secs}  {pr.where or '-'}")
+        for reason in pr.reasons:
+            print(f"{'':<28}   {reason}")
+        for d in pr.dirs:
+            gap = d / "gap-report.md"
+            if pre_submission and gap.exists() and pr.verdict != "PASS":
+                print(f"\n{gap}:\n")
+                print(gap.read_text("utf-8"))
+    ran = [pr for pr in runs if pr.exit_code is not None]
+    status = exitcodes.worst(*(pr.status for pr in ran)) if ran else exitcodes.RIG_ERROR
+    if interrupted:
+        skipped = [pr.name for pr in runs if pr.exit_code is None]
+        print("\ntablecert run: INTERRUPTED" + (f"; not run: {', '.join(skipped)}" if skipped else ""),
+              file=sys.stderr)
+        return exitcodes.INTERRUPTED
+    overall = {exitcodes.PASS: "PASS", exitcodes.FAIL: "FAIL", exitcodes.BAD_INPUT: "BAD INPUT",
+               exitcodes.RIG_ERROR: "ERROR or INCOMPLETE", exitcodes.INTERRUPTED: "INTERRUPTED"}[status]
+    print(f"\noverall: {overall} (exit {status})")
+    return status

@@ -7,6 +7,7 @@ input prints one line on stderr and exits 2.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -30,6 +31,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from harness.emulators.server import serve
 
     prompt_thread_switching()  # the clock thread fires lock-outs on time while the server works
+    # Ctrl-C at the terminal reaches the whole process group: the harness, not the device, decides
+    # what an interruption means (it records INTERRUPTED and stops us with SIGTERM); an emulator
+    # that died of the keypress would be recorded as a device that went away.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     args = build_parser().parse_args(argv)
     try:

@@ -24,7 +24,8 @@ from typing import Any
 from harness.record.document import Record
 from harness.record.model import CaseResult
 
-STATUS = {"PASS": "passed", "FAIL": "failed", "ERROR": "broken", "TIMEOUT": "broken", "SKIP": "skipped"}
+STATUS = {"PASS": "passed", "FAIL": "failed", "ERROR": "broken", "TIMEOUT": "broken", "SKIP": "skipped",
+          "NOT APPLICABLE": "skipped", "INCONCLUSIVE": "unknown", "INTERRUPTED": "unknown"}
 MIME = {
     ".txt": "text/plain",
     ".log": "text/plain",

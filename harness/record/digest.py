@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
-from harness.record.model import jsonable
+from harness.record.model import OUTCOMES, jsonable
 
 RECORD_FILE = "record.json"
 JOURNAL_FILE = "journal.jsonl"
@@ -227,7 +227,7 @@ def consistency_problems(record: Any) -> list[str]:
         bad += [f"step {s.index}" for s in case.steps if s.outcome not in ("PASS", "SKIP")]
         if case.verdict == "PASS" and bad:
             problems.append(f"case {case.case_id}: verdict PASS but {', '.join(bad)} did not pass")
-        if case.verdict not in ("PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP"):
+        if case.verdict not in OUTCOMES:
             problems.append(f"case {case.case_id}: unknown verdict {case.verdict!r}")
     derived, _ = record.derived_verdict()
     if record.stored_verdict is not None and record.stored_verdict != derived:

@@ -1,10 +1,12 @@
 """The whole record of one run, and the rules that derive its overall verdict.
 
-The overall verdict is PASS only when the record is complete, holds at least one case, every case
-passed and no device's identity changed between the start and the end of the run (the software
-checked before testing must be the software checked after it; 58 Pa. Code 607a.2(b) fields).
-Precedence of the others: FAIL (a compliance failure or an identity change) over ERROR (a rig
-problem: ERROR or TIMEOUT, or an empty run) over INCOMPLETE (unfinished run, or skipped cases).
+The overall verdict is PASS only when the record is complete, at least one case ran, every case
+that ran passed and no device's identity changed between the start and the end of the run (the
+software checked before testing must be the software checked after it; 58 Pa. Code 607a.2(b)
+fields).  A case NOT APPLICABLE to the profile is recorded with its reason and never makes a run
+incomplete.  Precedence of the others: INTERRUPTED (the operator stopped the run) over FAIL (a
+compliance failure or an identity change) over ERROR (a rig problem: ERROR or TIMEOUT, or no case
+ran) over INCOMPLETE (unfinished run, skipped or inconclusive cases).
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class Record:
     schema: str = SCHEMA
     #: as stored in record.json; ``None`` until computed (see :meth:`derived_verdict`)
     stored_verdict: str | None = None
+    #: the operator stopped the run (Ctrl-C, SIGTERM) before every selected case had run
+    interrupted: bool = False
 
     # ---------------------------------------------------------------- derived facts
     def identity_changed(self) -> dict[str, list[str]]:
@@ -93,21 +97,30 @@ class Record:
         error = counts["ERROR"] + counts["TIMEOUT"] > 0
         if error:
             reasons.append(f"{counts['ERROR']} case(s) in error, {counts['TIMEOUT']} timed out")
-        if not self.cases:
+        if not any(c.verdict != "NOT APPLICABLE" for c in self.cases):
             error = True
-            reasons.append("no case was run")
-        incomplete = not self.complete or counts["SKIP"] > 0
+            reasons.append("no case was run" if not self.cases else "no case applies to the profile")
+        interrupted = self.interrupted or counts["INTERRUPTED"] > 0
+        if interrupted:
+            reasons.insert(0, "the run was interrupted before every selected case had run")
+        incomplete = not self.complete or counts["SKIP"] > 0 or counts["INCONCLUSIVE"] > 0
         if not self.complete:
             reasons.append("the record is incomplete (the run did not finish)")
         if counts["SKIP"]:
             reasons.append(f"{counts['SKIP']} case(s) skipped")
+        if counts["INCONCLUSIVE"]:
+            reasons.append(f"{counts['INCONCLUSIVE']} case(s) inconclusive")
+        if interrupted:
+            return "INTERRUPTED", reasons
         if fail:
             return "FAIL", reasons
         if error:
             return "ERROR", reasons
         if incomplete:
             return "INCOMPLETE", reasons
-        return "PASS", ["every case passed"]
+        na = counts["NOT APPLICABLE"]
+        return "PASS", ["every case that applies to the profile passed"
+                        + (f" ({na} not applicable, each with its reason)" if na else "")]
 
     @property
     def verdict(self) -> str:
@@ -131,6 +144,7 @@ class Record:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "complete": self.complete,
+            "interrupted": self.interrupted,
             "harness": {"version": self.harness_version, "git_revision": self.git_revision,
                         "git_dirty": self.git_dirty},
             "meta": self.meta.to_dict(),
@@ -164,6 +178,7 @@ class Record:
             git_dirty=harness.get("git_dirty"),
             finished_at=data.get("finished_at"),
             complete=bool(data.get("complete")),
+            interrupted=bool(data.get("interrupted")),
             inputs=[
                 InputFile(i["path"], i["kind"], i["sha256"], i.get("size", 0)) for i in data.get("inputs", [])
             ],

@@ -26,7 +26,8 @@ from harness.record.svg import meter_chart
 from harness.record.view_css import CSS
 
 #: case verdicts from the most to the least severe; failures are listed first
-SEVERITY = {"FAIL": 0, "ERROR": 1, "TIMEOUT": 2, "SKIP": 3, "PASS": 4}
+SEVERITY = {"FAIL": 0, "ERROR": 1, "TIMEOUT": 2, "INTERRUPTED": 3, "INCONCLUSIVE": 4, "SKIP": 5, "PASS": 6,
+            "NOT APPLICABLE": 7}
 
 
 def e(value: Any) -> str:

@@ -326,12 +326,19 @@ class RunRecorder:
         self.record.cases.append(result)
         return result
 
-    def finish(self) -> Path:
-        """Mark the record complete and write record.json, the digest and the views; return the run dir."""
+    def finish(self, *, interrupted: bool = False) -> Path:
+        """Mark the record complete and write record.json, the digest and the views; return the run dir.
+
+        ``interrupted``: the operator stopped the run (Ctrl-C); the record is whole for what ran, and
+        its verdict is INTERRUPTED."""
         from harness.record.views import write_views
 
         self.record.finished_at = utc_now()
-        self._append({"type": "finish", "finished_at": self.record.finished_at})
+        self.record.interrupted = interrupted
+        entry: dict[str, Any] = {"type": "finish", "finished_at": self.record.finished_at}
+        if interrupted:
+            entry["interrupted"] = True
+        self._append(entry)
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)
@@ -432,6 +439,7 @@ def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
     elif kind == "finish":
         record.finished_at = entry["finished_at"]
         record.complete = True
+        record.interrupted = bool(entry.get("interrupted"))
     else:
         raise InputError(f"unknown journal entry {kind!r}", path=str(path), line=n)
     return record

@@ -1,7 +1,8 @@
 """JUnit XML view of a record, for CI systems that read nothing else.
 
 One ``testcase`` per case; FAIL is a ``failure``, ERROR and TIMEOUT are an ``error`` (a rig problem
-is not a compliance failure), SKIP is ``skipped``.  Suite-level properties carry the profile, the
+is not a compliance failure); SKIP, NOT APPLICABLE (with its reason), INCONCLUSIVE and INTERRUPTED
+are ``skipped`` with the outcome and reason in the message.  Suite-level properties carry the profile, the
 record digest and every device identity field, so a CI page still says which software was tested.
 
 Raw device bytes are the classic way to make JUnit XML unparseable: every string goes through
@@ -19,6 +20,9 @@ from harness.record.model import IDENTITY_FIELDS, CaseResult
 
 TAIL_BYTES = 2000
 _BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+#: outcomes of a case that reached no pass/fail verdict of its own
+NOT_RUN = ("SKIP", "NOT APPLICABLE", "INCONCLUSIVE", "INTERRUPTED")
 
 
 def sanitize(text: str) -> str:
@@ -75,7 +79,7 @@ def render_junit(record: Record, run_dir: Path | None = None, digest: str | None
         "tests": str(len(record.cases)),
         "failures": str(counts["FAIL"]),
         "errors": str(counts["ERROR"] + counts["TIMEOUT"]),
-        "skipped": str(counts["SKIP"]),
+        "skipped": str(sum(counts[v] for v in NOT_RUN)),
         "time": _ms_to_s(total_ms),
     }
     root = ET.Element("testsuites", attrs)
@@ -114,7 +118,8 @@ def render_junit(record: Record, run_dir: Path | None = None, digest: str | None
         elif case.verdict in ("ERROR", "TIMEOUT"):
             el = ET.SubElement(tc, "error", message=message, type=case.verdict)
             el.text = sanitize(_failure_text(case, run_dir))
-        elif case.verdict == "SKIP":
-            ET.SubElement(tc, "skipped", message=message)
+        elif case.verdict in NOT_RUN:
+            text = message if case.verdict == "SKIP" else f"{case.verdict}: {message}"
+            ET.SubElement(tc, "skipped", message=sanitize(text))
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

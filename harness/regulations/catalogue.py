@@ -44,6 +44,8 @@ R9_CATEGORIES = (
 HR_CATEGORIES = ("8-plus-cards", "7-cards", "6-cards", "5-cards", "blackjack")
 R9_DENOMINATIONS = (5, 1)
 R9_METERS = ("mega", "major", "minor")
+#: the games a profile may name (harness.profiles.load.GAMES); the catalogue's scope is checked against them
+TABLE_GAMES = ("baccarat", "minibaccarat", "midibaccarat", "ez-baccarat", "blackjack-hit-and-run")
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,31 @@ class Clause:
     def out_of_scope_reason(self) -> str | None:
         """Alias of :attr:`out_of_scope` (the name other layers use)."""
         return self.out_of_scope
+
+
+@dataclass(frozen=True)
+class Applies:
+    """Where a clause applies: a jurisdiction, and the games, capabilities and denomination it is
+    limited to (empty / None: any).  From the catalogue's ``scope:`` section."""
+
+    jurisdiction: str
+    games: frozenset[str] = frozenset()
+    capabilities: frozenset[str] = frozenset()
+    denomination: int | None = None
+
+    def in_scope(self, jurisdictions: frozenset[str], game: str) -> bool:
+        """Whether the clause belongs in the report of a table of ``game`` under ``jurisdictions``."""
+        return self.jurisdiction in jurisdictions and (not self.games or game in self.games)
+
+    def not_applicable(self, capabilities: frozenset[str], denomination: int | None) -> str | None:
+        """Why the clause does not apply at a table with these capabilities and denomination, or None."""
+        missing = sorted(self.capabilities - capabilities)
+        if missing:
+            return f"the profile does not offer {', '.join(missing)}"
+        if self.denomination is not None and denomination != self.denomination:
+            offered = f"${denomination}" if denomination is not None else "no Royal 9 denomination"
+            return f"the clause is for the ${self.denomination} wager; the profile offers {offered}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -100,11 +127,20 @@ def _did_you_mean(word: str, known: list[str]) -> str:
 class Catalogue:
     """Validated clauses and interpretations, in file order."""
 
-    def __init__(self, clauses: tuple[Clause, ...], interpretations: tuple[Interpretation, ...]) -> None:
+    def __init__(self, clauses: tuple[Clause, ...], interpretations: tuple[Interpretation, ...],
+                 applies: Mapping[str, Applies] | None = None,
+                 sources: Mapping[str, str] | None = None) -> None:
         self.clauses = clauses
         self._by_id = {c.id: c for c in clauses}
         self._interps = interpretations
         self._interp_by_id = {i.id: i for i in interpretations}
+        self._applies = dict(applies or {})
+        #: source file -> its title (the standard a report cites)
+        self.sources = dict(sources or {})
+
+    def applies(self, clause_id: str) -> Applies:
+        """Where a clause applies (see the catalogue's ``scope:``); unknown scope: any game, no jurisdiction."""
+        return self._applies.get(clause_id, Applies(jurisdiction=""))
 
     def __len__(self) -> int:
         return len(self.clauses)

@@ -28,6 +28,8 @@ from harness.regulations.catalogue import (
     R9_DENOMINATIONS,
     RESOURCE,
     SPEC,
+    TABLE_GAMES,
+    Applies,
     Catalogue,
     Clause,
     Interpretation,
@@ -40,7 +42,9 @@ _CLAUSE_REQUIRED = ("id", "citation", "source", "text", "area", "testable")
 _CLAUSE_KEYS = frozenset((*_CLAUSE_REQUIRED, "out_of_scope", "params", "interpretations"))
 _INTERP_REQUIRED = ("id", "question", "default", "choices", "reason", "clauses")
 _INTERP_KEYS = frozenset((*_INTERP_REQUIRED, "quote", "override"))
-_TOP_KEYS = frozenset(("spec", "sources", "clauses", "interpretations"))
+_TOP_KEYS = frozenset(("spec", "sources", "clauses", "scope", "interpretations"))
+_SCOPE_KEYS = frozenset(("jurisdictions", "areas", "clauses"))
+_APPLIES_KEYS = frozenset(("games", "capabilities", "denomination"))
 
 
 def _did_you_mean(word: str, known: list[str]) -> str:
@@ -130,7 +134,8 @@ def parse_catalogue(text: str, path: str = RESOURCE) -> Catalogue:
     interps = tuple(_interpretation(where, i, raw) for i, raw in enumerate(raw_interps))
     _cross_check(where, clauses, interps)
     clauses, interps = _mirror(clauses, interps)
-    catalogue = Catalogue(clauses, interps)
+    applies = _scope(where, data.get("scope"), clauses, sources)
+    catalogue = Catalogue(clauses, interps, applies, {str(k): str(v) for k, v in sources.items()})
     _check_params(where, catalogue)
     return catalogue
 
@@ -334,3 +339,71 @@ def _parse_params(c: Clause) -> None:
             parse_amount(_text(p[key], "amount"))
     if "rate" in p:
         parse_rate(_text(p["rate"], "rate"))
+
+
+def _scope(where: _Where, raw: Any, clauses: tuple[Clause, ...], sources: Mapping[str, Any]) -> dict[str, Applies]:
+    """The ``scope:`` section: each clause's jurisdiction (by source), games, capabilities, denomination."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise where.error("scope: expected a mapping with jurisdictions, areas, clauses", "scope")
+    for key in raw:
+        if key not in _SCOPE_KEYS:
+            raise where.error(f"scope: unknown key {key!r}", "scope", key)
+    by_source: dict[str, str] = {}
+    for jur, files in dict(raw.get("jurisdictions") or {}).items():
+        if not isinstance(files, list):
+            raise where.error(f"scope: jurisdiction {jur!r}: expected a list of sources", "scope", "jurisdictions", jur)
+        for f in files:
+            if f not in sources:
+                raise where.error(f"scope: jurisdiction {jur!r}: unknown source {f!r}", "scope", "jurisdictions", jur)
+            by_source[f] = str(jur)
+    missing = sorted(set(sources) - set(by_source))
+    if raw.get("jurisdictions") is not None and missing:
+        raise where.error(f"scope: source {missing[0]!r} has no jurisdiction", "scope", "jurisdictions")
+    areas = {c.area for c in clauses}
+    ids = {c.id for c in clauses}
+
+    def limits(value: Any, *at: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise where.error("scope: expected a mapping of games, capabilities, denomination", "scope", *at)
+        for key in value:
+            if key not in _APPLIES_KEYS:
+                raise where.error(f"scope: unknown key {key!r}", "scope", *at, key)
+        out: dict[str, Any] = {}
+        for key in ("games", "capabilities"):
+            if key in value:
+                items = value[key]
+                if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+                    raise where.error(f"scope: {key} must be a list of names", "scope", *at, key)
+                if key == "games":
+                    for g in items:
+                        if g not in TABLE_GAMES:
+                            raise where.error(f"scope: unknown game {g!r}{_did_you_mean(g, list(TABLE_GAMES))}",
+                                              "scope", *at, key)
+                out[key] = frozenset(items)
+        if "denomination" in value:
+            den = value["denomination"]
+            if den not in R9_DENOMINATIONS or isinstance(den, bool):
+                raise where.error(f"scope: denomination {den!r} is not one of {list(R9_DENOMINATIONS)}",
+                                  "scope", *at, "denomination")
+            out["denomination"] = den
+        return out
+
+    by_area: dict[str, dict[str, Any]] = {}
+    for area, value in dict(raw.get("areas") or {}).items():
+        if area not in areas:
+            raise where.error(f"scope: unknown area {area!r}{_did_you_mean(str(area), sorted(areas))}",
+                              "scope", "areas", area)
+        by_area[str(area)] = limits(value, "areas", str(area))
+    by_clause: dict[str, dict[str, Any]] = {}
+    for cid, value in dict(raw.get("clauses") or {}).items():
+        if cid not in ids:
+            raise where.error(f"scope: unknown clause id {cid!r}{_did_you_mean(str(cid), sorted(ids))}",
+                              "scope", "clauses", cid)
+        by_clause[str(cid)] = limits(value, "clauses", str(cid))
+    out = {}
+    for c in clauses:
+        fields = {**by_area.get(c.area, {}), **by_clause.get(c.id, {})}
+        out[c.id] = Applies(jurisdiction=by_source.get(c.source, ""), **fields)
+    return out

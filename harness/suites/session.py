@@ -13,6 +13,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import allure
@@ -44,6 +45,8 @@ class TcSession:
         self.rig: Rig | None = None
         self.rig_error: str | None = None
         self.dead: dict[str, str] = {}
+        #: the operator stopped the run (Ctrl-C): the record's verdict is INTERRUPTED
+        self.interrupted = False
 
     # ------------------------------------------------------------------ construction
 
@@ -61,15 +64,22 @@ class TcSession:
 
     # ------------------------------------------------------------------ devices
 
-    def _ensure_rig(self) -> Rig:
+    def _ensure_rig(self, case: Case) -> Rig:
+        """The open rig; a rig that cannot be opened ends this case as ERROR (recorded, with the
+        reason) and every later case as SKIP with the same reason: nothing vanishes."""
         if self.rig is not None:
             return self.rig
         if self.rig_error is not None:
-            pytest.skip(f"devices unavailable: {self.rig_error}")
+            why = f"devices unavailable: {self.rig_error}"
+            self._record_skip(case, why)
+            pytest.skip(why)
         try:
             self.rig = open_rig(self.profile, listen=self.listen, defects=self.defects)
         except (DeviceError, OSError, InputError) as exc:
             self.rig_error = f"{type(exc).__name__}: {exc}"
+            if self.recorder is not None:
+                self.recorder.end_case(self._begin(case), "ERROR", f"the devices could not be opened: {self.rig_error}",
+                                       reproduce=_reproduce(case, self.profile, self.defects))
             raise
         if self.recorder is not None:
             self._record_identities("start")
@@ -103,7 +113,7 @@ class TcSession:
             if self.rig is not None:
                 self.rig.close()
             if self.recorder is not None:
-                path = self.recorder.finish()
+                path = self.recorder.finish(interrupted=self.interrupted)
                 sys.stderr.write(f"\ntablecert: record written to {path}\n")
 
     # ------------------------------------------------------------------ cases
@@ -115,8 +125,8 @@ class TcSession:
     def run_case(self, case: Case) -> None:
         why = self.applies(case)
         if why:
-            self._record_skip(case, why)
-            pytest.skip(why)
+            self._record_skip(case, why, outcome="NOT APPLICABLE")
+            pytest.skip(f"NOT APPLICABLE: {why}")
         needed = {"shoe", "sensors", "controller"} | {ROLE_OF_CAPABILITY[c] for c in case.requires
                                                       if c in ROLE_OF_CAPABILITY}
         dead = sorted(r for r in needed if r in self.dead)
@@ -124,7 +134,7 @@ class TcSession:
             why = "; ".join(f"{r} stopped answering earlier ({self.dead[r]})" for r in dead)
             self._record_skip(case, why)
             pytest.skip(why)
-        rig = self._ensure_rig()
+        rig = self._ensure_rig(case)
         rec = self._begin(case)
         marks = {name: len(t) for name, dev in rig.devices().items() if (t := dev.transcript) is not None}
         def on_step(i: int, step: Any, outcome: str, detail: dict[str, Any]) -> None:
@@ -162,6 +172,12 @@ class TcSession:
         except Exception as exc:
             verdict, message = "ERROR", "".join(traceback.format_exception_only(exc)).strip()
             raise
+        except BaseException as exc:
+            # Ctrl-C (KeyboardInterrupt) or pytest's own exit: the operator stopped the run; the
+            # device did nothing wrong and the case has no verdict of its own
+            verdict, message = "INTERRUPTED", f"the run was interrupted during this case ({type(exc).__name__})"
+            self.interrupted = True
+            raise
         finally:
             tails = self._evidence(rig, rec, marks)
             for meter, pts in points.items():
@@ -176,8 +192,8 @@ class TcSession:
                 if exc_now is not None:
                     exc_now.transcript_tail = tails  # type: ignore[attr-defined]
             if rec is not None:
-                self.recorder.end_case(rec, verdict, message, reproduce=_reproduce(case))
-            if verdict != "PASS":
+                self.recorder.end_case(rec, verdict, message, reproduce=_reproduce(case, self.profile, self.defects))
+            if verdict not in ("PASS", "INTERRUPTED"):
                 self._recover(rig)
 
     def _recover(self, rig: Rig) -> None:
@@ -236,11 +252,13 @@ class TcSession:
             return None
         return self.recorder.begin_case(case.name, case.title, list(case.clauses), case.path, dict(case.variant))
 
-    def _record_skip(self, case: Case, why: str) -> None:
+    def _record_skip(self, case: Case, why: str, outcome: str = "SKIP") -> None:
+        """Record a case that did not run: NOT APPLICABLE to the profile, or SKIP (could not run)."""
         if self.recorder is None:
             return
         rec = self._begin(case)
-        self.recorder.end_case(rec, "SKIP", why)
+        self.recorder.end_case(rec, outcome, why,
+                               reproduce=_reproduce(case, self.profile, self.defects) if outcome == "SKIP" else None)
 
 
 def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str | None:
@@ -283,13 +301,42 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def _reproduce(case: Case) -> dict[str, Any]:
-    return {
-        "suite": case.path,
+def _reproduce(case: Case, profile: Profile, defects: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What a vendor needs to run this case again on the same devices: the exact command (profile,
+    suite and case by pytest node id, the emulator defects a run switched on), and the seeds of its
+    randomised steps."""
+    import shlex
+
+    suite = _relative(case.path)
+    command = ["tablecert", "run", f"{suite}::{case.name}", "--profile", _relative(profile.source_path)]
+    for name in defects:
+        command += ["--defect", name]
+    seeds = {f"step {i} ({s.action})": s.args["seed"] for i, s in enumerate(case.steps, 1)
+             if isinstance(s.args, dict | MappingProxyType) and "seed" in s.args}
+    out: dict[str, Any] = {
+        "command": shlex.join(command),
+        "profile": _relative(profile.source_path),
+        "suite": suite,
         "case": case.name,
-        "command": f"tablecert run {case.path} -k '{case.name}'",
         "steps": [s.source.strip() for s in case.steps],
     }
+    if seeds:
+        out["seeds"] = _jsonable(seeds)
+    if defects:
+        out["defects"] = list(defects)
+    return out
+
+
+def _relative(path: str | Path) -> str:
+    """A path as the user would type it from the checkout (relative when under it)."""
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        try:
+            return p.relative_to(project_root().resolve()).as_posix()
+        except ValueError:
+            return p.as_posix()
 
 
 def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
@@ -310,6 +357,7 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
         jurisdiction=profile.jurisdiction or "",
         game=profile.game,
         standards=["58 Pa. Code 461a, 607a, 629a, 633a (42 Pa.B. 6761)", "WAC 230-15-040"],
+        submitting_party=config.getoption("--tc-submitting-party") or "",
         lab=config.getoption("--tc-lab") or "",
         operator=config.getoption("--tc-operator") or "",
         station=station,

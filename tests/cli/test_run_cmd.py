@@ -9,8 +9,9 @@ from harness.record import load_record, verify
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    suites = [ROOT / "suites" / "hit-and-run", ROOT / "suites" / "washington" / "wac-230-15-040-hit-and-run.suite.yaml"]
+def _run(tmp_path: Path, *extra: str, more: tuple[Path, ...] = ()) -> subprocess.CompletedProcess[str]:
+    suites = [ROOT / "suites" / "hit-and-run", ROOT / "suites" / "washington" / "wac-230-15-040-hit-and-run.suite.yaml",
+              *more]
     cmd = [sys.executable, "-m", "harness", "run", *map(str, suites), "-q",
            "--profile", str(ROOT / "device_profiles" / "emulated-hit-and-run.yaml"),
            "--report-dir", str(tmp_path), *extra]
@@ -36,3 +37,76 @@ def test_unknown_profile_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "no such file" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_cases_that_do_not_apply_are_recorded_not_applicable_with_their_reason(tmp_path: Path) -> None:
+    proc = _run(tmp_path, more=(ROOT / "suites" / "royal9" / "paytable-1.suite.yaml",))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (run_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
+    record = load_record(run_dir)
+    na = [c for c in record.cases if c.verdict == "NOT APPLICABLE"]
+    assert na and all("royal9" in (c.message or "") for c in na)
+    assert record.derived_verdict()[0] == "PASS"
+    assert "overall: PASS (exit 0)" in proc.stdout
+
+
+def test_missing_port_is_error_exit_3_everywhere(tmp_path: Path) -> None:
+    profile = tmp_path / "bench.yaml"
+    text = (ROOT / "device_profiles" / "emulated-hit-and-run.yaml").read_text()
+    profile.write_text(text.replace("port: emulator", "port: /dev/serial/by-id/no-such-shoe", 1))
+    cmd = [sys.executable, "-m", "harness", "run", str(ROOT / "suites" / "hit-and-run"), "-q",
+           "--profile", str(profile), "--report-dir", str(tmp_path / "reports")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    (run_dir,) = (tmp_path / "reports").iterdir()
+    record = load_record(run_dir)
+    assert record.derived_verdict()[0] == "ERROR"
+    first = record.cases[0]
+    assert first.verdict == "ERROR" and "no-such-shoe" in (first.message or "")
+    assert all(c.verdict == "SKIP" and "devices unavailable" in (c.message or "") for c in record.cases[1:])
+    summary = proc.stdout[proc.stdout.index("profile "):]
+    assert " ERROR " in summary and "FAIL " not in summary and "overall: ERROR or INCOMPLETE (exit 3)" in summary
+
+
+def test_identity_change_is_fail_exit_1_in_the_summary(make_identity_run) -> None:
+    from harness.cli.run_cmd import ProfileRun, _judge, _summary
+
+    run_dir = make_identity_run()
+    pr = ProfileRun("bench", Path("bench.yaml"), run_dir, 1, exit_code=0)
+    _judge(pr)
+    assert (pr.verdict, pr.status) == ("FAIL", 1)
+    assert any("identity changed" in r for r in pr.reasons)
+    assert _summary([pr], False, False) == 1
+
+
+def test_options_after_double_dash_reach_pytest(tmp_path: Path) -> None:
+    proc = _run(tmp_path, "--", "-x", "--co")
+    assert "collected" in proc.stdout or "<CaseItem" in proc.stdout or "suite.yaml::" in proc.stdout, proc.stdout
+    from harness.cli import main
+
+    assert main(["validate", str(ROOT / "suites"), "--", "-x"]) == 2
+
+
+def test_ctrl_c_is_interrupted_exit_130_never_a_device_fault(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    cmd = [sys.executable, "-m", "harness", "run", str(ROOT / "suites"), "-q",
+           "--profile", str(ROOT / "device_profiles" / "emulated-midi-5.yaml"), "--report-dir", str(tmp_path)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until some case has finished, then press Ctrl-C
+        journals = list(tmp_path.glob("*/journal.jsonl"))
+        if journals and journals[0].read_text().count('"type":"case"') >= 5:
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out + err
+    (run_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
+    record = load_record(run_dir)
+    assert record.complete and record.interrupted
+    assert record.derived_verdict()[0] == "INTERRUPTED"
+    assert not any(c.verdict in ("ERROR", "TIMEOUT", "FAIL") for c in record.cases), [
+        (c.case_id, c.verdict, c.message) for c in record.cases if c.verdict != "PASS"]
+    assert "INTERRUPTED" in out
