@@ -6,8 +6,8 @@
 * Options: ``--tc-profile`` (the device profile), ``--tc-report-dir`` (where the run record goes),
   ``--tc-lab`` / ``--tc-operator`` / ``--tc-station``, ``--tc-pre-submission``.
 * Markers: ``tablecert_requires(cap)`` per capability a case needs, ``tablecert_clause(id)`` per
-  clause; Allure labels (jurisdiction, feature = area, story = clause, suite) are added as
-  ``allure_label`` markers at collection time so they are selectable.
+  clause (``--tc-clause`` selects by them).  The Allure view is written from the record after the
+  run (:mod:`harness.record.allure_view`), the one Allure path: nothing here writes Allure results.
 * Verdicts: a compliance mismatch raises :class:`ComplianceFailure` (an ``AssertionError``): the
   case FAILS.  A rig problem (timeout, protocol error, device error) is any other exception: the
   case is an ERROR.  When a role stops answering, later cases that need it are skipped with the
@@ -74,8 +74,6 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(ProgressReporter(config, fd), "tablecert-progress")
     config.addinivalue_line("markers", "tablecert_requires(capability): the case needs this device capability")
     config.addinivalue_line("markers", "tablecert_clause(clause_id): the case checks this catalogue clause")
-    config.addinivalue_line("markers", "allure_label(*labels, label_type): Allure label (allure-pytest)")
-    config.addinivalue_line("markers", "allure_link(url, name, link_type): Allure link (allure-pytest)")
 
 
 def _terminate_as_interrupt() -> None:
@@ -135,17 +133,9 @@ class SuiteFile(pytest.File):
             item.tc_case = case
             for cap in sorted(case.requires):
                 item.add_marker(pytest.mark.tablecert_requires(cap))
-            labels: list[tuple[str, str]] = [("suite", suite.title), ("epic", "tablecert certification")]
-            if suite.jurisdiction:
-                labels.append(("tag", suite.jurisdiction))
             for cid in case.clauses:
-                clause = cat.clause(cid)
+                cat.clause(cid)  # an unknown clause id stops the collection with its name
                 item.add_marker(pytest.mark.tablecert_clause(cid))
-                labels.append(("feature", clause.area))
-                labels.append(("story", cid))
-                item.add_marker(pytest.mark.allure_link(clause.citation, name=clause.citation, link_type="tms"))
-            for label_type, value in dict.fromkeys(labels):
-                item.add_marker(pytest.mark.allure_label(value, label_type=label_type))
             item.user_properties.append(("clauses", " ".join(case.clauses)))
             yield item
 

@@ -10,6 +10,7 @@ every error of a file is reported (each device, seat, meter and section is check
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
@@ -48,8 +49,12 @@ CAPABILITIES = (
 MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_version", "program_hash",
                 "asset_number", "usb_serial")
 _TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "capabilities", "rules",
-             "timing", "interpretations", "emulator")
-_DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match")
+             "timing", "interpretations", "emulator", "report")
+_DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration")
+#: the lab report's fields a profile may fill (docs/device-profiles.md, docs/report.md)
+REPORT_KEYS = ("submitting_party", "lab", "accreditation", "tested_by", "reviewed_by", "approved_by")
+_CALIBRATION_KEYS = ("due", "certificate", "uncertainty")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _UNSTABLE_PORT = re.compile(r"^/dev/tty(USB|ACM)\d+$")
 _PORT = re.compile(r"^(/|[A-Za-z][A-Za-z0-9+]*://|COM\d+$)")
 #: a VISA resource name: ``TCPIP0::...``, ``USB0::...``, and serial ``ASRL1::INSTR`` or ``ASRL/dev/ttyS0::INSTR``
@@ -93,6 +98,17 @@ def _device(role: str, f: Fields) -> DeviceSpec:
     if "match" in f:
         mf = f.get_map("match", optional=MATCH_FIELDS)
         match = {str(k): mf.get_str(str(k)) for k in mf}
+    calibration: dict[str, str] = {}
+    if "calibration" in f:
+        cf = f.get_map("calibration", required=("due",), optional=_CALIBRATION_KEYS)
+        calibration = {str(k): cf.get_str(str(k)) for k in cf}
+        due = calibration["due"]
+        try:
+            if not _DATE.match(due):
+                raise ValueError(due)
+            date.fromisoformat(due)
+        except ValueError:
+            raise cf.error("due", f"calibration due date '{due}' is not a date YYYY-MM-DD") from None
     return DeviceSpec(
         role=role,
         driver=driver,
@@ -101,6 +117,7 @@ def _device(role: str, f: Fields) -> DeviceSpec:
         baudrate=f.get_int("baudrate", None, lo=50, hi=4_000_000),
         backend=f.get_enum("backend", ["@py", "@sim"], "@py"),
         match=MappingProxyType(match),
+        calibration=MappingProxyType(calibration),
     )
 
 
@@ -179,14 +196,24 @@ def interpretation_value(key: Any, value: Any, node: YMap, known: dict[str, tupl
 def _timing(f: Fields) -> Timing:
     if "timing" not in f:
         return Timing()
-    tf = f.get_map("timing", optional=("lockout_deadline_ms", "comm_timeout_ms", "response_timeout_ms"))
+    tf = f.get_map("timing", optional=("lockout_deadline_ms", "comm_timeout_ms", "response_timeout_ms",
+                                       "lockout_uncertainty_ms"))
     d = Timing()
     lo, hi = Decimal("0.001"), Decimal(60_000)
     return Timing(
         lockout_deadline_ms=tf.get_decimal("lockout_deadline_ms", d.lockout_deadline_ms, lo=lo, hi=hi),
         comm_timeout_ms=tf.get_decimal("comm_timeout_ms", d.comm_timeout_ms, lo=lo, hi=hi),
         response_timeout_ms=tf.get_decimal("response_timeout_ms", d.response_timeout_ms, lo=lo, hi=hi),
+        lockout_uncertainty_ms=tf.get_decimal("lockout_uncertainty_ms", None, lo=Decimal(0), hi=hi),
     )
+
+
+def _report(f: Fields) -> dict[str, str]:
+    """The lab report's fields (submitting party, lab, accreditation, signatories), all optional."""
+    if "report" not in f:
+        return {}
+    rf = f.get_map("report", optional=REPORT_KEYS)
+    return {str(k): rf.get_str(str(k)) for k in rf}
 
 
 def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
@@ -277,6 +304,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         emulator=emulator,
         source_path=path,
         raw=MappingProxyType(to_plain(root)),
+        report=MappingProxyType(_report(f)),
     )
 
 

@@ -40,6 +40,9 @@ class DeviceSpec:
     backend: str = "@py"
     #: identity fields the harness checks against the device's own answer (stable identity)
     match: Mapping[str, str] = field(default_factory=_frozen)
+    #: the instrument's calibration for the lab report: ``due`` (YYYY-MM-DD), ``certificate``,
+    #: ``uncertainty`` (as the certificate states it)
+    calibration: Mapping[str, str] = field(default_factory=_frozen)
 
     @property
     def address(self) -> str:
@@ -121,6 +124,8 @@ class Timing:
     comm_timeout_ms: Decimal = Decimal("500")
     #: how long a driver waits for any one answer
     response_timeout_ms: Decimal = Decimal("1000")
+    #: expanded uncertainty of a lock-out latency measurement on this bench, when the lab states it
+    lockout_uncertainty_ms: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +160,9 @@ class Profile:
     source_path: str
     #: the plain data as written (no position types, no Decimal), for the record
     raw: Mapping[str, Any] = field(repr=False)
+    #: what the lab report says about this submission: submitting_party, lab, accreditation,
+    #: tested_by, reviewed_by, approved_by (all optional text)
+    report: Mapping[str, str] = field(default_factory=_frozen)
 
     @property
     def is_emulated(self) -> bool:

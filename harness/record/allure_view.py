@@ -1,14 +1,19 @@
-"""Allure 2 results view of a record: ``allure-results/<uuid>-result.json`` per case.
+"""Allure 2 view of a record, written through the Allure model library (``allure_commons``).
 
-The files follow the Allure 2 test result format (the model of allure-python-commons: uuid,
-historyId, testCaseId, fullName, name, status, statusDetails, stage, start, stop, labels, links,
-parameters, steps, attachments).  Status follows Allure's own rule: a compliance FAIL is
-``failed``, a rig ERROR or TIMEOUT is ``broken`` (not an assertion), SKIP is ``skipped``.
+This is tablecert's one Allure path: nothing writes Allure results while the run goes; after the
+run, every case of the record becomes an :class:`allure_commons.model2.TestResult` (steps,
+parameters, labels, links, attachments) and :class:`allure_commons.logger.AllureFileLogger` writes
+it as ``<uuid>-result.json`` with its attachments, so the files follow the Allure model exactly.
+Next to them: ``environment.properties`` (profile, jurisdiction, game, identities, harness,
+record digest, verdict) and ``categories.json`` (compliance failures, rig errors, not applicable,
+not run), which the Allure report shows on its overview.
 
-Labels: ``suite`` (the suite file), ``feature`` (the area: the suite's directory under ``suites/``),
-``story`` (one per clause), ``tag`` (the jurisdiction), ``epic`` (the game), ``host`` (the station).
-Evidence files are copied next to the results as ``<uuid>-attachment.<ext>`` and listed under their
-original names.  Written from the record, so the view can be rebuilt at any time.
+Status follows Allure's own rule: a compliance FAIL is ``failed``, a rig ERROR or TIMEOUT is
+``broken`` (not an assertion), SKIP and NOT APPLICABLE are ``skipped``, INCONCLUSIVE and
+INTERRUPTED are ``unknown``.  Labels: ``suite`` (the suite file), ``feature`` (the area: the
+suite's directory under ``suites/``), ``story`` (one per clause), ``tag`` (the jurisdiction),
+``epic`` (the game), ``host`` (the station); each clause links to its citation.  Written from the
+record, so the view can be rebuilt at any time (``tablecert report --format all``).
 """
 
 from __future__ import annotations
@@ -21,11 +26,25 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from harness.record.document import Record
-from harness.record.model import CaseResult
+from allure_commons.logger import AllureFileLogger
+from allure_commons.model2 import (
+    Attachment,
+    Label,
+    Link,
+    Parameter,
+    Status,
+    StatusDetails,
+    TestResult,
+    TestStepResult,
+)
 
-STATUS = {"PASS": "passed", "FAIL": "failed", "ERROR": "broken", "TIMEOUT": "broken", "SKIP": "skipped",
-          "NOT APPLICABLE": "skipped", "INCONCLUSIVE": "unknown", "INTERRUPTED": "unknown"}
+from harness.record.clauses import clause_info
+from harness.record.document import Record
+from harness.record.model import IDENTITY_FIELDS, CaseResult
+
+STATUS = {"PASS": Status.PASSED, "FAIL": Status.FAILED, "ERROR": Status.BROKEN, "TIMEOUT": Status.BROKEN,
+          "SKIP": Status.SKIPPED, "NOT APPLICABLE": Status.SKIPPED, "INCONCLUSIVE": Status.UNKNOWN,
+          "INTERRUPTED": Status.UNKNOWN}
 MIME = {
     ".txt": "text/plain",
     ".log": "text/plain",
@@ -39,6 +58,15 @@ MIME = {
     ".yaml": "application/yaml",
     ".bin": "application/octet-stream",
 }
+#: Allure categories (categories.json): how the overview groups what did not pass
+CATEGORIES = [
+    {"name": "Compliance failures", "matchedStatuses": ["failed"],
+     "description": "the device did not do what the regulation requires"},
+    {"name": "Rig errors (device stopped answering, timeout)", "matchedStatuses": ["broken"],
+     "description": "no verdict on the device: the bench or a device stopped answering"},
+    {"name": "Not applicable to the profile", "matchedStatuses": ["skipped"], "messageRegex": "NOT APPLICABLE.*"},
+    {"name": "Not run", "matchedStatuses": ["skipped", "unknown"]},
+]
 
 
 def _epoch_ms(stamp: str) -> int | None:
@@ -60,60 +88,53 @@ def area_of(suite_file: str) -> str:
     return path.name.removesuffix(".yaml").removesuffix(".suite")
 
 
-def case_result(record: Record, case: CaseResult, case_uuid: str) -> dict[str, Any]:
-    """The Allure result object of one case (without writing attachments)."""
+def _value(v: Any) -> str:
+    return json.dumps(v, sort_keys=True, ensure_ascii=False)
+
+
+def case_result(record: Record, case: CaseResult, case_uuid: str) -> TestResult:
+    """The Allure result of one case (without its attachments)."""
     full_name = f"{case.suite_file}::{case.case_id}"
     suite = PurePosixPath(case.suite_file).name.removesuffix(".yaml").removesuffix(".suite")
-    labels = [
-        {"name": "suite", "value": suite},
-        {"name": "feature", "value": area_of(case.suite_file)},
-        *({"name": "story", "value": c} for c in case.clauses),
-        {"name": "framework", "value": "tablecert"},
-    ]
+    labels = [Label("suite", suite), Label("feature", area_of(case.suite_file)),
+              *(Label("story", c) for c in case.clauses), Label("framework", "tablecert")]
     if record.meta.jurisdiction:
-        labels.append({"name": "tag", "value": record.meta.jurisdiction})
+        labels.append(Label("tag", record.meta.jurisdiction))
     if record.meta.game:
-        labels.append({"name": "epic", "value": record.meta.game})
+        labels.append(Label("epic", record.meta.game))
     if case.station:
-        labels.append({"name": "host", "value": case.station})
+        labels.append(Label("host", case.station))
+    links = []
+    for c in case.clauses:
+        citation = clause_info(c).citation
+        if citation:
+            links.append(Link(type="tms", url=citation, name=f"{c}: {citation}"))
     steps = [
-        {
-            "name": f"{s.text} (line {s.yaml_line})" if s.yaml_line else s.text,
-            "status": STATUS[s.outcome],
-            "stage": "finished",
-            "parameters": [
-                {"name": k, "value": json.dumps(v, sort_keys=True)} for k, v in sorted(s.detail.items())
-            ],
-        }
+        TestStepResult(
+            name=f"{s.text} (line {s.yaml_line})" if s.yaml_line else s.text,
+            status=STATUS.get(s.outcome, Status.UNKNOWN), stage="finished",
+            parameters=[Parameter(k, _value(v)) for k, v in sorted(s.detail.items())],
+        )
         for s in case.steps
     ]
-    result: dict[str, Any] = {
-        "uuid": case_uuid,
-        "historyId": hashlib.md5(full_name.encode(), usedforsecurity=False).hexdigest(),
-        "testCaseId": hashlib.md5(full_name.encode(), usedforsecurity=False).hexdigest(),
-        "fullName": full_name,
-        "name": case.title or case.case_id,
-        "status": STATUS[case.verdict],
-        "stage": "finished",
-        "labels": labels,
-        "links": [],
-        "parameters": [
-            {"name": k, "value": json.dumps(v, sort_keys=True)} for k, v in sorted(case.params.items())
-        ],
-        "steps": steps,
-        "attachments": [],
-    }
+    digest = hashlib.md5(full_name.encode(), usedforsecurity=False).hexdigest()
+    result = TestResult(
+        uuid=case_uuid, historyId=digest, testCaseId=digest, fullName=full_name,
+        name=case.title or case.case_id, status=STATUS.get(case.verdict, Status.UNKNOWN), stage="finished",
+        labels=labels, links=links, steps=steps,
+        parameters=[Parameter(k, _value(v)) for k, v in sorted(case.params.items())],
+    )
     details = []
     if case.message:
-        details.append(case.message)
+        details.append(case.message if case.verdict not in ("NOT APPLICABLE",) else f"NOT APPLICABLE: {case.message}")
     for m in case.measurements:
         if m.outcome != "PASS":
             details.append(f"{m.name} [{m.clause}]: expected {m.limit}, got {m.value} {m.unit}".rstrip())
     if details:
-        result["statusDetails"] = {"message": details[0], "trace": "\n".join(details)}
+        result.statusDetails = StatusDetails(message=details[0], trace="\n".join(details))
     start, stop = _epoch_ms(case.started_at), _epoch_ms(case.finished_at)
     if start is not None and stop is not None:
-        result["start"], result["stop"] = start, stop
+        result.start, result.stop = start, stop
     return result
 
 
@@ -124,33 +145,48 @@ def _measurements_text(case: CaseResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_allure_results(record: Record, run_dir: Path, out_dir: Path) -> list[Path]:
-    """Write one result file per case (and its attachments) into ``out_dir``; return the result files."""
+def _properties(record: Record, digest: str | None) -> str:
+    """environment.properties (Java properties: ``key=value`` lines, ``\\``, ``=`` and ``:`` escaped)."""
+    def esc(text: str) -> str:
+        return (text.replace("\\", "\\\\").replace("\n", "\\n").replace("=", "\\=").replace(":", "\\:"))
+
+    rows = {
+        "profile": record.meta.profile_name, "jurisdiction": record.meta.jurisdiction, "game": record.meta.game,
+        "run.id": record.run_id, "verdict": record.derived_verdict()[0],
+        "harness": f"tablecert {record.harness_version} (git {record.git_revision})",
+        "record.digest": digest or "", "lab": record.meta.lab, "station": record.meta.station,
+    }
+    for role, pair in sorted(record.identities.items()):
+        ident = pair.get("start") or pair.get("end")
+        if ident is None:
+            continue
+        for name in IDENTITY_FIELDS:
+            value = getattr(ident, name)
+            if value:
+                rows[f"{role}.{name}"] = value
+    return "".join(f"{esc(k)}={esc(str(v))}\n" for k, v in rows.items() if v)
+
+
+def write_allure_results(record: Record, run_dir: Path, out_dir: Path, digest: str | None = None) -> list[Path]:
+    """Write one result per case (and its attachments), environment.properties and categories.json."""
     if out_dir.exists():
         shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True)
-    written = []
+    logger = AllureFileLogger(str(out_dir))
     for case in record.cases:
-        case_uuid = str(uuidlib.uuid4())
-        result = case_result(record, case, case_uuid)
+        result = case_result(record, case, str(uuidlib.uuid4()))
         for ev in case.evidence:
             src = run_dir / ev.path
             ext = PurePosixPath(ev.path).suffix or ".bin"
-            source = f"{uuidlib.uuid4()}-attachment{ext}"
             if src.is_file():
-                shutil.copyfile(src, out_dir / source)
-                result["attachments"].append(
-                    {
-                        "name": ev.name or PurePosixPath(ev.path).name,
-                        "source": source,
-                        "type": MIME.get(ext.lower(), "application/octet-stream"),
-                    }
-                )
+                source = f"{uuidlib.uuid4()}-attachment{ext}"
+                logger.report_attached_file(str(src), source)
+                result.attachments.append(Attachment(name=ev.name or PurePosixPath(ev.path).name, source=source,
+                                                     type=MIME.get(ext.lower(), "application/octet-stream")))
         if case.measurements:
             source = f"{uuidlib.uuid4()}-attachment.txt"
-            (out_dir / source).write_text(_measurements_text(case), "utf-8")
-            result["attachments"].append({"name": "measurements", "source": source, "type": "text/plain"})
-        path = out_dir / f"{case_uuid}-result.json"
-        path.write_text(json.dumps(result, indent=2, ensure_ascii=False), "utf-8")
-        written.append(path)
-    return written
+            logger.report_attached_data(_measurements_text(case), source)
+            result.attachments.append(Attachment(name="measurements", source=source, type="text/plain"))
+        logger.report_result(result)
+    (out_dir / "environment.properties").write_text(_properties(record, digest), "utf-8")
+    (out_dir / "categories.json").write_text(json.dumps(CATEGORIES, indent=2), "utf-8")
+    return sorted(out_dir.glob("*-result.json"))

@@ -1,127 +1,192 @@
-"""The vendor pre-submission gap report: what to fix before submitting the device to a lab.
+"""Findings grouped by root cause, and the vendor pre-submission gap report built from them.
 
-A vendor needs to know exactly which clause failed, what the regulation requires, what the device
-did, and how to make it happen again on the bench.  For each failing clause this report gives the
-clause text (from the regulation catalogue when it is available, else the clause id), the
-measurements the device failed (expected against actual), and the shoe stack, command and YAML
-steps that reproduce it (from the case's ``reproduce`` data).  Cases that could not be checked
-(ERROR, TIMEOUT, SKIP) are listed separately: they are gaps in the evidence, not findings.
+A vendor needs to know what to fix, not how many cases noticed it: one defect often fails the same
+measurement in many cases (a wrong pay at every seat, a late lock-out in every lock-out case).  So
+failing cases are grouped by their *first* failing measurement (what went wrong first; later
+failures in the case are often its consequences), with seat, meter and round numbers taken out of
+the measurement's name: the same measurement failing the same way across cases is one finding.
+Each finding carries the clause text (from the regulation catalogue), what was required against
+what the device did, the cases, and one exact command that reproduces it on the same profile
+(``--profile``, suite and case, any emulator defect, the seeds of randomised steps).
+
+The gap report is one screen per finding: a few lines of clause text, at most
+:data:`SHOWN_READINGS` readings, the cases named on one line, and the command.  Full transcripts
+stay in the evidence files the HTML report links.  Cases that reached no verdict (ERROR, TIMEOUT,
+SKIP, INTERRUPTED) are listed after the findings, grouped by their message: they are gaps in the
+evidence, not findings.  Cases NOT APPLICABLE to the profile are counted, not listed.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import textwrap
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.money import fmt
 from harness.record.clauses import clause_info
 from harness.record.document import Record
-from harness.record.model import CaseResult
+from harness.record.model import CaseResult, Measurement
+
+#: readings of a finding shown in full (the rest are counted)
+SHOWN_READINGS = 3
+#: lines of clause text in a finding
+CLAUSE_LINES = 4
+WIDTH = 96
+_NUMBER = re.compile(r"\b\d+\b")
 
 
-def _code(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
-    return "```\n" + text.replace("```", "`\u200b``") + "\n```"
+@dataclass
+class Finding:
+    """One root cause: a measurement (or a failure message) failing the same way in some cases."""
+
+    key: str
+    title: str
+    clause: str
+    cases: list[CaseResult] = field(default_factory=list)
+    #: (case, the failing measurement or None) in case order
+    readings: list[tuple[CaseResult, Measurement | None]] = field(default_factory=list)
+    #: other failing measurements in the same cases (names), shown as "also"
+    also: dict[str, None] = field(default_factory=dict)
+
+    @property
+    def reproduce(self) -> str:
+        for case in self.cases:
+            command = (case.reproduce or {}).get("command")
+            if command:
+                return command if isinstance(command, str) else " ".join(map(str, command))
+        return ""
+
+    @property
+    def seeds(self) -> dict[str, Any]:
+        for case in self.cases:
+            seeds = (case.reproduce or {}).get("seeds")
+            if seeds:
+                return dict(seeds)
+        return {}
 
 
-def _reproduce(case: CaseResult) -> list[str]:
-    out: list[str] = []
-    repro = dict(case.reproduce or {})
-    command = repro.pop("command", None)
-    if command is not None:
-        out += [
-            "Command:",
-            "",
-            _code(command if isinstance(command, str) else " ".join(map(str, command))),
-            "",
-        ]
-    stack = repro.pop("stack", None)
-    if stack is not None:
-        out += [
-            "Shoe stack (in dealing order):",
-            "",
-            _code(stack if isinstance(stack, str) else " ".join(map(str, stack))),
-            "",
-        ]
-    for key, value in sorted(repro.items()):
-        out += [f"{key}:", "", _code(value), ""]
-    if case.steps:
-        out.append(f"Steps ({case.suite_file}):")
-        out.append("")
-        for s in case.steps:
-            where = f"line {s.yaml_line}" if s.yaml_line else "line ?"
-            out.append(f"{s.index}. [{where}] {s.text} -> {s.outcome}")
-        out.append("")
-    return out or ["No reproduction data was recorded.", ""]
+def _failing(case: CaseResult) -> list[Measurement]:
+    return [m for m in case.measurements if m.outcome == "FAIL"]
 
 
-def _amount(value: Any, unit: str) -> str:
-    if unit == "cents" and isinstance(value, int) and not isinstance(value, bool):
+def _first_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _pattern(name: str) -> str:
+    """A measurement's name with seat, meter-reading and round numbers taken out."""
+    return _NUMBER.sub("#", name)
+
+
+def findings(record: Record) -> list[Finding]:
+    """Failing cases grouped by root cause, most widespread first."""
+    groups: dict[str, Finding] = {}
+    for case in record.cases:
+        if case.verdict != "FAIL":
+            continue
+        bad = _failing(case)
+        if bad:
+            first = bad[0]
+            clause = first.clause or (case.clauses[0] if case.clauses else "")
+            key = f"{_pattern(first.name)}|{clause}"
+            title = _pattern(first.name).replace("#", "N") if _pattern(first.name) != first.name else first.name
+        else:
+            first = None
+            clause = case.clauses[0] if case.clauses else ""
+            message = _NUMBER.sub("#", _first_line(case.message))
+            key = f"{message}|{clause}"
+            title = _first_line(case.message) or "the case failed without a failing measurement"
+        finding = groups.setdefault(key, Finding(key, title, clause))
+        finding.cases.append(case)
+        finding.readings.append((case, first))
+        for m in bad[1:]:
+            finding.also[_pattern(m.name).replace("#", "N")] = None
+    return sorted(groups.values(), key=lambda f: (-len(f.cases), f.clause, f.title))
+
+
+def amount(value: Any, unit: str) -> str:
+    if unit in ("cents", "¢") and isinstance(value, int) and not isinstance(value, bool):
         return f"{fmt(value)} ({value} cents)"
-    text = value if isinstance(value, str) else json.dumps(value)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return f"{text} {unit}" if unit else text
 
 
-def _device_did(case: CaseResult, clause: str) -> list[str]:
-    failed = [m for m in case.measurements if m.outcome != "PASS" and (m.clause in ("", clause))]
-    failed = failed or [m for m in case.measurements if m.outcome != "PASS"]
-    out = []
-    for m in failed:
-        detail = f": {m.detail}" if m.detail else ""
-        out.append(
-            f"- {m.name}: expected {_amount(m.limit, m.unit)}, device gave {_amount(m.value, m.unit)}"
-            f" ({m.outcome}){detail}"
-        )
-    if case.message:
-        out.append(f"- message: {case.message}")
-    return out or ["- (no failing measurement recorded)"]
+def reading_line(case: CaseResult, m: Measurement | None) -> str:
+    if m is None:
+        return f"{case.case_id}: {_first_line(case.message)}"
+    detail = f" ({m.detail})" if m.detail else ""
+    return (f"{case.case_id}: {m.name}: required {amount(m.limit, m.unit)}, device gave "
+            f"{amount(m.value, m.unit)}{detail}")
+
+
+def _clip(text: str, width: int = WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _clause_text(clause: str) -> list[str]:
+    info = clause_info(clause)
+    text = info.text or f"see clause {clause} in the catalogue"
+    lines = textwrap.wrap(text, WIDTH - 2)
+    if len(lines) > CLAUSE_LINES:
+        lines = [*lines[: CLAUSE_LINES - 1], _clip(lines[CLAUSE_LINES - 1] + " …")]
+    return ["> " + line for line in lines]
+
+
+def render_finding(n: int, f: Finding) -> list[str]:
+    info = clause_info(f.clause) if f.clause else None
+    cited = f" ({info.citation})" if info and info.citation else ""
+    out = [f"## {n}. {f.title}", "", f"Clause `{f.clause or '-'}`{cited}:", *_clause_text(f.clause), ""]
+    out.append("Required against what the device did:")
+    for case, m in f.readings[:SHOWN_READINGS]:
+        out.append("- " + _clip(reading_line(case, m), 2 * WIDTH))
+    if len(f.readings) > SHOWN_READINGS:
+        out.append(f"- … the same in {len(f.readings) - SHOWN_READINGS} more case(s)")
+    if f.also:
+        out.append("- then also failed: " + _clip(", ".join(f.also), WIDTH))
+    names = ", ".join(c.case_id for c in f.cases)
+    out += ["", _clip(f"Cases ({len(f.cases)}): {names}", 2 * WIDTH), "", "Reproduce:", "",
+            "    " + (f.reproduce or "(no command recorded)")]
+    if f.seeds:
+        out.append("    # seeds: " + ", ".join(f"{k} = {v}" for k, v in f.seeds.items()))
+    out.append("")
+    return out
 
 
 def render_gap_report(record: Record) -> str:
     """The gap report as Markdown text."""
-    failing: dict[str, list[CaseResult]] = {}
-    unchecked: list[CaseResult] = []
-    for case in record.cases:
-        if case.verdict == "FAIL":
-            for clause in case.clauses or ["(no clause)"]:
-                failing.setdefault(clause, []).append(case)
-        elif case.verdict != "PASS":
-            unchecked.append(case)
+    found = findings(record)
+    unchecked = [c for c in record.cases if c.verdict in ("ERROR", "TIMEOUT", "SKIP", "INTERRUPTED")]
+    na = sum(1 for c in record.cases if c.verdict == "NOT APPLICABLE")
+    failing = sum(len(f.cases) for f in found)
     verdict, reasons = record.derived_verdict()
     lines = [
         "# Pre-submission gap report",
         "",
         f"Run {record.run_id}, profile {record.meta.profile_name or '-'}, "
         f"jurisdiction {record.meta.jurisdiction or '-'}, tablecert {record.harness_version}.",
-        f"Overall: {verdict} ({'; '.join(reasons)}). {len(record.cases)} case(s), "
-        f"{len(failing)} failing clause(s), {len(unchecked)} case(s) not checked.",
+        _clip(f"Overall: {verdict} ({'; '.join(reasons)}).", 3 * WIDTH),
+        f"{len(found)} finding(s) from {failing} failing case(s); {len(unchecked)} case(s) not checked; "
+        f"{na} not applicable to the profile.",
         "",
     ]
-    if not failing:
+    if not found:
         lines += ["No clause failed.", ""]
-    for clause in sorted(failing):
-        info = clause_info(clause)
-        lines += [f"## {clause}" + (f" ({info.citation})" if info.citation else ""), ""]
-        lines += ["What the regulation requires:", ""]
-        lines += ["> " + line for line in (info.text or f"see clause {clause} in the catalogue").splitlines()]
-        lines.append("")
-        for case in failing[clause]:
-            lines += [f"### Case {case.case_id}: {case.title}", "", "What the device did:", ""]
-            lines += _device_did(case, clause)
-            lines.append("")
-            lines += _reproduce(case)
+    for n, f in enumerate(found, 1):
+        lines += render_finding(n, f)
     if unchecked:
-        lines += [
-            "## Not checked",
-            "",
-            "These cases could not reach a verdict; the clauses they cover are unproven.",
-            "",
-        ]
+        lines += ["## Not checked", "", "These cases reached no verdict; the clauses they cover are unproven.", ""]
+        by_reason: dict[str, list[CaseResult]] = {}
         for case in unchecked:
-            lines.append(
-                f"- {case.case_id} ({case.verdict}; {', '.join(case.clauses) or 'no clause'}):"
-                f" {case.message or 'no message'}"
-            )
+            by_reason.setdefault(f"{case.verdict}: {_NUMBER.sub('#', _first_line(case.message))}", []).append(case)
+        for cases in by_reason.values():
+            first = cases[0]
+            names = ", ".join(c.case_id for c in cases[:SHOWN_READINGS])
+            more = f" and {len(cases) - SHOWN_READINGS} more" if len(cases) > SHOWN_READINGS else ""
+            lines.append(_clip(f"- {first.verdict} ({len(cases)}): {names}{more}: {_first_line(first.message)}",
+                               2 * WIDTH))
         lines.append("")
     changed = record.identity_changed()
     if changed:

@@ -177,13 +177,18 @@ class CaseRecorder:
         self.evidence.append(ev)
         return ev
 
-    def meter_timeline(self, meter: str, points: Iterable[tuple[int | str, int]]) -> None:
-        """Add (t_ms, cents) points of a meter; t_ms is an int or a decimal string, cents an int."""
+    def meter_timeline(self, meter: str, points: Iterable[tuple[Any, ...]]) -> None:
+        """Add (t, cents) or (t, cents, mark) points of a meter: t an int (reading number or ms) or a
+        decimal string, cents an int, mark the controller events since the previous point ("hit",
+        "reset", "hit+reset")."""
         series = self.timelines.setdefault(meter, [])
-        for t_ms, cents in points:
+        for point in points:
+            t_ms, cents, *mark = point
             if isinstance(cents, bool) or not isinstance(cents, int):
                 raise TypeError(f"meter {meter}: amount {cents!r} must be integer cents")
-            series.append([jsonable(t_ms, f"meter {meter} time"), cents])
+            if mark and not isinstance(mark[0], str):
+                raise TypeError(f"meter {meter}: mark {mark[0]!r} must be text")
+            series.append([jsonable(t_ms, f"meter {meter} time"), cents, *mark])
 
 
 class RunRecorder:

@@ -1,14 +1,22 @@
 """Meter timeline charts as inline SVG, with exact integer coordinates and no script.
 
 A progressive meter moves in steps (an increment per qualifying wager, a drop to the reset amount
-after a hit), so the chart is a step line.  Coordinates are computed with ``Fraction`` and floored
-to integers: the same record always renders byte-identical SVG, with no float rounding, and money
-labels come from :func:`harness.money.fmt` (integer cents).
+after a hit), so the chart is a step line through the readings.  It shows what the meter was
+expected to show (dashed lines: the reset amount, and any amount a case required it to equal) and
+marks every hit and reset the controller announced (vertical markers labelled "hit" / "reset"), so
+a drop with no mark stands out.  A chart with fewer than two readings is not drawn: one point says
+nothing a table does not.
+
+Coordinates are computed with ``Fraction`` and floored to integers: the same record always renders
+byte-identical SVG, with no float rounding, and money labels come from :func:`harness.money.fmt`
+(integer cents).  A point is ``[t, cents]`` or ``[t, cents, mark]``; ``t`` is the reading number
+(the runner's timelines) or milliseconds.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 from html import escape
@@ -18,64 +26,94 @@ from harness.money import fmt
 
 WIDTH, HEIGHT = 640, 220
 LEFT, RIGHT, TOP, BOTTOM = 96, 16, 28, 34
+#: fewer readings than this and there is no chart
+MIN_READINGS = 2
 
 
 def _time(value: Any) -> Fraction:
     return Fraction(Decimal(str(value)))
 
 
-def _ms_label(value: Fraction) -> str:
+def _is_reading_numbers(points: Sequence[Sequence[Any]]) -> bool:
+    return all(isinstance(p[0], int) and not isinstance(p[0], bool) and p[0] == i for i, p in enumerate(points))
+
+
+def _x_label(value: Fraction, readings: bool) -> str:
+    if readings:
+        return f"reading {value.numerator + 1}"
     if value.denominator == 1:
         return f"{value.numerator} ms"
     return f"{Decimal(value.numerator) / Decimal(value.denominator):.3f} ms"
 
 
-def chart_points(points: list[list[Any]]) -> list[tuple[int, int]]:
-    """Pixel coordinates (x, y) of each (t_ms, cents) point, in time order (ties keep their order)."""
-    pts = sorted(((_time(t), int(c)) for t, c in points), key=lambda p: p[0])
+def _ordered(points: Sequence[Sequence[Any]]) -> list[tuple[Fraction, int, str]]:
+    return sorted(((_time(p[0]), int(p[1]), str(p[2]) if len(p) > 2 else "") for p in points),
+                  key=lambda p: p[0])
+
+
+def chart_points(points: Sequence[Sequence[Any]], expected: Sequence[int] = ()) -> list[tuple[int, int]]:
+    """Pixel coordinates (x, y) of each point, in time order (ties keep their order); the amount
+    axis spans the readings and the ``expected`` amounts."""
+    pts = _ordered(points)
     if not pts:
         return []
     t0, t1 = pts[0][0], pts[-1][0]
-    c0, c1 = min(c for _, c in pts), max(c for _, c in pts)
+    amounts = [c for _, c, _ in pts] + list(expected)
+    c0, c1 = min(amounts), max(amounts)
     tspan = (t1 - t0) or Fraction(1)
     cspan = (c1 - c0) or 1
     pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    out = []
-    for t, c in pts:
-        x = LEFT + int((t - t0) * pw // tspan)
-        y = TOP + ph - (c - c0) * ph // cspan
-        out.append((x, y))
-    return out
+    return [(LEFT + int((t - t0) * pw // tspan), TOP + ph - (c - c0) * ph // cspan) for t, c, _ in pts]
 
 
-def meter_chart(meter: str, points: list[list[Any]]) -> str:
-    """One ``<svg>`` element charting a meter's amount against time."""
-    coords = chart_points(points)
-    if not coords:
+def _y(cents: int, lo: int, hi: int) -> int:
+    ph = HEIGHT - TOP - BOTTOM
+    return TOP + ph - (cents - lo) * ph // ((hi - lo) or 1)
+
+
+def meter_chart(meter: str, points: Sequence[Sequence[Any]], expected: Sequence[tuple[str, int]] = ()) -> str:
+    """One ``<svg>`` element charting a meter's amount over its readings ("" under two readings).
+
+    ``expected``: (label, cents) amounts the meter was expected to show, drawn as dashed lines."""
+    if len(points) < MIN_READINGS:
         return ""
-    times = sorted(_time(t) for t, _ in points)
-    cents = [int(c) for _, c in points]
+    pts = _ordered(points)
+    coords = chart_points(points, [c for _, c in expected])
+    readings = _is_reading_numbers(points)
+    amounts = [c for _, c, _ in pts] + [c for _, c in expected]
+    lo, hi = min(amounts), max(amounts)
     # step path: hold the previous amount until the next point's time, then jump
     path = [f"M{coords[0][0]},{coords[0][1]}"]
     for (_, y_prev), (x, y) in itertools.pairwise(coords):
         path.append(f"H{x}" if y == y_prev else f"H{x}V{y}")
     x_axis = HEIGHT - BOTTOM
     name = escape(meter)
+    marks = sum(1 for *_, m in pts if m)
     parts = [
         f'<svg class="chart" role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'aria-label="{name} meter timeline">',
-        f"<title>{name} meter: {len(coords)} readings</title>",
+        f"<title>{name} meter: {len(coords)} readings, {marks} marked hit/reset</title>",
         f'<rect x="{LEFT}" y="{TOP}" width="{WIDTH - LEFT - RIGHT}" height="{x_axis - TOP}" class="plot"/>',
         f'<text x="{LEFT}" y="{TOP - 10}" class="ctitle">{name}</text>',
-        f'<text x="{LEFT - 6}" y="{TOP + 4}" class="ylab">{escape(fmt(max(cents)))}</text>',
-        f'<text x="{LEFT - 6}" y="{x_axis}" class="ylab">{escape(fmt(min(cents)))}</text>',
-        f'<text x="{LEFT}" y="{x_axis + 18}" class="xlab0">{escape(_ms_label(times[0]))}</text>',
-        f'<text x="{WIDTH - RIGHT}" y="{x_axis + 18}" class="xlab1">{escape(_ms_label(times[-1]))}</text>',
-        f'<path d="{"".join(path)}" class="line"/>',
+        f'<text x="{LEFT - 6}" y="{TOP + 4}" class="ylab">{escape(fmt(hi))}</text>',
+        f'<text x="{LEFT - 6}" y="{x_axis}" class="ylab">{escape(fmt(lo))}</text>',
+        f'<text x="{LEFT}" y="{x_axis + 18}" class="xlab0">{escape(_x_label(pts[0][0], readings))}</text>',
+        f'<text x="{WIDTH - RIGHT}" y="{x_axis + 18}" class="xlab1">{escape(_x_label(pts[-1][0], readings))}</text>',
     ]
-    ordered = sorted(points, key=lambda p: _time(p[0]))
-    for (x, y), (t, c) in zip(coords, ordered, strict=True):
-        label = escape(f"{_ms_label(_time(t))}: {fmt(int(c))}")
-        parts.append(f'<circle cx="{x}" cy="{y}" r="3" class="pt"><title>{label}</title></circle>')
+    for label, cents in expected:
+        y = _y(cents, lo, hi)
+        text = escape(f"{label} {fmt(cents)}")
+        parts.append(f'<line x1="{LEFT}" y1="{y}" x2="{WIDTH - RIGHT}" y2="{y}" class="expected">'
+                     f"<title>expected: {text}</title></line>")
+        parts.append(f'<text x="{WIDTH - RIGHT - 4}" y="{y - 3}" class="elab">{text}</text>')
+    for (x, _), (_, _, mark) in zip(coords, pts, strict=True):
+        if mark:
+            parts.append(f'<line x1="{x}" y1="{TOP}" x2="{x}" y2="{x_axis}" class="mark"/>'
+                         f'<text x="{x + 3}" y="{TOP + 12}" class="mlab">{escape(mark)}</text>')
+    parts.append(f'<path d="{"".join(path)}" class="line"/>')
+    for (x, y), (t, c, mark) in zip(coords, pts, strict=True):
+        label = escape(f"{_x_label(t, readings)}: {fmt(c)}" + (f" ({mark})" if mark else ""))
+        parts.append(f'<circle cx="{x}" cy="{y}" r="3" class="pt{" hit" if mark else ""}">'
+                     f"<title>{label}</title></circle>")
     parts.append("</svg>")
     return "".join(parts)

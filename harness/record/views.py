@@ -1,9 +1,9 @@
 """Writing a finished record and every view of it into its run directory.
 
 Order matters: the canonical ``record.json`` and the digest manifest come first, so a failure while
-rendering a view never costs the record itself; the views (HTML, JUnit XML, Allure results and, for a
-pre-submission run, the gap report) are derived files outside the digest and can be rebuilt at any
-time with ``tablecert report``.
+rendering a view never costs the record itself; the views (the lab report and its appendix, JUnit
+XML, Allure results and, for a pre-submission run, the gap report) are derived files outside the
+digest and can be rebuilt at any time with ``tablecert report``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from harness.record.digest import RECORD_FILE, canonical_json, record_digest, wr
 from harness.record.document import Record
 
 HTML_FILE = "record.html"
+APPENDIX_FILE = "record-appendix.html"
 JUNIT_FILE = "junit.xml"
 ALLURE_DIR = "allure-results"
 GAP_FILE = "gap-report.md"
@@ -47,12 +48,13 @@ def render_views(run_dir: Path, record: Record, problems: list[str]) -> None:
     """(Re)write the derived views of a record already on disk."""
     from harness.record.allure_view import write_allure_results
     from harness.record.gap import render_gap_report
-    from harness.record.html import render_html
+    from harness.record.html import render_appendix, render_html
     from harness.record.junit import render_junit
 
     digest = record_digest(run_dir)
     (run_dir / HTML_FILE).write_text(render_html(record, digest=digest, problems=problems), "utf-8")
+    (run_dir / APPENDIX_FILE).write_text(render_appendix(record, digest=digest, problems=problems), "utf-8")
     (run_dir / JUNIT_FILE).write_bytes(render_junit(record, run_dir, digest=digest))
-    write_allure_results(record, run_dir, run_dir / ALLURE_DIR)
+    write_allure_results(record, run_dir, run_dir / ALLURE_DIR, digest=digest)
     if record.meta.pre_submission:
         (run_dir / GAP_FILE).write_text(render_gap_report(record), "utf-8")

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import allure
-
 from harness.cards import Card, shoe_composition
 from harness.devices.link import DeviceEvent, NakError
 from harness.devices.roles import MeterReading, WagerResult
@@ -72,7 +70,7 @@ class CaseRunner:
         *,
         on_measure: Callable[[Measured], None] | None = None,
         on_step: Callable[[int, Step, str, dict[str, Any]], None] | None = None,
-        meter_point: Callable[[str, int], None] | None = None,
+        meter_point: Callable[[str, int, tuple[str, ...]], None] | None = None,
     ) -> None:
         self.case = case
         self.rig = rig
@@ -85,6 +83,8 @@ class CaseRunner:
         self.snapshots: dict[str, MeterReading] = {}
         self.timeline: list[MeterReading] = []
         self.hits_seen: list[DeviceEvent] = []
+        #: how many of ``hits_seen`` are already marked on a meter timeline
+        self._marked = 0
         self.round = RoundLog()
         self.loaded: tuple[Card, ...] = ()
         self.rng = random.Random(1)
@@ -99,8 +99,7 @@ class CaseRunner:
                 raise DeviceTimeout(f"case did not finish within {self.case.timeout_s} s (at step {i})")
             before = len(self.measured)
             try:
-                with allure.step(f"line {step.line}: {step.source}"):
-                    lookup(step.action).run(self, step, **step.args)
+                lookup(step.action).run(self, step, **step.args)
             except (DeviceError, NakError) as exc:
                 if self.on_step:
                     self.on_step(i, step, "ERROR", {"error": str(exc)})
@@ -177,8 +176,12 @@ class CaseRunner:
         reading: MeterReading = self._ctrl().meters()
         self.timeline.append(reading)
         if self.meter_point:
+            # hits and resets the controller announced since the previous reading, per meter, so a
+            # chart can mark them (a drop with no mark is what 461a.12(h) forbids)
+            fresh, self._marked = self.hits_seen[self._marked:], len(self.hits_seen)
             for name, cents in reading.meters.items():
-                self.meter_point(name, cents)
+                marks = tuple(dict.fromkeys(e.name for e in fresh if str(e.payload.get("meter")) == name))
+                self.meter_point(name, cents, marks)
         return reading
 
     # ------------------------------------------------------------------ driving actions

@@ -8,7 +8,6 @@ records it; a compliance FAIL, a rig ERROR and a TIMEOUT are kept distinct.
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 import time
 import traceback
@@ -16,7 +15,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import allure
 import pytest
 
 from harness.errors import DeviceError, DeviceTimeout, InputError
@@ -148,16 +146,16 @@ class TcSession:
                 rec.measure(Measurement(m.name, _jsonable(m.value), m.unit, _jsonable(m.limit), m.outcome,
                                         m.clause, m.detail))
 
-        points: dict[str, list[tuple[int, int]]] = {}
+        points: dict[str, list[tuple[int, int] | tuple[int, int, str]]] = {}
 
-        def meter_point(meter: str, cents: int) -> None:
-            points.setdefault(meter, []).append((len(points.get(meter, [])), cents))
+        def meter_point(meter: str, cents: int, marks: tuple[str, ...] = ()) -> None:
+            series = points.setdefault(meter, [])
+            series.append((len(series), cents, "+".join(marks)) if marks else (len(series), cents))
 
         runner = CaseRunner(case, rig, self.oracle, on_measure=on_measure, on_step=on_step, meter_point=meter_point)
         verdict, message = "PASS", None
         try:
-            with allure.step(f"{case.id}: {case.title}"):
-                runner.run()
+            runner.run()
         except ComplianceFailure as exc:
             verdict, message = "FAIL", str(exc)
             raise
@@ -183,9 +181,6 @@ class TcSession:
             for meter, pts in points.items():
                 if rec is not None:
                     rec.meter_timeline(meter, pts)
-            if points:
-                allure.attach(json.dumps(points), name="meter timeline (reading, cents)",
-                              attachment_type=allure.attachment_type.JSON)
             if verdict != "PASS" and tails:
                 message = (message or "") + "\n\ndevice transcript (tail):\n" + tails
                 exc_now = sys.exc_info()[1]
@@ -243,7 +238,6 @@ class TcSession:
                 text = "\n".join(lines) + "\n"
                 if rec is not None:
                     rec.attach(f"{name}-transcript.txt", text.encode(), kind="transcript")
-                allure.attach(text, name=f"{name} transcript", attachment_type=allure.attachment_type.TEXT)
             tails.append("\n".join(f"  [{name}] {line}" for line in t.tail(6)))
         return "\n".join(x for x in tails if x)
 
@@ -356,9 +350,10 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
         profile_name=profile.name,
         jurisdiction=profile.jurisdiction or "",
         game=profile.game,
-        standards=["58 Pa. Code 461a, 607a, 629a, 633a (42 Pa.B. 6761)", "WAC 230-15-040"],
-        submitting_party=config.getoption("--tc-submitting-party") or "",
-        lab=config.getoption("--tc-lab") or "",
+        # the standards cited follow from the clauses in scope (harness.record.matrix), not from a list here
+        standards=[],
+        submitting_party=config.getoption("--tc-submitting-party") or profile.report.get("submitting_party", ""),
+        lab=config.getoption("--tc-lab") or profile.report.get("lab", ""),
         operator=config.getoption("--tc-operator") or "",
         station=station,
         pre_submission=bool(config.getoption("--tc-pre-submission")),

@@ -110,3 +110,29 @@ def test_ctrl_c_is_interrupted_exit_130_never_a_device_fault(tmp_path: Path) -> 
     assert not any(c.verdict in ("ERROR", "TIMEOUT", "FAIL") for c in record.cases), [
         (c.case_id, c.verdict, c.message) for c in record.cases if c.verdict != "PASS"]
     assert "INTERRUPTED" in out
+
+
+def test_one_defect_pre_submission_gap_report_is_short_and_its_command_reproduces(tmp_path: Path) -> None:
+    import shlex
+
+    profile = ROOT / "device_profiles" / "emulated-midi-5.yaml"
+    cmd = [sys.executable, "-m", "harness", "run", str(ROOT / "suites" / "lockout"), "-q", "--profile", str(profile),
+           "--defect", "lockout-late", "--pre-submission", "--report-dir", str(tmp_path / "first")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (run_dir,) = (tmp_path / "first").iterdir()
+    gap = (run_dir / "gap-report.md").read_text("utf-8")
+    findings = gap.count("\n## ") - gap.count("\n## Not checked")
+    assert findings == 1, gap
+    assert len(gap.splitlines()) <= 40 * findings, gap
+    assert gap in proc.stdout  # the vendor sees it at the end of the run
+    command = next(line.strip() for line in gap.splitlines() if line.startswith("    tablecert run "))
+    argv = shlex.split(command)
+    assert "--profile" in argv and "--defect" in argv and "::" in argv[2]
+    again = subprocess.run([sys.executable, "-m", "harness", *argv[1:], "-q", "--report-dir", str(tmp_path / "again")],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert again.returncode == 1, again.stdout + again.stderr
+    (rerun,) = (tmp_path / "again").iterdir()
+    record = load_record(rerun)
+    assert [c.verdict for c in record.cases] == ["FAIL"]
+    assert record.cases[0].case_id == argv[2].split("::")[1]

@@ -25,6 +25,26 @@ IDENTITY = {
 }
 
 
+#: the profile snapshot of the synthetic runs: a $5 Royal 9 table on a bench with a counter whose
+#: calibration fell due before the run, and the lab report's fields
+PROFILE: dict[str, Any] = {
+    "name": "emulated-midi-5", "game": "midibaccarat", "jurisdiction": "PA",
+    "capabilities": ["royal9", "reset-key", "latency-counter"],
+    "rules": {"denomination": 5, "decks": 8,
+              "meters": {"mega": {"rate": "1.25%", "initial": "$50,000", "reset": "$50,000"}}},
+    "devices": {
+        "controller": {"driver": "reference-controller", "port": "/dev/serial/by-id/usb-ctrl"},
+        "counter": {"driver": "scpi-counter", "resource": "TCPIP::192.0.2.10::5025::SOCKET",
+                    "calibration": {"due": "2020-01-31", "certificate": "CAL-0042", "uncertainty": "± 0.02 ms"}},
+        "power": {"driver": "scpi-power", "resource": "TCPIP::192.0.2.11::5025::SOCKET",
+                  "calibration": {"due": "2099-12-31", "certificate": "CAL-0043"}},
+    },
+    "timing": {"lockout_deadline_ms": "1.0"},
+    "report": {"accreditation": "ISO/IEC 17025:2017, certificate 1234.01", "reviewed_by": "R. Reviewer",
+               "approved_by": "A. Approver"},
+}
+
+
 def identity(**changes: str) -> DeviceIdentity:
     return DeviceIdentity.from_dict({**IDENTITY, **changes})
 
@@ -59,7 +79,7 @@ def build_run(
     rec = RunRecorder.create(root / "reports", run_meta)
     rec.add_input_file(suite, "suite")
     rec.add_input_file(profile, "profile")
-    rec.set_profile_snapshot({"name": "emulated-midi-5", "rules": {"denomination": 5, "decks": 8}})
+    rec.set_profile_snapshot(PROFILE)
     rec.set_interpretations(
         [{"id": "r9-envy-requires-wager", "value": True, "default": True, "reason": "envy is paid to wagers"}]
     )

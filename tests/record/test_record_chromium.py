@@ -63,7 +63,9 @@ def test_report_renders_in_headless_chromium(make_run, tmp_path: Path) -> None:
     assert "<title>tablecert certification report: Acme Gaming R9-Controller 2.4.1: FAIL</title>" in text
     assert 'id="verdict">Overall verdict: <strong>FAIL</strong>' in text
     assert '<table class="matrix">' in text and "<code>pa-midi-r9-paytable-5</code>" in text
-    assert text.count("<svg") == 3
+    appendix = _run([browser, *FLAGS, f"--user-data-dir={profile}", "--dump-dom",
+                     (run_dir / "record-appendix.html").resolve().as_uri()])
+    assert appendix.stdout.decode("utf-8").count("<svg") == 3
 
     shot = tmp_path / "report.png"
     res = _run([browser, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", "--window-size=1280,2000", url])
@@ -87,3 +89,34 @@ def test_missing_chromium_fails_in_ci_and_skips_elsewhere(monkeypatch: pytest.Mo
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception):
         _chromium()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_passing_run_of_one_profile_prints_to_at_most_40_a4_pages(tmp_path: Path) -> None:
+    """The main job on the largest built-in profile, then `tablecert report --pdf`: the report prints
+    through Chromium, every page numbered, within 40 pages, with the whole clause matrix."""
+    import re
+    import sys
+
+    _chromium()
+    from harness.record import load_record
+    from harness.record.matrix import build_matrix
+
+    run = subprocess.run([sys.executable, "-m", "harness", "run", "-q", "--profile",
+                          str(ROOT / "device_profiles" / "emulated-midi-5.yaml"), "--report-dir", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=540, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    (run_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
+    pdf = tmp_path / "report.pdf"
+    out = subprocess.run([sys.executable, "-m", "harness", "report", str(run_dir), "--pdf", str(pdf)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+    pages = int(re.search(r"(\d+) page\(s\)", out.stdout).group(1))
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    assert 5 <= pages <= 40, f"{pages} pages"
+    html = (run_dir / "record.html").read_text("utf-8")
+    matrix = build_matrix(load_record(run_dir))
+    assert all(f"<code>{row.clause_id}</code>" in html for row in matrix.rows)
+    assert matrix.counts()["FAIL"] == matrix.counts()["ERROR"] == 0 and matrix.counts()["PASS"] > 40
+    assert 'counter(page) " of " counter(pages)' in html
