@@ -289,6 +289,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         emulator = attempt(lambda: _emulator(f, timing), EmulatorSettings())
         description = attempt(lambda: f.get_str("description", ""), "")
         jurisdiction = attempt(lambda: f.get_str("jurisdiction", None))
+        report_fields = attempt(lambda: _report(f), {})
     assert game is not None and rules is not None  # otherwise collecting() raised the errors
     return Profile(
         spec=spec,
@@ -304,7 +305,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         emulator=emulator,
         source_path=path,
         raw=MappingProxyType(to_plain(root)),
-        report=MappingProxyType(_report(f)),
+        report=MappingProxyType(report_fields),
     )
 
 
