@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.record.html import render_html
     from harness.record.journal import load_record
     from harness.record.junit import render_junit
+    from harness.record.signing import signature_info
     from harness.record.views import HTML_FILE, JUNIT_FILE, render_views
 
     if args.template is not None and not args.template.is_file():
@@ -75,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             out = args.out or run_dir / HTML_FILE
             out.write_text(render_html(record, digest=digest, problems=problems, template=args.template,
-                                       report_number=args.report_number), "utf-8")
+                                       report_number=args.report_number, signed=signature_info(run_dir)),
+                           "utf-8")
             html_out = out
     except OSError as exc:
         raise InputError(f"{args.record}: {exc.strerror or exc}") from exc

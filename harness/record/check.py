@@ -160,7 +160,8 @@ CASE = obj(
 RECORD = obj(
     {"schema": TEXT, "run_id": RUN_ID, "started_at": TEXT, "complete": boolean, "harness": HARNESS,
      "cases": list_of(CASE)},
-    {"finished_at": optional(TEXT), "meta": META, "inputs": list_of(INPUT), "profile": map_of(exact),
+    {"finished_at": optional(TEXT), "interrupted": boolean, "meta": META, "inputs": list_of(INPUT),
+     "profile": map_of(exact),
      "interpretations": list_of(map_of(exact)), "identities": map_of(map_of(IDENTITY)),
      "identity_changed": map_of(STRINGS), "counts": map_of(integer(0)), "verdict": one_of(*VERDICTS, "INVALID"),
      "verdict_reasons": STRINGS, "merged_from": list_of(map_of(exact)), "notes": STRINGS},
@@ -174,7 +175,7 @@ JOURNAL = {
     "identity": obj({"type": TEXT, "when": one_of("start", "end"), "role": TEXT, "identity": IDENTITY}),
     "case": obj({"type": TEXT, "case": CASE}),
     "merged": obj({"type": TEXT, "merged_from": list_of(map_of(exact))}),
-    "finish": obj({"type": TEXT, "finished_at": TEXT}),
+    "finish": obj({"type": TEXT, "finished_at": TEXT}, {"interrupted": boolean}),
 }
 
 

@@ -328,13 +328,17 @@ def _limitations(record: Record, matrix: Any, equipment: list[dict[str, Any]], e
     return out
 
 
-def signature(record: Record, digest: str | None, signed: Mapping[str, str] | None = None) -> dict[str, str]:
+def signature(record: Record, digest: str | None, signed: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The signature block: signatories (profile ``report:``, else the operator as tester), date,
-    record digest and, when the record is signed, the signer and the key fingerprint (``signed``)."""
+    record digest and, when the record is signed (``signed``: :func:`harness.record.signing.signature_info`),
+    the signer, the key fingerprint, when it was signed and whether the signature stands."""
     rep = _report_fields(record)
     fingerprint = str((signed or {}).get("key_fingerprint") or "")
     signer = str((signed or {}).get("signer") or "")
     return {
+        "signed_at": str((signed or {}).get("signed_at") or ""),
+        "intact": bool((signed or {}).get("intact", False)),
+        "problems": [str(p) for p in (signed or {}).get("problems") or []],
         "tested_by": str(rep.get("tested_by") or record.meta.operator or ""),
         "reviewed_by": str(rep.get("reviewed_by") or ""),
         "approved_by": str(rep.get("approved_by") or ""),
@@ -347,7 +351,7 @@ def signature(record: Record, digest: str | None, signed: Mapping[str, str] | No
 
 def build_context(record: Record, digest: str | None, problems: list[str], *,
                   report_number: str | None = None, generated_at: str = "",
-                  signed: Mapping[str, str] | None = None) -> dict[str, Any]:
+                  signed: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The template context (docs/report.md lists every key)."""
     matrix = build_matrix(record)
     cases = sorted(enumerate(record.cases), key=lambda ic: (SEVERITY.get(ic[1].verdict, -1), ic[0]))

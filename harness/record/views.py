@@ -50,9 +50,11 @@ def render_views(run_dir: Path, record: Record, problems: list[str]) -> None:
     from harness.record.gap import render_gap_report
     from harness.record.html import render_appendix, render_html
     from harness.record.junit import render_junit
+    from harness.record.signing import signature_info
 
     digest = record_digest(run_dir)
-    (run_dir / HTML_FILE).write_text(render_html(record, digest=digest, problems=problems), "utf-8")
+    signed = signature_info(run_dir)
+    (run_dir / HTML_FILE).write_text(render_html(record, digest=digest, problems=problems, signed=signed), "utf-8")
     (run_dir / APPENDIX_FILE).write_text(render_appendix(record, digest=digest, problems=problems), "utf-8")
     (run_dir / JUNIT_FILE).write_bytes(render_junit(record, run_dir, digest=digest))
     write_allure_results(record, run_dir, run_dir / ALLURE_DIR, digest=digest)

@@ -241,3 +241,15 @@ def test_evidence_links_stay_inside_the_record(make_run) -> None:
     hrefs = parse(text).hrefs
     assert not any(h.startswith("javascript") or ".." in h for h in hrefs)
     assert "shoe-transcript.txt</td>" in text  # still shown, as text
+
+
+def test_signature_block_names_the_signer_and_key_fingerprint(make_run, tmp_path: Path) -> None:
+    from harness.record.signing import generate_key
+
+    run_dir = make_run(verdicts=("PASS",))
+    _pub, fingerprint = generate_key(tmp_path / "lab.key")
+    assert main(["sign", str(run_dir), "--key", str(tmp_path / "lab.key"), "--signer", "Example Test Lab"]) == 0
+    sig = _section((run_dir / "record.html").read_text("utf-8"), 'id="signature"', "</table>")
+    assert fingerprint in sig and "by Example Test Lab" in sig and "the signature matches" in sig
+    assert main(["report", str(run_dir)]) == 0
+    assert fingerprint in (run_dir / "record.html").read_text("utf-8")
