@@ -134,8 +134,13 @@ def test_relative_paths_mean_the_users_directory(tmp_path: Path, monkeypatch: py
     (tmp_path / "s").mkdir()
     shutil.copy(ROOT / "suites" / "identity" / "identity.suite.yaml", tmp_path / "s" / "x.suite.yaml")
     seen: list[list[str]] = []
-    monkeypatch.setattr(run_cmd.subprocess, "call", lambda cmd, cwd: seen.append(cmd) or 0)
-    monkeypatch.setattr(run_cmd, "_summary", lambda results, pre: 0)
+    def fake_run(cmd: list[str], root: Path, pr: object, progress: object) -> bool:
+        seen.append(cmd)
+        return False
+
+    monkeypatch.setattr(run_cmd, "_run_profile", fake_run)
+    monkeypatch.setattr(run_cmd, "_judge", lambda pr: None)
+    monkeypatch.setattr(run_cmd, "_summary", lambda runs, pre, interrupted: 0)
     monkeypatch.chdir(tmp_path)
     assert main(["run", "s/x.suite.yaml", "--profile", "p.yaml", "--report-dir", str(tmp_path / "r")]) == 0
     cmd = seen[0]
