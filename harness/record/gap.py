@@ -3,8 +3,9 @@
 A vendor needs to know what to fix, not how many cases noticed it: one defect often fails the same
 measurement in many cases (a wrong pay at every seat, a late lock-out in every lock-out case).  So
 failing cases are grouped by their *first* failing measurement (what went wrong first; later
-failures in the case are often its consequences), with seat, meter and round numbers taken out of
-the measurement's name: the same measurement failing the same way across cases is one finding.
+failures in the case are often its consequences), with seat numbers, meter names, counts and a
+trailing aside taken out of the measurement's name: the same measurement failing the same way
+across cases is one finding, under the clause all its cases bear on.
 Each finding carries the clause text (from the regulation catalogue), what was required against
 what the device did, the cases, and one exact command that reproduces it on the same profile
 (``--profile``, suite and case, any emulator defect, the seeds of randomised steps).
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +35,8 @@ from harness.record.model import CaseResult, Measurement
 SHOWN_READINGS = 3
 #: lines of clause text in a finding
 CLAUSE_LINES = 4
+#: clauses named when a finding's cases share none
+CITED_SHOWN = 4
 WIDTH = 96
 _NUMBER = re.compile(r"\b\d+\b")
 
@@ -49,6 +53,8 @@ class Finding:
     readings: list[tuple[CaseResult, Measurement | None]] = field(default_factory=list)
     #: other failing measurements in the same cases (names), shown as "also"
     also: dict[str, None] = field(default_factory=dict)
+    #: when no clause is common to every case: the clauses the cases cite, most cited first, with counts
+    cited: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def reproduce(self) -> str:
@@ -76,34 +82,54 @@ def _first_line(text: str | None) -> str:
     return lines[0] if lines else ""
 
 
+_METER = re.compile(r"\b(mega|major|minor|mystery)\b")
+_ASIDE = re.compile(r"\s*\([^)]*\)\s*$")
+
+
 def _pattern(name: str) -> str:
-    """A measurement's name with seat, meter-reading and round numbers taken out."""
-    return _NUMBER.sub("#", name)
+    """What a measurement measures, whatever seat, meter, round or count it was taken at: numbers
+    and meter names taken out, a trailing aside ("(oracle: suited-royal9)") dropped."""
+    return _METER.sub("<meter>", _NUMBER.sub("#", _ASIDE.sub("", name)))
+
+
+def _clauses(m: Measurement | None, case: CaseResult) -> list[str]:
+    """The clauses a failure bears on: the measurement's own (a step may name one; else the runner
+    stores the case's, comma-joined), else the case's."""
+    if m is not None and m.clause:
+        return [c.strip() for c in m.clause.split(",") if c.strip()]
+    return list(case.clauses)
 
 
 def findings(record: Record) -> list[Finding]:
     """Failing cases grouped by root cause, most widespread first."""
     groups: dict[str, Finding] = {}
+    cited: dict[str, list[list[str]]] = {}
     for case in record.cases:
         if case.verdict != "FAIL":
             continue
         bad = _failing(case)
-        if bad:
-            first = bad[0]
-            clause = first.clause or (case.clauses[0] if case.clauses else "")
-            key = f"{_pattern(first.name)}|{clause}"
-            title = _pattern(first.name).replace("#", "N") if _pattern(first.name) != first.name else first.name
+        first = bad[0] if bad else None
+        if first is not None:
+            key, title = _pattern(first.name), first.name
         else:
-            first = None
-            clause = case.clauses[0] if case.clauses else ""
-            message = _NUMBER.sub("#", _first_line(case.message))
-            key = f"{message}|{clause}"
+            key = "message: " + _NUMBER.sub("#", _first_line(case.message))
             title = _first_line(case.message) or "the case failed without a failing measurement"
-        finding = groups.setdefault(key, Finding(key, title, clause))
+        finding = groups.setdefault(key, Finding(key, title, ""))
         finding.cases.append(case)
         finding.readings.append((case, first))
+        cited.setdefault(key, []).append(_clauses(first, case))
         for m in bad[1:]:
-            finding.also[_pattern(m.name).replace("#", "N")] = None
+            if _pattern(m.name) != key:
+                finding.also[_pattern(m.name).replace("#", "N")] = None
+    for key, finding in groups.items():
+        # the clause every case of the finding bears on (the first such, in the first case's order)
+        lists = cited[key]
+        common = [c for c in lists[0] if all(c in other for other in lists[1:])]
+        if common:
+            finding.clause = common[0]
+        else:  # the measurement is not tied to one clause: say which the cases cite, claim none
+            counts = Counter(c for cl in lists for c in dict.fromkeys(cl))
+            finding.cited = counts.most_common()
     return sorted(groups.values(), key=lambda f: (-len(f.cases), f.clause, f.title))
 
 
@@ -138,7 +164,15 @@ def _clause_text(clause: str) -> list[str]:
 def render_finding(n: int, f: Finding) -> list[str]:
     info = clause_info(f.clause) if f.clause else None
     cited = f" ({info.citation})" if info and info.citation else ""
-    out = [f"## {n}. {f.title}", "", f"Clause `{f.clause or '-'}`{cited}:", *_clause_text(f.clause), ""]
+    count = f" (in {len(f.cases)} cases)" if len(f.cases) > 1 else ""
+    out = [f"## {n}. {f.title}{count}", ""]
+    if f.clause:
+        out += [f"Clause `{f.clause}`{cited}:", *_clause_text(f.clause), ""]
+    else:
+        listed = ", ".join(f"`{c}` ({k})" for c, k in f.cited[:CITED_SHOWN])
+        more = f" and {len(f.cited) - CITED_SHOWN} more" if len(f.cited) > CITED_SHOWN else ""
+        out += ["No clause is common to these cases; the measurement is not tied to one. Clauses they cite",
+                _clip(f"(cases citing each): {listed}{more}.", 2 * WIDTH), ""]
     out.append("Required against what the device did:")
     for case, m in f.readings[:SHOWN_READINGS]:
         out.append("- " + _clip(reading_line(case, m), 2 * WIDTH))

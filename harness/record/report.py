@@ -366,6 +366,7 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         info = clause_info(f.clause) if f.clause else None
         found.append({
             "number": n, "title": f.title, "clause": f.clause, "citation": info.citation if info else "",
+            "cited": [{"clause": c, "cases": k} for c, k in f.cited],
             "clause_text": info.text if info else "", "count": len(f.cases),
             "readings": [reading_line(c, m) for c, m in f.readings[:3]],
             "more": max(0, len(f.readings) - 3), "also": list(f.also),
