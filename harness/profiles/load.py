@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from harness.bench.settings import BenchSettings, parse_bench
 from harness.errors import InputError
 from harness.profiles import lookups
 from harness.profiles.model import EMULATOR, DeviceSpec, EmulatorSettings, Profile, Timing
@@ -49,7 +50,7 @@ CAPABILITIES = (
 MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_version", "program_hash",
                 "asset_number", "usb_serial")
 _TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "capabilities", "rules",
-             "timing", "interpretations", "emulator", "report")
+             "timing", "interpretations", "emulator", "report", "bench")
 _DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration")
 #: the lab report's fields a profile may fill (docs/device-profiles.md, docs/report.md)
 REPORT_KEYS = ("submitting_party", "lab", "accreditation", "tested_by", "reviewed_by", "approved_by")
@@ -220,7 +221,7 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
     if "emulator" not in f:
         return EmulatorSettings()
     ef = f.get_map("emulator", optional=("lockout_latency_ms", "deal_pace_ms", "defect", "identity", "seed",
-                                         "nv_dir"))
+                                         "nv_dir", "test_channel"))
     d = EmulatorSettings()
     latency = ef.get_decimal("lockout_latency_ms", d.lockout_latency_ms, lo=Decimal(0), hi=Decimal(60_000))
     defect = ef.raw("defect")
@@ -246,6 +247,7 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
         identity=MappingProxyType(identity),
         seed=ef.get_int("seed", None, lo=0),
         nv_dir=ef.get_str("nv_dir", None),
+        test_channel=ef.get_bool("test_channel", True),
     )
 
 
@@ -290,6 +292,9 @@ def profile_from_node(root: Any, path: str) -> Profile:
         description = attempt(lambda: f.get_str("description", ""), "")
         jurisdiction = attempt(lambda: f.get_str("jurisdiction", None))
         report_fields = attempt(lambda: _report(f), {})
+        emulated = any(d.is_emulated for d in devices.values())
+        bench = attempt(lambda: parse_bench(f, emulated=emulated, test_channel=emulator.test_channel or not emulated,
+                                            has_power="power" in devices), BenchSettings())
     assert game is not None and rules is not None  # otherwise collecting() raised the errors
     return Profile(
         spec=spec,
@@ -306,6 +311,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         source_path=path,
         raw=MappingProxyType(to_plain(root)),
         report=MappingProxyType(report_fields),
+        bench=bench,
     )
 
 

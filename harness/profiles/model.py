@@ -13,6 +13,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
+from harness.bench.settings import BenchSettings
 from harness.cards import Card
 from harness.money import Cents
 from harness.progressive.meter import MeterConfig
@@ -139,6 +140,9 @@ class EmulatorSettings:
     identity: Mapping[str, str] = field(default_factory=_frozen)
     seed: int | None = None
     nv_dir: str | None = None
+    #: the emulator answers its test channel (``test.*``, remote wagers and buttons); false: it
+    #: refuses them like a real device and every act is performed at its physical side
+    test_channel: bool = True
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,8 @@ class Profile:
     #: what the lab report says about this submission: submitting_party, lab, accreditation,
     #: tested_by, reviewed_by, approved_by (all optional text)
     report: Mapping[str, str] = field(default_factory=_frozen)
+    #: who performs each physical act on this bench (``bench:``; harness.bench.settings)
+    bench: BenchSettings = field(default_factory=BenchSettings)
 
     @property
     def is_emulated(self) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.bench.acts import InjectFault
 from harness.errors import DeviceError
 from harness.suites.registry import Action, Arg, step
 
@@ -40,16 +41,13 @@ FAULT_ROLES = ("shoe", "sensors", "controller")
     doc="ask the emulator of `role` to inject a fault: `no-answer`, `bad-crc`, `garbage` (the next "
     "`count` requests/frames/answers), `disconnect` or `reboot` (`after_ms` later; a reboot lasts "
     "`duration_ms`), `power-loss` (the whole table, until `power: on` or `duration_ms`)",
+    acts=("fault",)
 ))
 def device_fault(runner: Any, step: Any, kind: str, role: str = "controller", count: int | None = None,
                     after_ms: int | None = None, duration_ms: int | None = None) -> None:
     """Send ``test.fault`` to ``role``; a driver without the test channel is a rig ERROR."""
-    dev = getattr(runner.rig, role, None)
-    if dev is None:
+    if getattr(runner.rig, role, None) is None:
         raise DeviceError(f"this case injects a fault into the {role} and the profile has none")
-    request = getattr(dev, "request", None)
-    if request is None:
-        raise DeviceError(f"the {role} driver {type(dev).__name__} has no emulator test channel")
-    args = {k: v for k, v in (("count", count), ("after_ms", after_ms), ("duration_ms", duration_ms))
-            if v is not None}
-    request("test.fault", kind=kind, **args)
+    args = tuple((k, v) for k, v in (("count", count), ("after_ms", after_ms), ("duration_ms", duration_ms))
+                 if v is not None)
+    runner.perform(InjectFault(role, kind, args))

@@ -29,8 +29,10 @@ from collections import Counter
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from harness.bench.acts import PlaceWagers, TurnResetKey
 from harness.cards import Card, format_cards, shoe_composition
 from harness.devices.link import DeviceNak
+from harness.devices.roles import Wager
 from harness.errors import DeviceTimeout
 from harness.money import Cents
 from harness.suites.expect import expected_round
@@ -81,6 +83,7 @@ def expect_settled(runner: CaseRunner, step: Step, within_ms: Decimal, cards: in
     {"at_most": Arg("int", default=9)},
     doc="WAC 230-15-040(2): the controller's configuration lists at most `at_most` seats and a wager at "
     "every seat beyond the configured ones, up to `at_most` + 1, is refused (needs an open round)",
+    acts=("wager",)
 ))
 def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
     cfg = runner._ctrl().config()
@@ -96,8 +99,8 @@ def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
     accepted = []
     reasons = []
     for seat in beyond:
-        res = runner.rig.sensors.place(seat, "player" if not runner.oracle.is_hit_and_run else "hit-and-run",
-                                     runner.stake_default)
+        kind = "player" if not runner.oracle.is_hit_and_run else "hit-and-run"
+        res = runner.perform(PlaceWagers((Wager(seat, kind, runner.stake_default),), probe=True))[0]
         if res.accepted:
             accepted.append(seat)
             runner.round.wagers[(seat, res.type)] = res.amount
@@ -143,6 +146,7 @@ def expect_identical_areas(runner: CaseRunner, step: Step) -> None:
     {"type": Arg("str", required=True), "seat": Arg("seat", default=1), "amount": Arg("amount")},
     shorthand="type",
     doc="the wagering device refuses a wager of a type it does not offer (e.g. a bonus feature)",
+    acts=("wager",)
 ))
 def expect_wager_type_refused(runner: CaseRunner, step: Step, type: str, seat: int,
                                  amount: Cents | None = None) -> None:
@@ -150,7 +154,7 @@ def expect_wager_type_refused(runner: CaseRunner, step: Step, type: str, seat: i
         raise AssertionError("this case needs bet sensors")
     stake = amount if amount is not None else runner.stake_default
     try:
-        res = runner.rig.sensors.place(seat, type, stake)
+        res = runner.perform(PlaceWagers((Wager(seat, type, stake),), probe=True))[0]
         got = "accepted" if res.accepted else f"refused ({res.reason})"
         ok = not res.accepted
         if res.accepted:
@@ -193,6 +197,7 @@ def _shoe(runner: CaseRunner, rng: random.Random) -> list[Card]:
     "every listed seat; measures that each wager is settled in its own deal at the oracle's amount, that "
     "the layout is clear after each deal, and that every card reported is a standard card within the "
     "declared decks",
+    acts=("open-round", "wager", "load", "deal", "reset-key")
 ))
 def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, seats: Any,
                           types: tuple[str, ...]) -> None:
@@ -214,12 +219,12 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
             res = runner._place(seat, kind, None)
             if not res.accepted:
                 problems.append(f"round {n}: seat {seat} {kind} refused ({res.reason})")
-        cards, shoe = shoe[:per_round], shoe[per_round:]
-        assert runner.rig.shoe is not None
-        runner.rig.shoe.load(cards)
-        runner.loaded = tuple(cards)
-        runner.rig.shoe.deal(None, 0)
-        settle_round(runner, step)
+        def draw() -> list[Card]:
+            nonlocal shoe
+            cards, shoe = shoe[:per_round], shoe[per_round:]
+            return cards
+
+        runner.deal_random_round(draw, 0, seed + n)
         runner._pump(0.01)
         reported.extend(c for c, _t in runner.round.cards)
         exp = expected_round(runner)
@@ -230,7 +235,8 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
             got = paid.get(key)
             if got is None or want is None or int(got["returned"]) != want.returned:
                 bad += 1
-                problems.append(f"round {n} ({format_cards(cards)}): seat {key[0]} {key[1]} ({stake} cents) "
+                problems.append(f"round {n} ({format_cards(runner.cards_read())}): seat {key[0]} {key[1]} "
+                                f"({stake} cents) "
                                 f"returned {got['returned'] if got else 'nothing in this deal'}, expected "
                                 f"{want.returned if want else '?'}")
         assert runner.rig.sensors is not None
@@ -239,7 +245,7 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
         hit = {str(e.payload["meter"]) for e in runner.round.ctrl_events
                if e.name == "hit" and e.payload.get("meter")}
         for meter in sorted(hit):
-            runner._ctrl().reset_key(meter)
+            runner.perform(TurnResetKey(meter))
     runner.measure(step, f"wagers settled in the deal they were placed for, over {count} games", checked - bad,
                  checked, bad == 0 and not problems, unit="wagers", detail="; ".join(problems)[:2000])
     runner.measure(step, f"wagers left on the layout after each of {count} deals", len(leftovers), 0,

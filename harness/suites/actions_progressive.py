@@ -24,12 +24,13 @@ import random
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from harness.bench.acts import Removal, RemoveWager, TurnResetKey
 from harness.devices.link import DeviceNak
 from harness.devices.roles import MeterReading
 from harness.money import Cents, fmt, parse_amount, parse_rate
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, choice, step
-from harness.suites.steps import WAGER_TYPES, open_round, settle_round
+from harness.suites.steps import WAGER_TYPES, open_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -187,17 +188,19 @@ def expect_meter_shows_hit(runner: CaseRunner, step: Step, meter: str) -> None:
     {"seat": Arg("seat", required=True), "type": choice(*WAGER_TYPES, default="royal9"),
      "expect": choice("accepted", "refused", default="refused")},
     doc="attempt to withdraw a wager; the wagering system must accept or refuse it as stated",
+    acts=("remove-wager",)
 ))
 def expect_removal(runner: CaseRunner, step: Step, seat: int, type: str, expect: str) -> None:
     """627a.7(c), 629a.7(c), 631a.8(c): no wager is withdrawn after "no more bets"."""
     if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
     try:
-        runner.rig.sensors.remove(seat, type)
-        got, why = "accepted", ""
-        runner.round.wagers.pop((seat, type), None)
+        removal: Removal = runner.perform(RemoveWager(seat, type))
+        got, why = ("accepted", "") if removal.removed else ("refused", removal.reason)
     except DeviceNak as exc:
         got, why = "refused", exc.reason
+    if got == "accepted":
+        runner.round.wagers.pop((seat, type), None)
     listed = {(w.seat, w.type) for w in runner.rig.sensors.wagers()}
     still = (seat, type) in listed
     runner.measure(step, f"seat {seat} {type} withdrawal", got + (f" ({why})" if why else ""), expect,
@@ -319,6 +322,7 @@ def _round_cards(runner: CaseRunner, rng: random.Random) -> list[Any]:
     "meter awards; checks range, rate, award <= must-hit-by, reseed and the payout meters; with "
     "`if_written`, only when the case's last `configure_mystery` was accepted (a refused write leaves "
     "the profile's configuration, played by its own case)",
+    acts=("open-round", "wager", "load", "deal", "reset-key")
 ))
 def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, seed: int, pace_ms: Decimal,
                     if_written: bool, configuration: int | None = None) -> None:
@@ -358,16 +362,11 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
                 res = runner._place(seat, kind, stake)
                 if not res.accepted:
                     problems.append(f"round {n}: seat {seat} {kind} wager refused ({res.reason})")
-        cards = _round_cards(runner, rng)
-        assert runner.rig.shoe is not None
-        runner.rig.shoe.load(cards)
-        runner.loaded = tuple(cards)
-        runner.rig.shoe.deal(None, pace_us)
-        settle_round(runner, step)
+        runner.deal_random_round(lambda: _round_cards(runner, rng), pace_us, seed + n)
         hits = [e for e in runner.round.ctrl_events if e.name == "hit"]
         hit_meters = {str(e.payload["meter"]) for e in hits if e.payload.get("meter") is not None}
         for meter in sorted(hit_meters & set(before.meters) - {"mystery"}):
-            runner._ctrl().reset_key(meter)
+            runner.perform(TurnResetKey(meter))
         now = runner._read_meters()
         shown = now.meters.get("mystery")
         if shown is None:

@@ -59,6 +59,9 @@ class Action:
     #: the arguments of which exactly one must be given
     one_of: tuple[str, ...] = ()
     doc: str = ""
+    #: the physical acts the step may ask a performer for (:data:`harness.bench.acts.ACTS`); a case
+    #: needing one no performer on the bench can carry out is NOT APPLICABLE
+    acts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,15 @@ class _Specs(Mapping[str, Action]):
 
 #: ``name -> Action`` for every registered step
 ACTIONS: Mapping[str, Action] = _Specs()
+
+
+def acts_of(step_names: Iterator[str] | list[str] | tuple[str, ...]) -> list[str]:
+    """The physical acts steps of these names may ask for, in first-use order."""
+    out: dict[str, None] = {}
+    for name in step_names:
+        if name in steps():
+            out.update(dict.fromkeys(steps()[name].spec.acts))
+    return list(out)
 
 
 def reference_markdown() -> str:

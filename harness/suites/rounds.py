@@ -10,11 +10,12 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from harness.bench.acts import TurnResetKey
 from harness.cards import format_cards
 from harness.suites.expect import expected_round
 from harness.suites.expected import contribution_check, meter_settings, qualifying_stakes
 from harness.suites.model import Step
-from harness.suites.steps import open_round, settle_round
+from harness.suites.steps import open_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -50,11 +51,7 @@ def play_rounds(
         for res in runner._place_many(batch):
             if not res.accepted:
                 problems.append(f"round {n}: seat {res.seat} {res.type} wager refused ({res.reason})")
-        cards = runner.round_cards(runner.random_round_cards(rng))
-        runner.rig.shoe.load(cards)  # type: ignore[union-attr]
-        runner.loaded = tuple(cards)
-        runner.rig.shoe.deal(None, pace_us)  # type: ignore[union-attr]
-        settle_round(runner, step)
+        runner.deal_random_round(lambda: runner.round_cards(runner.random_round_cards(rng)), pace_us, seed + n)
         start = runner.snapshots["round-start"]
         exp = expected_round(runner)
         paid = {(int(e.payload["seat"]), str(e.payload["type"])): int(e.payload["returned"])
@@ -63,11 +60,11 @@ def play_rounds(
             payout_checks += 1
             if paid.get(key) != e.returned:
                 payout_bad += 1
-                problems.append(f"round {n} ({format_cards(runner.loaded)}): seat {key[0]} {key[1]} returned "
+                problems.append(f"round {n} ({format_cards(runner.cards_read())}): seat {key[0]} {key[1]} returned "
                                 f"{paid.get(key)} cents, oracle {e.returned} ({e.category})")
         hit = {str(ev.payload.get("meter")) for ev in runner.round.ctrl_events if ev.name == "hit"}
         for meter in sorted(m for m in hit if m in start.meters):
-            runner._ctrl().reset_key(meter)
+            runner.perform(TurnResetKey(meter))
         now = runner._read_meters()
         stakes = qualifying_stakes(runner.round.wagers)
         for name, m in settings.items():

@@ -15,9 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers
+from harness.bench.performers import Performers, human_readable
 from harness.cards import Card, shoe_composition
 from harness.devices.link import DeviceEvent, NakError
-from harness.devices.roles import MeterReading, WagerResult
+from harness.devices.roles import MeterReading, Wager, WagerResult
 from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents, fmt
 from harness.suites.expected import ExpectedRound, Oracle
@@ -26,6 +28,8 @@ from harness.suites.registry import lookup
 from harness.suites.rig import Rig
 
 ROUND_TIMEOUT_S = 10.0
+#: a live shoe is reloaded (freshly shuffled) when fewer cards are left than a round can take
+LIVE_RELOAD_BELOW = 20
 
 
 class ComplianceFailure(AssertionError):
@@ -59,6 +63,8 @@ class RoundLog:
     meters_before_settle: MeterReading | None = None
     settled: bool = False
     expected: ExpectedRound | None = None
+    #: the bet sensors' own events (a ``wager`` event per chips placed at the table)
+    sensor_events: list[DeviceEvent] = field(default_factory=list)
 
 
 class CaseRunner:
@@ -71,6 +77,7 @@ class CaseRunner:
         on_measure: Callable[[Measured], None] | None = None,
         on_step: Callable[[int, Step, str, dict[str, Any]], None] | None = None,
         meter_point: Callable[[str, int, tuple[str, ...]], None] | None = None,
+        performers: Performers | None = None,
     ) -> None:
         self.case = case
         self.rig = rig
@@ -89,6 +96,15 @@ class CaseRunner:
         self.loaded: tuple[Card, ...] = ()
         self.rng = random.Random(1)
         self.t0 = time.monotonic()
+        #: who carries out each act this case asks for (the profile's ``bench:``)
+        self.performers = performers if performers is not None else Performers(self.profile.bench)
+        self.current: Step | None = None
+        #: cards left in a shoe shuffled and dealt live (None: no live shoe loaded in this case)
+        self.live_left: int | None = None
+        #: the live shoes of this case and the cards read, round by round (plain data for the record)
+        self.observed: list[dict[str, Any]] = []
+        #: the acts of the step being run, as "act by performer" (the step's record detail)
+        self.performed: list[str] = []
 
     # ------------------------------------------------------------------ running
 
@@ -98,20 +114,55 @@ class CaseRunner:
             if time.monotonic() > deadline:
                 raise DeviceTimeout(f"case did not finish within {self.case.timeout_s} s (at step {i})")
             before = len(self.measured)
+            self.current, self.performed = step, []
             try:
                 lookup(step.action).run(self, step, **step.args)
             except (DeviceError, NakError) as exc:
                 if self.on_step:
-                    self.on_step(i, step, "ERROR", {"error": str(exc)})
+                    self.on_step(i, step, "ERROR", {"error": str(exc), **self._performed()})
                 raise
             failed = [m for m in self.measured[before:] if not m.passed]
             if self.on_step:
                 self.on_step(i, step, "FAIL" if failed else "PASS",
-                             {"measurements": [m.name for m in self.measured[before:]]})
+                             {"measurements": [m.name for m in self.measured[before:]], **self._performed()})
         failures = [m for m in self.measured if not m.passed]
         if failures:
             raise ComplianceFailure("\n".join(self.describe(m) for m in failures))
         return self.measured
+
+    def _performed(self) -> dict[str, Any]:
+        return {"performed": list(dict.fromkeys(self.performed))} if self.performed else {}
+
+    # ------------------------------------------------------------------ acts (harness.bench)
+
+    def perform(self, act: Act) -> Any:
+        """Have the bench's performer for ``act.kind`` carry the act out (the step asks, the
+        performer acts, the expectations observe)."""
+        self.performed.append(f"{act.kind} by {human_readable(act.kind, self.profile.bench)}")
+        return self.performers.perform(act, self)
+
+    def cards_read(self) -> list[Card]:
+        self._pump()
+        return [c for c, _t in self.round.cards]
+
+    def sensor_events(self) -> list[DeviceEvent]:
+        self._pump()
+        return self.round.sensor_events
+
+    def controller_events(self) -> list[DeviceEvent]:
+        self._pump()
+        return self.round.ctrl_events
+
+    def round_length(self, cards: list[Card]) -> int | None:
+        """How many of ``cards`` one complete round uses under the rules (None: not a whole round)."""
+        try:
+            return len(self.round_cards(cards))
+        except Exception:
+            return None
+
+    def where(self) -> tuple[str, str]:
+        step = self.current
+        return self.case.name, (f"line {step.line}: {step.source.strip()}" if step is not None else "")
 
     @staticmethod
     def describe(m: Measured) -> str:
@@ -148,6 +199,9 @@ class CaseRunner:
                     from harness.cards import parse_card
 
                     self.round.cards.append((parse_card(str(ev.payload["card"])), ev.t_ns))
+        events = getattr(self.rig.sensors, "events", None)
+        if events is not None:
+            self.round.sensor_events.extend(events(0.0))
         if self.rig.controller is not None:
             evs = self.rig.controller.events(timeout_s)
             self.round.ctrl_events.extend(evs)
@@ -186,25 +240,26 @@ class CaseRunner:
 
     # ------------------------------------------------------------------ driving actions
 
-    def _place(self, seat: int, kind: str, amount: Cents | None) -> WagerResult:
+    def _place(self, seat: int, kind: str, amount: Cents | None, *, after: str | None = None,
+               not_before_ns: int | None = None) -> WagerResult:
+        """One placement (``not_before_ns``: no earlier than that host instant, for timed attempts)."""
         if self.rig.sensors is None:
             raise DeviceError("this case needs bet sensors and the profile has none")
         stake = amount if amount is not None else self.stake_default
-        res = self.rig.sensors.place(seat, kind, stake)
+        res: WagerResult = self.perform(PlaceWagers((Wager(seat, kind, stake),), after, not_before_ns))[0]
         self.round.results.append(res)
         if res.accepted:
             self.round.wagers[(seat, kind)] = stake
         return res
 
     def _place_many(self, wagers: list[tuple[int, str, Cents | None]]) -> list[WagerResult]:
-        """Several placements in one exchange (the driver pipelines them when its bus allows)."""
-        from harness.devices.roles import Wager
-
+        """Several placements as one act (the test channel pipelines them; a person works from a
+        wager sheet)."""
         if self.rig.sensors is None:
             raise DeviceError("this case needs bet sensors and the profile has none")
         batch = [Wager(seat, kind, amount if amount is not None else self.stake_default)
                  for seat, kind, amount in wagers]
-        results = self.rig.sensors.place_many(batch)
+        results: list[WagerResult] = self.perform(PlaceWagers(tuple(batch)))
         for w, res in zip(batch, results, strict=True):
             self.round.results.append(res)
             if res.accepted:
@@ -261,6 +316,42 @@ class CaseRunner:
         decks = self.profile.rules.decks
         shoe = [c for c, n in shoe_composition(decks).items() for _ in range(n)]
         return rng.sample(shoe, 16 if self.oracle.is_hit_and_run else 6)
+
+    @property
+    def shoe_decks(self) -> int:
+        hr = self.profile.rules.hit_and_run
+        return hr.decks if hr is not None else self.profile.rules.decks
+
+    def deal_random_round(self, draw: Callable[[], list[Card]], pace_us: int | None, seed: int = 0) -> None:
+        """Deal one random round and wait for it to settle.
+
+        When the test channel loads the shoe, the round's cards are ``draw()`` (the step's own
+        random draw), loaded and dealt as scripted.  Anyone else loads a freshly shuffled shoe and
+        deals the round live from it, as a bench does: nothing is known of the cards before they are
+        read, and the oracle is applied to the cards read (``loaded`` stays empty).  The cards read
+        are kept per round (:attr:`observed`) as plain data for the record."""
+        from harness.suites.steps import settle_round
+
+        if self.profile.bench.performer("load").kind == "test-channel":
+            cards = draw()
+            self.perform(LoadShoe(tuple(cards), decks=self.shoe_decks, sheet_id="a random round"))
+            self.loaded = tuple(cards)
+            self.perform(Deal(None, pace_us))
+        else:
+            if self.live_left is None or self.live_left < LIVE_RELOAD_BELOW:
+                self.perform(LoadShoe(shuffled=True, decks=self.shoe_decks, seed=seed))
+                self.live_left = self.shoe_decks * 52
+                self.observed.append({"decks": self.shoe_decks, "rounds": []})
+            self.loaded = ()
+            before = len(self.round.cards)
+            self.perform(Deal(one_round=True))
+            self._wait_for("the cards of a whole round from the shoe",
+                           lambda: self.round_length(self.cards_read()[before:]) is not None, timeout_s=2.0)
+            self.live_left -= len(self.round.cards) - before
+        assert self.current is not None
+        settle_round(self, self.current)
+        if not self.loaded and self.observed:
+            self.observed[-1]["rounds"].append([c.code for c, _t in self.round.cards])
 
 
 

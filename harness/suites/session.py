@@ -270,6 +270,17 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
     for key, value in dict(case.when.get("interpretations") or {}).items():
         if in_force.get(key) != value:
             return f"case is for interpretation {key} = {value}; profile has {in_force.get(key)}"
+    return no_performer(profile, case)
+
+
+def no_performer(profile: Profile, case: Case) -> str | None:
+    """Why no one on the profile's bench can carry out an act the case needs (harness.bench), or None."""
+    from harness.suites.registry import acts_of
+
+    for act in acts_of([s.action for s in case.steps]):
+        why = profile.bench.why_not(act)
+        if why:
+            return why
     return None
 
 

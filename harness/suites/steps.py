@@ -17,6 +17,19 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from harness.bench.acts import (
+    Deal,
+    InjectFault,
+    LoadShoe,
+    NoMoreBets,
+    OpenRound,
+    PressLockout,
+    Removal,
+    RemoveWager,
+    SetComm,
+    SwitchPower,
+    TurnResetKey,
+)
 from harness.cards import Card
 from harness.devices.link import NakError
 from harness.errors import DeviceError
@@ -44,10 +57,11 @@ __all__ = ["EVENTS", "METERS", "TIMED_AFTER", "WAGER_TYPES", "Action", "Arg"]
 # --- driving the devices -------------------------------------------------------------------
 
 
-@step("open_round", Action(doc="open wagering for a new round (dealer's round start)"))
+@step("open_round", Action(doc="open wagering for a new round (dealer's round start)", acts=("open-round",)))
 def open_round(runner: CaseRunner, step: Step) -> None:
     runner.new_round()
-    runner._ctrl().open_round()
+    runner._ctrl()
+    runner.perform(OpenRound())
     runner.snapshots["round-start"] = runner._read_meters()
 
 
@@ -62,6 +76,7 @@ def open_round(runner: CaseRunner, step: Step) -> None:
     },
     doc="place a wager at a seat; `amount` defaults to the profile's denomination; "
     "`at: {after: first-card, offset_ms: '5'}` times the attempt relative to a dealing event",
+    acts=("wager",),
 ))
 def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amount: Cents | None = None,
              reason: str | None = None, at: Mapping[str, Any] | None = None) -> None:
@@ -69,10 +84,7 @@ def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amo
     if at is not None:
         t_event = runner._event_time(at["after"], at["n"])
         offset_ns = int(Decimal(at["offset_ms"] or 0) * 1_000_000)
-        target = t_event + offset_ns
-        while time.perf_counter_ns() < target:
-            pass
-        res = runner._place(seat, type, amount)
+        res = runner._place(seat, type, amount, after=at["after"], not_before_ns=t_event + offset_ns)
         offset_note = f"sent {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']}"
     else:
         res = runner._place(seat, type, amount)
@@ -91,6 +103,7 @@ def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amo
     },
     shorthand="seats",
     doc="place the same wager at several seats (`all` = every seat of the profile); each must be accepted",
+    acts=("wager",),
 ))
 def wagers(runner: CaseRunner, step: Step, seats: Any, type: str, amount: Cents | None = None) -> None:
     seat_list = runner._seats(seats)
@@ -100,10 +113,14 @@ def wagers(runner: CaseRunner, step: Step, seats: Any, type: str, amount: Cents 
                  "all accepted" if not bad else "; ".join(bad), "all accepted", not bad)
 
 
-@step("remove_wager", Action({"seat": Arg("seat", required=True), "type": choice(*WAGER_TYPES, default="royal9")}))
+@step("remove_wager", Action({"seat": Arg("seat", required=True), "type": choice(*WAGER_TYPES, default="royal9")},
+                           acts=("remove-wager",)))
 def remove_wager(runner: CaseRunner, step: Step, seat: int, type: str) -> None:
-    assert runner.rig.sensors is not None
-    runner.rig.sensors.remove(seat, type)
+    if runner.rig.sensors is None:
+        raise DeviceError("this case needs bet sensors and the profile has none")
+    got: Removal = runner.perform(RemoveWager(seat, type))
+    if not got.removed:
+        raise NakError("wager.remove", "REFUSED", got.reason, 0)
     runner.round.wagers.pop((seat, type), None)
 
 
@@ -111,11 +128,15 @@ def remove_wager(runner: CaseRunner, step: Step, seat: int, type: str) -> None:
     {"cards": Arg("cards"), "stack": Arg("str")},
     one_of=("cards", "stack"),
     doc="load a scripted sequence (inline cards or a named stack from fixtures/stacks/)",
+    acts=("load",),
 ))
 def shoe(runner: CaseRunner, step: Step, cards: tuple[Card, ...] | None = None, stack: str | None = None) -> None:
     seq = runner._cards_arg(cards, stack)
-    assert seq is not None and runner.rig.shoe is not None
-    runner.rig.shoe.load(list(seq))
+    assert seq is not None
+    if runner.rig.shoe is None:
+        raise DeviceError("this case needs a shoe and the profile has none")
+    sheet = stack or f"{runner.case.name}, line {step.line}"
+    runner.perform(LoadShoe(tuple(seq), decks=runner.profile.rules.decks, sheet_id=sheet))
     runner.loaded = seq
 
 
@@ -128,6 +149,7 @@ def shoe(runner: CaseRunner, step: Step, cards: tuple[Card, ...] | None = None, 
         "settle": Arg("bool", default=True),
     },
     doc="deal the loaded (or given) cards; with `settle` (default) wait until the round is settled",
+    acts=("load", "deal"),
 ))
 def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] | None = None, stack: str | None = None,
             count: int | None = None, pace_ms: Decimal | None = None) -> None:
@@ -138,7 +160,7 @@ def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] |
         raise DeviceError("this case needs a shoe and the profile has none")
     runner.round.meters_before_settle = None
     pace_us = int(pace_ms * 1000) if pace_ms is not None else None
-    runner.rig.shoe.deal(count, pace_us)
+    runner.perform(Deal(count, pace_us))
     if settle:
         settle_round(runner, step)
 
@@ -158,36 +180,40 @@ def settle_round(runner: CaseRunner, step: Step) -> None:
     runner.round.settled = True
 
 
-@step("lockout_button", Action(doc="press the lock-out button"))
+@step("lockout_button", Action(doc="press the lock-out button", acts=("lockout-button",)))
 def lockout_button(runner: CaseRunner, step: Step) -> None:
-    runner._ctrl().press_lockout()
+    runner._ctrl()
+    runner.perform(PressLockout())
 
 
-@step("no_more_bets", Action(doc="the dealer calls no more bets"))
+@step("no_more_bets", Action(doc="the dealer calls no more bets", acts=("no-more-bets",)))
 def no_more_bets(runner: CaseRunner, step: Step) -> None:
-    runner._ctrl().no_more_bets()
+    runner._ctrl()
+    runner.perform(NoMoreBets())
 
 
-@step("reset_key", Action({"meter": choice(*METERS, required=True)}, shorthand="meter"))
+@step("reset_key", Action({"meter": choice(*METERS, required=True)}, shorthand="meter", acts=("reset-key",)))
 def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
-    runner._ctrl().reset_key(meter)
+    runner._ctrl()
+    runner.perform(TurnResetKey(meter))
     runner._read_meters()
 
 
 @step("power", Action({"state": choice("off", "on", required=True)}, shorthand="state",
-                doc="switch the power supply that feeds the controller"))
+                doc="switch the power supply that feeds the controller", acts=("power",)))
 def power(runner: CaseRunner, step: Step, state: str) -> None:
-    if runner.rig.power is None:
+    if runner.rig.power is None and runner.profile.bench.performer("power").kind == "supply":
         raise DeviceError("this case needs a power supply and the profile has none")
-    runner.rig.power.output(state == "on")
+    runner.perform(SwitchPower(state == "on"))
     if state == "on":
         runner._wait_back()
 
 
 @step("comm", Action({"state": choice("lost", "restored", required=True)}, shorthand="state",
-               doc="break or restore communication between controller and wagering devices"))
+               doc="break or restore communication between controller and wagering devices", acts=("comm",)))
 def comm(runner: CaseRunner, step: Step, state: str) -> None:
-    runner._ctrl().set_link(state == "restored")
+    runner._ctrl()
+    runner.perform(SetComm(state == "restored"))
 
 
 @step("configure", Action(
@@ -220,15 +246,11 @@ def wait(runner: CaseRunner, step: Step, ms: Decimal) -> None:
 
 @step("fault", Action({"kind": Arg("str", required=True), "role": choice("shoe", "sensors", "controller",
                                                                  default="controller")},
-                shorthand="kind", doc="ask an emulator to inject a device fault"))
+                shorthand="kind", doc="ask an emulator to inject a device fault", acts=("fault",)))
 def fault(runner: CaseRunner, step: Step, kind: str, role: str) -> None:
-    dev = getattr(runner.rig, role)
-    if dev is None:
+    if getattr(runner.rig, role) is None:
         raise DeviceError(f"this case needs a {role} and the profile has none")
-    if role == "shoe":
-        dev.fault(kind)
-    else:
-        dev.request("test.fault", kind=kind)
+    runner.perform(InjectFault(role, kind))
 
 
 @step("rounds", Action(
@@ -245,6 +267,7 @@ def fault(runner: CaseRunner, step: Step, kind: str, role: str) -> None:
     "checked against the oracle and the meters against exact contribution arithmetic; `base` is the "
     "base wager placed before a Royal 9 wager (`auto`: a Banker wager where r9-requires-base-wager "
     "holds; `mixed`: Player, Banker, Tie by seat)",
+    acts=("open-round", "wager", "load", "deal", "reset-key"),
 ))
 def rounds(runner: CaseRunner, step: Step, count: int, seed: int, seats: Any, type: str, base: str,
               pace_ms: Decimal | None = None, base_amount: Cents | None = None) -> None:
