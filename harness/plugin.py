@@ -103,9 +103,14 @@ class SuiteFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         from harness.regulations.catalogue import load_catalogue
         from harness.suites.schema import load_suite
+        from harness.suites.session import profile_for
 
         try:
-            suite = load_suite(self.path)
+            profile = profile_for(self.config)[0]
+        except InputError:
+            profile = None  # reported once by the session fixture, as a usage error
+        try:
+            suite = load_suite(self.path, profile=profile)
         except InputError as exc:
             # CollectError is shown as its message alone: each file:line:col line and its source
             from harness.errors import render

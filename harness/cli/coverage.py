@@ -43,8 +43,11 @@ def compute(suite_paths: list[Path], profile_paths: list[Path]) -> dict[str, dic
     }
     for path in expand_suites(suite_paths):
         suite = load_suite(path)
+        # a case's roles are bound to each table: it runs there only if the table can fill them
+        bound = [{c.name: c for c in load_suite(path, profile=s.profile).cases} for s in sessions]
         for case in suite.cases:
-            runs_on = [s.profile.name for s in sessions if s.applies(case) is None]
+            runs_on = [s.profile.name for s, cases in zip(sessions, bound, strict=True)
+                       if s.applies(cases.get(case.name, case)) is None]
             for cid in case.clauses:
                 entry = table.setdefault(cid, {"citation": cat.clause(cid).citation, "cases": [], "runnable": []})
                 label = f"{suite.id}::{case.name}"

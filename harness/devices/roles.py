@@ -138,6 +138,8 @@ class MeterReading:
     paid_by_attendant: Cents
     t_ns: int = 0
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: meters whose hit waits for the attendant's payment and the reset key (461a.12(b)(3), (b)(5))
+    pending: tuple[str, ...] = ()
 
 
 EventPredicate = Callable[[DeviceEvent], bool]

@@ -99,7 +99,10 @@ def _hand_rules(want: Want, setup: Setup) -> _HandRules | str:
     r9_atoms = [a for a in want.atoms if a.kind in R9_KINDS]
     for atom in r9_atoms:
         k = atom.kind
-        if k in ("major", "minor", "mega") and atom.seat not in combos:
+        for seat in (atom.banker_seat,) if k == "combos" else ():
+            if seat not in combos:
+                return f"seat {seat} has no personal combination"
+        if k in ("major", "minor", "mega", "combos") and atom.seat not in combos:
             have = ", ".join(str(s) for s in sorted(combos)) or "none"
             return f"seat {atom.seat} has no personal combination (seats with one: {have})"
         if k in ("mega", "mega-envy") and setup.decks < 2 and setup.interpretations.r9_personal_combo_suited:
@@ -127,6 +130,15 @@ def _hand_rules(want: Want, setup: Setup) -> _HandRules | str:
         elif k == "mega":
             rules.player.append(owned_by(int(atom.seat or 0)))
             rules.banker.append(owned_by(int(atom.seat or 0)))
+        elif k == "combos":
+            rules.player.append(owned_by(int(atom.seat or 0)))
+            rules.banker.append(owned_by(int(atom.banker_seat or 0)))
+        elif k in ("king-nine", "nine-first"):
+            mine, _other = hands(str(atom.hand))
+            if k == "king-nine":
+                mine.append(lambda a, b: (k9 := key(a, b)) is not None and k9[0].rank == 13)
+            else:
+                mine.append(lambda a, b: key(a, b) is not None and a.rank == 9)
         elif k == "mega-envy":
             if len(combos) < 2:
                 return "mega envy is paid to the other seats: the table needs at least two seats with combinations"

@@ -17,8 +17,11 @@ Royal 9 atoms (629a Royal 9 (b), (e)): ``royal9:player|banker`` (a plain Royal 9
 the other hand none, nobody's personal combination), ``suited-royal9:player|banker``,
 ``royal9-tie``, ``suited-royal9-tie``, ``major:seat=N`` (seat N's combination on the Banker,
 Player no Royal 9), ``minor:seat=N``, ``mega:seat=N``, ``mega-envy`` (a mega for some seat, so
-every other seat collects envy), ``no-royal9``, ``ten-not-face`` (a ten and a nine on a hand: a
-ten is not a face card, so no Royal 9).
+every other seat collects envy), ``combos:player=A,banker=B`` (seat A's combination on the Player
+hand and seat B's on the Banker), ``no-royal9``, ``ten-not-face`` (a ten and a nine on a hand: a
+ten is not a face card, so no Royal 9).  Two refinements say how a hand's Royal 9 is made:
+``king-nine:player|banker`` (its face card is a king) and ``nine-first:player|banker`` (the nine is
+the hand's first card).
 
 Hit and Run atoms (633a.13(l)(1)): ``dealer-cards=N`` (the dealer's final hand has exactly N
 cards; ``N=2`` excludes a blackjack, which is ``dealer-blackjack``), ``dealer-cards=8-plus``,
@@ -46,7 +49,7 @@ BACCARAT_GAMES = ("baccarat", "ez-baccarat")
 BAC_KINDS = ("player", "banker", "tie", "natural", "natural-8", "natural-9", "no-natural", "dragon7", "panda8",
              "tableau", "player-stands", "banker-draws", "banker-stands")
 R9_KINDS = ("royal9", "suited-royal9", "royal9-tie", "suited-royal9-tie", "major", "minor", "mega", "mega-envy",
-            "no-royal9", "ten-not-face")
+            "combos", "king-nine", "nine-first", "no-royal9", "ten-not-face")
 HR_KINDS = ("dealer-cards", "dealer-blackjack", "dealer-bust-cards", "dealer-stands")
 
 #: the vocabulary as a user writes it (for the "valid wants" error message and --help)
@@ -54,7 +57,8 @@ VOCABULARY = (
     "player", "banker", "tie", "natural", "natural-8", "natural-9", "no-natural", "dragon7", "panda8",
     "tableau:banker=B,p3=P[,draws|,stands]", "player-stands:banker=B", "banker-draws", "banker-stands",
     "royal9:player|banker", "suited-royal9:player|banker", "royal9-tie", "suited-royal9-tie",
-    "major:seat=N", "minor:seat=N", "mega:seat=N", "mega-envy", "no-royal9", "ten-not-face",
+    "major:seat=N", "minor:seat=N", "mega:seat=N", "mega-envy", "combos:player=A,banker=B",
+    "king-nine:player|banker", "nine-first:player|banker", "no-royal9", "ten-not-face",
     "dealer-cards=N|8-plus", "dealer-blackjack", "dealer-bust-cards=N", "dealer-stands",
 )
 
@@ -71,14 +75,18 @@ class Atom:
     action: str | None = None  # tableau: "draws" | "stands" | None (the tableau decides)
     n: int | None = None
     plus: bool = False  # dealer-cards=8-plus
+    #: combos: the seat whose combination is on the Banker hand (``seat`` is the Player's)
+    banker_seat: int | None = None
 
     @property
     def text(self) -> str:
         k = self.kind
-        if k in ("royal9", "suited-royal9"):
+        if k in ("royal9", "suited-royal9", "king-nine", "nine-first"):
             return f"{k}:{self.hand}"
         if k in ("major", "minor", "mega"):
             return f"{k}:seat={self.seat}"
+        if k == "combos":
+            return f"combos:player={self.seat},banker={self.banker_seat}"
         if k == "tableau":
             extra = f",{self.action}" if self.action else ""
             return f"tableau:banker={self.banker},p3={self.p3}{extra}"
@@ -133,13 +141,19 @@ def parse_atom(text: str) -> Atom:
         return Atom(raw)
     head, colon, body = raw.partition(":")
     if colon:
-        if head in ("royal9", "suited-royal9"):
+        if head in ("royal9", "suited-royal9", "king-nine", "nine-first"):
             if body not in ("player", "banker"):
                 raise _bad(text, "the hand is 'player' or 'banker'")
             return Atom(head, hand=body)
         if head in ("major", "minor", "mega"):
             seat = _params(text, body, ("seat",))["seat"]
             return Atom(head, seat=_int(text, seat, "seat", 1, 9))
+        if head == "combos":
+            p = _params(text, body, ("player", "banker"))
+            a, b = _int(text, p["player"], "player", 1, 9), _int(text, p["banker"], "banker", 1, 9)
+            if a == b:
+                raise _bad(text, "two different seats (one seat's combination on both hands is mega:seat=N)")
+            return Atom("combos", seat=a, banker_seat=b)
         if head == "tableau":
             p = _params(text, body, ("banker", "p3"), ("draws", "stands"))
             return Atom("tableau", banker=_int(text, p["banker"], "banker", 0, 9),
@@ -304,6 +318,17 @@ def check_royal9_atom(atom: Atom, setup: Setup, first_four: Sequence[Card], r9: 
             wrong = {s: c for s, c in cats.items() if s != atom.seat and c != "mega-envy"}
             return None if not wrong else f"other seats {wrong}, expected mega-envy"
         return None
+    if k == "combos":
+        if po != atom.seat or bo != atom.banker_seat:
+            return f"seat {atom.seat}'s combination on the Player hand and seat {atom.banker_seat}'s on the Banker"
+        return None
+    if k in ("king-nine", "nine-first"):
+        key, first = (pk, p1) if atom.hand == "player" else (bk, b1)
+        if key is None:
+            return f"no Royal 9 on the {atom.hand} hand"
+        if k == "king-nine":
+            return None if key[0].rank == 13 else f"the {atom.hand} hand's face card is not a king"
+        return None if first.rank == 9 else f"the {atom.hand} hand's first card is not the nine"
     if k == "mega-envy":
         if po is None or po != bo:
             return "no seat's combination on both hands"

@@ -29,7 +29,7 @@ from collections import Counter
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from harness.bench.acts import PlaceWagers, TurnResetKey
+from harness.bench.acts import PlaceWagers
 from harness.cards import Card, format_cards, shoe_composition
 from harness.devices.link import DeviceNak
 from harness.devices.roles import Wager
@@ -38,7 +38,7 @@ from harness.money import Cents
 from harness.suites.expect import expected_round
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, step
-from harness.suites.steps import WAGER_TYPES, open_round, settle_round
+from harness.suites.steps import WAGER_TYPES, hits_to_pay, measure_payments, open_round, settle_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -211,6 +211,7 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
     checked = bad = 0
     problems: list[str] = []
     leftovers: list[str] = []
+    paying: list[str] = []
     reported: list[Card] = []
     for n in range(1, count + 1):
         open_round(runner, step)
@@ -242,14 +243,14 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
         assert runner.rig.sensors is not None
         left = runner.rig.sensors.wagers()
         leftovers.extend(f"round {n}: seat {w.seat} {w.type}" for w in left)
-        hit = {str(e.payload["meter"]) for e in runner.round.ctrl_events
-               if e.name == "hit" and e.payload.get("meter")}
-        for meter in sorted(hit):
-            runner.perform(TurnResetKey(meter))
+        pay_problems, _keys = hits_to_pay(runner)
+        paying += [f"round {n}: {p}" for p in pay_problems]
     runner.measure(step, f"wagers settled in the deal they were placed for, over {count} games", checked - bad,
                  checked, bad == 0 and not problems, unit="wagers", detail="; ".join(problems)[:2000])
     runner.measure(step, f"wagers left on the layout after each of {count} deals", len(leftovers), 0,
                  not leftovers, unit="wagers", detail="; ".join(leftovers)[:2000])
+    if paying or any(e.name == "hit" for e in runner.hits_seen):
+        measure_payments(runner, step, paying, count)
     _standard_cards(runner, step, reported)
 
 

@@ -24,13 +24,15 @@ import random
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from harness.bench.acts import Removal, RemoveWager, TurnResetKey
+from harness.bench.acts import Removal, RemoveWager
 from harness.devices.link import DeviceNak
 from harness.devices.roles import MeterReading
 from harness.money import Cents, fmt, parse_amount, parse_rate
+from harness.suites import refs
 from harness.suites.model import Step
+from harness.suites.refs import Ref
 from harness.suites.registry import Action, Arg, choice, step
-from harness.suites.steps import WAGER_TYPES, open_round
+from harness.suites.steps import WAGER_TYPES, hits_to_pay, measure_payments, open_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -66,28 +68,29 @@ def _mystery_cents(value: Any) -> Decimal:
 @step("configure_meter", Action(
     {
         "meter": choice("mega", "major", "minor", "hit-and-run", required=True),
-        "rate": Arg("str"),
-        "initial": Arg("amount"),
-        "reset": Arg("amount"),
-        "payout_limit": Arg("amount"),
-        "display_capacity": Arg("amount"),
+        "rate": Arg("rate-ref"),
+        "initial": Arg("amount-ref"),
+        "reset": Arg("amount-ref"),
+        "payout_limit": Arg("amount-ref"),
+        "display_capacity": Arg("amount-ref"),
         "expect": choice("accepted", "refused", default="accepted"),
         "reason": Arg("str"),
     },
-    doc="write one meter's rate / initial / reset / payout limit / display capacity (money as "
-    "written, e.g. '$49,999.99'); the write must be accepted or refused as stated",
+    doc="write one meter's rate / initial / reset / payout limit / display capacity: an amount the "
+    "regulation fixes ('$49,999.99'), or a reference resolved when the step runs ('profile', 'meter', "
+    "'display_capacity + $0.01', 'profile + 0.25%'); the write must be accepted or refused as stated",
 ))
-def configure_meter(runner: CaseRunner, step: Step, meter: str, expect: str, rate: str | None = None,
-                       initial: Cents | None = None, reset: Cents | None = None,
-                       payout_limit: Cents | None = None, display_capacity: Cents | None = None,
+def configure_meter(runner: CaseRunner, step: Step, meter: str, expect: str, rate: Ref | Decimal | None = None,
+                       initial: Ref | Cents | None = None, reset: Ref | Cents | None = None,
+                       payout_limit: Ref | Cents | None = None, display_capacity: Ref | Cents | None = None,
                        reason: str | None = None) -> None:
     fields: dict[str, Any] = {}
     if rate is not None:
-        fields["rate"] = str(parse_rate(rate))
+        fields["rate"] = str(refs.rate(runner, meter, rate))
     for key, value in (("initial", initial), ("reset", reset), ("payout_limit", payout_limit),
                        ("display_capacity", display_capacity)):
         if value is not None:
-            fields[key] = value
+            fields[key] = refs.amount(runner, meter, value, key)
     shown = ", ".join(f"{k} {v if k == 'rate' else fmt(v)}" for k, v in fields.items())
     try:
         runner._ctrl().set_config(meters={meter: fields})
@@ -348,6 +351,7 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
     pace_us = int(pace_ms * 1000)
     stake = runner.stake_default
     problems: list[str] = []
+    paying: list[str] = []
     outside: list[str] = []
     award: Cents | None = None
     rounds = 0
@@ -364,9 +368,8 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
                     problems.append(f"round {n}: seat {seat} {kind} wager refused ({res.reason})")
         runner.deal_random_round(lambda: _round_cards(runner, rng), pace_us, seed + n)
         hits = [e for e in runner.round.ctrl_events if e.name == "hit"]
-        hit_meters = {str(e.payload["meter"]) for e in hits if e.payload.get("meter") is not None}
-        for meter in sorted(hit_meters & set(before.meters) - {"mystery"}):
-            runner.perform(TurnResetKey(meter))
+        pay_problems, _keys = hits_to_pay(runner)
+        paying += [f"round {n}: {p}" for p in pay_problems]
         now = runner._read_meters()
         shown = now.meters.get("mystery")
         if shown is None:
@@ -421,6 +424,7 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
                  "all", not outside, detail=f"{rounds} readings in {fmt(reseed)}..{fmt(must_hit_by)}")
     runner.measure(step, f"mystery grew by wagers x {rate}% each round without an award",
                  "; ".join(problems) or "every round", "every round", not problems)
+    measure_payments(runner, step, paying, rounds)
 
 
 __all__ = ["regulation_mystery"]

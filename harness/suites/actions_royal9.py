@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
+from harness.suites.expect import expected_round
 from harness.suites.expected import meters_at_settlement, qualifying_stakes
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, choice, step
@@ -79,32 +80,41 @@ def _meter_at_settlement(runner: CaseRunner, meter: str) -> tuple[Cents, str]:
     "round's contributions at the profile's rate); the meter shows that amount until the reset key",
 ))
 def expect_r9_meter_award(runner: CaseRunner, step: Step, seat: int, meter: str) -> None:
+    """The seat is paid 100% of the meter as it stood at settlement, with whatever else the oracle
+    awards the wager under the interpretations in force (the stake, envy for the mega winner when
+    lines add up); the hit is for that amount and the meter shows it until the reset key."""
     if not runner.round.settled:
         settle_round(runner, step)
     runner._pump(0.02)
     if "round-start" not in runner.snapshots or meter not in runner.profile.rules.meters:
         raise AssertionError(f"expect_r9_meter_award needs open_round first and a '{meter}' meter in the profile")
     want_meter, how = _meter_at_settlement(runner, meter)
-    stake = runner.round.wagers.get((seat, "royal9"), 0)
-    returns_stake = runner.oracle.interp.award_returns_stake
-    want_ret = want_meter + (stake if returns_stake else 0)
+    expected = expected_round(runner).payouts.get((seat, "royal9"))
+    if expected is None or meter not in expected.meters:
+        raise AssertionError(f"the round dealt does not give seat {seat} the {meter} jackpot under the "
+                             f"interpretations in force (oracle: {expected.category if expected else 'no wager'})")
+    want_ret = expected.returned
     payout = next((e.payload for e in runner.round.ctrl_events
                    if e.name == "payout" and int(e.payload["seat"]) == seat and e.payload["type"] == "royal9"),
                   None)
     got_ret = int(payout["returned"]) if payout else None
-    runner.measure(step, f"seat {seat} Royal 9 returned: 100% of the {meter} jackpot"
-                 + (" + stake" if returns_stake else ""), got_ret, want_ret, got_ret == want_ret, unit="cents",
-                 detail=how)
+    runner.measure(step, f"seat {seat} Royal 9 returned: 100% of the {meter} jackpot", got_ret, want_ret,
+                   got_ret == want_ret, unit="cents", detail=f"{how}; oracle: {expected.category}")
     got_cat = payout.get("category") if payout else None
-    runner.measure(step, f"seat {seat} Royal 9 category", got_cat, meter, got_cat == meter)
+    runner.measure(step, f"seat {seat} Royal 9 category", got_cat, expected.category, got_cat == expected.category)
     hit = next((e.payload for e in runner.round.ctrl_events
                 if e.name == "hit" and e.payload.get("meter") == meter), None)
     got_hit = int(hit["amount"]) if hit and hit.get("amount") is not None else None
     runner.measure(step, f"{meter} hit amount", got_hit, want_meter, got_hit == want_meter, unit="cents",
-                 detail=f"hit event {hit}" if hit else "no hit event for this meter")
+                   detail=f"hit event {hit}" if hit else "no hit event for this meter")
     shown = runner._read_meters().meters.get(meter)
-    runner.measure(step, f"{meter} meter shows the amount won until the reset key", shown, want_meter,
-                 shown == want_meter, unit="cents")
+    if runner.interpretation("meter-reset-timing") == "at-hit":
+        reset = runner.profile.rules.meters[meter].reset
+        runner.measure(step, f"{meter} meter back at its reset amount at the hit (meter-reset-timing at-hit)",
+                       shown, reset, shown is not None and shown >= reset, unit="cents")
+    else:
+        runner.measure(step, f"{meter} meter shows the amount won until the reset key", shown, want_meter,
+                       shown == want_meter, unit="cents")
 
 
 # ---------------------------------------------------------------------------- wagering system

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from harness.games.royal9 import royal9_floors
 from harness.money import Cents, fmt
+from harness.suites import refs
 from harness.suites.expected import (
     ExpectedRound,
     contribution_check,
@@ -104,14 +104,18 @@ def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Mapping[str, Any]]:
         "seat": Arg("seat"),
         "type": choice(*WAGER_TYPES, default="royal9"),
         "returned": Arg("amount"),
+        "award": Arg("amount"),
         "category": Arg("str"),
         "none": Arg("bool"),
     },
     shorthand="oracle",
-    doc="what the device paid a seat's wager (total returned, stake included)",
+    doc="what the device paid a seat's wager: `returned` (total handed back, stake included), or "
+    "`award` (a fixed line as the paytable writes it; the stake comes back too where "
+    "award-returns-stake holds)",
 ))
 def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None = None, seat: int | None = None,
-                     returned: Cents | None = None, category: str | None = None, none: bool | None = None) -> None:
+                     returned: Cents | None = None, category: str | None = None, none: bool | None = None,
+                     award: Cents | None = None) -> None:
     if not runner.round.settled:
         settle_round(runner, step)
     paid = _payouts(runner)
@@ -134,6 +138,9 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
         got_ret = int(got["returned"]) if got else 0
         runner.measure(step, f"seat {seat} {type} paid nothing", got_ret, 0, got_ret == 0, unit="cents")
         return
+    if award is not None:
+        stake = runner.round.wagers.get((seat, type), 0)
+        returned = award + (stake if runner.oracle.interp.award_returns_stake else 0)
     if returned is not None:
         got_ret = int(got["returned"]) if got else None
         runner.measure(step, f"seat {seat} {type} returned", got_ret, returned, got_ret == returned, unit="cents",
@@ -143,55 +150,43 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
         runner.measure(step, f"seat {seat} {type} category", got_cat, category, got_cat == category)
 
 
-def _ref(runner: CaseRunner, meter: str, ref: Any) -> Cents:
-    if isinstance(ref, int):
-        return ref
-    rules = runner.profile.rules
-    if meter == "mystery" and rules.mystery is not None:
-        return {"reseed": rules.mystery.reseed, "reset": rules.mystery.reseed, "initial": rules.mystery.reseed,
-                "must_hit_by": rules.mystery.must_hit_by, "floor": rules.mystery.reseed}[ref]
-    settings = rules.meters.get(meter)
-    if settings is None and rules.hit_and_run is not None and meter == "hit-and-run":
-        settings = rules.hit_and_run.meter
-    if settings is None:
-        raise AssertionError(f"the profile declares no meter '{meter}'")
-    if ref == "floor":
-        if rules.denomination is None:
-            return settings.reset
-        return royal9_floors(rules.denomination)[meter]
-    return {"reset": settings.reset, "initial": settings.initial}[ref]
-
-
 @step("expect_meters", Action(
     {
         "since": Arg("str"),
         "delta": Arg("meter-amounts"),
+        "grown": Arg("meters"),
         "equals": Arg("meter-refs"),
         "at_least": Arg("meter-refs"),
         "never_decreased": Arg("bool"),
         "conservation": Arg("bool"),
     },
-    doc="meter deltas to the cent, relations to reset/floor, no turning back, residual conservation",
+    doc="meter deltas to the cent (`delta`: amounts the regulation fixes, e.g. '$0' for wagers that do "
+    "not qualify; `grown`: the whole cents the qualifying wagers since the snapshot add at the "
+    "profile's rates, the residual carried), relations to the Rules Submission (`equals: {minor: "
+    "reset}`, `at_least: {mega: floor}`), no turning back, residual conservation",
 ))
 def expect_meters(runner: CaseRunner, step: Step, since: str | None = None,
-                     delta: Mapping[str, Cents] | None = None, equals: Mapping[str, Any] | None = None,
+                     delta: Mapping[str, Cents] | None = None, grown: tuple[str, ...] | None = None,
+                     equals: Mapping[str, Any] | None = None,
                      at_least: Mapping[str, Any] | None = None, never_decreased: bool | None = None,
                      conservation: bool | None = None) -> None:
     now = runner._read_meters()
     base_name = since or "round-start"
-    if delta:
+    if delta or grown:
         base = runner.snapshots.get(base_name)
         if base is None:
             raise AssertionError(f"no meter snapshot '{base_name}' (read_meters: {{as: {base_name}}} first)")
-        for meter, want in delta.items():
+        for meter, want in (delta or {}).items():
             got = now.meters.get(meter, 0) - base.meters.get(meter, 0)
             runner.measure(step, f"{meter} meter increase since {base_name}", got, want, got == want, unit="cents")
+        if grown:
+            _grown(runner, step, base_name, base, now, grown)
     for meter, ref in (equals or {}).items():
-        want = _ref(runner, meter, ref)
+        want = refs.amount(runner, meter, ref)
         shown = now.meters.get(meter)
         runner.measure(step, f"{meter} meter equals {ref}", shown, want, shown == want, unit="cents")
     for meter, ref in (at_least or {}).items():
-        want = _ref(runner, meter, ref)
+        want = refs.amount(runner, meter, ref)
         shown = now.meters.get(meter)
         runner.measure(step, f"{meter} meter at least {ref}", shown, f">= {fmt(want)}",
                      shown is not None and shown >= want, unit="cents")
@@ -199,6 +194,24 @@ def expect_meters(runner: CaseRunner, step: Step, since: str | None = None,
         _never_decreased(runner, step)
     if conservation:
         _conservation(runner, step, base_name, now)
+
+
+def _grown(runner: CaseRunner, step: Step, base_name: str, base: Any, now: Any, meters: tuple[str, ...]) -> None:
+    """Each meter shows exactly the whole cents that the qualifying wagers since the snapshot add at
+    the profile's rate, on top of the fraction of a cent it carried (Royal 9 (f)(2), (g)(2); 461a.12)."""
+    settings = meter_settings(runner.profile)
+    stakes = runner.stakes_since(base_name)
+    names = tuple(settings) if meters == ("all",) else meters
+    for name in names:
+        m = settings.get(name)
+        if m is None:
+            raise AssertionError(f"the Rules Submission declares no {name} meter")
+        carried = base.residual.get(name, Decimal(0))
+        exact = carried + Decimal(stakes) * m.rate / 100
+        want = int(exact)
+        got = now.meters.get(name, 0) - base.meters.get(name, 0)
+        runner.measure(step, f"{name} meter growth since {base_name}", got, want, got == want, unit="cents",
+                       detail=f"{fmt(stakes)} wagered x {m.rate}% + {carried} c carried = {exact} c")
 
 
 def _never_decreased(runner: CaseRunner, step: Step) -> None:
@@ -217,7 +230,7 @@ def _never_decreased(runner: CaseRunner, step: Step) -> None:
 def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> None:
     """Contributions x rate == meter growth + residual growth, exactly, for meters not hit."""
     base = runner.snapshots[base_name]
-    stakes = qualifying_stakes(runner.round.wagers)
+    stakes = runner.stakes_since(base_name)
     hit_meters = {str(e.payload.get("meter")) for e in runner.round.ctrl_events if e.name in ("hit", "reset")}
     for name, settings in meter_settings(runner.profile).items():
         if name in hit_meters or name not in now.meters:
@@ -331,3 +344,21 @@ def expect_mystery(runner: CaseRunner, step: Step, within_range: bool) -> None:
                  fmt(now.meters["mystery"]) if "mystery" in now.meters else None,
                  f"{fmt(lo)}..{fmt(hi)}", not bad and "mystery" in now.meters,
                  detail=f"{len(readings)} readings; outside: {', '.join(map(fmt, bad)) or 'none'}")
+
+
+@step("expect_meter_hits", Action(
+    {"oracle": Arg("bool", required=True)},
+    shorthand="oracle",
+    doc="the meters the controller reported hit in the round are exactly those the oracle's awards "
+    "take (a mega hand hits no major or minor unless the interpretations in force say so)",
+))
+def expect_meter_hits(runner: CaseRunner, step: Step, oracle: bool) -> None:
+    if not runner.round.settled:
+        settle_round(runner, step)
+    runner._pump(0.02)
+    exp = expected_round(runner)
+    want = sorted({m for p in exp.payouts.values() for m in p.meters})
+    got = sorted({str(e.payload["meter"]) for e in runner.round.ctrl_events
+                  if e.name == "hit" and e.payload.get("meter") and e.payload.get("meter") != "mystery"})
+    runner.measure(step, "meters hit in the round", ", ".join(got) or "none", ", ".join(want) or "none",
+                   got == want, detail="the oracle's awards under the interpretations in force")

@@ -118,10 +118,14 @@ QUALIFYING = ("royal9", "hit-and-run")
 
 
 def meter_settings(profile: Profile) -> dict[str, MeterSettings]:
-    """The meters a qualifying wager feeds at the profile's rates (Hit and Run's under its name)."""
+    """The meters a qualifying wager feeds at the profile's rates (Hit and Run's under its name,
+    the mystery meter at its configuration's rate, Royal 9 (h))."""
     settings = dict(profile.rules.meters)
     if profile.rules.hit_and_run is not None:
         settings["hit-and-run"] = profile.rules.hit_and_run.meter
+    mystery = profile.rules.mystery
+    if mystery is not None:
+        settings["mystery"] = MeterSettings("mystery", mystery.rate, mystery.reseed, mystery.reseed)
     return settings
 
 

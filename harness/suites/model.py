@@ -59,6 +59,12 @@ class Case:
     when: Mapping[str, Any] = field(default_factory=_frozen)
     #: a case's own deadline for the whole case, seconds
     timeout_s: int = 60
+    #: the ``given:`` names bound to the profile's Rules Submission (name -> value as text)
+    given: Mapping[str, str] = field(default_factory=_frozen)
+    #: why the profile cannot fill a role the case names: the case does not apply to it
+    not_for_table: str | None = None
+    #: why a role could not be bound although the table could fill it: the case is an ERROR
+    bind_error: str | None = None
 
     @property
     def name(self) -> str:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from harness.bench.acts import TurnResetKey
 from harness.cards import format_cards
 from harness.suites.expect import expected_round
 from harness.suites.expected import contribution_check, meter_settings, qualifying_stakes
 from harness.suites.model import Step
-from harness.suites.steps import open_round
+from harness.suites.steps import hits_to_pay, measure_payments, open_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -41,6 +40,7 @@ def play_rounds(
     payout_checks = payout_bad = 0
     conservation_checks = 0
     problems: list[str] = []
+    paying: list[str] = []
     settings = meter_settings(runner.profile)
     for n in range(1, count + 1):
         open_round(runner, step)
@@ -63,8 +63,8 @@ def play_rounds(
                 problems.append(f"round {n} ({format_cards(runner.cards_read())}): seat {key[0]} {key[1]} returned "
                                 f"{paid.get(key)} cents, oracle {e.returned} ({e.category})")
         hit = {str(ev.payload.get("meter")) for ev in runner.round.ctrl_events if ev.name == "hit"}
-        for meter in sorted(m for m in hit if m in start.meters):
-            runner.perform(TurnResetKey(meter))
+        pay_problems, _keys = hits_to_pay(runner)
+        paying += [f"round {n}: {p}" for p in pay_problems]
         now = runner._read_meters()
         stakes = qualifying_stakes(runner.round.wagers)
         for name, m in settings.items():
@@ -80,6 +80,7 @@ def play_rounds(
     bad_cons = [p for p in problems if "grew" in p]
     runner.measure(step, f"meter contributions conserved over {count} rounds", conservation_checks - len(bad_cons),
                    conservation_checks, not bad_cons, unit="meter-rounds", detail="; ".join(bad_cons)[:2000])
+    measure_payments(runner, step, paying, count)
     refused = [p for p in problems if "refused" in p]
     runner.measure(step, "wagers accepted before dealing", len(refused), 0, not refused, unit="refusals",
                    detail="; ".join(refused)[:2000])

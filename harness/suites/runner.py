@@ -65,6 +65,8 @@ class RoundLog:
     expected: ExpectedRound | None = None
     #: the bet sensors' own events (a ``wager`` event per chips placed at the table)
     sensor_events: list[DeviceEvent] = field(default_factory=list)
+    #: the round's qualifying wagers have been added to the case's running total
+    counted: bool = False
 
 
 class CaseRunner:
@@ -93,6 +95,10 @@ class CaseRunner:
         #: how many of ``hits_seen`` are already marked on a meter timeline
         self._marked = 0
         self.round = RoundLog()
+        #: qualifying wagers (Royal 9, Hit and Run) of every round settled in this case, cents
+        self.stakes_total: Cents = 0
+        #: snapshot name -> ``stakes_total`` when it was taken
+        self.snapshot_stakes: dict[str, Cents] = {}
         self.loaded: tuple[Card, ...] = ()
         self.rng = random.Random(1)
         self.t0 = time.monotonic()
@@ -109,6 +115,8 @@ class CaseRunner:
     # ------------------------------------------------------------------ running
 
     def run(self) -> list[Measured]:
+        if self.case.bind_error:
+            raise RuntimeError(f"the case could not be built for this Rules Submission: {self.case.bind_error}")
         deadline = self.t0 + self.case.timeout_s
         for i, step in enumerate(self.case.steps, start=1):
             if time.monotonic() > deadline:
@@ -186,10 +194,14 @@ class CaseRunner:
         d = self.profile.rules.denomination
         return (d or 5) * 100
 
+    def interpretation(self, interp_id: str) -> Any:
+        """The value in force of a named interpretation (the profile's, else the catalogue default)."""
+        return self.oracle.interp.as_dict().get(interp_id)
+
     @property
     def requires_base_wager(self) -> bool:
         """Interpretation ``r9-requires-base-wager``: a Royal 9 wager needs a base wager at the seat."""
-        return bool(dict(self.oracle.interp.others).get("r9-requires-base-wager", True))
+        return bool(self.interpretation("r9-requires-base-wager") in (True, None))
 
     def _pump(self, timeout_s: float = 0.0) -> None:
         """Move queued device events into the round log."""
@@ -219,7 +231,27 @@ class CaseRunner:
     def new_round(self) -> None:
         """Start a new round log (events still queued belong to the round before)."""
         self._pump()
+        self.count_round()
         self.round = RoundLog()
+
+    def count_round(self) -> None:
+        """Add this round's qualifying wagers to the case's total once it has been dealt."""
+        from harness.suites.expected import qualifying_stakes
+
+        if not self.round.counted and (self.round.settled or self.round.cards):
+            self.round.counted = True
+            self.stakes_total += qualifying_stakes(self.round.wagers)
+
+    def snapshot(self, name: str, reading: MeterReading) -> MeterReading:
+        """Keep a meter reading under ``name`` with the qualifying wagers counted so far."""
+        self.snapshots[name] = reading
+        self.snapshot_stakes[name] = self.stakes_total
+        return reading
+
+    def stakes_since(self, name: str) -> Cents:
+        """Qualifying wagers of the rounds dealt since the snapshot ``name`` was taken."""
+        self.count_round()
+        return self.stakes_total - self.snapshot_stakes.get(name, 0)
 
     def _ctrl(self) -> Any:
         if self.rig.controller is None:

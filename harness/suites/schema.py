@@ -29,6 +29,7 @@ from typing import Any
 
 from harness.cards import Card, check_against_shoe
 from harness.errors import InputError, error_lines
+from harness.money import parse_rate
 from harness.schema import (
     Abandoned,
     Fields,
@@ -81,8 +82,12 @@ def _profile_vocabulary() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return CAPABILITIES, PROFILE_GAMES
 
 
-def load_suite(path: str | Path, *, fixtures: Path | None = None) -> Suite:
-    """Load, validate and expand one suite file; every problem is reported (``InputErrors``)."""
+def load_suite(path: str | Path, *, fixtures: Path | None = None, profile: Any = None) -> Suite:
+    """Load, validate and expand one suite file; every problem is reported (``InputErrors``).
+
+    With a ``profile`` every case's ``given:`` names are bound to its Rules Submission
+    (:mod:`harness.suites.given`); without one, to the reference table of the suite's game, so the
+    steps are checked either way."""
     node = load_yaml(path)
     with collecting():
         root = Fields(
@@ -102,7 +107,7 @@ def load_suite(path: str | Path, *, fixtures: Path | None = None) -> Suite:
         jurisdiction = attempt(lambda: root.get_str("jurisdiction", None))
         cases: list[Case] = []
         seen: dict[str, int] = {}
-        ctx = _Ctx(game=game, decks=decks, fixtures=fixtures)
+        ctx = _Ctx(game=game, decks=decks, fixtures=fixtures, profile=profile)
         for _i, raw_case, loc in root.get_list("cases").enumerate_locs():
             with guard():
                 for case in _cases(raw_case, loc, suite_id, str(path), ctx, suite_requires, suite_games):
@@ -154,13 +159,17 @@ def check_suite_against_profile(suite: Suite, profile: Any) -> None:
 
 
 class _Ctx:
-    def __init__(self, *, game: str, decks: int, fixtures: Path | None) -> None:
+    def __init__(self, *, game: str, decks: int, fixtures: Path | None, profile: Any = None) -> None:
         self.game = game
         self.decks = decks
         self.fixtures = fixtures
         #: capabilities the case being checked requires (its own and the suite's), and its games
         self.requires: frozenset[str] = frozenset()
         self.games: frozenset[str] = frozenset()
+        self.profile = profile
+        #: while steps are bound to a profile: the decks of its shoe (a scripted sequence needing more
+        #: copies of a card than the table's shoe holds does not apply to that table)
+        self.table_decks: int | None = None
 
 
 def _str_set(f: Fields, key: str, choices: tuple[str, ...] | None = None, what: str = "") -> frozenset[str]:
@@ -225,7 +234,7 @@ def _cases(
     f = Fields(
         raw, loc, "case",
         required=("id", "title", "clauses", "steps"),
-        optional=("requires", "params", "when", "games", "timeout_s", "description"),
+        optional=("requires", "params", "when", "games", "timeout_s", "description", "given"),
     )
     case_id = f.get_str("id", pattern=ID_RE)
     f.what = f"case '{case_id}'"
@@ -242,42 +251,105 @@ def _cases(
     title = attempt(lambda: f.get_str("title"), "")
     timeout_s = attempt(lambda: f.get_int("timeout_s", 60, lo=1, hi=3600), 60)
     ctx.requires, ctx.games = requires, games
+    given_node = attempt(lambda: check_map(f.raw("given"), f.loc("given"), f"{f.what}.given")) if "given" in f else None
     cases = []
     for variant in variants:
-        steps_node = _substitute(f.get_list("steps"), variant) if variant else f.get_list("steps")
-        listed = check_list(steps_node, f.loc("steps"), f"{f.what}.steps")
-        steps: list[Step] = []
-        step_errors = error_count()
-        for _j, item, sloc in listed.enumerate_locs():
-            with guard():
-                steps.append(_step(item, sloc, ctx))
-        if not listed:
-            raise f.error("steps", "a case needs at least one step")
-        if error_count() == step_errors and not any(_measures(s) for s in steps):
-            raise f.error("steps", "a case needs at least one expect_* step: a case that checks nothing "
-                                   "cannot pass or fail")
         case_when = dict(when)
         if "denomination" in variant:
             case_when["denomination"] = variant["denomination"]
-        if error_count() > before:
-            continue
-        cases.append(
-            Case(
-                suite=suite_id,
-                id=case_id,
-                title=title,
-                clauses=clauses,
-                requires=requires,
-                games=games,
-                steps=tuple(steps),
-                path=path,
-                line=loc.pos.line,
-                variant=variant,
-                when=case_when,
-                timeout_s=timeout_s,
-            )
+        case = Case(
+            suite=suite_id,
+            id=case_id,
+            title=title,
+            clauses=clauses,
+            requires=requires,
+            games=games,
+            steps=(),
+            path=path,
+            line=loc.pos.line,
+            variant=variant,
+            when=case_when,
+            timeout_s=timeout_s,
         )
+        with guard():
+            bound = _bound(case, f, given_node, variant, ctx)
+            if error_count() == before:
+                cases.append(bound)
     return cases
+
+
+def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], ctx: _Ctx) -> Case:
+    """The case with its steps, its ``given:`` names bound to the profile (or to the reference table
+    of the suite's game without one, or when the case does not apply to the profile)."""
+    from harness.suites.given import Binding, NotForTable, bind, reference_table
+    from harness.suites.refs import unfilled
+
+    table = _table(ctx, case)
+    binding = Binding()
+    not_for_table: str | None = None
+    if table is not None:
+        if given_node is not None:
+            binding = bind(given_node, table, variant)
+        if binding.not_applicable is None and binding.error is None:
+            ctx.table_decks = _decks_of(table.profile)
+            try:
+                steps = _steps(f, {**variant, **binding.values}, ctx)
+                not_for_table = unfilled(steps, table.profile)
+                if not_for_table is None:
+                    return _with(case, steps, binding)
+            except NotForTable as exc:
+                not_for_table = str(exc)
+            finally:
+                ctx.table_decks = None
+    reference = reference_table(ctx.game)
+    ref_binding = bind(given_node, reference, variant) if given_node is not None else Binding()
+    steps = _steps(f, {**variant, **ref_binding.values}, ctx) if ref_binding.not_applicable is None else ()
+    if table is None:
+        return _with(case, steps, ref_binding, not_for_table=ref_binding.not_applicable)
+    return _with(case, steps, binding, not_for_table=not_for_table or binding.not_applicable,
+                 bind_error=binding.error)
+
+
+def _table(ctx: _Ctx, case: Case) -> Any:
+    """The profile's table when the case applies to it by capability, game and ``when:``."""
+    if ctx.profile is None:
+        return None
+    from harness.games.interpretations import Interpretations
+    from harness.suites.given import Table
+    from harness.suites.session import not_applicable
+
+    interp = Interpretations.from_overrides(dict(ctx.profile.interpretations))
+    if not_applicable(ctx.profile, interp, case):
+        return None
+    return Table(ctx.profile, interp, ctx.game)
+
+
+def _decks_of(profile: Any) -> int:
+    hr = profile.rules.hit_and_run
+    return int(hr.decks if hr is not None else profile.rules.decks)
+
+
+def _with(case: Case, steps: tuple[Step, ...], binding: Any, *, not_for_table: str | None = None,
+          bind_error: str | None = None) -> Case:
+    from dataclasses import replace
+
+    return replace(case, steps=steps, given=binding.shown(), not_for_table=not_for_table, bind_error=bind_error)
+
+
+def _steps(f: Fields, values: Mapping[str, Any], ctx: _Ctx) -> tuple[Step, ...]:
+    steps_node = _substitute(f.get_list("steps"), values) if values else f.get_list("steps")
+    listed = check_list(steps_node, f.loc("steps"), f"{f.what}.steps")
+    steps: list[Step] = []
+    step_errors = error_count()
+    for _j, item, sloc in listed.enumerate_locs():
+        with guard():
+            steps.append(_step(item, sloc, ctx))
+    if not listed:
+        raise f.error("steps", "a case needs at least one step")
+    if error_count() == step_errors and not any(_measures(s) for s in steps):
+        raise f.error("steps", "a case needs at least one expect_* step: a case that checks nothing "
+                               "cannot pass or fail")
+    return tuple(steps)
 
 
 def _measures(step: Step) -> bool:
@@ -358,9 +430,10 @@ def _substitute(node: Any, variant: Mapping[str, Any]) -> Any:
     if isinstance(node, YStr) and "${" in node:
         def repl(m: re.Match[str]) -> str:
             if m.group(1) not in variant:
-                raise node.where.error(f"'${{{m.group(1)}}}' is not a parameter of this case "
-                                       f"(parameters: {', '.join(variant) or 'none'})")
-            return str(variant[m.group(1)])
+                raise node.where.error(f"'${{{m.group(1)}}}' is not a parameter of this case nor a "
+                                       f"given (known: {', '.join(variant) or 'none'})")
+            value = variant[m.group(1)]
+            return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
         whole = _VAR.fullmatch(node)
         value = variant.get(whole.group(1)) if whole else None
         if whole and isinstance(value, bool):  # `true` stays a boolean: never the seat 1
@@ -369,6 +442,15 @@ def _substitute(node: Any, variant: Mapping[str, Any]) -> Any:
             num = YInt(value)
             num._place(node.src, node.pos)
             return num
+        if whole and isinstance(value, tuple):  # a list of seats
+            items = YList()
+            for v in value:
+                item = YInt(v)
+                item._place(node.src, node.pos)
+                items.append(item)
+            items._place(node.src, node.pos)
+            items.item_pos = [node.pos] * len(value)
+            return items
         s = YStr(_VAR.sub(repl, node))
         s._place(node.src, node.pos)
         return s
@@ -472,16 +554,27 @@ def _check_arg(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:
     if kind == "meter-amounts":
         mf = _meters_map(value, loc, what, ctx)
         return {k: mf.get_amount(k) for k in mf}
+    if kind == "meters":
+        if isinstance(value, str) and value == "all":
+            return ("all",)
+        items = check_list(value, loc, what)
+        if not items:
+            raise loc.error(f"{what}: is empty: it would check nothing")
+        return tuple(check_enum(v, vl, f"{what}[{i}]", METERS) for i, v, vl in items.enumerate_locs())
     if kind == "meter-refs":
         mf = _meters_map(value, loc, what, ctx)
-        out: dict[str, Any] = {}
-        for k in mf:
-            raw = mf.raw(k)
-            if isinstance(raw, str) and raw in ("reset", "initial", "floor", "reseed", "must_hit_by"):
-                out[k] = str(raw)
-            else:
-                out[k] = mf.get_amount(k)
-        return out
+        return {k: _amount_ref(mf.raw(k), mf.loc(k), mf.name(k), field=False) for k in mf}
+    if kind == "amount-ref":
+        return _amount_ref(value, loc, what, field=True)
+    if kind == "rate-ref":
+        from harness.suites.refs import parse_ref
+
+        text = check_str(value, loc, what)
+        try:
+            ref = parse_ref(text, rate=True)
+            return ref if ref is not None else parse_rate(text)
+        except InputError as exc:
+            raise loc.error(f"{what}: {exc.message}") from None
     raise AssertionError(f"unknown argument kind {kind}")  # pragma: no cover - table is static
 
 
@@ -522,6 +615,27 @@ def _meters_map(value: Any, loc: Loc, what: str, ctx: _Ctx) -> Fields:
     return m
 
 
+def _amount_ref(value: Any, loc: Loc, what: str, *, field: bool) -> Any:
+    """An amount, or a reference to the Rules Submission or the meter (:mod:`harness.suites.refs`)."""
+    from harness.suites.refs import BASES, parse_ref
+
+    if isinstance(value, str):
+        try:
+            ref = parse_ref(str(value))
+        except InputError as exc:
+            raise loc.error(f"{what}: {exc.message}") from None
+        if ref is not None:
+            if ref.base == "profile" and not field:
+                raise loc.error(f"{what}: 'profile' names the value of the field a step writes; say which "
+                                "value here (reset, initial, payout_limit, ...)")
+            return ref
+        if value and value[0].isalpha():
+            word = str(value).split()[0]
+            raise loc.error(f"{what}: '{value}' is neither an amount nor a reference{suggest(word, BASES)} "
+                            f"(references: {', '.join(BASES)}, optionally '+ $0.01' or '- $0.01')")
+    return check_amount(value, loc, what)
+
+
 def _cards(value: Any, loc: Loc, what: str, ctx: _Ctx) -> tuple[Card, ...]:
     if isinstance(value, str):
         parts = str(value).replace(",", " ").split()
@@ -540,6 +654,14 @@ def _cards(value: Any, loc: Loc, what: str, ctx: _Ctx) -> tuple[Card, ...]:
         check_against_shoe(cards, ctx.decks)
     except InputError as exc:
         raise loc.error(f"{what}: {exc.message}") from None
+    if ctx.table_decks is not None and ctx.table_decks < ctx.decks:
+        try:
+            check_against_shoe(cards, ctx.table_decks)
+        except InputError as exc:
+            from harness.suites.given import NotForTable
+
+            raise NotForTable(f"the scripted cards do not fit the table's {ctx.table_decks}-deck shoe "
+                              f"({exc.message})") from None
     return tuple(cards)
 
 

@@ -244,7 +244,8 @@ class TcSession:
     def _begin(self, case: Case) -> Any:
         if self.recorder is None:
             return None
-        return self.recorder.begin_case(case.name, case.title, list(case.clauses), case.path, dict(case.variant))
+        return self.recorder.begin_case(case.name, case.title, list(case.clauses), case.path,
+                                        {**case.variant, **{f"given {k}": v for k, v in case.given.items()}})
 
     def _record_skip(self, case: Case, why: str, outcome: str = "SKIP") -> None:
         """Record a case that did not run: NOT APPLICABLE to the profile, or SKIP (could not run)."""
@@ -270,6 +271,8 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
     for key, value in dict(case.when.get("interpretations") or {}).items():
         if in_force.get(key) != value:
             return f"case is for interpretation {key} = {value}; profile has {in_force.get(key)}"
+    if case.not_for_table:
+        return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
     return no_performer(profile, case)
 
 

@@ -62,7 +62,7 @@ def open_round(runner: CaseRunner, step: Step) -> None:
     runner.new_round()
     runner._ctrl()
     runner.perform(OpenRound())
-    runner.snapshots["round-start"] = runner._read_meters()
+    runner.snapshot("round-start", runner._read_meters())
 
 
 @step("wager", Action(
@@ -178,6 +178,7 @@ def settle_round(runner: CaseRunner, step: Step) -> None:
             n = 0
         runner._wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n, timeout_s=2.0)
     runner.round.settled = True
+    runner.count_round()
 
 
 @step("lockout_button", Action(doc="press the lock-out button", acts=("lockout-button",)))
@@ -192,11 +193,70 @@ def no_more_bets(runner: CaseRunner, step: Step) -> None:
     runner.perform(NoMoreBets())
 
 
-@step("reset_key", Action({"meter": choice(*METERS, required=True)}, shorthand="meter", acts=("reset-key",)))
+@step("reset_key", Action({"meter": choice(*METERS, "pending", required=True)}, shorthand="meter",
+                           acts=("reset-key",),
+                           doc="the attendant has paid a hit and turns the reset key of `meter`; `pending`: "
+                           "of every meter the controller reports a payment pending on (none when the "
+                           "table paid the hit or the meter reset at the hit)"))
 def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
+    if meter == "pending":
+        turn_pending_keys(runner)
+        return
     runner._ctrl()
     runner.perform(TurnResetKey(meter))
     runner._read_meters()
+
+
+def turn_pending_keys(runner: CaseRunner) -> tuple[str, ...]:
+    """Turn the reset key of every meter the controller reports a payment pending on (461a.12(b)(5)):
+    an attendant-paid hit waits for it; a table-paid hit (a mystery award) never does."""
+    pending = runner._read_meters().pending
+    for name in pending:
+        runner.perform(TurnResetKey(name))
+    if pending:
+        runner._read_meters()
+    return pending
+
+
+def hits_to_pay(runner: CaseRunner) -> tuple[list[str], tuple[str, ...]]:
+    """After a settled round: the attendant pays the hits waiting for the key and turns it.
+
+    Returns the problems seen and the meters whose key was turned.  Which hits must wait is what
+    the controller itself says about them: a hit whose payout it reports ``paid_by: attendant``
+    waits for the reset key (461a.12(b)(3), (b)(5), (h)(1)) unless meter-reset-timing is ``at-hit``;
+    one it reports paid by the table (a mystery award) is paid and reset at once.  A controller
+    whose pending payments disagree with that has lost track of who pays (a FAIL of the case, not a
+    refused key turned blindly)."""
+    runner._pump(0.01)
+    by_seat = {(int(e.payload["seat"]), str(e.payload.get("category"))): str(e.payload.get("paid_by"))
+               for e in runner.round.ctrl_events if e.name == "payout" and e.payload.get("type") in ("royal9",
+                                                                                                    "hit-and-run")}
+    want: set[str] = set()
+    if runner.interpretation("meter-reset-timing") != "at-hit":
+        for e in runner.round.ctrl_events:
+            meter = e.payload.get("meter")
+            if e.name != "hit" or not meter:
+                continue
+            paid_by = by_seat.get((int(e.payload["seat"]), str(e.payload.get("category"))),
+                                  by_seat.get((int(e.payload["seat"]), str(meter)), "attendant"))
+            if paid_by == "attendant":
+                want.add(str(meter))
+    pending = runner._read_meters().pending
+    problems = []
+    if set(pending) != want:
+        problems.append(f"payments pending on {', '.join(pending) or 'no meter'}; the hits the controller "
+                        f"reported paid by an attendant: {', '.join(sorted(want)) or 'none'}")
+    for name in pending:
+        runner.perform(TurnResetKey(name))
+    if pending:
+        runner._read_meters()
+    return problems, pending
+
+
+def measure_payments(runner: CaseRunner, step: Step, problems: list[str], rounds: int) -> None:
+    """The measurement :func:`hits_to_pay`'s problems over several rounds make."""
+    runner.measure(step, f"hits waiting for the reset key exactly where an attendant pays, over {rounds} rounds",
+                   len(problems), 0, not problems, unit="rounds", detail="; ".join(problems)[:2000])
 
 
 @step("power", Action({"state": choice("off", "on", required=True)}, shorthand="state",
@@ -234,7 +294,7 @@ def configure(runner: CaseRunner, step: Step, set: Mapping[str, Any], expect: st
 
 @step("read_meters", Action({"as": Arg("str", required=True)}, shorthand="as", doc="snapshot the meters under a name"))
 def read_meters(runner: CaseRunner, step: Step, **args: Any) -> None:
-    runner.snapshots[args["as"]] = runner._read_meters()
+    runner.snapshot(args["as"], runner._read_meters())
 
 
 @step("wait", Action({"ms": Arg("decimal", required=True)}, shorthand="ms"))

@@ -149,12 +149,17 @@ def test_relative_paths_mean_the_users_directory(tmp_path: Path, monkeypatch: py
 
 
 def test_run_refuses_a_suite_naming_seats_the_table_lacks(tmp_path: Path) -> None:
-    """At collection, before any device is opened: a seven-seat suite against a six-seat profile."""
+    """At collection, before any device is opened: a suite naming seat 7 against a six-seat profile
+    (the shipped suites name seats by role, so the suite here writes one literally)."""
     import subprocess
 
     six = tmp_path / "six.yaml"
     six.write_text("".join(line for line in PROFILE.read_text().splitlines(keepends=True) if "{seat: 7" not in line))
-    suite = ROOT / "suites" / "royal9" / "paytable-5.suite.yaml"
+    suite = tmp_path / "seven.suite.yaml"
+    suite.write_text("spec: tablecert/suite/1\nsuite: seven\ntitle: Seat 7\nrequires: [royal9]\ncases:\n"
+                     "  - id: seat-seven\n    title: a wager at seat 7\n    clauses: [pa-midi-r9-a1-wagering-device]\n"
+                     "    steps:\n      - open_round\n      - wager: {seat: 7, type: player, amount: \"$10\"}\n"
+                     "      - expect_r9_wagers_listed\n")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", str(suite), "-p", "no:cacheprovider", "--tc-profile", str(six),
          "--tc-no-record", "--co", "-q", "-o", "testpaths="],

@@ -280,6 +280,7 @@ def _parse_meters(reply: Reply) -> MeterReading:
         paid_by_attendant=_int(r, "paid_by_attendant", where),
         t_ns=reply.t_reply_ns,
         raw={k: v for k, v in r.items() if k != "ok"},
+        pending=tuple(sorted(str(p["meter"]) for p in r.get("pending") or () if isinstance(p, dict) and "meter" in p)),
     )
 
 
