@@ -55,6 +55,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="only cases citing this clause (repeatable; a trailing * matches a prefix)")
     group.addoption("--tc-defect", action="append", default=[], metavar="NAME",
                     help="start the emulators with this defect (see `tablecert defects`); repeatable")
+    group.addoption("--tc-bench-twin", action="store_true", default=False,
+                    help="run the profile's bench twin: no test channel, a scripted operator, relays and the "
+                         "bench supply perform every act (harness.bench.twin)")
     group.addoption("--tc-listen", action="store", default="pty", choices=("pty", "tcp"),
                     help="how the emulators listen: pty (default) or 127.0.0.1 TCP")
     group.addoption("--tc-pre-submission", action="store_true", default=False,
@@ -169,6 +172,7 @@ def tc_session(request: pytest.FixtureRequest) -> Iterator[TcSession]:
     from harness.suites.session import TcSession
 
     session = TcSession.from_config(request.config)
+    session.total = sum(1 for item in request.session.items if getattr(item, "tc_case", None) is not None)
     try:
         yield session
     finally:

@@ -49,7 +49,7 @@ from harness.devices.roles import WagerResult
 from harness.errors import DeviceError, DeviceTimeout
 
 if TYPE_CHECKING:
-    from harness.bench.prompts import PromptBroker
+    from harness.bench.prompts import Answer, PromptBroker
     from harness.suites.rig import Rig
 
 #: how long the harness waits for a device to report what a person did at the table
@@ -233,9 +233,9 @@ class Operator(Performer):
         self.stack: tuple[Card, ...] | None = None
         self.dealt = 0
 
-    def _ask(self, act: Act, stage: Stage, message: str | None = None) -> None:
+    def _ask(self, act: Act, stage: Stage, *, raise_on_cannot: bool = True) -> Answer:
         case, step = stage.where()
-        self.broker.ask(act, case=case, step=step, message=message)
+        return self.broker.ask(act, case=case, step=step, raise_on_cannot=raise_on_cannot)
 
     def perform(self, act: Act, stage: Stage) -> Any:
         stage._pump()
@@ -251,7 +251,10 @@ class Operator(Performer):
             return None
         if isinstance(act, PlaceWagers):
             seen = len(stage.sensor_events())
-            self._ask(act, stage)
+            answer = self._ask(act, stage, raise_on_cannot=not act.probe)
+            if answer.answer == "cannot":  # a probe: no such area or position on this layout
+                why = f"no such betting area ({answer.note})" if answer.note else "no such betting area"
+                return [WagerResult(False, why, 0, 0, w.seat, w.type, w.amount) for w in act.wagers]
             return self._placements(act, stage, seen)
         if isinstance(act, RemoveWager):
             seen = len(stage.sensor_events())
@@ -329,8 +332,9 @@ class Performers:
         self.settings = settings
         self.test_channel = TestChannel()
         self.supply = Supply()
+        self.broker = broker
         self.operator = Operator(broker) if broker is not None else None
-        self.relays = dict(relays or {})
+        self.relays = relays if relays is not None else {}  # filled when the bench opens
         self._actuators: dict[str, Actuator] = {}
 
     def performer(self, kind: str) -> Performer:
@@ -355,6 +359,12 @@ class Performers:
 
     def perform(self, act: Act, stage: Stage) -> Any:
         return self.performer(act.kind).perform(act, stage)
+
+    def observe(self, role: str, events: list[DeviceEvent]) -> None:
+        """Device events as they arrive, for the front ends (the bench console shows them)."""
+        if self.broker is not None:
+            for ev in events:
+                self.broker.device_event(role, ev.name, ev.payload)
 
 
 def human_readable(kind: str, settings: BenchSettings) -> str:

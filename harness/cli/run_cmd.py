@@ -38,6 +38,7 @@ tablecert run suites/royal9 --profile device_profiles/emulated-midi-1.yaml
 tablecert run suites/lockout/lockout.suite.yaml::no-more-bets --profile my-bench.yaml
 tablecert run --profile my-bench.yaml --lab "ACME Labs" --operator jdoe --submitting-party "ACME Gaming LLC"
 tablecert run --profile device_profiles/emulated-midi-5.yaml --defect lockout-late --pre-submission
+tablecert run --bench-twin --profile device_profiles/emulated-midi-5.yaml   # as a lab bench would
 tablecert run -n 2 -- -x --maxfail 3            # two emulator instances per profile; pytest options after --
 """
 #: ``tablecert run ... -- ARGS``: ARGS reach pytest unchanged
@@ -60,6 +61,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--station", default=None, metavar="NAME", help="test station / bench, for the record")
     p.add_argument("--defect", action="append", default=[], metavar="NAME",
                    help="start the built-in emulators with this defect (see `tablecert defects`); repeatable")
+    p.add_argument("--bench-twin", action="store_true",
+                   help="run each emulated profile's bench twin: no test channel; a scripted operator, relays "
+                        "and the bench supply perform every act (docs/device-profiles.md, 'The bench')")
     p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="only cases matching (pytest -k)")
     p.add_argument("-n", dest="workers", type=int, default=0, metavar="N",
                    help="split cases over N emulator instances (pytest-xdist --dist loadfile)")
@@ -133,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
             if not prof.is_emulated:
                 raise InputError(f"--defect: profile {prof.name} reaches real devices; defects exist only in "
                                  "the built-in emulators")
+    if getattr(args, "bench_twin", False):
+        from harness.bench.twin import bench_twin
+
+        profiles = [bench_twin(prof) for prof in profiles]  # InputError for a profile with no emulator
     passthrough = list(getattr(args, "passthrough", []) or [])
     report_root = Path(args.report_dir) if args.report_dir else root / "reports"
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -170,6 +178,8 @@ def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr:
         cmd += ["--tc-defect", name]
     if args.pre_submission:
         cmd.append("--tc-pre-submission")
+    if getattr(args, "bench_twin", False):
+        cmd.append("--tc-bench-twin")
     return cmd + passthrough
 
 

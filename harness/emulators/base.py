@@ -22,6 +22,22 @@ from harness.emulators.config import EmulatorConfig
 
 PROTOCOL_VERSION = 1
 Emit = Callable[[str, dict[str, Any]], None]
+#: commands that stand for an act at the table: the emulator answers them only with its test channel
+REMOTE_ACTS = frozenset({"wager.place", "wager.remove", "lockout.press", "reset_key", "round.open",
+                         "round.no_more_bets"})
+NOT_AN_EMULATOR = "not an emulator"
+
+
+def remote_refusal(cfg: EmulatorConfig, cmd: object) -> Refusal | None:
+    """Without a test channel the emulator refuses ``test.*`` and the remote act commands as a real
+    device does (docs/protocol.md, sections 7 and 11): those acts happen at its physical side."""
+    if cfg.test_channel or not isinstance(cmd, str):
+        return None
+    if cmd.startswith("test."):
+        return Refusal("REFUSED", NOT_AN_EMULATOR)
+    if cmd in REMOTE_ACTS:
+        return Refusal("REFUSED", f"{NOT_AN_EMULATOR}: {cmd} is done at the table")
+    return None
 
 
 @dataclass(frozen=True)
@@ -79,11 +95,15 @@ class Device:
         if self.powered:
             self._emit(self.role, {"event": event, **fields})
 
-    def handle(self, req: Mapping[str, Any]) -> Answer:
-        """Answer one request payload (see the module docstring)."""
+    def handle(self, req: Mapping[str, Any], *, remote: bool = True) -> Answer:
+        """Answer one request payload (see the module docstring); ``remote`` false: the act comes
+        from the physical side (a button, a key), not over the line."""
         cmd = req.get("cmd")
         if not isinstance(cmd, str):
             return Refusal("BAD_ARGS", "request has no 'cmd' string")
+        refused = remote_refusal(self.cfg, cmd) if remote else None
+        if refused is not None:
+            return refused
         handler = self.commands.get(cmd)
         if handler is None:
             return Refusal("UNKNOWN_CMD", f"{self.role} has no command {cmd!r}")

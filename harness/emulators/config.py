@@ -73,6 +73,13 @@ class EmulatorConfig:
     nv_fsync: bool = False
     seed: int | None = None
     interpretations: Mapping[str, object] = field(default_factory=dict)
+    #: the test channel (``test.*``) and the remote act commands (``wager.place``, ``lockout.press``,
+    #: ``reset_key``, ``round.open``, ...) are answered; false: REFUSED "not an emulator", as on a real
+    #: device, and every act happens at the physical side (harness.emulators.physical)
+    test_channel: bool = True
+    #: relay channel of the emulated switch unit -> what it is wired to (``lockout-button``,
+    #: ``open-round``, ``no-more-bets``, ``comm``, ``reset-key:<meter>``), from the profile's bench
+    wiring: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def royal9(self) -> bool:
@@ -130,8 +137,12 @@ class EmulatorConfig:
             emulator["nv_dir"] = str(self.nv_dir)
         if self.seed is not None:
             emulator["seed"] = self.seed
-        return {"game": self.game, "rules": rules, "emulator": emulator,
-                "interpretations": dict(self.interpretations)}
+        emulator["test_channel"] = self.test_channel
+        out = {"game": self.game, "rules": rules, "emulator": emulator,
+               "interpretations": dict(self.interpretations)}
+        if self.wiring:
+            out["bench"] = {"performers": _performers_of(self.wiring)}
+        return out
 
     def with_changes(self, **changes: Any) -> EmulatorConfig:
         return dataclasses.replace(self, **changes)
@@ -188,11 +199,37 @@ class EmulatorConfig:
             seed=int(emu["seed"]) if emu.get("seed") is not None else None,
             nv_fsync=bool(emu.get("nv_fsync", False)),
             interpretations={str(k): v for k, v in (d.get("interpretations") or {}).items()},
+            test_channel=bool(emu.get("test_channel", True)),
+            wiring=_wiring((d.get("bench") or {}).get("performers") or {}),
         )
         cfg = cfg.with_changes(**overrides) if overrides else cfg
         check_defects(cfg.defects)
         check_table(cfg)
         return cfg
+
+
+def _wiring(performers: Mapping[str, Any]) -> dict[str, str]:
+    """Relay channel -> what it is wired to, from ``bench.performers`` entries with an actuator."""
+    out: dict[str, str] = {}
+    for act, spec in performers.items():
+        if not isinstance(spec, Mapping) or "actuator" not in spec:
+            continue
+        if spec.get("channel") is not None:
+            out[str(spec["channel"])] = str(act)
+        for meter, channel in (spec.get("channels") or {}).items():
+            out[str(channel)] = f"{act}:{meter}"
+    return out
+
+
+def _performers_of(wiring: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for channel, target in sorted(wiring.items()):
+        act, _, meter = target.partition(":")
+        if meter:
+            out.setdefault(act, {"actuator": "relay", "channels": {}})["channels"][meter] = channel
+        else:
+            out[act] = {"actuator": "relay", "channel": channel}
+    return out
 
 
 def _dollars(cents: Cents) -> str:

@@ -370,7 +370,10 @@ class Controller(Device):
 
     # -- emulator-only test channel -----------------------------------------------------------
     def _test_link(self, req: Mapping[str, Any]) -> Answer:
-        up = arg(req, "up", bool)
+        return self.cable(arg(req, "up", bool))
+
+    def cable(self, up: bool) -> Answer:
+        """The controller-sensors link (``test.link``, or the cable at the physical side)."""
         self.link_up = up
         if not up and "wager-after-comm-loss" not in self.cfg.defects:
             was = self.locked

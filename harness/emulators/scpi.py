@@ -11,6 +11,10 @@ as on a real instrument.
   lock-out has happened since power-up.
 * Power supply: ``OUTP ON|OFF|1|0``, ``OUTP?``, ``VOLT <v>``, ``VOLT?``, ``MEAS:VOLT?``.  Its
   output powers the emulated shoe, sensors and controller.
+* Switch unit (a relay multiplexer): ``ROUT:CLOS (@101,102)``, ``ROUT:OPEN (@101)``,
+  ``ROUT:CLOS? (@101)`` -> ``1``, ``ROUT:OPEN:ALL``.  A channel the profile's bench wires to the
+  table (``EmulatorConfig.wiring``) acts there when it closes: a button is pressed, a reset key
+  turned, the controller-sensors cable broken (until the channel opens again).
 """
 
 from __future__ import annotations
@@ -116,3 +120,65 @@ class PowerSupply(Instrument):
         if header in ("MEAS:VOLT?", "MEASURE:VOLTAGE?"):
             return f"{self.volts if self.table.powered else Decimal(0):.3f}"
         return super().unit(header, param)
+
+
+def channel_list(param: str) -> list[str] | None:
+    """``(@101,102,105:107)`` -> ["101", "102", "105", "106", "107"]; None when malformed."""
+    m = re.fullmatch(r"\(@([0-9:,\s]+)\)", param.strip())
+    if m is None:
+        return None
+    out: list[str] = []
+    for part in (p.strip() for p in m.group(1).split(",")):
+        lo, sep, hi = part.partition(":")
+        if not lo.isdigit() or (sep and not hi.isdigit()):
+            return None
+        out += [str(n) for n in range(int(lo), int(hi) + 1)] if sep else [lo]
+    return out
+
+
+class SwitchUnit(Instrument):
+    """Relay channels wired to the table's buttons, reset keys and the sensors cable."""
+
+    idn = f"tablecert,EMU-SWITCH-1,EMU-SW-0001,{__version__}"
+
+    def __init__(self, table: Table) -> None:
+        super().__init__()
+        self.table = table
+        self.closed: set[str] = set()
+
+    def unit(self, header: str, param: str) -> str | None:
+        if header in ("ROUT:OPEN:ALL", "ROUTE:OPEN:ALL", "*RST"):
+            for ch in sorted(self.closed):
+                self._set(ch, False)
+            return super().unit(header, param) if header == "*RST" else None
+        if header in ("ROUT:CLOS", "ROUTE:CLOSE", "ROUT:OPEN", "ROUTE:OPEN", "ROUT:CLOS?", "ROUTE:CLOSE?"):
+            channels = channel_list(param)
+            if channels is None:
+                return self.error('-224,"Illegal parameter value"')
+            if header.endswith("?"):
+                return ",".join("1" if ch in self.closed else "0" for ch in channels)
+            for ch in channels:
+                self._set(ch, header.startswith("ROUT:CLOS") or header.startswith("ROUTE:CLOSE"))
+            return None
+        return super().unit(header, param)
+
+    def _set(self, channel: str, close: bool) -> None:
+        if (channel in self.closed) == close:
+            return
+        if close:
+            self.closed.add(channel)
+        else:
+            self.closed.discard(channel)
+        target = self.table.cfg.wiring.get(channel)
+        if target is None:
+            return
+        act, _, meter = target.partition(":")
+        physical = self.table.physical
+        if act == "comm":
+            physical.handle({"act": "cable", "connected": not close})
+        elif not close:
+            return  # a button or a key acts when the contact closes
+        elif act == "reset-key":
+            physical.handle({"act": "key", "meter": meter})
+        else:
+            physical.handle({"act": "button", "name": {"lockout-button": "lockout"}.get(act, act)})

@@ -60,27 +60,45 @@ class Sensors(Device):
 
     def _place(self, req: Mapping[str, Any]) -> Answer:
         seat, kind = self._seat_type(req)
-        amount = arg(req, "amount", int)
+        reason = self.detect(seat, kind, arg(req, "amount", int))
+        return {"accepted": reason is None, "reason": reason}
+
+    def detect(self, seat: int, kind: str, amount: Cents) -> str | None:
+        """Chips in a betting area: the controller accepts the wager (None) or gives its reason."""
         reason = self.gate(seat, kind, amount)
         if reason is None and kind == "royal9" and self._requires_base() \
                 and not any((seat, base) in self.wagers for base in BASE_TYPES):
             reason = "no-base-wager"
         if reason is None:
             self.wagers[(seat, kind)] = amount
-        return {"accepted": reason is None, "reason": reason}
+        return reason
+
+    def chips_placed(self, seat: int, kind: str, amount: Cents) -> None:
+        """Chips put on a betting area by hand: the sensor reports what it detected as a ``wager``
+        event (docs/protocol.md, section 11), accepted or with the controller's reason."""
+        reason = self.detect(seat, kind, amount)
+        self.emit("wager", seat=seat, type=kind, amount=amount, accepted=reason is None, reason=reason)
+
+    def chips_lifted(self, seat: int, kind: str) -> None:
+        """Chips taken off a betting area by hand: ``wager_removed`` says whether the wager is gone."""
+        reason = self.removal(seat, kind)
+        self.emit("wager_removed", seat=seat, type=kind, removed=reason is None, reason=reason)
+
+    def removal(self, seat: int, kind: str) -> str | None:
+        if (seat, kind) not in self.wagers:
+            return f"no {kind} wager at seat {seat}"
+        reason = self.may_remove()
+        if reason is None:
+            del self.wagers[(seat, kind)]
+        return reason
 
     def _requires_base(self) -> bool:
         return bool(self.cfg.interpretations.get(REQUIRES_BASE, True))
 
     def _remove(self, req: Mapping[str, Any]) -> Answer:
         seat, kind = self._seat_type(req)
-        if (seat, kind) not in self.wagers:
-            return Refusal("REFUSED", f"no {kind} wager at seat {seat}")
-        reason = self.may_remove()
-        if reason is not None:
-            return Refusal("REFUSED", reason)
-        del self.wagers[(seat, kind)]
-        return {"removed": True}
+        reason = self.removal(seat, kind)
+        return Refusal("REFUSED", reason) if reason is not None else {"removed": True}
 
     def _list(self, req: Mapping[str, Any]) -> Answer:
         return {"wagers": self.listing()}

@@ -29,14 +29,21 @@ import threading
 import time
 import tty
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, ProtocolError, encode_frame, next_seq
-from harness.emulators.base import Refusal
+from harness.emulators.base import Refusal, remote_refusal
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.faults import FaultArgs, FaultInjector, LineFaults
 from harness.emulators.scpi import Instrument
 from harness.emulators.table import INSTRUMENTS, ROLES, Table
+
+
+class LineServed(Protocol):
+    """A line-oriented service: an SCPI instrument or the physical side."""
+
+    def handle_line(self, line: str) -> str | None: ...
+
 
 #: a partial frame with no byte for this long is abandoned (the decoder resynchronises)
 PARTIAL_TIMEOUT_S = 0.5
@@ -120,6 +127,10 @@ class DeviceLine:
         if item.seq == 0:
             self.reply(encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "a request SEQ is never 0"}))
             return
+        refused = remote_refusal(table.cfg, item.payload.get("cmd"))
+        if refused is not None:
+            self.reply(encode_frame(NAK, item.seq, refused.to_payload()))
+            return
         if item.payload.get("cmd") == "test.fault" and self.server.faults.handles(self.role, item.payload):
             self._line_fault(item)
             return
@@ -159,14 +170,15 @@ class EmulatorServer:
         self.cfg = cfg
         self.lines = {role: DeviceLine(self, role) for role in ROLES}
         self.table = Table(cfg, self._emit)
-        self.instruments: dict[str, Instrument] = {"counter": self.table.counter, "power": self.table.power}
+        self.instruments: dict[str, Instrument] = {"counter": self.table.counter, "power": self.table.power,
+                                                    "switch": self.table.switch}
         self.sel = selectors.DefaultSelector()
         self.addresses: dict[str, Any] = {}
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         self.sel.register(self._wake_r, selectors.EVENT_READ, ("wake", None))
-        self._inst_clients: dict[int, tuple[socket.socket, Instrument, bytearray]] = {}
+        self._inst_clients: dict[int, tuple[socket.socket, LineServed, bytearray]] = {}
         self._symlinks: list[Path] = []
         self.faults = FaultInjector(self)
 
@@ -190,6 +202,9 @@ class EmulatorServer:
             lsock = self._listener()
             self.sel.register(lsock, selectors.EVENT_READ, ("accept-inst", self.instruments[name]))
             self.addresses[name] = f"TCPIP::127.0.0.1::{lsock.getsockname()[1]}::SOCKET"
+        lsock = self._listener()  # the physical side: JSON lines (harness.emulators.physical)
+        self.sel.register(lsock, selectors.EVENT_READ, ("accept-inst", self.table.physical))
+        self.addresses["physical"] = f"127.0.0.1:{lsock.getsockname()[1]}"
         self.addresses.update(pid=os.getpid(), listen=self.listen, run_dir=str(self.run_dir),
                               nv=str(self.table.nv.path))
         (self.run_dir / "addresses.json").write_text(json.dumps(self.addresses, indent=2) + "\n")
@@ -303,7 +318,7 @@ class EmulatorServer:
                 self.sel.unregister(sock)
             sock.close()
 
-    def _accept_inst(self, lsock: socket.socket, inst: Instrument) -> None:
+    def _accept_inst(self, lsock: socket.socket, inst: LineServed) -> None:
         try:
             conn, _ = lsock.accept()
         except BlockingIOError:

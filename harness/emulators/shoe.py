@@ -111,6 +111,25 @@ class Shoe(Device):
             self.emit("card", card=card.code, n=self.dealt)
         self.on_card_out(card, t_ns)
 
+    # -- the physical side (harness.emulators.physical): a person's hands ----------------------
+    def insert(self, cards: list[Card]) -> int:
+        """Cards put into the shoe by hand, top card first (replacing what was left)."""
+        if self.dealing:
+            raise ValueError("the shoe is dealing")
+        self.cards = deque(cards)
+        self.dealt = 0
+        return len(self.cards)
+
+    def draw(self) -> Card:
+        """One card pulled out of the shoe by hand: read, reported and signalled like any other."""
+        if self.dealing:
+            raise ValueError("the shoe is dealing")
+        if not self.cards:
+            raise ValueError("the shoe is empty")
+        card = self.cards[0]
+        self._deal_one(time.perf_counter_ns())
+        return card
+
     def _fault(self, req: Mapping[str, Any]) -> Answer:
         kind = arg(req, "kind", str)
         if kind == "misread":

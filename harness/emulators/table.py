@@ -20,12 +20,13 @@ from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.controller import Controller
 from harness.emulators.nvstore import NVStore
-from harness.emulators.scpi import Counter, PowerSupply
+from harness.emulators.physical import PhysicalSide
+from harness.emulators.scpi import Counter, PowerSupply, SwitchUnit
 from harness.emulators.sensors import Sensors
 from harness.emulators.shoe import Shoe
 
 ROLES = ("shoe", "sensors", "controller")
-INSTRUMENTS = ("counter", "power")
+INSTRUMENTS = ("counter", "power", "switch")
 
 
 class Table:
@@ -44,6 +45,8 @@ class Table:
         self.devices = {"shoe": self.shoe, "sensors": self.sensors, "controller": self.controller}
         self.counter = Counter(self)
         self.power = PowerSupply(self)
+        self.switch = SwitchUnit(self)
+        self.physical = PhysicalSide(self)
 
     def _gate(self, seat: int, kind: str, amount: int) -> str | None:
         return self.controller.wager_refusal(seat, kind, amount)

@@ -60,6 +60,14 @@ class Oracle:
     def is_hit_and_run(self) -> bool:
         return self.game == "blackjack-hit-and-run"
 
+    def cards_in_round(self, cards: Sequence[Card]) -> int:
+        """How many of ``cards`` (top first) one complete round takes under the rules: the baccarat
+        tableau, or the Hit and Run dealer's hand; raises ``InputError`` when they are too few."""
+        if self.is_hit_and_run:
+            hr = self.profile.rules.hit_and_run
+            return dealer_hand(cards, hit_soft17=hr.hits_soft17 if hr is not None else True).n_cards
+        return deal_round(cards).cards_used
+
     def round(
         self,
         cards: Sequence[Card],

@@ -56,7 +56,8 @@ def open_rig(
 
             chosen = [profile.emulator.defect] if profile.emulator.defect else []
             chosen += [d for d in defects if d not in chosen]
-            rig.emulator = start_emulator(profile.source_path, listen, run_dir, defects=chosen)
+            # the profile as loaded (a bench twin differs from its file), not the file itself
+            rig.emulator = start_emulator(dict(profile.raw), listen, run_dir, defects=chosen)
             addresses = rig.emulator.addresses
         for role, spec in profile.devices.items():
             entry: dict[str, Any] = {"driver": spec.driver}

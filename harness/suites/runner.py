@@ -206,16 +206,21 @@ class CaseRunner:
     def _pump(self, timeout_s: float = 0.0) -> None:
         """Move queued device events into the round log."""
         if self.rig.shoe is not None:
-            for ev in self.rig.shoe.events(0.0):
+            shoe_events = self.rig.shoe.events(0.0)
+            self.performers.observe("shoe", shoe_events)
+            for ev in shoe_events:
                 if ev.name == "card":
                     from harness.cards import parse_card
 
                     self.round.cards.append((parse_card(str(ev.payload["card"])), ev.t_ns))
         events = getattr(self.rig.sensors, "events", None)
         if events is not None:
-            self.round.sensor_events.extend(events(0.0))
+            got = events(0.0)
+            self.round.sensor_events.extend(got)
+            self.performers.observe("sensors", got)
         if self.rig.controller is not None:
             evs = self.rig.controller.events(timeout_s)
+            self.performers.observe("controller", evs)
             self.round.ctrl_events.extend(evs)
             self.hits_seen.extend(e for e in evs if e.name in ("hit", "reset"))
 
@@ -333,16 +338,7 @@ class CaseRunner:
 
     def round_cards(self, cards: list[Card]) -> list[Card]:
         """The first cards of ``cards`` that make exactly one complete round under the rules."""
-        if self.oracle.is_hit_and_run:
-            from harness.games.blackjack import dealer_hand
-
-            hr = self.profile.rules.hit_and_run
-            n = dealer_hand(cards, hit_soft17=hr.hits_soft17 if hr else True).n_cards
-        else:
-            from harness.games.baccarat import deal_round
-
-            n = deal_round(cards).cards_used
-        return cards[:n]
+        return cards[: self.oracle.cards_in_round(cards)]
 
     def random_round_cards(self, rng: random.Random) -> list[Card]:
         decks = self.profile.rules.decks

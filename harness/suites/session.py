@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from harness.bench.session import BenchSession
 from harness.errors import DeviceError, DeviceTimeout, InputError
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
@@ -28,6 +29,8 @@ from harness.suites.runner import CaseRunner, ComplianceFailure, Measured
 from harness.suites.stacks import project_root
 
 DEFAULT_PROFILE = Path("device_profiles") / "emulated-midi-5.yaml"
+#: a case whose premise does not hold at the table (a misstack) is run at most this often
+MAX_ATTEMPTS = 3
 ROLE_OF_CAPABILITY = {"power-control": "power", "latency-counter": "counter"}
 
 
@@ -45,6 +48,12 @@ class TcSession:
         self.dead: dict[str, str] = {}
         #: the operator stopped the run (Ctrl-C): the record's verdict is INTERRUPTED
         self.interrupted = False
+        #: the bench: performers, actuators, prompts (opened with the rig; harness.bench.session)
+        self.bench: BenchSession | None = None
+        self.operator = ""
+        #: cases in this run, and those finished (the bench console's progress)
+        self.total = 0
+        self.done = 0
 
     # ------------------------------------------------------------------ construction
 
@@ -57,8 +66,10 @@ class TcSession:
         recorder = None
         if not config.getoption("--tc-no-record"):
             recorder = _make_recorder(config, profile)
-        return cls(profile, recorder=recorder, listen=config.getoption("--tc-listen"),
-                   defects=tuple(config.getoption("--tc-defect")))
+        session = cls(profile, recorder=recorder, listen=config.getoption("--tc-listen"),
+                      defects=tuple(config.getoption("--tc-defect")))
+        session.operator = config.getoption("--tc-operator") or ""
+        return session
 
     # ------------------------------------------------------------------ devices
 
@@ -81,7 +92,20 @@ class TcSession:
             raise
         if self.recorder is not None:
             self._record_identities("start")
+        self._open_bench(self.rig)
         return self.rig
+
+    def _open_bench(self, rig: Rig) -> None:
+        """The bench's performers, actuators and prompt front ends (a failure is the rig's)."""
+        from harness.bench.session import BenchSession
+
+        run_id = self.recorder.run_id if self.recorder is not None else ""
+        self.bench = BenchSession(self.profile, operator=self.operator, run_id=run_id)
+        try:
+            self.bench.open(rig)
+        except (DeviceError, OSError, InputError) as exc:
+            self.rig_error = f"{type(exc).__name__}: {exc}"
+            raise
 
     def _record_identities(self, when: str) -> None:
         from harness.record.model import DeviceIdentity
@@ -108,6 +132,8 @@ class TcSession:
                 with contextlib.suppress(Exception):  # best effort after a device died
                     self._record_identities("end")
         finally:
+            if self.bench is not None:
+                self.bench.close()
             if self.rig is not None:
                 self.rig.close()
             if self.recorder is not None:
@@ -152,10 +178,16 @@ class TcSession:
             series = points.setdefault(meter, [])
             series.append((len(series), cents, "+".join(marks)) if marks else (len(series), cents))
 
-        runner = CaseRunner(case, rig, self.oracle, on_measure=on_measure, on_step=on_step, meter_point=meter_point)
+        def make_runner() -> CaseRunner:
+            return CaseRunner(case, rig, self.oracle, on_measure=on_measure, on_step=on_step, meter_point=meter_point,
+                              performers=self.bench.performers if self.bench is not None else None)
+
         verdict, message = "PASS", None
+        if self.bench is not None:
+            self.bench.case_started(case.name, case.title, self.done, self.total)
+        runner = make_runner()
         try:
-            runner.run()
+            runner = self._run_redoing(runner, make_runner, rec, rig)
         except ComplianceFailure as exc:
             verdict, message = "FAIL", str(exc)
             raise
@@ -177,6 +209,10 @@ class TcSession:
             self.interrupted = True
             raise
         finally:
+            self.done += 1
+            if self.bench is not None:
+                self.bench.case_finished(case.name, verdict, self.done, self.total)
+            self._bench_evidence(rec, runner)
             tails = self._evidence(rig, rec, marks)
             for meter, pts in points.items():
                 if rec is not None:
@@ -190,6 +226,44 @@ class TcSession:
                 self.recorder.end_case(rec, verdict, message, reproduce=_reproduce(case, self.profile, self.defects))
             if verdict not in ("PASS", "INTERRUPTED"):
                 self._recover(rig)
+
+    def _run_redoing(self, runner: CaseRunner, make_runner: Any, rec: Any, rig: Rig) -> CaseRunner:
+        """Run the case; when its premise did not hold at the table (a misstacked shoe) void the
+        round and run it again, up to :data:`MAX_ATTEMPTS` times.  A redo is never a verdict: the
+        discarded attempt is kept as evidence."""
+        from harness.bench.acts import RedoCase
+
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                runner.run()
+                return runner
+            except RedoCase as exc:
+                if rec is not None:
+                    rec.attach(f"redo-{attempt}.json", _json_bytes({
+                        "attempt": attempt, "why": str(exc),
+                        "steps": [st.to_dict() for st in rec.steps],
+                        "measurements": [m.to_dict() for m in rec.measurements]}), kind="redo")
+                    rec.steps.clear()
+                    rec.measurements.clear()
+                if attempt == MAX_ATTEMPTS:
+                    raise DeviceError(f"the case was redone {attempt} times and its premise still did not hold "
+                                      f"at the table: {exc}") from None
+                self._bench_evidence(rec, runner)
+                self._recover(rig)
+                runner = make_runner()
+        return runner
+
+    def _bench_evidence(self, rec: Any, runner: CaseRunner) -> None:
+        """Every prompt and answer of the case, and the cards read from shoes dealt live, as evidence
+        (plain data: the operator's words, and card sequences for the randomness statistics)."""
+        if rec is None:
+            return
+        prompts = self.bench.prompts() if self.bench is not None else []
+        if prompts:
+            rec.attach("operator-prompts.json", _json_bytes(prompts), kind="operator")
+        if runner.observed:
+            rec.attach("observed-cards.json", _json_bytes({"shoes": runner.observed}), kind="observed-cards")
+            runner.observed = []
 
     def _recover(self, rig: Rig) -> None:
         """Best effort after a case that did not pass: leave no round half-dealt for the next case.
@@ -295,6 +369,10 @@ def profile_for(config: pytest.Config) -> tuple[Profile, Interpretations]:
     if _PROFILE_KEY not in config.stash:
         path = config.getoption("--tc-profile") or str(project_root() / DEFAULT_PROFILE)
         profile = load_profile(path)
+        if config.getoption("--tc-bench-twin"):
+            from harness.bench.twin import bench_twin
+
+            profile = bench_twin(profile)
         config.stash[_PROFILE_KEY] = (profile, Interpretations.from_overrides(dict(profile.interpretations)))
     return config.stash[_PROFILE_KEY]
 
@@ -425,3 +503,9 @@ def _known(cat: Any, interp_id: str) -> bool:
         return True
     except Exception:
         return False
+
+
+def _json_bytes(data: Any) -> bytes:
+    import json
+
+    return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")

@@ -85,7 +85,10 @@ def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amo
         t_event = runner._event_time(at["after"], at["n"])
         offset_ns = int(Decimal(at["offset_ms"] or 0) * 1_000_000)
         res = runner._place(seat, type, amount, after=at["after"], not_before_ns=t_event + offset_ns)
-        offset_note = f"sent {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']}"
+        by = runner.profile.bench.performer("wager").kind
+        what = "sent" if by == "test-channel" else f"placed ({by}; the sensors' report)"
+        offset_note = (f"{what} {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']} "
+                       f"(asked: {at['offset_ms']} ms)")
     else:
         res = runner._place(seat, type, amount)
     got = "accepted" if res.accepted else "rejected"

@@ -174,3 +174,24 @@ class ScpiPowerSupply(ScpiInstrument, PowerSupply):
 
     def voltage(self) -> Decimal:
         return _decimal_answer(self.name, "VOLT?", self.query("VOLT?"))
+
+
+class ScpiSwitch(ScpiInstrument):
+    """Driver name ``scpi-switch`` (a profile's ``bench.actuators``): a relay switch unit.
+
+    ``ROUT:CLOS (@101)`` closes a channel, ``ROUT:OPEN (@101)`` opens it, each followed by ``*OPC?``
+    so the call returns once the relay has moved.  Not a table role: the bench's performers
+    (:mod:`harness.bench.performers`) press buttons, turn keys and break cables with it."""
+
+    role = "switch"
+
+    def close_channel(self, channel: str) -> None:
+        self.write(f"ROUT:CLOS (@{channel})")
+        self.query("*OPC?")
+
+    def open_channel(self, channel: str) -> None:
+        self.write(f"ROUT:OPEN (@{channel})")
+        self.query("*OPC?")
+
+    def is_closed(self, channel: str) -> bool:
+        return self.query(f"ROUT:CLOS? (@{channel})") == "1"

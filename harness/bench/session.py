@@ -1,0 +1,133 @@
+"""One bench for the length of a run: the performers, the actuators they drive, and the prompts.
+
+:class:`BenchSession` is opened with the rig (the devices) and closed with it.  It opens every
+actuator of ``bench.actuators`` by its explicit VISA resource (an emulated bench's ``resource:
+emulator`` is the emulator's switch unit), and, when any act is the operator's, the prompt broker
+with its front ends: the scripted operator on an emulated bench that asks for one, otherwise the
+bench console on 127.0.0.1 and the controlling terminal, as the profile's ``bench.operator`` says.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import TYPE_CHECKING, Any
+
+from harness.bench.performers import Performers
+from harness.bench.prompts import PromptBroker
+from harness.errors import DeviceError
+
+if TYPE_CHECKING:
+    from harness.profiles.model import Profile
+    from harness.suites.rig import Rig
+
+
+class BenchSession:
+    def __init__(self, profile: Profile, *, operator: str = "", run_id: str = "",
+                 console: bool | None = None) -> None:
+        self.profile = profile
+        self.settings = profile.bench
+        self.relays: dict[str, Any] = {}
+        self.broker: PromptBroker | None = None
+        self.console: Any = None
+        self.console_wanted = self.settings.operator.console if console is None else console
+        if self.settings.uses_operator:
+            self.broker = PromptBroker(operator or self.settings.operator.name,
+                                       float(self.settings.operator.prompt_timeout_s))
+            self.broker.board.run_id = run_id
+            self.broker.board.profile = profile.name
+        self.performers = Performers(self.settings, relays=self.relays, broker=self.broker)
+
+    # ------------------------------------------------------------------ opening
+
+    def open(self, rig: Rig) -> None:
+        try:
+            self._open_actuators(rig)
+            if self.broker is not None:
+                self._open_front_ends(rig)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_actuators(self, rig: Rig) -> None:
+        from harness.devices.drivers.scpi import ScpiSwitch
+        from harness.suites.rig import check_identity
+
+        for name, spec in self.settings.actuators.items():
+            resource = spec.resource
+            if resource == "emulator":
+                if rig.emulator is None:
+                    raise DeviceError(f"bench.actuators.{name}: resource emulator, but no emulator is running")
+                resource = str(rig.emulator.addresses["switch"])
+            relay = ScpiSwitch(resource, spec.backend, timeout_ms=spec.timeout_ms, name=f"actuator {name}")
+            self.relays[name] = relay
+            if spec.match:
+                check_identity(f"actuator {name}", relay, dict(spec.match))  # type: ignore[arg-type]
+            relay.write("ROUT:OPEN:ALL")  # every relay released before the first case
+            relay.query("*OPC?")
+
+    def _open_front_ends(self, rig: Rig) -> None:
+        assert self.broker is not None
+        op = self.settings.operator
+        if op.scripted is not None:
+            from harness.bench.hands import Hands
+            from harness.bench.scripted import HumanPace, ScriptedOperator
+
+            if rig.emulator is None:
+                raise DeviceError("bench.operator.scripted needs the emulator tablecert starts")
+            hands = Hands(str(rig.emulator.addresses["physical"]))
+            oracle = _oracle(self.profile)
+
+            def round_length(cards: list[Any]) -> int | None:
+                try:
+                    return oracle.cards_in_round(cards)
+                except Exception:
+                    return None
+
+            self.broker.attach(ScriptedOperator(hands, self.broker, round_length, pace=HumanPace(op.scripted.speed),
+                                                seed=op.scripted.seed, misstack_every=op.scripted.misstack_every,
+                                                operator=self.broker.operator or "scripted operator"))
+            return
+        if self.console_wanted:
+            from harness.bench.console import BenchConsole
+
+            self.console = BenchConsole(self.broker, port=op.console_port)
+            self.broker.attach(self.console)
+            sys.stderr.write(f"\ntablecert: bench console at {self.console.url}\n")
+            sys.stderr.flush()
+        if op.terminal:
+            from harness.bench.terminal import TerminalFrontEnd
+
+            terminal = TerminalFrontEnd.open(self.broker)
+            if terminal is not None:
+                self.broker.attach(terminal)
+
+    # ------------------------------------------------------------------ cases
+
+    def case_started(self, name: str, title: str, done: int, total: int) -> None:
+        if self.broker is not None:
+            self.broker.progress(done=done, total=total, case=name, title=title)
+
+    def case_finished(self, name: str, verdict: str, done: int, total: int) -> None:
+        if self.broker is not None:
+            self.broker.progress(done=done, total=total, case=name, verdict=verdict)
+
+    def prompts(self) -> list[dict[str, Any]]:
+        """The prompts and answers since the last call (one case's evidence)."""
+        return self.broker.take_log() if self.broker is not None else []
+
+    def close(self) -> None:
+        if self.broker is not None:
+            self.broker.close()
+        for relay in self.relays.values():
+            with contextlib.suppress(Exception):
+                relay.write("ROUT:OPEN:ALL")
+            relay.close()
+        self.relays.clear()
+
+
+def _oracle(profile: Profile) -> Any:
+    from harness.games.interpretations import Interpretations
+    from harness.suites.expected import Oracle
+
+    return Oracle(profile, Interpretations.from_overrides(dict(profile.interpretations)))

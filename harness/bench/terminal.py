@@ -1,0 +1,112 @@
+"""The terminal front end: prompts on the controlling terminal (``/dev/tty``), answered by a key.
+
+It writes to and reads from the controlling terminal directly, not from stdin/stdout, which the
+test runner captures.  Without a controlling terminal (CI, a service) it is simply not attached.
+An answer is one line: ``d`` (done), ``c`` (cannot) or ``a`` (abort), optionally followed by a note
+(``c no chips of that colour``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import threading
+from typing import IO
+
+from harness.bench.prompts import Answer, Prompt, PromptBroker
+
+KEYS = {"d": "done", "done": "done", "c": "cannot", "cannot": "cannot", "a": "abort", "abort": "abort"}
+
+
+def render(prompt: Prompt) -> str:
+    """A prompt as plain text: the instruction, then its sheet (card faces with suit symbols)."""
+    lines = ["", "=" * 72, f"tablecert needs the operator  [{prompt.id}]  case {prompt.case}",
+             f"  {prompt.step}" if prompt.step else "", "", f"  >> {prompt.message}"]
+    sheet = prompt.act.sheet() if prompt.question == "act" else None
+    if sheet and sheet["kind"] == "stack":
+        lines.append(f"  {sheet['title']} (top card first):")
+        for i, face in enumerate(sheet["cards"], 1):
+            lines.append(f"    {i:3d}.  {face['rank']:>2}{face['suit']}   ({face['code']})")
+    elif sheet and sheet["kind"] == "wagers":
+        lines.append("  wager sheet:")
+        for row in sheet["rows"]:
+            lines.append(f"    seat {row['seat']}:  {row['area']:<14} {row['amount']}")
+    minutes, seconds = divmod(int(prompt.timeout_s), 60)
+    lines += ["", f"  [d]one   [c]annot (a note may follow)   [a]bort the run      (within {minutes}:{seconds:02d})",
+              "=" * 72]
+    return "\n".join(x for x in lines if x is not None) + "\n> "
+
+
+class TerminalFrontEnd:
+    name = "terminal"
+
+    def __init__(self, broker: PromptBroker, tty_in: IO[str], tty_out: IO[str]) -> None:
+        self.broker = broker
+        self.tty_in = tty_in
+        self.tty_out = tty_out
+        self.current: Prompt | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="terminal-prompts", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def open(cls, broker: PromptBroker) -> TerminalFrontEnd | None:
+        """On the controlling terminal, or None when there is none."""
+        try:
+            tty_in = open("/dev/tty", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+            tty_out = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115
+        except OSError:
+            return None
+        return cls(broker, tty_in, tty_out)
+
+    def offer(self, prompt: Prompt) -> None:
+        self.current = prompt
+        self._write(render(prompt))
+
+    def withdraw(self, prompt: Prompt, answer: Answer | None) -> None:
+        if self.current is prompt:
+            self.current = None
+        if answer is None:
+            self._write(f"\n(no answer within {prompt.timeout_s:g} s)\n")
+        elif answer.front_end != self.name:
+            self._write(f"\n(answered {answer.answer} by {answer.operator or 'the operator'} on the "
+                        f"{answer.front_end})\n")
+
+    def _write(self, text: str) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.tty_out.write(text)
+            self.tty_out.flush()
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            try:
+                ready, _, _ = select.select([self.tty_in], [], [], 0.2)
+                if not ready:
+                    continue
+                line = self.tty_in.readline()
+            except (OSError, ValueError):
+                return
+            if not line:
+                return
+            self.handle(line)
+
+    def handle(self, line: str) -> None:
+        word, _, note = line.strip().partition(" ")
+        answer = KEYS.get(word.lower())
+        prompt = self.current
+        if prompt is None:
+            return
+        if answer is None:
+            self._write("answer d (done), c (cannot) or a (abort)\n> ")
+            return
+        problem = self.broker.answer(prompt.id, answer, note=note.strip(), front_end=self.name)
+        if problem:
+            self._write(f"{problem}\n")
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(1.0)
+        for f in (self.tty_in, self.tty_out):
+            with contextlib.suppress(OSError):
+                f.close()
+
