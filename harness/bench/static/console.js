@@ -97,7 +97,10 @@ function addEvents(events) {
   events.forEach((e) => {
     const li = el("li");
     li.appendChild(el("span", "role", e.role));
-    li.appendChild(document.createTextNode(e.event + " " + JSON.stringify(e.payload)));
+    const fields = Object.entries(e.payload).map(([k, v]) => k + " " + (v === null ? "-" : v)).join(", ");
+    li.appendChild(el("span", "event", e.event));
+    li.appendChild(document.createTextNode(" " + fields));
+    li.title = e.at;
     list.insertBefore(li, list.firstChild);
     lastEvent = Math.max(lastEvent, e.n);
   });
