@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "emulate": "harness.cli.emulate",
     "defects": "harness.cli.defects",
     "soak": "harness.cli.soak",
+    "plan-randomness": "harness.cli.plan_randomness",
     "report": "harness.cli.report",
     "verify": "harness.cli.verify",
     "merge": "harness.cli.merge",

@@ -21,6 +21,7 @@ from harness.errors import InputError
 from harness.profiles import lookups
 from harness.profiles.model import EMULATOR, DeviceSpec, EmulatorSettings, Profile, Timing
 from harness.profiles.rules import BACCARAT_GAMES, parse_rules
+from harness.randomness.settings import RandomnessSettings, parse_randomness
 from harness.schema import (
     Fields,
     attempt,
@@ -50,7 +51,8 @@ CAPABILITIES = (
 MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_version", "program_hash",
                 "asset_number", "usb_serial")
 _TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "capabilities", "rules",
-             "timing", "interpretations", "emulator", "report", "bench")
+             "timing", "interpretations", "emulator", "report", "bench",
+             "randomness")
 _DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration")
 #: the lab report's fields a profile may fill (docs/device-profiles.md, docs/report.md)
 REPORT_KEYS = ("submitting_party", "lab", "accreditation", "tested_by", "reviewed_by", "approved_by")
@@ -295,6 +297,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         emulated = any(d.is_emulated for d in devices.values())
         bench = attempt(lambda: parse_bench(f, emulated=emulated, test_channel=emulator.test_channel or not emulated,
                                             has_power="power" in devices), BenchSettings())
+        randomness = attempt(lambda: parse_randomness(f), RandomnessSettings())
     assert game is not None and rules is not None  # otherwise collecting() raised the errors
     return Profile(
         spec=spec,
@@ -312,6 +315,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         raw=MappingProxyType(to_plain(root)),
         report=MappingProxyType(report_fields),
         bench=bench,
+        randomness=randomness,
     )
 
 

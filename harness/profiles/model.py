@@ -17,6 +17,7 @@ from harness.bench.settings import BenchSettings
 from harness.cards import Card
 from harness.money import Cents
 from harness.progressive.meter import MeterConfig
+from harness.randomness.settings import RandomnessSettings
 
 #: the address that means "tablecert starts the emulator for this role"
 EMULATOR = "emulator"
@@ -169,6 +170,8 @@ class Profile:
     report: Mapping[str, str] = field(default_factory=_frozen)
     #: who performs each physical act on this bench (``bench:``; harness.bench.settings)
     bench: BenchSettings = field(default_factory=BenchSettings)
+    #: confidence, power and declared defect sizes of the statistical batteries (``randomness:``)
+    randomness: RandomnessSettings = field(default_factory=RandomnessSettings)
 
     @property
     def is_emulated(self) -> bool:

@@ -1,0 +1,19 @@
+"""Randomness a lab can sign: the statistical battery, its power planning and its inputs.
+
+* :mod:`~harness.randomness.stats`: the tests (chi-square with pooled cells, Kolmogorov-Smirnov,
+  runs, serial correlation, card positions, adjacent pairs, rising sequences, repeated shuffles),
+  each stating its null hypothesis.
+* :mod:`~harness.randomness.power`: sample sizes for at least the planned power against each
+  declared defect, and the power a given sample has.
+* :mod:`~harness.randomness.models`: shuffler models (uniform, riffle passes, biased cut, stuck
+  card, short-period generator), vectorised with numpy; the emulator and the planning share them.
+* :mod:`~harness.randomness.observations`: the plain data a battery reads (shuffles as pre/post
+  orders, card sequences read from a shoe, mystery awards), whoever collected it: the emulator,
+  the soak, or an operator on a bench.
+* :mod:`~harness.randomness.settings`: confidence, power and declared defect sizes from the
+  profile or the jurisdiction.
+* :mod:`~harness.randomness.battery`: runs a battery with a multiple-testing correction and gives
+  PASS, FAIL or INCONCLUSIVE (with the number of observations still needed).
+* :mod:`~harness.randomness.plan`: ``tablecert plan-randomness``.
+* :mod:`~harness.randomness.svg`: the histogram of observed against expected, as inline SVG.
+"""

@@ -1,0 +1,82 @@
+"""A profile's randomness plan: every battery that applies, what it needs and how long that takes.
+
+* the shuffler battery (a pack of ``decks x 52`` cards unless the profile says otherwise);
+* the shoe battery (cards read from a full shoe);
+* the mystery battery, when the Rules Submission has a mystery progressive (Royal 9 (h)): the
+  awards needed, and the rounds that takes at the profile's seats, each wagering the denomination
+  (the mean distance from the reseed to a uniform trigger over the growth per round).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from harness.profiles.model import Profile
+from harness.randomness.battery import Plan, plan_mystery, plan_shoe, plan_shuffler
+
+
+def rounds_per_award(profile: Profile) -> Decimal | None:
+    """Mean rounds between mystery awards with every seat wagering the denomination (uniform law)."""
+    rules = profile.rules
+    m = rules.mystery
+    if m is None:
+        return None
+    stake = Decimal((rules.denomination or 5) * 100)
+    growth = stake * len(rules.seats or (None,)) * m.rate / 100
+    return (Decimal(m.must_hit_by - m.reseed) / 2 / growth).quantize(Decimal("0.1"))
+
+
+def profile_plans(profile: Profile) -> list[Plan]:
+    s = profile.randomness
+    decks = profile.rules.decks
+    plans = [plan_shuffler(s, decks, profile.jurisdiction), plan_shoe(s, 52 * decks, profile.jurisdiction)]
+    rpa = rounds_per_award(profile)
+    if rpa is not None and profile.rules.mystery is not None:
+        plans.append(plan_mystery(s, profile.jurisdiction, rpa, profile.rules.mystery.distribution))
+    return plans
+
+
+def render(profile: Profile, plans: list[Plan]) -> str:
+    lines = [f"Randomness plan for {profile.name} ({profile.source_path})", ""]
+    for plan in plans:
+        lines.append(f"{plan.kind} battery ({plan.subject}): {float(plan.confidence):.0%} confidence from "
+                     f"{plan.source}; family level {plan.alpha:g} over {len(plan.tests)} test(s) "
+                     f"(each {plan.alpha_each:.3g}, Holm); power {float(plan.target_power):.0%}")
+        width = max(len(t) for t in plan.tests)
+        for defect, desc in plan.defects.items():
+            lines.append(f"  defect {defect}: {desc}")
+            for need in plan.needs:
+                if need.defect != defect:
+                    continue
+                mark = "*" if plan.best[defect] is need else " "
+                n = "-" if need.n is None else f"{need.n} {plan.unit}"
+                pw = "" if need.power is None else f", power {need.power:.4f}"
+                lines.append(f"   {mark} {need.test:<{width}}  {n:>14}  ({need.method}{pw})")
+        lines.append(f"  needed: {plan.required} {plan.unit}, {plan.hours()} h at {plan.per_hour} {plan.rate_unit}")
+        if plan.kind == "mystery":
+            rpa = rounds_per_award(profile)
+            lines.append(f"  ({rpa} rounds per award on average with {len(profile.rules.seats)} seat(s) wagering: "
+                         f"{(rpa or 0) * plan.required:.0f} rounds)")
+        for d in plan.unplanned:
+            lines.append(f"  WARNING: no test is planned to detect {d}")
+        lines.append("")
+    lines.append("* = the test that sees the defect with the fewest observations; a case with fewer observations "
+                 "than 'needed' is INCONCLUSIVE, never PASS.")
+    return "\n".join(lines)
+
+
+def to_json(profile: Profile, plans: list[Plan]) -> dict[str, Any]:
+    return {
+        "profile": profile.name,
+        "batteries": [{
+            "kind": p.kind, "subject": p.subject, "unit": p.unit, "confidence": str(p.confidence),
+            "confidence_source": p.source, "power": str(p.target_power), "tests": list(p.tests),
+            "needed": p.required, "hours": str(p.hours()), "per_hour": str(p.per_hour),
+            "defects": [{"name": d, "description": desc, "best_test": p.best[d].test, "needed": p.best[d].n,
+                         "by_test": [{"test": n.test, "needed": n.n, "method": n.method,
+                                      "power": None if n.power is None else f"{n.power:.4f}"}
+                                     for n in p.needs if n.defect == d]}
+                        for d, desc in p.defects.items()],
+        } for p in plans],
+    }
