@@ -47,6 +47,7 @@ PROFILE_FOR_TABLE = {
     "baccarat": "emulated-ez-baccarat",
     "ez-baccarat": "emulated-ez-baccarat",
     "hit-and-run": "emulated-hit-and-run",
+    "shuffler": "emulated-midi-5",
 }
 
 #: verdicts of a case that are not a pass (a skipped case is neither a pass nor a catch)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Self
 from harness.cards import Card
 from harness.devices.link import DeviceEvent
 from harness.devices.transcript import Transcript
+from harness.errors import DeviceError
 from harness.money import Cents
 
 ROLES = ("shoe", "sensors", "controller", "counter", "power")
@@ -202,6 +203,11 @@ class Shoe(Device, EventSource):
 
     @abstractmethod
     def fault(self, kind: str, **args: Any) -> None: ...
+
+    def shuffle(self, count: int = 1) -> list[list[int]]:
+        """The pack's order (card ids, top first) after each of ``count`` shuffles by a shuffler the
+        shoe carries, read over the test channel; a shoe without one cannot answer."""
+        raise DeviceError(f"{type(self).__name__} reports no shuffled orders")
 
 
 class BetSensors(Device):

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from harness.emulators.config import EmulatorConfig
 
 #: the kinds of table a requirement exists on (the kill matrix picks a shipped profile for each)
-TABLES = ("royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run")
+TABLES = ("royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run", "shuffler")
 #: ``mystery-past-must-hit-by`` awards this far past must-hit-by (cents)
 MYSTERY_PAST_CENTS = 1000
 #: ``mystery-wrong-reseed`` starts and reseeds the mystery meter this far below its reseed (cents)
@@ -65,6 +65,8 @@ _R9_RATE = ("pa-midi-r9-f2-rate-5", "pa-midi-r9-g2-rate-1")
 _R9_FLOORS = ("pa-midi-r9-floors-5", "pa-midi-r9-floors-1")
 _NO_MORE_BETS = ("pa-627a7-c-no-more-bets", "pa-629a7-c-no-more-bets", "pa-631a8-c-no-more-bets")
 _HR = "633a.13(l)(1)"
+_SHUFFLE = "607a.2(a)(3), (4); 603a.17 devices; GLI-29"
+_SHUFFLE_CLAUSE = "pa-607a2-a3-shuffle-random"
 
 DEFECTS: dict[str, Defect] = {
     d.name: d
@@ -147,6 +149,15 @@ DEFECTS: dict[str, Defect] = {
         Defect("hr-for-paid-as-to", _HR, "pays the \"N for 1\" lines as \"N to 1\" (one stake too many)",
                ("pa-633a13-l1-paytable", "pa-633a13-l1-blackjack", "pa-633a13-l1-5-cards",
                 "pa-633a13-l1-6-cards", "pa-633a13-l1-7-cards"), "hit-and-run"),
+        # -- the shuffler built into the shoe (sizes: harness.randomness.settings.ShufflerDefects)
+        Defect("shuffler-few-riffles", _SHUFFLE, "shuffles by 10 riffle passes (riffle residue: too few rising "
+               "sequences)", (_SHUFFLE_CLAUSE,), "shuffler"),
+        Defect("shuffler-biased-cut", _SHUFFLE, "shuffles by 12 riffle passes, each cut Binomial(n, 0.3)",
+               (_SHUFFLE_CLAUSE,), "shuffler"),
+        Defect("shuffler-stuck-card", _SHUFFLE, "the bottom card stays in the bottom tenth of the pack one "
+               "shuffle in four", (_SHUFFLE_CLAUSE,), "shuffler"),
+        Defect("shuffler-short-period", _SHUFFLE, "the shuffler's generator repeats every 100 shuffles",
+               (_SHUFFLE_CLAUSE,), "shuffler"),
         # -- the shoe
         Defect("shoe-misread", "WAC 230-15-040(1)",
                "the shoe reads every six as the nine of the same suit (reported and passed on)",

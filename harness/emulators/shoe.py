@@ -14,6 +14,8 @@ Emulator-only test channel (REFUSED "not an emulator" on real devices):
   (default: the profile's ``deal_pace``), the first ``u`` µs after the answer.  Answers at once;
   cards follow as events.  ``pace_us`` 0 deals synchronously, before the answer (fast
   in-process rounds).  BUSY while dealing.
+* ``test.shuffle {"count": k}``: the shuffler built into the shoe reshuffles its pack ``k`` times
+  and reports each order (:mod:`harness.emulators.shuffler`).
 * ``test.fault {"kind": "misread"}``: the next card is read as a ``misread`` event (the card is
   still physically dealt, so the controller still sees it out); ``{"kind": "error", "code",
   "text"}`` emits an ``error`` event.
@@ -31,7 +33,9 @@ from harness.cards import Card, check_against_shoe, parse_cards
 from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig
+from harness.emulators.shuffler import PackShuffler, per_frame
 from harness.errors import InputError
+from harness.randomness.observations import encode_order
 
 CardOut = Callable[[Card, int], None]  # (card, perf_counter_ns when it left the shoe)
 
@@ -49,7 +53,9 @@ class Shoe(Device):
         self.dealing = 0  # cards still to deal in the current test.deal
         self._timers: list[int] = []
         self._misread_next = False
+        self.shuffler = PackShuffler(52 * cfg.decks, cfg.defects, cfg.seed)
         self.commands.update({
+            "test.shuffle": self._shuffle,
             "shoe.status": self._status,
             "test.load": self._load,
             "test.deal": self._deal,
@@ -110,6 +116,14 @@ class Shoe(Device):
         else:
             self.emit("card", card=card.code, n=self.dealt)
         self.on_card_out(card, t_ns)
+
+    def _shuffle(self, req: Mapping[str, Any]) -> Answer:
+        count = arg(req, "count", int, 1)
+        most = per_frame(self.shuffler.n)
+        if not 1 <= count <= most:
+            raise BadArgs(f"count must be 1..{most} (orders of {self.shuffler.n} cards in one frame)")
+        return {"cards": self.shuffler.n,
+                "shuffles": [encode_order(self.shuffler.shuffle()) for _ in range(count)]}
 
     # -- the physical side (harness.emulators.physical): a person's hands ----------------------
     def insert(self, cards: list[Card]) -> int:

@@ -15,6 +15,7 @@ Each has ``to_dict`` / ``from_dict`` so a bench can write them to a file as JSON
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,27 @@ class MysteryAward:
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             raise InputError(f"mystery award {dict(data)}: amount, reseed and must_hit_by are whole cents")
         return cls(int(values[0]), int(values[1]), int(values[2]))  # type: ignore[arg-type]
+
+
+def encode_order(order: Sequence[int] | np.ndarray) -> str:
+    """A pack order of card ids as little-endian 16-bit integers in base64 (the test channel's form)."""
+    return base64.b64encode(np.asarray(order, dtype="<u2").tobytes()).decode("ascii")
+
+
+def decode_order(text: str) -> list[int]:
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:
+        raise InputError("a pack order is not base64") from None
+    if len(raw) % 2:
+        raise InputError("a pack order has an odd number of bytes")
+    return np.frombuffer(raw, dtype="<u2").astype(int).tolist()
+
+
+def id_card(card_id: int) -> str:
+    """The card code of card id ``deck * 52 + k`` (k in new-pack order: spades A-K, hearts, diamonds, clubs)."""
+    k = card_id % 52
+    return "A23456789TJQK"[k % 13] + "SHDC"[k // 13]
 
 
 def shuffle_positions(shuffles: Sequence[ShuffleObservation]) -> np.ndarray:

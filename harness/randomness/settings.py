@@ -33,9 +33,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.randomness.models import ShufflerModel
+if TYPE_CHECKING:
+    from harness.randomness.models import ShufflerModel
 
 #: confidence level by jurisdiction, with its source
 JURISDICTION_CONFIDENCE: dict[str, tuple[Decimal, str]] = {
@@ -66,6 +67,8 @@ class ShufflerDefects:
 
     def models(self, n: int) -> dict[str, ShufflerModel]:
         """Defect name (as the emulator names it) -> model at the declared size, for ``n`` cards."""
+        from harness.randomness.models import ShufflerModel
+
         span = self.stuck_span if self.stuck_span is not None else max(1, n // self.bins)
         return {
             "shuffler-few-riffles": ShufflerModel("riffles", riffles=self.riffles),

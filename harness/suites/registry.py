@@ -31,6 +31,7 @@ STEP_MODULES = (
     "harness.suites.actions_progressive",
     "harness.suites.actions_games",
     "harness.suites.actions_faults",
+    "harness.suites.actions_randomness",
 )
 
 

@@ -36,6 +36,11 @@ class ComplianceFailure(AssertionError):
     """The device did not do what the regulation requires (a FAIL verdict)."""
 
 
+class Inconclusive(Exception):
+    """A statistical case with fewer observations than its planned power needs and no test rejecting:
+    the case is INCONCLUSIVE (with the number still needed), never PASS."""
+
+
 @dataclass
 class Measured:
     name: str

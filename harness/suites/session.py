@@ -25,7 +25,7 @@ from harness.profiles.model import Profile
 from harness.suites.expected import Oracle
 from harness.suites.model import Case
 from harness.suites.rig import Rig, open_rig
-from harness.suites.runner import CaseRunner, ComplianceFailure, Measured
+from harness.suites.runner import CaseRunner, ComplianceFailure, Inconclusive, Measured
 from harness.suites.stacks import project_root
 
 DEFAULT_PROFILE = Path("device_profiles") / "emulated-midi-5.yaml"
@@ -191,6 +191,9 @@ class TcSession:
         except ComplianceFailure as exc:
             verdict, message = "FAIL", str(exc)
             raise
+        except Inconclusive as exc:
+            verdict, message = "INCONCLUSIVE", str(exc)
+            pytest.skip(f"INCONCLUSIVE: {exc}")
         except DeviceTimeout as exc:
             verdict, message = "TIMEOUT", str(exc)
             self._note_dead(rig, exc)

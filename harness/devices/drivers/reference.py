@@ -188,6 +188,13 @@ class ReferenceShoe(ReferenceDevice, Shoe):
     def fault(self, kind: str, **args: Any) -> None:
         self.request("test.fault", kind=kind, **args)
 
+    def shuffle(self, count: int = 1) -> list[list[int]]:
+        """The pack's order after each of ``count`` shuffles by the shoe's shuffler (test channel)."""
+        from harness.randomness.observations import decode_order
+
+        r = self.request("test.shuffle", count=count)
+        return [decode_order(str(s)) for s in r.get("shuffles", [])]
+
 
 class ReferenceSensors(ReferenceDevice, BetSensors):
     """Registry name ``reference-sensors``."""
