@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from harness.bench.performers import Performers
@@ -37,11 +38,28 @@ class BenchSession:
             self.broker.board.run_id = run_id
             self.broker.board.profile = profile.name
         self.performers = Performers(self.settings, relays=self.relays, broker=self.broker)
+        #: the host-stamp jitter measured when the bench opened (harness.bench.jitter)
+        self.jitter: dict[str, Any] | None = None
+
+    @property
+    def jitter_ms(self) -> Decimal | None:
+        return Decimal(self.jitter["jitter_ms"]) if self.jitter else None
+
+    def summary(self) -> dict[str, Any]:
+        """The bench as the record keeps it: who performed each act, the operator, the prompt front
+        ends, and the host-stamp jitter measured at the start."""
+        return {"performers": self.settings.summary(),
+                "operator": self.broker.operator if self.broker is not None else "",
+                "front_ends": [fe.name for fe in self.broker.front_ends] if self.broker is not None else [],
+                "host_stamp_jitter": self.jitter}
 
     # ------------------------------------------------------------------ opening
 
     def open(self, rig: Rig) -> None:
+        from harness.bench import jitter
+
         try:
+            self.jitter = jitter.measure(rig)
             self._open_actuators(rig)
             if self.broker is not None:
                 self._open_front_ends(rig)

@@ -277,8 +277,13 @@ class Counter(Instrument):
     role = "counter"
 
     @abstractmethod
-    def time_interval_s(self) -> Decimal | None:
-        """The last interval in seconds; ``None`` when the counter has none (SCPI 9.91E+37)."""
+    def arm(self) -> None:
+        """Arm a single interval measurement, before the event (the first card of a round)."""
+
+    @abstractmethod
+    def fetch_interval_s(self) -> Decimal | None:
+        """The armed interval in seconds once measured; ``None`` when nothing was armed or the
+        measurement timed out (SCPI 9.91E+37)."""
 
 
 class PowerSupply(Instrument):

@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness.cards import Card, parse_card
@@ -69,6 +69,8 @@ class Controller(Device):
         self.options = ProgressiveOptions.from_overrides(
             {k: v for k, v in cfg.interpretations.items() if k not in game_ids})
         self.rng: random.Random = random.Random(cfg.seed) if cfg.seed is not None else random.SystemRandom()
+        #: the lock-out line's receiver (the emulated counter's channel 2): (high, perf_counter_ns)
+        self.on_line: Callable[[bool, int], None] | None = None
         self.bank: MeterBank | None = None
         self.r9: Royal9Table | None = None
         self.accounts = settle.Accounts()
@@ -146,7 +148,13 @@ class Controller(Device):
             "round": self.round_no,
         })
 
+    def line(self, high: bool, t_ns: int) -> None:
+        """The lock-out line (high while wagering is locked out), wired to the counter's channel 2."""
+        if self.on_line is not None:
+            self.on_line(high, t_ns)
+
     def power_off(self) -> None:
+        self.line(False, time.perf_counter_ns())
         super().power_off()
         if self.lock_timer is not None:
             self.clock.cancel(self.lock_timer)
@@ -157,6 +165,7 @@ class Controller(Device):
         super().power_on()
         self._volatile()
         self.boot()
+        self.line(True, time.perf_counter_ns())
         self.emit("lockout", locked=True, cause="power")
 
     # -- the lock-out ----------------------------------------------------------------------
@@ -205,8 +214,11 @@ class Controller(Device):
         if self.lock_timer is not None:
             self.clock.cancel(self.lock_timer)
             self.lock_timer = None
+        edge_ns = t_ns
         if cause == "card" and self.card_ns is not None and self.lock_due_ns is not None:
             self.last_card_lock = (self.card_ns, t_ns, self.lock_due_ns)
+            edge_ns = min(t_ns, self.lock_due_ns)  # the line changes when the lock takes effect
+        self.line(True, edge_ns)
         self.emit("lockout", locked=True, cause=cause)
         self._contribute()
         if self.settle_pending:
@@ -307,6 +319,7 @@ class Controller(Device):
         self.contributed = False
         self.lock_due_ns = None
         self.sensors.clear()
+        self.line(False, time.perf_counter_ns())
         self.emit("lockout", locked=False, cause="round-open")
         return {"round": self.round_no}
 

@@ -5,10 +5,9 @@ with ``read_termination``/``write_termination`` "\\n").  Queries answer one line
 nothing; an unknown header goes to the error queue (``SYST:ERR?`` -> ``-113,"Undefined header"``)
 as on a real instrument.
 
-* Counter: ``MEAS:TINT? (@1),(@2)`` is the interval from the last card out of the shoe (channel 1,
-  the card-out line) to the controller's lock-out (channel 2), in seconds, taken from the
-  emulated devices' own timestamps; ``9.91E+37`` (SCPI "not a number") when no card-caused
-  lock-out has happened since power-up.
+* Counter: the real measurement model (configure the time interval, levels and slopes per
+  channel, arm with ``INIT`` before the event, read with ``FETC?`` after it; ``MEAS:TINT?`` starts
+  a new measurement), timed from the emulated devices' own edges (see :class:`Counter`).
 * Power supply: ``OUTP ON|OFF|1|0``, ``OUTP?``, ``VOLT <v>``, ``VOLT?``, ``MEAS:VOLT?``.  Its
   output powers the emulated shoe, sensors and controller.
 * Switch unit (a relay multiplexer): ``ROUT:CLOS (@101,102)``, ``ROUT:OPEN (@101)``,
@@ -20,6 +19,8 @@ as on a real instrument.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,14 @@ if TYPE_CHECKING:
 NAN = "9.91E+37"
 
 
+class Deferred:
+    """An answer not known yet (a counter's ``FETC?`` before the measurement completes): the server
+    asks :meth:`poll` until it gives the answer line."""
+
+    def __init__(self, poll: Callable[[int], str | None]) -> None:
+        self.poll = poll
+
+
 class Instrument:
     """Line-oriented SCPI with an error queue; subclasses add their headers."""
 
@@ -39,9 +48,10 @@ class Instrument:
     def __init__(self) -> None:
         self.errors: list[str] = []
 
-    def handle_line(self, line: str) -> str | None:
-        """Process one program message (``;``-separated units); the answer line or ``None``."""
-        answers = []
+    def handle_line(self, line: str) -> str | Deferred | None:
+        """Process one program message (``;``-separated units); the answer line, ``None``, or a
+        :class:`Deferred` answer when the message's one query waits for a measurement."""
+        answers: list[str | Deferred] = []
         for unit in (u.strip() for u in line.strip().split(";")):
             if not unit:
                 continue
@@ -49,9 +59,11 @@ class Instrument:
             answer = self.unit(header.upper(), param.strip())
             if answer is not None:
                 answers.append(answer)
-        return ";".join(answers) if answers else None
+        if len(answers) == 1 and isinstance(answers[0], Deferred):
+            return answers[0]
+        return ";".join(a for a in answers if isinstance(a, str)) or None
 
-    def unit(self, header: str, param: str) -> str | None:
+    def unit(self, header: str, param: str) -> str | Deferred | None:
         if header == "*IDN?":
             return self.idn
         if header in ("*RST", "*CLS"):
@@ -70,23 +82,145 @@ class Instrument:
         return None
 
 
+CHANNELS = ("1", "2")
+#: the emulated signals swing 0 V to 5 V: a trigger level must lie between
+SIGNAL_HIGH_V = Decimal(5)
+
+
 class Counter(Instrument):
+    """A universal counter measuring a single time interval, as the real ones do (Keysight 53220A/53230A,
+    Agilent 53131A): configure, arm, fetch.
+
+    * ``CONF:TINT (@1),(@2)``: time interval from channel 1 (the shoe's card-out sensor, a 5 V pulse
+      per card) to channel 2 (the controller's lock-out line, 5 V while locked); levels back to
+      auto, slopes back to positive, nothing armed.
+    * ``INP1:LEV 1.5``, ``INP1:LEV:AUTO OFF|ON``, ``INP1:SLOP POS|NEG`` (and ``INP2``): the trigger
+      level in volts and the edge.  Auto-level needs a repetitive signal to find the peaks; a
+      single card and a single lock-out never give it one, so an auto-levelled channel never fires.
+    * ``SYST:TIM 2`` (seconds, or ``INF``): the measurement timeout.
+    * ``INIT``: arm.  The first channel-1 edge after arming starts, the next channel-2 edge stops.
+    * ``FETC?``: the interval in seconds once measured (the answer waits for it), ``9.91E+37`` when
+      the measurement timed out; error -230 and no answer when nothing was armed.
+    * ``READ?`` = ``INIT`` + ``FETC?``; ``MEAS:TINT? (@1),(@2)`` = ``CONF`` + ``READ?``: a *new*
+      measurement with auto levels, which is why asking it after the round never reads the round.
+    """
+
     idn = f"tablecert,EMU-COUNTER-1,EMU-CNT-0001,{__version__}"
 
     def __init__(self, table: Table) -> None:
         super().__init__()
         self.table = table
+        self.wake: Callable[[], None] = lambda: None
+        self._configure()
+        self.timeout_ns: int | None = None
+        self.armed_ns: int | None = None
+        self.start_ns: int | None = None
+        self.result: str | None = None
 
-    def unit(self, header: str, param: str) -> str | None:
-        if header in ("MEAS:TINT?", "MEASURE:TINTERVAL?"):
+    def _configure(self) -> None:
+        self.levels: dict[str, Decimal | None] = dict.fromkeys(CHANNELS)
+        self.slopes = dict.fromkeys(CHANNELS, "POS")
+        self.armed_ns = None
+        self.start_ns = None
+        self.result = None
+
+    def _fires(self, channel: str, rising: bool) -> bool:
+        level = self.levels[channel]
+        if level is None or not Decimal(0) < level < SIGNAL_HIGH_V:
+            return False
+        return rising == (self.slopes[channel] == "POS")
+
+    def edge(self, channel: int, rising: bool, t_ns: int) -> None:
+        """A signal edge on an input (called by the table with its lock held)."""
+        ch = str(channel)
+        if self.armed_ns is None or self.result is not None or t_ns < self.armed_ns or not self._fires(ch, rising):
+            return
+        if ch == "1" and self.start_ns is None:
+            self.start_ns = t_ns
+        elif ch == "2" and self.start_ns is not None and t_ns >= self.start_ns:
+            self.result = f"{Decimal(t_ns - self.start_ns).scaleb(-9):.9E}"
+            self.wake()
+
+    def _arm(self) -> None:
+        self.armed_ns = time.perf_counter_ns()
+        self.start_ns = None
+        self.result = None
+
+    def _fetch(self) -> str | Deferred | None:
+        if self.armed_ns is None and self.result is None:
+            return self.error('-230,"Data corrupt or stale; no measurement initiated"')
+        armed = self.armed_ns
+
+        def poll(now_ns: int) -> str | None:
+            with self.table.lock:
+                if self.result is None and self.timeout_ns is not None and armed is not None \
+                        and now_ns - armed >= self.timeout_ns:
+                    self.result = NAN  # measurement timeout
+                return self.result
+
+        answer = poll(time.perf_counter_ns())
+        return answer if answer is not None else Deferred(poll)
+
+    def unit(self, header: str, param: str) -> str | Deferred | None:
+        with self.table.lock:
+            return self._unit(header, param)
+
+    def _unit(self, header: str, param: str) -> str | Deferred | None:
+        m = re.fullmatch(r"INP(?:UT)?([12])?:(LEV(?:EL)?(?::AUTO)?|SLOP(?:E)?)", header)
+        if m:
+            return self._input(m.group(1) or "1", m.group(2), param.strip().upper())
+        if header in ("CONF:TINT", "CONFIGURE:TINTERVAL", "MEAS:TINT?", "MEASURE:TINTERVAL?"):
             if param and not re.fullmatch(r"\(@1\)\s*,\s*\(@2\)", param):
                 return self.error('-224,"Illegal parameter value"')
-            with self.table.lock:
-                interval = self.table.controller.interval_ns()
-            if interval is None:
-                return NAN
-            return f"{Decimal(interval).scaleb(-9):.9E}"
+            self._configure()
+            if header.startswith("MEAS"):
+                self._arm()
+                return self._fetch()
+            return None
+        if header in ("SYST:TIM", "SYSTEM:TIMEOUT"):
+            if param.strip().upper() in ("INF", "INFINITY", "9.9E37"):
+                self.timeout_ns = None
+                return None
+            try:
+                seconds = Decimal(param)
+            except InvalidOperation:
+                return self.error('-224,"Illegal parameter value"')
+            if not Decimal("0.001") <= seconds <= Decimal(2000):
+                return self.error('-222,"Data out of range"')
+            self.timeout_ns = int(seconds * 1_000_000_000)
+            return None
+        if header in ("INIT", "INIT:IMM", "INITIATE"):
+            self._arm()
+            return None
+        if header in ("ABOR", "ABORT"):
+            self.armed_ns = None
+            return None
+        if header in ("FETC?", "FETCH?"):
+            return self._fetch()
+        if header == "READ?":
+            self._arm()
+            return self._fetch()
+        if header == "*RST":
+            self._configure()
+            self.timeout_ns = None
         return super().unit(header, param)
+
+    def _input(self, channel: str, what: str, value: str) -> str | None:
+        if what.startswith("SLOP"):
+            if value not in ("POS", "NEG", "POSITIVE", "NEGATIVE"):
+                return self.error('-224,"Illegal parameter value"')
+            self.slopes[channel] = value[:3]
+        elif what.endswith("AUTO"):
+            if value not in ("ON", "OFF", "1", "0", "ONCE"):
+                return self.error('-224,"Illegal parameter value"')
+            if value in ("ON", "1"):
+                self.levels[channel] = None
+        else:
+            try:
+                self.levels[channel] = Decimal(value)
+            except InvalidOperation:
+                return self.error('-224,"Illegal parameter value"')
+        return None
 
 
 class PowerSupply(Instrument):
@@ -97,7 +231,7 @@ class PowerSupply(Instrument):
         self.table = table
         self.volts = Decimal("12.000")
 
-    def unit(self, header: str, param: str) -> str | None:
+    def unit(self, header: str, param: str) -> str | Deferred | None:
         if header in ("OUTP", "OUTPUT", "OUTP:STAT", "OUTPUT:STATE"):
             state = param.upper()
             if state not in ("ON", "OFF", "1", "0"):
@@ -146,7 +280,7 @@ class SwitchUnit(Instrument):
         self.table = table
         self.closed: set[str] = set()
 
-    def unit(self, header: str, param: str) -> str | None:
+    def unit(self, header: str, param: str) -> str | Deferred | None:
         if header in ("ROUT:OPEN:ALL", "ROUTE:OPEN:ALL", "*RST"):
             for ch in sorted(self.closed):
                 self._set(ch, False)

@@ -35,14 +35,14 @@ from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, Pro
 from harness.emulators.base import Refusal, remote_refusal
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.faults import FaultArgs, FaultInjector, LineFaults
-from harness.emulators.scpi import Instrument
+from harness.emulators.scpi import Deferred, Instrument
 from harness.emulators.table import INSTRUMENTS, ROLES, Table
 
 
 class LineServed(Protocol):
     """A line-oriented service: an SCPI instrument or the physical side."""
 
-    def handle_line(self, line: str) -> str | None: ...
+    def handle_line(self, line: str) -> str | Deferred | None: ...
 
 
 #: a partial frame with no byte for this long is abandoned (the decoder resynchronises)
@@ -181,6 +181,8 @@ class EmulatorServer:
         self._inst_clients: dict[int, tuple[socket.socket, LineServed, bytearray]] = {}
         self._symlinks: list[Path] = []
         self.faults = FaultInjector(self)
+        self._deferred: list[tuple[socket.socket, Deferred]] = []
+        self.table.counter.wake = self.stop_waiting
 
     def _emit(self, role: str, payload: dict[str, Any]) -> None:
         self.lines[role].event(payload)
@@ -262,7 +264,8 @@ class EmulatorServer:
     def serve_forever(self) -> None:
         while not self._stop.is_set():
             due = self.faults.next_due(time.monotonic())
-            for key, _ in self.sel.select(timeout=0.1 if due is None else min(0.1, due)):
+            longest = 0.005 if self._deferred else 0.1
+            for key, _ in self.sel.select(timeout=longest if due is None else min(longest, due)):
                 kind, obj = key.data
                 if kind == "wake":
                     with contextlib.suppress(BlockingIOError):
@@ -275,6 +278,8 @@ class EmulatorServer:
                     self._accept_inst(key.fileobj, obj)  # type: ignore[arg-type]
                 elif kind == "inst":
                     self._read_inst(key.fd)
+            if self._deferred:
+                self._answer_deferred()
             now = time.monotonic()
             self.faults.tick(now)
             for line in self.lines.values():
@@ -345,12 +350,32 @@ class EmulatorServer:
             raw, _, rest = bytes(buf).partition(b"\n")
             buf[:] = rest
             answer = inst.handle_line(raw.decode("ascii", "replace").strip("\r"))
-            if answer is not None:
-                conn.setblocking(True)
-                conn.settimeout(WRITE_DEADLINE_S)
-                with contextlib.suppress(OSError):
-                    conn.sendall(answer.encode("ascii") + b"\n")
-                conn.setblocking(False)
+            if isinstance(answer, Deferred):
+                self._deferred.append((conn, answer))
+            elif answer is not None:
+                self._send_line(conn, answer)
+
+    @staticmethod
+    def _send_line(conn: socket.socket, answer: str) -> None:
+        conn.setblocking(True)
+        conn.settimeout(WRITE_DEADLINE_S)
+        with contextlib.suppress(OSError):
+            conn.sendall(answer.encode("ascii") + b"\n")
+        conn.setblocking(False)
+
+    def _answer_deferred(self) -> None:
+        """Answers that waited for a measurement (a counter's ``FETC?``), once they are known."""
+        now = time.perf_counter_ns()
+        waiting = []
+        for conn, deferred in self._deferred:
+            if conn.fileno() < 0:
+                continue  # the client went away
+            answer = deferred.poll(now)
+            if answer is None:
+                waiting.append((conn, deferred))
+            else:
+                self._send_line(conn, answer)
+        self._deferred = waiting
 
     def close(self) -> None:
         self.table.close()

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.cards import Card
 from harness.emulators.base import Answer, Emit, Refusal
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig
@@ -26,6 +27,8 @@ from harness.emulators.sensors import Sensors
 from harness.emulators.shoe import Shoe
 
 ROLES = ("shoe", "sensors", "controller")
+#: how long the card-out sensor's pulse stays high (its falling edge is what a NEG slope sees)
+CARD_PULSE_NS = 50_000
 INSTRUMENTS = ("counter", "power", "switch")
 
 
@@ -41,12 +44,19 @@ class Table:
         self.nv = NVStore(nv_path, fsync=cfg.nv_fsync)
         self.sensors = Sensors(cfg, emit, self.lock, self._gate, self._may_remove)
         self.controller = Controller(cfg, emit, self.lock, self.clock, self.sensors, self.nv)
-        self.shoe = Shoe(cfg, emit, self.lock, self.clock, self.controller.card_out)
+        self.shoe = Shoe(cfg, emit, self.lock, self.clock, self._card_out)
         self.devices = {"shoe": self.shoe, "sensors": self.sensors, "controller": self.controller}
         self.counter = Counter(self)
+        self.controller.on_line = lambda high, t_ns: self.counter.edge(2, high, t_ns)
         self.power = PowerSupply(self)
         self.switch = SwitchUnit(self)
         self.physical = PhysicalSide(self)
+
+    def _card_out(self, card: Card, t_ns: int) -> None:
+        """The shoe's card-out sensor: a pulse on the counter's channel 1, and the controller's input."""
+        self.counter.edge(1, True, t_ns)
+        self.counter.edge(1, False, t_ns + CARD_PULSE_NS)
+        self.controller.card_out(card, t_ns)
 
     def _gate(self, seat: int, kind: str, amount: int) -> str | None:
         return self.controller.wager_refusal(seat, kind, amount)

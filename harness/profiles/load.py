@@ -19,6 +19,7 @@ from typing import Any
 from harness.bench.settings import BenchSettings, parse_bench
 from harness.errors import InputError
 from harness.profiles import lookups
+from harness.profiles.lineparams import COUNTER_KEYS, SERIAL_KEYS, line_options
 from harness.profiles.model import EMULATOR, DeviceSpec, EmulatorSettings, Profile, Timing
 from harness.profiles.rules import BACCARAT_GAMES, parse_rules
 from harness.randomness.settings import RandomnessSettings, parse_randomness
@@ -53,7 +54,8 @@ MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_vers
 _TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "capabilities", "rules",
              "timing", "interpretations", "emulator", "report", "bench",
              "randomness")
-_DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration")
+_DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration", *SERIAL_KEYS,
+                *COUNTER_KEYS)
 #: the lab report's fields a profile may fill (docs/device-profiles.md, docs/report.md)
 REPORT_KEYS = ("submitting_party", "lab", "accreditation", "tested_by", "reviewed_by", "approved_by")
 _CALIBRATION_KEYS = ("due", "certificate", "uncertainty")
@@ -121,6 +123,7 @@ def _device(role: str, f: Fields) -> DeviceSpec:
         backend=f.get_enum("backend", ["@py", "@sim"], "@py"),
         match=MappingProxyType(match),
         calibration=MappingProxyType(calibration),
+        options=MappingProxyType(line_options(f, driver, port)),
     )
 
 

@@ -45,6 +45,9 @@ class DeviceSpec:
     #: the instrument's calibration for the lab report: ``due`` (YYYY-MM-DD), ``certificate``,
     #: ``uncertainty`` (as the certificate states it)
     calibration: Mapping[str, str] = field(default_factory=_frozen)
+    #: driver settings beyond the address: serial framing and flow control, the counter's channels,
+    #: levels, slopes and measurement timeout (harness.profiles.lineparams)
+    options: Mapping[str, Any] = field(default_factory=_frozen)
 
     @property
     def address(self) -> str:

@@ -164,7 +164,8 @@ RECORD = obj(
      "profile": map_of(exact),
      "interpretations": list_of(map_of(exact)), "identities": map_of(map_of(IDENTITY)),
      "identity_changed": map_of(STRINGS), "counts": map_of(integer(0)), "verdict": one_of(*VERDICTS, "INVALID"),
-     "verdict_reasons": STRINGS, "merged_from": list_of(map_of(exact)), "notes": STRINGS},
+     "verdict_reasons": STRINGS, "merged_from": list_of(map_of(exact)), "notes": STRINGS,
+     "bench": map_of(exact)},
 )
 JOURNAL = {
     "header": obj({"type": TEXT, "schema": TEXT, "run_id": RUN_ID, "started_at": TEXT, "harness": HARNESS},
@@ -175,6 +176,7 @@ JOURNAL = {
     "identity": obj({"type": TEXT, "when": one_of("start", "end"), "role": TEXT, "identity": IDENTITY}),
     "case": obj({"type": TEXT, "case": CASE}),
     "merged": obj({"type": TEXT, "merged_from": list_of(map_of(exact))}),
+    "bench": obj({"type": TEXT, "bench": map_of(exact)}),
     "finish": obj({"type": TEXT, "finished_at": TEXT}, {"interrupted": boolean}),
 }
 

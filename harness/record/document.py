@@ -59,6 +59,8 @@ class Record:
     cases: list[CaseResult] = field(default_factory=list)
     merged_from: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the bench: who performed each act, the operator, the host-stamp jitter (harness.bench)
+    bench: dict[str, Any] = field(default_factory=dict)
     schema: str = SCHEMA
     #: as stored in record.json; ``None`` until computed (see :meth:`derived_verdict`)
     stored_verdict: str | None = None
@@ -162,6 +164,7 @@ class Record:
             "verdict_reasons": reasons,
             "merged_from": jsonable(self.merged_from, "merged_from"),
             "notes": list(self.notes),
+            "bench": jsonable(self.bench, "bench"),
         }
 
     @classmethod
@@ -191,5 +194,6 @@ class Record:
             cases=[CaseResult.from_dict(c) for c in data.get("cases", [])],
             merged_from=list(data.get("merged_from") or []),
             notes=list(data.get("notes") or []),
+            bench=dict(data.get("bench") or {}),
             stored_verdict=data.get("verdict"),
         )

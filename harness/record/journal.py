@@ -268,6 +268,11 @@ class RunRecorder:
         self.record.interpretations = jsonable(list(interpretations), "interpretations")
         self._append({"type": "interpretations", "interpretations": self.record.interpretations})
 
+    def set_bench(self, bench: Mapping[str, Any]) -> None:
+        """The bench the run used (harness.bench.session.BenchSession.summary)."""
+        self.record.bench = jsonable(dict(bench), "bench")
+        self._append({"type": "bench", "bench": self.record.bench})
+
     def set_identity(self, when: str, role: str, identity: DeviceIdentity) -> None:
         """A device's 607a.2(b) identity read at the ``start`` or the ``end`` of the run."""
         if when not in ("start", "end"):
@@ -441,6 +446,8 @@ def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
         record.cases.append(CaseResult.from_dict(entry["case"]))
     elif kind == "merged":
         record.merged_from = list(entry["merged_from"])
+    elif kind == "bench":
+        record.bench = dict(entry["bench"])
     elif kind == "finish":
         record.finished_at = entry["finished_at"]
         record.complete = True

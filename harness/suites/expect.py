@@ -244,7 +244,9 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
 @step("expect_lockout", Action(
     {"locked": Arg("bool", default=True), "within_ms": Arg("decimal")},
     doc="the controller locked out wagering; `within_ms` (default: the profile's limit) bounds the "
-    "latency from the first card out of the shoe",
+    "latency from the first card out of the shoe, measured by the time-interval counter (armed before "
+    "the deal) or else by host receive stamps, which never decide closer to the limit than the bench's "
+    "jitter measured at the start of the run (an advisory, INCONCLUSIVE value then)",
 ))
 def expect_lockout(runner: CaseRunner, step: Step, locked: bool, within_ms: Decimal | None = None) -> None:
     ctrl = runner._ctrl()
@@ -256,22 +258,42 @@ def expect_lockout(runner: CaseRunner, step: Step, locked: bool, within_ms: Deci
         t_card = runner.round.cards[0][1]
         ev = next(e for e in runner.round.ctrl_events if e.name == "lockout" and e.payload.get("locked"))
         latency = (Decimal(ev.t_ns - t_card) / Decimal(1_000_000)).quantize(Decimal("0.001"))
-        tint = runner.rig.counter.time_interval_s() if runner.rig.counter is not None else None
-        if tint is None:
-            # no time-interval counter: the host's receive stamps (taken in each port's reading
-            # thread) are the measurement, OS scheduling jitter included
-            runner.measure(step, "lock-out latency after the first card (host receive stamps)", latency,
-                         f"<= {limit}", latency <= limit, unit="ms",
-                         detail=f"lock-out cause {ev.payload.get('cause')}")
-        else:
+        counter_armed = runner.counter_armed
+        tint = runner.fetch_counter()
+        if tint is not None:
             ms = (tint * 1000).quantize(Decimal("0.001"))
             runner.measure(step, "lock-out latency after the first card (time-interval counter)", ms,
-                         f"<= {limit}", ms <= limit, unit="ms",
-                         detail=f"counter channel 1 card out, channel 2 lock-out; host receive stamps gave "
-                                f"{latency} ms (cause {ev.payload.get('cause')}), which include OS scheduling")
+                           f"<= {limit}", ms <= limit, unit="ms",
+                           detail=f"counter armed before the deal, channel 1 card out, channel 2 lock-out; host "
+                                  f"receive stamps gave {latency} ms (cause {ev.payload.get('cause')}), which "
+                                  "include OS scheduling and serial buffering")
+        else:
+            why = ("the counter measured nothing (no edge on both channels before its measurement timeout: "
+                   "check its levels and slopes)" if counter_armed else "no time-interval counter")
+            _host_stamped(runner, step, latency, limit, f"{why}; lock-out cause {ev.payload.get('cause')}")
     state = ctrl.lockout_state()
     runner.measure(step, "lock-out state", "locked" if state else "open", "locked" if locked else "open",
                  state == locked)
+
+
+def _host_stamped(runner: CaseRunner, step: Step, latency: Decimal, limit: Decimal, why: str) -> None:
+    """The latency by the host's receive stamps (each taken in its port's reading thread): OS
+    scheduling and serial buffering included, so it decides only where it is farther from the limit
+    than the jitter the bench showed at the start of the run; otherwise it is advisory."""
+    name = "lock-out latency after the first card (host receive stamps)"
+    jitter = runner.host_jitter_ms
+    if jitter is None:
+        runner.measure(step, name, latency, f"<= {limit}", latency <= limit, unit="ms", detail=why)
+        return
+    if latency + jitter <= limit or latency - jitter > limit:
+        runner.measure(step, name, latency, f"<= {limit}", latency <= limit, unit="ms",
+                       detail=f"{why}; decided: {latency} ms is more than the bench's host-stamp jitter "
+                              f"({jitter} ms) away from the limit")
+        return
+    runner.measure(step, name, latency, f"<= {limit}", latency <= limit, unit="ms", advisory=True,
+                   detail=f"{why}; ADVISORY, not a verdict: {latency} ms is within the bench's host-stamp "
+                          f"jitter ({jitter} ms, measured at the start of the run) of the {limit} ms limit; "
+                          "a time-interval counter decides")
 
 
 @step("expect_event", Action(

@@ -65,6 +65,7 @@ def open_rig(
                 entry["port"] = addresses[role] if spec.is_emulated else spec.port
                 if spec.baudrate is not None:
                     entry["baudrate"] = spec.baudrate
+            entry.update(spec.options)
             if spec.resource is not None:
                 entry["resource"] = addresses[role] if spec.is_emulated else spec.resource
                 entry["backend"] = spec.backend

@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers
@@ -37,8 +38,10 @@ class ComplianceFailure(AssertionError):
 
 
 class Inconclusive(Exception):
-    """A statistical case with fewer observations than its planned power needs and no test rejecting:
-    the case is INCONCLUSIVE (with the number still needed), never PASS."""
+    """Nothing failed, but the case cannot be decided: a statistical case with fewer observations
+    than its planned power needs and no test rejecting (with the number still needed), or a
+    measurement only taken as an advisory value (host stamps within the bench's jitter of the
+    limit).  The case is INCONCLUSIVE, never PASS."""
 
 
 @dataclass
@@ -51,9 +54,13 @@ class Measured:
     clause: str
     detail: str = ""
     step: Step | None = None
+    #: measured, but not precisely enough to decide: neither PASS nor FAIL (INCONCLUSIVE)
+    advisory: bool = False
 
     @property
     def outcome(self) -> str:
+        if self.advisory:
+            return "INCONCLUSIVE"
         return "PASS" if self.passed else "FAIL"
 
 
@@ -114,6 +121,9 @@ class CaseRunner:
         self.live_left: int | None = None
         #: the live shoes of this case and the cards read, round by round (plain data for the record)
         self.observed: list[dict[str, Any]] = []
+        #: the spread of host receive stamps on this bench, measured at the start of the run (ms)
+        self.host_jitter_ms: Decimal | None = None
+        self.counter_armed = False
         #: the acts of the step being run, as "act by performer" (the step's record detail)
         self.performed: list[str] = []
 
@@ -134,13 +144,17 @@ class CaseRunner:
                 if self.on_step:
                     self.on_step(i, step, "ERROR", {"error": str(exc), **self._performed()})
                 raise
-            failed = [m for m in self.measured[before:] if not m.passed]
+            failed = [m for m in self.measured[before:] if not m.passed and not m.advisory]
+            advisory = any(m.advisory for m in self.measured[before:])
             if self.on_step:
-                self.on_step(i, step, "FAIL" if failed else "PASS",
+                self.on_step(i, step, "FAIL" if failed else "INCONCLUSIVE" if advisory else "PASS",
                              {"measurements": [m.name for m in self.measured[before:]], **self._performed()})
-        failures = [m for m in self.measured if not m.passed]
+        failures = [m for m in self.measured if not m.passed and not m.advisory]
         if failures:
             raise ComplianceFailure("\n".join(self.describe(m) for m in failures))
+        unsure = [m for m in self.measured if m.advisory]
+        if unsure:
+            raise Inconclusive("\n".join(self.describe(m) for m in unsure))
         return self.measured
 
     def _performed(self) -> dict[str, Any]:
@@ -173,6 +187,20 @@ class CaseRunner:
         except Exception:
             return None
 
+    def arm_counter(self) -> None:
+        """Arm the time-interval counter before the round's first card (it measures one event)."""
+        if self.rig.counter is not None and not self.round.cards:
+            self.rig.counter.arm()
+            self.counter_armed = True
+
+    def fetch_counter(self) -> Decimal | None:
+        """The interval the counter measured since it was armed (None: no counter, not armed, or it
+        measured nothing before its timeout)."""
+        if self.rig.counter is None or not self.counter_armed:
+            return None
+        self.counter_armed = False
+        return self.rig.counter.fetch_interval_s()
+
     def where(self) -> tuple[str, str]:
         step = self.current
         return self.case.name, (f"line {step.line}: {step.source.strip()}" if step is not None else "")
@@ -185,9 +213,9 @@ class CaseRunner:
                 f"    actual:   {_show(m.value, m.unit)}" + (f"\n    {m.detail}" if m.detail else ""))
 
     def measure(self, step: Step, name: str, value: Any, limit: Any, passed: bool, unit: str = "",
-                detail: str = "") -> None:
+                detail: str = "", *, advisory: bool = False) -> None:
         clause = step.clause or ",".join(self.case.clauses)
-        m = Measured(name, value, unit, limit, passed, clause, detail, step)
+        m = Measured(name, value, unit, limit, passed, clause, detail, step, advisory)
         self.measured.append(m)
         if self.on_measure:
             self.on_measure(m)

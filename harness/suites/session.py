@@ -106,6 +106,8 @@ class TcSession:
         except (DeviceError, OSError, InputError) as exc:
             self.rig_error = f"{type(exc).__name__}: {exc}"
             raise
+        if self.recorder is not None:
+            self.recorder.set_bench(self.bench.summary())
 
     def _record_identities(self, when: str) -> None:
         from harness.record.model import DeviceIdentity
@@ -179,8 +181,10 @@ class TcSession:
             series.append((len(series), cents, "+".join(marks)) if marks else (len(series), cents))
 
         def make_runner() -> CaseRunner:
-            return CaseRunner(case, rig, self.oracle, on_measure=on_measure, on_step=on_step, meter_point=meter_point,
+            made = CaseRunner(case, rig, self.oracle, on_measure=on_measure, on_step=on_step, meter_point=meter_point,
                               performers=self.bench.performers if self.bench is not None else None)
+            made.host_jitter_ms = self.bench.jitter_ms if self.bench is not None else None
+            return made
 
         verdict, message = "PASS", None
         if self.bench is not None:
@@ -227,7 +231,7 @@ class TcSession:
                     exc_now.transcript_tail = tails  # type: ignore[attr-defined]
             if rec is not None:
                 self.recorder.end_case(rec, verdict, message, reproduce=_reproduce(case, self.profile, self.defects))
-            if verdict not in ("PASS", "INTERRUPTED"):
+            if verdict not in ("PASS", "INTERRUPTED", "INCONCLUSIVE"):
                 self._recover(rig)
 
     def _run_redoing(self, runner: CaseRunner, make_runner: Any, rec: Any, rig: Rig) -> CaseRunner:

@@ -163,6 +163,7 @@ def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] |
         raise DeviceError("this case needs a shoe and the profile has none")
     runner.round.meters_before_settle = None
     pace_us = int(pace_ms * 1000) if pace_ms is not None else None
+    runner.arm_counter()  # before the round's first card: the counter times that one event
     runner.perform(Deal(count, pace_us))
     if settle:
         settle_round(runner, step)

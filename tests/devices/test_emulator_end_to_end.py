@@ -82,7 +82,7 @@ def test_instruments_over_pyvisa_py(emulator: Any) -> None:
     ctl: ReferenceController = _open(emulator, "controller")
     try:
         assert "COUNTER" in counter.idn()
-        assert counter.time_interval_s() is None  # no card-caused lock-out yet
+        assert counter.fetch_interval_s() is None  # nothing armed, nothing to read
         assert psu.output_state() is True
         psu.output(False)
         assert psu.output_state() is False

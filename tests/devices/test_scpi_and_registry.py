@@ -24,13 +24,31 @@ COUNTER_SIM = "TCPIP::127.0.0.1::5025::SOCKET"
 PSU_SIM = "TCPIP::127.0.0.1::5026::SOCKET"
 
 
-def test_sim_counter() -> None:
-    with ScpiCounter(COUNTER_SIM, SIM_BACKEND) as counter:
+def test_sim_counter_configures_arms_and_fetches() -> None:
+    counter = ScpiCounter.from_entry({"driver": "scpi-counter", "resource": COUNTER_SIM, "backend": "@sim-fixture"})
+    with counter:
         assert counter.idn().startswith("tablecert,SIM-COUNTER-1")
-        assert counter.time_interval_s() == Decimal("0.0003")
-        lines = counter.transcript.tail(10)
-        assert lines[-2].endswith("> MEAS:TINT? (@1),(@2)")
-        assert lines[-1].endswith("< 3.000000000E-04")
+        assert counter.fetch_interval_s() is None  # nothing armed: nothing to read
+        counter.arm()
+        assert counter.fetch_interval_s() == Decimal("0.0003")
+    sent = [e.text for e in counter.transcript.entries if e.direction == ">"]
+    assert sent == ["*CLS", "CONF:TINT (@1),(@2)", "INP1:LEV:AUTO OFF", "INP1:LEV 1.5", "INP1:SLOP POS",
+                    "INP2:LEV:AUTO OFF", "INP2:LEV 1.5", "INP2:SLOP POS", "SYST:TIM 2", "*OPC?", "*IDN?",
+                    "INIT", "FETC?"]
+    assert not any("MEAS" in line for line in sent)  # MEASure would start a new measurement
+
+
+def test_counter_settings_from_the_profile_entry() -> None:
+    entry = {"driver": "scpi-counter", "resource": COUNTER_SIM, "backend": "@sim-fixture", "channels": ["2", "1"],
+             "levels": {"1": "2.5"}, "slopes": {"2": "neg"}, "measure_timeout_ms": 1500}
+    with ScpiCounter.from_entry(entry) as counter:
+        sent = [e.text for e in counter.transcript.entries if e.direction == ">"]
+    assert sent == ["*CLS", "CONF:TINT (@2),(@1)", "INP2:LEV:AUTO OFF", "INP2:LEV 1.5", "INP2:SLOP NEG",
+                    "INP1:LEV:AUTO OFF", "INP1:LEV 2.5", "INP1:SLOP POS", "SYST:TIM 1.5", "*OPC?"]
+    for bad, message in (({"channels": ["1"]}, "start and the stop"), ({"levels": {"1": "high"}}, "volts"),
+                         ({"slopes": {"1": "UP"}}, "POS or NEG"), ({"measure_timeout_ms": 0}, "positive")):
+        with pytest.raises(InputError, match=message):
+            ScpiCounter.from_entry({"driver": "scpi-counter", "resource": COUNTER_SIM, **bad})
 
 
 def test_sim_power_supply_via_registry() -> None:
@@ -91,8 +109,7 @@ class LineServer:
 
 @pytest.fixture
 def scpi_server() -> Iterator[LineServer]:
-    server = LineServer({"*IDN?": "ACME,CNT-9,42,1.0", "MEAS:TINT? (@1),(@2)": "9.91E+37", "*OPC?": "1",
-                         "OUTP?": "ON"})
+    server = LineServer({"*IDN?": "ACME,CNT-9,42,1.0", "FETC?": "9.91E+37", "*OPC?": "1", "OUTP?": "ON"})
     yield server
     server.sock.close()
 
@@ -100,8 +117,9 @@ def scpi_server() -> Iterator[LineServer]:
 def test_py_backend_over_loopback_tcp(scpi_server: LineServer) -> None:
     with ScpiCounter(scpi_server.resource, "@py", timeout_ms=1000) as counter:
         assert counter.idn() == "ACME,CNT-9,42,1.0"
-        assert counter.time_interval_s() is None  # SCPI not-a-number: nothing measured
-    assert scpi_server.seen == ["*IDN?", "MEAS:TINT? (@1),(@2)"]
+        counter.arm()
+        assert counter.fetch_interval_s() is None  # SCPI not-a-number: the measurement timed out
+    assert scpi_server.seen == ["*IDN?", "INIT", "FETC?"]
 
 
 def test_py_backend_timeout_is_device_timeout(scpi_server: LineServer) -> None:

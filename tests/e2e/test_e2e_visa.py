@@ -5,9 +5,10 @@ the reference drivers for the table, ``scpi-counter`` and ``scpi-power`` for the
 Already covered elsewhere and not repeated: ``*IDN?``, the counter's "no interval" answer, output
 off/on with the power lock-out event (tests/devices/test_emulator_end_to_end.py), raw SCPI queries
 and the error queue (tests/emulators/test_emu_process.py).  Added here: the counter's card-out ->
-lock-out interval read through the driver against the controller's own lock timing, and a power
+lock-out interval, armed before the deal and fetched after it through the driver, against the
+controller's own lock timing; ``MEAS:TINT?`` after the round reading nothing of it; and a power
 cycle through the supply driver between rounds: meters kept in non-volatile storage (461a.12),
-the counter's volatile reading cleared, wagering locked until the next round opens.
+wagering locked until the next round opens, the counter measuring on.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def _parts(rig: Rig) -> tuple[ReferenceShoe, ReferenceSensors, ReferenceControll
     return rig.shoe, rig.sensors, rig.controller, rig.counter, rig.power
 
 
-def _play(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceController, seats: range) -> None:
+def _play(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceController, seats: range,
+          counter: ScpiCounter | None = None) -> None:
     ctl.link.clear_events()
     ctl.open_round()
     for seat in seats:
@@ -67,6 +69,8 @@ def _play(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceControll
             res = sensors.place(seat, kind, 500)
             assert res.accepted, (seat, kind, res.reason)
     shoe.load(PLAIN)
+    if counter is not None:
+        counter.arm()  # before the first card
     shoe.deal()
     ctl.wait_event("round_end", WAIT_S)
 
@@ -74,9 +78,9 @@ def _play(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceControll
 def test_counter_interval_is_the_controllers_card_to_lockout_time(rig: Rig) -> None:
     shoe, sensors, ctl, counter, _power = _parts(rig)
     for _ in range(3):
-        _play(shoe, sensors, ctl, range(1, 8))
+        _play(shoe, sensors, ctl, range(1, 8), counter)
         lock = ctl.test_state()["last_card_lock"]
-        interval = counter.time_interval_s()
+        interval = counter.fetch_interval_s()
         assert isinstance(interval, Decimal)  # exact, never a float
         assert interval == (min(lock["lock_ns"], lock["due_ns"]) - lock["card_ns"]) * NS  # effective lock
         assert interval >= Decimal("0.3") / 1000  # the profile's emulator.lockout_latency_ms
@@ -86,9 +90,9 @@ def test_power_cycle_keeps_meters_and_clears_the_counter(rig: Rig) -> None:
     shoe, sensors, ctl, counter, power = _parts(rig)
     power.set_voltage(Decimal("11.5"))
     assert power.voltage() == Decimal("11.500")
-    _play(shoe, sensors, ctl, range(1, 4))
+    _play(shoe, sensors, ctl, range(1, 4), counter)
     meters = ctl.meters()
-    assert counter.time_interval_s() is not None
+    assert counter.fetch_interval_s() is not None
     power.output(False)
     assert power.output_state() is False
     with pytest.raises(DeviceError):
@@ -99,9 +103,9 @@ def test_power_cycle_keeps_meters_and_clears_the_counter(rig: Rig) -> None:
     kept = ctl.meters()
     assert (kept.meters, kept.residual, kept.cumulative_paid) == (meters.meters, meters.residual,
                                                                    meters.cumulative_paid)
-    assert counter.time_interval_s() is None  # the interval is volatile: none since power-up
     assert sensors.place(1, "player", 500).reason == "locked-out"
-    _play(shoe, sensors, ctl, range(1, 4))  # the table plays on after the cycle
+    _play(shoe, sensors, ctl, range(1, 4), counter)  # the table plays on after the cycle
+    assert counter.fetch_interval_s() is not None  # the counter is the bench's, not the table's
     grown = ctl.meters()
     three_wagers = 3 * 500 * Decimal("1.25") / 100
     assert (grown.meters["mega"] + grown.residual["mega"]) - (kept.meters["mega"] + kept.residual["mega"]) \
@@ -112,11 +116,21 @@ def test_counter_starts_at_the_card_that_caused_the_lockout(tmp_path: Path) -> N
     rig = open_rig(load_profile(_profile_with(tmp_path, "0")), listen="pty", run_dir=tmp_path / "run")
     try:
         shoe, sensors, ctl, counter, _power = _parts(rig)
-        _play(shoe, sensors, ctl, range(1, 2))
+        _play(shoe, sensors, ctl, range(1, 2), counter)
         lock = ctl.test_state()["last_card_lock"]
-        interval = counter.time_interval_s()
+        interval = counter.fetch_interval_s()
         assert interval is not None
         # lock_due_ns is the first card's time plus the injected 0.3 ms
         assert interval >= Decimal("0.0003"), (interval, lock)
     finally:
         rig.close()
+
+
+def test_measure_after_the_round_never_reads_the_round(rig: Rig) -> None:
+    """MEASure configures from defaults (auto level) and starts a new measurement: asked after the
+    round, it times out with nothing (9.91E+37) however well the round's interval was measured."""
+    shoe, sensors, ctl, counter, _power = _parts(rig)
+    _play(shoe, sensors, ctl, range(1, 2), counter)
+    assert counter.fetch_interval_s() is not None
+    counter.write("SYST:TIM 0.2")
+    assert counter.query("MEAS:TINT? (@1),(@2)") == "9.91E+37"

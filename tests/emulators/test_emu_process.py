@@ -78,13 +78,16 @@ def test_counter_and_power_supply_through_pyvisa(emulator: EmulatorProcess) -> N
     power = _instrument(rm, emulator.address("power"))
     try:
         assert counter.query("*IDN?").startswith("tablecert,EMU-COUNTER-1")
-        assert counter.query("MEAS:TINT? (@1),(@2)") == "9.91E+37"
+        counter.write("SYST:TIM 0.2")
+        assert counter.query("MEAS:TINT? (@1),(@2)") == "9.91E+37"  # no card within the timeout
+        for line in ("CONF:TINT (@1),(@2)", "INP1:LEV 1.5", "INP2:LEV 1.5", "INIT"):
+            counter.write(line)
         ctrl.request("round.open")
         RawClient.request(RawClient(emulator.address("sensors")), "wager.place", seat=1, type="royal9", amount=500)
         shoe.request("test.load", cards=["8C", "2D", "TC", "3D"])
         shoe.request("test.deal", pace_us=1000)
         ctrl.event("round_end", timeout=5)
-        interval = float(counter.query("MEAS:TINT? (@1),(@2)"))
+        interval = float(counter.query("FETC?"))
         assert 300e-6 <= interval < 0.1
         before = ctrl.request("meters.get").payload
         trigger_path = ctrl.request("test.state").payload["nv_path"]
@@ -99,7 +102,8 @@ def test_counter_and_power_supply_through_pyvisa(emulator: EmulatorProcess) -> N
         power.write("OUTP ON")
         assert ctrl.event("lockout", cause="power").payload["locked"] is True
         assert ctrl.request("meters.get").payload == before
-        assert counter.query("MEAS:TINT? (@1),(@2)") == "9.91E+37"  # volatile: no lock since power-up
+        counter.write("INIT")
+        assert counter.query("FETC?") == "9.91E+37"  # armed, but no card came before the timeout
         power.write("VOLT 11.5")
         assert power.query("VOLT?") == "11.500"
         power.write("BOGUS")

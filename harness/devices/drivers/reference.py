@@ -37,7 +37,10 @@ from harness.errors import DeviceError, InputError
 from harness.money import Cents
 
 PROTOCOL_VERSION = 1
-SERIAL_OPTIONS = frozenset({"port", "baudrate", "timeout_ms", "exclusive"})
+SERIAL_OPTIONS = frozenset({"port", "baudrate", "timeout_ms", "exclusive", "parity", "stopbits", "bytesize",
+                            "rtscts", "xonxoff"})
+#: serial settings a profile may give (harness.profiles.lineparams), passed to pyserial unchanged
+LINE_SETTINGS = ("parity", "stopbits", "bytesize", "rtscts", "xonxoff")
 
 
 def _int(payload: Mapping[str, Any], key: str, where: str) -> int:
@@ -85,7 +88,8 @@ def open_serial_link(entry: Mapping[str, Any], name: str) -> tuple[FramedLink, f
         timeout_s = float(Decimal(str(timeout_ms)) / 1000)
     except InvalidOperation:
         raise InputError(f"{name}: timeout_ms must be a number of milliseconds, got {timeout_ms!r}") from None
-    transport = SerialTransport(port, baudrate=baudrate, exclusive=bool(entry.get("exclusive", True)))
+    settings = {k: (float(v) if isinstance(v, Decimal) else v) for k, v in entry.items() if k in LINE_SETTINGS}
+    transport = SerialTransport(port, baudrate=baudrate, exclusive=bool(entry.get("exclusive", True)), **settings)
     return FramedLink(transport, name=name), timeout_s
 
 

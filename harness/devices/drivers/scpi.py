@@ -12,8 +12,9 @@ Profile entry keys: ``resource`` (required), ``backend`` (default ``@py``), ``ti
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -29,6 +30,8 @@ SIM_DEFINITIONS = Path(__file__).resolve().parents[3] / "fixtures" / "visa" / "i
 SIM_BACKEND = f"{SIM_DEFINITIONS}@sim"
 #: SCPI "not a number": the counter has no interval to report
 SCPI_NAN = Decimal("9.91E+37")
+#: a counter input's trigger level when the profile names none (volts; TTL-level signals)
+DEFAULT_LEVEL = Decimal("1.5")
 
 
 class ScpiInstrument:
@@ -56,11 +59,19 @@ class ScpiInstrument:
         except self._errors as exc:
             self.close()
             raise DeviceError(f"cannot open VISA resource {resource_name} ({backend}): {exc}") from exc
+        self.backend = backend
+        self.timeout_ms = timeout_ms
         self._transcript.note(f"opened {resource_name} with {backend}, timeout {timeout_ms} ms")
 
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any]) -> Self:
         check_options(cls.__name__, entry, cls.options)
+        resource, backend, timeout_ms = cls.instrument_args(entry)
+        return cls(resource, backend, timeout_ms=timeout_ms)
+
+    @classmethod
+    def instrument_args(cls, entry: Mapping[str, Any]) -> tuple[str, str, int]:
+        """``resource``, ``backend`` and ``timeout_ms`` of a profile entry, checked."""
         resource = entry.get("resource")
         if not isinstance(resource, str) or not resource:
             raise InputError(f"{cls.role}: 'resource' must be a VISA resource name")
@@ -72,7 +83,7 @@ class ScpiInstrument:
         timeout_ms = entry.get("timeout_ms", 2000)
         if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
             raise InputError(f"{cls.role}: timeout_ms must be a positive integer, got {timeout_ms!r}")
-        return cls(resource, backend, timeout_ms=timeout_ms)
+        return resource, backend, timeout_ms
 
     @property
     def transcript(self) -> Transcript:
@@ -108,6 +119,18 @@ class ScpiInstrument:
     def idn(self) -> str:
         return self.query("*IDN?")
 
+    @contextlib.contextmanager
+    def waiting(self, timeout_ms: int) -> Iterator[None]:
+        """A longer VISA timeout for one answer that waits on the instrument (a measurement)."""
+        old = self._inst.timeout if self._inst is not None else None
+        if self._inst is not None:
+            self._inst.timeout = max(timeout_ms, self.timeout_ms)
+        try:
+            yield
+        finally:
+            if self._inst is not None and old is not None:
+                self._inst.timeout = old
+
     def close(self) -> None:
         try:
             if self._inst is not None:
@@ -135,13 +158,87 @@ def _decimal_answer(name: str, command: str, text: str) -> Decimal:
 
 
 class ScpiCounter(ScpiInstrument, Counter):
-    """Registry name ``scpi-counter``: ``MEAS:TINT? (@1),(@2)``, channel 1 card-out, 2 lock-out."""
+    """Registry name ``scpi-counter``: a universal counter timing one interval, channel 1 (the card-out
+    sensor) to channel 2 (the controller's lock-out line), the way these instruments measure a
+    single event (Keysight 53220A/53230A, Agilent 53131A and peers):
+
+    * at open, :meth:`configure`: ``CONF:TINT (@1),(@2)``, then per channel the trigger level with
+      auto-level off (auto-level needs a repetitive signal; a card and a lock-out happen once) and
+      the slope, and the measurement timeout ``SYST:TIM``;
+    * :meth:`arm` before the first card: ``INIT``;
+    * :meth:`fetch_interval_s` after the lock-out: ``FETC?`` (the instrument answers once the interval
+      is measured; ``9.91E+37`` when the measurement timed out).
+
+    ``MEAS:TINT?`` is never sent: MEASure sets the instrument back to its defaults and starts a new
+    measurement, so asked after the round it never reads the round.
+
+    Profile entry keys besides the instrument's: ``channels`` (start and stop, default ``["1", "2"]``),
+    ``levels`` (volts per channel, default ``"1.5"``), ``slopes`` (``POS``/``NEG`` per channel,
+    default ``POS``), ``measure_timeout_ms`` (default 2000).
+    """
 
     role = "counter"
+    options = SCPI_OPTIONS | {"channels", "levels", "slopes", "measure_timeout_ms"}
 
-    def time_interval_s(self) -> Decimal | None:
-        command = "MEAS:TINT? (@1),(@2)"
-        value = _decimal_answer(self.name, command, self.query(command))
+    def __init__(self, resource_name: str, backend: str = "@py", *, timeout_ms: int = 2000,
+                 name: str | None = None, channels: tuple[str, str] = ("1", "2"),
+                 levels: dict[str, Decimal] | None = None, slopes: dict[str, str] | None = None,
+                 measure_timeout_ms: int = 2000) -> None:
+        super().__init__(resource_name, backend, timeout_ms=timeout_ms, name=name)
+        self.channels = channels
+        self.levels = {ch: (levels or {}).get(ch, DEFAULT_LEVEL) for ch in channels}
+        self.slopes = {ch: (slopes or {}).get(ch, "POS") for ch in channels}
+        self.measure_timeout_ms = measure_timeout_ms
+        self.armed = False
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> Self:
+        check_options(cls.__name__, entry, cls.options)
+        resource, backend, timeout_ms = cls.instrument_args(entry)
+        channels = tuple(str(c) for c in entry.get("channels", ("1", "2")))
+        if len(channels) != 2 or channels[0] == channels[1]:
+            raise InputError(f"counter: channels must name the start and the stop channel, got {channels!r}")
+        try:
+            levels = {str(k): Decimal(str(v)) for k, v in dict(entry.get("levels") or {}).items()}
+        except InvalidOperation:
+            raise InputError(f"counter: levels must be volts, got {entry.get('levels')!r}") from None
+        slopes = {str(k): str(v).upper() for k, v in dict(entry.get("slopes") or {}).items()}
+        if any(v not in ("POS", "NEG") for v in slopes.values()):
+            raise InputError(f"counter: slopes are POS or NEG, got {entry.get('slopes')!r}")
+        timeout = entry.get("measure_timeout_ms", 2000)
+        if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
+            raise InputError(f"counter: measure_timeout_ms must be a positive integer, got {timeout!r}")
+        counter = cls(resource, backend, timeout_ms=timeout_ms,
+                      channels=(channels[0], channels[1]), levels=levels, slopes=slopes, measure_timeout_ms=timeout)
+        try:
+            counter.configure()
+        except BaseException:
+            counter.close()
+            raise
+        return counter
+
+    def configure(self) -> None:
+        start, stop = self.channels
+        self.write("*CLS")
+        self.write(f"CONF:TINT (@{start}),(@{stop})")
+        for ch in self.channels:
+            self.write(f"INP{ch}:LEV:AUTO OFF")
+            self.write(f"INP{ch}:LEV {self.levels[ch]}")
+            self.write(f"INP{ch}:SLOP {self.slopes[ch]}")
+        self.write(f"SYST:TIM {Decimal(self.measure_timeout_ms) / 1000}")
+        self.query("*OPC?")
+        self.armed = False
+
+    def arm(self) -> None:
+        self.write("INIT")
+        self.armed = True
+
+    def fetch_interval_s(self) -> Decimal | None:
+        if not self.armed:
+            return None  # nothing was armed for this event: there is no interval to read
+        self.armed = False
+        with self.waiting(self.measure_timeout_ms + 2000):
+            value = _decimal_answer(self.name, "FETC?", self.query("FETC?"))
         return None if value >= SCPI_NAN else value
 
 

@@ -1,0 +1,64 @@
+"""The emulated counter follows the single-event measurement model of real time-interval counters."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+
+from emu_helpers import PLAIN_NATURAL, bench
+
+from harness.emulators.scpi import NAN, Deferred
+
+
+def _deal(b: object, counter_setup: str) -> str | Deferred | None:
+    b.ok("controller", "round.open")  # type: ignore[attr-defined]
+    b.wager(1)  # type: ignore[attr-defined]
+    b.ok("shoe", "test.load", cards=PLAIN_NATURAL)  # type: ignore[attr-defined]
+    b.table.counter.handle_line(counter_setup)  # type: ignore[attr-defined]
+    b.ok("shoe", "test.deal", pace_us=0)  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 2
+    answer = b.table.counter.handle_line("FETC?")  # type: ignore[attr-defined]
+    if not isinstance(answer, Deferred):
+        return answer
+    while time.monotonic() < deadline:
+        got = answer.poll(time.perf_counter_ns())
+        if got is not None:
+            return got
+        time.sleep(0.001)
+    return None
+
+
+def test_armed_before_the_card_it_measures_card_out_to_the_effective_lock_out() -> None:
+    with bench(lockout_latency_us=300) as b:
+        got = _deal(b, "CONF:TINT (@1),(@2);INP1:LEV 1.5;INP2:LEV 1.5;SYST:TIM 1;INIT")
+        assert got == "3.000000000E-4"
+
+
+def test_a_negative_slope_on_channel_1_starts_at_the_end_of_the_card_pulse() -> None:
+    with bench(lockout_latency_us=300) as b:
+        got = _deal(b, "CONF:TINT (@1),(@2);INP1:LEV 1.5;INP1:SLOP NEG;INP2:LEV 1.5;SYST:TIM 1;INIT")
+        assert got == "2.500000000E-4"  # 300 us less the 50 us pulse
+
+
+def test_auto_level_and_a_level_above_the_signal_never_fire() -> None:
+    for setup in ("CONF:TINT (@1),(@2);SYST:TIM 0.05;INIT", "CONF:TINT (@1),(@2);INP1:LEV 7;INP2:LEV 1.5;"
+                  "SYST:TIM 0.05;INIT"):
+        with bench(lockout_latency_us=300) as b:
+            assert _deal(b, setup) == NAN  # the measurement timed out
+
+
+def test_fetch_without_init_is_an_error_and_measure_starts_afresh() -> None:
+    with bench(lockout_latency_us=300) as b:
+        counter = b.table.counter
+        assert counter.handle_line("FETC?") is None
+        assert counter.handle_line("SYST:ERR?").startswith("-230")
+        got = _deal(b, "CONF:TINT (@1),(@2);INP1:LEV 1.5;INP2:LEV 1.5;INIT")
+        assert Decimal(str(got)) == Decimal("0.0003")
+        assert counter.handle_line("FETC?") == got  # the reading stays until the next arming
+        counter.handle_line("SYST:TIM 0.01")
+        later = counter.handle_line("MEAS:TINT? (@1),(@2)")  # a new measurement: nothing after the round
+        assert isinstance(later, Deferred)
+        time.sleep(0.02)
+        assert later.poll(time.perf_counter_ns()) == NAN
+        assert counter.handle_line("INP3:LEV 1") is None
+        assert counter.handle_line("SYST:ERR?").startswith("-113")
