@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "catalogue": "harness.cli.catalogue",
     "emulate": "harness.cli.emulate",
     "defects": "harness.cli.defects",
+    "variants": "harness.cli.variants",
     "soak": "harness.cli.soak",
     "plan-randomness": "harness.cli.plan_randomness",
     "report": "harness.cli.report",

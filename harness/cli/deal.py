@@ -179,17 +179,11 @@ def _blackjack(args: argparse.Namespace, cards: list[Card], decks: int, interp: 
 
 
 def _baccarat(args: argparse.Namespace, cards: list[Card], decks: int, interp: Interpretations) -> dict[str, Any]:
-    from harness.games.baccarat import WAGERS, deal_round, settle_wager
+    from harness.games.baccarat import WAGERS, deal_round, settle_wager, wager_options
 
     rnd = deal_round(cards)
     commission: Decimal = parse_rate(args.commission)
-    others = dict(interp.others)
-    options: dict[str, Any] = {}
-    for key, opt in (("bac-commission-rounding", "commission_rounding"),
-                     ("ez-dragon7-definition", "dragon7_definition"),
-                     ("ez-player-wager-on-panda8", "player_on_panda8")):
-        if key in others:
-            options[opt] = others[key]
+    options = wager_options(dict(interp.others))
     game = args.game
     wagers = []
     for w in WAGERS:

@@ -63,11 +63,10 @@ class Controller(Device):
         self.clock = clock
         self.sensors = sensors
         self.nv = nv
-        game_ids = set(Interpretations.ids())
-        self.interp = Interpretations.from_overrides(
-            {k: v for k, v in cfg.interpretations.items() if k in game_ids})
-        self.options = ProgressiveOptions.from_overrides(
-            {k: v for k, v in cfg.interpretations.items() if k not in game_ids})
+        # every interpretation the Rules Submission chooses: the game ones and the catalogue's others
+        # (EZ Baccarat, commission, lock-out, meters) on one object, the progressive ones as options
+        self.interp = Interpretations.from_overrides(dict(cfg.interpretations))
+        self.options = ProgressiveOptions.from_overrides(dict(cfg.interpretations))
         self.rng: random.Random = random.Random(cfg.seed) if cfg.seed is not None else random.SystemRandom()
         #: the lock-out line's receiver (the emulated counter's channel 2): (high, perf_counter_ns)
         self.on_line: Callable[[bool, int], None] | None = None

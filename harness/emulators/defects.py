@@ -113,6 +113,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("mystery-past-must-hit-by", "629a Royal 9 (h)",
                "the mystery meter passes must-hit-by by $10 before it awards", ("pa-midi-r9-h-must-hit-by",),
                "mystery"),
+        Defect("mystery-discarded", "461a.12(h)",
+               "accepts a configuration write removing the mystery progressive after play has funded its meter "
+               "(the funded amount is discarded)", ("pa-461a12-h-no-turning-back",), "mystery"),
         Defect("mystery-wrong-reseed", "629a Royal 9 (h)",
                "the mystery meter starts at and reseeds to $50 below the configuration's reseed",
                ("pa-midi-r9-h-reseed",), "mystery"),

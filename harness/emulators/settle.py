@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from harness.cards import Card
 from harness.emulators import defects
 from harness.emulators.base import Answer, Refusal, arg
-from harness.games.baccarat import BaccaratRound, settle_wager
+from harness.games.baccarat import BaccaratRound, settle_wager, wager_options
 from harness.games.blackjack import DealerHand, dealer_hand, settle_hit_and_run
 from harness.games.payouts import Pay, Settlement, settle
 from harness.games.royal9 import METERS, SeatResult
@@ -147,7 +147,8 @@ def _settle_base(ctrl: Controller, rnd: BaccaratRound, kind: str, amount: Cents,
     bent = ctrl.cfg.defects
     if "dragon7-no-banker-push" in bent and kind == "banker" and game == "ez-baccarat" and rnd.dragon7:
         return settle_wager(rnd, kind, amount, game="baccarat", commission=Decimal(0))
-    outcome, st = settle_wager(rnd, kind, amount, game=game, commission=ctrl.cfg.commission)
+    outcome, st = settle_wager(rnd, kind, amount, game=game, commission=ctrl.cfg.commission,
+                               **wager_options(ctrl.interp.as_dict()))
     if "panda8-wrong-odds" in bent and kind == "panda8" and outcome == "win":
         st = settle(Pay("for", Decimal(25)), amount)
     return outcome, st
@@ -282,12 +283,20 @@ def after_reset(ctrl: Controller, name: str) -> None:
 def mystery_lowered(ctrl: Controller, new: EmulatorConfig) -> str | None:
     """A new mystery configuration starts its meter at the new reseed: refused when that is below
     what the meter shows now, which would turn it back (461a.12(h)).  Removing the mystery
-    progressive altogether is a removal (461a.12(k)(5)), not a turning back."""
-    if new.mystery is None or new.mystery == ctrl.cfg.mystery or ctrl.bank is None:
+    progressive altogether is refused once play has funded its meter: the funded amount would be
+    discarded, the meter turned back to nothing."""
+    if new.mystery == ctrl.cfg.mystery or ctrl.bank is None:
         return None
     if "mystery" not in ctrl.bank.meters:
         return None
-    shown = ctrl.bank["mystery"].amount
+    meter = ctrl.bank["mystery"]
+    shown = meter.amount
+    if new.mystery is None:
+        funded = shown > meter.config.reset or meter.residual_num > 0
+        if funded and "mystery-discarded" not in ctrl.cfg.defects:
+            return (f"mystery meter shows {shown} cents funded by play; removing the mystery progressive "
+                    "would discard it (461a.12(h))")
+        return None
     if shown > new.mystery.reseed:
         return (f"mystery meter shows {shown} cents; a configuration reseeding at {new.mystery.reseed} "
                 "cents would turn it back (461a.12(h))")

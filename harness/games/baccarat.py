@@ -18,10 +18,10 @@ so it reads values through a rank-indexed tuple and does no work beyond building
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from harness.cards import Card
 from harness.errors import InputError
@@ -190,6 +190,20 @@ def commission_cents(stake: Cents, rate: Decimal, rounding: CommissionRounding =
     """
     exact = Decimal(stake) * rate / 100
     return int(exact.to_integral_value(ROUND_FLOOR if rounding == "down" else ROUND_CEILING))
+
+
+#: interpretation id -> the :func:`settle_wager` option it sets
+WAGER_INTERPRETATIONS = {
+    "bac-commission-rounding": "commission_rounding",
+    "ez-dragon7-definition": "dragon7_definition",
+    "ez-player-wager-on-panda8": "player_on_panda8",
+}
+
+
+def wager_options(interpretations: Mapping[str, object]) -> dict[str, Any]:
+    """The :func:`settle_wager` options the interpretations in force set (``{id: value}``): the one
+    place the oracle, the emulators and ``tablecert deal`` read them from."""
+    return {opt: interpretations[key] for key, opt in WAGER_INTERPRETATIONS.items() if key in interpretations}
 
 
 def settle_wager(

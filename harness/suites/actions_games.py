@@ -212,8 +212,11 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
     problems: list[str] = []
     leftovers: list[str] = []
     paying: list[str] = []
-    reported: list[Card] = []
+    reported: list[list[Card]] = [[]]
     for n in range(1, count + 1):
+        if len(shoe) < per_round:  # the shoe is played out: the next game comes from a fresh shuffle
+            shoe = _shoe(runner, rng)
+            reported.append([])
         open_round(runner, step)
         for i, seat in enumerate(seat_list):
             kind = types[(i + n) % len(types)]
@@ -227,7 +230,7 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
 
         runner.deal_random_round(draw, 0, seed + n)
         runner._pump(0.01)
-        reported.extend(c for c, _t in runner.round.cards)
+        reported[-1].extend(c for c, _t in runner.round.cards)
         exp = expected_round(runner)
         paid = _payouts(runner)
         for key, stake in sorted(runner.round.wagers.items()):
@@ -254,14 +257,17 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
     _standard_cards(runner, step, reported)
 
 
-def _standard_cards(runner: CaseRunner, step: Step, cards: list[Card]) -> None:
-    """WAC 230-15-040(1): every card is a standard playing card, no more copies than the decks hold."""
+def _standard_cards(runner: CaseRunner, step: Step, shoes: list[list[Card]]) -> None:
+    """WAC 230-15-040(1): every card is a standard playing card, no more copies in one shoe than its
+    decks hold."""
     decks = (runner.profile.rules.hit_and_run.decks if runner.profile.rules.hit_and_run is not None
              else runner.profile.rules.decks)
+    cards = [c for shoe in shoes for c in shoe]
     counts = Counter(c.code for c in cards)
     standard = {c.code for c in shoe_composition(1)}
     odd = sorted(code for code in counts if code not in standard)
-    over = sorted(f"{code} x{k}" for code, k in counts.items() if k > decks)
+    over = sorted({f"{code} x{k}" for shoe in shoes for code, k in Counter(c.code for c in shoe).items()
+                   if k > decks})
     runner.measure(step, f"cards reported are standard cards within {decks} deck(s)",
                  "; ".join(odd + over) or f"{len(cards)} standard cards", f"{len(cards)} standard cards",
                  not odd and not over, detail=f"{len(counts)} distinct cards")

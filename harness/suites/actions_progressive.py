@@ -237,26 +237,45 @@ def _mystery_number(runner: CaseRunner) -> int | None:
     return None if not got or got.get("configuration") is None else int(got["configuration"])
 
 
+def _configuration(runner: CaseRunner, configuration: str) -> int | None:
+    """``"2"`` -> 2; ``profile``: the Rules Submission's configuration; ``none``: no mystery."""
+    if configuration == "profile":
+        declared = runner.profile.rules.mystery
+        return None if declared is None else int(declared.configuration)
+    if configuration == "none":
+        return None
+    return int(configuration)
+
+
 @step("configure_mystery", Action(
-    {"configuration": Arg("str", required=True)},
+    {"configuration": Arg("str", required=True), "restorable": Arg("bool", default=False)},
     shorthand="configuration",
     doc="write mystery configuration 1, 2 or 3 of Royal 9 (h) (or `profile`: back to the profile's "
     "Rules Submission, `none`: no mystery progressive).  The expected answer follows from the "
-    "regulation: accepted unless the meter now shows more than the new reseed amount, which would "
-    "turn it back (461a.12(h)); then refused",
+    "regulation: refused where the meter now shows more than the new reseed amount, which would "
+    "turn it back, or where removing the mystery progressive would discard a meter funded by play "
+    "(461a.12(h)); accepted otherwise.  With `restorable`, a configuration from which the profile's "
+    "could not be written back without turning the meter back is not written (the measurement says so)",
 ))
-def configure_mystery(runner: CaseRunner, step: Step, configuration: str) -> None:
-    if configuration == "profile":
-        declared = runner.profile.rules.mystery
-        number: int | None = None if declared is None else int(declared.configuration)
-    elif configuration == "none":
-        number = None
-    else:
-        number = int(configuration)
-    shown = runner._read_meters().meters.get("mystery")
+def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restorable: bool) -> None:
+    number = _configuration(runner, configuration)
+    reading = runner._read_meters()
+    shown = reading.meters.get("mystery")
+    running = _mystery_number(runner)
+    declared = runner.profile.rules.mystery
+    if restorable and number is not None and declared is not None \
+            and regulation_mystery(number)[0] > regulation_mystery(int(declared.configuration))[0]:
+        runner.__dict__["mystery_written"] = False
+        runner.measure(step, f"mystery configuration {number} write", "not written",
+                       "not written: the profile's configuration could not be written back after it", True)
+        return
     expect = "accepted"
-    if number is not None and number != _mystery_number(runner) and shown is not None \
+    funded = shown is not None and (running is None or shown > regulation_mystery(running)[0]
+                                    or reading.residual.get("mystery", Decimal(0)) > 0)
+    if number is not None and number != running and shown is not None \
             and shown > regulation_mystery(number)[0]:
+        expect = "refused"
+    if number is None and running is not None and funded:
         expect = "refused"
     payload: Any = None
     if number is not None:
@@ -270,40 +289,59 @@ def configure_mystery(runner: CaseRunner, step: Step, configuration: str) -> Non
     except DeviceNak as exc:
         got, why = "refused", f"{exc.code}: {exc.reason}"
     runner.__dict__["mystery_written"] = got == "accepted"
+    runner.__dict__["mystery_last"] = number
     runner.measure(step, f"mystery configuration {number} write", got + (f" ({why})" if why else ""), expect,
                  got == expect, detail="meter now " + (fmt(shown) if shown is not None else "absent"))
 
 
 @step("expect_mystery_config", Action(
-    {"configuration": Arg("int", required=True)},
+    {"configuration": Arg("str", required=True)},
     shorthand="configuration",
     doc="the controller's mystery configuration equals configuration N of Royal 9 (h) as the "
-    "regulation catalogue states it (seed/reseed, must-hit-by, rate)",
+    "regulation catalogue states it (seed/reseed, must-hit-by, rate); `profile`: the one in the "
+    "Rules Submission; `written`: the one the case's last `configure_mystery` wrote if the controller "
+    "accepted it, else the profile's",
 ))
-def expect_mystery_config(runner: CaseRunner, step: Step, configuration: int) -> None:
-    reseed, must_hit_by, rate = regulation_mystery(configuration)
+def expect_mystery_config(runner: CaseRunner, step: Step, configuration: str) -> None:
+    number = _expected_number(runner, configuration)
+    if number is None:
+        got = runner._ctrl().config().mystery
+        runner.measure(step, "no mystery configuration", got, None, not got)
+        return
+    configuration_n = number
+    reseed, must_hit_by, rate = regulation_mystery(number)
     got = runner._ctrl().config().mystery
     have = None if not got else (int(got["reseed"]), int(got["must_hit_by"]), Decimal(str(got["rate"])))
-    runner.measure(step, f"mystery configuration {configuration} (seed/reseed, must-hit-by, rate)",
+    runner.measure(step, f"mystery configuration {configuration_n} (seed/reseed, must-hit-by, rate)",
                  None if have is None else f"{fmt(have[0])}, {fmt(have[1])}, {have[2]}%",
                  f"{fmt(reseed)}, {fmt(must_hit_by)}, {rate}%", have == (reseed, must_hit_by, rate))
 
 
+def _expected_number(runner: CaseRunner, configuration: str) -> int | None:
+    if configuration == "written":
+        written = runner.__dict__.get("mystery_last")
+        return written if runner.__dict__.get("mystery_written") else _configuration(runner, "profile")
+    return _configuration(runner, configuration)
+
+
 @step("expect_mystery_meter", Action(
-    {"configuration": Arg("int", required=True), "equals": choice("reseed"),
+    {"configuration": Arg("str", required=True), "equals": choice("reseed"),
      "within_range": Arg("bool", default=True)},
     doc="the mystery meter equals the configuration's reseed, and/or lies within [reseed, must-hit-by]",
 ))
-def expect_mystery_meter(runner: CaseRunner, step: Step, configuration: int, within_range: bool,
+def expect_mystery_meter(runner: CaseRunner, step: Step, configuration: str, within_range: bool,
                             equals: str | None = None) -> None:
-    reseed, must_hit_by, _rate = regulation_mystery(configuration)
+    number = _expected_number(runner, configuration)
+    if number is None:
+        raise AssertionError("expect_mystery_meter: no mystery configuration is expected to run")
+    reseed, must_hit_by, _rate = regulation_mystery(number)
     now = runner._read_meters()
     shown = now.meters.get("mystery")
     if equals == "reseed":
-        runner.measure(step, f"mystery meter equals configuration {configuration} reseed", shown, reseed,
+        runner.measure(step, f"mystery meter equals configuration {number} reseed", shown, reseed,
                      shown == reseed, unit="cents")
     if within_range:
-        runner.measure(step, f"mystery meter within configuration {configuration} [reseed, must-hit-by]",
+        runner.measure(step, f"mystery meter within configuration {number} [reseed, must-hit-by]",
                      None if shown is None else fmt(shown), f"{fmt(reseed)}..{fmt(must_hit_by)}",
                      shown is not None and reseed <= shown <= must_hit_by)
 

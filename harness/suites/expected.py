@@ -14,7 +14,7 @@ from typing import Literal
 
 from harness.cards import Card
 from harness.devices.roles import MeterReading
-from harness.games.baccarat import BaccaratRound, deal_round, settle_wager
+from harness.games.baccarat import BaccaratRound, deal_round, settle_wager, wager_options
 from harness.games.blackjack import DealerHand, dealer_hand, settle_hit_and_run
 from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table
@@ -83,7 +83,8 @@ class Oracle:
         out: dict[tuple[int, str], ExpectedPayout] = {}
         for (seat, kind), stake in wagers.items():
             if kind in BASE:
-                label, st = settle_wager(rnd, kind, stake, game=game, commission=self.commission)
+                label, st = settle_wager(rnd, kind, stake, game=game, commission=self.commission,
+                                         **wager_options(self.interp.as_dict()))
                 out[(seat, kind)] = ExpectedPayout(seat, kind, label, st.stake, st.returned)
         r9_seats = frozenset(seat for (seat, kind) in wagers if kind == "royal9")
         if self.royal9 is not None and r9_seats:

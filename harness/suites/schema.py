@@ -170,6 +170,8 @@ class _Ctx:
         #: while steps are bound to a profile: the decks of its shoe (a scripted sequence needing more
         #: copies of a card than the table's shoe holds does not apply to that table)
         self.table_decks: int | None = None
+        #: while steps are bound to a profile: its dealer's soft-17 rule (None: not bound, or not Blackjack)
+        self.hit_soft17: bool | None = None
 
 
 def _str_set(f: Fields, key: str, choices: tuple[str, ...] | None = None, what: str = "") -> frozenset[str]:
@@ -292,6 +294,8 @@ def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], c
             binding = bind(given_node, table, variant)
         if binding.not_applicable is None and binding.error is None:
             ctx.table_decks = _decks_of(table.profile)
+            hr = table.profile.rules.hit_and_run
+            ctx.hit_soft17 = hr.hits_soft17 if hr is not None else None
             try:
                 steps = _steps(f, {**variant, **binding.values}, ctx)
                 not_for_table = unfilled(steps, table.profile)
@@ -300,7 +304,7 @@ def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], c
             except NotForTable as exc:
                 not_for_table = str(exc)
             finally:
-                ctx.table_decks = None
+                ctx.table_decks = ctx.hit_soft17 = None
     reference = reference_table(ctx.game)
     ref_binding = bind(given_node, reference, variant) if given_node is not None else Binding()
     steps = _steps(f, {**variant, **ref_binding.values}, ctx) if ref_binding.not_applicable is None else ()
@@ -672,17 +676,19 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
         raise f.error("count", "0 rounds play nothing and check nothing (at least 1)")
     if action == "deal" and args.get("count") == 0:
         raise f.error("count", "dealing 0 cards deals nothing (at least 1)")
-    if action == "expect_meters" and not (args.get("delta") or args.get("equals") or args.get("at_least")
+    if action == "expect_meters" and not (args.get("delta") or args.get("grown") or args.get("equals")
+                                          or args.get("at_least")
                                           or args.get("never_decreased") or args.get("conservation")):
-        raise f.node.where.error("expect_meters: checks nothing: give delta, equals, at_least, "
+        raise f.node.where.error("expect_meters: checks nothing: give delta, grown, equals, at_least, "
                                  "never_decreased: true or conservation: true")
     if action == "expect_payout" and not args.get("oracle"):
         if args.get("seat") is None:
             raise f.node.where.error("expect_payout: give oracle: true, or a seat with returned, category or "
                                      "none: true")
-        if args.get("returned") is None and args.get("category") is None and not args.get("none"):
+        if args.get("returned") is None and args.get("award") is None and args.get("category") is None \
+                and not args.get("none"):
             raise f.node.where.error(f"expect_payout: seat {args['seat']}: checks nothing: give returned, "
-                                     "category or none: true (or oracle: true)")
+                                     "award, category or none: true (or oracle: true)")
     if action in ("shoe", "deal") and "cards" in args and args.get("count") is None:
         cards = args["cards"]
         try:
@@ -696,6 +702,11 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
 
                 used = dealer_hand(cards, hit_soft17=True).n_cards
                 why = "the dealer's hand is complete"
+                if ctx.hit_soft17 is False and dealer_hand(cards[:used], hit_soft17=False).n_cards != used:
+                    from harness.suites.given import NotForTable
+
+                    raise NotForTable("the scripted dealer's hand draws to a soft 17, which this table's dealer "
+                                      "stands on")
         except InputError as exc:
             raise f.error("cards", exc.message) from None
         if used < len(cards) and action == "deal":

@@ -27,7 +27,8 @@ def test_split_run_merges_worker_records(tmp_path: Path) -> None:
     record = load_record(merged[0])
     assert verify(merged[0]) == []
     assert len(record.cases) == sum(len(load_record(w).cases) for w in workers) > 0
-    assert all(c.verdict == "PASS" for c in record.cases)
+    assert all(c.verdict in ("PASS", "NOT APPLICABLE") for c in record.cases)
+    assert any(c.verdict == "PASS" for c in record.cases)
     assert "PASS" in proc.stdout and str(merged[0] / "record.html") in proc.stdout
 
 
@@ -45,7 +46,8 @@ def test_cases_that_do_not_apply_are_recorded_not_applicable_with_their_reason(t
     (run_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
     record = load_record(run_dir)
     na = [c for c in record.cases if c.verdict == "NOT APPLICABLE"]
-    assert na and all("royal9" in (c.message or "") for c in na)
+    assert na and all(c.message for c in na)
+    assert all("royal9" in (c.message or "") for c in na if "paytable-1" in c.suite_file)
     assert record.derived_verdict()[0] == "PASS"
     assert "overall: PASS (exit 0)" in proc.stdout
 
@@ -63,7 +65,8 @@ def test_missing_port_is_error_exit_3_everywhere(tmp_path: Path) -> None:
     assert record.derived_verdict()[0] == "ERROR"
     first = record.cases[0]
     assert first.verdict == "ERROR" and "no-such-shoe" in (first.message or "")
-    assert all(c.verdict == "SKIP" and "devices unavailable" in (c.message or "") for c in record.cases[1:])
+    ran = [c for c in record.cases[1:] if c.verdict != "NOT APPLICABLE"]
+    assert ran and all(c.verdict == "SKIP" and "devices unavailable" in (c.message or "") for c in ran)
     summary = proc.stdout[proc.stdout.index("profile "):]
     assert " ERROR " in summary and "FAIL " not in summary and "overall: ERROR or INCOMPLETE (exit 3)" in summary
 

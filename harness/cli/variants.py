@@ -1,0 +1,108 @@
+"""``tablecert variants``: certify compliant Rules Submissions other than ours against the built-in
+emulators configured to each; every one must PASS (see :mod:`harness.variants`).
+
+Why: a suite tuned to the shipped emulator's configuration gives a false FAIL on a compliant device
+whose Rules Submission differs.  The variants are drawn from a seed (a fresh one unless given; it
+is printed first), written as profiles, and each is certified in its own ``tablecert run``.  A
+variant that does not pass is listed with its seed and the commands that reproduce it.  Exit 0
+only when every variant passed, 1 otherwise, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from harness.errors import InputError
+
+HELP = "certify N compliant Rules Submissions drawn from a seed against the emulators configured to each"
+EXAMPLE = """
+tablecert variants --count 24 --seed 7          # 24 variants, every one must PASS
+tablecert variants --count 24 --seed 7 --only 5 # reproduce variant 5 of that set
+tablecert variants --count 24 --seed 7 --list   # the profiles only, without running them
+tablecert variants --count 4 --jobs 2 --work-dir reports/variants
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--count", type=int, default=24, metavar="N", help="variants to draw (default 24)")
+    p.add_argument("--seed", type=int, default=None, metavar="S", help="seed (default: a fresh one, printed)")
+    p.add_argument("--only", type=int, action="append", default=[], metavar="I",
+                   help="run only variant I of the set (repeatable)")
+    p.add_argument("--jobs", type=int, default=2, metavar="J", help="variants certified at once (default 2)")
+    p.add_argument("--work-dir", default=None, metavar="D",
+                   help="where the profiles and records go (default: a temporary folder, kept on failure)")
+    p.add_argument("--deadline", type=float, default=900.0, metavar="SECONDS",
+                   help="end a variant's run still going after this long (default 900)")
+    p.add_argument("--list", action="store_true", help="write and list the profiles; run nothing")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("suites", nargs="*", metavar="SUITES", help="suite files or directories (default: all)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness import variants as vm
+
+    if args.count < 1:
+        raise InputError(f"--count {args.count}: at least 1")
+    if args.jobs < 1:
+        raise InputError(f"--jobs {args.jobs}: at least 1")
+    seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
+    every = vm.generate(seed, args.count)
+    for i in args.only:
+        if not 0 <= i < args.count:
+            raise InputError(f"--only {i}: the set has variants 0 to {args.count - 1}")
+    chosen = [every[i] for i in args.only] if args.only else every
+    keep = args.work_dir is not None
+    work = Path(args.work_dir) if keep else Path(tempfile.mkdtemp(prefix=f"tablecert-variants-{seed}-"))
+    print(f"tablecert variants: seed {seed}, {len(chosen)} of {args.count} variant(s), {args.jobs} at once; "
+          f"work folder {work}", file=sys.stderr, flush=True)
+    if args.list:
+        for v, path in zip(chosen, vm.write(chosen, work / "profiles"), strict=True):
+            print(f"{v.index:>3}  {path}  {v.summary()}")
+        return 0
+    t0 = time.monotonic()
+
+    def progress(o: vm.Outcome) -> None:
+        if not args.json:
+            state = "PASS" if o.passed else "FAIL"
+            print(f"  [{o.variant.index:>2}] {state} {o.seconds:>6}s  {o.tally:<14} {o.variant.summary()}",
+                  file=sys.stderr, flush=True)
+
+    outcomes = vm.run_variants(chosen, jobs=args.jobs, work_dir=work, deadline_s=args.deadline,
+                               suites=args.suites, progress=progress)
+    wall = round(time.monotonic() - t0, 1)
+    failed = [o for o in outcomes if not o.passed]
+    covered = vm.choices_covered(chosen)
+    if args.json:
+        print(json.dumps({
+            "seed": seed, "count": args.count, "wall_seconds": wall, "passed": not failed,
+            "variants": [{"index": o.variant.index, "name": o.variant.name, "passed": o.passed,
+                          "exit": o.exit_code, "seconds": str(o.seconds), "tally": o.tally,
+                          "failures": o.failures, "profile": str(o.profile_path),
+                          "covers": list(o.variant.covers)} for o in outcomes],
+            "interpretation_choices": {k: sorted(v) for k, v in covered.items()},
+        }, indent=2))
+    else:
+        print(f"{'#':>3}  {'verdict':<7} {'time':>7}  pass/fail/error/n-a  variant")
+        for o in outcomes:
+            print(f"{o.variant.index:>3}  {'PASS' if o.passed else 'FAIL':<7} {o.seconds:>6}s  {o.tally:<19}  "
+                  f"{o.variant.summary()}")
+        n_choices = sum(len(v) for v in covered.values())
+        print(f"\n{len(outcomes) - len(failed)}/{len(outcomes)} variant(s) passed; {n_choices} interpretation "
+              f"choice(s) of {len(covered)} interpretation(s) exercised; wall time {wall} s")
+        for o in failed:
+            print(f"\nFAILED variant {o.variant.index} of seed {seed} ({o.variant.name}):")
+            for line in o.failures[:20]:
+                print(f"  {line}")
+            print(f"  reproduce: tablecert variants --count {args.count} --seed {seed} --only {o.variant.index}")
+            print(f"         or: tablecert run --profile {o.profile_path}")
+    if not failed and not keep:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if not failed else 1

@@ -1,0 +1,389 @@
+"""The variant matrix: compliant Rules Submissions other than ours, each certified against the
+built-in emulator configured the same way.
+
+A suite tuned to the shipped emulator's own configuration gives a false FAIL on a compliant device
+whose Rules Submission differs.  :func:`generate` draws ``count`` compliant profiles from a seed:
+one to nine seats (numbers not necessarily consecutive), every personal king-9 combination across
+the set, rates of progression from 0.1% to 5%, initial and reset amounts above the floors of
+Royal 9 (f)(2), (g)(2), both denominations, payout limits and display capacities, one to eight
+decks, the dealer's soft-17 rule, every choice of every interpretation the harness reads
+(:data:`LIVE_CHOICES`), an automatic or a button-only lock-out, and with or without the optional
+capabilities (the mystery progressive among them).  Each variant's ``emulator:`` section configures
+the built-in emulators to implement that Rules Submission, so every variant must PASS: a FAIL is a
+defect of the harness, and :func:`run_variants` prints the seed and the command that reproduces it.
+
+The choice of variant ``i`` depends only on ``(seed, i)`` and the coverage plan of the whole set,
+so ``--only I`` reproduces one variant of a run exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.money import Cents
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITS = ("S", "H", "D", "C")
+#: every personal combination a seat may have (Royal 9 (e)(5): a king and a nine)
+COMBOS = tuple((f"K{k}", f"9{n}") for k in SUITS for n in SUITS)
+#: rates of progression a variant draws from (percent), 0.1% to 5%
+RATES = ("0.1", "0.15", "0.2", "0.25", "0.3", "0.35", "0.4", "0.5", "0.6", "0.75", "0.8", "1", "1.1",
+         "1.25", "1.5", "1.75", "2", "2.5", "3", "3.5", "4", "4.5", "5")
+#: Royal 9 (f)(2), (g)(2) floors in cents by denomination
+FLOORS: dict[int, dict[str, Cents]] = {
+    5: {"mega": 5_000_000, "major": 45_000, "minor": 45_000},
+    1: {"mega": 1_000_000, "major": 9_000, "minor": 9_000},
+}
+KINDS = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat")
+OPTIONAL = ("power-control", "comm-loss", "latency-counter", "config-write", "misread-report")
+
+#: interpretation -> the choices a variant may take, with the kinds of table it matters on
+LIVE_CHOICES: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {}
+
+
+def live(interp_id: str, choices: tuple[Any, ...], kinds: tuple[str, ...]) -> None:
+    """Declare an interpretation every variant set covers, choice by choice."""
+    LIVE_CHOICES[interp_id] = (choices, kinds)
+
+
+_R9 = ("royal9", "royal9-mystery")
+_BAC = ("royal9", "royal9-mystery", "ez-baccarat", "baccarat")
+live("r9-envy-for-mega-winner", (False, True), _R9)
+live("r9-envy-requires-wager", (True, False), _R9)
+live("r9-personal-combo-suited", (True, False), _R9)
+live("r9-one-award-per-wager", (True, False), _R9)
+live("r9-order-insensitive", (True, False), _R9)
+live("r9-mega-excludes-major-minor", (True, False), _R9)
+live("r9-rank-by-amount", (False, True), _R9)
+live("r9-requires-base-wager", (True, False), _R9)
+live("award-returns-stake", (True, False), (*_R9, "hit-and-run"))
+live("hr-bust-counts", (True, False), ("hit-and-run",))
+live("ez-dragon7-definition", ("banker-three-card-7-wins", "banker-three-card-7"), ("ez-baccarat",))
+live("ez-player-wager-on-panda8", ("wins-even-money", "push"), ("ez-baccarat",))
+live("bac-commission-rounding", ("down", "up"), ("baccarat", *_R9))
+live("mystery-award-amount", ("meter-at-trigger", "trigger-amount"), ("royal9-mystery",))
+
+
+@dataclass(frozen=True)
+class Variant:
+    seed: int
+    index: int
+    kind: str
+    profile: dict[str, Any]
+    #: what this variant stands for in the coverage plan, as short labels
+    covers: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return str(self.profile["name"])
+
+    def yaml(self) -> str:
+        head = (f"# Variant {self.index} of seed {self.seed} ({self.kind}): a compliant Rules Submission drawn by\n"
+                f"# tablecert variants; the built-in emulators implement it.  Covers: {', '.join(self.covers)}\n")
+        return head + yaml.safe_dump(self.profile, sort_keys=False, width=110)
+
+    def summary(self) -> str:
+        rules = self.profile["rules"]
+        seats = [s["seat"] for s in rules["seats"]]
+        bits = [self.profile["game"], f"seats {','.join(map(str, seats))}"]
+        if "denomination" in rules:
+            bits.append(f"${rules['denomination']}")
+        bits.append(f"{rules.get('decks', rules.get('hit_and_run', {}).get('decks'))} deck(s)")
+        interp = self.profile.get("interpretations") or {}
+        bits += [f"{k}={_show(v)}" for k, v in interp.items()]
+        return "; ".join(bits)
+
+
+def _show(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _dollars(cents: Cents) -> str:
+    return f"${cents // 100:,}.{cents % 100:02d}"
+
+
+# -------------------------------------------------------------------------------- the plan
+
+
+@dataclass
+class _Plan:
+    """Which variant carries which requirement, so the whole set covers each at least once."""
+
+    kind: list[str] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    denomination: list[int] = field(default_factory=list)
+    interp: list[dict[str, Any]] = field(default_factory=list)
+    button_only: list[bool] = field(default_factory=list)
+    extremes: list[str | None] = field(default_factory=list)
+
+
+def _plan(seed: int, count: int) -> _Plan:
+    rng = random.Random(f"plan:{seed}")
+    plan = _Plan()
+    base = ["royal9", "royal9-mystery", "royal9", "ez-baccarat", "hit-and-run", "royal9", "baccarat",
+            "royal9-mystery"]
+    plan.kind = [base[i % len(base)] for i in range(count)]
+    rng.shuffle(plan.kind)
+    seat_counts = list(range(1, 10))
+    rng.shuffle(seat_counts)
+    plan.seats = [seat_counts[i % 9] for i in range(count)]
+    plan.denomination = [5 if i % 2 == 0 else 1 for i in range(count)]
+    rng.shuffle(plan.denomination)
+    plan.interp = [{} for _ in range(count)]
+    plan.button_only = [False] * count
+    plan.extremes = [None] * count
+    # every non-default choice of every live interpretation, on a variant of a kind it matters on
+    for interp_id, (choices, kinds) in LIVE_CHOICES.items():
+        for choice in choices[1:]:
+            fits = [i for i in range(count) if plan.kind[i] in kinds and interp_id not in plan.interp[i]]
+            if not fits:
+                continue
+            fits.sort(key=lambda i: (len(plan.interp[i]), rng.random()))
+            plan.interp[fits[0]][interp_id] = choice
+    r9 = [i for i in range(count) if plan.kind[i] in _R9]
+    rng.shuffle(r9)
+    for i, which in zip(r9, ("0.1", "5"), strict=False):
+        plan.extremes[i] = which
+    bac = [i for i in range(count) if plan.kind[i] in _BAC]
+    if bac:
+        plan.button_only[bac[len(bac) // 2]] = True
+    return plan
+
+
+# -------------------------------------------------------------------------------- one variant
+
+
+def generate(seed: int, count: int) -> list[Variant]:
+    """``count`` compliant Rules Submissions drawn from ``seed`` (see the module docstring)."""
+    if count < 1:
+        raise ValueError("count must be at least 1")
+    plan = _plan(seed, count)
+    return [_variant(seed, i, plan) for i in range(count)]
+
+
+def _variant(seed: int, i: int, plan: _Plan) -> Variant:
+    rng = random.Random(f"variant:{seed}:{i}")
+    kind = plan.kind[i]
+    interp = dict(plan.interp[i])
+    covers = [kind]
+    n = plan.seats[i]
+    if interp.get("r9-personal-combo-suited") is False:
+        n = 1  # "unique" leaves room for one combination when any king with any nine is the same one
+    seats = sorted(rng.sample(range(1, 10), n))
+    covers.append(f"{n} seat(s)")
+    caps = {c for c in OPTIONAL if rng.random() < 0.6}
+    button_only = plan.button_only[i]
+    if button_only:
+        interp["lockout-automatic"] = False
+        covers.append("button lock-out")
+    if button_only or rng.random() < 0.7:
+        caps.add("lockout-button")
+    rules: dict[str, Any] = {}
+    profile: dict[str, Any] = {
+        "spec": "tablecert/profile/1",
+        "name": f"variant-{seed}-{i:02d}",
+        "description": f"Variant {i} of seed {seed}: {kind}",
+        "game": "midibaccarat",
+        "jurisdiction": "PA",
+        "devices": {
+            "shoe": {"driver": "reference-shoe", "port": "emulator"},
+            "sensors": {"driver": "reference-sensors", "port": "emulator"},
+            "controller": {"driver": "reference-controller", "port": "emulator"},
+            "counter": {"driver": "scpi-counter", "resource": "emulator"},
+            "power": {"driver": "scpi-power", "resource": "emulator"},
+        },
+    }
+    if kind in _R9:
+        caps |= {"royal9", "reset-key"}
+        denomination = plan.denomination[i]
+        rules["denomination"] = denomination
+        rules["decks"] = rng.choice((1, 2, 4, 6, 8, 8))
+        rules["commission"] = rng.choice(("5%", "5%", "4%", "2.5%"))
+        combos = rng.sample(COMBOS, n)
+        rules["seats"] = [{"seat": s, "combo": list(c)} for s, c in zip(seats, combos, strict=True)]
+        rules["meters"] = {m: _meter(rng, FLOORS[denomination][m], plan.extremes[i], m) for m in ("mega", "major",
+                                                                                                   "minor")}
+        covers.append(f"${denomination}")
+        if kind == "royal9-mystery":
+            caps.add("mystery")
+            rules["mystery"] = {"configuration": rng.choice((1, 2, 3)),
+                                "paid_by": rng.choice(("table", "table", "attendant"))}
+            covers.append(f"mystery configuration {rules['mystery']['configuration']} paid by "
+                          f"{rules['mystery']['paid_by']}")
+    elif kind == "ez-baccarat":
+        profile["game"] = "ez-baccarat"
+        caps |= {"dragon7", "panda8"}
+        rules["decks"] = rng.choice((1, 2, 6, 8))
+        rules["commission"] = "0%"
+        rules["seats"] = [{"seat": s} for s in seats]
+    elif kind == "baccarat":
+        profile["game"] = rng.choice(("baccarat", "minibaccarat", "midibaccarat"))
+        rules["decks"] = rng.choice((2, 6, 8))
+        rules["commission"] = rng.choice(("5%", "4%", "2.5%"))
+        rules["seats"] = [{"seat": s} for s in seats]
+    else:
+        profile["game"] = "blackjack-hit-and-run"
+        caps |= {"hit-and-run", "reset-key"}
+        rules["seats"] = [{"seat": s} for s in seats]
+        meter = _meter(rng, rng.choice((50_000, 100_000, 250_000)), None, "hit-and-run")
+        rules["hit_and_run"] = {"decks": rng.choice((1, 2, 4, 6, 8)), "soft17": rng.choice(("hit", "stand")),
+                                "meter": meter}
+        covers.append(f"soft 17 {rules['hit_and_run']['soft17']}")
+    profile["capabilities"] = sorted(caps)
+    profile["rules"] = rules
+    limit = rng.choice(("0.5", "1.0", "2.0", "5.0"))
+    latency = (Decimal(limit) * Decimal("0.3")).quantize(Decimal("0.01"))
+    if "latency-counter" not in caps:
+        limit = "5.0"  # host receive stamps carry the OS's scheduling jitter: no sub-millisecond limit
+        latency = Decimal("0.3")
+    profile["timing"] = {"lockout_deadline_ms": limit, "comm_timeout_ms": "500"}
+    profile["interpretations"] = {k: interp[k] for k in sorted(interp)}
+    covers += [f"{k}={_show(v)}" for k, v in sorted(interp.items())]
+    profile["emulator"] = {"lockout_latency_ms": str(latency), "deal_pace_ms": "15", "defect": None,
+                           "seed": rng.randrange(1, 2**31)}
+    return Variant(seed, i, kind, profile, tuple(covers))
+
+
+def _meter(rng: random.Random, floor: Cents, extreme: str | None, name: str) -> dict[str, str]:
+    rate = extreme if extreme is not None else rng.choice(RATES)
+    above = rng.choice((0, 0, 1, 5, 50, 1234))
+    reset = floor + above * rng.choice((1, 100))
+    initial = reset + rng.choice((0, 0, 100, 2500))
+    limit = max(initial, reset) * rng.choice((2, 3, 5)) + rng.choice((1, 99, 0))
+    capacity = max(limit, rng.choice((99_999_99, 999_999_99)))
+    out = {"rate": f"{rate}%", "initial": _dollars(initial), "reset": _dollars(reset), "payout_limit": _dollars(limit)}
+    if rng.random() < 0.85 or name == "mega":
+        out["display_capacity"] = _dollars(capacity)
+    return out
+
+
+# -------------------------------------------------------------------------------- running
+
+
+@dataclass
+class Outcome:
+    variant: Variant
+    exit_code: int
+    seconds: Decimal
+    profile_path: Path
+    tally: str = ""
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0
+
+
+def write(variants: Iterable[Variant], directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for v in variants:
+        path = directory / f"{v.name}.yaml"
+        path.write_text(v.yaml())
+        paths.append(path)
+    return paths
+
+
+def run_command(profile: Path, report_dir: Path, suites: Sequence[str] = ()) -> list[str]:
+    return [sys.executable, "-m", "harness", "run", *suites, "--profile", str(profile), "--report-dir",
+            str(report_dir), "-q"]
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run_one(variant: Variant, profile: Path, report_dir: Path, deadline_s: float,
+            suites: Sequence[str] = ()) -> Outcome:
+    """Certify one variant in its own ``tablecert run`` process (its own emulators and record)."""
+    t0 = time.monotonic()
+    log = report_dir / f"{variant.name}.log"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(run_command(profile, report_dir / variant.name, suites), cwd=ROOT, stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        try:
+            code = proc.wait(deadline_s)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            code = 3
+        except BaseException:
+            _stop(proc)
+            raise
+    outcome = Outcome(variant, code, Decimal(str(round(time.monotonic() - t0, 1))), profile)
+    outcome.tally, outcome.failures = _read(report_dir / variant.name)
+    if code != 0 and not outcome.failures:
+        tail = log.read_text(errors="replace").strip().splitlines()[-5:]
+        outcome.failures = [f"run exit {code}: {' / '.join(tail)}"]
+    return outcome
+
+
+def _read(report_dir: Path) -> tuple[str, list[str]]:
+    """``pass/fail/error/n-a`` and the cases that did not pass, from the run's record."""
+    from harness.record.journal import load_record
+
+    runs = sorted(p for p in report_dir.iterdir() if p.is_dir()) if report_dir.is_dir() else []
+    counts: dict[str, int] = {}
+    bad: list[str] = []
+    for run in runs:
+        try:
+            record = load_record(run)
+        except Exception as exc:  # an unreadable record is reported, not a crash of the matrix
+            bad.append(f"{run.name}: no readable record ({exc})")
+            continue
+        for c in record.cases:
+            counts[c.verdict] = counts.get(c.verdict, 0) + 1
+            if c.verdict in ("FAIL", "ERROR", "TIMEOUT", "INTERRUPTED"):
+                bad.append(f"{c.case_id} {c.verdict}")
+    tally = "/".join(str(counts.get(v, 0)) for v in ("PASS", "FAIL", "ERROR", "NOT APPLICABLE"))
+    return tally, bad
+
+
+def run_variants(variants: Sequence[Variant], *, jobs: int, work_dir: Path, deadline_s: float,
+                 suites: Sequence[str] = (), progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    paths = write(variants, work_dir / "profiles")
+
+    def one(pair: tuple[Variant, Path]) -> Outcome:
+        outcome = run_one(pair[0], pair[1], work_dir / "records", deadline_s, suites)
+        if progress:
+            progress(outcome)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="variants") as pool:
+        return list(pool.map(one, zip(variants, paths, strict=True)))
+
+
+def choices_covered(variants: Iterable[Variant]) -> dict[str, set[str]]:
+    """Interpretation id -> the choices some variant takes (defaults count for variants of a kind
+    the interpretation matters on and that do not override it)."""
+    out: dict[str, set[str]] = {k: set() for k in LIVE_CHOICES}
+    for v in variants:
+        interp = v.profile.get("interpretations") or {}
+        for k, (choices, kinds) in LIVE_CHOICES.items():
+            if k in interp:
+                out[k].add(_show(interp[k]))
+            elif v.kind in kinds:
+                out[k].add(_show(choices[0]))
+    return out
