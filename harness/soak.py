@@ -19,7 +19,7 @@ At the end the observed hit frequencies are tested against the exact math
 Memory stays flat: counters only, and the driver transcripts (which keep every byte,
 :mod:`harness.devices.transcript`) are swapped for :class:`harness.soak_rig.BoundedTranscript`.
 
-Meter jackpots are paid by an attendant and wait for the reset key (``meter-attendant-reset``): the
+Meter jackpots are paid by an attendant and wait for the reset key (``meter-reset-timing``): the
 soak checks the payout, reads the meters while the hit is pending, then turns the key.  Royal 9
 wagers may need a base wager at the seat (interpretation ``r9-requires-base-wager``): when the
 device refuses one with reason ``no-base-wager`` the soak places a Player or Banker wager first.

@@ -51,31 +51,72 @@ FLOORS: dict[int, dict[str, Cents]] = {
 KINDS = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat")
 OPTIONAL = ("power-control", "comm-loss", "latency-counter", "config-write", "misread-report")
 
-#: interpretation -> the choices a variant may take, with the kinds of table it matters on
-LIVE_CHOICES: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {}
+@dataclass(frozen=True)
+class Live:
+    """An interpretation the harness reads: its choices (default first), the kinds of table it
+    matters on, and where it is read (the oracle, the emulators, the cases)."""
 
-
-def live(interp_id: str, choices: tuple[Any, ...], kinds: tuple[str, ...]) -> None:
-    """Declare an interpretation every variant set covers, choice by choice."""
-    LIVE_CHOICES[interp_id] = (choices, kinds)
+    choices: tuple[Any, ...]
+    kinds: tuple[str, ...]
+    read_by: str
 
 
 _R9 = ("royal9", "royal9-mystery")
 _BAC = ("royal9", "royal9-mystery", "ez-baccarat", "baccarat")
-live("r9-envy-for-mega-winner", (False, True), _R9)
-live("r9-envy-requires-wager", (True, False), _R9)
-live("r9-personal-combo-suited", (True, False), _R9)
-live("r9-one-award-per-wager", (True, False), _R9)
-live("r9-order-insensitive", (True, False), _R9)
-live("r9-mega-excludes-major-minor", (True, False), _R9)
-live("r9-rank-by-amount", (False, True), _R9)
-live("r9-requires-base-wager", (True, False), _R9)
-live("award-returns-stake", (True, False), (*_R9, "hit-and-run"))
-live("hr-bust-counts", (True, False), ("hit-and-run",))
-live("ez-dragon7-definition", ("banker-three-card-7-wins", "banker-three-card-7"), ("ez-baccarat",))
-live("ez-player-wager-on-panda8", ("wins-even-money", "push"), ("ez-baccarat",))
-live("bac-commission-rounding", ("down", "up"), ("baccarat", *_R9))
-live("mystery-award-amount", ("meter-at-trigger", "trigger-amount"), ("royal9-mystery",))
+_ALL = KINDS
+#: every interpretation of the catalogue, with where it is read; a variant set covers every choice
+LIVE_CHOICES: dict[str, Live] = {
+    "r9-envy-for-mega-winner": Live((False, True), _R9, "oracle and emulator (Royal9Table); r9-5-mega and the "
+                                    "oracle's payouts"),
+    "r9-envy-requires-wager": Live((True, False), _R9, "oracle and emulator (Royal9Table); mega envy cases"),
+    "r9-personal-combo-suited": Live((True, False), _R9, "profile validation (one seat when false), oracle and "
+                                     "emulator (Royal9Table), the stack builder"),
+    "r9-one-award-per-wager": Live((True, False), _R9, "oracle and emulator; the fixed-line cases say when"),
+    "r9-order-insensitive": Live((True, False), _R9, "oracle and emulator; the stack builder; nine-first cases"),
+    "r9-mega-excludes-major-minor": Live((True, False), _R9, "oracle and emulator; expect_meter_hits"),
+    "r9-rank-by-amount": Live((False, True), _R9, "oracle and emulator; the two-jackpot case says when"),
+    "r9-requires-base-wager": Live((True, False), _R9, "emulated sensors; the rounds step; wagering cases"),
+    "award-returns-stake": Live((True, False), (*_R9, "hit-and-run"), "oracle and emulator; expect_payout award:"),
+    "hr-bust-counts": Live((True, False), ("hit-and-run",), "oracle and emulator (settle_hit_and_run)"),
+    "hr-dealer-completes": Live((True, False), ("hit-and-run",), "oracle (dealer_hand), emulator (round.settle "
+                                "on an incomplete hand), end_round cases"),
+    "hr-simultaneous-meter-winners": Live(("each-paid-meter", "shared"), ("hit-and-run",),
+                                          "oracle and emulator (meter_shares)"),
+    "lockout-automatic": Live((True, False), _BAC, "emulator (no lock on the first card), the deal steps (the "
+                              "dealer presses the button), expect_lockout, lock-out cases"),
+    "lockout-latency-limit-ms": Live(("1.0", "0.5", "2.0", "5.0", "10.0"), _ALL, "expect_lockout's deadline"),
+    "nmb-announcement": Live(("controller-input", "first-card"), _BAC, "emulator (no no-more-bets input), "
+                             "the no-more-bets cases"),
+    "meter-residual-on-reset": Live(("carry", "discard"), (*_R9, "hit-and-run"), "emulator (Meter), mystery_play"),
+    "mystery-award-amount": Live(("meter-at-trigger", "trigger-amount"), ("royal9-mystery",),
+                                 "emulator (MysteryMeter); mystery_play holds for both"),
+    "ez-dragon7-definition": Live(("banker-three-card-7-wins", "banker-three-card-7"), ("ez-baccarat",),
+                                  "oracle, emulator and tablecert deal (wager_options); Dragon 7 tie cases"),
+    "ez-player-wager-on-panda8": Live(("wins-even-money", "push"), ("ez-baccarat",),
+                                      "oracle, emulator and tablecert deal (wager_options); Panda 8 cases"),
+    "bac-commission-rounding": Live(("down", "up"), ("baccarat", *_R9), "oracle, emulator and tablecert deal "
+                                    "(wager_options); banker-commission-rounded"),
+    "wa-wagering-area-is-seat": Live((True, False), _ALL, "expect_areas (seats, or seats x wager types)"),
+    "wa-identical-areas-personal-combos": Live((True, False), _ALL, "expect_identical_area_returns"),
+    "wa-envy-is-bonus-feature": Live((True, False), _ALL, "the mega envy bonus-feature case says when"),
+    "wa-carryover-excludes-progressive": Live((True, False), ("ez-baccarat", "baccarat"),
+                                              "progressive-meter-is-a-carryover-pot says when"),
+    "meter-461a12-applies-to-tables": Live((True, False), (*_R9, "hit-and-run"), "case applicability: a case "
+                                           "citing only 461a.12 clauses does not apply when false"),
+    "meter-reset-timing": Live(("after-payment", "at-hit"), (*_R9, "hit-and-run"), "emulator (Meter: pending or "
+                               "not), hits_to_pay, expect_r9_meter_award, the hit-and-reset cases"),
+    "id-fields-from-device": Live(("all", "manufacturer-fields"), _ALL, "emulator (identity), expect_identity, "
+                                  "identity-location-from-device"),
+}
+#: the wager types each kind of table offers per seat (WAC 230-15-040(2): spots per seat)
+TYPES_PER_SEAT = {"royal9": 4, "royal9-mystery": 4, "ez-baccarat": 5, "baccarat": 3, "hit-and-run": 2}
+
+
+def _compatible(kind: str, interp: dict[str, Any], interp_id: str, choice: Any) -> bool:
+    """Whether one more choice keeps the variant a table a compliant device can be."""
+    trial = {**interp, interp_id: choice}
+    # without a no-more-bets input the first card is the announcement: it locks, so it is automatic
+    return not (trial.get("lockout-automatic") is False and trial.get("nmb-announcement") == "first-card")
 
 
 @dataclass(frozen=True)
@@ -127,7 +168,6 @@ class _Plan:
     seats: list[int] = field(default_factory=list)
     denomination: list[int] = field(default_factory=list)
     interp: list[dict[str, Any]] = field(default_factory=list)
-    button_only: list[bool] = field(default_factory=list)
     extremes: list[str | None] = field(default_factory=list)
 
 
@@ -144,12 +184,12 @@ def _plan(seed: int, count: int) -> _Plan:
     plan.denomination = [5 if i % 2 == 0 else 1 for i in range(count)]
     rng.shuffle(plan.denomination)
     plan.interp = [{} for _ in range(count)]
-    plan.button_only = [False] * count
     plan.extremes = [None] * count
     # every non-default choice of every live interpretation, on a variant of a kind it matters on
-    for interp_id, (choices, kinds) in LIVE_CHOICES.items():
-        for choice in choices[1:]:
-            fits = [i for i in range(count) if plan.kind[i] in kinds and interp_id not in plan.interp[i]]
+    for interp_id, live in LIVE_CHOICES.items():
+        for choice in live.choices[1:]:
+            fits = [i for i in range(count) if plan.kind[i] in live.kinds and interp_id not in plan.interp[i]
+                    and _compatible(plan.kind[i], plan.interp[i], interp_id, choice)]
             if not fits:
                 continue
             fits.sort(key=lambda i: (len(plan.interp[i]), rng.random()))
@@ -158,9 +198,6 @@ def _plan(seed: int, count: int) -> _Plan:
     rng.shuffle(r9)
     for i, which in zip(r9, ("0.1", "5"), strict=False):
         plan.extremes[i] = which
-    bac = [i for i in range(count) if plan.kind[i] in _BAC]
-    if bac:
-        plan.button_only[bac[len(bac) // 2]] = True
     return plan
 
 
@@ -183,15 +220,16 @@ def _variant(seed: int, i: int, plan: _Plan) -> Variant:
     n = plan.seats[i]
     if interp.get("r9-personal-combo-suited") is False:
         n = 1  # "unique" leaves room for one combination when any king with any nine is the same one
-    seats = sorted(rng.sample(range(1, 10), n))
     covers.append(f"{n} seat(s)")
     caps = {c for c in OPTIONAL if rng.random() < 0.6}
-    button_only = plan.button_only[i]
+    button_only = interp.get("lockout-automatic") is False
     if button_only:
-        interp["lockout-automatic"] = False
         covers.append("button lock-out")
     if button_only or rng.random() < 0.7:
         caps.add("lockout-button")
+    if interp.get("wa-wagering-area-is-seat") is False:
+        n = min(n, 9 // TYPES_PER_SEAT[kind])  # every wager spot is an area: at most nine of them
+    seats = sorted(rng.sample(range(1, 10), n))
     rules: dict[str, Any] = {}
     profile: dict[str, Any] = {
         "spec": "tablecert/profile/1",
@@ -213,7 +251,10 @@ def _variant(seed: int, i: int, plan: _Plan) -> Variant:
         rules["denomination"] = denomination
         rules["decks"] = rng.choice((1, 2, 4, 6, 8, 8))
         rules["commission"] = rng.choice(("5%", "5%", "4%", "2.5%"))
-        combos = rng.sample(COMBOS, n)
+        pool = COMBOS
+        if interp.get("wa-identical-areas-personal-combos") is False:  # every area the same return
+            pool = tuple(c for c in COMBOS if c[0][1] != c[1][1])
+        combos = rng.sample(pool, n)
         rules["seats"] = [{"seat": s, "combo": list(c)} for s, c in zip(seats, combos, strict=True)]
         rules["meters"] = {m: _meter(rng, FLOORS[denomination][m], plan.extremes[i], m) for m in ("mega", "major",
                                                                                                    "minor")}
@@ -246,10 +287,13 @@ def _variant(seed: int, i: int, plan: _Plan) -> Variant:
     profile["capabilities"] = sorted(caps)
     profile["rules"] = rules
     limit = rng.choice(("0.5", "1.0", "2.0", "5.0"))
-    latency = (Decimal(limit) * Decimal("0.3")).quantize(Decimal("0.01"))
+    if "lockout-latency-limit-ms" in interp:
+        limit = str(interp["lockout-latency-limit-ms"])
+    if Decimal(limit) < 5 and "lockout-latency-limit-ms" in interp:
+        caps.add("latency-counter")
     if "latency-counter" not in caps:
-        limit = "5.0"  # host receive stamps carry the OS's scheduling jitter: no sub-millisecond limit
-        latency = Decimal("0.3")
+        limit = "5.0" if "lockout-latency-limit-ms" not in interp else limit
+    latency = (Decimal(limit) * Decimal("0.3")).quantize(Decimal("0.01"))
     profile["timing"] = {"lockout_deadline_ms": limit, "comm_timeout_ms": "500"}
     profile["interpretations"] = {k: interp[k] for k in sorted(interp)}
     covers += [f"{k}={_show(v)}" for k, v in sorted(interp.items())]
@@ -381,9 +425,9 @@ def choices_covered(variants: Iterable[Variant]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {k: set() for k in LIVE_CHOICES}
     for v in variants:
         interp = v.profile.get("interpretations") or {}
-        for k, (choices, kinds) in LIVE_CHOICES.items():
+        for k, live in LIVE_CHOICES.items():
             if k in interp:
                 out[k].add(_show(interp[k]))
-            elif v.kind in kinds:
-                out[k].add(_show(choices[0]))
+            elif v.kind in live.kinds:
+                out[k].add(_show(live.choices[0]))
     return out

@@ -1,7 +1,9 @@
 """``tablecert coverage``: which cases check each testable clause of the catalogue.
 
 Every testable clause must be cited by at least one case, and that case must apply to at least one
-built-in profile (otherwise ``tablecert run`` never executes it).  Exit 1 when a testable clause is
+built-in profile (otherwise ``tablecert run`` never executes it).  A clause whose every case needs a
+capability no built-in table has (a carryover pot) is listed as such and neither counted as covered
+nor as a gap of the harness: it is checked on a table that has it.  Exit 1 when a testable clause is
 uncovered; CI runs this.
 """
 
@@ -39,8 +41,9 @@ def compute(suite_paths: list[Path], profile_paths: list[Path]) -> dict[str, dic
     cat = load_catalogue()
     sessions = [TcSession(load_profile(p)) for p in profile_paths]
     table: dict[str, dict[str, object]] = {
-        c.id: {"citation": c.citation, "cases": [], "runnable": []} for c in cat.testable()
+        c.id: {"citation": c.citation, "cases": [], "runnable": [], "needs": set()} for c in cat.testable()
     }
+    built_in = frozenset().union(*(s.profile.capabilities for s in sessions)) if sessions else frozenset()
     for path in expand_suites(suite_paths):
         suite = load_suite(path)
         # a case's roles are bound to each table: it runs there only if the table can fill them
@@ -48,13 +51,25 @@ def compute(suite_paths: list[Path], profile_paths: list[Path]) -> dict[str, dic
         for case in suite.cases:
             runs_on = [s.profile.name for s, cases in zip(sessions, bound, strict=True)
                        if s.applies(cases.get(case.name, case)) is None]
+            missing = case.requires - built_in
             for cid in case.clauses:
-                entry = table.setdefault(cid, {"citation": cat.clause(cid).citation, "cases": [], "runnable": []})
+                entry = table.setdefault(cid, {"citation": cat.clause(cid).citation, "cases": [], "runnable": [],
+                                               "needs": set()})
+                if missing:
+                    entry["needs"].update(missing)  # type: ignore[attr-defined]
                 label = f"{suite.id}::{case.name}"
                 entry["cases"].append(label)  # type: ignore[attr-defined]
                 if runs_on:
                     entry["runnable"].append(f"{label} ({', '.join(runs_on)})")  # type: ignore[attr-defined]
+    for entry in table.values():
+        entry["needs"] = sorted(entry["needs"])  # type: ignore[call-overload]
     return table
+
+
+def _only_elsewhere(entry: dict[str, object]) -> bool:
+    """No built-in table runs a case of the clause because every one needs what none of them has."""
+    cases = entry["cases"]
+    return not entry["runnable"] and bool(cases) and bool(entry["needs"])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,18 +77,24 @@ def run(args: argparse.Namespace) -> int:
     suites = [Path(s) for s in args.suites] or [root / "suites"]
     profiles = [Path(p) for p in args.profile] or sorted((root / "device_profiles").glob("emulated-*.yaml"))
     table = compute(suites, profiles)
-    uncovered = [cid for cid, e in table.items() if not e["runnable"]]
+    elsewhere = [cid for cid, e in table.items() if _only_elsewhere(e)]
+    uncovered = [cid for cid, e in table.items() if not e["runnable"] and cid not in elsewhere]
     if args.json:
-        print(json.dumps({"clauses": table, "uncovered": uncovered,
-                          "testable": len(table), "covered": len(table) - len(uncovered)}, indent=2))
+        print(json.dumps({"clauses": table, "uncovered": uncovered, "elsewhere": elsewhere,
+                          "testable": len(table), "covered": len(table) - len(uncovered) - len(elsewhere)},
+                         indent=2))
     else:
         for cid, e in table.items():
             if args.uncovered and e["runnable"]:
                 continue
             cases = e["cases"]
-            status = "ok " if e["runnable"] else ("NOT RUN" if cases else "NONE")
+            status = "ok " if e["runnable"] else ("N/A" if cid in elsewhere else ("NOT RUN" if cases else "NONE"))
             print(f"{status:<8} {cid:<44} {len(cases):>3} case(s)  " + ", ".join(cases[:3])  # type: ignore[arg-type,index]
                   + (" ..." if len(cases) > 3 else ""))  # type: ignore[arg-type]
-        print(f"\n{len(table) - len(uncovered)} of {len(table)} testable clauses covered by a case that runs on a "
-              f"built-in profile; {len(uncovered)} uncovered")
+        for cid in elsewhere:
+            needs = ", ".join(table[cid]["needs"])  # type: ignore[arg-type]
+            print(f"{cid}: checked only at a table with {needs} (no built-in profile has it; not counted as covered)")
+        print(f"\n{len(table) - len(uncovered) - len(elsewhere)} of {len(table)} testable clauses covered by a case "
+              f"that runs on a built-in profile; {len(elsewhere)} apply only where a built-in table has none of "
+              f"what they need; {len(uncovered)} uncovered")
     return 1 if uncovered else 0

@@ -106,6 +106,10 @@ class EmulatorConfig:
             "game_type": self.game,
         }
         base.update({k: str(v) for k, v in self.identity.items() if k in IDENTITY_FIELDS})
+        if self.interpretations.get("id-fields-from-device") == "manufacturer-fields":
+            # the operator assigns location and asset number; this device does not report them
+            for key in ("location", "asset_number"):
+                base.pop(key, None)
         return base
 
     def to_mapping(self) -> dict[str, Any]:

@@ -59,6 +59,9 @@ class Controller(Device):
 
     def __init__(self, cfg: EmulatorConfig, emit: Emit, lock: threading.RLock, clock: Scheduler,
                  sensors: Sensors, nv: NVStore) -> None:
+        if "seat-without-combo" in cfg.defects and sum(1 for c in cfg.seats.values() if c) > 1:
+            last = max(s for s, c in cfg.seats.items() if c)  # that area has no personal combination
+            cfg = cfg.with_changes(seats={**cfg.seats, last: None})
         super().__init__(cfg, emit, lock)
         self.clock = clock
         self.sensors = sensors
@@ -175,7 +178,8 @@ class Controller(Device):
         if self.phase == "open":
             self.phase = "dealing"
             self.card_ns = t_ns
-            if not self.locked and "lockout-missing" not in self.cfg.defects:
+            # lockout-automatic false: the dealer's lock-out button is the mechanism, the first card is not
+            if not self.locked and "lockout-missing" not in self.cfg.defects and self.automatic_lockout:
                 latency_ns = self.cfg.lockout_latency_us * 1000
                 if "lockout-late" in self.cfg.defects:
                     latency_ns += 5_000_000
@@ -278,7 +282,14 @@ class Controller(Device):
             return kind in ("hit-and-run", "blackjack")
         if kind == "royal9":
             return self.cfg.royal9
+        if kind in EZ_TYPES and "extra-wager-type" in self.cfg.defects:
+            return True
         return kind in BACCARAT_TYPES or (kind in EZ_TYPES and self.cfg.game == "ez-baccarat")
+
+    @property
+    def automatic_lockout(self) -> bool:
+        """Interpretation ``lockout-automatic``: the first card out locks the sensors by itself."""
+        return self.interp.as_dict().get("lockout-automatic", True) is not False
 
     # -- rounds ----------------------------------------------------------------------------
     def deal_round(self, cards: Sequence[Card]) -> BaccaratRound:
@@ -323,6 +334,8 @@ class Controller(Device):
         return {"round": self.round_no}
 
     def _no_more_bets(self, req: Mapping[str, Any]) -> Answer:
+        if self.interp.as_dict().get("nmb-announcement") == "first-card":
+            return Refusal("REFUSED", "this table has no no-more-bets input: the first card out is the announcement")
         if self.phase not in ("open", "dealing"):
             return Refusal("REFUSED", "no round is open")
         self.emit("no_more_bets", round=self.round_no)
@@ -339,6 +352,11 @@ class Controller(Device):
             self.emit("round_end", round=self.round_no, void=True)
             return {"round": self.round_no, "void": True}
         if not settle.round_complete(self, self.cards):
+            if self.cfg.hit_and_run and not self.interp.hr_dealer_completes:
+                # hr-dealer-completes false: with no player hand standing the dealer stops, and the
+                # Hit and Run wagers are settled on the dealer's cards as they are
+                self._settle()
+                return {"round": self.round_no, "dealer_stopped": True}
             return Refusal("REFUSED", f"round incomplete after {len(self.cards)} card(s)")
         return {"round": self.round_no}
 

@@ -100,6 +100,9 @@ DEFECTS: dict[str, Defect] = {
                ("pa-461a12-h-no-turning-back",)),
         Defect("power-loses-meters", _NV, "meters restart from their initial amounts on power-up",
                ("pa-461a12-n-meter-kept-on-return", "pa-461a12-h-no-turning-back")),
+        Defect("payout-meter-counts-fixed", "461a.12(b)(2)-(4); 461a.1 (progressive payout)",
+               "counts the fixed paytable lines on the progressive payout meters (table-paid and cumulative)",
+               ("pa-461a12-b2-table-paid-meter", "pa-461a12-b4-cumulative-meter")),
         Defect("payout-limit-below-current", "461a.12(k)(1)",
                "accepts a payout limit at or below the amount on the meter",
                ("pa-461a12-k1-payout-limit",)),
@@ -116,6 +119,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("mystery-discarded", "461a.12(h)",
                "accepts a configuration write removing the mystery progressive after play has funded its meter "
                "(the funded amount is discarded)", ("pa-461a12-h-no-turning-back",), "mystery"),
+        Defect("mystery-left-pending", "461a.12(b)(2), (b)(5)",
+               "keeps a mystery award the table paid waiting for the reset key (the next round is refused until "
+               "the key is turned)", ("pa-461a12-b2-table-paid-meter", "pa-461a12-b5-reset-mechanism"), "mystery"),
         Defect("mystery-wrong-reseed", "629a Royal 9 (h)",
                "the mystery meter starts at and reseeds to $50 below the configuration's reseed",
                ("pa-midi-r9-h-reseed",), "mystery"),
@@ -130,6 +136,16 @@ DEFECTS: dict[str, Defect] = {
         Defect("r9-mega-wrong-seat", "629a Royal 9 (e)(6), (f)(1), (g)(1)",
                "pays the mega jackpot to the next wagering seat instead of the combination's owner",
                ("pa-midi-r9-e6-mega", "pa-midi-r9-f1-mega", "pa-midi-r9-g1-mega")),
+        Defect("seat-without-combo", "WAC 230-15-040(2)(b)",
+               "the last seat has no personal combination (that area can win less than the others)",
+               ("wa-230-15-040-2b-identical-areas",)),
+        Defect("extra-wager-type", "WAC 230-15-040(3), (5)(a)(ii)",
+               "accepts (and settles) Dragon 7 and Panda 8 wagers on a table whose Rules Submission does not "
+               "offer them",
+               ("wa-230-15-040-5a-ii-no-bonus-wager",)),
+        Defect("tableau-b3-p8", "627a.11(a), 629a.11(a), 631a.12(a) (third-card rules)",
+               "on a Midibaccarat table the Banker draws on 3 against a Player third card of 8 (the tableau says "
+               "stand)", ("pa-bac-final-hands",)),
         Defect("r9-combo-ignores-suits", "629a Royal 9 (e)(5)",
                "matches personal combinations by rank only: any king-9 is the lowest seat's",
                ("pa-midi-r9-e5-personal-combinations",)),
@@ -145,10 +161,16 @@ DEFECTS: dict[str, Defect] = {
                ("pa-ez-banker-push-on-dragon7",), "ez-baccarat"),
         Defect("panda8-wrong-odds", "629a.12(g) and peers", "pays Panda 8 at 25 for 1 instead of 25 to 1",
                ("pa-ez-panda8",), "ez-baccarat"),
+        Defect("dragon7-on-tie", "629a.2(b)(6) and peers (Dragon 7)",
+               "pays the Dragon 7 wager on a Banker three-card 7 that only ties the Player (the Banker does not win)",
+               ("pa-ez-dragon7-loses",), "ez-baccarat"),
         # -- Blackjack Hit and Run
         Defect("hr-pre-2012-paytable", _HR,
                "pays the superseded paytable: seven cards 100 for 1, five cards 7 for 1",
                ("pa-633a13-l1-7-cards", "pa-633a13-l1-5-cards", "pa-633a13-l1-paytable"), "hit-and-run"),
+        Defect("hr-second-winner-unpaid", _HR,
+               "of two wagers winning the eight-or-more line on one hand, pays only the first",
+               ("pa-633a13-l1-8-plus-cards",), "hit-and-run"),
         Defect("hr-for-paid-as-to", _HR, "pays the \"N for 1\" lines as \"N to 1\" (one stake too many)",
                ("pa-633a13-l1-paytable", "pa-633a13-l1-blackjack", "pa-633a13-l1-5-cards",
                 "pa-633a13-l1-6-cards", "pa-633a13-l1-7-cards"), "hit-and-run"),
@@ -180,7 +202,7 @@ def check_defects(names: Iterable[str]) -> None:
 
 def baccarat_round(cards: Sequence[Card], defects: Collection[str] = ()) -> BaccaratRound:
     """The round a controller sees in ``cards``: the oracle's, unless a tableau defect is on."""
-    if "natural-does-not-stop" in defects or "tableau-wrong-cell" in defects:
+    if "natural-does-not-stop" in defects or "tableau-wrong-cell" in defects or "tableau-b3-p8" in defects:
         return _bent_round(cards, defects)
     return deal_round(cards)
 
@@ -207,6 +229,8 @@ def _bent_round(cards: Sequence[Card], defects: Collection[str]) -> BaccaratRoun
     draws = bt <= 5 if p3 is None else BANKER_DRAWS[bt][p3]
     if "tableau-wrong-cell" in defects and bt == 6 and p3 == 6:
         draws = False
+    if "tableau-b3-p8" in defects and bt == 3 and p3 == 8:
+        draws = True
     if draws:
         banker.append(card(used))
         used += 1

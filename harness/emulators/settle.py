@@ -8,9 +8,12 @@ and ``payout`` events.  A defect (``harness.emulators.defects``) bends exactly o
 in the controller, so the harness can prove it notices.
 
 Who pays (629a Royal 9 (f)/(g); 461a.12): a meter jackpot is paid by an attendant and waits for
-the reset key (``meter-attendant-reset``); a fixed line and every base-game wager are paid by the
-table at once.  ``cumulative_paid`` counts progressive-wager awards (the win, stake excluded) when
-they are paid: at settlement for the table, at the reset key for an attendant.
+the reset key (``meter-reset-timing``); a fixed line and every base-game wager are paid by the
+table at once.  The payout meters of 461a.12(b)(2)-(4) count *progressive* payouts, an award that
+"increases in a monetary amount based on the amounts wagered" (461a.1): the meter jackpots and the
+mystery award, never a fixed paytable line.  ``cumulative_paid`` and the table- and attendant-paid
+meters count each such award (the win, stake excluded) when it is paid: at settlement for the
+table, at the reset key for an attendant.
 
 The game defects (``harness.emulators.defects``) bend one step each: an EZ settlement here
 (:func:`_settle_base`), a Royal 9 award or the Hit and Run paytable through the bent functions of
@@ -31,7 +34,7 @@ from harness.cards import Card
 from harness.emulators import defects
 from harness.emulators.base import Answer, Refusal, arg
 from harness.games.baccarat import BaccaratRound, settle_wager, wager_options
-from harness.games.blackjack import DealerHand, dealer_hand, settle_hit_and_run
+from harness.games.blackjack import DealerHand, dealer_hand, meter_shares, settle_hit_and_run
 from harness.games.payouts import Pay, Settlement, settle
 from harness.games.royal9 import METERS, SeatResult
 from harness.money import Cents
@@ -82,9 +85,8 @@ def round_complete(ctrl: Controller, cards: Sequence[Card]) -> bool:
     """Whether ``cards`` are exactly one complete round: the tableau (baccarat) or the dealer's
     completed hand (Hit and Run: the round's cards are the dealer's, see docs/protocol.md)."""
     try:
-        if ctrl.cfg.hit_and_run:
-            return dealer_hand(cards, hit_soft17=ctrl.cfg.hit_soft17,
-                               interpretations=ctrl.interp).n_cards == len(cards)
+        if ctrl.cfg.hit_and_run:  # complete by the house rule; a hand the dealer ends early is round.settle's
+            return dealer_hand(cards, hit_soft17=ctrl.cfg.hit_soft17).n_cards == len(cards)
         return ctrl.deal_round(cards).cards_used == len(cards)
     except Exception:  # InputError: the round needs another card
         return False
@@ -135,7 +137,7 @@ def settle_round(ctrl: Controller) -> None:
                 pay = ctrl.r9.paytable[category]
                 ctrl.emit("hit", seat=sr.seat, category=category, meter=None,
                           amount=int(pay.value) if pay.kind == "fixed" else None)
-        if fixed_award:
+        if fixed_award and "payout-meter-counts-fixed" in ctrl.cfg.defects:
             ctrl.accounts.paid(fixed_award, "table")
         ctrl.emit("payout", seat=sr.seat, type="royal9", category=sr.category, stake=stake,
                   returned=returned, paid_by=by)
@@ -147,8 +149,12 @@ def _settle_base(ctrl: Controller, rnd: BaccaratRound, kind: str, amount: Cents,
     bent = ctrl.cfg.defects
     if "dragon7-no-banker-push" in bent and kind == "banker" and game == "ez-baccarat" and rnd.dragon7:
         return settle_wager(rnd, kind, amount, game="baccarat", commission=Decimal(0))
-    outcome, st = settle_wager(rnd, kind, amount, game=game, commission=ctrl.cfg.commission,
-                               **wager_options(ctrl.interp.as_dict()))
+    if kind in ("dragon7", "panda8") and game != "ez-baccarat":  # only the extra-wager-type defect takes one
+        game = "ez-baccarat"
+    options = wager_options(ctrl.interp.as_dict())
+    if "dragon7-on-tie" in bent:
+        options["dragon7_definition"] = "banker-three-card-7"
+    outcome, st = settle_wager(rnd, kind, amount, game=game, commission=ctrl.cfg.commission, **options)
     if "panda8-wrong-odds" in bent and kind == "panda8" and outcome == "win":
         st = settle(Pay("for", Decimal(25)), amount)
     return outcome, st
@@ -170,6 +176,9 @@ def _meter_hit(ctrl: Controller, seat: int, category: str, meter: str, hit: Hit)
 def mystery_hits(ctrl: Controller, seat: int, hits: Sequence[Hit]) -> None:
     """A contribution reached the hidden trigger: the award is the seat's (629a Royal 9 (h))."""
     for hit in hits:
+        if "mystery-left-pending" in ctrl.cfg.defects and not hit.pending:
+            # the table paid it, but the controller still waits for the reset key
+            ctrl.accounts.pending[hit.meter] = {"seat": seat, "amount": 0, "category": "mystery"}
         _meter_hit(ctrl, seat, "mystery", hit.meter, hit)
         ctrl.emit("payout", seat=seat, type="royal9", category="mystery", stake=0,
                   returned=hit.paid, paid_by=hit.paid_by)
@@ -177,35 +186,48 @@ def mystery_hits(ctrl: Controller, seat: int, hits: Sequence[Hit]) -> None:
 
 def _settle_hit_and_run(ctrl: Controller, wagers: dict[tuple[int, str], Cents], hand: DealerHand) -> None:
     """Hit and Run (633a.13(l)(1)): every wager is decided by the dealer's hand; the
-    eight-or-more line takes the meter.  Simultaneous meter winners are each paid the amount
-    the meter showed (an attendant pays them; the meter resets once)."""
+    eight-or-more line takes the meter.  Several winners of one hand are each paid the amount the
+    meter showed, or share it (interpretation ``hr-simultaneous-meter-winners``); an attendant pays
+    them and the meter resets once."""
     bank = ctrl.bank
     meter_name = ctrl.hr_meter
     shown = bank[meter_name].amount if bank is not None and meter_name else None
     taken: Hit | None = None
     paytable = defects.hr_paytable(ctrl.cfg.defects)
-    for (seat, kind), amount in sorted(wagers.items()):
-        if kind != "hit-and-run":
-            continue
-        category, st = settle_hit_and_run(hand, amount, shown, paytable, interpretations=ctrl.interp)
+    hr = [(seat, amount) for (seat, kind), amount in sorted(wagers.items()) if kind == "hit-and-run"]
+    shares = meter_shares(ctrl.interp, [(seat, settle_hit_and_run(hand, amount, shown, paytable,
+                                                                  interpretations=ctrl.interp)[0])
+                                        for seat, amount in hr], shown)
+    for seat, amount in hr:
+        meter_now = shares.get(seat, shown)
+        category, st = settle_hit_and_run(hand, amount, meter_now, paytable, interpretations=ctrl.interp)
         by = "table"
         if category == "8-plus-cards" and bank is not None and meter_name:
+            won = st.returned - (st.stake if ctrl.interp.award_returns_stake else 0)
             if taken is None:
                 taken = bank.hit(meter_name, paid_by="attendant")
-                _meter_hit(ctrl, seat, category, meter_name, taken)
-            else:  # a later winner of the same hand: paid what the meter showed, with the first
-                ctrl.emit("hit", seat=seat, category=category, meter=meter_name, amount=taken.paid)
-                ctrl.accounts.record({"round": ctrl.round_no, "seat": seat, "category": category,
-                                      "meter": meter_name, "amount": taken.paid, "paid_by": "attendant"})
+                _meter_hit(ctrl, seat, category, meter_name, Hit(taken.meter, won, taken.meter_amount,
+                                                                 taken.paid_by, taken.pending, taken.carried))
                 if taken.pending:
-                    ctrl.accounts.pending[meter_name]["amount"] += taken.paid
+                    ctrl.accounts.pending[meter_name]["amount"] = won
+            else:  # a later winner of the same hand: paid with the first, by the attendant
+                if "hr-second-winner-unpaid" in ctrl.cfg.defects:
+                    ctrl.emit("payout", seat=seat, type="hit-and-run", category=None, stake=st.stake,
+                              returned=0, paid_by="table")
+                    continue
+                ctrl.emit("hit", seat=seat, category=category, meter=meter_name, amount=won)
+                ctrl.accounts.record({"round": ctrl.round_no, "seat": seat, "category": category,
+                                      "meter": meter_name, "amount": won, "paid_by": "attendant"})
+                if taken.pending:
+                    ctrl.accounts.pending[meter_name]["amount"] += won
                 else:
-                    ctrl.accounts.paid(taken.paid, "attendant")
+                    ctrl.accounts.paid(won, "attendant")
             by = "attendant"
         elif category is not None:
             ctrl.emit("hit", seat=seat, category=category, meter=None, amount=st.returned - st.stake)
-            ctrl.accounts.paid(st.returned - st.stake, "table")
-        ctrl.emit("payout", seat=seat, type=kind, category=category, stake=st.stake,
+            if "payout-meter-counts-fixed" in ctrl.cfg.defects:
+                ctrl.accounts.paid(st.returned - st.stake, "table")
+        ctrl.emit("payout", seat=seat, type="hit-and-run", category=category, stake=st.stake,
                   returned=st.returned, paid_by=by)
 
 
@@ -256,6 +278,9 @@ def reset_key(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     entry = ctrl.accounts.pending.get(name)
     if entry is None or ctrl.bank is None:
         return Refusal("REFUSED", f"no hit is waiting for the reset key on {name!r}")
+    if "mystery-left-pending" in ctrl.cfg.defects and ctrl.bank[name].pending is None:
+        del ctrl.accounts.pending[name]  # the award the table paid, kept waiting for no reason
+        return {"meter": name, "amount": ctrl.bank[name].amount}
     try:
         hits = ctrl.bank.reset_key(name)
     except MeterError as exc:

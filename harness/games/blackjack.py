@@ -149,3 +149,20 @@ def settle_hit_and_run(
     pay = table[category]
     meter = DEFAULT_METER if meter_amount is None else meter_amount
     return category, settle(pay, stake, meter, award_returns_stake=interpretations.award_returns_stake)
+
+
+def meter_shares(interpretations: Interpretations, winners: Sequence[tuple[int, str | None]],
+                 meter_amount: Cents | None) -> dict[int, Cents]:
+    """The meter amount each eight-or-more winner of one hand is paid 100% of.
+
+    ``winners`` is ``[(seat, category)]`` for every Hit and Run wager of the hand.  Interpretation
+    ``hr-simultaneous-meter-winners``: ``each-paid-meter`` (default) pays every winning wager the
+    meter as it stands; ``shared`` divides the meter among them, whole cents, the cent left over to
+    the lowest seat, so the meter is paid exactly once."""
+    seats = sorted(seat for seat, category in winners if category == "8-plus-cards")
+    if meter_amount is None or not seats:
+        return {}
+    if dict(interpretations.as_dict()).get("hr-simultaneous-meter-winners") != "shared":
+        return {seat: meter_amount for seat in seats}
+    share, left = divmod(meter_amount, len(seats))
+    return {seat: share + (left if i == 0 else 0) for i, seat in enumerate(seats)}

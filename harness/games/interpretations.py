@@ -15,15 +15,18 @@ Royal 9 (58 Pa. Code 629a Royal 9 progressive, (e)-(g)):
   whose combination hit, not of who is paid.
 * ``r9-personal-combo-suited`` (true): a personal king-9 combination is suit-specific (K♠ 9♥);
   (e)(5) requires each position's combination to be *unique*, which only suits make possible.
-* ``r9-one-award-per-wager`` (true): a wager is paid the single highest award it qualifies for.
+* ``r9-one-award-per-wager`` (true): a wager is paid the single highest award it qualifies for (the
+  lines overlap: a suited Royal 9 is also a Royal 9).
 * ``r9-order-insensitive`` (true): "a face card and a nine" in either order.
 * ``r9-mega-excludes-major-minor`` (true): when a seat's combination is on *both* hands that is
   the mega hand (e)(6), not also a major (e)(7) and a minor (e)(8); the rows describe three
   distinct hands, and one hand cannot hit three meters.
 * ``r9-rank-by-amount`` (false): the "highest" award is the paytable row listed first ((f)/(g)
-  list hands from the rarest); a minor meter below a fixed line (minor $450 v. suited tie
-  $1,500) still wins the minor, so the award is decidable from the cards alone and the meter that
-  is hit is the one that resets.  True ranks by the amount at the moment of the hit.
+  list the meter lines, then the fixed lines from the largest; not an order of rarity: per seat the
+  minor and the major are each about ten times likelier than a suited Royal 9 tie); a minor meter
+  below a fixed line (minor $450 v. suited tie $1,500) still wins the minor, so the award is
+  decidable from the cards alone and the meter that is hit is the one that resets.  True ranks by
+  the amount at the moment of the hit.
 
 Payouts (REFERENCE.md, "Payout semantics"):
 

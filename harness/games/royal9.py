@@ -25,8 +25,9 @@ Every case, as resolved here (interpretation ids in brackets, see
   Royal 9 tie, suited Royal 9 tie) the hands make.
 * A king-9 that is nobody's combination is just a Royal 9 (suited if same suit).
 * A seat without a wager wins nothing and hits no meter, even when its combination appears.
-* Jackpots go only to the owning seat [r9-jackpot-to-owning-seat] and the wager is exactly the
-  denomination [r9-wager-is-denomination]; the oracle refuses overrides of these two.
+* Jackpots go only to the owning seat (the paytable row reads "Personal king 9", the seat's own
+  combination) and the wager is exactly the denomination (the paytables are written "for $5 wager",
+  "for $1 wager").
 
 Performance: seven seats are resolved for every simulated round, so a table precomputes who owns
 which king-9 and caches the per-seat awards for each (Player key, Banker key, wagers) triple; the
@@ -182,10 +183,6 @@ class Royal9Table:
         interpretations: Interpretations = DEFAULT,
     ) -> None:
         _check_denomination(denomination)
-        others = dict(interpretations.others)
-        for interp_id in ("r9-jackpot-to-owning-seat", "r9-wager-is-denomination"):
-            if others.get(interp_id, True) is not True:
-                raise InputError(f"interpretation {interp_id!r}: only true is supported by the Royal 9 oracle")
         self.denomination = denomination
         self.stake: Cents = denomination * 100
         self.interpretations = interpretations

@@ -46,7 +46,8 @@ ROLES = ("shoe", "sensors", "controller", "counter", "power")
 REQUIRED_ROLES = ("shoe", "sensors", "controller")
 CAPABILITIES = (
     "royal9", "lockout-button", "reset-key", "mystery", "power-control", "comm-loss", "latency-counter",
-    "config-write", "dragon7", "panda8", "hit-and-run", "misread-report", "shuffler",
+    "config-write", "dragon7", "panda8", "hit-and-run", "misread-report", "shuffler", "carryover-pot",
+    "streak3",
 )
 #: identity fields a ``match:`` may pin (the protocol's ``identity`` answer, or a VISA ``*IDN?``)
 MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_version", "program_hash",

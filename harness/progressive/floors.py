@@ -50,10 +50,13 @@ MYSTERY_CONFIGURATIONS: dict[int, tuple[Cents, Cents, Decimal]] = {
 class ProgressiveOptions:
     """The progressive interpretations that change behaviour (see :data:`INTERPRETATIONS`)."""
 
-    #: ``meter-attendant-reset``: "on-reset-key" (default) or "immediate"
+    #: ``meter-reset-timing``: an attendant-paid hit resets at the reset key ("on-reset-key", the
+    #: catalogue's "after-payment") or when it is recorded ("immediate", the catalogue's "at-hit")
     attendant_reset: Literal["on-reset-key", "immediate"] = "on-reset-key"
     #: ``mystery-award-amount``: "meter-at-trigger" (default) or "trigger-amount"
     mystery_award_amount: Literal["meter-at-trigger", "trigger-amount"] = "meter-at-trigger"
+    #: ``meter-residual-on-reset``: the fraction of a cent is carried across a reset, or discarded
+    residual_on_reset: Literal["carry", "discard"] = "carry"
 
     @classmethod
     def from_overrides(cls, overrides: Mapping[str, object]) -> ProgressiveOptions:
@@ -72,21 +75,23 @@ class ProgressiveOptions:
                 continue
             if value not in entry["choices"]:
                 raise InputError(f"interpretation {key}: {value!r} is not one of {list(entry['choices'])}")
-            if key == "meter-attendant-reset":
-                values["attendant_reset"] = value
+            if key == "meter-reset-timing":
+                values["attendant_reset"] = "immediate" if value == "at-hit" else "on-reset-key"
             elif key == "mystery-award-amount":
                 values["mystery_award_amount"] = value
+            elif key == "meter-residual-on-reset":
+                values["residual_on_reset"] = value
         return cls(**values)
 
 
 #: The named interpretations this package introduces, as data for the regulation catalogue.
 INTERPRETATIONS: tuple[dict[str, Any], ...] = (
-    {"id": "meter-residual-on-reset", "default": "carry", "choices": ("carry",),
+    {"id": "meter-residual-on-reset", "default": "carry", "choices": ("carry", "discard"),
      "clauses": ("461a.12(h)", "Royal 9 (f)(2)"),
      "question": "Is the fraction of a cent carried across a hit and reset?",
      "reason": "carried: it belongs to wagers already made; dropping it would break "
                "sum(wager x rate) == growth + residual, and nothing may be dropped"},
-    {"id": "meter-attendant-reset", "default": "on-reset-key", "choices": ("on-reset-key", "immediate"),
+    {"id": "meter-reset-timing", "default": "after-payment", "choices": ("after-payment", "at-hit"),
      "clauses": ("461a.12(b)(3)", "461a.12(b)(5)"),
      "question": "Does a hit paid by an attendant reset at once or when the reset key is turned?",
      "reason": "the text requires a reset key or mechanism for attendant-paid jackpots; the won "
@@ -124,11 +129,6 @@ INTERPRETATIONS: tuple[dict[str, Any], ...] = (
      "reason": "a progressive pays what its meter shows (461a.12(b)(1)), capped at must-hit-by with "
                "any excess carried onto the reseeded meter; 'trigger-amount' pays the trigger and "
                "carries the excess, so awards follow the declared distribution exactly"},
-    {"id": "mystery-trigger-distribution", "default": "uniform", "choices": ("uniform",),
-     "clauses": ("Royal 9 (h)",),
-     "question": "How is the 'random must hit by' trigger drawn?",
-     "reason": "uniformly over whole cents in [reseed, must-hit-by], at seed and at every reseed, "
-               "unless the Rules Submission declares another distribution"},
 )
 
 

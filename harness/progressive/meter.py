@@ -19,7 +19,7 @@ Rules modelled, with the clause each comes from:
   never wraps, and nothing is lost.
 * Hits (461a.12(b)(2)-(5)): a hit pays the amount (or a share of it) and resets to the reset
   amount.  A hit paid by the table resets at once; a hit paid by an attendant stays on the meter
-  ("pending reset") until the reset key is turned (``meter-attendant-reset``).  Qualifying wagers
+  ("pending reset") until the reset key is turned (``meter-reset-timing``).  Qualifying wagers
   while a hit is pending are held and applied on top of the reset amount when the key is turned
   (``meter-contributions-while-pending``).  The residual is carried across a reset
   (``meter-residual-on-reset``).
@@ -253,6 +253,9 @@ class Meter:
     def _reseed(self) -> None:
         self.amount = self.config.reset
         self.seeded += self.config.reset
+        if self.options.residual_on_reset == "discard":  # meter-residual-on-reset: the fraction is dropped
+            self.contributed_num -= self.residual_num
+            self.residual_num = 0
 
     def correct(self, amount: Cents, reason: str) -> None:
         """A documented malfunction correction (461a.12(h)(3)): the only decrease without a hit."""

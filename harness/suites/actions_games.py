@@ -91,8 +91,17 @@ def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
     runner.measure(step, "wagering areas configured on the controller", len(seats), f"<= {at_most}",
                  len(seats) <= at_most, unit="seats", detail=f"seats {', '.join(map(str, seats))}")
     declared = len(runner.profile.rules.seats)
-    runner.measure(step, "wagering areas declared by the profile", declared, f"<= {at_most}",
-                 declared <= at_most, unit="seats")
+    if runner.interpretation("wa-wagering-area-is-seat") is False:
+        # every wager spot of the layout is a wagering area: seats x the wager types each offers
+        types = offered_types(runner.profile)
+        spots = declared * len(types)
+        runner.measure(step, "wagering areas (wager spots) declared by the profile", spots, f"<= {at_most}",
+                       spots <= at_most, unit="spots",
+                       detail=f"{declared} seat(s) x {len(types)} wager type(s) ({', '.join(types)}); "
+                              "wa-wagering-area-is-seat false")
+    else:
+        runner.measure(step, "wagering areas declared by the profile", declared, f"<= {at_most}",
+                       declared <= at_most, unit="seats")
     if runner.rig.sensors is None:
         return
     beyond = range(max(seats, default=0) + 1, at_most + 2)
@@ -113,6 +122,59 @@ def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
 def _payouts(runner: CaseRunner) -> dict[tuple[int, str], dict[str, Any]]:
     return {(int(e.payload["seat"]), str(e.payload["type"])): dict(e.payload)
             for e in runner.round.ctrl_events if e.name == "payout"}
+
+
+def offered_types(profile: Any) -> tuple[str, ...]:
+    """The wager types the Rules Submission offers at each seat (its separate games, WAC
+    230-15-040(3)): the game's base wagers and the optional wagers its capabilities declare."""
+    if profile.game == "blackjack-hit-and-run":
+        return ("blackjack", "hit-and-run")
+    types = ["player", "banker", "tie"]
+    if profile.game == "ez-baccarat":
+        types += [t for t in ("dragon7", "panda8") if t in profile.capabilities]
+    if "royal9" in profile.capabilities:
+        types.append("royal9")
+    if profile.game == "minibaccarat" and "streak3" in profile.capabilities:
+        types += ["streak3-player", "streak3-banker"]
+    return tuple(types)
+
+
+@step("expect_identical_area_returns", Action(
+    doc="WAC 230-15-040(2)(b): what each wagering area can win, exactly: every seat of the configuration "
+    "read back from the controller offers the same wagers at the same paytable, and the exact return of "
+    "its Royal 9 wager (`tablecert math`) is the same; seats that differ only by their personal "
+    "combinations are shown with their figures and pass where wa-identical-areas-personal-combos holds",
+))
+def expect_identical_area_returns(runner: CaseRunner, step: Step) -> None:
+    from fractions import Fraction
+
+    cfg = runner._ctrl().config()
+    seats = sorted(s.seat for s in cfg.seats)
+    if "royal9" not in runner.profile.capabilities or not seats:
+        runner.measure(step, "wagers offered at every seat", ", ".join(offered_types(runner.profile)),
+                       "the same at every seat", True, detail=f"seats {', '.join(map(str, seats))}: one "
+                       "paytable for the table")
+        return
+    from harness.cards import parse_card
+    from harness.games.royal9 import Royal9Table
+    from harness.math.royal9_exact import royal9_math
+
+    combos = {s.seat: (parse_card(s.combo[0]), parse_card(s.combo[1])) for s in cfg.seats if s.combo}
+    table = Royal9Table(combos, int(cfg.denomination) // 100, interpretations=runner.oracle.interp)
+    decks = cfg.raw.get("decks") or runner.profile.rules.decks
+    math = royal9_math(table, decks=int(decks), wagers=[s.seat for s in cfg.seats])
+    returns: dict[int, Fraction] = {sm.seat: sm.returned for sm in math.seats}
+    figures = "; ".join(f"seat {s} {float(r) * 100:.4f}%" for s, r in sorted(returns.items()))
+    distinct = set(returns.values())
+    bare = [s.seat for s in cfg.seats if not s.combo]
+    by_design = runner.interpretation("wa-identical-areas-personal-combos") is not False and not bare
+    note = (f"seat(s) {', '.join(map(str, bare))} without a personal combination" if bare else
+            "the seats differ only by their personal king-9 combinations, which "
+            "wa-identical-areas-personal-combos (true) counts as identical" if by_design and len(distinct) > 1
+            else "wa-identical-areas-personal-combos " + str(by_design).lower())
+    runner.measure(step, "exact return of the Royal 9 wager at each seat (meters at their reset amounts)", figures,
+                   "the same at every seat" + (", or differing only by personal combinations" if by_design else ""),
+                   len(distinct) <= 1 or by_design, detail=note)
 
 
 @step("expect_identical_areas", Action(
@@ -140,6 +202,38 @@ def expect_identical_areas(runner: CaseRunner, step: Step) -> None:
         runner.measure(step, f"{kind} wagers of {stake} cents paid alike at seats "
                      f"{','.join(map(str, sorted(by_seat)))}", shown, "one result for every seat",
                      len(distinct) == 1)
+
+
+@step("expect_wager_types", Action(
+    {"seat": Arg("seat", default=1)},
+    doc="WAC 230-15-040(3), (5)(a)(ii): the wagering device at a seat accepts exactly the wager types the "
+    "Rules Submission offers (its separate games) and refuses every other type the protocol can name, "
+    "so no wager can be placed on a bonus feature; every probe wager is withdrawn again (needs an open round)",
+    acts=("wager", "remove-wager"),
+))
+def expect_wager_types(runner: CaseRunner, step: Step, seat: int) -> None:
+    offered = offered_types(runner.profile)
+    order = [t for t in WAGER_TYPES if t in offered and t != "royal9"] + [t for t in offered if t == "royal9"]
+    order += [t for t in WAGER_TYPES if t not in offered]
+    accepted: list[str] = []
+    refused: list[str] = []
+    for kind in order:
+        stake = runner.stake_default if kind in ("royal9", "hit-and-run") else max(runner.stake_default, 500)
+        try:
+            res = runner.perform(PlaceWagers((Wager(seat, kind, stake),), probe=True))[0]
+            (accepted if res.accepted else refused).append(kind)
+        except DeviceNak:
+            refused.append(kind)
+    for kind in reversed(accepted):
+        with contextlib.suppress(DeviceNak):
+            runner.rig.sensors.remove(seat, kind)  # type: ignore[union-attr]
+    want_refused = [t for t in order if t not in offered]
+    runner.measure(step, f"wager types accepted at seat {seat}", ", ".join(accepted) or "none",
+                   ", ".join(t for t in order if t in offered), sorted(accepted) == sorted(offered),
+                   detail="the separate games of the Rules Submission")
+    runner.measure(step, f"wager types refused at seat {seat}", ", ".join(refused) or "none",
+                   ", ".join(want_refused), sorted(refused) == sorted(want_refused),
+                   detail="a type the Rules Submission does not offer (a bonus feature has no wager)")
 
 
 @step("expect_wager_type_refused", Action(

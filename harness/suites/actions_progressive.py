@@ -434,20 +434,30 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
             res_change = now.residual.get("mystery", Decimal(0)) - before.residual.get("mystery", Decimal(0))
             lhs = Decimal(before.meters["mystery"]) + contribution - res_change
             rhs = Decimal(award + shown - reseed)
+            # meter-residual-on-reset "discard": the fraction of a cent carried at the reseed is dropped
+            discard = runner.interpretation("meter-residual-on-reset") == "discard"
             runner.measure(step, "mystery contributions conserved over the award",
                          f"award + (meter - reseed) = {rhs} cents",
-                         f"meter before + wagers x rate - residual change = {lhs} cents", lhs == rhs,
+                         f"meter before + wagers x rate - residual change = {lhs} cents"
+                         + (" (less a fraction of a cent discarded at the reseed)" if discard else ""),
+                         lhs == rhs or (discard and Decimal(0) < lhs - rhs < 1),
                          detail=f"before {fmt(before.meters['mystery'])}, award {fmt(award)}, now {fmt(shown)}")
-            fixed = sum(int(e.payload["returned"]) - int(e.payload["stake"]) for e in runner.round.ctrl_events
-                        if e.name == "payout" and e.payload.get("type") == "royal9"
-                        and e.payload.get("paid_by") == "table"
-                        and e.payload.get("category") not in (None, "mystery"))
+            # 461a.12(b)(2)-(4) count progressive payouts only (461a.1): the mystery award where the
+            # table pays it, the meter jackpots of the round where an attendant pays them; no fixed line
+            by_table = runner.profile.rules.mystery is None or runner.profile.rules.mystery.paid_by == "table"
+            jackpots = sum(int(e.payload.get("amount") or 0) for e in hits
+                           if e.payload.get("meter") in ("mega", "major", "minor"))
+            want_table = award if by_table else 0
+            want_attendant = jackpots + (0 if by_table else award)
             paid_table = now.paid_by_table - before.paid_by_table
             paid_attendant = now.paid_by_attendant - before.paid_by_attendant
             paid_all = now.cumulative_paid - before.cumulative_paid
-            runner.measure(step, "paid-by-table meter records the mystery award (and the round's fixed awards)",
-                         paid_table, award + fixed, paid_table == award + fixed, unit="cents",
-                         detail=f"mystery {fmt(award)} + fixed Royal 9 awards {fmt(fixed)}")
+            runner.measure(step, "paid-by-table meter records the progressive payouts the table paid (no fixed line)",
+                         paid_table, want_table, paid_table == want_table, unit="cents",
+                         detail=f"mystery {fmt(award)} paid by {'the table' if by_table else 'an attendant'}")
+            runner.measure(step, "paid-by-attendant meter records the progressive payouts an attendant paid",
+                         paid_attendant, want_attendant, paid_attendant == want_attendant, unit="cents",
+                         detail=f"meter jackpots of the round {fmt(jackpots)}")
             runner.measure(step, "cumulative meter records the mystery award with every other payout",
                          paid_all, paid_table + paid_attendant, paid_all == paid_table + paid_attendant
                          and paid_all >= award, unit="cents")

@@ -241,6 +241,14 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
                      detail=f"{fmt(stakes)} wagered at {settings.rate}%")
 
 
+def lockout_limit(runner: CaseRunner) -> Decimal:
+    """The lock-out deadline in force: the profile's ``lockout-latency-limit-ms`` interpretation where
+    it chooses one, else its ``timing.lockout_deadline_ms``."""
+    if "lockout-latency-limit-ms" in runner.profile.interpretations:
+        return Decimal(str(runner.profile.interpretations["lockout-latency-limit-ms"]))
+    return runner.profile.timing.lockout_deadline_ms
+
+
 @step("expect_lockout", Action(
     {"locked": Arg("bool", default=True), "within_ms": Arg("decimal")},
     doc="the controller locked out wagering; `within_ms` (default: the profile's limit) bounds the "
@@ -250,8 +258,9 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
 ))
 def expect_lockout(runner: CaseRunner, step: Step, locked: bool, within_ms: Decimal | None = None) -> None:
     ctrl = runner._ctrl()
-    if within_ms is not None or runner.round.cards:
-        limit = within_ms if within_ms is not None else runner.profile.timing.lockout_deadline_ms
+    automatic = runner.interpretation("lockout-automatic") is not False
+    if within_ms is not None or (runner.round.cards and automatic):
+        limit = within_ms if within_ms is not None else lockout_limit(runner)
         runner._wait_for("first card out of the shoe", lambda: bool(runner.round.cards))
         runner._wait_for("'lockout' event", lambda: any(e.name == "lockout" and e.payload.get("locked")
                                                       for e in runner.round.ctrl_events))
@@ -326,6 +335,8 @@ def expect_identity(runner: CaseRunner, step: Step, fields: tuple[str, ...] | No
             continue
         ident = dev.identity()
         missing = ident.missing(progressive=role == "controller")
+        if runner.interpretation("id-fields-from-device") == "manufacturer-fields":
+            missing = [m for m in missing if m != "location"]  # the operator files where it stands
         if fields:
             missing = [f for f in fields if getattr(ident, f, None) is None]
         runner.measure(step, f"{role} identity fields (607a.2(b))", ", ".join(missing) or "all present",

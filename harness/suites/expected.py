@@ -15,7 +15,7 @@ from typing import Literal
 from harness.cards import Card
 from harness.devices.roles import MeterReading
 from harness.games.baccarat import BaccaratRound, deal_round, settle_wager, wager_options
-from harness.games.blackjack import DealerHand, dealer_hand, settle_hit_and_run
+from harness.games.blackjack import DealerHand, dealer_hand, meter_shares, settle_hit_and_run
 from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table
 from harness.money import Cents
@@ -106,10 +106,14 @@ class Oracle:
         hand = dealer_hand(cards, hit_soft17=hit_soft17, interpretations=self.interp)
         meter = meters.get("hit-and-run")
         out: dict[tuple[int, str], ExpectedPayout] = {}
+        on_hr = [(seat, stake) for (seat, kind), stake in wagers.items() if kind == "hit-and-run"]
+        shares = meter_shares(self.interp, [(seat, settle_hit_and_run(hand, stake, meter,
+                                                                      interpretations=self.interp)[0])
+                                            for seat, stake in on_hr], meter)
         for (seat, kind), stake in wagers.items():
             if kind != "hit-and-run":
                 continue
-            category, st = settle_hit_and_run(hand, stake, meter, interpretations=self.interp)
+            category, st = settle_hit_and_run(hand, stake, shares.get(seat, meter), interpretations=self.interp)
             taken = ("hit-and-run",) if category == "8-plus-cards" else ()
             out[(seat, kind)] = ExpectedPayout(seat, kind, category, st.stake, st.returned, taken)
         return ExpectedRound(None, hand, out)

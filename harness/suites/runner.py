@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers
+from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers, PressLockout
 from harness.bench.performers import Performers, human_readable
 from harness.cards import Card, shoe_composition
 from harness.devices.link import DeviceEvent, NakError
@@ -79,6 +79,8 @@ class RoundLog:
     sensor_events: list[DeviceEvent] = field(default_factory=list)
     #: the round's qualifying wagers have been added to the case's running total
     counted: bool = False
+    #: the dealer closed wagering by hand in this round (the lock-out button or "no more bets")
+    closed_by_dealer: bool = False
 
 
 class CaseRunner:
@@ -383,6 +385,15 @@ class CaseRunner:
         hr = self.profile.rules.hit_and_run
         return hr.decks if hr is not None else self.profile.rules.decks
 
+    def dealer_closes_wagering(self) -> None:
+        """Before the first card: where the lock-out is the dealer's button (interpretation
+        ``lockout-automatic`` false, Royal 9 (a)(2) "a mechanism, such as a lock-out button"), the
+        dealer presses it, as the table's procedure says; an automatic lock-out needs nothing."""
+        if self.interpretation("lockout-automatic") is False and not self.round.closed_by_dealer \
+                and not self.round.cards:
+            self.perform(PressLockout())
+            self.round.closed_by_dealer = True
+
     def deal_random_round(self, draw: Callable[[], list[Card]], pace_us: int | None, seed: int = 0) -> None:
         """Deal one random round and wait for it to settle.
 
@@ -393,6 +404,7 @@ class CaseRunner:
         are kept per round (:attr:`observed`) as plain data for the record."""
         from harness.suites.steps import settle_round
 
+        self.dealer_closes_wagering()
         if self.profile.bench.performer("load").kind == "test-channel":
             cards = draw()
             self.perform(LoadShoe(tuple(cards), decks=self.shoe_decks, sheet_id="a random round"))

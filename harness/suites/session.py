@@ -352,9 +352,31 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
     for key, value in dict(case.when.get("interpretations") or {}).items():
         if in_force.get(key) != value:
             return f"case is for interpretation {key} = {value}; profile has {in_force.get(key)}"
+    excluded = _excluded_by_interpretation(in_force, case)
+    if excluded:
+        return excluded
     if case.not_for_table:
         return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
     return no_performer(profile, case)
+
+
+#: interpretation -> the value under which the clauses it bears on are not part of the certification
+SCOPE_INTERPRETATIONS = {"meter-461a12-applies-to-tables": False}
+
+
+def _excluded_by_interpretation(in_force: dict[str, Any], case: Case) -> str | None:
+    """A case whose every clause is one an interpretation in force takes out of the certification
+    (``meter-461a12-applies-to-tables`` false: the slot-machine meter rules do not apply to tables)."""
+    from harness.regulations.catalogue import load_catalogue
+
+    for interp_id, out_value in SCOPE_INTERPRETATIONS.items():
+        if in_force.get(interp_id) != out_value:
+            continue
+        scoped = set(load_catalogue().interpretation(interp_id).clauses)
+        if case.clauses and set(case.clauses) <= scoped:
+            return (f"interpretation {interp_id} = {str(out_value).lower()}: its clauses are not part of this "
+                    "certification")
+    return None
 
 
 def no_performer(profile: Profile, case: Case) -> str | None:

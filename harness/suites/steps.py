@@ -163,6 +163,7 @@ def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] |
         raise DeviceError("this case needs a shoe and the profile has none")
     runner.round.meters_before_settle = None
     pace_us = int(pace_ms * 1000) if pace_ms is not None else None
+    runner.dealer_closes_wagering()
     runner.arm_counter()  # before the round's first card: the counter times that one event
     runner.perform(Deal(count, pace_us))
     if settle:
@@ -185,16 +186,40 @@ def settle_round(runner: CaseRunner, step: Step) -> None:
     runner.count_round()
 
 
+@step("end_round", Action(
+    {"expect": choice("accepted", "refused", default="accepted")},
+    shorthand="expect",
+    doc="the dealer ends the round as dealt (Blackjack: no player hand is left standing, so the dealer "
+    "draws no more); the controller must accept or refuse, as stated, to settle on the cards out",
+))
+def end_round(runner: CaseRunner, step: Step, expect: str) -> None:
+    try:
+        runner._ctrl().settle_round()
+        got, why = "accepted", ""
+    except NakError as exc:
+        got, why = "refused", exc.reason
+    runner.measure(step, "the dealer ends the round on the cards dealt", got + (f" ({why})" if why else ""),
+                   expect, got == expect)
+    if got == "accepted":  # the round is over on the cards out, however many the loaded sequence held
+        runner._wait_for("'round_end' event (round settled)",
+                         lambda: any(e.name == "round_end" for e in runner.round.ctrl_events))
+        runner.loaded = tuple(c for c, _t in runner.round.cards)
+        runner.round.settled = True
+        runner.count_round()
+
+
 @step("lockout_button", Action(doc="press the lock-out button", acts=("lockout-button",)))
 def lockout_button(runner: CaseRunner, step: Step) -> None:
     runner._ctrl()
     runner.perform(PressLockout())
+    runner.round.closed_by_dealer = True
 
 
 @step("no_more_bets", Action(doc="the dealer calls no more bets", acts=("no-more-bets",)))
 def no_more_bets(runner: CaseRunner, step: Step) -> None:
     runner._ctrl()
     runner.perform(NoMoreBets())
+    runner.round.closed_by_dealer = True
 
 
 @step("reset_key", Action({"meter": choice(*METERS, "pending", required=True)}, shorthand="meter",

@@ -301,10 +301,3 @@ def test_interpretation_defaults_agree_with_catalogue() -> None:
     assert Interpretations.defaults().as_dict()["r9-one-award-per-wager"] is True
 
 
-def test_unsupported_override_is_refused() -> None:
-    from harness.games.interpretations import catalogue
-
-    assert catalogue() is not None, "the regulation catalogue ships with the package"
-    interp = Interpretations.from_overrides({"r9-jackpot-to-owning-seat": False})
-    with pytest.raises(InputError, match="only true is supported"):
-        Royal9Table({1: parse_combo("KS9S")}, interpretations=interp)

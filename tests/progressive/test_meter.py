@@ -218,12 +218,12 @@ def test_correction_needs_a_reason() -> None:
 def test_options_from_overrides() -> None:
     opts = ProgressiveOptions.from_overrides({"r9-envy-requires-wager": True,
                                               "mystery-award-amount": "trigger-amount",
-                                              "meter-attendant-reset": "immediate",
-                                              "mystery-qualifying-wager": "royal9"})
-    assert opts == ProgressiveOptions("immediate", "trigger-amount")
-    assert ProgressiveOptions() == ProgressiveOptions("on-reset-key", "meter-at-trigger")
+                                              "meter-reset-timing": "at-hit",
+                                              "meter-residual-on-reset": "discard"})
+    assert opts == ProgressiveOptions("immediate", "trigger-amount", "discard")
+    assert ProgressiveOptions() == ProgressiveOptions("on-reset-key", "meter-at-trigger", "carry")
     with pytest.raises(InputError, match="not one of"):
-        ProgressiveOptions.from_overrides({"meter-residual-on-reset": "discard"})
+        ProgressiveOptions.from_overrides({"meter-residual-on-reset": "drop"})
     with pytest.raises(InputError, match="not one of"):
         ProgressiveOptions.from_overrides({"mystery-award-amount": "exact"})
 

@@ -90,8 +90,7 @@ AGREED_INTERPRETATION_DEFAULTS = {
     "wa-streak3-tie": "loses",
     "meter-residual-on-reset": "carry",
     "mystery-award-amount": "meter-at-trigger",
-    "mystery-trigger-distribution": "uniform",
-    "lockout-start-of-dealing": "first-card",
+    "lockout-automatic": True,
 }
 ID_PREFIX_BY_SOURCE = {
     "000_45d581accf23eceb.txt": r"pa-midi-r9-",
