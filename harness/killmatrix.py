@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -124,11 +124,15 @@ Runner = Callable[[Job, float], JobResult]
 
 # -- planning -----------------------------------------------------------------------------------
 
-def profile_of(defect: Defect) -> str:
+def profile_of(defect: Defect, tables: Mapping[str, str] | None = None) -> str:
+    """The profile a defect runs on: ``tables`` (kind of table -> profile name or path, e.g. the
+    variants of ``tablecert variants``) where it names the defect's kind, else the shipped one."""
+    if tables and defect.table in tables:
+        return tables[defect.table]
     return PROFILE_FOR_TABLE[defect.table]
 
 
-def plan(names: Iterable[str] = ()) -> tuple[list[Job], list[Job]]:
+def plan(names: Iterable[str] = (), tables: Mapping[str, str] | None = None) -> tuple[list[Job], list[Job]]:
     """The clean runs (one per profile, every clause its defects break) and the defect runs."""
     chosen = list(dict.fromkeys(names))
     check_defects(chosen)
@@ -136,7 +140,7 @@ def plan(names: Iterable[str] = ()) -> tuple[list[Job], list[Job]]:
     per_profile: dict[str, dict[str, None]] = {}
     runs = []
     for d in defects:
-        profile = profile_of(d)
+        profile = profile_of(d, tables)
         per_profile.setdefault(profile, {}).update(dict.fromkeys(d.clauses))
         runs.append(Job(profile, d.clauses, d.name))
     clean = [Job(p, tuple(c)) for p, c in per_profile.items()]
@@ -167,8 +171,8 @@ def judge(defect: Defect, result: JobResult) -> Row:
 # -- running ------------------------------------------------------------------------------------
 
 def pytest_command(job: Job, report_dir: Path) -> list[str]:
-    cmd = [sys.executable, "-m", "pytest", "suites", "--tc-profile",
-           str(ROOT / "device_profiles" / f"{job.profile}.yaml"), "--tc-report-dir", str(report_dir),
+    profile = job.profile if job.profile.endswith(".yaml") else str(ROOT / "device_profiles" / f"{job.profile}.yaml")
+    cmd = [sys.executable, "-m", "pytest", "suites", "--tc-profile", profile, "--tc-report-dir", str(report_dir),
            "-q", "-p", "no:cacheprovider"]
     for clause in job.clauses:
         cmd += ["--tc-clause", clause]
@@ -245,10 +249,11 @@ def run_jobs(jobs: Sequence[Job], runner: Runner, workers: int, deadline_s: floa
 
 def run_matrix(names: Iterable[str] = (), *, jobs: int = 2, runner: Runner = run_subprocess,
                deadline_s: float = DEFAULT_DEADLINE_S,
-               progress: Callable[[str], None] | None = None) -> Matrix:
-    """The clean runs first; the defect runs only when every clean run passed."""
+               progress: Callable[[str], None] | None = None, tables: Mapping[str, str] | None = None) -> Matrix:
+    """The clean runs first; the defect runs only when every clean run passed.  ``tables`` runs the
+    defects of each kind of table on that profile instead of the shipped one (the variants)."""
     t0 = time.monotonic()
-    clean_jobs, defect_jobs = plan(names)
+    clean_jobs, defect_jobs = plan(names, tables)
     if progress:
         progress(f"clean runs: {len(clean_jobs)} profile(s)")
     clean = run_jobs(clean_jobs, runner, jobs, deadline_s)
@@ -274,8 +279,8 @@ def render(matrix: Matrix) -> str:
         problems = clean_problems(run)
         state = "PASS" if not problems else "FAIL"
         why = f": {'; '.join(problems)}" if problems else ""
-        lines.append(f"  {run.job.profile:<26} {state}  {run.count('PASS')} passed, {run.count('SKIP')} skipped, "
-                     f"{len(run.job.clauses)} clause(s), {run.seconds} s{why}")
+        lines.append(f"  {_name(run.job.profile):<26} {state}  {run.count('PASS')} passed, "
+                     f"{run.count('SKIP')} skipped, {len(run.job.clauses)} clause(s), {run.seconds} s{why}")
     if not matrix.clean_ok:
         lines.append("The clean emulators do not pass: the defect runs were not started.")
     if matrix.rows:
@@ -283,7 +288,7 @@ def render(matrix: Matrix) -> str:
         lines.append("A defect is CAUGHT only by a FAIL of a case citing a clause it breaks; "
                      "ERROR and TIMEOUT are rig verdicts and do not count.")
         w_name = max(len(r.defect.name) for r in matrix.rows)
-        w_prof = max(len(r.profile) for r in matrix.rows)
+        w_prof = max(len(_name(r.profile)) for r in matrix.rows)
         lines.append(f"{'DEFECT':<{w_name}}  {'PROFILE':<{w_prof}}  VERDICT  CLAUSE(S) -> CAUGHT BY")
         for r in matrix.rows:
             verdict = "CAUGHT" if r.caught else "MISSED"
@@ -293,13 +298,18 @@ def render(matrix: Matrix) -> str:
                 extra += "; not counted: " + ", ".join(f"{c} {v}" for c, v in r.not_counted)
             if r.error:
                 extra += f"; run: {r.error}"
-            lines.append(f"{r.defect.name:<{w_name}}  {r.profile:<{w_prof}}  {verdict:<7}  "
+            lines.append(f"{r.defect.name:<{w_name}}  {_name(r.profile):<{w_prof}}  {verdict:<7}  "
                          f"{' '.join(r.defect.clauses)} -> {by}{extra} ({r.seconds} s)")
         caught = sum(r.caught for r in matrix.rows)
         lines.append(f"\n{caught}/{len(matrix.rows)} defect(s) caught")
     lines.append(f"kill matrix {'PASSED' if matrix.passed else 'FAILED'}; wall time {matrix.wall_seconds} s "
                  f"({matrix.jobs} job(s) at once)")
     return "\n".join(lines)
+
+
+def _name(profile: str) -> str:
+    """A profile as the matrix shows it: its file's stem when it is a path."""
+    return Path(profile).stem if profile.endswith(".yaml") else profile
 
 
 def to_json(matrix: Matrix) -> dict[str, Any]:

@@ -212,8 +212,8 @@ def generate(seed: int, count: int) -> list[Variant]:
     return [_variant(seed, i, plan) for i in range(count)]
 
 
-def _variant(seed: int, i: int, plan: _Plan) -> Variant:
-    rng = random.Random(f"variant:{seed}:{i}")
+def _variant(seed: int, i: int, plan: _Plan, *, matrix: bool = False) -> Variant:
+    rng = random.Random(f"{'matrix' if matrix else 'variant'}:{seed}:{i}")
     kind = plan.kind[i]
     interp = dict(plan.interp[i])
     covers = [kind]
@@ -221,11 +221,11 @@ def _variant(seed: int, i: int, plan: _Plan) -> Variant:
     if interp.get("r9-personal-combo-suited") is False:
         n = 1  # "unique" leaves room for one combination when any king with any nine is the same one
     covers.append(f"{n} seat(s)")
-    caps = {c for c in OPTIONAL if rng.random() < 0.6}
+    caps = {c for c in OPTIONAL if matrix or rng.random() < 0.6}
     button_only = interp.get("lockout-automatic") is False
     if button_only:
         covers.append("button lock-out")
-    if button_only or rng.random() < 0.7:
+    if button_only or matrix or rng.random() < 0.7:
         caps.add("lockout-button")
     if interp.get("wa-wagering-area-is-seat") is False:
         n = min(n, 9 // TYPES_PER_SEAT[kind])  # every wager spot is an area: at most nine of them
@@ -233,7 +233,7 @@ def _variant(seed: int, i: int, plan: _Plan) -> Variant:
     rules: dict[str, Any] = {}
     profile: dict[str, Any] = {
         "spec": "tablecert/profile/1",
-        "name": f"variant-{seed}-{i:02d}",
+        "name": f"{'matrix' if matrix else 'variant'}-{seed}-{i:02d}",
         "description": f"Variant {i} of seed {seed}: {kind}",
         "game": "midibaccarat",
         "jurisdiction": "PA",
@@ -249,26 +249,26 @@ def _variant(seed: int, i: int, plan: _Plan) -> Variant:
         caps |= {"royal9", "reset-key"}
         denomination = plan.denomination[i]
         rules["denomination"] = denomination
-        rules["decks"] = rng.choice((1, 2, 4, 6, 8, 8))
+        rules["decks"] = rng.choice((2, 4, 6, 8) if matrix else (1, 2, 4, 6, 8, 8))
         rules["commission"] = rng.choice(("5%", "5%", "4%", "2.5%"))
         pool = COMBOS
         if interp.get("wa-identical-areas-personal-combos") is False:  # every area the same return
             pool = tuple(c for c in COMBOS if c[0][1] != c[1][1])
         combos = rng.sample(pool, n)
         rules["seats"] = [{"seat": s, "combo": list(c)} for s, c in zip(seats, combos, strict=True)]
-        rules["meters"] = {m: _meter(rng, FLOORS[denomination][m], plan.extremes[i], m) for m in ("mega", "major",
-                                                                                                   "minor")}
+        rules["meters"] = {m: _meter(rng, FLOORS[denomination][m], plan.extremes[i], m, matrix)
+                           for m in ("mega", "major", "minor")}
         covers.append(f"${denomination}")
         if kind == "royal9-mystery":
             caps.add("mystery")
             rules["mystery"] = {"configuration": rng.choice((1, 2, 3)),
-                                "paid_by": rng.choice(("table", "table", "attendant"))}
+                                "paid_by": "table" if matrix else rng.choice(("table", "table", "attendant"))}
             covers.append(f"mystery configuration {rules['mystery']['configuration']} paid by "
                           f"{rules['mystery']['paid_by']}")
     elif kind == "ez-baccarat":
         profile["game"] = "ez-baccarat"
         caps |= {"dragon7", "panda8"}
-        rules["decks"] = rng.choice((1, 2, 6, 8))
+        rules["decks"] = rng.choice((2, 6, 8) if matrix else (1, 2, 6, 8))
         rules["commission"] = "0%"
         rules["seats"] = [{"seat": s} for s in seats]
     elif kind == "baccarat":
@@ -280,13 +280,13 @@ def _variant(seed: int, i: int, plan: _Plan) -> Variant:
         profile["game"] = "blackjack-hit-and-run"
         caps |= {"hit-and-run", "reset-key"}
         rules["seats"] = [{"seat": s} for s in seats]
-        meter = _meter(rng, rng.choice((50_000, 100_000, 250_000)), None, "hit-and-run")
+        meter = _meter(rng, rng.choice((50_000, 100_000, 250_000)), None, "hit-and-run", matrix)
         rules["hit_and_run"] = {"decks": rng.choice((1, 2, 4, 6, 8)), "soft17": rng.choice(("hit", "stand")),
                                 "meter": meter}
         covers.append(f"soft 17 {rules['hit_and_run']['soft17']}")
     profile["capabilities"] = sorted(caps)
     profile["rules"] = rules
-    limit = rng.choice(("0.5", "1.0", "2.0", "5.0"))
+    limit = rng.choice(("1.0", "2.0") if matrix else ("0.5", "1.0", "2.0", "5.0"))
     if "lockout-latency-limit-ms" in interp:
         limit = str(interp["lockout-latency-limit-ms"])
     if Decimal(limit) < 5 and "lockout-latency-limit-ms" in interp:
@@ -302,7 +302,7 @@ def _variant(seed: int, i: int, plan: _Plan) -> Variant:
     return Variant(seed, i, kind, profile, tuple(covers))
 
 
-def _meter(rng: random.Random, floor: Cents, extreme: str | None, name: str) -> dict[str, str]:
+def _meter(rng: random.Random, floor: Cents, extreme: str | None, name: str, matrix: bool = False) -> dict[str, str]:
     rate = extreme if extreme is not None else rng.choice(RATES)
     above = rng.choice((0, 0, 1, 5, 50, 1234))
     reset = floor + above * rng.choice((1, 100))
@@ -310,9 +310,42 @@ def _meter(rng: random.Random, floor: Cents, extreme: str | None, name: str) -> 
     limit = max(initial, reset) * rng.choice((2, 3, 5)) + rng.choice((1, 99, 0))
     capacity = max(limit, rng.choice((99_999_99, 999_999_99)))
     out = {"rate": f"{rate}%", "initial": _dollars(initial), "reset": _dollars(reset), "payout_limit": _dollars(limit)}
-    if rng.random() < 0.85 or name == "mega":
+    if matrix or rng.random() < 0.85 or name == "mega":
         out["display_capacity"] = _dollars(capacity)
     return out
+
+
+# -------------------------------------------------------------------------------- the kill matrix
+
+#: the kinds of table (harness.emulators.defects.TABLES) each matrix variant stands for
+MATRIX_KINDS = {"royal9-mystery": ("royal9", "mystery"), "ez-baccarat": ("baccarat", "ez-baccarat"),
+                "hit-and-run": ("hit-and-run",)}
+
+
+def matrix_variants(seed: int) -> list[Variant]:
+    """Three variants for the kill matrix: a $5 Royal 9 table with a mystery progressive, an EZ
+    Baccarat table and a Hit and Run table, each with other seats, combinations, rates, amounts and
+    decks than the shipped profiles, every optional capability, and the default interpretations (the
+    named defects are defects under those readings).  Enough seats for every defect to show: mystery
+    play to an award needs five $5 Royal 9 wagers a round, a mega hand two decks."""
+    plan = _Plan(kind=list(MATRIX_KINDS), seats=[0, 0, 0], denomination=[5, 5, 5], interp=[{}, {}, {}],
+                 extremes=[None, None, None])
+    rng = random.Random(f"matrix:{seed}")
+    plan.seats = [rng.randint(5, 9), rng.randint(2, 9), rng.randint(2, 9)]
+    out = []
+    for i in range(3):
+        v = _variant(seed, i, plan, matrix=True)
+        out.append(v)
+    return out
+
+
+def matrix_tables(variants: Sequence[Variant], paths: Sequence[Path]) -> dict[str, str]:
+    """Kind of table -> the matrix variant's profile path."""
+    tables: dict[str, str] = {}
+    for v, path in zip(variants, paths, strict=True):
+        for table in MATRIX_KINDS.get(v.kind, ()):
+            tables[table] = str(path)
+    return tables
 
 
 # -------------------------------------------------------------------------------- running

@@ -29,6 +29,7 @@ tablecert defects lockout-late rate-off # just these two
 tablecert defects --json                # machine-readable list
 tablecert defects --matrix --jobs 2     # the kill matrix: every defect fails a case citing its clause
 tablecert defects --matrix --defect rate-off --defect shoe-misread --json
+tablecert defects --matrix --variants --seed 7   # on three variants drawn from seed 7 instead of the shipped tables
 tablecert emulate --defect lockout-late # then run the suites against it: some case must FAIL
 """
 
@@ -42,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --matrix: only these defects (as the positional names)")
     parser.add_argument("--jobs", type=int, default=2, metavar="N",
                         help="with --matrix: certification runs at once, each with its own emulators (default 2)")
+    parser.add_argument("--variants", action="store_true",
+                        help="with --matrix: run each defect on a variant of its kind of table drawn from --seed "
+                             "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run) instead of "
+                             "the shipped profiles")
+    parser.add_argument("--seed", type=int, default=None, metavar="S",
+                        help="with --variants: the seed (default: a fresh one, printed)")
     parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                         help="with --matrix: end a run still going after this long (default 300)")
 
@@ -95,7 +102,22 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         if not args.json:
             print(f"kill matrix: {text}", file=sys.stderr, flush=True)
 
-    matrix = killmatrix.run_matrix(names, jobs=args.jobs, deadline_s=deadline, progress=progress)
+    tables = None
+    if args.variants:
+        import secrets
+        import tempfile
+        from pathlib import Path
+
+        from harness import variants as vm
+
+        seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
+        chosen = vm.matrix_variants(seed)
+        paths = vm.write(chosen, Path(tempfile.mkdtemp(prefix=f"tablecert-matrix-variants-{seed}-")))
+        tables = vm.matrix_tables(chosen, paths)
+        print(f"kill matrix: variants of seed {seed}: " + "; ".join(f"{p} ({v.summary()})"
+                                                                   for v, p in zip(chosen, paths, strict=True)),
+              file=sys.stderr, flush=True)
+    matrix = killmatrix.run_matrix(names, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables)
     if args.json:
         print(json.dumps(killmatrix.to_json(matrix), indent=2, ensure_ascii=False))
     else:
