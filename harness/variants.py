@@ -140,7 +140,9 @@ class Variant:
     def summary(self) -> str:
         rules = self.profile["rules"]
         seats = [s["seat"] for s in rules["seats"]]
-        bits = [self.profile["game"], f"seats {','.join(map(str, seats))}"]
+        place = self.profile.get("jurisdiction")
+        bits = [self.profile["game"], "+".join(place) if isinstance(place, list) else str(place),
+                f"seats {','.join(map(str, seats))}"]
         if "denomination" in rules:
             bits.append(f"${rules['denomination']}")
         bits.append(f"{rules.get('decks', rules.get('hit_and_run', {}).get('decks'))} deck(s)")
@@ -236,7 +238,8 @@ def _variant(seed: int, i: int, plan: _Plan, *, matrix: bool = False) -> Variant
         "name": f"{'matrix' if matrix else 'variant'}-{seed}-{i:02d}",
         "description": f"Variant {i} of seed {seed}: {kind}",
         "game": "midibaccarat",
-        "jurisdiction": "PA",
+        # mostly both jurisdictions (the Washington cases run too), now and then Pennsylvania alone
+        "jurisdiction": ["PA", "WA"] if matrix or random.Random(f"jurisdiction:{seed}:{i}").random() < 0.75 else "PA",
         "devices": {
             "shoe": {"driver": "reference-shoe", "port": "emulator"},
             "sensors": {"driver": "reference-sensors", "port": "emulator"},

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Set up, then lint (ruff), type-check (mypy), run the tests (pytest) and check clause coverage.
+# Set up, then lint (ruff), type-check (mypy), run the tests (pytest), check clause coverage, run
+# the main job, the variant matrix and the kill matrix on variants.
 # Extra arguments go to pytest, e.g.  sh scripts/test.sh -k royal9
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,4 +19,12 @@ echo "== pytest"; .venv/bin/pytest -q -n 2 "$@" || status=1
 echo "== clause coverage"; .venv/bin/tablecert coverage --uncovered || status=1
 echo "== certification run against the built-in emulators"
 .venv/bin/tablecert run -q --report-dir "${TMPDIR:-/tmp}/tablecert-ci-reports" || status=1
+# Compliant Rules Submissions other than the shipped ones, from a fresh seed each run (printed; a
+# failing variant prints the command that reproduces it): every one must PASS, and the kill matrix
+# must catch every defect on three of them.  TABLECERT_SEED fixes the seed.
+seed=${TABLECERT_SEED:+--seed $TABLECERT_SEED}
+echo "== variant matrix: 24 compliant Rules Submissions"
+.venv/bin/tablecert variants --count 24 --jobs 2 $seed || status=1
+echo "== kill matrix on three variants"
+.venv/bin/tablecert defects --matrix --variants --jobs 2 $seed || status=1
 exit $status

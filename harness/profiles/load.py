@@ -37,7 +37,7 @@ from harness.schema import (
     shown,
     suggest,
 )
-from harness.yamlload import Loc, YMap, load_yaml, load_yaml_text, to_plain
+from harness.yamlload import Loc, YList, YMap, error_at, load_yaml, load_yaml_text, to_plain
 
 SPEC_PREFIX = "tablecert/profile/"
 SPEC = SPEC_PREFIX + "1"
@@ -296,7 +296,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         timing = attempt(lambda: _timing(f), Timing())
         emulator = attempt(lambda: _emulator(f, timing), EmulatorSettings())
         description = attempt(lambda: f.get_str("description", ""), "")
-        jurisdiction = attempt(lambda: f.get_str("jurisdiction", None))
+        jurisdictions = attempt(lambda: _jurisdictions(f), ())
         report_fields = attempt(lambda: _report(f), {})
         emulated = any(d.is_emulated for d in devices.values())
         bench = attempt(lambda: parse_bench(f, emulated=emulated, test_channel=emulator.test_channel or not emulated,
@@ -308,7 +308,8 @@ def profile_from_node(root: Any, path: str) -> Profile:
         name=name,
         description=description,
         game=game,
-        jurisdiction=jurisdiction,
+        jurisdiction=", ".join(jurisdictions) or None,
+        jurisdictions=jurisdictions,
         devices=MappingProxyType(devices),
         capabilities=caps,
         rules=rules,
@@ -321,6 +322,29 @@ def profile_from_node(root: Any, path: str) -> Profile:
         bench=bench,
         randomness=randomness,
     )
+
+
+def _jurisdictions(f: Fields) -> tuple[str, ...]:
+    """``jurisdiction: PA`` or ``jurisdiction: [PA, WA]``: where the table is certified.  Cases whose
+    clauses all belong to another jurisdiction do not apply (NOT APPLICABLE, with that reason), and
+    the report cites only these jurisdictions' standards.  Absent: every jurisdiction of the
+    catalogue."""
+    if "jurisdiction" not in f:
+        return ()
+    known = lookups.jurisdictions()
+    value = f.raw("jurisdiction")
+    if isinstance(value, YList):
+        if not value:
+            raise f.error("jurisdiction", "an empty list: name at least one jurisdiction "
+                                          f"({', '.join(known)}), or leave the key out for all")
+        out: list[str] = []
+        for i, item, loc in value.enumerate_locs():
+            code = check_enum(item, loc, f"jurisdiction[{i}]", known)
+            if code in out:
+                raise error_at(loc, f"jurisdiction[{i}]: {code} is listed twice")
+            out.append(code)
+        return tuple(out)
+    return (check_enum(value, f.loc("jurisdiction"), "jurisdiction", known),)
 
 
 def load_profile(path: str | Path) -> Profile:

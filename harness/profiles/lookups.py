@@ -98,6 +98,20 @@ def interpretation_choices() -> dict[str, tuple[Any, ...]]:
     return table
 
 
+#: the jurisdictions known before the catalogue exists (its ``scope:`` when installed)
+_FALLBACK_JURISDICTIONS = ("PA", "WA")
+
+
+def jurisdictions() -> tuple[str, ...]:
+    """The jurisdictions a profile may be certified for: those of the catalogue's clauses, and those
+    whose confidence level for the statistical batteries is known (``harness.randomness.settings``)."""
+    cat = _catalogue()
+    found = list(cat.jurisdictions() if cat is not None else ()) or list(_FALLBACK_JURISDICTIONS)
+    settings = _optional("harness.randomness.settings")
+    found += [j for j in getattr(settings, "JURISDICTION_CONFIDENCE", {}) if j not in found]
+    return tuple(found)
+
+
 def floors(denomination: int) -> dict[str, Cents]:
     """Royal 9 floors in cents for the $5 or $1 wager (the catalogue's figures when installed)."""
     cat = _catalogue()

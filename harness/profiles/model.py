@@ -157,6 +157,7 @@ class Profile:
     name: str
     description: str
     game: str
+    #: the jurisdictions as written, for display (``PA, WA``); None when the profile names none
     jurisdiction: str | None
     devices: Mapping[str, DeviceSpec]
     capabilities: frozenset[str]
@@ -175,6 +176,8 @@ class Profile:
     bench: BenchSettings = field(default_factory=BenchSettings)
     #: confidence, power and declared defect sizes of the statistical batteries (``randomness:``)
     randomness: RandomnessSettings = field(default_factory=RandomnessSettings)
+    #: the jurisdictions the table is certified for (``jurisdiction:``); empty: every one of the catalogue
+    jurisdictions: tuple[str, ...] = ()
 
     @property
     def is_emulated(self) -> bool:

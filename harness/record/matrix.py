@@ -18,8 +18,9 @@ OUT OF SCOPE   not testable on a device (the catalogue's reason: a filing, a lay
 
 A clause is credited only by cases that ran under its conditions: a case run at a $5 table that also
 cites a $1 clause does not make the $1 clause PASS (it is NOT APPLICABLE there).  The jurisdictions in
-scope are the profile's and those of the clauses of every case that ran; the standards cited are the
-catalogue's sources of the clauses in scope.  Pure: the record and the catalogue in, rows out.
+scope are the profile's (``jurisdiction:``; a profile naming none: those of the clauses of every
+case that ran); the standards cited are the catalogue's sources of the clauses tested.  Pure: the
+record and the catalogue in, rows out.
 """
 
 from __future__ import annotations
@@ -76,16 +77,18 @@ class Matrix:
         return out
 
 
-def _profile_facts(record: Record) -> tuple[str, str, frozenset[str], int | None]:
+def _profile_facts(record: Record) -> tuple[str, frozenset[str], frozenset[str], int | None]:
     p: Mapping[str, Any] = record.profile or {}
     game = str(p.get("game") or record.meta.game or "")
-    jurisdiction = str(p.get("jurisdiction") or record.meta.jurisdiction or "")
+    written = p.get("jurisdiction") or record.meta.jurisdiction or ""
+    listed = written if isinstance(written, list) else str(written).split(",")
+    jurisdictions = frozenset(str(j).strip() for j in listed if str(j).strip())
     caps = p.get("capabilities") or []
     capabilities = frozenset(str(c) for c in caps) if isinstance(caps, list) else frozenset()
     rules = p.get("rules") if isinstance(p.get("rules"), Mapping) else {}
     den = rules.get("denomination") if isinstance(rules, Mapping) else None
     denomination = den if isinstance(den, int) and not isinstance(den, bool) else None
-    return game, jurisdiction, capabilities, denomination
+    return game, jurisdictions, capabilities, denomination
 
 
 def _dedupe(reasons: Iterable[str]) -> str:
@@ -129,16 +132,18 @@ def build_matrix(record: Record, catalogue: Any | None = None) -> Matrix:
         from harness.regulations.catalogue import load_catalogue
 
         catalogue = load_catalogue()
-    game, jurisdiction, capabilities, denomination = _profile_facts(record)
+    game, named, capabilities, denomination = _profile_facts(record)
     citing: dict[str, list[CaseResult]] = {}
     for case in record.cases:
         for cid in case.clauses:
             citing.setdefault(cid, []).append(case)
     unknown = sorted(cid for cid in citing if not catalogue.has(cid))
-    jurisdictions = {jurisdiction} if jurisdiction else set()
-    for case in record.cases:
-        if case.verdict in RAN:
-            jurisdictions |= {catalogue.applies(c).jurisdiction for c in case.clauses if catalogue.has(c)}
+    # the profile's jurisdictions; a profile naming none is certified for those of the cases that ran
+    jurisdictions = set(named)
+    if not jurisdictions:
+        for case in record.cases:
+            if case.verdict in RAN:
+                jurisdictions |= {catalogue.applies(c).jurisdiction for c in case.clauses if catalogue.has(c)}
     jurisdictions.discard("")
     scope = frozenset(jurisdictions)
     rows: list[ClauseRow] = []

@@ -142,6 +142,10 @@ class Catalogue:
         """Where a clause applies (see the catalogue's ``scope:``); unknown scope: any game, no jurisdiction."""
         return self._applies.get(clause_id, Applies(jurisdiction=""))
 
+    def jurisdictions(self) -> tuple[str, ...]:
+        """The jurisdictions the catalogue's clauses belong to (its ``scope:``), in file order."""
+        return tuple(dict.fromkeys(a.jurisdiction for a in self._applies.values() if a.jurisdiction))
+
     def __len__(self) -> int:
         return len(self.clauses)
 

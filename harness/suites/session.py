@@ -345,6 +345,9 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
         return f"profile {profile.name} lacks capability {', '.join(missing)}"
     if case.games and profile.game not in case.games:
         return f"case is for {', '.join(sorted(case.games))}; profile game is {profile.game}"
+    elsewhere = _other_jurisdiction(profile, case)
+    if elsewhere:
+        return elsewhere
     den = case.when.get("denomination")
     if den is not None and profile.rules.denomination != den:
         return f"case is for the ${den} denomination; profile offers ${profile.rules.denomination}"
@@ -358,6 +361,21 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
     if case.not_for_table:
         return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
     return no_performer(profile, case)
+
+
+def _other_jurisdiction(profile: Profile, case: Case) -> str | None:
+    """A case every clause of which belongs to a jurisdiction the profile is not certified for."""
+    if not profile.jurisdictions or not case.clauses:
+        return None
+    from harness.regulations.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    theirs = {catalogue.applies(c).jurisdiction for c in case.clauses if catalogue.has(c)}
+    theirs.discard("")
+    if not theirs or theirs & set(profile.jurisdictions):
+        return None
+    return (f"case is for {', '.join(sorted(theirs))}; profile {profile.name} is certified for "
+            f"{', '.join(profile.jurisdictions)}")
 
 
 #: interpretation -> the value under which the clauses it bears on are not part of the certification

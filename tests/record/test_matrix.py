@@ -73,13 +73,26 @@ def test_statuses_from_the_cases() -> None:
     assert rows["pa-midi-r9-a-layout-area"].reason
 
 
-def test_a_case_that_ran_brings_its_jurisdiction_into_scope() -> None:
-    m = build_matrix(_record(("areas", "PASS", ["wa-230-15-040-2-nine-areas"], None)))
+def test_the_profiles_jurisdictions_are_the_scope() -> None:
+    both = {**MIDI5, "jurisdiction": ["PA", "WA"]}
+    m = build_matrix(_record(("areas", "PASS", ["wa-230-15-040-2-nine-areas"], None), profile=both))
     assert m.jurisdictions == ["PA", "WA"]
     assert any(r.clause_id == "wa-230-15-040-8b-streak3" for r in m.rows)
     assert any("Wash" in s for s in m.standards)
-    # a NOT APPLICABLE Washington case does not
-    m = build_matrix(_record(("areas", "NOT APPLICABLE", ["wa-230-15-040-2-nine-areas"], "x")))
+    # a Pennsylvania profile's report lists and cites no Washington clause, whatever ran
+    m = build_matrix(_record(("areas", "PASS", ["wa-230-15-040-2-nine-areas"], None)))
+    assert m.jurisdictions == ["PA"]
+    assert not any(r.clause_id.startswith("wa-") for r in m.rows)
+    assert not any("Wash" in s for s in m.standards)
+
+
+def test_a_profile_naming_no_jurisdiction_is_scoped_by_the_cases_that_ran() -> None:
+    anywhere = {k: v for k, v in MIDI5.items() if k != "jurisdiction"}
+    m = build_matrix(_record(("areas", "PASS", ["wa-230-15-040-2-nine-areas"], None), profile=anywhere))
+    assert m.jurisdictions == ["WA"]
+    # a NOT APPLICABLE Washington case does not bring Washington in
+    m = build_matrix(_record(("areas", "NOT APPLICABLE", ["wa-230-15-040-2-nine-areas"], "x"),
+                             ("a", "PASS", ["pa-midi-r9-e1-royal9"], None), profile=anywhere))
     assert m.jurisdictions == ["PA"]
 
 
