@@ -354,13 +354,18 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
     in_force = interp.as_dict()
     for key, value in dict(case.when.get("interpretations") or {}).items():
         if in_force.get(key) != value:
-            return f"case is for interpretation {key} = {value}; profile has {in_force.get(key)}"
+            return f"case is for interpretation {key} = {_written(value)}; profile has {_written(in_force.get(key))}"
     excluded = _excluded_by_interpretation(in_force, case)
     if excluded:
         return excluded
     if case.not_for_table:
         return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
     return no_performer(profile, case)
+
+
+def _written(value: Any) -> str:
+    """A value as a profile writes it (``true``, not Python's ``True``)."""
+    return str(value).lower() if isinstance(value, bool) or value is None else str(value)
 
 
 def _other_jurisdiction(profile: Profile, case: Case) -> str | None:
