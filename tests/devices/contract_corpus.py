@@ -170,7 +170,7 @@ def royal9_session(t: Table) -> None:
     # a round settled early is refused while the tableau needs a card
     ctl.open_round()
     sensors.place(1, "player", 500)
-    shoe.load("2S 3H 4D 5C 6S 7H".split())
+    shoe.load(["2S", "3H", "4D", "5C", "6S", "7H"])
     shoe.deal(count=2, pace_us=0)
     with pytest.raises(NakError):
         ctl.settle_round()
@@ -191,7 +191,7 @@ def royal9_session(t: Table) -> None:
     shoe.fault("misread")
     shoe.fault("error", code="E7", text="card jam")
     shoe.shuffle(1)
-    shoe.load("2S 3H 4D 5C".split())
+    shoe.load(["2S", "3H", "4D", "5C"])
     shoe.deal(pace_us=100_000)
     with pytest.raises(DeviceNak):
         shoe.deal()  # BUSY

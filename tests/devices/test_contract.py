@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from contract_corpus import Message, record, served, profile_config
+from contract_corpus import Message, profile_config, record, served
 from jsonschema import Draft202012Validator
 
 from harness.devices import schema_build
