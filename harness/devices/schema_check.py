@@ -68,19 +68,34 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    """A property-name pattern as a test; ``^literal`` (the vendor ``^x-``) as a prefix test."""
+    literal = pattern[1:]
+    if pattern.startswith("^") and re.escape(literal) == literal:
+        return lambda key: key.startswith(literal)
+    search = re.compile(pattern).search
+    return lambda key: search(key) is not None
+
+
 class Compiler:
     """Compiles the message schemas of one schema document (``$defs`` by name)."""
 
     def __init__(self, document: Mapping[str, Any]) -> None:
         self.defs: Mapping[str, Any] = document.get("$defs", {})
         self._done: dict[str, Check] = {}
+        self._compiling: set[str] = set()
 
     def definition(self, name: str) -> Check:
         if name not in self._done:
             if name not in self.defs:
                 raise ValueError(f"no $defs entry {name!r}")
-            self._done[name] = _always  # a placeholder while compiling (no schema here refers to itself)
-            self._done[name] = self.compile(self.defs[name])
+            if name in self._compiling:
+                raise ValueError(f"$defs entry {name!r} refers to itself: not supported by the compiled check")
+            self._compiling.add(name)
+            try:
+                self._done[name] = self.compile(self.defs[name])
+            finally:
+                self._compiling.discard(name)
         return self._done[name]
 
     def compile(self, node: Any) -> Check:
@@ -115,13 +130,7 @@ class Compiler:
         name = str(target)[len(prefix):]
         if name not in self.defs:
             raise ValueError(f"$ref {target!r}: no such definition")
-        resolved: list[Check] = []
-
-        def check(x: Any) -> bool:
-            if not resolved:
-                resolved.append(self.definition(name))
-            return resolved[0](x)
-        return check
+        return self.definition(name)  # compiled once, shared by every reference
 
     @staticmethod
     def _type(node: Mapping[str, Any]) -> Check | None:
@@ -181,7 +190,7 @@ class Compiler:
             return None
         props = {k: self.compile(s) for k, s in node.get("properties", {}).items()}
         required = tuple(node.get("required", ()))
-        patterns = [(re.compile(p).search, self.compile(s)) for p, s in node.get("patternProperties", {}).items()]
+        patterns = [(_matcher(p), self.compile(s)) for p, s in node.get("patternProperties", {}).items()]
         extra = self.compile(node["additionalProperties"]) if "additionalProperties" in node else None
         names = self.compile(node["propertyNames"]) if "propertyNames" in node else None
 
@@ -195,8 +204,8 @@ class Compiler:
                 if names is not None and not names(key):
                     return False
                 matched = False
-                for search, pattern_check in patterns:
-                    if search(key) is not None:
+                for matches, pattern_check in patterns:
+                    if matches(key):
                         matched = True
                         if not pattern_check(value):
                             return False
@@ -227,6 +236,9 @@ class Compiler:
         if "anyOf" not in node:
             return None
         options = [self.compile(s) for s in node["anyOf"]]
+        if len(options) == 2:
+            first, second = options
+            return lambda x: first(x) or second(x)
         return lambda x: any(c(x) for c in options)
 
     def _conditional(self, node: Mapping[str, Any]) -> Check | None:
