@@ -17,7 +17,11 @@ wait for the settlement (``round_end``), turn the reset key for any meter hit, r
   a bare ``ping``, and the old sequential floor (requests x one bare round trip), which leaves out
   the deal, the events and the settlement the device does in every round.
 
-Run: ``.venv/bin/python benchmarks/bench_rounds.py``  (about 35 s)
+* The protocol contract check, same rig: its own time per message and per round (measured inside
+  the check), and rounds with it against rounds without it in alternating blocks (wall and host CPU
+  time, and their ratios).
+
+Run: ``.venv/bin/python benchmarks/bench_rounds.py``  (about 45 s)
 """
 
 from __future__ import annotations
@@ -124,10 +128,10 @@ def in_process(profile_path: Path, cards: list[list[str]]) -> tuple[int, float, 
 
 
 def over_pty(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceController,
-             cards: list[list[str]]) -> tuple[int, float, int]:
+             cards: list[list[str]], seconds: float = PTY_S) -> tuple[int, float, int]:
     rounds = hits = 0
     start = time.perf_counter()
-    end = start + PTY_S
+    end = start + seconds
     while time.perf_counter() < end:
         ctl.open_round()
         # the seven seats' placements go out back to back (place_many), as the runner sends them
@@ -146,6 +150,48 @@ def over_pty(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceContr
         shoe.events()
         rounds += 1
     return rounds, time.perf_counter() - start, hits
+
+
+def contract_cost(devices: tuple[ReferenceShoe, ReferenceSensors, ReferenceController],
+                  cards: list[list[str]]) -> None:
+    """The protocol contract check (every message a driver receives held to protocol.schema.json):
+    its own time per message and per round, measured inside the check, and rounds with the check
+    against rounds without it on the same rig, in alternating blocks (wall and host CPU time)."""
+    links = [d.link for d in devices]
+    shipped = [link.checker for link in links]
+    spent = [0, 0]  # ns inside the check, messages checked
+
+    def timed(check: Any) -> Any:
+        def run(frame_type: int, cmd: str | None, payload: Any) -> Any:
+            t0 = time.perf_counter_ns()
+            try:
+                return check(frame_type, cmd, payload)
+            finally:
+                spent[0] += time.perf_counter_ns() - t0
+                spent[1] += 1
+        return run
+
+    for link, check in zip(links, shipped, strict=True):
+        link.checker = timed(check)
+    n, secs, _ = over_pty(*devices, cards, seconds=3.0)
+    print(f"contract check: {spent[1]:,} messages in {n} rounds, {spent[0] / spent[1] / 1000:.1f} us/message, "
+          f"{spent[0] / n / 1000:,.0f} us/round = {spent[0] / 1e9 / secs * 100:.1f}% of the round time")
+    totals = {"with": [0, 0.0, 0.0], "without": [0, 0.0, 0.0]}  # rounds, wall s, host CPU s
+    for block in range(6):
+        name = "with" if block % 2 == 0 else "without"
+        for link, check in zip(links, shipped, strict=True):
+            link.checker = check if name == "with" else None
+        cpu = time.process_time()
+        n, secs, _ = over_pty(*devices, cards, seconds=1.0)
+        totals[name][0] += n
+        totals[name][1] += secs
+        totals[name][2] += time.process_time() - cpu
+    for link, check in zip(links, shipped, strict=True):
+        link.checker = check
+    (wn, ww, wc), (on, ow, oc) = totals["with"], totals["without"]
+    print(f"rounds with the check: {ww / wn * 1e6:,.0f} us/round (host CPU {wc / wn * 1e6:,.0f} us); without: "
+          f"{ow / on * 1e6:,.0f} us/round (host CPU {oc / on * 1e6:,.0f} us); ratio with/without "
+          f"{ww / wn / (ow / on):.2f}x wall, {wc / wn / (oc / on):.2f}x host CPU (3 alternating 1 s blocks each)")
 
 
 def driver_pings(dev: ReferenceSensors) -> list[int]:
@@ -280,6 +326,7 @@ def main() -> int:
             assert isinstance(ctl, ReferenceController)
             over_pty(shoe, sensors, ctl, cards[:20])  # warm-up
             n, secs, hits = over_pty(shoe, sensors, ctl, cards)
+            contract_cost((shoe, sensors, ctl), cards)
         finally:
             rig.close()
         rate_pty = n / secs

@@ -65,6 +65,7 @@ from harness.soak_stats import (
     rss_kib,
 )
 from harness.suites.expected import ExpectedRound, Oracle, meters_at_settlement
+from harness.suites.payouts import paid_more_than_once, settlements
 from harness.suites.rig import Rig, open_rig
 
 ROUND_TIMEOUT_S = 10.0
@@ -298,24 +299,23 @@ class Soak:
 
     def _payouts(self, n: int, cards: list[Card], exp: ExpectedRound, events: list[DeviceEvent]) -> None:
         res = self.result
-        paid: dict[tuple[int, str], Mapping[str, Any]] = {}
-        for e in events:
-            if e.name == "payout" and e.payload.get("category") != "mystery":
-                paid[(_int(e.payload.get("seat")), str(e.payload.get("type")))] = e.payload
+        paid = settlements(events)  # every payout kept: a second one for a wager is paying it twice
         for key, want in exp.payouts.items():
             res.payouts_checked += 1
             got = paid.get(key)
-            got_ret = None if got is None else got.get("returned")
+            got_ret = None if got is None else got.returned
             if got_ret != want.returned:
                 res.flag("payout", f"round {n} ({format_cards(cards)}): seat {key[0]} {key[1]} returned "
                          f"{got_ret} cents, the oracle {want.returned} ({want.category})")
+        for twice in paid_more_than_once(paid):
+            res.flag("payout", f"round {n}: {twice}")
         for key in sorted(paid.keys() - exp.payouts.keys()):
-            res.flag("payout", f"round {n}: seat {key[0]} {key[1]} paid {paid[key].get('returned')} cents "
+            res.flag("payout", f"round {n}: seat {key[0]} {key[1]} paid {paid[key].returned} cents "
                      "for a wager the sensors never accepted")
         for seat, tally in self.r9.items():
             got = paid.get((seat, "royal9"))
             if got is not None:
-                tally.add("lose" if got.get("category") is None else str(got["category"]))
+                tally.add("lose" if got.category is None else str(got.category))
         if exp.baccarat is not None and self.baccarat is not None:
             self.baccarat.add(baccarat_bin(exp.baccarat))
         if exp.dealer is not None and self.dealer is not None:

@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.devices.crc import crc16
+from harness.devices.vocabulary import NAK_CODES as _NAK_CODES
 from harness.errors import DeviceError
 
 SOF = b"\xa5\x5a"
@@ -46,7 +47,7 @@ MIN_FRAME = HEADER_LEN + CRC_LEN
 BAD_CRC = "BAD_CRC"
 BAD_FRAME = "BAD_FRAME"
 VERSION_ERROR = "VERSION"
-NAK_CODES = ("BAD_CRC", "BAD_FRAME", "UNKNOWN_CMD", "BAD_ARGS", "REFUSED", "BUSY", "VERSION", "POWER")
+NAK_CODES = tuple(_NAK_CODES)
 
 
 class ProtocolError(DeviceError):

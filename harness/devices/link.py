@@ -11,6 +11,11 @@ Every wait has a monotonic deadline: ``request`` raises ``DeviceTimeout`` when i
 ``DeviceError`` when the peer disappears (the reader fails every waiter at once, no hang), a
 ``DeviceNak`` for a NAK and its subclass ``NakError`` for REFUSED, an application refusal that some
 tests expect (e.g. a configuration write while the controller is live, 461a.12).
+
+A ``checker`` (the reference drivers set the protocol contract's, :mod:`harness.devices.contract`)
+sees every RSP, NAK and EVT in the reading thread: a message outside the contract fails the request
+it answers with the checker's error, or (an event) is kept out of the queue and raised by the next
+``events``/``wait_event`` call.  Either way the transcript notes it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +46,9 @@ from harness.devices.transport import Transport
 from harness.errors import DeviceError, DeviceTimeout
 
 _TEXT_LIMIT = 240
+
+#: (frame type, the command a RSP/NAK answers or None, payload) -> the error to raise, or None
+Checker = Callable[[int, "str | None", Mapping[str, Any]], "DeviceError | None"]
 
 
 #: longest the interpreter may keep one thread running before it offers the GIL to another (s)
@@ -134,6 +142,10 @@ class FramedLink:
         self.event_gaps: list[tuple[int, int]] = []  # (expected seq, received seq)
         self.protocol_errors: list[ProtocolError] = []
         self.events_dropped = 0
+        #: checks every message received (set by the driver before its first request); None: none
+        self.checker: Checker | None = None
+        #: events the checker rejected, raised one by one by the next event read
+        self._rejected: deque[DeviceError] = deque()
         self._decoder = FrameDecoder()
         self._stale_ns = int(stale_partial_s * 1e9)
         self._max_events = max_events
@@ -232,11 +244,13 @@ class FramedLink:
         """Take every queued event; if none is queued, wait up to ``timeout_s`` for the first."""
         deadline = time.monotonic() + timeout_s
         with self._cond:
+            self._raise_rejected()
             while not self._events:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._error is not None or self._closed:
                     break
                 self._cond.wait(remaining)
+                self._raise_rejected()
             out = list(self._events)
             self._events.clear()
         return out
@@ -251,6 +265,7 @@ class FramedLink:
         deadline = time.monotonic() + timeout_s
         with self._cond:
             while True:
+                self._raise_rejected()
                 for i, ev in enumerate(self._events):
                     if ev.name == name and (predicate is None or predicate(ev)):
                         del self._events[i]
@@ -263,6 +278,11 @@ class FramedLink:
                 if remaining <= 0:
                     raise DeviceTimeout(f"{self.name}: no '{name}' event within {timeout_s} s")
                 self._cond.wait(remaining)
+
+    def _raise_rejected(self) -> None:
+        """Raise the oldest event the checker rejected (called holding ``_cond``)."""
+        if self._rejected:
+            raise self._rejected.popleft()
 
     def pending_events(self) -> list[DeviceEvent]:
         """A snapshot of the queue without consuming it."""
@@ -326,7 +346,10 @@ class FramedLink:
             self.transcript.note(f"{frame.type_name} seq={frame.seq} matches no outstanding request", t_ns)
             return
         for pending in targets:
-            if frame.type == RSP:
+            broken = self._check(frame, pending.cmd, t_ns)
+            if broken is not None:
+                pending.error = broken
+            elif frame.type == RSP:
                 if frame.payload.get("ok") is not True:
                     pending.error = DeviceError(f"{self.name}: RSP to {pending.cmd} lacks \"ok\": true")
                 else:
@@ -346,6 +369,12 @@ class FramedLink:
             self.transcript.note(f"event seq gap: expected {expected}, got {frame.seq}", t_ns,
                                  expected=expected, got=frame.seq)
         self._last_event_seq = frame.seq
+        broken = self._check(frame, None, t_ns)
+        if broken is not None:
+            with self._cond:
+                self._rejected.append(broken)
+                self._cond.notify_all()
+            return
         event = DeviceEvent(str(frame.payload.get("event", "")), frame.payload, frame.seq, t_ns)
         with self._cond:
             if len(self._events) >= self._max_events:
@@ -353,6 +382,15 @@ class FramedLink:
                 self.events_dropped += 1
             self._events.append(event)
             self._cond.notify_all()
+
+    def _check(self, frame: Frame, cmd: str | None, t_ns: int) -> DeviceError | None:
+        checker = self.checker
+        if checker is None:
+            return None
+        broken = checker(frame.type, cmd, frame.payload)
+        if broken is not None:
+            self.transcript.note(f"contract: {broken}", t_ns)
+        return broken
 
     def _fail(self, exc: DeviceError) -> None:
         self._error = exc

@@ -74,6 +74,9 @@ class WagerResult:
     seat: int = 0
     type: str = ""
     amount: Cents = 0
+    #: the NAK the device refused the placement with, as ``NAK <code>: <reason>`` (a seat the table
+    #: does not have, docs/protocol.md section 6.3); None for an answer in the RSP
+    nak: str | None = None
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from harness.devices import vocabulary
+from harness.devices.vocabulary import NOT_AN_EMULATOR, PROTOCOL_VERSION
 from harness.emulators.config import EmulatorConfig
 
-PROTOCOL_VERSION = 1
 Emit = Callable[[str, dict[str, Any]], None]
 #: commands that stand for an act at the table: the emulator answers them only with its test channel
-REMOTE_ACTS = frozenset({"wager.place", "wager.remove", "lockout.press", "reset_key", "round.open",
-                         "round.no_more_bets"})
-NOT_AN_EMULATOR = "not an emulator"
+REMOTE_ACTS = frozenset(vocabulary.REMOTE_ACTS)
 
 
 def remote_refusal(cfg: EmulatorConfig, cmd: object) -> Refusal | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from harness import __version__
 from harness.cards import parse_card
+from harness.devices import vocabulary
 from harness.emulators.defects import check_defects
 from harness.errors import InputError
 from harness.money import Cents, parse_amount, parse_rate
@@ -30,13 +31,10 @@ from harness.progressive.floors import check_configuration
 from harness.progressive.meter import MeterConfig
 from harness.progressive.mystery import MysteryConfig
 
-BACCARAT_GAMES = ("minibaccarat", "midibaccarat", "baccarat", "ez-baccarat")
-GAMES = (*BACCARAT_GAMES, "blackjack-hit-and-run")
+GAMES = tuple(vocabulary.GAMES)
+BACCARAT_GAMES = tuple(g for g in GAMES if g != "blackjack-hit-and-run")
 
-IDENTITY_FIELDS = (
-    "manufacturer", "model", "serial", "software_id", "controller_type", "software_name",
-    "software_version", "program_hash", "location", "asset_number", "game_type",
-)
+IDENTITY_FIELDS = tuple(vocabulary.IDENTITY_FIELDS)
 
 
 def program_hash() -> str:

@@ -29,6 +29,10 @@ The RSP to the command itself is always sent intact; the fault applies to what f
 ``power-loss``
     ``after_ms`` later the whole table loses power (every device goes silent and loses volatile
     state); the bench supply's ``OUTP ON`` restores it, or ``duration_ms`` if given.
+``off-contract``
+    the next ``count`` answers (RSP) carry a field the protocol contract does not have
+    (``"off_contract": true``): a host that holds every message to the contract ends the case ERROR
+    naming the field, and the run goes on.
 
 Other kinds go to the device itself (the shoe's ``misread`` and ``error``).
 """
@@ -42,13 +46,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.devices.framing import HEADER, SOF, VERSION
+from harness.devices.framing import HEADER, RSP, SOF, VERSION, Frame, FrameDecoder, encode_frame
+from harness.devices.vocabulary import LINE_FAULTS, SHOE_FAULTS
 
 if TYPE_CHECKING:
     from harness.emulators.server import DeviceLine, EmulatorServer
 
-KINDS = ("no-answer", "bad-crc", "garbage", "disconnect", "reboot", "power-loss")
-DEVICE_KINDS = {"shoe": ("misread", "error")}
+KINDS = tuple(LINE_FAULTS)
+DEVICE_KINDS = {"shoe": tuple(SHOE_FAULTS)}
+#: the field an ``off-contract`` fault adds to an answer
+OFF_CONTRACT_FIELD = "off_contract"
 MAX_COUNT = 65535
 MAX_MS = 600_000
 DEFAULT_BOOT_MS = 200
@@ -98,6 +105,15 @@ def garbage_bytes(n: int) -> bytes:
     return noise + false_start + b'{"ok":tr'
 
 
+def off_contract(frame: bytes) -> bytes:
+    """The same answer with one field the protocol contract does not have."""
+    decoded = [f for f in FrameDecoder().feed(frame) if isinstance(f, Frame)]
+    if not decoded:
+        return frame
+    head = decoded[0]
+    return encode_frame(head.type, head.seq, {**head.payload, OFF_CONTRACT_FIELD: True})
+
+
 def corrupt_crc(frame: bytes) -> bytes:
     """The same frame with its CRC inverted: every receiver must reject it."""
     return frame[:-2] + bytes(b ^ 0xFF for b in frame[-2:])
@@ -110,6 +126,7 @@ class LineFaults:
     no_answer: int = 0
     bad_crc: int = 0
     garbage: int = 0
+    off_contract: int = 0
     garbled: int = 0  # how many answers were replaced so far (seeds the noise)
     log: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -131,6 +148,10 @@ class LineFaults:
                 self.garbled += 1
                 self.log.append("garbage: answer replaced by noise")
                 return garbage_bytes(self.garbled)
+            if answer and self.off_contract > 0 and frame[3] == RSP:
+                self.off_contract -= 1
+                self.log.append("off-contract: answer sent with a field the contract does not have")
+                frame = off_contract(frame)
             if self.bad_crc > 0:
                 self.bad_crc -= 1
                 self.log.append("bad-crc: frame sent with a corrupted CRC")
@@ -139,7 +160,7 @@ class LineFaults:
 
     def clear(self) -> None:
         with self.lock:
-            self.no_answer = self.bad_crc = self.garbage = 0
+            self.no_answer = self.bad_crc = self.garbage = self.off_contract = 0
 
 
 class FaultInjector:
@@ -159,7 +180,7 @@ class FaultInjector:
         """Arm a fault: the answer to send, and what to do once it is on the wire."""
         f = FaultRequest.parse(payload)
         answer: dict[str, Any] = {"kind": f.kind, "count": f.count, "after_ms": f.after_ms}
-        if f.kind in ("no-answer", "bad-crc", "garbage"):
+        if f.kind in ("no-answer", "bad-crc", "garbage", "off-contract"):
             with line.faults.lock:
                 attr = f.kind.replace("-", "_")
                 setattr(line.faults, attr, getattr(line.faults, attr) + f.count)

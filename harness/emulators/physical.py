@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from harness.cards import parse_cards
 from harness.emulators import settle
 from harness.emulators.base import Refusal
-from harness.emulators.sensors import WAGER_TYPES
+from harness.emulators.sensors import SEAT_MAX, SEAT_MIN, WAGER_TYPES
 from harness.errors import InputError
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ class PhysicalSide:
             return {"card": table.shoe.draw().code}
         if act in ("chips.place", "chips.remove"):
             seat, kind = int(req["seat"]), str(req["type"])
+            if not SEAT_MIN <= seat <= SEAT_MAX:
+                raise ValueError(f"the layout has no seat {seat}")
             if kind not in WAGER_TYPES:
                 raise ValueError(f"the layout has no {kind!r} area")
             if act == "chips.place":

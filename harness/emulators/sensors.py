@@ -8,6 +8,8 @@ lives here; the controller reads it when it closes wagering and when it settles 
 Commands: ``wager.place {"seat", "type", "amount"}`` -> ``{"accepted", "reason"}`` (a refused
 wager is a normal answer with ``accepted: false``, not a NAK); ``wager.remove {"seat", "type"}``;
 ``wager.list``.  A seat holds at most one wager of each type: placing again replaces the amount.
+A seat outside the protocol's 1..9 is a malformed argument (NAK BAD_ARGS); a seat in 1..9 the table
+does not have is refused with reason ``bad-seat`` (docs/protocol.md, section 6.3: both are refusals).
 
 A Royal 9 wager is offered only to a player who placed a Midibaccarat wager (629a Royal 9 (b),
 629a.7(b)): at a seat with no Player, Banker or Tie wager it is refused with reason
@@ -21,12 +23,13 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from harness.devices.vocabulary import SEAT_MAX, SEAT_MIN
+from harness.devices.vocabulary import WAGER_TYPES as _WAGER_TYPES
 from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
 from harness.emulators.config import EmulatorConfig
 from harness.money import Cents
 
-WAGER_TYPES = ("royal9", "player", "banker", "tie", "dragon7", "panda8", "hit-and-run", "blackjack",
-               "streak3-player", "streak3-banker")
+WAGER_TYPES = tuple(_WAGER_TYPES)
 
 #: the Midibaccarat wagers of 629a.7(b) that open the Royal 9 option (629a Royal 9 (b))
 BASE_TYPES = ("player", "banker", "tie")
@@ -53,6 +56,8 @@ class Sensors(Device):
 
     def _seat_type(self, req: Mapping[str, Any]) -> tuple[int, str]:
         seat = arg(req, "seat", int)
+        if not SEAT_MIN <= seat <= SEAT_MAX:
+            raise BadArgs(f"seat {seat}: seats are numbered {SEAT_MIN} to {SEAT_MAX}")
         kind = arg(req, "type", str)
         if kind not in WAGER_TYPES:
             raise BadArgs(f"wager type {kind!r}: expected one of {', '.join(WAGER_TYPES)}")

@@ -20,11 +20,12 @@ from __future__ import annotations
 from typing import Any
 
 from harness.bench.acts import InjectFault
+from harness.devices.vocabulary import LINE_FAULTS, SHOE_FAULTS
 from harness.errors import DeviceError
 from harness.suites.registry import Action, Arg, step
 
 #: line-layer faults of every emulated device, then the shoe's own (harness/emulators/faults.py)
-FAULT_KINDS = ("no-answer", "bad-crc", "garbage", "disconnect", "reboot", "power-loss", "misread", "error")
+FAULT_KINDS = (*LINE_FAULTS, *SHOE_FAULTS)
 FAULT_ROLES = ("shoe", "sensors", "controller")
 
 
@@ -39,7 +40,8 @@ FAULT_ROLES = ("shoe", "sensors", "controller")
     },
     shorthand="kind",
     doc="ask the emulator of `role` to inject a fault: `no-answer`, `bad-crc`, `garbage` (the next "
-    "`count` requests/frames/answers), `disconnect` or `reboot` (`after_ms` later; a reboot lasts "
+    "`count` requests/frames/answers), `off-contract` (the next `count` answers carry a field the "
+    "protocol contract does not have), `disconnect` or `reboot` (`after_ms` later; a reboot lasts "
     "`duration_ms`), `power-loss` (the whole table, until `power: on` or `duration_ms`)",
     acts=("fault",)
 ))

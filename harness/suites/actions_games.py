@@ -37,6 +37,7 @@ from harness.errors import DeviceTimeout
 from harness.money import Cents
 from harness.suites.expect import expected_round
 from harness.suites.model import Step
+from harness.suites.payouts import Paid, paid_more_than_once, settlements
 from harness.suites.registry import Action, Arg, step
 from harness.suites.steps import WAGER_TYPES, hits_to_pay, measure_payments, open_round, settle_round
 
@@ -109,19 +110,18 @@ def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
     reasons = []
     for seat in beyond:
         kind = "player" if not runner.oracle.is_hit_and_run else "hit-and-run"
-        res = runner.perform(PlaceWagers((Wager(seat, kind, runner.stake_default),), probe=True))[0]
+        res = runner.place_wagers((Wager(seat, kind, runner.stake_default),), probe=True)[0]
         if res.accepted:
             accepted.append(seat)
             runner.round.wagers[(seat, res.type)] = res.amount
-        reasons.append(f"seat {seat}: {res.reason}")
+        reasons.append(f"seat {seat}: {res.reason}" + (f" ({res.nak})" if res.nak else ""))
     runner.measure(step, f"wagers at seats beyond the configured ones (up to seat {at_most + 1})",
                  f"accepted at {', '.join(map(str, accepted))}" if accepted else "all refused",
                  "all refused", not accepted, detail="; ".join(reasons))
 
 
-def _payouts(runner: CaseRunner) -> dict[tuple[int, str], dict[str, Any]]:
-    return {(int(e.payload["seat"]), str(e.payload["type"])): dict(e.payload)
-            for e in runner.round.ctrl_events if e.name == "payout"}
+def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
+    return settlements(runner.round.ctrl_events)
 
 
 def offered_types(profile: Any) -> tuple[str, ...]:
@@ -192,9 +192,13 @@ def expect_identical_areas(runner: CaseRunner, step: Step) -> None:
         if got is None:
             unpaid.append(f"seat {seat} {kind}")
             continue
-        groups.setdefault((kind, stake), {})[seat] = (got.get("category"), int(got["returned"]))
+        groups.setdefault((kind, stake), {})[seat] = (got.category, got.returned)
     runner.measure(step, "every wager paid (a payout event)", "; ".join(unpaid) or "all paid", "all paid",
                  not unpaid)
+    twice = paid_more_than_once(paid)
+    if twice:
+        runner.measure(step, "every wager settled by one payout event", "; ".join(twice), "one each", False,
+                       detail="a second payout event for the same seat and wager type pays the wager again")
     for (kind, stake), by_seat in sorted(groups.items()):
         distinct = sorted(set(by_seat.values()), key=str)
         shown = "; ".join(f"seats {','.join(str(s) for s, v in by_seat.items() if v == d)}: {d[0]} "
@@ -331,12 +335,13 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
             checked += 1
             want = exp.payouts.get(key)
             got = paid.get(key)
-            if got is None or want is None or int(got["returned"]) != want.returned:
+            if got is None or want is None or got.returned != want.returned or got.times > 1:
                 bad += 1
                 problems.append(f"round {n} ({format_cards(runner.cards_read())}): seat {key[0]} {key[1]} "
                                 f"({stake} cents) "
-                                f"returned {got['returned'] if got else 'nothing in this deal'}, expected "
-                                f"{want.returned if want else '?'}")
+                                f"returned {got.returned if got else 'nothing in this deal'}, expected "
+                                f"{want.returned if want else '?'}"
+                                + (f" ({got.describe()})" if got is not None and got.times > 1 else ""))
         assert runner.rig.sensors is not None
         left = runner.rig.sensors.wagers()
         leftovers.extend(f"round {n}: seat {w.seat} {w.type}" for w in left)

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING
 
 from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
-from harness.suites.expect import expected_round
+from harness.suites.expect import expected_round, measure_paid_once
 from harness.suites.expected import meters_at_settlement, qualifying_stakes
 from harness.suites.model import Step
+from harness.suites.payouts import settlements
 from harness.suites.registry import Action, Arg, choice, step
 from harness.suites.steps import settle_round
 
@@ -94,13 +95,13 @@ def expect_r9_meter_award(runner: CaseRunner, step: Step, seat: int, meter: str)
         raise AssertionError(f"the round dealt does not give seat {seat} the {meter} jackpot under the "
                              f"interpretations in force (oracle: {expected.category if expected else 'no wager'})")
     want_ret = expected.returned
-    payout = next((e.payload for e in runner.round.ctrl_events
-                   if e.name == "payout" and int(e.payload["seat"]) == seat and e.payload["type"] == "royal9"),
-                  None)
-    got_ret = int(payout["returned"]) if payout else None
+    payout = settlements(runner.round.ctrl_events).get((seat, "royal9"))
+    got_ret = payout.returned if payout else None
+    twice = f"; {payout.describe()}" if payout is not None and payout.times > 1 else ""
     runner.measure(step, f"seat {seat} Royal 9 returned: 100% of the {meter} jackpot", got_ret, want_ret,
-                   got_ret == want_ret, unit="cents", detail=f"{how}; oracle: {expected.category}")
-    got_cat = payout.get("category") if payout else None
+                   got_ret == want_ret, unit="cents", detail=f"{how}; oracle: {expected.category}{twice}")
+    measure_paid_once(runner, step, (seat, "royal9"), payout)
+    got_cat = payout.category if payout else None
     runner.measure(step, f"seat {seat} Royal 9 category", got_cat, expected.category, got_cat == expected.category)
     hit = next((e.payload for e in runner.round.ctrl_events
                 if e.name == "hit" and e.payload.get("meter") == meter), None)

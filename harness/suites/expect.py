@@ -20,6 +20,7 @@ from harness.suites.expected import (
     qualifying_stakes,
 )
 from harness.suites.model import Step
+from harness.suites.payouts import Paid, category_shown, measure_paid_once, settlements
 from harness.suites.registry import Action, Arg, choice, step
 from harness.suites.steps import EVENTS, WAGER_TYPES, settle_round
 
@@ -93,9 +94,8 @@ def expect_outcome(runner: CaseRunner, step: Step, oracle: bool | None = None, *
         runner.measure(step, f"outcome {key}", actual.get(key), value, actual.get(key) == value)
 
 
-def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Mapping[str, Any]]:
-    return {(int(e.payload["seat"]), str(e.payload["type"])): e.payload
-            for e in runner.round.ctrl_events if e.name == "payout"}
+def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
+    return settlements(runner.round.ctrl_events)
 
 
 @step("expect_payout", Action(
@@ -126,27 +126,28 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
             e = exp.payouts.get(key)
             got = paid.get(key)
             want_ret = e.returned if e else 0
-            got_ret = int(got["returned"]) if got else None
+            got_ret = got.returned if got else None
             runner.measure(step, f"seat {key[0]} {key[1]} returned (oracle: {e.category if e else None})", got_ret,
-                         want_ret, got_ret == want_ret, unit="cents",
-                         detail=f"device category {got.get('category') if got else 'no payout event'}")
+                         want_ret, got_ret == want_ret, unit="cents", detail=category_shown(got))
+            measure_paid_once(runner, step, key, got)
         return
     if seat is None:
         raise AssertionError("expect_payout without oracle needs a seat")  # schema prevents this
     got = paid.get((seat, type))
+    measure_paid_once(runner, step, (seat, type), got)
     if none:
-        got_ret = int(got["returned"]) if got else 0
+        got_ret = got.returned if got else 0
         runner.measure(step, f"seat {seat} {type} paid nothing", got_ret, 0, got_ret == 0, unit="cents")
         return
     if award is not None:
         stake = runner.round.wagers.get((seat, type), 0)
         returned = award + (stake if runner.oracle.interp.award_returns_stake else 0)
     if returned is not None:
-        got_ret = int(got["returned"]) if got else None
+        got_ret = got.returned if got else None
         runner.measure(step, f"seat {seat} {type} returned", got_ret, returned, got_ret == returned, unit="cents",
-                     detail=f"device category {got.get('category') if got else 'no payout event'}")
+                     detail=category_shown(got))
     if category is not None:
-        got_cat = got.get("category") if got else None
+        got_cat = got.category if got else None
         runner.measure(step, f"seat {seat} {type} category", got_cat, category, got_cat == category)
 
 

@@ -14,6 +14,7 @@ from harness.cards import format_cards
 from harness.suites.expect import expected_round
 from harness.suites.expected import contribution_check, meter_settings, qualifying_stakes
 from harness.suites.model import Step
+from harness.suites.payouts import settlements
 from harness.suites.steps import hits_to_pay, measure_payments, open_round
 
 if TYPE_CHECKING:
@@ -54,14 +55,15 @@ def play_rounds(
         runner.deal_random_round(lambda: runner.round_cards(runner.random_round_cards(rng)), pace_us, seed + n)
         start = runner.snapshots["round-start"]
         exp = expected_round(runner)
-        paid = {(int(e.payload["seat"]), str(e.payload["type"])): int(e.payload["returned"])
-                for e in runner.round.ctrl_events if e.name == "payout"}
+        paid = settlements(runner.round.ctrl_events)
         for key, e in exp.payouts.items():
             payout_checks += 1
-            if paid.get(key) != e.returned:
+            wager = paid.get(key)
+            if wager is None or wager.returned != e.returned or wager.times > 1:
                 payout_bad += 1
+                twice = f"; {wager.describe()}" if wager is not None and wager.times > 1 else ""
                 problems.append(f"round {n} ({format_cards(runner.cards_read())}): seat {key[0]} {key[1]} returned "
-                                f"{paid.get(key)} cents, oracle {e.returned} ({e.category})")
+                                f"{wager.returned if wager else None} cents, oracle {e.returned} ({e.category}){twice}")
         hit = {str(ev.payload.get("meter")) for ev in runner.round.ctrl_events if ev.name == "hit"}
         pay_problems, _keys = hits_to_pay(runner)
         paying += [f"round {n}: {p}" for p in pay_problems]

@@ -19,7 +19,7 @@ from typing import Any
 from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers, PressLockout
 from harness.bench.performers import Performers, human_readable
 from harness.cards import Card, shoe_composition
-from harness.devices.link import DeviceEvent, NakError
+from harness.devices.link import DeviceEvent, DeviceNak, NakError
 from harness.devices.roles import MeterReading, Wager, WagerResult
 from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents, fmt
@@ -29,6 +29,8 @@ from harness.suites.registry import lookup
 from harness.suites.rig import Rig
 
 ROUND_TIMEOUT_S = 10.0
+#: NAK codes a device may answer a wager at a seat the table does not have with (a refusal)
+SEAT_REFUSAL_NAKS = ("BAD_ARGS", "REFUSED")
 #: a live shoe is reloaded (freshly shuffled) when fewer cards are left than a round can take
 LIVE_RELOAD_BELOW = 20
 
@@ -318,7 +320,7 @@ class CaseRunner:
         if self.rig.sensors is None:
             raise DeviceError("this case needs bet sensors and the profile has none")
         stake = amount if amount is not None else self.stake_default
-        res: WagerResult = self.perform(PlaceWagers((Wager(seat, kind, stake),), after, not_before_ns))[0]
+        res = self.place_wagers((Wager(seat, kind, stake),), after=after, not_before_ns=not_before_ns)[0]
         self.round.results.append(res)
         if res.accepted:
             self.round.wagers[(seat, kind)] = stake
@@ -331,12 +333,36 @@ class CaseRunner:
             raise DeviceError("this case needs bet sensors and the profile has none")
         batch = [Wager(seat, kind, amount if amount is not None else self.stake_default)
                  for seat, kind, amount in wagers]
-        results: list[WagerResult] = self.perform(PlaceWagers(tuple(batch)))
+        results = self.place_wagers(tuple(batch))
         for w, res in zip(batch, results, strict=True):
             self.round.results.append(res)
             if res.accepted:
                 self.round.wagers[(w.seat, w.type)] = w.amount
         return results
+
+    def place_wagers(self, batch: tuple[Wager, ...], *, after: str | None = None, not_before_ns: int | None = None,
+                     probe: bool = False) -> list[WagerResult]:
+        """Have the wagers placed (one act) and return the wagering system's answers.
+
+        A seat the table does not have (not among the Rules Submission's seats: past the last one,
+        or outside the protocol's 1..9) may be refused with a NAK (BAD_ARGS or REFUSED) instead of
+        ``accepted: false`` (docs/protocol.md, section 6.3): that is the device's compliant refusal,
+        read as reason ``bad-seat`` with the NAK kept (``WagerResult.nak``), not a rig ERROR.  Such
+        seats are placed one at a time so that each NAK is attributed to its wager."""
+        table = set(self._seats("all"))
+        if all(w.seat in table for w in batch):
+            results: list[WagerResult] = self.perform(PlaceWagers(batch, after, not_before_ns, probe))
+            return results
+        out: list[WagerResult] = []
+        for w in batch:
+            try:
+                out += self.perform(PlaceWagers((w,), after, not_before_ns, probe))
+            except DeviceNak as exc:
+                if w.seat in table or exc.code not in SEAT_REFUSAL_NAKS:
+                    raise
+                out.append(WagerResult(False, "bad-seat", 0, 0, w.seat, w.type, w.amount,
+                                       nak=f"NAK {exc.code}: {exc.reason}"))
+        return out
 
     def _event_time(self, after: str, n: int) -> int:
         if after in ("first-card", "card"):

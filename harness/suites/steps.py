@@ -31,6 +31,7 @@ from harness.bench.acts import (
     TurnResetKey,
 )
 from harness.cards import Card
+from harness.devices import vocabulary
 from harness.devices.link import NakError
 from harness.errors import DeviceError
 from harness.money import Cents
@@ -40,14 +41,10 @@ from harness.suites.registry import Action, Arg, choice, step
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
 
-WAGER_TYPES = (
-    "royal9", "player", "banker", "tie", "dragon7", "panda8", "hit-and-run", "blackjack",
-    "streak3-player", "streak3-banker",
-)
-METERS = ("mega", "major", "minor", "mystery", "hit-and-run")
-EVENTS = (
-    "card", "misread", "error", "lockout", "no_more_bets", "hit", "payout", "round_end", "reset",
-)
+WAGER_TYPES = tuple(vocabulary.WAGER_TYPES)
+METERS = tuple(vocabulary.METERS)
+#: the events a suite may expect: the shoe's and the controller's (docs/protocol.md, section 6)
+EVENTS = (*vocabulary.EVENTS["shoe"], *vocabulary.EVENTS["controller"])
 TIMED_AFTER = ("first-card", "card", "lockout", "no-more-bets")
 
 __all__ = ["EVENTS", "METERS", "TIMED_AFTER", "WAGER_TYPES", "Action", "Arg"]
@@ -95,7 +92,7 @@ def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amo
     ok = got == expect and (reason is None or res.reason == reason)
     want = expect + (f" ({reason})" if reason else "")
     runner.measure(step, f"seat {seat} {type} wager", got + (f" ({res.reason})" if res.reason else ""),
-                 want, ok, detail=offset_note)
+                 want, ok, detail="; ".join(x for x in (offset_note, res.nak) if x))
 
 
 @step("wagers", Action(

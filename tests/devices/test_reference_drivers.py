@@ -63,7 +63,7 @@ def test_sensors_place_exact_bytes_and_result(pty_end: PtyEnd) -> None:
 
 def test_controller_identity_config_meters(pty_end: PtyEnd) -> None:
     meters = {"meters": {"mega": 5000012, "major": 45000}, "residual": {"mega": "0.25", "major": "0"},
-              "cumulative_paid": 0, "paid_by_table": 0, "paid_by_attendant": 0}
+              "cumulative_paid": 0, "paid_by_table": 0, "paid_by_attendant": 0, "pending": []}
     peer = pty_end.peer([
         hello("controller"),
         (req(2, "identity"), rsp(2, **IDENTITY)),

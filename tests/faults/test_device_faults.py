@@ -81,7 +81,7 @@ def _verdicts(run: Run) -> dict[str, str]:
 
 
 def test_every_fault_suite_ran_every_case(runs: dict[str, Run]) -> None:
-    assert set(runs) == {"line_faults", "reboot", "disconnect", "power_loss"}
+    assert set(runs) == {"line_faults", "reboot", "disconnect", "power_loss", "contract"}
     for name, run in runs.items():
         assert "Traceback" not in run.output, run.output
         suite = (SUITES / f"{name}.suite.yaml").read_text(encoding="utf-8")
@@ -161,6 +161,18 @@ def test_power_loss_that_lasts_skips_every_later_case_naming_the_dead_roles(runs
     assert after.verdict == "SKIP"
     for role in ("shoe", "sensors", "controller"):
         assert f"{role} stopped answering" in (after.message or "")
+
+
+def test_an_answer_outside_the_contract_is_an_error_naming_the_field_and_the_next_case_passes(
+        runs: dict[str, Run]) -> None:
+    run = runs["contract"]
+    case = run.case("off-contract-answer-is-an-error")
+    assert case.verdict == "ERROR", case.message
+    assert "reply to meters.get is outside the protocol contract at 'off_contract'" in (case.message or "")
+    assert "device transcript (tail)" in (case.message or "")
+    text = run.transcript("off-contract-answer-is-an-error", "controller")
+    assert "contract: controller: reply to meters.get is outside the protocol contract at 'off_contract'" in text
+    assert run.case("after-off-contract").verdict == "PASS", run.case("after-off-contract").message
 
 
 def test_every_run_finished_its_record(runs: dict[str, Run]) -> None:

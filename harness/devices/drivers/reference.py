@@ -5,6 +5,10 @@ protocol 1 and plays the role the profile put it in: a shoe cabled where the con
 is a rig ERROR at connect time, not a confusing FAIL later.  Profile entry keys: ``port`` (a device
 path, a pty symlink, ``socket://127.0.0.1:PORT``, ``rfc2217://...``), optional ``baudrate``
 (default 115200), ``timeout_ms`` (per request, default 1000) and ``exclusive`` (default true).
+
+Every message a driver receives is held to the protocol contract (``protocol.schema.json``,
+:mod:`harness.devices.contract`) before anything reads it: a device that sends a field the contract
+does not have, a value outside a vocabulary or a missing field is a rig ERROR naming the field.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Self
 
 from harness.cards import Card, parse_card
+from harness.devices.contract import Contract
 from harness.devices.link import DeviceEvent, FramedLink, Reply
 from harness.devices.roles import (
     BetSensors,
@@ -33,10 +38,10 @@ from harness.devices.roles import (
 )
 from harness.devices.transcript import Transcript
 from harness.devices.transport import DEFAULT_BAUDRATE, SerialTransport
+from harness.devices.vocabulary import PROTOCOL_VERSION
 from harness.errors import DeviceError, InputError
 from harness.money import Cents
 
-PROTOCOL_VERSION = 1
 SERIAL_OPTIONS = frozenset({"port", "baudrate", "timeout_ms", "exclusive", "parity", "stopbits", "bytesize",
                             "rtscts", "xonxoff"})
 #: serial settings a profile may give (harness.profiles.lineparams), passed to pyserial unchanged
@@ -99,9 +104,12 @@ class ReferenceDevice:
     role: ClassVar[str] = ""
     options: ClassVar[frozenset[str]] = SERIAL_OPTIONS
 
-    def __init__(self, link: FramedLink, *, timeout_s: float = 1.0, hello: bool = True) -> None:
+    def __init__(self, link: FramedLink, *, timeout_s: float = 1.0, hello: bool = True,
+                 contract: Contract | None = None) -> None:
         self.link = link
         self.timeout_s = timeout_s
+        # before the first request: hello's answer is held to the contract too
+        link.checker = (contract or Contract.shipped()).checker(self.role, link.name)
         if hello:
             try:
                 self.hello()

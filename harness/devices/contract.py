@@ -1,0 +1,186 @@
+"""The contract check: every message a reference driver receives is held to ``protocol.schema.json``.
+
+docs/protocol.md says what a compliant device sends; the schema says it field by field (built from
+:mod:`harness.devices.vocabulary` by :mod:`harness.devices.schema_build`, shipped as package data).
+The link calls :meth:`Contract.checker`'s function on every RSP, NAK and EVT it decodes, in its
+reading thread (the receive stamp is already taken).  A message outside the contract becomes a
+:class:`ContractError`, a :class:`~harness.errors.DeviceError` naming the message, the field path and
+what is wrong with it: the request it answers fails with it, an event is not delivered and the next
+read of the device's events raises it.  The case ends ERROR with the transcript as evidence (the
+violation is noted there too) and the run goes on with the next case.
+
+Speed: a compiled yes/no check (:mod:`harness.devices.schema_check`) passes valid messages in a few
+µs; only when it says no is the ``jsonschema`` library asked, and its verdict and wording decide.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping
+from importlib import resources
+from typing import Any
+
+from harness.devices.framing import EVT, NAK, RSP
+from harness.devices.schema_check import Check, Compiler
+from harness.errors import DeviceError
+
+SCHEMA_FILE = "protocol.schema.json"
+#: how the schema is cited in an error (it ships inside the package)
+SCHEMA_CITED = "harness/devices/protocol.schema.json"
+_VALUE_LIMIT = 80
+
+#: (frame type, the command answered or None, payload) -> the violation or None
+Checker = Callable[[int, "str | None", Mapping[str, Any]], "ContractError | None"]
+
+
+class ContractError(DeviceError):
+    """A device sent a message outside docs/protocol.md: which message, where in it, what is wrong."""
+
+    def __init__(self, device: str, message: str, path: str, problem: str, definition: str) -> None:
+        super().__init__(f"{device}: {message} is outside the protocol contract at '{path}': {problem} "
+                         f"(docs/protocol.md; {SCHEMA_CITED} #/$defs/{definition})")
+        self.device = device
+        self.message = message
+        self.path = path
+        self.problem = problem
+        self.definition = definition
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    """The shipped schema document."""
+    text = resources.files("harness.devices").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    document: dict[str, Any] = json.loads(text)
+    return document
+
+
+def field_path(parts: Any) -> str:
+    """``meters.mega``, ``wagers[0].seat``; the whole payload is ``(payload)``."""
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(payload)"
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 3] + "..."
+
+
+class Contract:
+    """Validators for every message kind of one schema document (the shipped one by default)."""
+
+    def __init__(self, document: Mapping[str, Any] | None = None) -> None:
+        self.document = document if document is not None else schema()
+        self.messages: Mapping[str, Any] = self.document["x-messages"]
+        self._compiler = Compiler(self.document)
+        self._fast: dict[str, Check] = {}
+        self._library: dict[str, Any] = {}
+
+    @classmethod
+    @functools.cache
+    def shipped(cls) -> Contract:
+        return cls()
+
+    # ------------------------------------------------------------------ one message
+
+    def definitions(self) -> list[str]:
+        """Every message kind: ``request:<cmd>``, ``reply:<cmd>``, ``event:<name>``, ``nak``."""
+        return [name for name in self.document["$defs"] if ":" in name or name == "nak"]
+
+    def problem(self, definition: str, payload: Any) -> tuple[str, str] | None:
+        """``(field path, what is wrong)`` when ``payload`` breaks ``#/$defs/<definition>``, else None."""
+        fast = self._fast.get(definition)
+        if fast is None:
+            fast = self._fast[definition] = self._compiler.definition(definition)
+        if fast(payload):
+            return None
+        return self.explain(definition, payload)
+
+    def explain(self, definition: str, payload: Any) -> tuple[str, str] | None:
+        """The ``jsonschema`` library's verdict: ``(path, problem)`` of the most relevant error (the
+        problem text names up to two more), or None if the library finds nothing wrong."""
+        from jsonschema.exceptions import best_match
+
+        errors = list(self._validator(definition).iter_errors(payload))
+        if not errors:
+            return None
+        first = best_match(errors)
+        path, problem = self._described(first)
+        others = [self._described(e) for e in errors if e is not first][:2]
+        if others:
+            problem += "; also " + "; ".join(f"at '{p}': {what}" for p, what in others)
+        return path, problem
+
+    @staticmethod
+    def _described(err: Any) -> tuple[str, str]:
+        path = list(err.absolute_path)
+        if err.validator == "additionalProperties" and isinstance(err.instance, Mapping):
+            props = err.schema.get("properties", {}) if isinstance(err.schema, Mapping) else {}
+            extra = sorted(k for k in err.instance if k not in props and not str(k).startswith("x-"))
+            if extra:
+                return field_path([*path, extra[0]]), (f"a field the contract does not have (value "
+                                                       f"{_shown(err.instance[extra[0]])})")
+        if err.validator == "required" and isinstance(err.validator_value, list) and isinstance(err.instance, Mapping):
+            missing = [k for k in err.validator_value if k not in err.instance]
+            if missing:
+                return field_path([*path, missing[0]]), "missing (the contract requires it)"
+        return field_path(path), str(err.message)
+
+    def _validator(self, definition: str) -> Any:
+        found = self._library.get(definition)
+        if found is None:
+            from jsonschema import Draft202012Validator
+            from referencing import Registry, Resource
+
+            root = str(self.document["$id"])
+            registry: Registry[Any] = Registry().with_resource(root, Resource.from_contents(dict(self.document)))
+            found = Draft202012Validator({"$ref": f"{root}#/$defs/{definition}"}, registry=registry)
+            self._library[definition] = found
+        return found
+
+    # ------------------------------------------------------------------ by direction
+
+    def request_definition(self, cmd: str) -> str | None:
+        return f"request:{cmd}" if cmd in self.messages["requests"] else None
+
+    def reply_definition(self, cmd: str) -> str | None:
+        return f"reply:{cmd}" if cmd in self.messages["replies"] else None
+
+    def check_event(self, device: str, role: str, payload: Mapping[str, Any]) -> ContractError | None:
+        name = payload.get("event")
+        sent = self.messages["events"].get(role, {})
+        if not isinstance(name, str) or name not in sent:
+            return ContractError(device, f"event {_shown(name)}", "event",
+                                 f"a {role} sends no such event (it sends {', '.join(sent) or 'none'})",
+                                 f"event:{name}" if isinstance(name, str) else "event")
+        return self._error(device, f"'{name}' event", f"event:{name}", payload)
+
+    def check_reply(self, device: str, cmd: str, payload: Mapping[str, Any]) -> ContractError | None:
+        definition = self.reply_definition(cmd)
+        if definition is None:
+            return None  # a command the contract does not name: the caller's own business
+        return self._error(device, f"reply to {cmd}", definition, payload)
+
+    def check_nak(self, device: str, cmd: str, payload: Mapping[str, Any]) -> ContractError | None:
+        return self._error(device, f"NAK to {cmd}", "nak", payload)
+
+    def _error(self, device: str, message: str, definition: str, payload: Mapping[str, Any]) -> ContractError | None:
+        found = self.problem(definition, payload)
+        if found is None:
+            return None
+        return ContractError(device, message, found[0], found[1], definition)
+
+    def checker(self, role: str, device: str) -> Checker:
+        """The link's check for a device of ``role`` (named ``device`` in errors)."""
+
+        def check(frame_type: int, cmd: str | None, payload: Mapping[str, Any]) -> ContractError | None:
+            if frame_type == EVT:
+                return self.check_event(device, role, payload)
+            if frame_type == RSP and cmd is not None:
+                return self.check_reply(device, cmd, payload)
+            if frame_type == NAK:
+                return self.check_nak(device, cmd or "a request", payload)
+            return None
+        return check

@@ -1,0 +1,333 @@
+"""Builds ``protocol.schema.json``, the JSON Schema (Draft 2020-12) of every frame payload of the
+reference protocol, version 1, from the vocabularies of :mod:`harness.devices.vocabulary`.
+
+The schema file is shipped as package data and is what the drivers validate against
+(:mod:`harness.devices.contract`); this module is how it is written, so an enumeration is typed once.
+Regenerate after a change (a test fails while the shipped file differs)::
+
+    .venv/bin/python -m harness.devices.schema_build
+
+Layout: ``$defs`` holds one schema per message kind, named ``request:<cmd>``, ``reply:<cmd>``,
+``event:<name>`` and ``nak``, plus the shared value types; ``x-messages`` lists them by direction
+and role.  Every device-to-host object is closed: a field the contract does not name is a
+violation, except vendor fields whose names begin with ``x-``, which hosts ignore.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.devices import vocabulary as v
+
+SCHEMA_PATH = Path(__file__).with_name("protocol.schema.json")
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+VENDOR: dict[str, Any] = {"^x-": {}}
+
+
+def ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def enum(values: Any, desc: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"enum": list(values)}
+    if desc:
+        out["description"] = desc
+    return out
+
+
+def obj(props: dict[str, Any], required: tuple[str, ...] = (), desc: str = "", *, vendor: bool = True,
+        **more: Any) -> dict[str, Any]:
+    """A closed object: ``props`` only (and ``x-`` vendor fields where ``vendor``)."""
+    out: dict[str, Any] = {"type": "object"}
+    if desc:
+        out["description"] = desc
+    out["properties"] = props
+    if required:
+        out["required"] = list(required)
+    if vendor:
+        out["patternProperties"] = VENDOR
+    out["additionalProperties"] = False
+    out.update(more)
+    return out
+
+
+def request(cmd: str, desc: str, props: dict[str, Any] | None = None, required: tuple[str, ...] = ()
+            ) -> dict[str, Any]:
+    return obj({"cmd": {"const": cmd}, **(props or {})}, ("cmd", *required), desc, vendor=False)
+
+
+def reply(desc: str, props: dict[str, Any] | None = None, required: tuple[str, ...] = (), **more: Any
+          ) -> dict[str, Any]:
+    return obj({"ok": {"const": True}, **(props or {})}, ("ok", *required), desc, **more)
+
+
+def event(name: str, desc: str, props: dict[str, Any], required: tuple[str, ...], **more: Any) -> dict[str, Any]:
+    device_time = {"type": "integer", "minimum": 0, "description": "the device's own timestamp, µs (optional)"}
+    return obj({"event": {"const": name}, **props, "t_us": device_time}, ("event", *required), desc, **more)
+
+
+def _types() -> dict[str, Any]:
+    cents = {"type": "integer", "minimum": 0, "description": "money: integer cents"}
+    decimal = {"type": "string", "pattern": r"^[0-9]+(\.[0-9]+)?$"}
+    return {
+        "cents": cents,
+        "count": {"type": "integer", "minimum": 0},
+        "round": {"type": "integer", "minimum": 0, "description": "the controller's round number"},
+        "seat": {"type": "integer", "minimum": v.SEAT_MIN, "maximum": v.SEAT_MAX,
+                 "description": "a seat (wagering area), 1..9"},
+        "seat-asked": {"type": "integer", "minimum": v.SEAT_MIN,
+                       "description": "a seat a host asks about; one the table does not have (10 included) is "
+                                      "refused: reason bad-seat, or NAK BAD_ARGS / REFUSED"},
+        "card": {"type": "string", "pattern": "^(A|[2-9]|T|J|Q|K)[SHDC]$",
+                 "description": "rank A 2-9 T J Q K, suit S H D C"},
+        "decimal": {**decimal, "description": "a non-negative decimal string, e.g. \"0.25\""},
+        "rate": {**decimal, "description": "percent of each qualifying wager as a decimal string (\"0.5\" = 0.5 %)"},
+        "text": {"type": "string"},
+        "wager-type": enum(v.WAGER_TYPES),
+        "meter": enum(v.METERS),
+        "refusal": enum(v.WAGER_REFUSALS, "why a wager was refused"),
+        "lockout-cause": enum(v.LOCKOUT_CAUSES),
+        "paid-by": enum(v.PAID_BY),
+        "game": enum(v.GAMES),
+        "hit-category": enum(v.HIT_CATEGORIES),
+        "payout-category": nullable(enum(v.PAYOUT_CATEGORIES)),
+        "identity-text": {"type": "string", "description": "\"\" when not applicable"},
+        "combo": nullable({"type": "array", "items": ref("card"), "minItems": 2, "maxItems": 2}),
+        "seat-config": obj({"seat": ref("seat"), "combo": ref("combo")}, ("seat", "combo")),
+        "meter-config": obj({"rate": ref("rate"), "initial": ref("cents"), "reset": ref("cents"),
+                             "payout_limit": nullable(ref("cents")), "display_capacity": nullable(ref("cents"))},
+                            ("rate", "initial", "reset")),
+        "mystery-config": obj({"configuration": enum(v.MYSTERY_CONFIGURATIONS), "reseed": ref("cents"),
+                               "must_hit_by": ref("cents"), "rate": ref("rate"),
+                               "distribution": enum(v.MYSTERY_DISTRIBUTIONS), "paid_by": ref("paid-by")},
+                              ("reseed", "must_hit_by", "rate", "distribution", "paid_by")),
+        "configuration": {
+            "game": ref("game"), "denomination": ref("cents"),
+            "decks": {"type": "integer", "minimum": 1, "maximum": 16},
+            "seats": {"type": "array", "items": ref("seat-config"), "maxItems": v.SEAT_MAX},
+            "meters": {"type": "object", "propertyNames": enum([m for m in v.METERS if m != "mystery"]),
+                       "additionalProperties": ref("meter-config")},
+            "mystery": nullable(ref("mystery-config")),
+            "commission": ref("rate"), "hit_soft17": {"type": "boolean"},
+        },
+        "wager": obj({"seat": ref("seat"), "type": ref("wager-type"), "amount": ref("cents")},
+                     ("seat", "type", "amount")),
+    }
+
+
+def _accepted_reason() -> dict[str, Any]:
+    """``accepted`` true carries ``reason`` null; false carries a refusal reason."""
+    return {"if": {"properties": {"accepted": {"const": True}}},
+            "then": {"properties": {"reason": {"type": "null"}}},
+            "else": {"properties": {"reason": ref("refusal")}}}
+
+
+def _requests() -> dict[str, dict[str, Any]]:
+    count = ref("count")
+    cfg = _types()["configuration"]
+    partial_meter = obj({k: s for k, s in _types()["meter-config"]["properties"].items()}, vendor=False)
+    set_props = {k: s for k, s in cfg.items() if k != "game"}
+    set_props["meters"] = {"type": "object", "propertyNames": cfg["meters"]["propertyNames"],
+                           "additionalProperties": partial_meter}
+    set_props["mystery"] = nullable(obj({"configuration": enum(v.MYSTERY_CONFIGURATIONS),
+                                         "distribution": enum(v.MYSTERY_DISTRIBUTIONS),
+                                         "paid_by": ref("paid-by")}, ("configuration",), vendor=False))
+    set_props["seats"] = {"type": "array", "items": obj({"seat": ref("seat"), "combo": ref("combo")}, ("seat",),
+                                                         vendor=False)}
+    faults = [*v.LINE_FAULTS, *v.SHOE_FAULTS]
+    return {
+        "hello": request("hello", "version negotiation", {"version": {"type": "integer", "minimum": 1}},
+                         ("version",)),
+        "identity": request("identity", "the 607a.2(b) identity"),
+        "ping": request("ping", "liveness"),
+        "shoe.status": request("shoe.status", "the shoe's state"),
+        "test.load": request("test.load", "test channel: replace the shoe's contents, top card first",
+                             {"cards": {"type": "array", "items": ref("card")},
+                              "check_decks": {"type": "boolean"}}, ("cards",)),
+        "test.deal": request("test.deal", "test channel: deal `count` cards (default all), one every `pace_us`",
+                             {"count": count, "pace_us": count}),
+        "test.fault": request("test.fault", "test channel: inject a fault",
+                              {"kind": enum(faults), "count": {"type": "integer", "minimum": 1},
+                               "after_ms": count, "duration_ms": count, "code": ref("text"), "text": ref("text")},
+                              ("kind",)),
+        "test.shuffle": request("test.shuffle", "test channel: reshuffle the shoe's pack `count` times",
+                                {"count": {"type": "integer", "minimum": 1}}),
+        "wager.place": request("wager.place", "a wager at a seat",
+                               {"seat": ref("seat-asked"), "type": ref("wager-type"), "amount": ref("cents")},
+                               ("seat", "type", "amount")),
+        "wager.remove": request("wager.remove", "withdraw a wager", {"seat": ref("seat-asked"),
+                                                                     "type": ref("wager-type")}, ("seat", "type")),
+        "wager.list": request("wager.list", "the wagers on the layout"),
+        "config.get": request("config.get", "the configuration"),
+        "config.set": request("config.set", "change any subset of the configuration (not `game`)", set_props),
+        "meters.get": request("meters.get", "meters and payout meters"),
+        "lockout.get": request("lockout.get", "the lock-out state"),
+        "lockout.press": request("lockout.press", "the lock-out button"),
+        "round.open": request("round.open", "the dealer opens wagering"),
+        "round.no_more_bets": request("round.no_more_bets", "the dealer calls no more bets"),
+        "round.settle": request("round.settle", "close the round on the cards dealt"),
+        "reset_key": request("reset_key", "the attendant's reset key after paying a meter award",
+                             {"meter": ref("meter")}, ("meter",)),
+        "test.link": request("test.link", "test channel: cut or restore the controller-sensors link",
+                             {"up": {"type": "boolean"}}, ("up",)),
+        "test.state": request("test.state", "test channel: the emulator's internal state"),
+    }
+
+
+def _replies() -> dict[str, dict[str, Any]]:
+    ident = {name: ref("identity-text") for name in v.IDENTITY_FIELDS}
+    cfg = _types()["configuration"]
+    config = reply("the configuration", cfg, ("game", "denomination", "seats", "meters", "mystery"))
+    named_cents = {"type": "object", "propertyNames": ref("meter"), "additionalProperties": ref("cents")}
+    pending = obj({"meter": ref("meter"), "seat": ref("seat"), "amount": ref("cents"),
+                   "category": ref("hit-category")}, ("meter", "seat", "amount"))
+    order = {"type": "string", "pattern": "^[A-Za-z0-9+/]*={0,2}$",
+             "description": "card ids (rank-1)*4 + suit index, little-endian u16, base64"}
+    state_phase = enum(("idle", "open", "dealing", "settled", "off"))
+    lock = nullable(obj({"card_ns": {"type": "integer"}, "lock_ns": {"type": "integer"},
+                         "due_ns": {"type": "integer"}}, ("card_ns", "lock_ns", "due_ns")))
+    round_no = ref("round")
+    return {
+        "hello": reply("protocol spoken and role played",
+                       {"protocol": {"const": v.PROTOCOL_VERSION}, "role": enum(v.DEVICE_ROLES)},
+                       ("protocol", "role")),
+        "identity": reply("607a.2(b)(2) identity; which fields are required depends on the role", ident),
+        "ping": reply("alive"),
+        "shoe.status": reply("the shoe's state", {"state": enum(v.SHOE_STATES), "cards_dealt": ref("count"),
+                                                  "cards_remaining": ref("count")},
+                             ("state", "cards_dealt", "cards_remaining")),
+        "test.load": reply("cards now in the shoe", {"cards_remaining": ref("count")}, ("cards_remaining",)),
+        "test.deal": reply("cards still to deal and left in the shoe",
+                           {"dealing": ref("count"), "cards_remaining": ref("count")}, ("dealing", "cards_remaining")),
+        "test.fault": reply("the fault armed", {"kind": enum([*v.LINE_FAULTS, *v.SHOE_FAULTS]), "count": ref("count"),
+                                                "after_ms": ref("count")}, ("kind",)),
+        "test.shuffle": reply("the pack's order after each shuffle",
+                              {"cards": ref("count"), "shuffles": {"type": "array", "items": order}},
+                              ("cards", "shuffles")),
+        "wager.place": reply("accepted, or refused with a reason (a refusal is an answer, not a NAK)",
+                             {"accepted": {"type": "boolean"}, "reason": nullable(ref("refusal"))},
+                             ("accepted", "reason"), **_accepted_reason()),
+        "wager.remove": reply("the wager is gone", {"removed": {"const": True}}, ("removed",)),
+        "wager.list": reply("the wagers on the layout", {"wagers": {"type": "array", "items": ref("wager")}},
+                            ("wagers",)),
+        "config.get": config,
+        "config.set": config,
+        "meters.get": reply("meters, residuals and the payout meters", {
+            "meters": named_cents,
+            "residual": {"type": "object", "propertyNames": ref("meter"), "additionalProperties": ref("decimal")},
+            "diverted": named_cents,
+            "cumulative_paid": ref("cents"), "paid_by_table": ref("cents"), "paid_by_attendant": ref("cents"),
+            "pending": {"type": "array", "items": pending},
+        }, ("meters", "residual", "cumulative_paid", "paid_by_table", "paid_by_attendant", "pending")),
+        "lockout.get": reply("locked or open, and why", {"locked": {"type": "boolean"},
+                                                         "cause": nullable(ref("lockout-cause"))}, ("locked", "cause")),
+        "lockout.press": reply("locked", {"locked": {"const": True}}, ("locked",)),
+        "round.open": reply("the round opened", {"round": {"type": "integer", "minimum": 1}}, ("round",)),
+        "round.no_more_bets": reply("the round closed to wagers", {"round": round_no}, ("round",)),
+        "round.settle": reply("the round closed", {"round": round_no, "void": {"const": True},
+                                                   "dealer_stopped": {"const": True}}, ("round",)),
+        "reset_key": reply("the meter's amount after the reset", {"meter": ref("meter"), "amount": ref("cents")},
+                           ("meter", "amount")),
+        "test.link": reply("the link's state", {"up": {"type": "boolean"}}, ("up",)),
+        "test.state": reply("the emulator's internal state (self-tests only; suites never read it)", {
+            "phase": state_phase, "locked": {"type": "boolean"}, "cause": nullable(ref("lockout-cause")),
+            "round": round_no, "cards": {"type": "array", "items": ref("card")}, "link_up": {"type": "boolean"},
+            "mystery": nullable(obj({"trigger": nullable({"type": "integer"}), "amount": ref("cents")},
+                                    ("trigger", "amount"))),
+            "nv_path": nullable(ref("text")), "nv_writes": ref("count"), "last_card_lock": lock,
+            "lateness_ns": {"type": "array", "items": {"type": "integer"}}, "boots": ref("count"),
+            "defects": {"type": "array", "items": ref("text")},
+        }, ("phase", "locked", "cause", "round")),
+    }
+
+
+def _events() -> dict[str, dict[str, Any]]:
+    locked_cause = enum([c for c in v.LOCKOUT_CAUSES if c != "round-open"])
+    return {
+        "card": event("card", "a card out of the shoe; `n` counts cards dealt since the shoe was loaded",
+                      {"card": ref("card"), "n": {"type": "integer", "minimum": 1}}, ("card", "n")),
+        "misread": event("misread", "a card out of the shoe that could not be read",
+                         {"n": {"type": "integer", "minimum": 1}, "raw": ref("text")}, ("n",)),
+        "error": event("error", "a shoe fault", {"code": ref("text"), "text": ref("text")}, ("code", "text")),
+        "wager": event("wager", "chips the sensors detected on a betting area (placed by hand)",
+                       {"seat": ref("seat"), "type": ref("wager-type"), "amount": ref("cents"),
+                        "accepted": {"type": "boolean"}, "reason": nullable(ref("refusal"))},
+                       ("seat", "type", "amount", "accepted", "reason"), **_accepted_reason()),
+        "wager_removed": event("wager_removed", "chips taken off a betting area by hand",
+                               {"seat": ref("seat"), "type": ref("wager-type"), "removed": {"type": "boolean"},
+                                "reason": nullable(ref("text"))}, ("seat", "type", "removed", "reason")),
+        "lockout": event("lockout", "wagering closed (locked) or opened (round-open)",
+                         {"locked": {"type": "boolean"}, "cause": ref("lockout-cause")}, ("locked", "cause"),
+                         **{"if": {"properties": {"locked": {"const": True}}},
+                            "then": {"properties": {"cause": locked_cause}},
+                            "else": {"properties": {"cause": {"const": "round-open"}}}}),
+        "no_more_bets": event("no_more_bets", "the dealer called no more bets", {"round": ref("round")}, ("round",)),
+        "hit": event("hit", "an award: a meter jackpot (`meter` named) or a fixed paytable line (`meter` null)",
+                     {"seat": ref("seat"), "category": ref("hit-category"), "meter": nullable(ref("meter")),
+                      "amount": nullable(ref("cents"))}, ("seat", "category", "meter", "amount")),
+        "payout": event("payout", "what one wager returns (stake included); or a mystery award (category "
+                        "mystery, stake 0)",
+                        {"seat": ref("seat"), "type": ref("wager-type"), "category": ref("payout-category"),
+                         "stake": ref("cents"), "returned": ref("cents"), "paid_by": ref("paid-by")},
+                        ("seat", "type", "category", "stake", "returned", "paid_by")),
+        "round_end": event("round_end", "the round is settled (every payout sent) or void",
+                           {"round": ref("round"), "void": {"const": True}}, ("round",)),
+        "reset": event("reset", "a meter went back to its reset amount", {"meter": ref("meter"),
+                                                                          "amount": ref("cents")},
+                       ("meter", "amount")),
+    }
+
+
+def build() -> dict[str, Any]:
+    """The schema document (deterministic: the same vocabularies give the same bytes)."""
+    defs: dict[str, Any] = {k: s for k, s in _types().items() if k != "configuration"}
+    requests, replies, events = _requests(), _replies(), _events()
+    defs.update({f"request:{k}": s for k, s in requests.items()})
+    defs.update({f"reply:{k}": s for k, s in replies.items()})
+    defs["nak"] = obj({"code": enum(v.NAK_CODES), "reason": ref("text")}, ("code", "reason"),
+                      "a negative answer: a NAK code and the device's words")
+    defs.update({f"event:{k}": s for k, s in events.items()})
+    messages = {
+        "requests": {cmd: f"#/$defs/request:{cmd}" for cmd in requests},
+        "replies": {cmd: f"#/$defs/reply:{cmd}" for cmd in replies},
+        "nak": "#/$defs/nak",
+        "events": {role: {name: f"#/$defs/event:{name}" for name in names} for role, names in v.EVENTS.items()},
+        "commands": {role: list(cmds) for role, cmds in v.COMMANDS.items()},
+    }
+    return {
+        "$schema": DRAFT,
+        "$id": "urn:tablecert:protocol:1",
+        "title": "tablecert reference protocol, version 1: frame payloads",
+        "description": "One schema per message kind in $defs (request:<cmd>, reply:<cmd>, event:<name>, nak); "
+                       "x-messages lists them by direction and role. See docs/protocol.md.",
+        "x-messages": messages,
+        "anyOf": [ref(f"request:{k}") for k in requests] + [ref(f"event:{k}") for k in events] + [ref("nak")],
+        "$defs": defs,
+    }
+
+
+def render() -> str:
+    return json.dumps(build(), indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    text = render()
+    if args == ["--check"]:
+        same = SCHEMA_PATH.exists() and SCHEMA_PATH.read_text(encoding="utf-8") == text
+        print(f"{SCHEMA_PATH}: {'up to date' if same else 'differs from the vocabularies: regenerate it'}")
+        return 0 if same else 1
+    SCHEMA_PATH.write_text(text, encoding="utf-8")
+    print(f"wrote {SCHEMA_PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""The ``payout`` events of one round, every one of them kept.
+
+The contract (docs/protocol.md, section 8) has the controller send exactly one settlement ``payout``
+per accepted wager per round, and one more ``payout`` (category ``mystery``, stake 0) per mystery
+award.  A second settlement ``payout`` for the same seat and wager type is the device paying twice:
+it is kept here, added into what the wager returned, and shown to the expectations, which measure
+it as a finding (FAIL, :func:`measure_paid_once`); it never replaces the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from harness.devices.link import DeviceEvent as Event
+from harness.devices.vocabulary import MYSTERY_CATEGORY
+
+if TYPE_CHECKING:
+    from harness.suites.model import Step
+    from harness.suites.runner import CaseRunner
+
+Key = tuple[int, str]
+
+
+@dataclass(frozen=True)
+class Paid:
+    """Every settlement ``payout`` event of one (seat, wager type) in a round, in arrival order."""
+
+    events: tuple[Mapping[str, Any], ...]
+
+    @property
+    def returned(self) -> int:
+        """What the wager returned in all: the sum over its payout events."""
+        return sum(int(e["returned"]) for e in self.events)
+
+    @property
+    def category(self) -> Any:
+        """The category reported (several, joined, when the events disagree)."""
+        cats = list(dict.fromkeys(e.get("category") for e in self.events))
+        return cats[0] if len(cats) == 1 else ", ".join(str(c) for c in cats)
+
+    @property
+    def paid_by(self) -> str:
+        return ", ".join(dict.fromkeys(str(e.get("paid_by")) for e in self.events))
+
+    @property
+    def times(self) -> int:
+        return len(self.events)
+
+    def describe(self) -> str:
+        """``2 payout events: royal9 returned 3000; royal9 returned 3000``."""
+        parts = "; ".join(f"{e.get('category')} returned {e.get('returned')}" for e in self.events)
+        return f"{self.times} payout event{'s' if self.times != 1 else ''}: {parts}"
+
+
+def settlements(events: Iterable[Event]) -> dict[Key, Paid]:
+    """The settlement payouts of a round by (seat, wager type); mystery awards are not settlements."""
+    grouped: dict[Key, list[Mapping[str, Any]]] = {}
+    for e in events:
+        if e.name == "payout" and e.payload.get("category") != MYSTERY_CATEGORY:
+            grouped.setdefault((int(e.payload["seat"]), str(e.payload["type"])), []).append(e.payload)
+    return {key: Paid(tuple(found)) for key, found in grouped.items()}
+
+
+def paid_more_than_once(paid: Mapping[Key, Paid]) -> list[str]:
+    """``seat 3 royal9: 2 payout events: ...`` for every wager settled more than once."""
+    return [f"seat {seat} {kind}: {p.describe()}" for (seat, kind), p in sorted(paid.items()) if p.times > 1]
+
+
+def measure_paid_once(runner: CaseRunner, step: Step, key: tuple[int, str], got: Paid | None) -> None:
+    """A wager settled by more than one ``payout`` event was paid twice: a finding, never hidden
+    (docs/protocol.md, section 8: one settlement payout per accepted wager per round)."""
+    if got is not None and got.times > 1:
+        runner.measure(step, f"seat {key[0]} {key[1]} settled by one payout event", got.times, 1, False,
+                       unit="events", detail=got.describe())
+
+
+def category_shown(got: Paid | None) -> str:
+    """The category a device reported, for a measurement's detail."""
+    if got is None:
+        return "device category: no payout event"
+    return f"device category {got.category}" + (f" ({got.describe()})" if got.times > 1 else "")

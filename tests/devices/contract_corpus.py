@@ -1,0 +1,269 @@
+"""Sessions with the emulators that between them send every kind of message of the protocol, and
+the frames they exchanged, read back from the drivers' transcripts.
+
+The emulator server runs in this process (a thread, 127.0.0.1 TCP) so that a test can change what
+an emulator sends and see the contract check catch it.  The drivers validate every message they
+receive as they go (a violation raises); :func:`messages` gives every frame of a session afterwards
+(requests included) for the tests to hold to the schema with the ``jsonschema`` library itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.devices.drivers.reference import ReferenceController, ReferenceSensors, ReferenceShoe
+from harness.devices.link import DeviceNak, NakError
+from harness.emulators.config import EmulatorConfig
+from harness.emulators.server import EmulatorServer
+from harness.profiles import load_profile
+from harness.suites.stacks import find_stack
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_S = 5.0
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str
+    definition: str  # request:<cmd>, reply:<cmd>, event:<name>, nak
+    payload: dict[str, Any]
+
+
+@dataclass
+class Table:
+    server: EmulatorServer
+    shoe: ReferenceShoe
+    sensors: ReferenceSensors
+    controller: ReferenceController
+
+    def messages(self) -> list[Message]:
+        out: list[Message] = []
+        for role, dev in (("shoe", self.shoe), ("sensors", self.sensors), ("controller", self.controller)):
+            out += messages(role, dev)
+        return out
+
+    def act(self, **req: Any) -> dict[str, Any]:
+        """An act at the table's physical side (a person's hands)."""
+        answer: dict[str, Any] = self.server.table.physical.handle(req)
+        return answer
+
+
+def messages(role: str, dev: Any) -> list[Message]:
+    """Every frame in a driver's transcript: the REQ it sent, the RSP/NAK/EVT it received."""
+    asked: dict[int, str] = {}
+    out = []
+    # by time: a reply can be logged by the reading thread before the request's own entry
+    for e in sorted(dev.transcript.entries, key=lambda e: e.t_ns):
+        if e.kind != "frame":
+            continue
+        kind, seq, payload = e.fields["type"], e.fields["seq"], e.fields["payload"]
+        if kind == "REQ":
+            asked[seq] = str(payload["cmd"])
+            out.append(Message(role, f"request:{payload['cmd']}", payload))
+        elif kind == "RSP":
+            out.append(Message(role, f"reply:{asked[seq]}", payload))
+        elif kind == "NAK":
+            out.append(Message(role, "nak", payload))
+        elif kind == "EVT":
+            out.append(Message(role, f"event:{payload.get('event')}", payload))
+    return out
+
+
+def profile_config(name: str, tmp: Path, **changes: Any) -> EmulatorConfig:
+    cfg = EmulatorConfig.from_profile(load_profile(ROOT / "device_profiles" / f"{name}.yaml"))
+    return cfg.with_changes(deal_pace_us=0, seed=7, nv_dir=tmp / "nv", **changes)
+
+
+@contextlib.contextmanager
+def served(cfg: EmulatorConfig, run_dir: Path) -> Iterator[Table]:
+    server = EmulatorServer(cfg, "tcp", run_dir)
+    addresses = server.open()
+    thread = threading.Thread(target=server.serve_forever, name="contract-emulator", daemon=True)
+    thread.start()
+    devices: list[Any] = []
+    try:
+        for cls, role in ((ReferenceShoe, "shoe"), (ReferenceSensors, "sensors"), (ReferenceController, "controller")):
+            devices.append(cls.open(addresses[role], timeout_s=2.0))
+        yield Table(server, *devices)
+    finally:
+        for dev in devices:
+            dev.close()
+        server.stop()
+        thread.join(5.0)
+        server.close()
+
+
+def wait_until(what: str, pred: Callable[[], bool], timeout_s: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {timeout_s} s")
+        time.sleep(0.01)
+
+
+def deal_round(t: Table, cards: list[str] | str) -> None:
+    codes = cards.split() if isinstance(cards, str) else cards
+    t.shoe.load(codes)
+    t.shoe.deal(pace_us=0)
+    t.controller.wait_event("round_end", WAIT_S)
+
+
+def stack(name: str) -> list[str]:
+    return [c.code for c in find_stack(name).cards]
+
+
+def royal9_session(t: Table) -> None:
+    """Royal 9 with a mystery progressive: every command, refusal and event of the three devices."""
+    shoe, sensors, ctl = t.shoe, t.sensors, t.controller
+    for dev in (shoe, sensors, ctl):
+        dev.identity()
+        dev.ping()
+    shoe.status()
+    ctl.config()
+    ctl.meters()
+    ctl.lockout_state()
+    ctl.test_state()
+    with pytest.raises(DeviceNak):
+        ctl.request("hello", version=2)  # NAK VERSION
+    # a round: a mega hit at seat 1 and a mystery award, refusals of every kind
+    ctl.open_round()
+    mystery = t.server.table.controller.bank["mystery"]  # type: ignore[index]
+    mystery.trigger = mystery.amount + 1  # white box: the next contribution reaches the hidden trigger
+    for seat in range(1, 8):
+        assert sensors.place(seat, "banker", 1000).accepted
+        assert sensors.place(seat, "royal9", 500).accepted
+    assert sensors.place(8, "player", 500).reason == "bad-seat"
+    with pytest.raises(DeviceNak):
+        sensors.place(10, "player", 500)  # NAK BAD_ARGS: outside 1..9
+    assert sensors.place(1, "royal9", 100).reason == "bad-amount"
+    assert sensors.place(1, "dragon7", 500).reason == "disabled"
+    sensors.place(2, "tie", 500)
+    sensors.remove(2, "tie")
+    sensors.wagers()
+    with pytest.raises(NakError):
+        ctl.set_config(decks=6)  # live
+    deal_round(t, "KS KS 9S 9S")
+    with pytest.raises(NakError):
+        sensors.remove(1, "royal9")  # settled: no wager left
+    assert ctl.meters().pending
+    with pytest.raises(NakError):
+        ctl.open_round()  # the reset key first
+    ctl.reset_key("mega")
+    with pytest.raises(NakError):
+        ctl.reset_key("mega")
+    # no more bets, the lock-out button, a void round
+    ctl.open_round()
+    sensors.place(1, "player", 500)
+    ctl.no_more_bets()
+    assert sensors.place(2, "player", 500).reason == "no-more-bets"
+    ctl.press_lockout()
+    assert sensors.place(3, "player", 500).reason in ("no-more-bets", "locked-out")
+    ctl.settle_round()
+    # a round settled early is refused while the tableau needs a card
+    ctl.open_round()
+    sensors.place(1, "player", 500)
+    shoe.load(["2S", "3H", "4D", "5C", "6S", "7H"])
+    shoe.deal(count=2, pace_us=0)
+    with pytest.raises(NakError):
+        ctl.settle_round()
+    shoe.deal(pace_us=0)
+    ctl.wait_event("round_end", WAIT_S)
+    shoe.status()
+    assert sensors.place(1, "player", 500).reason == "locked-out"
+    # the controller-sensors link
+    ctl.set_link(False)
+    assert sensors.place(1, "player", 500).reason == "comm-lost"
+    ctl.set_link(True)
+    # configuration writes: accepted, malformed
+    meter = ctl.config().meters["major"]
+    ctl.set_config(meters={"major": {"display_capacity": meter.display_capacity}})
+    with pytest.raises(NakError):
+        ctl.set_config(seats=[{"seat": 1, "combo": ["KS", "9S"]}, {"seat": 2, "combo": ["KS", "9S"]}])
+    # the shoe: faults, a shuffle, busy
+    shoe.fault("misread")
+    shoe.fault("error", code="E7", text="card jam")
+    shoe.shuffle(1)
+    shoe.load(["2S", "3H", "4D", "5C"])
+    shoe.deal(pace_us=100_000)
+    with pytest.raises(DeviceNak):
+        shoe.deal()  # BUSY
+    wait_until("the slow deal", lambda: shoe.status().state != "dealing")
+    # a line fault: the controller reboots and comes back locked out
+    ctl.request("test.fault", kind="reboot", duration_ms=100)
+    ctl.wait_event("lockout", WAIT_S, lambda e: e.payload.get("cause") == "power")
+    ctl.ping()
+    ctl.events()
+    shoe.events()
+    sensors.events()
+
+
+def hit_and_run_session(t: Table) -> None:
+    sensors, ctl = t.sensors, t.controller
+    for cards in ("hr-dealer-cards-8-plus", "hr-dealer-cards-5", "hr-dealer-blackjack"):
+        ctl.open_round()
+        for seat in range(1, 4):
+            assert sensors.place(seat, "hit-and-run", 500).accepted
+            assert sensors.place(seat, "blackjack", 1000).accepted
+        deal_round(t, stack(cards))
+        for name in ctl.meters().pending:
+            ctl.reset_key(name)
+    ctl.events()
+
+
+def ez_session(t: Table) -> None:
+    sensors, ctl = t.sensors, t.controller
+    ctl.open_round()
+    for seat in (1, 2):
+        for kind in ("player", "banker", "tie", "dragon7", "panda8"):
+            assert sensors.place(seat, kind, 500).accepted
+    deal_round(t, "6C 7S 9H 6H 7D 4D")  # Dragon 7
+    ctl.events()
+
+
+def bench_session(t: Table) -> None:
+    """No test channel: acts at the physical side, observed as the devices' events; remote acts refused."""
+    with pytest.raises(NakError):
+        t.sensors.place(1, "player", 500)  # "not an emulator: wager.place is done at the table"
+    with pytest.raises(NakError):
+        t.shoe.load(["KS"])
+    t.act(act="shoe.insert", cards=["TS", "4S", "9H", "3C"])
+    t.act(act="button", name="open-round")
+    t.act(act="chips.place", seat=1, type="player", amount=500)
+    t.act(act="chips.place", seat=1, type="royal9", amount=100)  # refused: bad-amount
+    t.act(act="chips.place", seat=2, type="tie", amount=500)
+    t.act(act="chips.remove", seat=2, type="tie")
+    for _ in range(4):
+        t.act(act="shoe.draw")
+    t.controller.wait_event("round_end", WAIT_S)
+    t.act(act="chips.remove", seat=1, type="player")  # settled: removed false
+    wait_until("the sensors' events", lambda: len([m for m in messages("sensors", t.sensors)
+                                                    if m.definition.startswith("event:")]) >= 5)
+    t.sensors.events()
+    t.shoe.events()
+    t.controller.events()
+
+
+SESSIONS: dict[str, tuple[str, dict[str, Any], Callable[[Table], None]]] = {
+    "royal9-mystery": ("emulated-midi-5-mystery", {}, royal9_session),
+    "hit-and-run": ("emulated-hit-and-run", {}, hit_and_run_session),
+    "ez-baccarat": ("emulated-ez-baccarat", {}, ez_session),
+    "bench": ("emulated-midi-5", {"test_channel": False}, bench_session),
+}
+
+
+def record(tmp: Path) -> list[Message]:
+    """Run every session; every frame exchanged."""
+    out: list[Message] = []
+    for name, (profile, changes, session) in SESSIONS.items():
+        with served(profile_config(profile, tmp / name, **changes), tmp / name / "run") as table:
+            session(table)
+            out += table.messages()
+    return out

@@ -1,0 +1,88 @@
+"""Every ``payout`` event of a round is kept: a second settlement payout for the same seat and wager
+type is the device paying twice, a FAIL of the expectation, never a silent replacement of the first;
+a mystery award's payout (category mystery) is not a second settlement (docs/protocol.md, section 8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harness.cards import parse_cards
+from harness.devices.link import DeviceEvent
+from harness.games.interpretations import Interpretations
+from harness.profiles import load_profile
+from harness.suites.expect import expect_payout
+from harness.suites.expected import Oracle
+from harness.suites.model import Case, Step
+from harness.suites.payouts import paid_more_than_once, settlements
+from harness.suites.rig import Rig
+from harness.suites.runner import CaseRunner
+
+ROOT = Path(__file__).resolve().parents[2]
+STEP = Step("expect_payout", {}, "<test>", 1, 1, "- expect_payout")
+
+
+def _payout(seq: int, returned: int, category: str | None = "royal9", seat: int = 1, stake: int = 500,
+            kind: str = "royal9") -> DeviceEvent:
+    return DeviceEvent("payout", {"event": "payout", "seat": seat, "type": kind, "category": category,
+                                  "stake": stake, "returned": returned, "paid_by": "table"}, seq, seq)
+
+
+def _runner(events: list[DeviceEvent]) -> CaseRunner:
+    profile = load_profile(ROOT / "device_profiles" / "emulated-midi-5.yaml")
+    case = Case("t", "payouts", "payouts", ("pa-midi-r9-paytable-5",), frozenset(), frozenset(), (STEP,),
+                "<test>", 1, timeout_s=10)
+    runner = CaseRunner(case, Rig(), Oracle(profile, Interpretations.from_overrides(dict(profile.interpretations))))
+    runner.round.settled = True
+    runner.round.ctrl_events = list(events)
+    return runner
+
+
+def _failed(runner: CaseRunner) -> list[tuple[str, Any]]:
+    return [(m.name, m.value) for m in runner.measured if not m.passed]
+
+
+def test_a_second_payout_is_kept_not_replacing_the_first() -> None:
+    paid = settlements([_payout(1, 3000), _payout(2, 0)])
+    assert paid[(1, "royal9")].times == 2 and paid[(1, "royal9")].returned == 3000
+    assert paid_more_than_once(paid) == ["seat 1 royal9: 2 payout events: royal9 returned 3000; royal9 returned 0"]
+
+
+def test_paid_twice_is_a_fail_even_when_the_amounts_add_up() -> None:
+    runner = _runner([_payout(1, 3000), _payout(2, 0)])
+    expect_payout(runner, STEP, type="royal9", seat=1, returned=3000)
+    assert _failed(runner) == [("seat 1 royal9 settled by one payout event", 2)]
+
+
+def test_the_same_payout_twice_fails_the_amount_too() -> None:
+    runner = _runner([_payout(1, 3000), _payout(2, 3000)])
+    expect_payout(runner, STEP, type="royal9", seat=1, returned=3000)
+    assert _failed(runner) == [("seat 1 royal9 settled by one payout event", 2), ("seat 1 royal9 returned", 6000)]
+
+
+def test_a_second_payout_after_none_is_a_fail_of_paid_nothing() -> None:
+    runner = _runner([_payout(1, 0, category=None), _payout(2, 0, category=None)])
+    expect_payout(runner, STEP, type="royal9", seat=1, none=True)
+    assert _failed(runner) == [("seat 1 royal9 settled by one payout event", 2)]
+
+
+def test_a_mystery_award_is_not_a_second_settlement() -> None:
+    runner = _runner([_payout(1, 25000, category="mystery", stake=0), _payout(2, 3000)])
+    expect_payout(runner, STEP, type="royal9", seat=1, returned=3000, category="royal9")
+    assert _failed(runner) == []
+    assert len(runner.measured) == 2
+
+
+def test_the_oracle_comparison_sees_a_wager_paid_twice() -> None:
+    # Q♥ 4♠ 9♦ 3♣: Player Q 9 (9), Banker 4 3 (7): a plain Royal 9 for seat 1 ($5 returns $30)
+    events = [_payout(1, 3000), _payout(2, 3000)]
+    runner = _runner(events)
+    runner.round.wagers = {(1, "royal9"): 500}
+    runner.round.cards = [(c, 0) for c in parse_cards(["QH", "4S", "9D", "3C"])]
+    expect_payout(runner, STEP, type="royal9", oracle=True)
+    names = [name for name, _ in _failed(runner)]
+    assert names == ["seat 1 royal9 returned (oracle: royal9)", "seat 1 royal9 settled by one payout event"]
+    runner.round.ctrl_events = events[:1]
+    runner.measured.clear()
+    expect_payout(runner, STEP, type="royal9", oracle=True)
+    assert _failed(runner) == []
