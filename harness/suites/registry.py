@@ -95,11 +95,16 @@ def step(name: str, spec: Action | None = None) -> Callable[[F], F]:
 
 
 def steps() -> Mapping[str, StepDef]:
-    """Every registered step (the step modules are imported on first use)."""
+    """Every registered step, in documentation order: by :data:`STEP_MODULES`, then as each module
+    registers them (the step modules are imported on first use, whatever was imported before)."""
     global _loaded
     if not _loaded:
         for module in STEP_MODULES:
             importlib.import_module(module)
+        rank = {m: i for i, m in enumerate(STEP_MODULES)}
+        ordered = sorted(_REGISTRY.values(), key=lambda d: rank.get(d.module, len(rank)))
+        _REGISTRY.clear()
+        _REGISTRY.update((d.name, d) for d in ordered)
         _loaded = True
     return _REGISTRY
 
