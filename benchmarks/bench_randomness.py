@@ -1,77 +1,149 @@
-"""Randomness batteries: planned sample sizes and wall times, at 95% and 99% confidence.
+"""Randomness batteries: planned sample sizes and wall times of every test, at 95% and 99% confidence.
 
-For each battery (shuffler on an 8-deck pack, shoe, mystery awards) and each confidence level:
-the planned sample size (power 99% against the default declared defects), the wall time of the
-planning, and the wall time of running the battery on that many observations of a correct
-device (numpy-generated), against a baseline measured in the same run: generating the
-observations alone.  Then the false-alarm count over 200 seeds of the correct shuffler at each
-level.  Nothing here asserts a time.
+For each battery (the shuffler on an 8-deck pack, the 416-card shoe, mystery awards of configuration
+1) and each confidence level: the wall time of the planning; per test, the observations it needs
+for each declared defect it is planned for (99% power), and the wall time of running it on the
+battery's planned number of observations of a correct device (median of 7), against a baseline
+measured in the same run: generating those observations (the emulated shuffler's model, the mystery meter model).
+Then, per battery and level, the whole battery's false alarms (Holm over its tests) over 200 seeds
+of a correct device, with the wall time.  ``--suites`` also times ``pytest suites/randomness`` on
+each shipped profile (the emulator in its own process).  Nothing here asserts a time.
 
-    .venv/bin/python benchmarks/bench_randomness.py
+    .venv/bin/python benchmarks/bench_randomness.py [--seeds 200] [--suites]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable
 from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from harness.cards import shoe_composition
-from harness.randomness import battery
+from harness.progressive.mystery import MysteryConfig, MysteryMeter
+from harness.randomness import battery, stats
 from harness.randomness.models import ShufflerModel
-from harness.randomness.observations import MysteryAward, ShoeObservation
+from harness.randomness.observations import MysteryAward
 from harness.randomness.settings import RandomnessSettings
 
+ROOT = Path(__file__).resolve().parents[1]
 LEVELS = {"95%": Decimal("0.95"), "99%": Decimal("0.99")}
-N = 416
-SEEDS = 200
+DECKS = 8
+N = 52 * DECKS
+CONFIG = MysteryConfig.regulation(1)
+#: timed calls per figure (the median is printed)
+REPEATS = 7
 
 
-def clock(fn):  # type: ignore[no-untyped-def]
+def clock(fn: Callable[[], Any]) -> tuple[Any, float]:
     t0 = time.perf_counter()
     out = fn()
     return out, time.perf_counter() - t0
 
 
+def median_time(fn: Callable[[], Any], repeats: int = REPEATS) -> float:
+    """The median wall time of ``repeats`` calls (after one warm-up call)."""
+    fn()
+    return statistics.median(clock(fn)[1] for _ in range(repeats))
+
+
+def shoe_arrays(rng: np.random.Generator, m: int) -> tuple[np.ndarray, np.ndarray]:
+    ids = ShufflerModel().shuffle(rng, m, N) % 52  # a uniform order of the card ids of the shoe
+    return ids % 13 + 1, ((ids // 13 == 1) | (ids // 13 == 2)).astype(np.int8)
+
+
+def mystery_awards(seed: int, m: int) -> list[MysteryAward]:
+    meter = MysteryMeter(CONFIG, rng=random.Random(seed))
+    out: list[MysteryAward] = []
+    while len(out) < m:
+        out += [MysteryAward(h.paid, CONFIG.reseed, CONFIG.must_hit_by) for h in meter.contribute(500)]
+    return out[:m]
+
+
+def batteries(settings: RandomnessSettings) -> list[tuple[battery.Plan, float, Callable[[int, int], Any],
+                                                          dict[str, Callable[[Any], Any]],
+                                                          Callable[[battery.Plan, Any], battery.Verdict]]]:
+    """(plan, planning seconds, data(seed, m), test name -> run on data, the battery on data)."""
+    shuffler, t1 = clock(lambda: battery.plan_shuffler(settings, DECKS, None))
+    shoe, t2 = clock(lambda: battery.plan_shoe(settings, N, None))
+    mystery, t3 = clock(lambda: battery.plan_mystery(settings, None, None, "uniform", CONFIG.reseed,
+                                                     CONFIG.must_hit_by))
+    bins = settings.shuffler.bins
+    return [
+        (shuffler, t1, lambda seed, m: ShufflerModel().shuffle(np.random.default_rng(seed), m, N),
+         {"card-position": lambda p: stats.card_positions(p, bins=bins),
+          "position-correlation": stats.position_correlation, "adjacent-pairs": stats.adjacent_pairs,
+          "rising-sequences": stats.rising_sequence_test,
+          "repeated-shuffles": stats.repeated_shuffles},
+         lambda plan, p: battery.run_shuffler(plan, p, bins)),
+        (shoe, t2, lambda seed, m: shoe_arrays(np.random.default_rng(seed), m),
+         {"runs": lambda d: stats.runs_test(d[1]), "serial-correlation": lambda d: stats.serial_correlation(d[0]),
+          "card-position": lambda d: stats.rank_positions(d[0], bins=settings.shoe.bins)},
+         lambda plan, d: battery.run_shoe_arrays(plan, d[0], d[1], settings.shoe.bins)),
+        (mystery, t3, mystery_awards,
+         {"kolmogorov-smirnov": lambda a: battery.run_mystery(mystery, a)}, battery.run_mystery),
+    ]
+
+
 def main() -> None:
-    print(f"cpus {os.cpu_count()}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    cards = [c.code for c, k in shoe_composition(8).items() for _ in range(k)]
-    print(f"{'battery':<10} {'level':<5} {'needed':>8} {'unit':<9} {'plan s':>7} {'data s':>7} {'battery s':>9} "
-          f"{'ratio':>6}  per test (test: n for its defect)")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=200, help="correct-device seeds for the false alarms")
+    ap.add_argument("--suites", action="store_true", help="also time pytest suites/randomness per shipped profile")
+    args = ap.parse_args()
+    print(f"cpus {os.cpu_count()}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+          "(a shared machine: wall times include other people's load)")
+    print(f"\n{'battery':<9} {'level':<5} {'test':<21} {'needs (defect: n)':<58} {'planned':>8} {'test s':>8} "
+          f"{'data s':>7} {'ratio':>6}")
+    alarms: list[str] = []
     for label, conf in LEVELS.items():
-        s = RandomnessSettings(confidence=conf)
-        rng = np.random.default_rng(1)
-        plan, t_plan = clock(lambda s=s: battery.plan_shuffler(s, 8, None))
-        pos, t_data = clock(lambda plan=plan, rng=rng: ShufflerModel().shuffle(rng, plan.required, N))
-        _, t_run = clock(lambda plan=plan, pos=pos: battery.run_shuffler(plan, pos))
-        row(plan, label, t_plan, t_data, t_run)
-        plan, t_plan = clock(lambda s=s: battery.plan_shoe(s, N, None))
-        shoes, t_data = clock(lambda plan=plan, rng=rng: [ShoeObservation(tuple(rng.permutation(cards)))
-                                                  for _ in range(plan.required)])
-        _, t_run = clock(lambda plan=plan, shoes=shoes: battery.run_shoe(plan, shoes))
-        row(plan, label, t_plan, t_data, t_run)
-        plan, t_plan = clock(lambda s=s: battery.plan_mystery(s, None))
-        awards, t_data = clock(lambda plan=plan, rng=rng: [MysteryAward(int(a), 25_000, 100_000)
-                                                  for a in rng.integers(25_000, 100_001, plan.required)])
-        _, t_run = clock(lambda plan=plan, awards=awards: battery.run_mystery(plan, awards))
-        row(plan, label, t_plan, t_data, t_run)
-    print(f"\nfalse alarms of the correct shuffler over {SEEDS} seeds at the planned size (stated level alpha):")
-    for label, conf in LEVELS.items():
-        plan = battery.plan_shuffler(RandomnessSettings(confidence=conf), 8, None)
-        t0 = time.perf_counter()
-        alarms = sum(battery.run_shuffler(plan, ShufflerModel().shuffle(np.random.default_rng(seed), plan.required,
-                                                                        N)).outcome == "FAIL"
-                     for seed in range(SEEDS))
-        print(f"  {label}: {alarms}/{SEEDS} = {alarms / SEEDS:.3f} (alpha {plan.alpha:.2f}), "
-              f"{time.perf_counter() - t0:.1f} s for {SEEDS} batteries of {plan.required} shuffles")
+        settings = RandomnessSettings(confidence=conf)
+        for plan, t_plan, data, tests, whole in batteries(settings):
+            obs = data(1, plan.required)
+            t_data = median_time(lambda data=data, plan=plan: data(1, plan.required))
+            for test in plan.tests:
+                needs = ", ".join(f"{n.defect.removeprefix('shuffler-').removeprefix('mystery-trigger-')}: "
+                                  f"{n.n if n.n is not None else '-'}" for n in plan.needs if n.test == test
+                                  and n.n is not None) or "not planned for a declared defect"
+                t_test = median_time(lambda test=test, obs=obs, tests=tests: tests[test](obs))
+                print(f"{plan.kind:<9} {label:<5} {test:<21} {needs:<58} {plan.required:>8} {t_test:>8.4f} "
+                      f"{t_data:>7.3f} {t_test / max(t_data, 1e-9):>6.2f}")
+            print(f"{plan.kind:<9} {label:<5} {'(planning)':<21} {'':<58} {plan.required:>8} {t_plan:>8.3f}")
+            t0 = time.perf_counter()
+            family = [battery.family_p(whole(plan, data(10_000 + s, plan.required)).results)
+                      for s in range(args.seeds)]
+            dt = time.perf_counter() - t0
+            counts = ", ".join(f"{sum(p <= a for p in family)} at {a:g}" for a in (0.01, 0.05, 0.10))
+            failed = sum(p <= plan.alpha for p in family)
+            alarms.append(f"  {plan.kind:<9} {label}: {failed}/{args.seeds} = {failed / args.seeds:.3f} at its level "
+                          f"{plan.alpha:g} (family-wise, {len(plan.tests)} test(s), Holm; by family level: {counts}); "
+                          f"{dt:.1f} s for {args.seeds} batteries of {plan.required} {plan.unit}")
+    print(f"\nfalse alarms of a correct device over {args.seeds} seeds at the planned size:")
+    print("\n".join(alarms))
+    if args.suites:
+        time_suites()
 
 
-def row(plan: battery.Plan, label: str, t_plan: float, t_data: float, t_run: float) -> None:
-    per = ", ".join(f"{b.test}: {b.n}" for b in plan.best.values())
-    print(f"{plan.kind:<10} {label:<5} {plan.required:>8} {plan.unit:<9} {t_plan:>7.2f} {t_data:>7.3f} "
-          f"{t_run:>9.3f} {t_run / max(t_data, 1e-9):>6.1f}  {per}")
+def time_suites() -> None:
+    print("\npytest suites/randomness per shipped profile (emulator in its own process; wall time):")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    for profile in sorted((ROOT / "device_profiles").glob("emulated-*.yaml")):
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-m", "pytest", "suites/randomness", "-q", "-p", "no:cacheprovider",
+                                   "-o", "testpaths=", "--tc-profile", str(profile), "--tc-report-dir", tmp], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=1800, env=env, check=False)
+            dt = time.perf_counter() - t0
+        tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr.strip()[-200:]
+        print(f"  {profile.stem:<26} {dt:7.1f} s  {tail}")
 
 
 if __name__ == "__main__":

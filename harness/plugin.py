@@ -145,6 +145,9 @@ class SuiteFile(pytest.File):
                 cat.clause(cid)  # an unknown clause id stops the collection with its name
                 item.add_marker(pytest.mark.tablecert_clause(cid))
             item.user_properties.append(("clauses", " ".join(case.clauses)))
+            ini = str(self.config.getini("timeout") or "0")  # pytest-timeout's, for every item
+            if float(ini) and case.timeout_s + 30 > float(ini):  # a long case's own deadline comes first
+                item.add_marker(pytest.mark.timeout(case.timeout_s + 30))
             yield item
 
 

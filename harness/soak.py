@@ -15,7 +15,9 @@ own process, reached over a pty or 127.0.0.1 TCP by the reference drivers) and c
 * the cards the shoe reported against the cards loaded.
 
 At the end the observed hit frequencies are tested against the exact math
-(:mod:`harness.soak_stats`); the result and its summary live in :mod:`harness.soak_result`.
+(:mod:`harness.soak_stats`), and the mystery awards against the Rules Submission's trigger law
+(Royal 9 (h), :func:`harness.randomness.evidence.mystery_check`: FAIL on a rejection, INCONCLUSIVE
+with fewer awards than planned); the result and its summary live in :mod:`harness.soak_result`.
 Memory stays flat: counters only, and the driver transcripts (which keep every byte,
 :mod:`harness.devices.transcript`) are swapped for :class:`harness.soak_rig.BoundedTranscript`.
 
@@ -51,6 +53,7 @@ from harness.progressive.invariants import (
     Reading,
     Reset,
 )
+from harness.randomness.evidence import mystery_check
 from harness.soak_result import SoakResult
 from harness.soak_rig import bound_transcripts, meter_specs
 from harness.soak_stats import (
@@ -191,6 +194,7 @@ class Soak:
                 rig.close()
             res.peak_rss_kib = peak_rss_kib()
             res.tests = [t.test() for t in self.tallies]
+            res.mystery = mystery_check(self.profile, res.mystery_awards)
         return res
 
     def _sample(self, n: int, emulator_pid: int | None) -> int:
@@ -337,6 +341,7 @@ class Soak:
             self.result.meter_hits[meter] = self.result.meter_hits.get(meter, 0) + 1
             if meter == "mystery":
                 mystery_hits.append((_int(e.payload.get("seat")), amount))
+                self.result.mystery_awards.append(amount)
             if meter in taken:  # another winner of the same hand, paid what the meter showed
                 self._feed(n, JackpotHit(meter, amount, meter_amount=0))
                 if meter in pending:

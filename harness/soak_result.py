@@ -38,6 +38,10 @@ class SoakResult:
     error: str | None = None
     evidence: list[str] = field(default_factory=list)
     interrupted: bool = False
+    #: every mystery award, cents, in order (a few per thousand rounds)
+    mystery_awards: list[int] = field(default_factory=list)
+    #: the mystery battery over those awards (harness.randomness.evidence.mystery_check), or None
+    mystery: dict[str, Any] | None = None
 
     def flag(self, kind: str, message: str) -> None:
         self.violations[kind] = self.violations.get(kind, 0) + 1
@@ -55,7 +59,8 @@ class SoakResult:
     @property
     def ok(self) -> bool:
         return (self.error is None and not self.interrupted and self.total_violations == 0
-                and not any(t.failed for t in self.tests))
+                and not any(t.failed for t in self.tests)
+                and (self.mystery is None or self.mystery["outcome"] != "FAIL"))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,7 +73,8 @@ class SoakResult:
             "meter_hits": dict(sorted(self.meter_hits.items())), "base_wagers": self.base_wagers,
             "rss": self.rss.to_dict(), "emulator_rss": self.emulator_rss.to_dict(),
             "peak_rss_kib": self.peak_rss_kib, "error": self.error, "evidence": self.evidence,
-            "interrupted": self.interrupted, "ok": self.ok,
+            "interrupted": self.interrupted, "mystery_awards": len(self.mystery_awards),
+            "mystery_distribution": self.mystery, "ok": self.ok,
         }
 
 
@@ -93,6 +99,10 @@ def iter_summary(res: SoakResult) -> Iterator[str]:
         mark = "  FAIL" if t.failed else ""
         yield (f"  {t.name}: chi2 = {t.chi.statistic:.2f}, dof {t.chi.dof}, p = {t.chi.p_value:.4g} over "
                f"{t.rounds:,} rounds; bins {', '.join(t.bins)}{mark}" + (f" ({t.note})" if t.note else ""))
+    if res.mystery is not None:
+        m = res.mystery
+        yield (f"mystery trigger distribution (Royal 9 (h)): {m['outcome']}: {m['awards']} awards, "
+               f"{m['planned']} planned; {m['message']}")
     for label, track in (("harness", res.rss), ("emulator", res.emulator_rss)):
         if track.first is not None:
             steady = "" if track.steady_growth is None else f", {track.steady_growth:+,} KiB after the first sample"

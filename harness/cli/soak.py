@@ -1,6 +1,7 @@
 """``tablecert soak``: random rounds through the emulators, invariants checked every round.
 
-Exit 0 when no round broke an invariant and no hit frequency is implausible (p >= 0.001), 1
+Exit 0 when no round broke an invariant, no hit frequency is implausible (p >= 0.001) and the
+mystery awards (with a mystery progressive) do not reject the declared trigger law, 1
 otherwise (a rig error included), 2 for bad input, 130 when interrupted (the summary of the
 rounds played is still printed).  The progress bar goes to stderr, the summary to stdout.
 """
@@ -25,6 +26,7 @@ EXAMPLE = """
 tablecert soak --profile device_profiles/emulated-midi-5.yaml --rounds 100000
 tablecert soak --profile device_profiles/emulated-midi-5-mystery.yaml --rounds 5000 --seats 1,2,3 --seed 7
 tablecert soak --profile device_profiles/emulated-midi-5.yaml --rounds 2000 --defect residual-dropped --json
+tablecert soak --profile device_profiles/emulated-midi-5-mystery.yaml --rounds 3000 --awards awards.json
 """
 BAR = 24
 
@@ -41,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="deal pace per card (default 0: each round dealt at once)")
     parser.add_argument("--rss-every", type=int, default=1000, metavar="N", help="sample RSS every N rounds")
     parser.add_argument("--defect", metavar="NAME", help="start the emulator with this defect (see tablecert defects)")
+    parser.add_argument("--awards", metavar="FILE",
+                        help="write the mystery awards to FILE (JSON, for expect_mystery_distribution from:)")
 
 
 def seats_arg(text: str) -> tuple[int, ...] | None:
@@ -130,6 +134,11 @@ def run(args: argparse.Namespace) -> int:
         target = Path(args.report)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(doc, indent=2, default=str) + "\n", encoding="utf-8")
+    if args.awards:
+        target = Path(args.awards)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        observed = (result.mystery or {}).get("observations", [])
+        target.write_text(json.dumps(observed, indent=1) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(doc, indent=2, default=str))
     else:

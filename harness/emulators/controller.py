@@ -127,6 +127,9 @@ class Controller(Device):
             self.bank = settle.fresh_bank(self)
             self.accounts = settle.Accounts()
         mystery = self.cfg.mystery
+        for meter in self.bank.meters.values() if self.bank is not None else ():
+            if isinstance(meter, MysteryMeter):  # the device's own trigger law, restored with it
+                meter.law = defects.trigger_law(meter.law, self.cfg.defects)
         if "mystery-redrawn" in self.cfg.defects and self.boots and self.bank is not None and mystery:
             self.bank = MeterBank([settle.new_mystery(self, mystery) if isinstance(m, MysteryMeter) else m
                                    for m in self.bank.meters.values()])

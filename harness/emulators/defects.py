@@ -24,9 +24,11 @@ machines keep only their one-line branches.
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 from harness.cards import Card
@@ -35,6 +37,7 @@ from harness.games.baccarat import BANKER_DRAWS, RANK_VALUE, BaccaratRound, deal
 from harness.games.blackjack import hit_and_run_paytable
 from harness.games.payouts import Pay, Settlement
 from harness.games.royal9 import HandKey, Royal9Table, SeatResult
+from harness.progressive.mystery import TriggerDistribution
 
 if TYPE_CHECKING:
     from harness.emulators.config import EmulatorConfig
@@ -299,3 +302,56 @@ def unchecked_display(cfg: EmulatorConfig) -> EmulatorConfig:
     """``cfg`` as the ``meter-wraps`` defect checks it: no display capacity (461a.12(j))."""
     return cfg.with_changes(meters={n: dataclasses.replace(m, display_capacity=None)
                                     for n, m in cfg.meters.items()})
+
+
+# == the mystery controller's trigger law (Royal 9 (h) "random must hit by amount") ================
+# Each defect bends how the emulated controller draws its hidden mystery triggers; every award stays
+# within [reseed, must-hit-by], so only the distribution of the awards over many of them shows it
+# (suites/randomness/mystery.suite.yaml; the plan: harness.randomness.power.trigger_law_need).
+
+_RANDOM_TRIGGER = "pa-midi-r9-h-random-trigger"
+
+MYSTERY_TRIGGER_DEFECTS: tuple[Defect, ...] = (
+    Defect("mystery-trigger-at-must-hit-by", "629a Royal 9 (h)",
+           "draws every hidden mystery trigger at exactly must-hit-by", (_RANDOM_TRIGGER,), "mystery"),
+    Defect("mystery-trigger-reseed-plus-one", "629a Royal 9 (h)",
+           "draws every hidden mystery trigger at the reseed plus one cent", (_RANDOM_TRIGGER,), "mystery"),
+    Defect("mystery-trigger-lower-half", "629a Royal 9 (h)",
+           "draws every hidden mystery trigger uniformly in the lower half of [reseed, must-hit-by]",
+           (_RANDOM_TRIGGER,), "mystery"),
+)
+DEFECTS.update({d.name: d for d in MYSTERY_TRIGGER_DEFECTS})
+
+
+class BentTrigger:
+    """A trigger law a defective controller draws by (``kind``: at-must-hit-by, reseed-plus-one,
+    lower-half); :meth:`probability` is the bent law's own, for white-box tests."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.name = f"bent:{kind}"
+
+    def _range(self, low: int, high: int) -> tuple[int, int]:
+        if self.kind == "at-must-hit-by":
+            return high, high
+        if self.kind == "reseed-plus-one":
+            return min(low + 1, high), min(low + 1, high)
+        return low, (low + high) // 2
+
+    def draw(self, rng: random.Random, low: int, high: int) -> int:
+        a, b = self._range(low, high)
+        return rng.randint(a, b)
+
+    def probability(self, low: int, high: int, a: int, b: int) -> Fraction:
+        lo, hi = self._range(low, high)
+        a, b = max(a, lo), min(b, hi)
+        return Fraction(max(0, b - a + 1), hi - lo + 1)
+
+
+def trigger_law(law: TriggerDistribution, defects: Collection[str]) -> TriggerDistribution:
+    """The law the controller draws its mystery triggers by: ``law`` (the declared one) unless a
+    trigger defect is on."""
+    for d in MYSTERY_TRIGGER_DEFECTS:
+        if d.name in defects:
+            return BentTrigger(d.name.removeprefix("mystery-trigger-"))
+    return law

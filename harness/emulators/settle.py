@@ -39,7 +39,7 @@ from harness.games.payouts import Pay, Settlement, settle
 from harness.games.royal9 import METERS, SeatResult
 from harness.money import Cents
 from harness.progressive.meter import Hit, Meter, MeterBank, MeterConfig, MeterError
-from harness.progressive.mystery import MysteryConfig, MysteryMeter
+from harness.progressive.mystery import MysteryConfig, MysteryMeter, distribution
 
 if TYPE_CHECKING:
     from harness.emulators.config import EmulatorConfig
@@ -243,7 +243,8 @@ def new_meter(ctrl: Controller, mc: MeterConfig) -> Meter:
 
 
 def new_mystery(ctrl: Controller, mystery: MysteryConfig) -> MysteryMeter:
-    meter = MysteryMeter(mystery, "mystery", ctrl.options, ctrl.rng)
+    meter = MysteryMeter(mystery, "mystery", ctrl.options, ctrl.rng,
+                         law=defects.trigger_law(distribution(mystery.distribution), ctrl.cfg.defects))
     if "mystery-wrong-reseed" in ctrl.cfg.defects:
         meter.amount -= defects.MYSTERY_SHORT_CENTS
     return meter

@@ -164,7 +164,7 @@ class MysteryMeter(Meter):
     def __init__(self, mystery: MysteryConfig, name: str = "mystery",
                  options: ProgressiveOptions | None = None, rng: random.Random | int | None = None,
                  *, display_capacity: Cents | None = None,
-                 trigger: Cents | None = None) -> None:
+                 trigger: Cents | None = None, law: TriggerDistribution | None = None) -> None:
         mystery.check()
         if display_capacity is not None and mystery.must_hit_by > display_capacity:
             raise InputError(f"{name} must-hit-by {fmt(mystery.must_hit_by)} exceeds the display capacity "
@@ -173,7 +173,9 @@ class MysteryMeter(Meter):
         super().__init__(base, options)
         self.mystery = mystery
         self.rng = _make_rng(rng)
-        self._dist = distribution(mystery.distribution)
+        #: how the device draws its hidden triggers: the declared law, unless a device bends it
+        #: (an emulated controller's trigger defects, :mod:`harness.emulators.defects`)
+        self.law: TriggerDistribution = law if law is not None else distribution(mystery.distribution)
         if trigger is None:
             trigger = self._draw()
         elif not mystery.reseed <= trigger <= mystery.must_hit_by:
@@ -182,7 +184,7 @@ class MysteryMeter(Meter):
         self.trigger: Cents = trigger
 
     def _draw(self) -> Cents:
-        value = self._dist.draw(self.rng, self.mystery.reseed, self.mystery.must_hit_by)
+        value = self.law.draw(self.rng, self.mystery.reseed, self.mystery.must_hit_by)
         if not self.mystery.reseed <= value <= self.mystery.must_hit_by:
             raise MeterError(f"{self.name}: drew trigger {value} outside [reseed, must-hit-by]")
         return value

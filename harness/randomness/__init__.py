@@ -1,7 +1,8 @@
 """Randomness a lab can sign: the statistical battery, its power planning and its inputs.
 
 * :mod:`~harness.randomness.stats`: the tests (chi-square with pooled cells, Kolmogorov-Smirnov,
-  runs, serial correlation, card positions, adjacent pairs, rising sequences, repeated shuffles),
+  runs, serial correlation, card positions, position correlation, adjacent pairs, rising
+  sequences, repeated shuffles),
   each stating its null hypothesis.
 * :mod:`~harness.randomness.power`: sample sizes for at least the planned power against each
   declared defect, and the power a given sample has.
@@ -15,5 +16,8 @@
 * :mod:`~harness.randomness.battery`: runs a battery with a multiple-testing correction and gives
   PASS, FAIL or INCONCLUSIVE (with the number of observations still needed).
 * :mod:`~harness.randomness.plan`: ``tablecert plan-randomness``.
-* :mod:`~harness.randomness.svg`: the histogram of observed against expected, as inline SVG.
+* :mod:`~harness.randomness.evidence`: a verdict as record measurements (one ``statistical-test``
+  measurement per test, which the report draws: :mod:`harness.record.statistics`), and the
+  mystery battery over a soak's awards.
+* :mod:`~harness.randomness.svg`: the histogram of observed against expected as record data.
 """

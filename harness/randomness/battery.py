@@ -23,10 +23,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 import numpy as np
+from scipy import stats as sps
 
+from harness.money import fmt
+from harness.progressive.mystery import TriggerDistribution
+from harness.progressive.mystery import distribution as trigger_distribution
 from harness.randomness import power, stats
 from harness.randomness.observations import MysteryAward, ShoeObservation, shoe_arrays
-from harness.randomness.settings import RandomnessSettings
+from harness.randomness.settings import MYSTERY_LAWS, RandomnessSettings
 
 SHOE_TESTS = ("runs", "serial-correlation", "card-position")
 MYSTERY_TESTS = ("kolmogorov-smirnov",)
@@ -50,6 +54,8 @@ class Plan:
     #: what the observations are about (e.g. "416-card pack")
     subject: str = ""
     defects: dict[str, str] = field(default_factory=dict)
+    #: cards per observation (the pack shuffled, the shoe dealt); 0 for mystery awards
+    size: int = 0
 
     @property
     def alpha(self) -> float:
@@ -83,10 +89,12 @@ def _best(needs: Sequence[power.Need]) -> dict[str, power.Need]:
     return out
 
 
-def plan_shuffler(settings: RandomnessSettings, decks: int, jurisdiction: str | None) -> Plan:
+def plan_shuffler(settings: RandomnessSettings, decks: int, jurisdiction: str | None,
+                  cards: int | None = None) -> Plan:
+    """The shuffler battery on a pack of ``cards`` (default: the profile's, else ``decks`` x 52)."""
     conf, source = settings.level(jurisdiction)
     sd = settings.shuffler
-    n = sd.pack(decks)
+    n = cards if cards is not None else sd.pack(decks)
     tests = power.SHUFFLE_TESTS
     alpha_each = float(1 - conf) / len(tests)
     target = float(settings.power)
@@ -95,7 +103,7 @@ def plan_shuffler(settings: RandomnessSettings, decks: int, jurisdiction: str | 
                   for name, model in models.items() for t in tests)
     return Plan("shuffler", "shuffles", conf, source, settings.power, tests, needs, _best(needs),
                 sd.shuffles_per_hour, "shuffles per hour", f"{n}-card pack",
-                {name: model.describe(n) for name, model in models.items()})
+                {name: model.describe(n) for name, model in models.items()}, n)
 
 
 def plan_shoe(settings: RandomnessSettings, cards: int, jurisdiction: str | None) -> Plan:
@@ -113,20 +121,33 @@ def plan_shoe(settings: RandomnessSettings, cards: int, jurisdiction: str | None
                 "shoes per hour", f"{cards}-card shoe",
                 {"correlated-colours": f"lag-1 correlation {rho:g} between card colours",
                  "correlated-values": f"lag-1 correlation {rho:g} between card values",
-                 "ranks-out-of-place": f"rank by shoe position effect w = {w:g} per card"})
+                 "ranks-out-of-place": f"rank by shoe position effect w = {w:g} per card"}, cards)
 
 
 def plan_mystery(settings: RandomnessSettings, jurisdiction: str | None, rounds_per_award: Decimal | None = None,
-                 distribution: str = "uniform") -> Plan:
+                 distribution: str = "uniform", reseed: int = 25_000, must_hit_by: int = 100_000) -> Plan:
+    """The mystery battery: the KS test of the awards against the declared trigger law, planned for
+    each declared defective law (at ``reseed`` .. ``must_hit_by`` cents: configuration 1 unless
+    given) and, where the profile declares a distance, for every law that far from the declared one."""
     conf, source = settings.level(jurisdiction)
     md = settings.mystery
-    d = float(md.distance)
-    needs = (power.ks_need(d, float(1 - conf), float(settings.power), "trigger-law"),)
+    alpha, target = float(1 - conf), float(settings.power)
+    span = must_hit_by - reseed
+    needs: list[power.Need] = []
+    defects: dict[str, str] = {}
+    for law in md.laws:
+        defect = MYSTERY_LAWS[law]
+        needs.append(power.trigger_law_need(law, span, alpha, target, defect))
+        defects[defect] = power.trigger_law_sampler(law, span)[2]
+    if md.distance is not None:
+        d = float(md.distance)
+        needs.append(power.ks_need(d, alpha, target, "trigger-law-distance"))
+        defects["trigger-law-distance"] = (f"any award law at Kolmogorov distance {d:g} or more from the declared "
+                                           f"{distribution} law")
     per_hour = md.rounds_per_hour / rounds_per_award if rounds_per_award else md.rounds_per_hour
-    return Plan("mystery", "awards", conf, source, settings.power, MYSTERY_TESTS, needs, _best(needs),
-                per_hour.quantize(Decimal("0.0001")), "awards per hour", f"{distribution} trigger law",
-                {"trigger-law": f"award law at Kolmogorov distance {d:g} or more from the declared {distribution} "
-                                "law (e.g. every award in the lower half: 0.5)"})
+    return Plan("mystery", "awards", conf, source, settings.power, MYSTERY_TESTS, tuple(needs), _best(needs),
+                per_hour.quantize(Decimal("0.0001")), "awards per hour",
+                f"{distribution} trigger law on [{fmt(reseed)}, {fmt(must_hit_by)}]", defects)
 
 
 @dataclass
@@ -165,6 +186,15 @@ def holm(p_values: dict[str, float], alpha: float) -> tuple[list[str], dict[str,
     return rejected, levels
 
 
+def family_p(results: Sequence[stats.TestResult]) -> float:
+    """The smallest family level at which Holm's procedure rejects some test of the battery
+    (``min(1, k * smallest p)``): the battery FAILs at level ``alpha`` exactly when this is at most
+    ``alpha``, so its law under H0 is the battery's false-alarm rate at every level at once."""
+    if not results:
+        return 1.0
+    return min(1.0, len(results) * min(r.p_value for r in results))
+
+
 def judge(plan: Plan, results: list[stats.TestResult], observations: int,
           violations: Sequence[str] = ()) -> Verdict:
     rejected, levels = holm({r.name: r.p_value for r in results}, plan.alpha)
@@ -192,29 +222,79 @@ def run_shuffler(plan: Plan, pos: np.ndarray, bins: int = 10) -> Verdict:
     pos = np.asarray(pos)
     if pos.size == 0:
         return judge(plan, [], 0)
-    results = [stats.card_positions(pos, bins=bins), stats.adjacent_pairs(pos), stats.rising_sequence_test(pos),
-               stats.repeated_shuffles(pos)]
+    results = [stats.card_positions(pos, bins=bins), stats.position_correlation(pos), stats.adjacent_pairs(pos),
+               stats.rising_sequence_test(pos), stats.repeated_shuffles(pos)]
     return judge(plan, results, pos.shape[0])
 
 
 def run_shoe(plan: Plan, shoes: Sequence[ShoeObservation], bins: int = 8) -> Verdict:
     ranks, red = shoe_arrays(shoes)
+    return run_shoe_arrays(plan, ranks, red, bins)
+
+
+def run_shoe_arrays(plan: Plan, ranks: np.ndarray, red: np.ndarray, bins: int = 8) -> Verdict:
+    """The shoe battery on ``(shoes, cards)`` arrays of ranks (1-13) and colours (1 red)."""
     if ranks.size == 0:
         return judge(plan, [], 0)
     results = [stats.runs_test(red), stats.serial_correlation(ranks), stats.rank_positions(ranks, bins=bins)]
     return judge(plan, results, ranks.shape[0])
 
 
-def run_mystery(plan: Plan, awards: Sequence[MysteryAward]) -> Verdict:
-    """Awards against the uniform law on [reseed, must-hit-by] of the configuration each was won in;
-    any award past must-hit-by (or below the reseed) fails outright (Royal 9 (h))."""
+def award_pit(award: MysteryAward, law: TriggerDistribution) -> float:
+    """Where ``award`` falls in the declared trigger law on [reseed, must-hit-by]: the mid-point of the
+    law's CDF step at the award's amount (uniform on (0, 1) for a sound controller's triggers)."""
+    low, high = award.reseed, award.must_hit_by
+    below = law.probability(low, high, low, award.amount - 1)
+    upto = law.probability(low, high, low, award.amount)
+    return float((below + upto) / 2)
+
+
+def mystery_rejection_certain(plan: Plan, awards: Sequence[MysteryAward], distribution: str = "uniform",
+                              planned: int | None = None) -> str | None:
+    """With fewer awards than planned: why the KS test over the planned number must reject whatever
+    the awards still to come (then a bench may stop), or None.
+
+    Of ``n`` planned awards ``k`` are in; whatever the other ``n - k``, the ECDF at every x lies in
+    [k F_k(x) / n, (k F_k(x) + n - k) / n], so D_n is at least the largest distance from F(x) to
+    that interval, max_i max(i/n - u_(i), u_(i) - (i - 1 + n - k)/n) over the ``k`` probability-integral
+    values in order.  When even that bound has a p-value at most the level, the verdict over ``n``
+    awards is FAIL for every completion: stopping changes no verdict and spends no extra level."""
+    n = planned or plan.required
+    k = len(awards)
+    if not 0 < k < n:
+        return None
+    law = trigger_distribution(distribution)
+    u = np.sort(np.asarray([award_pit(a, law) for a in awards], dtype=float))
+    i = np.arange(1, k + 1)
+    bound = float(max((i / n - u).max(), (u - (i - 1 + n - k) / n).max(), 0.0))
+    p = float(sps.kstwo.sf(bound, n))
+    if p > plan.alpha:
+        return None
+    return (f"after {k} of the {n} planned awards the Kolmogorov-Smirnov test over {n} rejects whatever the "
+            f"other {n - k}: D >= {bound:.4f}, p <= {p:.3g} <= {plan.alpha:g}")
+
+
+def run_mystery(plan: Plan, awards: Sequence[MysteryAward], distribution: str = "uniform",
+                certain: str | None = None) -> Verdict:
+    """Awards against the declared trigger law on [reseed, must-hit-by] of the configuration each was
+    won in (``distribution``: the Rules Submission's, :mod:`harness.progressive.mystery`); any award
+    past must-hit-by (or below the reseed) fails outright (Royal 9 (h)), and so does a short sample
+    that ``certain`` (:func:`mystery_rejection_certain`) says must reject over the planned number.
+
+    An award is the meter when the trigger was reached: the trigger plus at most one wager's
+    contribution under the default interpretation ``mystery-award-amount: meter-at-trigger``, a
+    shift of under one part in a thousand of the range, far below what the test can see."""
     violations = [f"award {i + 1} of {a.amount} cents is above must-hit-by {a.must_hit_by}"
                   for i, a in enumerate(awards) if a.amount > a.must_hit_by]
     violations += [f"award {i + 1} of {a.amount} cents is below the reseed {a.reseed}" for i, a in enumerate(awards)
                    if a.amount < a.reseed]
+    if certain:
+        violations.append(certain)
     if not awards:
         return judge(plan, [], 0, violations)
-    share = np.asarray([(a.amount - a.reseed) / (a.must_hit_by - a.reseed) for a in awards], dtype=float)
-    result = stats.ks_uniform(share, 0.0, 1.0, null="each award is uniform between the reseed and must-hit-by "
-                                                     "amounts of its configuration", unit="awards")
+    law = trigger_distribution(distribution)
+    pit = np.asarray([award_pit(a, law) for a in awards], dtype=float)
+    result = stats.ks_uniform(pit, 0.0, 1.0, null=f"each award follows the declared {law.name} trigger law between "
+                                                   "the reseed and must-hit-by amounts of its configuration",
+                              unit="awards")
     return judge(plan, [result], len(awards), violations)

@@ -38,7 +38,7 @@ class ShuffleObservation:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ShuffleObservation:
-        return cls(tuple(str(c) for c in data["pre"]), tuple(str(c) for c in data["post"]))
+        return cls(_labels(data, "pre", "shuffle"), _labels(data, "post", "shuffle"))
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,14 @@ class ShoeObservation:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ShoeObservation:
-        return cls(tuple(str(c) for c in data["cards"]))
+        return cls(_labels(data, "cards", "shoe"))
+
+
+def _labels(data: Mapping[str, Any], key: str, what: str) -> tuple[str, ...]:
+    value = data.get(key)
+    if not isinstance(value, list | tuple) or not value:
+        raise InputError(f"{what} {dict(data)!s:.80}: '{key}' must be a list of cards")
+    return tuple(str(c) for c in value)
 
 
 @dataclass(frozen=True)

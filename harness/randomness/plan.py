@@ -32,8 +32,9 @@ def profile_plans(profile: Profile) -> list[Plan]:
     decks = profile.rules.decks
     plans = [plan_shuffler(s, decks, profile.jurisdiction), plan_shoe(s, 52 * decks, profile.jurisdiction)]
     rpa = rounds_per_award(profile)
-    if rpa is not None and profile.rules.mystery is not None:
-        plans.append(plan_mystery(s, profile.jurisdiction, rpa, profile.rules.mystery.distribution))
+    m = profile.rules.mystery
+    if rpa is not None and m is not None:
+        plans.append(plan_mystery(s, profile.jurisdiction, rpa, m.distribution, m.reseed, m.must_hit_by))
     return plans
 
 

@@ -12,8 +12,12 @@ rejecting when the defect is present at its declared size, is at least ``power``
   the defect's mean and variance exact where the law is known (rising sequences after fair riffle
   passes: Bayer and Diaconis 1992) or estimated from 4000 seeded simulated shuffles of the defect
   model otherwise (stated in the plan as "simulated").
-* **Kolmogorov-Smirnov**: a guarantee for *every* law at sup-distance ``d`` from the declared one,
-  from the Dvoretzky-Kiefer-Wolfowitz inequality with Massart's constant:
+* **Kolmogorov-Smirnov** against a declared trigger law (every trigger at must-hit-by, at the
+  reseed plus one cent, uniform in the lower half of the range): the exact null law of the
+  statistic (``scipy.stats.kstwo``) and the statistic under the defect's law, simulated from 20,000
+  seeded samples per size (one where the law is a single amount);
+* **Kolmogorov-Smirnov**, optionally, a guarantee for *every* law at sup-distance ``d`` from the
+  declared one, from the Dvoretzky-Kiefer-Wolfowitz inequality with Massart's constant:
   ``P(sup |F_m - F| > e) <= 2 exp(-2 m e^2)``.
 * **repeated shuffles**: a generator that repeats every ``T`` shuffles repeats within ``T + 1``
   (power 1).
@@ -21,6 +25,7 @@ rejecting when the defect is present at its declared size, is at least ``power``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import ceil, comb, exp, log, sqrt
@@ -34,7 +39,11 @@ from harness.randomness.models import ShufflerModel
 #: simulated shuffles per defect model where a law is not known exactly
 SIMULATED = 4000
 SIM_SEED = 20_240_615
+#: a simulated effect smaller than this many standard errors of its estimate is not planned on
+NOISE_SE = 4.0
 MAX_N = 10_000_000
+#: (rng, reps, m) -> (reps, m) probability-integral values of m awards under a defect's law
+SampleFn = Callable[[np.random.Generator, int, int], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -142,6 +151,26 @@ def ks_power(distance: float, alpha: float) -> PowerFn:
     return PowerFn(power, "DKW bound (every law at that distance)")
 
 
+def ks_statistic(u: np.ndarray) -> np.ndarray:
+    """Row-wise one-sample KS statistic of values ``u`` (shape ``(reps, m)``) against U(0, 1)."""
+    x = np.sort(u, axis=1)
+    m = x.shape[1]
+    i = np.arange(1, m + 1)
+    return np.maximum((i / m - x).max(axis=1), (x - (i - 1) / m).max(axis=1))
+
+
+def law_power(sample: SampleFn, alpha: float, reps: int, method: str) -> PowerFn:
+    """Power of the KS test at ``alpha`` when the probability-integral values follow ``sample``
+    (``sample(rng, reps, m)`` -> ``(reps, m)`` values in [0, 1])."""
+
+    def power(m: int) -> float:
+        crit = float(sps.kstwo.isf(alpha, m))
+        rng = np.random.default_rng(SIM_SEED + m)
+        return float((ks_statistic(sample(rng, reps, m)) > crit).mean())
+
+    return PowerFn(power, method)
+
+
 def repeat_power(period: int) -> PowerFn:
     return PowerFn(lambda m: 1.0 if m > period else 0.0, "certain once the shuffles outnumber the period")
 
@@ -189,7 +218,12 @@ def simulated_moments(model: ShufflerModel, n: int, statistic: str) -> tuple[flo
     """Mean and variance of a per-shuffle statistic under ``model`` from seeded simulation."""
     rng = np.random.default_rng(SIM_SEED)
     pos = model.shuffle(rng, SIMULATED, n)
-    values = stats.rising_sequences(pos) if statistic == "rising" else stats.successions(pos)
+    if statistic == "rising":
+        values = stats.rising_sequences(pos).astype(float)
+    elif statistic == "spearman":
+        values = stats.spearman_rows(pos)
+    else:
+        values = stats.successions(pos).astype(float)
     return float(values.mean()), float(values.var(ddof=1))
 
 
@@ -203,7 +237,18 @@ def stuck_cell_probabilities(n: int, bins: int, probability: float, span: int) -
 
 # -- the shuffler battery's planning -------------------------------------------------------------------
 
-SHUFFLE_TESTS = ("card-position", "adjacent-pairs", "rising-sequences", "repeated-shuffles")
+SHUFFLE_TESTS = ("card-position", "position-correlation", "adjacent-pairs", "rising-sequences", "repeated-shuffles")
+
+
+def _simulated_need(test: str, defect: str, model: ShufflerModel, n: int, statistic: str, mu0: float, sd0: float,
+                    alpha: float, side: str, target: float) -> Need:
+    """A normal-sum plan from the defect's simulated moments; none when the simulated effect is within
+    four standard errors of the null mean (the plan would be the simulation's noise, not the defect's)."""
+    mu1, var1 = simulated_moments(model, n, statistic)
+    if abs(mu1 - mu0) < NOISE_SE * sqrt(max(var1, 0.0) / SIMULATED):
+        return Need(test, defect, None, f"no effect beyond simulation noise ({SIMULATED} seeded shuffles)")
+    how = f"normal, defect moments simulated ({SIMULATED} seeded shuffles)"
+    return sum_power(mu0, sd0, mu1, sqrt(max(var1, 0.0)), alpha, side, how).need(test, defect, target)
 
 
 def shuffle_need(test: str, model: ShufflerModel, n: int, alpha: float, target: float, bins: int,
@@ -219,6 +264,11 @@ def shuffle_need(test: str, model: ShufflerModel, n: int, alpha: float, target: 
         if model.kind != "period":
             return Need(test, defect, None, "not planned for this defect")
         return repeat_power(model.period).need(test, defect, target)
+    if test == "position-correlation":
+        if model.kind not in ("riffles", "stuck"):
+            return Need(test, defect, None, "not planned for this defect")
+        return _simulated_need(test, defect, model, n, "spearman", 0.0, sqrt(1 / (n - 1)), alpha, "two-sided",
+                               target)
     if model.kind not in ("riffles",):
         return Need(test, defect, None, "not planned for this defect")
     if test == "rising-sequences":
@@ -226,15 +276,12 @@ def shuffle_need(test: str, model: ShufflerModel, n: int, alpha: float, target: 
         if model.cut == 0.5:
             mu1, var1 = riffle_rising_moments(n, model.riffles)
             how = "normal, exact law of riffle passes (Bayer-Diaconis)"
-        else:
-            mu1, var1 = simulated_moments(model, n, "rising")
-            how = f"normal, defect moments simulated ({SIMULATED} seeded shuffles)"
-        return sum_power(mu0, sqrt(var0), mu1, sqrt(max(var1, 0.0)), alpha, "lower", how).need(test, defect, target)
+            return sum_power(mu0, sqrt(var0), mu1, sqrt(max(var1, 0.0)), alpha, "lower", how).need(
+                test, defect, target)
+        return _simulated_need(test, defect, model, n, "rising", mu0, sqrt(var0), alpha, "lower", target)
     if test == "adjacent-pairs":
         mu0, var0 = successions_moments(n)
-        mu1, var1 = simulated_moments(model, n, "successions")
-        how = f"normal, defect moments simulated ({SIMULATED} seeded shuffles)"
-        return sum_power(mu0, sqrt(var0), mu1, sqrt(max(var1, 0.0)), alpha, "upper", how).need(test, defect, target)
+        return _simulated_need(test, defect, model, n, "successions", mu0, sqrt(var0), alpha, "upper", target)
     return Need(test, defect, None, "not planned for this defect")
 
 
@@ -258,6 +305,38 @@ def rank_position_need(w: float, cards: int, values: int, bins: int, alpha: floa
 
 def ks_need(distance: float, alpha: float, target: float, defect: str) -> Need:
     return ks_power(distance, alpha).need("kolmogorov-smirnov", defect, target)
+
+
+def trigger_law_sampler(law: str, span: int) -> tuple[SampleFn, int, str]:
+    """The probability-integral values of the triggers a defective controller draws, against the
+    uniform law on the ``span + 1`` whole-cent amounts of [reseed, must-hit-by] (mid-point of each
+    amount's step of the CDF), with the simulated samples it needs and its description."""
+    width = span + 1
+
+    def constant(value: float) -> SampleFn:
+        return lambda rng, reps, m: np.full((1, m), value)
+
+    if law == "at-must-hit-by":
+        return constant((span + 0.5) / width), 1, "every trigger at must-hit-by"
+    if law == "reseed-plus-one":
+        return constant(1.5 / width), 1, "every trigger at the reseed plus one cent"
+    if law == "lower-half":
+        half = span // 2
+
+        def lower(rng: np.random.Generator, reps: int, m: int) -> np.ndarray:
+            return (rng.integers(0, half + 1, size=(reps, m)) + 0.5) / width
+
+        return lower, 20_000, "every trigger uniform in the lower half of [reseed, must-hit-by]"
+    raise ValueError(f"unknown trigger law {law!r}")
+
+
+def trigger_law_need(law: str, span: int, alpha: float, target: float, defect: str) -> Need:
+    """What the KS test needs to see a controller drawing its triggers by ``law`` (``span``: must-hit-by
+    minus reseed, cents)."""
+    sample, reps, _ = trigger_law_sampler(law, span)
+    how = ("exact: the statistic is fixed" if reps == 1 else
+           f"KS statistic of simulated awards ({reps} seeded samples per size), exact null law")
+    return law_power(sample, alpha, reps, how).need("kolmogorov-smirnov", defect, target)
 
 
 def dkw_floor(distance: float, alpha: float, beta: float) -> int:

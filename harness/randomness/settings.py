@@ -26,7 +26,10 @@ Profile section (every key optional; docs/randomness.md)::
         period: 100             # a generator that repeats every 100 shuffles
         shuffles_per_hour: 30
       shoe: {correlation: "0.05", position_w: "0.05", shoes_per_hour: "1.5"}
-      mystery: {distance: "0.5", rounds_per_hour: 60}
+      mystery:
+        laws: [at-must-hit-by, reseed-plus-one, lower-half]   # the trigger laws to detect
+        distance: "0.3"         # also: every law at this Kolmogorov distance (default: not declared)
+        rounds_per_hour: 60
 """
 
 from __future__ import annotations
@@ -88,11 +91,23 @@ class ShoeDefects:
     shoes_per_hour: Decimal = Decimal("1.5")
 
 
+#: trigger laws a mystery controller must not have (Royal 9 (h) "random must hit by amount"): the
+#: profile's short name -> the emulator defect that carries it (harness.emulators.defects)
+MYSTERY_LAWS: dict[str, str] = {
+    "at-must-hit-by": "mystery-trigger-at-must-hit-by",
+    "reseed-plus-one": "mystery-trigger-reseed-plus-one",
+    "lower-half": "mystery-trigger-lower-half",
+}
+
+
 @dataclass(frozen=True)
 class MysteryDefects:
-    """Mystery awards: the KS distance to the declared law a controller may not exceed."""
+    """Mystery awards: the trigger laws to detect (every award's trigger at exactly must-hit-by, at
+    the reseed plus one cent, or uniform in the lower half of the range), and optionally a guarantee
+    against *every* law at Kolmogorov distance ``distance`` or more from the declared one."""
 
-    distance: Decimal = Decimal("0.5")
+    laws: tuple[str, ...] = tuple(MYSTERY_LAWS)
+    distance: Decimal | None = None
     rounds_per_hour: Decimal = Decimal(60)
 
 
@@ -166,9 +181,20 @@ def parse_randomness(f: Any) -> RandomnessSettings:
                            hf.get_decimal("shoes_per_hour", d2.shoes_per_hour, lo=Decimal("0.001")))
     mystery = s.mystery
     if "mystery" in rf:
-        mf = rf.get_map("mystery", optional=("distance", "rounds_per_hour"))
+        mf = rf.get_map("mystery", optional=("laws", "distance", "rounds_per_hour"))
         d3 = MysteryDefects()
-        mystery = MysteryDefects(_share(mf, "distance", d3.distance),
+        laws = d3.laws
+        if "laws" in mf:
+            from harness.schema import check_enum
+
+            items = mf.get_list("laws")
+            laws = tuple(dict.fromkeys(check_enum(v, loc, f"{mf.name('laws')}[{i}]", tuple(MYSTERY_LAWS))
+                                       for i, v, loc in items.enumerate_locs()))
+        distance = _share(mf, "distance", Decimal(0)) if "distance" in mf else None
+        if not laws and distance is None:
+            raise mf.error("laws", "no trigger law and no distance declared: the mystery battery would have "
+                                   "nothing to detect")
+        mystery = MysteryDefects(laws, distance,
                                  mf.get_decimal("rounds_per_hour", d3.rounds_per_hour, lo=Decimal("0.001")))
     confidence = _share(rf, "confidence", Decimal("0.99")) if "confidence" in rf else None
     return RandomnessSettings(confidence, _share(rf, "power", DEFAULT_POWER), shuffler, shoe, mystery)

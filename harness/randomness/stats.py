@@ -222,10 +222,9 @@ def card_positions(pos: np.ndarray, *, bins: int = 10, name: str = "card-positio
     m, n = pos.shape
     bins = min(bins, n)
     of = position_bins(n, bins)
-    counts = np.zeros((n, bins))
     b = of[pos]  # (m, n): bin each card went to
-    for k in range(bins):
-        counts[:, k] = (b == k).sum(axis=0)
+    # counts[j, k]: shuffles that took the card from position j into bin k
+    counts = np.bincount((np.arange(n) * bins + b).ravel(), minlength=n * bins).reshape(n, bins).astype(float)
     probs = np.bincount(of, minlength=bins) / n
     expected = probs * m
     if m == 0:
@@ -292,6 +291,39 @@ def rank_positions(sequences: np.ndarray, *, bins: int = 8, name: str = "card-po
                       f"largest contribution: value {values[worst]} ({per_bin.max():.1f} in one bin)",
                       Histogram(f"{name}: value {values[worst]} by shoe position", labels,
                                 tuple(table[worst].tolist()), tuple(expected[worst].tolist())))
+
+
+# -- correlation of positions before and after -------------------------------------------------
+
+def spearman_rows(pos: np.ndarray) -> np.ndarray:
+    """Per shuffle, Spearman's rank correlation between each card's position before and after."""
+    pos = np.asarray(pos, dtype=float)
+    n = pos.shape[1]
+    d = pos - np.arange(n)
+    return 1 - 6 * (d * d).sum(axis=1) / (n * (n * n - 1.0))
+
+
+def position_correlation(pos: np.ndarray, *, name: str = "position-correlation",
+                         unit: str = "shuffles") -> TestResult:
+    """Correlation between where the cards were before the shuffle and where they are after it
+    (two-sided; the "correlation" test of W. Va. Code 29-22B-909).
+
+    H0: the shuffle is uniform, so each shuffle's Spearman correlation has mean 0 and variance
+    1 / (n - 1) exactly (the moments of Spearman's rho over all n! permutations); the sum over the
+    shuffles, standardised, is referred to the normal law."""
+    pos = np.asarray(pos)
+    m, n = pos.shape
+    if m == 0 or n < 3:
+        return TestResult(name, "", 0.0, 1.0, 0, unit, None, "no shuffle of three or more cards")
+    rho = spearman_rows(pos)
+    var = 1.0 / (n - 1)
+    z = float(rho.sum() / np.sqrt(m * var))
+    p = float(2 * sps.norm.sf(abs(z)))
+    return TestResult(name, "a card's position after the shuffle is uncorrelated with its position before it "
+                            "(Spearman)", z, p, m, unit, None,
+                      f"mean Spearman correlation {rho.mean():+.5f} over {m} shuffles; z = {z:.3f}",
+                      _z_histogram(name, rho, np.zeros(m), np.full(m, var)), "two-sided",
+                      {"rho": float(rho.mean())})
 
 
 # -- adjacent pairs (successions) -----------------------------------------------------------------
@@ -389,8 +421,8 @@ def repeated_shuffles(pos: np.ndarray, *, name: str = "repeated-shuffles", unit:
     probability at most C(m, 2) / n! (the p-value given when one is seen; 1 otherwise)."""
     pos = np.asarray(pos)
     m, n = pos.shape
-    _, counts = np.unique(pos, axis=0, return_counts=True)
-    repeats = int((counts - 1).sum())
+    rows = np.ascontiguousarray(pos, dtype=np.int64)
+    repeats = m - len({row.tobytes() for row in rows})
     bound = comb(m, 2) / factorial(n) if repeats else 1.0
     p = float(bound)
     return TestResult(name, "no two shuffles are the same permutation", float(repeats), p, m, unit, None,

@@ -28,6 +28,8 @@ from harness.record.gap import findings, reading_line
 from harness.record.journal import safe_name
 from harness.record.matrix import build_matrix
 from harness.record.model import IDENTITY_FIELDS, CaseResult, Measurement
+from harness.record.statistics import TEST_UNIT, statistical_tests
+from harness.record.statistics import summary as stat_summary
 from harness.record.svg import MIN_READINGS, meter_chart
 
 #: case verdicts from the most to the least severe
@@ -102,6 +104,9 @@ def _run_date(record: Record) -> date | None:
 
 
 def measurement_row(m: Measurement) -> dict[str, Any]:
+    if m.unit == TEST_UNIT and isinstance(m.value, Mapping):  # drawn in full in the statistical section
+        return {"name": m.name, "expected": "", "actual": stat_summary(m.value), "outcome": m.outcome,
+                "clause": m.clause, "detail": m.detail}
     return {"name": m.name, "expected": show(m.limit, m.unit), "actual": show(m.value, m.unit),
             "outcome": m.outcome, "clause": m.clause, "detail": m.detail}
 
@@ -168,6 +173,7 @@ def case_context(record: Record, index: int, case: CaseResult, *, detail: bool) 
                          "detail": text(s.detail)} for s in case.steps]
         out["measurements"] = [measurement_row(m) for m in case.measurements]
         out["charts"] = charts(record, case)
+        out["statistics"] = statistical_tests(case)
     return out
 
 

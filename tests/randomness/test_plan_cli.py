@@ -39,3 +39,26 @@ def test_bad_randomness_key_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["plan-randomness", "--profile", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "unknown key 'confidense'" in err and str(path) in err
+
+
+def test_mystery_laws_and_distance_are_declared_in_the_profile(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(MYSTERY.read_text() + 'randomness:\n  mystery: {laws: [lower-half], distance: "0.3"}\n')
+    assert main(["plan-randomness", "--profile", str(path), "--json"]) == 0
+    mystery = json.loads(capsys.readouterr().out)["batteries"][2]
+    names = [d["name"] for d in mystery["defects"]]
+    assert names == ["mystery-trigger-lower-half", "trigger-law-distance"]
+    assert mystery["needed"] == max(d["needed"] for d in mystery["defects"])
+    path.write_text(MYSTERY.read_text() + "randomness:\n  mystery: {laws: [lower-halve]}\n")
+    assert main(["plan-randomness", "--profile", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "randomness.mystery.laws[0]" in err and "lower-half" in err
+
+
+def test_the_default_mystery_plan_names_the_three_trigger_defects(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan-randomness", "--profile", str(MYSTERY)]) == 0
+    out = capsys.readouterr().out
+    for defect in ("mystery-trigger-at-must-hit-by", "mystery-trigger-reseed-plus-one", "mystery-trigger-lower-half"):
+        assert f"defect {defect}:" in out
+    assert "uniform trigger law on [$250.00, $1,000.00]" in out and "rounds per award" in out
