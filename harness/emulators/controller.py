@@ -442,6 +442,7 @@ class Controller(Device):
             {"card_ns": lock[0], "lock_ns": lock[1], "due_ns": lock[2]},
             "lateness_ns": self.lateness_ns[-100:], "boots": self.boots,
             "defects": sorted(self.cfg.defects),
+            **({"link": self.link.latency()} if self.link is not None else {}),
         }
 
     def interval_ns(self) -> int | None:

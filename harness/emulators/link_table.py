@@ -41,7 +41,7 @@ POLL_S = 0.2
 RETRY_S = 0.05
 
 
-class _Silent(Transcript):
+class SilentTranscript(Transcript):
     """The emulator keeps no transcript of its own link (the host's drivers keep theirs)."""
 
     def add(self, direction: str, kind: str, *, t_ns: int, data: bytes = b"", text: str = "",
@@ -86,6 +86,15 @@ class TableLink:
         self.next_n = int(state.get("next_n", 1))
         self.shown = {str(k): int(v) for k, v in (state.get("shown") or {}).items()}
         self.claims = {int(n): dict(c) for n, c in (state.get("claims") or {}).items()}
+
+    def latency(self) -> dict[str, Any]:
+        """Round trips of the answered contributions: their count and 101 quantiles (q0 ... q100) in
+        microseconds (test.state; a benchmark pools the tables' quantiles)."""
+        rtts = sorted(self.rtt_ns)
+        if not rtts:
+            return {"contributions": 0, "rtt_us": []}
+        qs = [rtts[min(len(rtts) - 1, (len(rtts) * q) // 100)] // 1000 for q in range(101)]
+        return {"contributions": len(rtts), "rtt_us": qs}
 
     def amount(self, meter: str) -> Cents:
         """What the table shows for one of its linked meters (the controller's last report)."""
@@ -148,7 +157,7 @@ class TableLink:
     def _connect(self) -> bool:
         try:
             link = FramedLink(SerialTransport(f"socket://{self.address}", exclusive=False), name=f"link-{self.table}",
-                              transcript=_Silent(self.table))
+                              transcript=SilentTranscript(self.table))
         except DeviceError:
             return False
         try:
