@@ -254,7 +254,8 @@ def main() -> int:
             base_q, base_n = rtt_quantiles(rig)
             base_rate = BASELINE_ROUNDS / base_s
             print(f"baseline, table t1 alone: {BASELINE_ROUNDS} rounds in {base_s:.1f} s = {base_rate:.1f} rounds/s; "
-                  f"contribution round trip p50 {pct(base_q, 50)} µs, p99 {pct(base_q, 99)} µs ({base_n} contributions)")
+                  f"contribution round trip p50 {pct(base_q, 50)} µs, p99 {pct(base_q, 99)} µs "
+                  f"({base_n} contributions)")
             each = args.rounds // len(players)
             wall = play(players, each)
             done = each * len(players)

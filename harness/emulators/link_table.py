@@ -136,6 +136,8 @@ class TableLink:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            if not self.ctrl.powered and self._link is not None:
+                self._down()  # a dark table says nothing
             if self._link is not None and not self._link.alive:
                 self._down()  # the controller closed the line, or went dark
             if self._link is None:

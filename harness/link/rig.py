@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -155,17 +156,60 @@ def wait_joined(rig: LinkRig, timeout_s: float = JOIN_S) -> None:
         time.sleep(0.02)
 
 
+def serve_link(profile: Profile, listen: str, run_dir: Path | None, defects: list[str]) -> int:
+    """``tablecert emulate`` of a link profile: the link controller and every table as their own
+    processes, their addresses as one JSON line, until SIGTERM or Ctrl-C (then each stopped by its pid)."""
+    import json
+    import signal
+    import tempfile
+
+    from harness.emulators.process import start_emulator
+
+    root = run_dir or Path(tempfile.mkdtemp(prefix="tablecert-link-"))
+    on_link, on_last, on_tables = _split(profile, list(defects))
+    link = link_of(profile)
+    procs = [start_emulator(controller_mapping(profile, on_link), "tcp", root / "link",
+                            module="harness.emulators.link_server")]
+    try:
+        address = str(procs[0].addresses["tables"])
+        for t in link.tables:
+            extra = on_tables + (on_last if t is link.tables[-1] else [])
+            procs.append(start_emulator(dict(table_profile(profile, t, address).raw), listen, root / t.name,
+                                        defects=extra))
+        print(json.dumps({"link-controller": procs[0].addresses,
+                          "tables": {t.name: p.addresses for t, p in zip(link.tables, procs[1:], strict=True)}}),
+              flush=True)
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            while not stop.wait(0.5) and all(p.alive() for p in procs):
+                pass
+        except KeyboardInterrupt:
+            pass
+    finally:
+        for p in procs:
+            p.stop()
+    return 0
+
+
+def _split(profile: Profile, defects: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Defects for the link controller, for the last table, for every table."""
+    from harness.emulators.defects import DEFECTS, LINK_TABLE_DEFECTS, check_defects
+
+    chosen = ([profile.emulator.defect] if profile.emulator.defect else []) + list(defects)
+    check_defects(chosen)
+    return ([d for d in chosen if DEFECTS[d].table == "link" and d not in LINK_TABLE_DEFECTS],
+            [d for d in chosen if d in LINK_TABLE_DEFECTS],
+            [d for d in chosen if DEFECTS[d].table != "link"])
+
+
 def open_link_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None = None,
                   defects: tuple[str, ...] = ()) -> LinkRig:
     """Start the link controller and the tables (emulated), open every driver, wait for the link."""
     from harness.devices.registry import open_device
-    from harness.emulators.defects import DEFECTS, LINK_TABLE_DEFECTS
 
     link = link_of(profile)
-    chosen = ([profile.emulator.defect] if profile.emulator.defect else []) + list(defects)
-    on_link = [d for d in chosen if DEFECTS[d].table == "link" and d not in LINK_TABLE_DEFECTS]
-    on_last = [d for d in chosen if d in LINK_TABLE_DEFECTS]
-    on_tables = [d for d in chosen if DEFECTS[d].table != "link"]
+    on_link, on_last, on_tables = _split(profile, list(defects))
     rig = LinkRig()
     try:
         address = ""

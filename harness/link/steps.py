@@ -381,15 +381,14 @@ def _two_hits(case: LinkCase, step: Step, common: str, pair: list[tuple[TableRun
 
 
 @step("link_drop", Action(doc=(
-    "each table in turn loses its link: first before its round is dealt (the round's contribution waits and "
-    "arrives once the link is back), then right after the link controller counted a contribution whose "
+    "each table in turn loses its link, alternately before its round is dealt (the round's contribution waits "
+    "and arrives once the link is back) and right after the link controller counted a contribution whose "
     "answer is lost (sent again, counted once); while it is off the link its Royal 9 wagers are refused and "
     "the base game goes on, and the other tables play and feed the meters as usual"), acts=_ACTS))
 def link_drop(runner: CaseRunner, step: Step) -> None:
     case = state(runner)
-    for name in case.tables:
-        for when in ("now", "after-contribution"):
-            _drop_one(case, step, name, when)
+    for i, name in enumerate(case.tables):
+        _drop_one(case, step, name, ("now", "after-contribution")[i % 2])
 
 
 def _drop_one(case: LinkCase, step: Step, name: str, when: str) -> None:

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from harness.cards import Card
 from harness.games.interpretations import Interpretations
-from harness.games.royal9 import Royal9Table
+from harness.games.royal9 import Royal9Table, royal9_floors
 from harness.money import Cents, fmt
 
 WAGER_MEASURES = ("money", "denomination-units")
@@ -77,8 +77,8 @@ def meter_chances(
     if measure not in WAGER_MEASURES:
         raise ValueError(f"link-wager-measure {measure!r}: expected one of {', '.join(WAGER_MEASURES)}")
     combos = tuple(sorted((s, c[0].code, c[1].code) for s, c in seats.items() if c is not None))
-    wins = _wins(decks, combos, tuple(sorted(seats)), denomination, interpretations,
-                 tuple(sorted(amounts.items())))
+    valued = {**royal9_floors(denomination), **amounts}  # a meter not given is valued at its floor
+    wins = _wins(decks, combos, tuple(sorted(seats)), denomination, interpretations, tuple(sorted(valued.items())))
     wager = denomination * 100 if measure == "money" else 1
     return [Chance(table, seat, meter, common, decks, denomination, wins.get(seat, {}).get(meter, Fraction(0)),
                    wager, measure)
