@@ -350,7 +350,8 @@ class LinkController(Device, EventSource):
         and ``counted`` (per table: wagers and amount counted)."""
 
     @abstractmethod
-    def hits(self) -> list[LinkHit]: ...
+    def hits(self, since: int = 0) -> list[LinkHit]:
+        """The hits the controller recorded after order ``since``, in order."""
 
     @abstractmethod
     def links_up(self) -> dict[str, bool]:

@@ -31,6 +31,7 @@ link defects (``harness.emulators.defects``, the link block) each bend one step 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
@@ -50,6 +51,8 @@ from harness.progressive.meter import residual_text as _residual_text
 
 ROLE = "link-controller"
 HISTORY = 500
+#: the most a page of ``hits.get`` takes, in bytes of JSON (the frame's limit is 4096)
+PAGE_BYTES = 3500
 SIMULTANEOUS = ("each-paid-meter", "shared")
 
 Push = Callable[[str, dict[str, Any]], None]
@@ -347,7 +350,7 @@ class LinkController:
         handlers: dict[str, Callable[[Mapping[str, Any]], Answer]] = {
             "hello": self.hello, "identity": lambda r: self.identity(), "ping": lambda r: {},
             "config.get": lambda r: self.config_get(), "meters.get": lambda r: self.meters_get(),
-            "hits.get": lambda r: {"hits": self.hits[-HISTORY:]}, "tables.get": lambda r: self.tables_get(),
+            "hits.get": self.hits_get, "tables.get": lambda r: self.tables_get(),
             "reset_key": self.reset_key, "test.cut": self._test_cut, "test.restore": self._test_restore,
             "test.state": lambda r: {"boots": self.boots, "last": dict(self.last), "cut": dict(self.cut),
                                      "defects": sorted(self.cfg.defects)},
@@ -385,6 +388,21 @@ class LinkController:
                 "pending": [{"meter": n, "amount": e["amount"], "instant": e["instant"],
                              "claims": len(e["claims"])} for n, e in sorted(self.pending.items())],
                 "counted": self.counted, **self.accounts}
+
+    def hits_get(self, req: Mapping[str, Any]) -> Answer:
+        """The hits after order ``since`` (default 0), oldest first, as many as fit in one frame;
+        ``more`` says another page follows (a frame's payload is at most 4096 bytes)."""
+        since = arg(req, "since", int, 0)
+        page: list[dict[str, Any]] = []
+        size = 40
+        for h in self.hits[-HISTORY:]:
+            if h["order"] <= since:
+                continue
+            size += len(json.dumps(h, separators=(",", ":"))) + 1
+            if size > PAGE_BYTES:
+                return {"hits": page, "more": True}
+            page.append(h)
+        return {"hits": page, "more": False}
 
     def tables_get(self) -> dict[str, Any]:
         return {"tables": [{"table": t.name, "up": t.name in self.connected, "last": self.last.get(t.name, 0),

@@ -197,10 +197,13 @@ class LinkServer:
         if item.seq == 0:
             peer.write(encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "a request SEQ is never 0"}))
             return
-        if peer.kind == "host":
-            self._host_request(peer, item)
-        else:
-            self._table_request(peer, item)
+        try:
+            if peer.kind == "host":
+                self._host_request(peer, item)
+            else:
+                self._table_request(peer, item)
+        except Exception as exc:  # a bug must show as a NAK, never take the link controller down
+            peer.write(encode_frame(NAK, item.seq, {"code": "BUSY", "reason": f"internal error: {exc!r}"}))
 
     @staticmethod
     def _reply(peer: Peer, seq: int, answer: Any) -> None:

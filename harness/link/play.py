@@ -201,7 +201,7 @@ def play_round(t: TableRunner, step: Step, cards: list[Any] | tuple[Any, ...], *
     deal(t, step, settle=True, cards=tuple(cards))
     problems += check_payouts(t)
     problems += local_growth(t)
-    pay_hits(t)
+    problems += pay_hits(t)
     return problems
 
 
@@ -213,7 +213,7 @@ def check_payouts(t: TableRunner) -> list[str]:
     for (seat, kind), e in exp.payouts.items():
         linked = [m for m in e.meters if m in t.table.links]
         if linked:
-            hit = t.wait_event(f"the hit acknowledgement for seat {seat}", _is_hit(seat, linked))
+            hit = t.wait_event(f"the hit acknowledgement for seat {seat}", is_hit(seat, linked))
             with t.link_case.lock:
                 t.link_case.ledger.claims.append((t.name, seat, str(hit.payload["meter"]),
                                                   int(hit.payload.get("instant") or 0),
@@ -242,22 +242,43 @@ def local_growth(t: TableRunner) -> list[str]:
     return out
 
 
-def pay_hits(t: TableRunner) -> None:
+def pay_hits(t: TableRunner) -> list[str]:
     """The attendant pays every hit the table waits on: its own meters' reset key at the table, a
-    common meter's at the link controller (a key another table turned first is already turned)."""
+    common meter's at the link controller (a key another table turned first is already turned).  A
+    common meter's winner must then have been paid the award the link controller recorded for it
+    (checked where a wager is paid one award, r9-one-award-per-wager); the problems are returned."""
+    problems = []
     pending = t._read_meters().pending
     for name in pending:
         common = t.table.links.get(name)
         if common is None:
             t.perform(TurnResetKey(name))
             continue
-        t.wait_event(f"the acknowledgement of the hit on {name}", _is_hit(None, [name]))
+        hit = t.wait_event(f"the acknowledgement of the hit on {name}", is_hit(None, [name]))
         with contextlib.suppress(NakError):  # a winner at another table had it turned: closed once
             t.link_case.link.reset_key(common)
         wait_reset(t, name)
+        seat = int(hit.payload["seat"])
+        paid = t.wait_event(f"seat {seat}'s award on {name}", is_payout(seat))
+        record = [h for h in t.link_case.link.hits(t.link_case.ledger.start_order)
+                  if (h.table, h.seat, h.meter) == (t.name, seat, common)]
+        award = record[-1].award if record else None
+        kept = int(paid.payload.get("stake") or 0) if t.oracle.interp.award_returns_stake else 0
+        if t.oracle.interp.r9_one_award_per_wager and int(paid.payload["returned"]) - kept != award:
+            problems.append(f"seat {seat} was paid {int(paid.payload['returned']) - kept} cents on {common}, the "
+                            f"link controller recorded an award of {award}")
+    return problems
 
 
-def _is_hit(seat: int | None, meters: list[str]) -> Callable[[DeviceEvent], bool]:
+def is_payout(seat: int) -> Callable[[DeviceEvent], bool]:
+    """A Royal 9 ``payout`` event of ``seat``."""
+    def pred(ev: DeviceEvent) -> bool:
+        return ev.name == "payout" and ev.payload.get("seat") == seat and ev.payload.get("type") == "royal9"
+
+    return pred
+
+
+def is_hit(seat: int | None, meters: list[str]) -> Callable[[DeviceEvent], bool]:
     """A ``hit`` event of one of ``meters`` (for ``seat``, unless None)."""
     def pred(ev: DeviceEvent) -> bool:
         return (ev.name == "hit" and ev.payload.get("meter") in meters

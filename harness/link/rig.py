@@ -168,9 +168,16 @@ def serve_link(profile: Profile, listen: str, run_dir: Path | None, defects: lis
     root = run_dir or Path(tempfile.mkdtemp(prefix="tablecert-link-"))
     on_link, on_last, on_tables = _split(profile, list(defects))
     link = link_of(profile)
-    procs = [start_emulator(controller_mapping(profile, on_link), "tcp", root / "link",
-                            module="harness.emulators.link_server")]
+    stop = threading.Event()
+
+    def interrupt(*_: object) -> None:
+        raise KeyboardInterrupt  # while starting: stop what started; afterwards: leave the wait
+
+    signal.signal(signal.SIGTERM, interrupt)
+    procs: list[Any] = []
     try:
+        procs.append(start_emulator(controller_mapping(profile, on_link), "tcp", root / "link",
+                                    module="harness.emulators.link_server"))
         address = str(procs[0].addresses["tables"])
         for t in link.tables:
             extra = on_tables + (on_last if t is link.tables[-1] else [])
@@ -179,13 +186,10 @@ def serve_link(profile: Profile, listen: str, run_dir: Path | None, defects: lis
         print(json.dumps({"link-controller": procs[0].addresses,
                           "tables": {t.name: p.addresses for t, p in zip(link.tables, procs[1:], strict=True)}}),
               flush=True)
-        stop = threading.Event()
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        try:
-            while not stop.wait(0.5) and all(p.alive() for p in procs):
-                pass
-        except KeyboardInterrupt:
+        while not stop.wait(0.5) and all(p.alive() for p in procs):
             pass
+    except KeyboardInterrupt:
+        pass
     finally:
         for p in procs:
             p.stop()

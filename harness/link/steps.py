@@ -25,6 +25,7 @@ from harness.link.play import (
     audit,
     check_payouts,
     drain,
+    is_payout,
     local_growth,
     pay_hits,
     play_round,
@@ -63,13 +64,6 @@ def hand(t: TableRunner, meter: str, seat: int) -> tuple[Card, ...]:
     """The round that wins ``meter`` for ``seat`` at this table (empty: none exists on its shoe)."""
     combos = tuple(sorted((s.seat, s.combo[0].code, s.combo[1].code) for s in t.table.rules.seats if s.combo))
     return _hand(f"{meter}:seat={seat}", t.table.rules.decks, combos, t.oracle.interp)
-
-
-def _is_payout(seat: int) -> Any:
-    def pred(ev: Any) -> bool:
-        return bool(ev.name == "payout" and ev.payload.get("seat") == seat and ev.payload.get("type") == "royal9")
-
-    return pred
 
 
 def _owners(t: TableRunner) -> list[int]:
@@ -160,7 +154,7 @@ def _probe(t: TableRunner, step: Step) -> list[str]:
                        if e.payload.get("meter") in t.table.links]
             if claimed != [(seat, meter)]:
                 problems.append(f"seat {seat}'s {meter} hand ({' '.join(c.code for c in cards)}) claimed {claimed}")
-            pay_hits(t)
+            problems += pay_hits(t)
         miss = _near_miss(t, meter)
         if miss:
             open_round(t, step)
@@ -170,7 +164,7 @@ def _probe(t: TableRunner, step: Step) -> list[str]:
                        if e.payload.get("meter")]
             if claimed:
                 problems.append(f"a king-9 no seat owns ({' '.join(c.code for c in miss)}) claimed {claimed}")
-            pay_hits(t)
+            problems += pay_hits(t)
     return problems
 
 
@@ -364,7 +358,7 @@ def _two_hits(case: LinkCase, step: Step, common: str, pair: list[tuple[TableRun
         if shared:  # whole cents each; the cents left over to the first in the controller's order
             award = amount // len(plan) + (amount % len(plan) if first and (first.table, first.seat) == (t.name, seat)
                                            else 0)
-        payout = t.wait_event(f"table {t.name} seat {seat}'s award", _is_payout(seat))
+        payout = t.wait_event(f"table {t.name} seat {seat}'s award", is_payout(seat))
         stake = int(payout.payload.get("stake") or 0)
         kept = stake if t.oracle.interp.award_returns_stake else 0
         got = int(payout.payload["returned"]) - kept

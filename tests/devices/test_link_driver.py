@@ -44,12 +44,13 @@ def test_tables_meters_hits_and_the_reset_key(pty_end: PtyEnd) -> None:
         HELLO,
         (req(2, "config.get"), rsp(2, **config)),
         (req(3, "meters.get"), rsp(3, **meters)),
-        (req(4, "hits.get"), rsp(4, hits=[hit])),
-        (req(5, "tables.get"), rsp(5, tables=[{"table": "t1", "up": False, "last": 2, "cut": "now"}])),
-        (req(6, "reset_key", meter="mega-5"), rsp(6, meter="mega-5", amount=5000000)),
-        (req(7, "reset_key", meter="mega-5"),
-         encode_frame(NAK, 7, {"code": "REFUSED", "reason": "no hit is waiting for the reset key on 'mega-5'"})),
-        (req(8, "test.cut", table="t1", when="after-contribution"), rsp(8, table="t1", when="after-contribution")),
+        (req(4, "hits.get", since=0), rsp(4, hits=[hit], more=True)),
+        (req(5, "hits.get", since=1), rsp(5, hits=[], more=False)),
+        (req(6, "tables.get"), rsp(6, tables=[{"table": "t1", "up": False, "last": 2, "cut": "now"}])),
+        (req(7, "reset_key", meter="mega-5"), rsp(7, meter="mega-5", amount=5000000)),
+        (req(8, "reset_key", meter="mega-5"),
+         encode_frame(NAK, 8, {"code": "REFUSED", "reason": "no hit is waiting for the reset key on 'mega-5'"})),
+        (req(9, "test.cut", table="t1", when="after-contribution"), rsp(9, table="t1", when="after-contribution")),
     ])
     with ReferenceLinkController.open(pty_end.path) as link:
         assert link.tables() == (LinkedTable("t1", 500, 8, {"mega-5": Decimal("1.25")}),)

@@ -4,6 +4,7 @@ interpretation, one reset per instant, and the link defects each bending one ste
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,19 @@ def test_hit_defects(tmp_path: Path) -> None:
     _two_claims(reset)
     assert reset.reset_key({"meter": "mega-5"})["amount"] == 5_000_000  # the 10 cents held are gone
     assert sum(1 for e in host if e["event"] == "reset") == 2
+
+
+def test_hits_come_in_pages_that_fit_a_frame(tmp_path: Path) -> None:
+    ctrl, _, _ = controller(tmp_path)
+    for n in range(1, 61):  # sixty claims, each its own instant once the key is turned
+        send(ctrl, "t1", "link.hit", n=n, round=n, seat=1, meter="mega-5", category="mega")
+        ctrl.reset_key({"meter": "mega-5"})
+    pages, since = [], 0
+    while True:
+        page = ctrl.hits_get({"since": since})
+        pages.append(page["hits"])
+        assert len(json.dumps(page)) < 4096
+        if not page["more"]:
+            break
+        since = page["hits"][-1]["order"]
+    assert len(pages) > 1 and [h["order"] for p in pages for h in p] == list(range(1, 61))

@@ -35,12 +35,19 @@ class ReferenceLinkController(ReferenceDevice, LinkController):
     def meters(self) -> MeterReading:
         return parse_meters(self.call("meters.get"))
 
-    def hits(self) -> list[LinkHit]:
-        items = self.request("hits.get").get("hits")
-        if not isinstance(items, list):
-            raise DeviceError("hits.get: 'hits' should be a list")
-        with _shape("hits.get"):
-            return [_hit(h) for h in items]
+    def hits(self, since: int = 0) -> list[LinkHit]:
+        """Every hit after order ``since`` the controller keeps, page after page."""
+        out: list[LinkHit] = []
+        while True:
+            page = self.request("hits.get", since=since)
+            items = page.get("hits")
+            if not isinstance(items, list):
+                raise DeviceError("hits.get: 'hits' should be a list")
+            with _shape("hits.get"):
+                out += [_hit(h) for h in items]
+            if not page.get("more") or not items:
+                return out
+            since = out[-1].order
 
     def links_up(self) -> dict[str, bool]:
         items = self.request("tables.get").get("tables")
