@@ -30,9 +30,9 @@ import argparse
 import contextlib
 import os
 import random
+import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from decimal import Decimal
@@ -47,7 +47,7 @@ from harness.cards import shoe_composition  # noqa: E402
 from harness.devices.link import NakError  # noqa: E402
 from harness.devices.roles import Wager  # noqa: E402
 from harness.games.baccarat import deal_round  # noqa: E402
-from harness.link.rig import LinkRig, open_link_rig  # noqa: E402
+from harness.link.rig import LinkRig, open_link_rig, scratch_dir  # noqa: E402
 from harness.profiles import load_profile  # noqa: E402
 from harness.soak_rig import bound_transcripts  # noqa: E402
 
@@ -232,10 +232,9 @@ def main() -> int:
     print(f"bench_link: {args.tables} tables, {args.rounds} rounds; {os.cpu_count()} CPU(s), "
           f"non-volatile storage in {'/dev/shm' if Path('/dev/shm').is_dir() else 'the temp folder'}, "
           f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    # the emulators' non-volatile storage in memory where the host has a tmpfs: every table and the link
-    # controller write it per round, and a shared disk's stalls would be measured instead of the link
-    shm = Path("/dev/shm")
-    with tempfile.TemporaryDirectory(prefix="tablecert-bench-link-", dir=shm if shm.is_dir() else None) as tmp:
+    # the emulators' storage in memory where the host has a tmpfs, as the link rig keeps it (scratch_dir)
+    tmp = scratch_dir()
+    try:
         path = Path(tmp) / "bench-link.yaml"
         path.write_text(link_yaml(args.tables), encoding="utf-8")
         t0 = time.perf_counter()
@@ -276,6 +275,8 @@ def main() -> int:
             ok = conservation(rig, start, players, reset)
         finally:
             rig.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     print("conservation: EXACT" if ok else "conservation: FAILED")
     return 0 if ok else 1
 

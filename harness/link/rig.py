@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import shutil
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -101,6 +102,8 @@ class LinkRig(Rig):
     link: ReferenceLinkController | None = None
     link_process: Any = None
     tables: dict[str, TableRig] = field(default_factory=dict)
+    #: a folder the rig made for the emulators (removed on close)
+    scratch: Path | None = None
 
     def devices(self) -> dict[str, Device]:
         out: dict[str, Device] = {}
@@ -120,6 +123,9 @@ class LinkRig(Rig):
         if self.link_process is not None:
             self.link_process.stop()
             self.link_process = None
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
     def recover(self) -> None:
         """After a case that did not pass: every link restored, every round voided, every hit paid."""
@@ -156,16 +162,26 @@ def wait_joined(rig: LinkRig, timeout_s: float = JOIN_S) -> None:
         time.sleep(0.02)
 
 
+def scratch_dir() -> Path:
+    """A folder for emulated devices' addresses and non-volatile storage: in memory where the host has
+    a tmpfs (``/dev/shm``), so that a shared disk's stalls cannot hold up the emulators' answers (every
+    table and the link controller store state at every round; an emulator's storage is the page cache
+    either way, harness.emulators.nvstore)."""
+    import tempfile
+
+    shm = Path("/dev/shm")
+    return Path(tempfile.mkdtemp(prefix="tablecert-link-", dir=shm if shm.is_dir() else None))
+
+
 def serve_link(profile: Profile, listen: str, run_dir: Path | None, defects: list[str]) -> int:
     """``tablecert emulate`` of a link profile: the link controller and every table as their own
     processes, their addresses as one JSON line, until SIGTERM or Ctrl-C (then each stopped by its pid)."""
     import json
     import signal
-    import tempfile
 
     from harness.emulators.process import start_emulator
 
-    root = run_dir or Path(tempfile.mkdtemp(prefix="tablecert-link-"))
+    root = run_dir or scratch_dir()
     on_link, on_last, on_tables = _split(profile, list(defects))
     link = link_of(profile)
     stop = threading.Event()
@@ -215,6 +231,8 @@ def open_link_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None
     link = link_of(profile)
     on_link, on_last, on_tables = _split(profile, list(defects))
     rig = LinkRig()
+    if run_dir is None and link.is_emulated:
+        rig.scratch = run_dir = scratch_dir()
     try:
         address = ""
         if link.controller.is_emulated:
