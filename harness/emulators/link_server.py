@@ -33,7 +33,8 @@ from typing import Any
 
 from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, ProtocolError, encode_frame, next_seq
 from harness.emulators.base import Refusal
-from harness.emulators.link_controller import LinkConfig, LinkController
+from harness.emulators.link_config import LinkConfig
+from harness.emulators.link_controller import LinkController
 from harness.errors import InputError
 
 PARTIAL_TIMEOUT_S = 0.5

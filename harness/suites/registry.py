@@ -33,6 +33,7 @@ STEP_MODULES = (
     "harness.suites.actions_faults",
     "harness.suites.actions_randomness",
     "harness.link.steps",
+    "harness.link.faults",
 )
 
 

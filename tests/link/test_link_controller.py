@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from harness.emulators.base import Refusal
-from harness.emulators.link_controller import LinkConfig, LinkController
+from harness.emulators.link_config import LinkConfig
+from harness.emulators.link_controller import LinkController
 
 CONFIG: dict[str, Any] = {
     "name": "L",
