@@ -48,7 +48,7 @@ FLOORS: dict[int, dict[str, Cents]] = {
     5: {"mega": 5_000_000, "major": 45_000, "minor": 45_000},
     1: {"mega": 1_000_000, "major": 9_000, "minor": 9_000},
 }
-KINDS = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat")
+KINDS = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat", "link")
 OPTIONAL = ("power-control", "comm-loss", "latency-counter", "config-write", "misread-report")
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Live:
 
 _R9 = ("royal9", "royal9-mystery")
 _BAC = ("royal9", "royal9-mystery", "ez-baccarat", "baccarat")
-_ALL = KINDS
+_ALL = tuple(k for k in KINDS if k != "link")  # a link's tables keep these at their defaults
 #: every interpretation of the catalogue, with where it is read; a variant set covers every choice
 LIVE_CHOICES: dict[str, Live] = {
     "r9-envy-for-mega-winner": Live((False, True), _R9, "oracle and emulator (Royal9Table); r9-5-mega and the "
@@ -107,9 +107,13 @@ LIVE_CHOICES: dict[str, Live] = {
                                "not), hits_to_pay, expect_r9_meter_award, the hit-and-reset cases"),
     "id-fields-from-device": Live(("all", "manufacturer-fields"), _ALL, "emulator (identity), expect_identity, "
                                   "identity-location-from-device"),
+    "link-wager-measure": Live(("money", "denomination-units"), ("link",), "the link profile loader and "
+                               "expect_link_chances (harness.math.link_exact); a variant's pools follow it"),
+    "link-simultaneous-hits": Live(("each-paid-meter", "shared"), ("link",), "the emulated link controller, "
+                                   "link_simultaneous_hit and expect_link_meters"),
 }
 #: the wager types each kind of table offers per seat (WAC 230-15-040(2): spots per seat)
-TYPES_PER_SEAT = {"royal9": 4, "royal9-mystery": 4, "ez-baccarat": 5, "baccarat": 3, "hit-and-run": 2}
+TYPES_PER_SEAT = {"royal9": 4, "royal9-mystery": 4, "ez-baccarat": 5, "baccarat": 3, "hit-and-run": 2, "link": 4}
 
 
 def _compatible(kind: str, interp: dict[str, Any], interp_id: str, choice: Any) -> bool:
@@ -138,6 +142,10 @@ class Variant:
         return head + yaml.safe_dump(self.profile, sort_keys=False, width=110)
 
     def summary(self) -> str:
+        if "link" in self.profile:
+            from harness.link.variants import summary
+
+            return summary(self.profile)
         rules = self.profile["rules"]
         seats = [s["seat"] for s in rules["seats"]]
         place = self.profile.get("jurisdiction")
@@ -177,7 +185,7 @@ def _plan(seed: int, count: int) -> _Plan:
     rng = random.Random(f"plan:{seed}")
     plan = _Plan()
     base = ["royal9", "royal9-mystery", "royal9", "ez-baccarat", "hit-and-run", "royal9", "baccarat",
-            "royal9-mystery"]
+            "royal9-mystery", "link"]
     plan.kind = [base[i % len(base)] for i in range(count)]
     rng.shuffle(plan.kind)
     seat_counts = list(range(1, 10))
@@ -218,6 +226,12 @@ def _variant(seed: int, i: int, plan: _Plan, *, matrix: bool = False) -> Variant
     rng = random.Random(f"{'matrix' if matrix else 'variant'}:{seed}:{i}")
     kind = plan.kind[i]
     interp = dict(plan.interp[i])
+    if kind == "link":  # several tables on the common meters of a link (harness.link.variants)
+        from harness.link.variants import link_profile
+
+        drawn = link_profile(seed, i, interp, matrix=matrix)
+        return Variant(seed, i, kind, drawn,
+                       ("link", *(f"{k}={_show(v)}" for k, v in sorted(drawn["interpretations"].items()))))
     covers = [kind]
     n = plan.seats[i]
     if interp.get("r9-personal-combo-suited") is False:
@@ -322,21 +336,23 @@ def _meter(rng: random.Random, floor: Cents, extreme: str | None, name: str, mat
 
 #: the kinds of table (harness.emulators.defects.TABLES) each matrix variant stands for
 MATRIX_KINDS = {"royal9-mystery": ("royal9", "mystery"), "ez-baccarat": ("baccarat", "ez-baccarat"),
-                "hit-and-run": ("hit-and-run",)}
+                "hit-and-run": ("hit-and-run",), "link": ("link",)}
 
 
 def matrix_variants(seed: int) -> list[Variant]:
-    """Three variants for the kill matrix: a $5 Royal 9 table with a mystery progressive, an EZ
-    Baccarat table and a Hit and Run table, each with other seats, combinations, rates, amounts and
-    decks than the shipped profiles, every optional capability, and the default interpretations (the
-    named defects are defects under those readings).  Enough seats for every defect to show: mystery
-    play to an award needs five $5 Royal 9 wagers a round, a mega hand two decks."""
-    plan = _Plan(kind=list(MATRIX_KINDS), seats=[0, 0, 0], denomination=[5, 5, 5], interp=[{}, {}, {}],
-                 extremes=[None, None, None])
+    """Four variants for the kill matrix: a $5 Royal 9 table with a mystery progressive, an EZ
+    Baccarat table, a Hit and Run table and a link of tables (harness.link.variants), each with other
+    seats, combinations, rates, amounts and decks than the shipped profiles, every optional
+    capability, and the default interpretations (the named defects are defects under those readings).
+    Enough seats for every defect to show: mystery play to an award needs five $5 Royal 9 wagers a
+    round, a mega hand two decks."""
+    n = len(MATRIX_KINDS)
+    plan = _Plan(kind=list(MATRIX_KINDS), seats=[0] * n, denomination=[5] * n, interp=[{} for _ in range(n)],
+                 extremes=[None] * n)
     rng = random.Random(f"matrix:{seed}")
-    plan.seats = [rng.randint(5, 9), rng.randint(2, 9), rng.randint(2, 9)]
+    plan.seats = [rng.randint(5, 9), rng.randint(2, 9), rng.randint(2, 9), 0]
     out = []
-    for i in range(3):
+    for i in range(n):
         v = _variant(seed, i, plan, matrix=True)
         out.append(v)
     return out

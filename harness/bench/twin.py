@@ -35,6 +35,9 @@ def twin_mapping(profile: Profile, *, speed: Decimal = CI_SPEED, seed: int = 1,
     if not profile.is_emulated:
         raise InputError(f"{profile.source_path}: a bench twin is made of an emulated profile; "
                          f"{profile.name} names no emulated device")
+    if profile.link is not None:
+        raise InputError(f"{profile.source_path}: {profile.name} is a link of tables; the link cases drive the "
+                         "link over the test channel (docs/linked-progressives.md), there is no bench twin of a link")
     raw: dict[str, Any] = copy.deepcopy({k: v for k, v in profile.raw.items()})
     raw["name"] = f"{profile.name}-bench"
     raw["description"] = (f"{raw.get('description') or profile.name}; bench twin: no test channel, a scripted "

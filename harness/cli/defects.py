@@ -29,7 +29,7 @@ tablecert defects lockout-late rate-off # just these two
 tablecert defects --json                # machine-readable list
 tablecert defects --matrix --jobs 2     # the kill matrix: every defect fails a case citing its clause
 tablecert defects --matrix --defect rate-off --defect shoe-misread --json
-tablecert defects --matrix --variants --seed 7   # on three variants drawn from seed 7 instead of the shipped tables
+tablecert defects --matrix --variants --seed 7   # on four variants drawn from seed 7 instead of the shipped tables
 tablecert emulate --defect lockout-late # then run the suites against it: some case must FAIL
 """
 
@@ -45,8 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --matrix: certification runs at once, each with its own emulators (default 2)")
     parser.add_argument("--variants", action="store_true",
                         help="with --matrix: run each defect on a variant of its kind of table drawn from --seed "
-                             "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run) instead of "
-                             "the shipped profiles")
+                             "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run, a link) "
+                             "instead of the shipped profiles")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="with --variants: the seed (default: a fresh one, printed)")
     parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",

@@ -17,6 +17,7 @@ HELP = "run a profile's emulated shoe, sensors, controller and instruments (ptys
 EXAMPLE = """\
 tablecert emulate --profile device_profiles/emulated-midi-5.yaml --listen pty --run-dir /tmp/table1
 tablecert emulate --profile device_profiles/emulated-midi-5.yaml --listen tcp --defect lockout-late
+tablecert emulate --profile device_profiles/emulated-link-4.yaml   # the link controller and its four tables
 """
 
 
@@ -32,7 +33,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harness.emulators.server import serve
+    from harness.profiles import load_profile
 
+    if str(args.profile).endswith((".yaml", ".yml")):
+        profile = load_profile(args.profile)
+        if profile.link is not None:  # the link controller and every table, each its own process
+            from harness.link.rig import serve_link
+
+            return serve_link(profile, args.listen, Path(args.run_dir) if args.run_dir else None, args.defect)
     cfg = load_config(args.profile, defects=args.defect)
     run_dir = Path(args.run_dir) if args.run_dir else Path(tempfile.mkdtemp(prefix="tablecert-emu-"))
     return serve(cfg, args.listen, run_dir)

@@ -140,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "bench_twin", False):
         from harness.bench.twin import bench_twin
 
+        if not args.profile:  # every built-in profile: a link has no bench twin (docs/linked-progressives.md)
+            keep = [i for i, prof in enumerate(profiles) if prof.link is None]
+            paths, profiles = [paths[i] for i in keep], [profiles[i] for i in keep]
         profiles = [bench_twin(prof) for prof in profiles]  # InputError for a profile with no emulator
     passthrough = list(getattr(args, "passthrough", []) or [])
     report_root = Path(args.report_dir) if args.report_dir else root / "reports"

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from harness.devices.drivers.link import ReferenceLinkController
 from harness.devices.drivers.reference import ReferenceController, ReferenceSensors, ReferenceShoe
 from harness.devices.drivers.scpi import ScpiCounter, ScpiPowerSupply
 from harness.devices.roles import ROLE_CLASSES, Device
@@ -34,6 +35,7 @@ BUILTINS: dict[str, type[Device]] = {
     "reference-controller": ReferenceController,
     "scpi-counter": ScpiCounter,
     "scpi-power": ScpiPowerSupply,
+    "reference-link-controller": ReferenceLinkController,
 }
 
 

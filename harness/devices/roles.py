@@ -307,10 +307,68 @@ class PowerSupply(Instrument):
     def voltage(self) -> Decimal: ...
 
 
+@dataclass(frozen=True)
+class LinkedTable:
+    """A table of a link as the link controller's ``config.get`` lists it (461a.12(c)(2))."""
+
+    table: str
+    denomination: Cents
+    decks: int
+    #: common meter -> the rate of progression (percent) at which this table's wagers feed it
+    rates: Mapping[str, Decimal]
+
+
+@dataclass(frozen=True)
+class LinkHit:
+    """One hit claim as the link controller recorded it: its order, the instant it belongs to (claims
+    while the meter still waits for the reset key of an earlier one), the amount the meter showed and
+    the award (``None`` until final)."""
+
+    order: int
+    instant: int
+    table: str
+    n: int
+    seat: int
+    meter: str
+    amount: Cents
+    award: Cents | None
+
+
+class LinkController(Device, EventSource):
+    """Link progressive controller: the common meters several tables feed (461a.12(c), (d)), their
+    hits and reset keys; tables reach it over the link (docs/protocol.md, section 14)."""
+
+    role = "link-controller"
+
+    @abstractmethod
+    def identity(self) -> DeviceIdentity: ...
+
+    @abstractmethod
+    def tables(self) -> tuple[LinkedTable, ...]:
+        """The linked tables with their denominations, decks and rates per common meter."""
+
+    @abstractmethod
+    def meters(self) -> MeterReading:
+        """The common meters; ``raw`` also carries ``held`` (contributions waiting for a reset key)
+        and ``counted`` (per table: wagers and amount counted)."""
+
+    @abstractmethod
+    def hits(self, since: int = 0) -> list[LinkHit]:
+        """The hits the controller recorded after order ``since``, in order."""
+
+    @abstractmethod
+    def links_up(self) -> dict[str, bool]:
+        """Table -> whether its link is up."""
+
+    @abstractmethod
+    def reset_key(self, meter: str) -> Cents: ...
+
+
 ROLE_CLASSES: dict[str, type] = {  # abstract role interfaces by profile key
     "shoe": Shoe,
     "sensors": BetSensors,
     "controller": ProgressiveController,
     "counter": Counter,
     "power": PowerSupply,
+    "link-controller": LinkController,
 }

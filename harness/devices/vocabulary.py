@@ -1,4 +1,4 @@
-"""Every enumerated value of the reference protocol, version 1, in one place (docs/protocol.md, section 12).
+"""Every enumerated value of the reference protocol, version 1, in one place (docs/protocol.md, section 14).
 
 The JSON Schema of the messages (``protocol.schema.json``, built by :mod:`harness.devices.schema_build`),
 the emulators, the drivers and the suite vocabulary take their lists from here, and a test compares

@@ -78,6 +78,9 @@ class EmulatorConfig:
     #: relay channel of the emulated switch unit -> what it is wired to (``lockout-button``,
     #: ``open-round``, ``no-more-bets``, ``comm``, ``reset-key:<meter>``), from the profile's bench
     wiring: Mapping[str, str] = field(default_factory=dict)
+    #: a table of a link (harness.emulators.link_table): ``table`` (its name on the link), ``address``
+    #: (the link controller's ``127.0.0.1:PORT``), ``meters`` (this table's meter -> the common meter)
+    link: Mapping[str, Any] | None = None
 
     @property
     def royal9(self) -> bool:
@@ -144,6 +147,8 @@ class EmulatorConfig:
                "interpretations": dict(self.interpretations)}
         if self.wiring:
             out["bench"] = {"performers": _performers_of(self.wiring)}
+        if self.link:
+            out["link"] = dict(self.link)
         return out
 
     def with_changes(self, **changes: Any) -> EmulatorConfig:
@@ -203,6 +208,7 @@ class EmulatorConfig:
             interpretations={str(k): v for k, v in (d.get("interpretations") or {}).items()},
             test_channel=bool(emu.get("test_channel", True)),
             wiring=_wiring((d.get("bench") or {}).get("performers") or {}),
+            link=dict(d["link"]) if isinstance(d.get("link"), Mapping) else None,
         )
         cfg = cfg.with_changes(**overrides) if overrides else cfg
         check_defects(cfg.defects)
@@ -315,6 +321,8 @@ def table_to_wire(cfg: EmulatorConfig) -> dict[str, Any]:
         "mystery": cfg.mystery.to_dict() if cfg.mystery else None,
         "commission": str(cfg.commission),
         "hit_soft17": cfg.hit_soft17,
+        **({"link": {"table": cfg.link.get("table"), "meters": dict(cfg.link.get("meters") or {})}}
+           if cfg.link else {}),
     }
 
 
@@ -359,7 +367,7 @@ def apply_wire_changes(cfg: EmulatorConfig, changes: Mapping[str, Any]) -> Emula
             new["decks"] = value
         elif key == "hit_soft17":
             new["hit_soft17"] = bool(value)
-        elif key != "cmd":
+        elif key not in ("cmd", "link"):
             raise InputError(f"{key}: not a configurable parameter")
     return cfg.with_changes(**new)
 

@@ -39,6 +39,7 @@ from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig, apply_wire_changes, check_table, table_to_wire
 from harness.emulators.defects import RankOnlyCombos, baccarat_round, unchecked_display, unchecked_resets
+from harness.emulators.link_table import TableLink
 from harness.emulators.nvstore import NVStore
 from harness.emulators.sensors import Sensors
 from harness.errors import InputError
@@ -62,6 +63,8 @@ class Controller(Device):
         if "seat-without-combo" in cfg.defects and sum(1 for c in cfg.seats.values() if c) > 1:
             last = max(s for s, c in cfg.seats.items() if c)  # that area has no personal combination
             cfg = cfg.with_changes(seats={**cfg.seats, last: None})
+        if "link-table-decks-off" in cfg.defects and cfg.link:  # this table of the link deals another shoe
+            cfg = cfg.with_changes(decks=cfg.decks - 2 if cfg.decks > 2 else cfg.decks + 2)
         super().__init__(cfg, emit, lock)
         self.clock = clock
         self.sensors = sensors
@@ -77,6 +80,8 @@ class Controller(Device):
         self.r9: Royal9Table | None = None
         self.accounts = settle.Accounts()
         self.link_up = True
+        #: the link to a link controller, on a linked table (harness.emulators.link_table)
+        self.link = TableLink(self, cfg.link) if cfg.link else None
         self.round_no = 0
         self._volatile()
         self.boots = 0
@@ -94,6 +99,8 @@ class Controller(Device):
             "test.state": self._test_state,
         })
         self.boot()
+        if self.link is not None:
+            self.link.start()
 
     # -- power and non-volatile storage ----------------------------------------------------
     def _volatile(self) -> None:
@@ -123,6 +130,8 @@ class Controller(Device):
             self.bank = MeterBank.from_state(doc["bank"], self.options, self.rng) if doc["bank"] else None
             self.accounts = settle.Accounts.from_state(doc["accounts"])
             self.round_no = int(doc.get("round", 0))
+            if self.link is not None:
+                self.link.restore(doc.get("link"))
         else:
             self.bank = settle.fresh_bank(self)
             self.accounts = settle.Accounts()
@@ -151,6 +160,7 @@ class Controller(Device):
             "bank": self.bank.to_state() if self.bank is not None else None,
             "accounts": self.accounts.to_state(),
             "round": self.round_no,
+            **({"link": self.link.to_state()} if self.link is not None else {}),
         })
 
     def line(self, high: bool, t_ns: int) -> None:
@@ -255,6 +265,9 @@ class Controller(Device):
                     meter.residual_num = 0
             if hits:
                 settle.mystery_hits(self, seat, hits)
+        if self.link is not None:  # the common meters' share goes to the link controller
+            self.link.contribute(self.round_no, [(s, a) for (s, k), a in sorted(self.sensors.wagers.items())
+                                                 if k == kind])
         self.save()
 
     def wager_refusal(self, seat: int, kind: str, amount: Cents) -> str | None:
@@ -265,6 +278,9 @@ class Controller(Device):
             return "bad-seat"
         if not self._offered(kind):
             return "disabled"
+        if kind == "royal9" and self.link is not None and not self.link.up \
+                and "link-table-playable-offline" not in self.cfg.defects:
+            return "link-down"  # the table cannot show what the common meter would pay
         if amount <= 0 or (kind == "royal9" and amount != self.cfg.denomination):
             return "bad-amount"
         self._apply_due_lock(time.perf_counter_ns())
@@ -429,6 +445,7 @@ class Controller(Device):
             {"card_ns": lock[0], "lock_ns": lock[1], "due_ns": lock[2]},
             "lateness_ns": self.lateness_ns[-100:], "boots": self.boots,
             "defects": sorted(self.cfg.defects),
+            **({"link": self.link.latency()} if self.link is not None else {}),
         }
 
     def interval_ns(self) -> int | None:

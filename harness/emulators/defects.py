@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from harness.emulators.config import EmulatorConfig
 
 #: the kinds of table a requirement exists on (the kill matrix picks a shipped profile for each)
-TABLES = ("royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run", "shuffler")
+TABLES = ("royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run", "shuffler", "link")
 #: ``mystery-past-must-hit-by`` awards this far past must-hit-by (cents)
 MYSTERY_PAST_CENTS = 1000
 #: ``mystery-wrong-reseed`` starts and reseeds the mystery meter this far below its reseed (cents)
@@ -192,6 +192,43 @@ DEFECTS: dict[str, Defect] = {
                ("wa-230-15-040-1-standard-cards",)),
     )
 }
+
+
+# -- linked progressives (a link profile: one link controller, several tables; harness.link) -------
+# Each bends one step of the link controller (harness.emulators.link_controller) or, for the names
+# in LINK_TABLE_DEFECTS, of the last table of the link (the rig gives those to that table alone).
+
+#: ``link-table-rate-off`` counts the last table's wagers this many points of percent above its rate
+LINK_RATE_OFF = Decimal("0.25")
+_LINK_RATE = ("pa-461a12-c2-same-wager-same-rate",)
+LINK_DEFECTS: dict[str, Defect] = {
+    d.name: d
+    for d in (
+        Defect("link-table-rate-off", "461a.12(c)(2)",
+               "the controller counts the last table's wagers 0.25 point above the rate that table files for "
+               "the common meter (its configuration still reads the filed rate)", _LINK_RATE, "link"),
+        Defect("link-table-decks-off", "461a.12(c)(1)",
+               "the last table of the link deals from two decks fewer than it files (two more on one or two decks) "
+               "and says so: its wagers hit the common meter with another probability",
+               ("pa-461a12-c1-same-probability",), "link"),
+        Defect("link-contribution-recounted", "461a.12(c)(2)",
+               "a contribution the table sends again after a reconnection (its answer was lost) is counted again",
+               _LINK_RATE, "link"),
+        Defect("link-hit-paid-twice", "461a.12(b)(1), (b)(4)",
+               "the second claim of a simultaneous hit on a common meter is booked twice (two hits, two payments)",
+               ("pa-461a12-b4-cumulative-meter", "pa-461a12-b1-meter-shows-award"), "link"),
+        Defect("link-hit-reset-twice", "461a.12(h), (h)(1)",
+               "the second claim of a simultaneous hit resets the common meter again: the contributions held "
+               "since the first claim are discarded", ("pa-461a12-h-no-turning-back",
+                                                      "pa-461a12-h1-reset-after-payment"), "link"),
+        Defect("link-table-playable-offline", "461a.12(b)(1), (c)(2)",
+               "the last table accepts Royal 9 wagers while it is off the link (it cannot show what the common "
+               "meter would pay)", ("pa-461a12-b1-meter-shows-award", *_LINK_RATE), "link"),
+    )
+}
+#: link defects that bend a table, not the link controller
+LINK_TABLE_DEFECTS = frozenset({"link-table-decks-off", "link-table-playable-offline"})
+DEFECTS.update(LINK_DEFECTS)
 
 
 def check_defects(names: Iterable[str]) -> None:

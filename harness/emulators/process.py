@@ -83,11 +83,13 @@ def start_emulator(
     *,
     defects: Iterable[str] = (),
     timeout: float = 15.0,
+    module: str = "harness.emulators",
 ) -> EmulatorProcess:
     """Launch ``python -m harness.emulators`` for a profile path, a profile mapping or a config.
 
     ``run_dir`` holds the pty symlinks, ``addresses.json``, the NV storage and the emulator's
-    stderr; a temporary directory is made when it is ``None``.
+    stderr; a temporary directory is made when it is ``None``.  ``module`` is the process to run
+    (``harness.emulators.link_server`` for a link controller).
     """
     if run_dir is None:
         import tempfile
@@ -95,7 +97,7 @@ def start_emulator(
         run_dir = tempfile.mkdtemp(prefix="tablecert-emu-")
     rdir = Path(run_dir)
     rdir.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "harness.emulators", "--profile", str(_config_file(source, rdir)),
+    cmd = [sys.executable, "-m", module, "--profile", str(_config_file(source, rdir)),
            "--listen", listen, "--run-dir", str(rdir)]
     for name in defects:
         cmd += ["--defect", name]

@@ -109,7 +109,8 @@ def settle_round(ctrl: Controller) -> None:
     r9_seats = frozenset(seat for (seat, kind) in wagers if kind == "royal9")
     if ctrl.r9 is None or ctrl.bank is None:
         return
-    result = ctrl.r9.resolve(ctrl.r9_cards(rnd), wagers=r9_seats, meters=ctrl.bank.amounts())
+    shown = meter_amounts(ctrl)
+    result = ctrl.r9.resolve(ctrl.r9_cards(rnd), wagers=r9_seats, meters=shown)
     seats: Sequence[SeatResult] = result.seats
     if ctrl.cfg.defects:
         seats = defects.bent_royal9(seats, ctrl.cfg.defects, ctrl.r9.paytable["royal9"],
@@ -127,8 +128,11 @@ def settle_round(ctrl: Controller) -> None:
         award = returned - (stake if ctrl.interp.award_returns_stake else 0)
         fixed_award = award
         by = "table"
+        linked = [c for c in sr.awarded if ctrl.link is not None and c in ctrl.link.meters]
         for category in sr.awarded:
-            if category in METERS:
+            if category in linked:  # a common meter of the link: paid on the controller's acknowledgement
+                fixed_award -= shown[category]
+            elif category in METERS:
                 hit = ctrl.bank.hit(category, paid_by="attendant")
                 fixed_award -= hit.paid
                 _meter_hit(ctrl, sr.seat, category, category, hit)
@@ -139,6 +143,9 @@ def settle_round(ctrl: Controller) -> None:
                           amount=int(pay.value) if pay.kind == "fixed" else None)
         if fixed_award and "payout-meter-counts-fixed" in ctrl.cfg.defects:
             ctrl.accounts.paid(fixed_award, "table")
+        if linked and ctrl.link is not None:
+            ctrl.link.claim(ctrl.round_no, sr.seat, linked[0], sr.category, stake, fixed_award)
+            continue
         ctrl.emit("payout", seat=sr.seat, type="royal9", category=sr.category, stake=stake,
                   returned=returned, paid_by=by)
 
@@ -250,16 +257,25 @@ def new_mystery(ctrl: Controller, mystery: MysteryConfig) -> MysteryMeter:
     return meter
 
 
+def meter_amounts(ctrl: Controller) -> dict[str, Cents]:
+    """What the table's meters show: its own, and a linked table's common meters as last reported."""
+    amounts = ctrl.bank.amounts() if ctrl.bank is not None else {}
+    if ctrl.link is not None:
+        amounts.update({m: ctrl.link.amount(m) for m in ctrl.link.meters})
+    return amounts
+
+
 def fresh_bank(ctrl: Controller) -> MeterBank | None:
-    meters: list[Meter] = [new_meter(ctrl, mc) for mc in ctrl.cfg.meters.values()]
+    local = ctrl.link.meters if ctrl.link is not None else {}
+    meters: list[Meter] = [new_meter(ctrl, mc) for mc in ctrl.cfg.meters.values() if mc.name not in local]
     if ctrl.cfg.mystery is not None:
         meters.append(new_mystery(ctrl, ctrl.cfg.mystery))
-    return MeterBank(meters) if meters else None
+    return MeterBank(meters) if meters or local else None
 
 
 def meters_get(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     bank = ctrl.bank
-    amounts = bank.amounts() if bank else {}
+    amounts = meter_amounts(ctrl)
     if "meter-wraps" in ctrl.cfg.defects:  # the display shows the amount modulo its capacity
         caps = {n: m.display_capacity for n, m in ctrl.cfg.meters.items()}
         amounts = {n: a % (c + 1) if (c := caps.get(n)) is not None else a for n, a in amounts.items()}
@@ -271,12 +287,16 @@ def meters_get(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
         "paid_by_table": ctrl.accounts.paid_by_table,
         "paid_by_attendant": ctrl.accounts.paid_by_attendant,
         "pending": [{"meter": k, **v} for k, v in sorted(ctrl.accounts.pending.items())],
+        **({"link": {"table": ctrl.link.table, "up": ctrl.link.up, "outbox": len(ctrl.link.outbox),
+                     "meters": dict(ctrl.link.meters)}} if ctrl.link is not None else {}),
     }
 
 
 def reset_key(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     name = arg(req, "meter", str)
     entry = ctrl.accounts.pending.get(name)
+    if entry is not None and entry.get("linked"):
+        return Refusal("REFUSED", f"{name} is a common meter of the link: its reset key is the link controller's")
     if entry is None or ctrl.bank is None:
         return Refusal("REFUSED", f"no hit is waiting for the reset key on {name!r}")
     if "mystery-left-pending" in ctrl.cfg.defects and ctrl.bank[name].pending is None:

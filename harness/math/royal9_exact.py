@@ -18,7 +18,7 @@ Returns are valued at fixed meter amounts (default the denomination's floors, 62
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from harness.cards import SUITS, Card, shoe_composition
@@ -95,6 +95,8 @@ class SeatMath:
     combo: tuple[Card, Card] | None
     counts: Mapping[str, int]  # awarded (highest) category or "lose" -> ordered deals
     returned: Fraction  # expected amount handed back per unit staked
+    #: meter -> ordered deals on which this wager is paid that meter (whatever else it is paid)
+    meter_wins: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def house_edge(self) -> Fraction:
@@ -137,6 +139,7 @@ def royal9_math(
     total = size * (size - 1) * (size - 2) * (size - 3)
     seat_ids = sorted(set(table.seat_combos) | ws)
     counts: dict[int, dict[str, int]] = {s: {} for s in seat_ids}
+    wins: dict[int, dict[str, int]] = {s: {} for s in seat_ids}
     returned: dict[int, int] = dict.fromkeys(seat_ids, 0)
     meter_hits = dict.fromkeys(METERS, 0)
     hands = dict.fromkeys(("player-royal9", "player-suited-royal9", "royal9-tie", "suited-royal9-tie"), 0)
@@ -161,6 +164,8 @@ def royal9_math(
                 continue
             cat = s.category or "lose"
             counts[s.seat][cat] = counts[s.seat].get(cat, 0) + cnt
+            for m in s.meters_hit:
+                wins[s.seat][m] = wins[s.seat].get(m, 0) + cnt
             if s.settlement is not None:
                 returned[s.seat] += cnt * s.settlement.returned
     hands.update(specific)
@@ -170,6 +175,7 @@ def royal9_math(
             s, table.seat_combos.get(s),
             dict(sorted(counts[s].items(), key=lambda kv: order[kv[0]])),
             Fraction(returned[s], total * table.stake),
+            wins[s],
         )
         for s in seat_ids if s in ws
     )

@@ -20,7 +20,8 @@ from harness.bench.settings import BenchSettings, parse_bench
 from harness.errors import InputError
 from harness.profiles import lookups
 from harness.profiles.lineparams import COUNTER_KEYS, SERIAL_KEYS, line_options
-from harness.profiles.model import EMULATOR, DeviceSpec, EmulatorSettings, Profile, Timing
+from harness.profiles.linked import parse_link
+from harness.profiles.model import EMULATOR, DeviceSpec, EmulatorSettings, Profile, RulesSubmission, Timing
 from harness.profiles.rules import BACCARAT_GAMES, parse_rules
 from harness.randomness.settings import RandomnessSettings, parse_randomness
 from harness.schema import (
@@ -47,14 +48,14 @@ REQUIRED_ROLES = ("shoe", "sensors", "controller")
 CAPABILITIES = (
     "royal9", "lockout-button", "reset-key", "mystery", "power-control", "comm-loss", "latency-counter",
     "config-write", "dragon7", "panda8", "hit-and-run", "misread-report", "shuffler", "carryover-pot",
-    "streak3",
+    "streak3", "link",
 )
 #: identity fields a ``match:`` may pin (the protocol's ``identity`` answer, or a VISA ``*IDN?``)
 MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_version", "program_hash",
                 "asset_number", "usb_serial")
 _TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "capabilities", "rules",
              "timing", "interpretations", "emulator", "report", "bench",
-             "randomness")
+             "randomness", "link")
 _DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration", *SERIAL_KEYS,
                 *COUNTER_KEYS)
 #: the lab report's fields a profile may fill (docs/device-profiles.md, docs/report.md)
@@ -169,6 +170,11 @@ def _check_capabilities(f: Fields, game: str, caps: frozenset[str], devices: dic
             report(where.error(f"capabilities: {cap} needs a {role} device under devices:"))
     if game == "blackjack-hit-and-run" and "hit-and-run" not in caps:
         report(where.error("capabilities: game blackjack-hit-and-run needs the hit-and-run capability"))
+    if ("link" in caps) != ("link" in f):
+        report(where.error("capabilities: link and a link: section go together (a link profile files its "
+                           "tables under link.tables)"))
+    elif "link" in caps and "royal9" not in caps:
+        report(where.error("capabilities: a link of Royal 9 tables needs royal9"))
 
 
 def _interpretations(f: Fields) -> dict[str, Any]:
@@ -277,17 +283,28 @@ def profile_from_node(root: Any, path: str) -> Profile:
                          path=path, line=1, col=1)
     with collecting():
         spec = _spec(root, root.where)
-        f = Fields(root, root.where, "", required=("spec", "name", "game", "devices"), optional=_TOP_KEYS)
+        linked = "link" in root
+        f = Fields(root, root.where, "", required=("spec", "name", "game") if linked else ("spec", "name", "game",
+                                                                                           "devices"),
+                   optional=_TOP_KEYS)
         name = attempt(lambda: f.get_str("name", pattern=r"[A-Za-z0-9][A-Za-z0-9._-]*"), "")
         game = attempt(lambda: f.get_enum("game", GAMES))
-        devices = attempt(lambda: _devices(f), {})
+        devices = {} if linked else attempt(lambda: _devices(f), {})
+        for key in ("devices", "rules") if linked else ():
+            if key in f:
+                report(f.error(key, f"a link profile files {key} per table, under link.tables"))
         caps = attempt(lambda: _capabilities(f), frozenset())
         if game is not None:
             _check_capabilities(f, game, caps, devices)
         interpretations = attempt(lambda: _interpretations(f), {})
         suited = bool(interpretations.get("r9-personal-combo-suited", True))
         rules = None
-        if "rules" not in f:
+        link = None
+        if linked and game is not None:
+            rules = RulesSubmission()
+            link = attempt(lambda: parse_link(f, game=game, capabilities=caps, interpretations=interpretations,
+                                              device=_device, devices=_devices))
+        elif "rules" not in f:
             report(f.node.where.error("missing key 'rules' (the Rules Submission: seats, and for the Royal 9 "
                                       "its denomination and meters)"))
         elif game is not None:
@@ -321,6 +338,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         report=MappingProxyType(report_fields),
         bench=bench,
         randomness=randomness,
+        link=link,
     )
 
 

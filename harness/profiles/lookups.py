@@ -24,6 +24,7 @@ BUILTIN_DRIVERS: dict[str, str] = {
     "reference-controller": "controller",
     "scpi-counter": "counter",
     "scpi-power": "power",
+    "reference-link-controller": "link-controller",
 }
 #: built-in drivers reached through VISA (``resource:``); the others use a serial ``port:``
 VISA_DRIVERS = frozenset({"scpi-counter", "scpi-power"})

@@ -150,6 +150,58 @@ class EmulatorSettings:
 
 
 @dataclass(frozen=True)
+class CommonMeter:
+    """A common progressive meter of a link, held by the link controller (461a.12(c)): its amounts.
+    Each table on it files its own rate of progression (``LinkTable.rules.meters``)."""
+
+    name: str
+    initial: Cents
+    reset: Cents
+    payout_limit: Cents | None = None
+    display_capacity: Cents | None = None
+
+
+@dataclass(frozen=True)
+class LinkTable:
+    """One table of a link: its devices and Rules Submission as a single table's, and which of its
+    meters are the link's common meters."""
+
+    name: str
+    devices: Mapping[str, DeviceSpec]
+    #: the table's Rules Submission; a linked meter carries the table's rate and the common meter's amounts
+    rules: RulesSubmission
+    #: the table's meter -> the common meter it is on (``mega: mega-5``)
+    links: Mapping[str, str]
+    #: the table's entry as written, for the record and the emulator
+    raw: Mapping[str, Any] = field(repr=False, default_factory=_frozen)
+
+    @property
+    def wager(self) -> Cents:
+        """The Royal 9 wager this table requires, in cents."""
+        return (self.rules.denomination or 0) * 100
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """A link (``link:`` of a profile): the link controller, its common meters and the tables on it."""
+
+    controller: DeviceSpec
+    meters: Mapping[str, CommonMeter]
+    tables: tuple[LinkTable, ...]
+
+    @property
+    def is_emulated(self) -> bool:
+        return self.controller.is_emulated or any(d.is_emulated for t in self.tables for d in t.devices.values())
+
+    def table(self, name: str) -> LinkTable:
+        return next(t for t in self.tables if t.name == name)
+
+    def on(self, common: str) -> list[tuple[LinkTable, str]]:
+        """The tables on a common meter, each with the name its meter has there."""
+        return [(t, m) for t in self.tables for m, c in t.links.items() if c == common]
+
+
+@dataclass(frozen=True)
 class Profile:
     """A validated device profile."""
 
@@ -178,11 +230,14 @@ class Profile:
     randomness: RandomnessSettings = field(default_factory=RandomnessSettings)
     #: the jurisdictions the table is certified for (``jurisdiction:``); empty: every one of the catalogue
     jurisdictions: tuple[str, ...] = ()
+    #: a link of tables on common meters (``link:``); then ``devices`` and ``rules`` are empty and
+    #: every table's are under ``link.tables``
+    link: LinkSettings | None = None
 
     @property
     def is_emulated(self) -> bool:
         """True when any role is played by an emulator tablecert starts."""
-        return any(d.is_emulated for d in self.devices.values())
+        return any(d.is_emulated for d in self.devices.values()) or (self.link is not None and self.link.is_emulated)
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities

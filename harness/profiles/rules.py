@@ -17,6 +17,7 @@ The checks are the regulation's, each error positioned at the node that breaks i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
@@ -25,6 +26,7 @@ from harness.cards import Card
 from harness.money import Cents, fmt
 from harness.profiles import lookups
 from harness.profiles.model import (
+    CommonMeter,
     HitAndRunSettings,
     MeterSettings,
     MysterySettings,
@@ -70,6 +72,23 @@ def parse_meter(
                 "payout_limit", f"{fmt(limit)} exceeds the display capacity {fmt(capacity)} (461a.12(j))"
             )
     return MeterSettings(name, rate, initial, reset, limit, capacity)
+
+
+def parse_linked_meter(f: Fields, name: str, common: Mapping[str, CommonMeter], floors: dict[str, Cents] | None,
+                       floor_note: str) -> MeterSettings:
+    """A table's meter on a common meter of its link (``{link: mega-5, rate: "1.25%"}``): the rate
+    the table files, the common meter's amounts, held to this table's floors."""
+    target = f.get_enum("link", list(common))
+    rate = f.get_rate("rate")
+    if rate <= 0:
+        raise f.error("rate", f"{rate}%: a progressive meter must progress (rate above 0%)")
+    meter = common[target]
+    floor = (floors or {}).get(name)
+    for label, amount in (("initial", meter.initial), ("reset", meter.reset)):
+        if floor is not None and amount < floor:
+            raise f.error("link", f"the common meter {target} {label} amount {fmt(amount)} is below the "
+                                  f"{fmt(floor)} floor {floor_note}")
+    return MeterSettings(name, rate, meter.initial, meter.reset, meter.payout_limit, meter.display_capacity)
 
 
 def _combo(value: Any, loc: Loc, what: str) -> tuple[tuple[Card, Card], list[Loc]]:
@@ -150,9 +169,11 @@ def _hit_and_run(f: Fields) -> HitAndRunSettings:
 
 
 def parse_rules(
-    node: Any, loc: Loc, *, game: str, capabilities: frozenset[str], suited: bool
+    node: Any, loc: Loc, *, game: str, capabilities: frozenset[str], suited: bool,
+    common: Mapping[str, CommonMeter] | None = None,
 ) -> RulesSubmission:
-    """The ``rules:`` mapping, checked against the game and the declared capabilities."""
+    """The ``rules:`` mapping, checked against the game and the declared capabilities (``common``:
+    the common meters of the link the table is on, which its meters may name with ``link:``)."""
     royal9 = "royal9" in capabilities
     hit_and_run = game == "blackjack-hit-and-run"
     required = ["seats"]
@@ -187,6 +208,11 @@ def parse_rules(
                 for name in R9_METERS:
                     if name in mf:
                         with guard():
+                            entry = mf.raw(name)
+                            if common is not None and isinstance(entry, Mapping) and "link" in entry:
+                                meters[name] = parse_linked_meter(mf.get_map(name, required=("link", "rate")),
+                                                                  name, common, floors, note)
+                                continue
                             meters[name] = parse_meter(
                                 mf.get_map(name, required=("rate", "initial"), optional=_METER_KEYS),
                                 name, floors, note)

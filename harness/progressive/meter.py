@@ -206,6 +206,28 @@ class Meter:
             return self._grow(whole)
         return NO_HITS
 
+    def contribute_at(self, wager: Cents, rate: Decimal) -> tuple[Hit, ...]:
+        """A qualifying wager contributing at ``rate`` instead of the configured rate: a common meter
+        of a link, which each linked table feeds at the rate it files (461a.12(c)(2)).  Exact like
+        :meth:`contribute`; the residual's unit becomes the finer of the two rates' (both are powers
+        of ten of a cent), so no fraction of a cent is ever rounded."""
+        if wager < 0:
+            raise MeterError(f"{self.name}: a wager of {wager} cents cannot contribute")
+        num, den = rate_ratio(rate)
+        if den > self._den:
+            self._rescale(den)
+        add = wager * num * (self._den // den)
+        self.contributed_num += add
+        whole, self.residual_num = divmod(add + self.residual_num, self._den)
+        return self._grow(whole) if whole else NO_HITS
+
+    def _rescale(self, den: int) -> None:
+        """Count the residual and the contributions in the finer unit ``1/den`` of a cent."""
+        factor = den // self._den
+        self._num, self._den = self._num * factor, den
+        self.residual_num *= factor
+        self.contributed_num *= factor
+
     def _grow(self, whole: Cents) -> tuple[Hit, ...]:
         if self.pending is not None:
             self.held += whole
@@ -284,6 +306,8 @@ class Meter:
             "diverted": self.diverted, "contributed": residual_text(self.contributed_num, self._den),
             "seeded": self.seeded, "removed": self.removed, "paid": self.paid,
         }
+        if self._den != rate_ratio(self.config.rate)[1]:
+            state["den"] = self._den  # finer than the configured rate's (contribute_at)
         if self.pending is not None:
             state["pending"] = self.pending.to_dict()
         return state
@@ -298,6 +322,9 @@ class Meter:
 
     def _restore(self, state: Mapping[str, Any]) -> None:
         where = f"meter {self.name} state"
+        den = state.get("den")
+        if isinstance(den, int) and not isinstance(den, bool) and den > self._den and den % self._den == 0:
+            self._rescale(den)
         for key in ("amount", "held", "diverted", "seeded", "removed", "paid"):
             setattr(self, key, _int(state, key, where))
         self.residual_num = parse_residual(state.get("residual", "0"), self._den, where)

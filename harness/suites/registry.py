@@ -32,6 +32,8 @@ STEP_MODULES = (
     "harness.suites.actions_games",
     "harness.suites.actions_faults",
     "harness.suites.actions_randomness",
+    "harness.link.steps",
+    "harness.link.faults",
 )
 
 

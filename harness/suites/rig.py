@@ -47,7 +47,12 @@ def open_rig(
 ) -> Rig:
     """Start the emulator if the profile asks for one, then open every role's driver.
 
-    ``defects`` adds emulator defects to the profile's own (the defect matrix uses it)."""
+    ``defects`` adds emulator defects to the profile's own (the defect matrix uses it).  A link
+    profile's rig is the link's (harness.link.rig)."""
+    if profile.link is not None:
+        from harness.link.rig import open_link_rig
+
+        return open_link_rig(profile, listen=listen, run_dir=run_dir, defects=defects)
     rig = Rig()
     addresses: dict[str, Any] = {}
     try:

@@ -249,6 +249,7 @@ def _cases(
             return []  # steps written with ${...} cannot be read without their parameters
     when = attempt(lambda: _when(f), {})
     requires = suite_requires | attempt(lambda: _capabilities(f, "requires"), frozenset())
+    _scoped_clauses(f, clauses, requires)
     games = attempt(lambda: _games(f, "games"), frozenset()) if "games" in f else suite_games
     title = attempt(lambda: f.get_str("title"), "")
     timeout_s = attempt(lambda: f.get_int("timeout_s", 60, lo=1, hi=3600), 60)
@@ -381,6 +382,21 @@ def _clauses(f: Fields) -> tuple[str, ...]:
                             "cannot check it")
         out.append(name)
     return tuple(out)
+
+
+def _scoped_clauses(f: Fields, clauses: tuple[str, ...], requires: frozenset[str]) -> None:
+    """A clause the catalogue scopes to a capability (the link clauses of 461a.12(c), (d): ``link``) is
+    credited only by a case that requires it: a single table cannot show what linked tables do."""
+    from harness.regulations.catalogue import load_catalogue
+
+    cat = load_catalogue()
+    items = f.raw("clauses")
+    for i, cid in enumerate(clauses):
+        needs = cat.applies(cid).capabilities - requires
+        if "link" in needs:
+            loc = items.loc(i) if hasattr(items, "loc") else f.loc("clauses")
+            report(loc.error(f"{f.what}: clause '{cid}' is about linked tables; only a case that requires "
+                             "link (a link profile's) can check it"))
 
 
 def _variants(f: Fields) -> list[Mapping[str, Any]]:

@@ -118,7 +118,8 @@ class TcSession:
             if ident is None or role in self.dead:
                 continue
             try:
-                got = ident() if role in ("shoe", "sensors", "controller") else None
+                got = ident() if role.rsplit(".", 1)[-1] in ("shoe", "sensors", "controller", "link-controller") \
+                    else None
             except DeviceError:
                 continue
             if got is None:
@@ -276,6 +277,10 @@ class TcSession:
         """Best effort after a case that did not pass: leave no round half-dealt for the next case.
         A round that can be voided is voided; otherwise the controller is power-cycled through the
         bench supply when there is one (meters are non-volatile, the open round is lost)."""
+        recover = getattr(rig, "recover", None)  # a link's rig restores its links and voids every round
+        if recover is not None:
+            recover()
+            return
         ctrl = rig.controller
         if ctrl is None or "controller" in self.dead:
             return
@@ -339,7 +344,10 @@ class TcSession:
 
 def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str | None:
     """Why a case does not apply to a profile, or None: a capability it lacks, another game, another
-    denomination, another interpretation in force."""
+    denomination, another interpretation in force.  A link profile takes the link's cases only."""
+    if profile.link is not None and "link" not in case.requires:
+        return (f"profile {profile.name} is a link of {len(profile.link.tables)} tables: it runs the cases that "
+                "require link; a single-table case runs on a table's own profile")
     missing = sorted(case.requires - profile.capabilities)
     if missing:
         return f"profile {profile.name} lacks capability {', '.join(missing)}"
