@@ -63,6 +63,11 @@ def field_path(parts: Any) -> str:
     return out or "(payload)"
 
 
+def _local(pointer: str) -> str:
+    """``#/$defs/reply:hello`` -> ``reply:hello``."""
+    return pointer.removeprefix("#/$defs/")
+
+
 def _shown(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 3] + "..."
@@ -148,17 +153,28 @@ class Contract:
     def reply_definition(self, cmd: str) -> str | None:
         return f"reply:{cmd}" if cmd in self.messages["replies"] else None
 
+    def _by_role(self, role: str, kind: str) -> Mapping[str, str] | None:
+        """A role with messages of its own (section 14: the link controller, a linked table's link):
+        ``name -> #/$defs/...`` for ``kind`` (requests, replies, events), or None."""
+        own = self.messages.get("roles", {}).get(role)
+        return own.get(kind, {}) if isinstance(own, Mapping) else None
+
     def check_event(self, device: str, role: str, payload: Mapping[str, Any]) -> ContractError | None:
         name = payload.get("event")
-        sent = self.messages["events"].get(role, {})
+        sent = self._by_role(role, "events")
+        if sent is None:
+            sent = self.messages["events"].get(role, {})
         if not isinstance(name, str) or name not in sent:
             return ContractError(device, f"event {_shown(name)}", "event",
                                  f"a {role} sends no such event (it sends {', '.join(sent) or 'none'})",
                                  f"event:{name}" if isinstance(name, str) else "event")
-        return self._error(device, f"'{name}' event", f"event:{name}", payload)
+        return self._error(device, f"'{name}' event", _local(sent[name]), payload)
 
-    def check_reply(self, device: str, cmd: str, payload: Mapping[str, Any]) -> ContractError | None:
-        definition = self.reply_definition(cmd)
+    def check_reply(self, device: str, cmd: str, payload: Mapping[str, Any], role: str | None = None
+                    ) -> ContractError | None:
+        own = self._by_role(role, "replies") if role is not None else None
+        definition = _local(own[cmd]) if own is not None and cmd in own else (
+            None if own is not None else self.reply_definition(cmd))
         if definition is None:
             return None  # a command the contract does not name: the caller's own business
         return self._error(device, f"reply to {cmd}", definition, payload)
@@ -179,7 +195,7 @@ class Contract:
             if frame_type == EVT:
                 return self.check_event(device, role, payload)
             if frame_type == RSP and cmd is not None:
-                return self.check_reply(device, cmd, payload)
+                return self.check_reply(device, cmd, payload, role)
             if frame_type == NAK:
                 return self.check_nak(device, cmd or "a request", payload)
             return None

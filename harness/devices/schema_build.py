@@ -116,9 +116,17 @@ def _types() -> dict[str, Any]:
                        "additionalProperties": ref("meter-config")},
             "mystery": nullable(ref("mystery-config")),
             "commission": ref("rate"), "hit_soft17": {"type": "boolean"},
+            "link": obj({"table": ref("link-name"), "meters": ref("link-meters")}, ("table", "meters"),
+                        "on a linked table: its name on the link and its common meters (section 14)"),
         },
         "wager": obj({"seat": ref("seat"), "type": ref("wager-type"), "amount": ref("cents")},
                      ("seat", "type", "amount")),
+        "link-name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$",
+                      "description": "a table or common meter of a link (section 14)"},
+        "link-meters": {"type": "object", "propertyNames": ref("meter"), "additionalProperties": ref("link-name"),
+                        "description": "the table's meter -> the common meter it is on"},
+        "common-cents": {"type": "object", "propertyNames": ref("link-name"), "additionalProperties": ref("cents"),
+                         "description": "common meter -> cents"},
     }
 
 
@@ -133,7 +141,7 @@ def _requests() -> dict[str, dict[str, Any]]:
     count = ref("count")
     cfg = _types()["configuration"]
     partial_meter = obj({k: s for k, s in _types()["meter-config"]["properties"].items()}, vendor=False)
-    set_props = {k: s for k, s in cfg.items() if k != "game"}
+    set_props = {k: s for k, s in cfg.items() if k not in ("game", "link")}
     set_props["meters"] = {"type": "object", "propertyNames": cfg["meters"]["propertyNames"],
                            "additionalProperties": partial_meter}
     set_props["mystery"] = nullable(obj({"configuration": enum(v.MYSTERY_CONFIGURATIONS),
@@ -187,7 +195,10 @@ def _replies() -> dict[str, dict[str, Any]]:
     config = reply("the configuration", cfg, ("game", "denomination", "seats", "meters", "mystery"))
     named_cents = {"type": "object", "propertyNames": ref("meter"), "additionalProperties": ref("cents")}
     pending = obj({"meter": ref("meter"), "seat": ref("seat"), "amount": ref("cents"),
-                   "category": ref("hit-category")}, ("meter", "seat", "amount"))
+                   "category": ref("hit-category"),
+                   "linked": {"type": "boolean", "description": "a common meter of the link: its reset key is the "
+                                                                "link controller's (section 14)"}},
+                  ("meter", "seat", "amount"))
     order = {"type": "string", "pattern": "^[A-Za-z0-9+/]*={0,2}$",
              "description": "card ids (rank-1)*4 + suit index, little-endian u16, base64"}
     state_phase = enum(("idle", "open", "dealing", "settled", "off"))
@@ -225,6 +236,9 @@ def _replies() -> dict[str, dict[str, Any]]:
             "diverted": named_cents,
             "cumulative_paid": ref("cents"), "paid_by_table": ref("cents"), "paid_by_attendant": ref("cents"),
             "pending": {"type": "array", "items": pending},
+            "link": obj({"table": ref("link-name"), "up": {"type": "boolean"}, "outbox": ref("count"),
+                         "meters": ref("link-meters")}, ("table", "up", "outbox", "meters"),
+                        "on a linked table: the link's state (section 14)"),
         }, ("meters", "residual", "cumulative_paid", "paid_by_table", "paid_by_attendant", "pending")),
         "lockout.get": reply("locked or open, and why", {"locked": {"type": "boolean"},
                                                          "cause": nullable(ref("lockout-cause"))}, ("locked", "cause")),
@@ -244,6 +258,8 @@ def _replies() -> dict[str, dict[str, Any]]:
             "nv_path": nullable(ref("text")), "nv_writes": ref("count"), "last_card_lock": lock,
             "lateness_ns": {"type": "array", "items": {"type": "integer"}}, "boots": ref("count"),
             "defects": {"type": "array", "items": ref("text")},
+            "link": obj({"contributions": ref("count"), "rtt_us": {"type": "array", "items": ref("count")}},
+                        ("contributions", "rtt_us")),
         }, ("phase", "locked", "cause", "round")),
     }
 
@@ -269,9 +285,11 @@ def _events() -> dict[str, dict[str, Any]]:
                             "then": {"properties": {"cause": locked_cause}},
                             "else": {"properties": {"cause": {"const": "round-open"}}}}),
         "no_more_bets": event("no_more_bets", "the dealer called no more bets", {"round": ref("round")}, ("round",)),
-        "hit": event("hit", "an award: a meter jackpot (`meter` named) or a fixed paytable line (`meter` null)",
+        "hit": event("hit", "an award: a meter jackpot (`meter` named) or a fixed paytable line (`meter` null); on "
+                     "a linked meter also the link controller's `order` and `instant` (section 14)",
                      {"seat": ref("seat"), "category": ref("hit-category"), "meter": nullable(ref("meter")),
-                      "amount": nullable(ref("cents"))}, ("seat", "category", "meter", "amount")),
+                      "amount": nullable(ref("cents")), "order": {"type": "integer", "minimum": 1},
+                      "instant": {"type": "integer", "minimum": 1}}, ("seat", "category", "meter", "amount")),
         "payout": event("payout", "what one wager returns (stake included); or a mystery award (category "
                         "mystery, stake 0)",
                         {"seat": ref("seat"), "type": ref("wager-type"), "category": ref("payout-category"),
@@ -282,7 +300,139 @@ def _events() -> dict[str, dict[str, Any]]:
         "reset": event("reset", "a meter went back to its reset amount", {"meter": ref("meter"),
                                                                           "amount": ref("cents")},
                        ("meter", "amount")),
+        "link": event("link", "a linked table's link to its link controller went down or came back (section 14)",
+                      {"up": {"type": "boolean"}}, ("up",)),
     }
+
+
+# -- the link controller (docs/protocol.md, section 14) ------------------------------------------------
+
+def _link() -> dict[str, dict[str, Any]]:
+    """``link-controller:`` definitions (what the host asks and hears) and ``link-table:`` ones (what a
+    table and the link controller say to each other)."""
+    name, cents, count = ref("link-name"), ref("cents"), ref("count")
+    number = {"type": "integer", "minimum": 1, "description": "the table's link message number"}
+    positive = {"type": "integer", "minimum": 1}
+    common_cents = ref("common-cents")
+    ident = {k: ref("identity-text") for k in v.IDENTITY_FIELDS}
+    hello = reply("protocol spoken and role played", {"protocol": {"const": v.PROTOCOL_VERSION},
+                                                      "role": {"const": v.LINK_ROLE}}, ("protocol", "role"))
+    common = obj({"initial": cents, "reset": cents, "payout_limit": nullable(cents),
+                  "display_capacity": nullable(cents)}, ("initial", "reset"))
+    table = obj({"table": name, "denomination": cents, "decks": {"type": "integer", "minimum": 1, "maximum": 16},
+                 "rates": {"type": "object", "propertyNames": name, "additionalProperties": ref("rate")}},
+                ("table", "denomination", "decks", "rates"))
+    hit = obj({"order": positive, "instant": positive, "table": name, "n": number, "seat": ref("seat"),
+               "meter": name, "category": ref("text"), "round": nullable({"type": "integer", "minimum": 0}),
+               "amount": cents, "award": nullable(cents)},
+              ("order", "instant", "table", "n", "seat", "meter", "amount", "award"))
+    pending = obj({"meter": name, "amount": cents, "instant": positive, "claims": positive},
+                  ("meter", "amount", "instant", "claims"))
+    counted = obj({"wagers": count, "amount": cents}, ("wagers", "amount"))
+    ack = {"n": number, "duplicate": {"type": "boolean"}, "meter": name, "seat": ref("seat"), "amount": cents,
+           "order": positive, "instant": positive, "award": nullable(cents), "final": {"type": "boolean"},
+           "paid_by": ref("paid-by"), "pending": {"type": "boolean"}}
+    host_replies = {
+        "hello": hello,
+        "identity": reply("607a.2(b)(2) identity of the link controller", ident),
+        "ping": reply("alive"),
+        "config.get": reply("the common meters, the tables and the simultaneous-hit policy", {
+            "meters": {"type": "object", "propertyNames": name, "additionalProperties": common},
+            "tables": {"type": "array", "items": table},
+            "simultaneous_hits": enum(v.LINK_SIMULTANEOUS)}, ("meters", "tables", "simultaneous_hits")),
+        "meters.get": reply("common meters, residuals, what waits for a key, and the payout meters", {
+            "meters": common_cents,
+            "residual": {"type": "object", "propertyNames": name, "additionalProperties": ref("decimal")},
+            "held": common_cents, "diverted": common_cents,
+            "pending": {"type": "array", "items": pending},
+            "counted": {"type": "object", "propertyNames": name, "additionalProperties": counted},
+            "cumulative_paid": cents, "paid_by_table": cents, "paid_by_attendant": cents},
+            ("meters", "residual", "held", "pending", "counted", "cumulative_paid", "paid_by_table",
+             "paid_by_attendant")),
+        "hits.get": reply("the hits after order `since`, oldest first", {
+            "hits": {"type": "array", "items": hit}, "more": {"type": "boolean"}}, ("hits", "more")),
+        "tables.get": reply("every table's link", {"tables": {"type": "array", "items": obj(
+            {"table": name, "up": {"type": "boolean"}, "last": count, "cut": nullable(enum(v.LINK_CUTS))},
+            ("table", "up", "last", "cut"))}}, ("tables",)),
+        "reset_key": reply("the common meter after its reset", {"meter": name, "amount": cents}, ("meter", "amount")),
+        "test.cut": reply("the cut armed", {"table": name, "when": enum(v.LINK_CUTS)}, ("table", "when")),
+        "test.restore": reply("the table may join again", {"table": name}, ("table",)),
+        "test.fault": reply("the fault armed", {"kind": {"const": "reboot"}, "duration_ms": count,
+                                                "after_ms": count}, ("kind",)),
+        "test.state": reply("the emulator's internal state (self-tests only)", {
+            "boots": count, "last": {"type": "object", "propertyNames": name, "additionalProperties": count},
+            "cut": {"type": "object", "propertyNames": name, "additionalProperties": enum(v.LINK_CUTS)},
+            "defects": {"type": "array", "items": ref("text")}}, ("boots", "last", "cut")),
+    }
+    host_requests = {
+        "hello": request("hello", "version negotiation", {"version": positive}, ("version",)),
+        "identity": request("identity", "the 607a.2(b) identity"),
+        "ping": request("ping", "liveness"),
+        "config.get": request("config.get", "the common meters and the tables"),
+        "meters.get": request("meters.get", "the common meters"),
+        "hits.get": request("hits.get", "the hits after order `since` (default 0)", {"since": count}),
+        "tables.get": request("tables.get", "every table's link"),
+        "reset_key": request("reset_key", "the reset key of a common meter", {"meter": name}, ("meter",)),
+        "test.cut": request("test.cut", "test channel: cut a table's link", {"table": name,
+                                                                            "when": enum(v.LINK_CUTS)}, ("table",)),
+        "test.restore": request("test.restore", "test channel: let a table join again", {"table": name}, ("table",)),
+        "test.fault": request("test.fault", "test channel: the link controller goes dark and comes back",
+                              {"kind": {"const": "reboot"}, "duration_ms": count, "after_ms": count}, ("kind",)),
+        "test.state": request("test.state", "test channel: the emulator's internal state"),
+    }
+    host_events = {
+        "hit": event("hit", "a claim on a common meter, in the link controller's order",
+                     {"table": name, "seat": ref("seat"), "meter": name, "amount": cents, "order": positive,
+                      "instant": positive}, ("table", "seat", "meter", "amount", "order", "instant")),
+        "reset": event("reset", "a common meter went back to its reset amount", {"meter": name, "amount": cents},
+                       ("meter", "amount")),
+        "link": event("link", "a table's link came up or went down", {"table": name, "up": {"type": "boolean"}},
+                      ("table", "up")),
+        "power": event("power", "the link controller powered up (the event SEQ starts at 1 again)",
+                       {"on": {"const": True}}, ("on",)),
+    }
+    table_requests = {
+        "hello": request("hello", "version negotiation", {"version": positive}, ("version",)),
+        "ping": request("ping", "liveness"),
+        "link.join": request("link.join", "a table joins the link by its name", {"table": name}, ("table",)),
+        "link.contribute": request("link.contribute", "a contribution: the round's accepted Royal 9 wagers", {
+            "table": name, "n": number, "round": {"type": "integer", "minimum": 0},
+            "wagers": {"type": "array", "items": obj({"seat": ref("seat"), "amount": cents}, ("seat", "amount"),
+                                                     vendor=False)}}, ("table", "n", "wagers")),
+        "link.hit": request("link.hit", "a hit claim: the round's cards win a common meter for a seat", {
+            "table": name, "n": number, "round": {"type": "integer", "minimum": 0}, "seat": ref("seat"),
+            "meter": name, "category": ref("hit-category")}, ("table", "n", "seat", "meter")),
+        "link.status": request("link.status", "the link status", {"table": name}),
+    }
+    table_replies = {
+        "hello": hello,
+        "ping": reply("alive"),
+        "link.join": reply("joined: the common meters as shown, the last number processed",
+                           {"table": name, "meters": common_cents, "last": count}, ("table", "meters", "last")),
+        "link.contribute": reply("the contribution is counted (once)", {
+            "n": number, "duplicate": {"type": "boolean"}, "meters": common_cents}, ("n", "duplicate", "meters")),
+        "link.hit": reply("the hit acknowledgement (a duplicate of an unknown claim carries n only)", ack,
+                          ("n", "duplicate")),
+        "link.status": reply("the link status", {"up": {"const": True}, "meters": common_cents,
+                                                 "pending": {"type": "array", "items": name}},
+                             ("up", "meters", "pending")),
+    }
+    table_events = {
+        "link.status": event("link.status", "the common meters as they stand; after a reset key, this table's "
+                             "final awards", {
+                                 "meters": common_cents, "reset": name,
+                                 "awards": {"type": "array", "items": obj(
+                                     {"n": number, "seat": ref("seat"), "award": cents}, ("n", "seat", "award"))}},
+                             ("meters",)),
+    }
+    out: dict[str, dict[str, Any]] = {}
+    out.update({f"link-controller:request:{k}": d for k, d in host_requests.items()})
+    out.update({f"link-controller:reply:{k}": d for k, d in host_replies.items()})
+    out.update({f"link-controller:event:{k}": d for k, d in host_events.items()})
+    out.update({f"link-table:request:{k}": d for k, d in table_requests.items()})
+    out.update({f"link-table:reply:{k}": d for k, d in table_replies.items()})
+    out.update({f"link-table:event:{k}": d for k, d in table_events.items()})
+    return out
 
 
 def build() -> dict[str, Any]:
@@ -294,12 +444,27 @@ def build() -> dict[str, Any]:
     defs["nak"] = obj({"code": enum(v.NAK_CODES), "reason": ref("text")}, ("code", "reason"),
                       "a negative answer: a NAK code and the device's words")
     defs.update({f"event:{k}": s for k, s in events.items()})
+    defs.update(_link())
     messages = {
         "requests": {cmd: f"#/$defs/request:{cmd}" for cmd in requests},
         "replies": {cmd: f"#/$defs/reply:{cmd}" for cmd in replies},
         "nak": "#/$defs/nak",
         "events": {role: {name: f"#/$defs/event:{name}" for name in names} for role, names in v.EVENTS.items()},
         "commands": {role: list(cmds) for role, cmds in v.COMMANDS.items()},
+        # section 14: a link controller's answers and events to the host, and the table <-> link
+        # controller messages, under their own names (the same command names carry other payloads)
+        "roles": {
+            v.LINK_ROLE: {
+                "requests": {cmd: f"#/$defs/link-controller:request:{cmd}" for cmd in v.LINK_COMMANDS["host"]},
+                "replies": {cmd: f"#/$defs/link-controller:reply:{cmd}" for cmd in v.LINK_COMMANDS["host"]},
+                "events": {name: f"#/$defs/link-controller:event:{name}" for name in v.LINK_EVENTS["host"]},
+            },
+            "link-table": {
+                "requests": {cmd: f"#/$defs/link-table:request:{cmd}" for cmd in v.LINK_COMMANDS["table"]},
+                "replies": {cmd: f"#/$defs/link-table:reply:{cmd}" for cmd in v.LINK_COMMANDS["table"]},
+                "events": {name: f"#/$defs/link-table:event:{name}" for name in v.LINK_EVENTS["table"]},
+            },
+        },
     }
     return {
         "$schema": DRAFT,

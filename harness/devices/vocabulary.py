@@ -60,6 +60,7 @@ WAGER_REFUSALS: dict[str, str] = {
     "bad-seat": "no such seat at this table",
     "disabled": "the table does not offer this wager type",
     "no-base-wager": "a Royal 9 wager at a seat with no Player, Banker or Tie wager (629a Royal 9 (b))",
+    "link-down": "a linked table off its link controller refuses wagers on the common meters (461a.12(b)(1))",
 }
 
 LOCKOUT_CAUSES: dict[str, str] = {
@@ -152,7 +153,7 @@ SHOE_FAULTS: dict[str, str] = {
 EVENTS: dict[str, tuple[str, ...]] = {
     "shoe": ("card", "misread", "error"),
     "sensors": ("wager", "wager_removed"),
-    "controller": ("lockout", "no_more_bets", "hit", "payout", "round_end", "reset"),
+    "controller": ("lockout", "no_more_bets", "hit", "payout", "round_end", "reset", "link"),
 }
 #: the commands each device answers (``test.*``: the emulator-only test channel)
 COMMANDS: dict[str, tuple[str, ...]] = {
@@ -165,3 +166,23 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 #: commands that stand for an act at the table: REFUSED by a device without a test channel (section 11)
 REMOTE_ACTS = ("wager.place", "wager.remove", "lockout.press", "reset_key", "round.open", "round.no_more_bets")
 NOT_AN_EMULATOR = "not an emulator"
+
+
+# -- linked progressives (docs/protocol.md, section 14) ---------------------------------------------
+#: the role a link controller answers to ``hello`` with
+LINK_ROLE = "link-controller"
+#: the interpretation ``link-simultaneous-hits`` as the link controller reports it
+LINK_SIMULTANEOUS = ("each-paid-meter", "shared")
+#: when a test-channel cut takes effect
+LINK_CUTS = ("now", "after-contribution")
+#: the link controller's events to the host, and to a table
+LINK_EVENTS: dict[str, tuple[str, ...]] = {
+    "host": ("hit", "reset", "link", "power"),
+    "table": ("link.status",),
+}
+#: the commands of a link controller: from the host, and from a table
+LINK_COMMANDS: dict[str, tuple[str, ...]] = {
+    "host": ("hello", "identity", "ping", "config.get", "meters.get", "hits.get", "tables.get", "reset_key",
+             "test.cut", "test.restore", "test.fault", "test.state"),
+    "table": ("hello", "ping", "link.join", "link.contribute", "link.hit", "link.status"),
+}

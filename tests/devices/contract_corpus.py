@@ -56,8 +56,9 @@ class Table:
         return answer
 
 
-def messages(role: str, dev: Any) -> list[Message]:
-    """Every frame in a driver's transcript: the REQ it sent, the RSP/NAK/EVT it received."""
+def messages(role: str, dev: Any, prefix: str = "") -> list[Message]:
+    """Every frame in a driver's transcript: the REQ it sent, the RSP/NAK/EVT it received
+    (``prefix``: the definitions of a role with messages of its own, e.g. ``link-controller:``)."""
     asked: dict[int, str] = {}
     out = []
     # by time: a reply can be logged by the reading thread before the request's own entry
@@ -67,13 +68,13 @@ def messages(role: str, dev: Any) -> list[Message]:
         kind, seq, payload = e.fields["type"], e.fields["seq"], e.fields["payload"]
         if kind == "REQ":
             asked[seq] = str(payload["cmd"])
-            out.append(Message(role, f"request:{payload['cmd']}", payload))
+            out.append(Message(role, f"{prefix}request:{payload['cmd']}", payload))
         elif kind == "RSP":
-            out.append(Message(role, f"reply:{asked[seq]}", payload))
+            out.append(Message(role, f"{prefix}reply:{asked[seq]}", payload))
         elif kind == "NAK":
             out.append(Message(role, "nak", payload))
         elif kind == "EVT":
-            out.append(Message(role, f"event:{payload.get('event')}", payload))
+            out.append(Message(role, f"{prefix}event:{payload.get('event')}", payload))
     return out
 
 
@@ -259,6 +260,110 @@ SESSIONS: dict[str, tuple[str, dict[str, Any], Callable[[Table], None]]] = {
 }
 
 
+LINK_PROFILE = """spec: tablecert/profile/1
+name: contract-link
+game: midibaccarat
+capabilities: [royal9, link, reset-key]
+interpretations: {r9-requires-base-wager: false}
+link:
+  controller: {driver: reference-link-controller, port: emulator}
+  meters:
+    mega: {initial: "$50,000"}
+  tables:
+""" + "".join(f"""    - name: {name}
+      devices:
+        shoe: {{driver: reference-shoe, port: emulator}}
+        sensors: {{driver: reference-sensors, port: emulator}}
+        controller: {{driver: reference-controller, port: emulator}}
+      rules:
+        denomination: 5
+        seats: [{{seat: 1, combo: [{combo}]}}]
+        meters:
+          mega: {{link: mega, rate: "1.25%"}}
+          major: {{rate: "1%", initial: "$450"}}
+          minor: {{rate: "1%", initial: "$450"}}
+""" for name, combo in (("a", "KS, 9S"), ("b", "KH, 9H"))) + """emulator: {deal_pace_ms: "0"}
+"""
+
+
+def link_session(tmp: Path) -> list[Message]:
+    """A link of two tables, each and the link controller a process of its own: a common-meter hit
+    claimed, acknowledged, paid and reset by the link's key; a table cut off and back; the link
+    controller rebooted; every host command of the link controller.  Then the table <-> link
+    controller messages, from the link controller's state machine in this process (the tables'
+    own lines to it keep no transcript)."""
+    from harness.link.rig import open_link_rig, wait_joined
+    from harness.profiles import load_profile_text
+
+    rig = open_link_rig(load_profile_text(LINK_PROFILE, "contract-link.yaml"))
+    out: list[Message] = []
+    try:
+        link, a, b = rig.link, rig.tables["a"].rig, rig.tables["b"].rig
+        assert link is not None and a.controller and a.sensors and a.shoe and b.controller and b.sensors
+        a.controller.open_round()
+        assert a.sensors.place(1, "royal9", 500).accepted
+        a.shoe.load(["KS", "KS", "9S", "9S"])
+        a.shoe.deal(pace_us=0)
+        a.controller.wait_event("payout", WAIT_S, lambda e: e.payload.get("category") == "mega")
+        for ask in (link.identity, link.config, link.meters, link.hits, link.links_up):
+            ask()
+        link.request("ping")
+        link.request("test.state")
+        link.reset_key("mega")
+        wait_until("the reset on the table", lambda: not a.controller.meters().pending)  # type: ignore[union-attr]
+        link.cut("b")
+        wait_until("table b off the link",
+                   lambda: not (b.controller.meters().raw.get("link") or {}).get("up"))  # type: ignore[union-attr]
+        b.controller.open_round()
+        assert b.sensors.place(1, "royal9", 500).reason == "link-down"
+        link.restore("b")
+        wait_joined(rig)
+        link.reboot(200)
+        link.wait_event("power", WAIT_S)
+        wait_joined(rig)
+        for name, t in rig.tables.items():
+            for role in ("shoe", "sensors", "controller"):
+                out += messages(role, getattr(t.rig, role))
+            del name
+        out += messages("link-controller", link, "link-controller:")
+    finally:
+        rig.close()
+    return out + link_table_messages(tmp)
+
+
+def link_table_messages(tmp: Path) -> list[Message]:
+    """What a table sends the link controller and what it answers and pushes (section 14)."""
+    from harness.emulators.base import Refusal
+    from harness.emulators.link_config import LinkConfig
+    from harness.emulators.link_controller import LinkController
+
+    pushed: list[tuple[str, dict[str, Any]]] = []
+    cfg = {"name": "L", "nv_dir": str(tmp / "link-nv"),
+           "meters": {"mega-5": {"initial": 5_000_000, "reset": 5_000_000}},
+           "tables": [{"name": n, "denomination": 500, "decks": 8, "rates": {"mega-5": "1.25"}} for n in ("t1", "t2")]}
+    ctrl = LinkController(LinkConfig.from_mapping(cfg), lambda t, p: pushed.append((t, p)), lambda p: None)
+    out: list[Message] = []
+
+    def send(peer: str, cmd: str, **args: Any) -> None:
+        req = {"cmd": cmd, **args}
+        answer, _ = ctrl.from_table(req, None if cmd in ("hello", "link.join") else peer)
+        assert not isinstance(answer, Refusal), (cmd, answer)
+        out.extend((Message("link-table", f"link-table:request:{cmd}", req),
+                    Message("link-table", f"link-table:reply:{cmd}", {"ok": True, **answer})))
+
+    for t in ("t1", "t2"):
+        send(t, "hello", version=1)
+        send(t, "link.join", table=t)
+    send("t1", "link.contribute", table="t1", n=1, round=1, wagers=[{"seat": 1, "amount": 500}])
+    send("t1", "link.hit", table="t1", n=2, round=1, seat=1, meter="mega-5", category="mega")
+    send("t2", "link.hit", table="t2", n=1, round=1, seat=3, meter="mega-5", category="mega")
+    send("t1", "link.status", table="t1")
+    send("t1", "ping")
+    ctrl.reset_key({"meter": "mega-5"})
+    out += [Message("link-table", f"link-table:event:{p['event']}", p) for _t, p in pushed]
+    return out
+
+
 def record(tmp: Path) -> list[Message]:
     """Run every session; every frame exchanged."""
     out: list[Message] = []
@@ -266,4 +371,4 @@ def record(tmp: Path) -> list[Message]:
         with served(profile_config(profile, tmp / name, **changes), tmp / name / "run") as table:
             session(table)
             out += table.messages()
-    return out
+    return out + link_session(tmp)

@@ -1,5 +1,5 @@
 """Driver for a link progressive controller that speaks the reference protocol (docs/protocol.md,
-section 12): registry name ``reference-link-controller``.
+section 14): registry name ``reference-link-controller``.
 
 The host reaches the link controller on a line of its own (a serial port or ``socket://``), says
 ``hello`` (the role must be ``link-controller``) and reads the common meters, the linked tables and
