@@ -48,6 +48,7 @@ PROFILE_FOR_TABLE = {
     "ez-baccarat": "emulated-ez-baccarat",
     "hit-and-run": "emulated-hit-and-run",
     "shuffler": "emulated-midi-5",
+    "streak3": "emulated-mini-baccarat",
 }
 
 #: verdicts of a case that are not a pass (a skipped case is neither a pass nor a catch)
