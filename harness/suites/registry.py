@@ -30,6 +30,7 @@ STEP_MODULES = (
     "harness.suites.actions_royal9",
     "harness.suites.actions_progressive",
     "harness.suites.actions_games",
+    "harness.suites.actions_streak",
     "harness.suites.actions_faults",
     "harness.suites.actions_randomness",
 )

@@ -46,7 +46,7 @@ WAGER_TYPES = (
 )
 METERS = ("mega", "major", "minor", "mystery", "hit-and-run")
 EVENTS = (
-    "card", "misread", "error", "lockout", "no_more_bets", "hit", "payout", "round_end", "reset",
+    "card", "misread", "error", "lockout", "no_more_bets", "hit", "payout", "round_end", "reset", "wager_rides",
 )
 TIMED_AFTER = ("first-card", "card", "lockout", "no-more-bets")
 
