@@ -221,6 +221,8 @@ def streak3(runner: CaseRunner, step: Step, hand: str, games: tuple[tuple[str, t
     book = StreakBook(runner)
     seat_list = [seat] if seat is not None else runner._seats(seats)
     for n, (wanted, cards) in enumerate(games, start=1):
+        if not cards:  # a suite run is always bound to its profile's table, which builds them
+            raise AssertionError("streak3: the rounds of `games` were not built for this table")
         if n > 1 and book.open and power_cycle:
             _power_cycle(runner, step, book, n)
         open_round(runner, step)
