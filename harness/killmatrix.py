@@ -49,6 +49,7 @@ PROFILE_FOR_TABLE = {
     "hit-and-run": "emulated-hit-and-run",
     "shuffler": "emulated-midi-5",
     "link": "emulated-link-4",
+    "streak3": "emulated-mini-baccarat",
 }
 
 #: verdicts of a case that are not a pass (a skipped case is neither a pass nor a catch)

@@ -48,7 +48,9 @@ FLOORS: dict[int, dict[str, Cents]] = {
     5: {"mega": 5_000_000, "major": 45_000, "minor": 45_000},
     1: {"mega": 1_000_000, "major": 9_000, "minor": 9_000},
 }
-KINDS = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat", "link")
+KINDS = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat", "link", "mini-streak3")
+#: what a won Mini-Baccarat three-consecutive-games wager pays (WAC 230-15-040(8)(b) states no odds)
+STREAK3_PAYS = ("5 to 1", "6 to 1", "7 to 1", "8 to 1", "7 for 1", "9 for 1")
 OPTIONAL = ("power-control", "comm-loss", "latency-counter", "config-write", "misread-report")
 
 @dataclass(frozen=True)
@@ -111,9 +113,13 @@ LIVE_CHOICES: dict[str, Live] = {
                                "expect_link_chances (harness.math.link_exact); a variant's pools follow it"),
     "link-simultaneous-hits": Live(("each-paid-meter", "shared"), ("link",), "the emulated link controller, "
                                    "link_simultaneous_hit and expect_link_meters"),
+    "wa-streak3-tie": Live(("loses", "push"), ("mini-streak3",), "oracle (harness.games.streak), emulator "
+                           "(settle: a riding wager), the streak3 and single_deal_rounds steps; the tie cases "
+                           "say when"),
 }
 #: the wager types each kind of table offers per seat (WAC 230-15-040(2): spots per seat)
-TYPES_PER_SEAT = {"royal9": 4, "royal9-mystery": 4, "ez-baccarat": 5, "baccarat": 3, "hit-and-run": 2, "link": 4}
+TYPES_PER_SEAT = {"royal9": 4, "royal9-mystery": 4, "ez-baccarat": 5, "baccarat": 3, "hit-and-run": 2, "link": 4,
+                  "mini-streak3": 5}
 
 
 def _compatible(kind: str, interp: dict[str, Any], interp_id: str, choice: Any) -> bool:
@@ -154,6 +160,8 @@ class Variant:
         if "denomination" in rules:
             bits.append(f"${rules['denomination']}")
         bits.append(f"{rules.get('decks', rules.get('hit_and_run', {}).get('decks'))} deck(s)")
+        if "streak3" in rules:
+            bits.append(f"streak3 pays {rules['streak3']['pays']}")
         interp = self.profile.get("interpretations") or {}
         bits += [f"{k}={_show(v)}" for k, v in interp.items()]
         return "; ".join(bits)
@@ -185,7 +193,7 @@ def _plan(seed: int, count: int) -> _Plan:
     rng = random.Random(f"plan:{seed}")
     plan = _Plan()
     base = ["royal9", "royal9-mystery", "royal9", "ez-baccarat", "hit-and-run", "royal9", "baccarat",
-            "royal9-mystery", "link"]
+            "royal9-mystery", "link", "mini-streak3"]
     plan.kind = [base[i % len(base)] for i in range(count)]
     rng.shuffle(plan.kind)
     seat_counts = list(range(1, 10))
@@ -288,6 +296,17 @@ def _variant(seed: int, i: int, plan: _Plan, *, matrix: bool = False) -> Variant
         rules["decks"] = rng.choice((2, 6, 8) if matrix else (1, 2, 6, 8))
         rules["commission"] = "0%"
         rules["seats"] = [{"seat": s} for s in seats]
+    elif kind == "mini-streak3":
+        # WAC 230-15-040(8)(b): the wager exists in Mini-Baccarat, in Washington (Pennsylvania's texts have
+        # no such wager, so the table is certified for Washington alone)
+        profile["game"] = "minibaccarat"
+        profile["jurisdiction"] = "WA"
+        caps.add("streak3")
+        rules["decks"] = rng.choice((2, 6, 8) if matrix else (1, 2, 6, 8))
+        rules["commission"] = rng.choice(("5%", "4%", "2.5%"))
+        rules["seats"] = [{"seat": s} for s in seats]
+        rules["streak3"] = {"pays": rng.choice(STREAK3_PAYS)}
+        covers.append(f"streak3 pays {rules['streak3']['pays']}")
     elif kind == "baccarat":
         profile["game"] = rng.choice(("baccarat", "minibaccarat", "midibaccarat"))
         rules["decks"] = rng.choice((2, 6, 8))
@@ -336,21 +355,22 @@ def _meter(rng: random.Random, floor: Cents, extreme: str | None, name: str, mat
 
 #: the kinds of table (harness.emulators.defects.TABLES) each matrix variant stands for
 MATRIX_KINDS = {"royal9-mystery": ("royal9", "mystery"), "ez-baccarat": ("baccarat", "ez-baccarat"),
-                "hit-and-run": ("hit-and-run",), "link": ("link",)}
+                "hit-and-run": ("hit-and-run",), "link": ("link",), "mini-streak3": ("streak3",)}
 
 
 def matrix_variants(seed: int) -> list[Variant]:
-    """Four variants for the kill matrix: a $5 Royal 9 table with a mystery progressive, an EZ
-    Baccarat table, a Hit and Run table and a link of tables (harness.link.variants), each with other
-    seats, combinations, rates, amounts and decks than the shipped profiles, every optional
-    capability, and the default interpretations (the named defects are defects under those readings).
-    Enough seats for every defect to show: mystery play to an award needs five $5 Royal 9 wagers a
-    round, a mega hand two decks."""
+    """Five variants for the kill matrix: a $5 Royal 9 table with a mystery progressive, an EZ
+    Baccarat table, a Hit and Run table, a link of tables (harness.link.variants) and a Washington
+    Mini-Baccarat table with the three-consecutive-games wager, each with other seats, combinations,
+    rates, amounts, pays and decks than the shipped profiles, every optional capability, and the
+    default interpretations (the named defects are defects under those readings).  Enough seats for
+    every defect to show: mystery play to an award needs five $5 Royal 9 wagers a round, a mega hand
+    two decks."""
     n = len(MATRIX_KINDS)
     plan = _Plan(kind=list(MATRIX_KINDS), seats=[0] * n, denomination=[5] * n, interp=[{} for _ in range(n)],
                  extremes=[None] * n)
     rng = random.Random(f"matrix:{seed}")
-    plan.seats = [rng.randint(5, 9), rng.randint(2, 9), rng.randint(2, 9), 0]
+    plan.seats = [rng.randint(5, 9), rng.randint(2, 9), rng.randint(2, 9), 0, rng.randint(2, 9)]
     out = []
     for i in range(n):
         v = _variant(seed, i, plan, matrix=True)

@@ -45,8 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --matrix: certification runs at once, each with its own emulators (default 2)")
     parser.add_argument("--variants", action="store_true",
                         help="with --matrix: run each defect on a variant of its kind of table drawn from --seed "
-                             "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run, a link) "
-                             "instead of the shipped profiles")
+                             "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run, "
+                             "Mini-Baccarat with the streak wager, a link) instead of the shipped profiles")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="with --variants: the seed (default: a fresh one, printed)")
     parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",

@@ -84,6 +84,9 @@ class Wager:
     seat: int
     type: str
     amount: Cents
+    #: a wager that rides over several games (the Mini-Baccarat three-consecutive-games wager, Wash.
+    #: Admin. Code 230-15-040(8)(b)): the games it has taken part in so far; None for any other
+    games: int | None = None
 
 
 @dataclass(frozen=True)

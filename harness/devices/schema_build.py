@@ -119,7 +119,9 @@ def _types() -> dict[str, Any]:
             "link": obj({"table": ref("link-name"), "meters": ref("link-meters")}, ("table", "meters"),
                         "on a linked table: its name on the link and its common meters (section 14)"),
         },
-        "wager": obj({"seat": ref("seat"), "type": ref("wager-type"), "amount": ref("cents")},
+        "wager": obj({"seat": ref("seat"), "type": ref("wager-type"), "amount": ref("cents"),
+                      "games": {"type": "integer", "minimum": 0, "maximum": 2,
+                                "description": "a streak wager: the games it has taken part in (section 6)"}},
                      ("seat", "type", "amount")),
         "link-name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$",
                       "description": "a table or common meter of a link (section 14)"},
@@ -302,6 +304,12 @@ def _events() -> dict[str, dict[str, Any]]:
                        ("meter", "amount")),
         "link": event("link", "a linked table's link to its link controller went down or came back (section 14)",
                       {"up": {"type": "boolean"}}, ("up",)),
+        "wager_rides": event("wager_rides", "a Mini-Baccarat three-games wager still undecided after this game "
+                             "(instead of a payout; section 6)",
+                             {"seat": ref("seat"), "type": enum(("streak3-player", "streak3-banker")),
+                              "games": {"type": "integer", "minimum": 1, "maximum": 2},
+                              "wins": {"type": "integer", "minimum": 0, "maximum": 2}},
+                             ("seat", "type", "games", "wins")),
     }
 
 

@@ -61,6 +61,7 @@ WAGER_REFUSALS: dict[str, str] = {
     "disabled": "the table does not offer this wager type",
     "no-base-wager": "a Royal 9 wager at a seat with no Player, Banker or Tie wager (629a Royal 9 (b))",
     "link-down": "a linked table off its link controller refuses wagers on the common meters (461a.12(b)(1))",
+    "riding": "a Mini-Baccarat three-games wager riding after its first game cannot be changed (WAC 230-15-040(8)(b))",
 }
 
 LOCKOUT_CAUSES: dict[str, str] = {
@@ -153,7 +154,7 @@ SHOE_FAULTS: dict[str, str] = {
 EVENTS: dict[str, tuple[str, ...]] = {
     "shoe": ("card", "misread", "error"),
     "sensors": ("wager", "wager_removed"),
-    "controller": ("lockout", "no_more_bets", "hit", "payout", "round_end", "reset", "link"),
+    "controller": ("lockout", "no_more_bets", "hit", "payout", "round_end", "reset", "link", "wager_rides"),
 }
 #: the commands each device answers (``test.*``: the emulator-only test channel)
 COMMANDS: dict[str, tuple[str, ...]] = {

@@ -26,6 +26,7 @@ from harness.cards import parse_card
 from harness.devices import vocabulary
 from harness.emulators.defects import check_defects
 from harness.errors import InputError
+from harness.games.payouts import parse_pay
 from harness.money import Cents, parse_amount, parse_rate
 from harness.progressive.floors import check_configuration
 from harness.progressive.meter import MeterConfig
@@ -81,6 +82,16 @@ class EmulatorConfig:
     #: a table of a link (harness.emulators.link_table): ``table`` (its name on the link), ``address``
     #: (the link controller's ``127.0.0.1:PORT``), ``meters`` (this table's meter -> the common meter)
     link: Mapping[str, Any] | None = None
+    #: what a won Mini-Baccarat three-consecutive-games wager pays (``rules.streak3.pays``, e.g.
+    #: ``"7 to 1"``), None when the Rules Submission does not offer it (Wash. Admin. Code
+    #: 230-15-040(8)(b))
+    streak3_pays: str | None = None
+
+    @property
+    def streak3(self) -> bool:
+        """The three-consecutive-games wager is offered: a Mini-Baccarat table whose Rules
+        Submission states its pay."""
+        return self.game == "minibaccarat" and self.streak3_pays is not None
 
     @property
     def royal9(self) -> bool:
@@ -131,6 +142,8 @@ class EmulatorConfig:
                 hr["meter"] = meters.pop("hit-and-run")
             rules["hit_and_run"] = hr
         rules["meters"] = meters
+        if self.streak3_pays is not None:
+            rules["streak3"] = {"pays": self.streak3_pays}
         if self.mystery is not None:
             rules["mystery"] = {"configuration": self.mystery.configuration,
                                 "distribution": self.mystery.distribution, "paid_by": self.mystery.paid_by}
@@ -209,11 +222,24 @@ class EmulatorConfig:
             test_channel=bool(emu.get("test_channel", True)),
             wiring=_wiring((d.get("bench") or {}).get("performers") or {}),
             link=dict(d["link"]) if isinstance(d.get("link"), Mapping) else None,
+            streak3_pays=_streak3_pays(rules.get("streak3")),
         )
         cfg = cfg.with_changes(**overrides) if overrides else cfg
         check_defects(cfg.defects)
         check_table(cfg)
         return cfg
+
+
+def _streak3_pays(streak3: Any) -> str | None:
+    """``rules.streak3.pays`` checked as odds (``"7 to 1"``, ``"8 for 1"``), or None."""
+    if not streak3:
+        return None
+    if not isinstance(streak3, Mapping) or "pays" not in streak3:
+        raise InputError("rules.streak3: expected {pays: 'X to 1'}")
+    text = str(streak3["pays"])
+    if parse_pay(text).kind not in ("to", "for"):
+        raise InputError(f"rules.streak3.pays {text!r}: expected odds, 'X to 1' or 'X for 1'")
+    return text
 
 
 def _wiring(performers: Mapping[str, Any]) -> dict[str, str]:

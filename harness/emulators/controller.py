@@ -17,8 +17,10 @@ removed before never contributed).  The table is *live* while a round is open or
 wager is on the layout; ``config.set`` is REFUSED then, and below the floors / outside the limits
 always.
 
-Meters, accounts, configuration changes and the hidden mystery trigger are in non-volatile
-storage (:class:`~harness.emulators.nvstore.NVStore`) and are reloaded on power-up.
+Meters, accounts, configuration changes, the hidden mystery trigger and the Mini-Baccarat streak
+wagers still riding (Wash. Admin. Code 230-15-040(8)(b): placed for three consecutive games, kept
+on the layout between them) are in non-volatile storage (:class:`~harness.emulators.nvstore.NVStore`)
+and are reloaded on power-up.
 
 Emulator-only test channel: ``test.link {"up": bool}`` (the controller↔sensors link),
 ``test.state`` (hidden state for white-box emulator tests: phase, lock timing, mystery trigger,
@@ -41,7 +43,7 @@ from harness.emulators.config import EmulatorConfig, apply_wire_changes, check_t
 from harness.emulators.defects import RankOnlyCombos, baccarat_round, unchecked_display, unchecked_resets
 from harness.emulators.link_table import TableLink
 from harness.emulators.nvstore import NVStore
-from harness.emulators.sensors import Sensors
+from harness.emulators.sensors import STREAK_TYPES, Sensors
 from harness.errors import InputError
 from harness.games.baccarat import BaccaratRound
 from harness.games.interpretations import Interpretations
@@ -132,6 +134,9 @@ class Controller(Device):
             self.round_no = int(doc.get("round", 0))
             if self.link is not None:
                 self.link.restore(doc.get("link"))
+            if not ("streak3-lost-at-power-off" in self.cfg.defects and self.boots):
+                self.sensors.restore([(int(s), str(t), int(a), [str(w) for w in g])
+                                      for s, t, a, g in doc.get("riding", [])])
         else:
             self.bank = settle.fresh_bank(self)
             self.accounts = settle.Accounts()
@@ -161,6 +166,8 @@ class Controller(Device):
             "accounts": self.accounts.to_state(),
             "round": self.round_no,
             **({"link": self.link.to_state()} if self.link is not None else {}),
+            "riding": [[seat, kind, self.sensors.wagers.get((seat, kind), 0), games]
+                       for (seat, kind), games in sorted(self.sensors.riding.items())],
         })
 
     def line(self, high: bool, t_ns: int) -> None:
@@ -303,6 +310,8 @@ class Controller(Device):
             return self.cfg.royal9
         if kind in EZ_TYPES and "extra-wager-type" in self.cfg.defects:
             return True
+        if kind in STREAK_TYPES:  # Wash. Admin. Code 230-15-040(8)(b): Mini-Baccarat, when submitted
+            return self.cfg.streak3
         return kind in BACCARAT_TYPES or (kind in EZ_TYPES and self.cfg.game == "ez-baccarat")
 
     @property
@@ -347,7 +356,9 @@ class Controller(Device):
         self.cards = []
         self.contributed = False
         self.lock_due_ns = None
-        self.sensors.clear()
+        if "streak3-cleared-at-round-open" in self.cfg.defects:
+            self.sensors.riding.clear()
+        self.sensors.clear()  # the wagers of the round before leave the layout; riding streak wagers stay
         self.line(False, time.perf_counter_ns())
         self.emit("lockout", locked=False, cause="round-open")
         return {"round": self.round_no}

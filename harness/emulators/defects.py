@@ -35,15 +35,16 @@ from harness.cards import Card
 from harness.errors import InputError
 from harness.games.baccarat import BANKER_DRAWS, RANK_VALUE, BaccaratRound, deal_round
 from harness.games.blackjack import hit_and_run_paytable
-from harness.games.payouts import Pay, Settlement
+from harness.games.payouts import Pay, Settlement, settle
 from harness.games.royal9 import HandKey, Royal9Table, SeatResult
 from harness.progressive.mystery import TriggerDistribution
+from harness.games.streak import STREAK_WAGERS, StreakResolution, StreakTieRule, settle_streak3
 
 if TYPE_CHECKING:
     from harness.emulators.config import EmulatorConfig
 
 #: the kinds of table a requirement exists on (the kill matrix picks a shipped profile for each)
-TABLES = ("royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run", "shuffler", "link")
+TABLES = ("royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run", "shuffler", "link", "streak3")
 #: ``mystery-past-must-hit-by`` awards this far past must-hit-by (cents)
 MYSTERY_PAST_CENTS = 1000
 #: ``mystery-wrong-reseed`` starts and reseeds the mystery meter this far below its reseed (cents)
@@ -70,6 +71,27 @@ _NO_MORE_BETS = ("pa-627a7-c-no-more-bets", "pa-629a7-c-no-more-bets", "pa-631a8
 _HR = "633a.13(l)(1)"
 _SHUFFLE = "607a.2(a)(3), (4); 603a.17 devices; GLI-29"
 _SHUFFLE_CLAUSE = "pa-607a2-a3-shuffle-random"
+
+# -- the Mini-Baccarat three-consecutive-games wager ----------------------------------------------
+_STREAK3 = "WAC 230-15-040(8)(b)"
+_STREAK3_CLAUSE = ("wa-230-15-040-8b-streak3",)
+_STREAK3_DEFECTS = (
+    Defect("streak3-rides-a-fourth-game", _STREAK3,
+           "needs four wins: after its hand has won three consecutive games the wager keeps riding into a "
+           "fourth game (and is paid only if the hand wins that one too)", _STREAK3_CLAUSE, "streak3"),
+    Defect("streak3-settled-in-one-deal", _STREAK3,
+           "settles the three-game wager as a single-deal wager: paid at its odds when its hand wins the "
+           "first game", _STREAK3_CLAUSE, "streak3"),
+    Defect("streak3-removable-while-riding", _STREAK3,
+           "lets a riding wager be withdrawn between its games (the stake handed back, no game decided it)",
+           _STREAK3_CLAUSE, "streak3"),
+    Defect("streak3-cleared-at-round-open", _STREAK3,
+           "opening the next round clears a riding wager off the layout: it is never decided or paid",
+           _STREAK3_CLAUSE, "streak3"),
+    Defect("streak3-lost-at-power-off", "WAC 230-15-040(8)(b); 461a.12(n) (kept on return of power)",
+           "keeps riding wagers in volatile memory only: a power cycle between games loses them",
+           _STREAK3_CLAUSE, "streak3"),
+)
 
 DEFECTS: dict[str, Defect] = {
     d.name: d
@@ -190,6 +212,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("shoe-misread", "WAC 230-15-040(1)",
                "the shoe reads every six as the nine of the same suit (reported and passed on)",
                ("wa-230-15-040-1-standard-cards",)),
+        # -- the Mini-Baccarat three-consecutive-games wager (WAC 230-15-040(8)(b)); bent settlement:
+        #    bent_streak3 below; the layout: sensors.py (removal), controller.py (round.open, power-up)
+        *_STREAK3_DEFECTS,
     )
 }
 
@@ -326,6 +351,28 @@ def hr_paytable(defects: Collection[str]) -> Mapping[str, Pay] | None:
     if "hr-for-paid-as-to" in defects:
         table = {c: Pay("to", p.value, p.meter) if p.kind == "for" else p for c, p in table.items()}
     return table
+
+
+# -- the Mini-Baccarat three-consecutive-games wager ----------------------------------------------
+
+def bent_streak3(kind: str, games: Sequence[str], stake: int, pay: Pay, tie_rule: StreakTieRule,
+                 defects: Collection[str]) -> tuple[StreakResolution, Settlement | None]:
+    """:func:`~harness.games.streak.settle_streak3` as a controller with a streak defect settles the
+    wager after ``games`` (the winners of the games it took part in, the latest last)."""
+    res, st = settle_streak3(kind, games, stake, pay, tie_rule=tie_rule)
+    side = STREAK_WAGERS[kind]
+    if "streak3-settled-in-one-deal" in defects and res.result == "open":
+        return StreakResolution(kind, "win", 1, 1), settle(pay, stake)  # the first game's win, paid at once
+    if "streak3-rides-a-fourth-game" in defects and res.result == "win":
+        if len(games) == 3:
+            return StreakResolution(kind, "open", 3, 3), None
+        fourth = games[3]
+        if fourth == side:
+            return StreakResolution(kind, "win", 4, 4), settle(pay, stake)
+        if fourth == "tie" and tie_rule == "push":
+            return StreakResolution(kind, "push", 4, 3), settle(Pay("push"), stake)
+        return StreakResolution(kind, "lose", 4, 3), settle(Pay("lose"), stake)
+    return res, st
 
 
 def unchecked_resets(cfg: EmulatorConfig) -> EmulatorConfig:

@@ -15,6 +15,13 @@ A Royal 9 wager is offered only to a player who placed a Midibaccarat wager (629
 629a.7(b)): at a seat with no Player, Banker or Tie wager it is refused with reason
 ``no-base-wager`` (interpretation ``r9-requires-base-wager``, default true; a profile may set it
 false).  The controller's refusals (lock-out, link, seat, amount) are answered first.
+
+The Mini-Baccarat three-consecutive-games wager (``streak3-player``, ``streak3-banker``; Wash.
+Admin. Code 230-15-040(8)(b)) is placed like any wager before the deal of its first game.  While
+the controller has it *riding* (it took part in a game and is not decided yet, :attr:`riding`) its
+chips stay on the layout: ``round.open`` and the settlement leave it, ``wager.list`` shows it with
+``games`` (the games it has taken part in), and placing again at that seat and type is refused
+with reason ``riding``, as is ``wager.remove`` (NAK REFUSED, reason ``riding``).
 """
 
 from __future__ import annotations
@@ -30,6 +37,10 @@ from harness.emulators.config import EmulatorConfig
 from harness.money import Cents
 
 WAGER_TYPES = tuple(_WAGER_TYPES)
+
+#: the wagers that ride over up to three games (Wash. Admin. Code 230-15-040(8)(b))
+STREAK_TYPES = ("streak3-player", "streak3-banker")
+RIDING = "riding"
 
 #: the Midibaccarat wagers of 629a.7(b) that open the Royal 9 option (629a Royal 9 (b))
 BASE_TYPES = ("player", "banker", "tie")
@@ -48,6 +59,9 @@ class Sensors(Device):
         self.gate = gate
         self.may_remove = may_remove
         self.wagers: dict[tuple[int, str], Cents] = {}
+        #: streak wagers riding on the layout -> the winners of the games they took part in (the
+        #: controller's settlement keeps it; its non-volatile storage restores it on power-up)
+        self.riding: dict[tuple[int, str], list[str]] = {}
         self.commands.update({
             "wager.place": self._place,
             "wager.remove": self._remove,
@@ -71,6 +85,8 @@ class Sensors(Device):
     def detect(self, seat: int, kind: str, amount: Cents) -> str | None:
         """Chips in a betting area: the controller accepts the wager (None) or gives its reason."""
         reason = self.gate(seat, kind, amount)
+        if reason is None and (seat, kind) in self.riding:
+            reason = RIDING  # the chips of a riding wager are on that area: it cannot be placed again
         if reason is None and kind == "royal9" and self._requires_base() \
                 and not any((seat, base) in self.wagers for base in BASE_TYPES):
             reason = "no-base-wager"
@@ -92,9 +108,12 @@ class Sensors(Device):
     def removal(self, seat: int, kind: str) -> str | None:
         if (seat, kind) not in self.wagers:
             return f"no {kind} wager at seat {seat}"
+        if (seat, kind) in self.riding and "streak3-removable-while-riding" not in self.cfg.defects:
+            return RIDING
         reason = self.may_remove()
         if reason is None:
             del self.wagers[(seat, kind)]
+            self.riding.pop((seat, kind), None)
         return reason
 
     def _requires_base(self) -> bool:
@@ -109,11 +128,25 @@ class Sensors(Device):
         return {"wagers": self.listing()}
 
     def listing(self) -> list[dict[str, Any]]:
-        return [{"seat": s, "type": t, "amount": a} for (s, t), a in sorted(self.wagers.items())]
+        out: list[dict[str, Any]] = []
+        for (s, t), a in sorted(self.wagers.items()):
+            entry: dict[str, Any] = {"seat": s, "type": t, "amount": a}
+            if t in STREAK_TYPES:
+                entry["games"] = len(self.riding.get((s, t), ()))
+            out.append(entry)
+        return out
 
     def clear(self) -> None:
-        self.wagers.clear()
+        """The round is over: its wagers leave the layout, except the streak wagers still riding."""
+        self.wagers = {k: a for k, a in self.wagers.items() if k in self.riding}
+
+    def restore(self, riding: list[tuple[int, str, Cents, list[str]]]) -> None:
+        """Power-up: the riding wagers the controller's non-volatile storage kept."""
+        for seat, kind, amount, games in riding:
+            self.wagers[(seat, kind)] = amount
+            self.riding[(seat, kind)] = list(games)
 
     def power_off(self) -> None:
         super().power_off()
         self.wagers.clear()
+        self.riding.clear()

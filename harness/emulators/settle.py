@@ -19,6 +19,12 @@ The game defects (``harness.emulators.defects``) bend one step each: an EZ settl
 (:func:`_settle_base`), a Royal 9 award or the Hit and Run paytable through the bent functions of
 the defects module.
 
+A Mini-Baccarat three-consecutive-games wager (Wash. Admin. Code 230-15-040(8)(b)) is followed game
+by game with the oracle's :func:`~harness.games.streak.settle_streak3` (the Rules Submission's pay,
+the tie rule ``wa-streak3-tie``): decided, it is paid (a ``payout`` event) and leaves the layout;
+still open, it stays riding and the controller says so with a ``wager_rides`` event instead of a
+payout (:func:`_settle_streak`).
+
 The controller's meter bank is built, rebuilt on a configuration write, read (``meters.get``) and
 reset (``reset_key``) by the functions at the end of this module.
 """
@@ -35,8 +41,9 @@ from harness.emulators import defects
 from harness.emulators.base import Answer, Refusal, arg
 from harness.games.baccarat import BaccaratRound, settle_wager, wager_options
 from harness.games.blackjack import DealerHand, dealer_hand, meter_shares, settle_hit_and_run
-from harness.games.payouts import Pay, Settlement, settle
+from harness.games.payouts import Pay, Settlement, parse_pay, settle
 from harness.games.royal9 import METERS, SeatResult
+from harness.games.streak import STREAK_WAGERS, settle_streak3, tie_rule_of
 from harness.money import Cents
 from harness.progressive.meter import Hit, Meter, MeterBank, MeterConfig, MeterError
 from harness.progressive.mystery import MysteryConfig, MysteryMeter, distribution
@@ -106,6 +113,8 @@ def settle_round(ctrl: Controller) -> None:
             outcome, st = _settle_base(ctrl, rnd, kind, amount, game)
             ctrl.emit("payout", seat=seat, type=kind, category=outcome, stake=st.stake,
                       returned=st.returned, paid_by="table")
+        elif kind in STREAK_WAGERS and ctrl.cfg.streak3_pays is not None:
+            _settle_streak(ctrl, seat, kind, amount, rnd.winner)
     r9_seats = frozenset(seat for (seat, kind) in wagers if kind == "royal9")
     if ctrl.r9 is None or ctrl.bank is None:
         return
@@ -148,6 +157,25 @@ def settle_round(ctrl: Controller) -> None:
             continue
         ctrl.emit("payout", seat=sr.seat, type="royal9", category=sr.category, stake=stake,
                   returned=returned, paid_by=by)
+
+
+def _settle_streak(ctrl: Controller, seat: int, kind: str, amount: Cents, winner: str) -> None:
+    """One more game of a three-consecutive-games wager: paid when decided, else it rides on."""
+    key = (seat, kind)
+    games = [*ctrl.sensors.riding.get(key, ()), winner]
+    assert ctrl.cfg.streak3_pays is not None
+    pay, tie_rule = parse_pay(ctrl.cfg.streak3_pays), tie_rule_of(ctrl.interp.as_dict())
+    if ctrl.cfg.defects:
+        res, st = defects.bent_streak3(kind, games, amount, pay, tie_rule, ctrl.cfg.defects)
+    else:
+        res, st = settle_streak3(kind, games, amount, pay, tie_rule=tie_rule)
+    if st is None:
+        ctrl.sensors.riding[key] = games
+        ctrl.emit("wager_rides", seat=seat, type=kind, games=res.rounds, wins=res.wins)
+        return
+    ctrl.sensors.riding.pop(key, None)
+    ctrl.emit("payout", seat=seat, type=kind, category=res.result, stake=st.stake, returned=st.returned,
+              paid_by="table")
 
 
 def _settle_base(ctrl: Controller, rnd: BaccaratRound, kind: str, amount: Cents,

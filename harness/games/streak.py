@@ -12,19 +12,24 @@ Interpretation ``wa-streak3-tie`` (what a tie does to the streak), choices:
 
 * ``loses`` (default): a tie is a game the chosen hand did not win, so the wager loses.  Reason:
   the text asks for the hand "winning the next three consecutive games", and a tie round is one
-  of those games; it is also the only reading that keeps the wager inside the exception's bound
-  of three deals, where (8) otherwise demands single-deal resolution (compare (8)(a), which caps
-  a carryover at ten games).
-* ``skip``: a tie neither wins nor breaks the streak; the wager rides on to the next round (so it
-  may take more than three deals).
-* ``push``: a tie ends the wager and returns the stake.
+  of those games.
+* ``push``: a tie ends the wager and returns the stake (the tie is one of the three games, but
+  neither hand won it).
+
+Both keep the wager inside the exception's bound of three deals, where (8) otherwise demands
+single-deal resolution (compare (8)(a), which caps a carryover at ten games): the wager takes
+part in at most :data:`STREAK_LENGTH` games, and is decided in the first game its hand does not
+win.  A reading where a tie does not count as a game ("skip": the wager rides on to the next deal)
+is not offered: it lets the wager ride past three deals without bound, which "the next three
+consecutive games" excludes.  (Capping "skip" at three deals gives no reading of its own: a tie
+among three deals leaves the hand short of three wins, so the wager loses, as under ``loses``.)
 
 Only who won matters: a Banker win that is an EZ Dragon 7 is still a Banker win here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -33,9 +38,11 @@ from harness.games.baccarat import BaccaratRound
 from harness.games.payouts import Pay, Settlement, settle
 from harness.money import Cents
 
-StreakTieRule = Literal["loses", "skip", "push"]
+StreakTieRule = Literal["loses", "push"]
 StreakResult = Literal["win", "lose", "push", "open"]
-TIE_RULES: tuple[StreakTieRule, ...] = ("loses", "skip", "push")
+TIE_RULES: tuple[StreakTieRule, ...] = ("loses", "push")
+#: the catalogue id of the interpretation the tie rule is
+TIE_INTERPRETATION = "wa-streak3-tie"
 DEFAULT_TIE_RULE: StreakTieRule = "loses"
 
 #: wager type -> the hand that has to win
@@ -57,6 +64,16 @@ class StreakResolution:
     wins: int
 
 
+def tie_rule_of(interpretations: Mapping[str, object]) -> StreakTieRule:
+    """The tie rule in force: ``wa-streak3-tie`` in ``interpretations`` (e.g.
+    :meth:`~harness.games.interpretations.Interpretations.as_dict`), the default when absent."""
+    value = interpretations.get(TIE_INTERPRETATION, DEFAULT_TIE_RULE)
+    for rule in TIE_RULES:
+        if value == rule:
+            return rule
+    raise InputError(f"{TIE_INTERPRETATION} {value!r}: expected one of {', '.join(TIE_RULES)}")
+
+
 def _winner(item: BaccaratRound | str, position: int) -> str:
     w = item.winner if isinstance(item, BaccaratRound) else item
     if w not in ("player", "banker", "tie"):
@@ -70,7 +87,8 @@ def resolve_streak3(
     """Follow a ``streak3-player`` / ``streak3-banker`` wager through the rounds after it was placed.
 
     ``rounds`` are dealt rounds or their winners (``"player"``, ``"banker"``, ``"tie"``); rounds
-    after the deciding one are not read.
+    after the deciding one are not read.  The wager is decided within :data:`STREAK_LENGTH`
+    rounds under every tie rule.
     """
     side = STREAK_WAGERS.get(wager)
     if side is None:
@@ -85,8 +103,6 @@ def resolve_streak3(
             wins += 1
             if wins == STREAK_LENGTH:
                 return StreakResolution(wager, "win", seen, wins)
-        elif w == "tie" and tie_rule == "skip":
-            continue
         elif w == "tie" and tie_rule == "push":
             return StreakResolution(wager, "push", seen, wins)
         else:

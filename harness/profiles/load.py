@@ -161,7 +161,9 @@ def _check_capabilities(f: Fields, game: str, caps: frozenset[str], devices: dic
     where = f.loc("capabilities")
     needs_game = {"royal9": ("midibaccarat",), "mystery": ("midibaccarat",),
                   "hit-and-run": ("blackjack-hit-and-run",), "dragon7": BACCARAT_GAMES,
-                  "panda8": BACCARAT_GAMES}
+                  "panda8": BACCARAT_GAMES,
+                  # Wash. Admin. Code 230-15-040(8)(b): "In the game of Mini-Baccarat" only
+                  "streak3": ("minibaccarat",)}
     for cap, games in needs_game.items():
         if cap in caps and game not in games:
             report(where.error(f"capabilities: {cap} needs game {' or '.join(games)}, not {game}"))
@@ -314,6 +316,11 @@ def profile_from_node(root: Any, path: str) -> Profile:
         emulator = attempt(lambda: _emulator(f, timing), EmulatorSettings())
         description = attempt(lambda: f.get_str("description", ""), "")
         jurisdictions = attempt(lambda: _jurisdictions(f), ())
+        if "streak3" in caps and jurisdictions and "WA" not in jurisdictions:
+            report(f.loc("jurisdiction").error(
+                f"jurisdiction: capability streak3 is the Washington Mini-Baccarat wager (Wash. Admin. Code "
+                f"230-15-040(8)(b)); a table certified for {', '.join(jurisdictions)} alone does not offer it "
+                "(add WA, or remove streak3)"))
         report_fields = attempt(lambda: _report(f), {})
         emulated = any(d.is_emulated for d in devices.values())
         bench = attempt(lambda: parse_bench(f, emulated=emulated, test_channel=emulator.test_channel or not emulated,

@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.bench.settings import BenchSettings
 from harness.cards import Card
+from harness.games.payouts import Pay
 from harness.money import Cents
 from harness.progressive.meter import MeterConfig
 from harness.randomness.settings import RandomnessSettings
@@ -99,6 +100,15 @@ class HitAndRunSettings:
 
 
 @dataclass(frozen=True)
+class Streak3Settings:
+    """The Mini-Baccarat three-consecutive-games wager (Wash. Admin. Code 230-15-040(8)(b)): the
+    regulation states no odds, so the Rules Submission states what a winning wager pays."""
+
+    #: what a won streak pays ("7 to 1", "8 for 1"), as the paytable writes it
+    pays: Pay
+
+
+@dataclass(frozen=True)
 class RulesSubmission:
     """The certificate holder's Rules Submission (601a.2) as far as a device harness needs it."""
 
@@ -111,6 +121,8 @@ class RulesSubmission:
     #: banker commission, percent
     commission: Decimal | None = None
     hit_and_run: HitAndRunSettings | None = None
+    #: the three-consecutive-games wager, on a Mini-Baccarat table with capability streak3
+    streak3: Streak3Settings | None = None
 
     def combo_of(self, seat: int) -> tuple[Card, Card] | None:
         for s in self.seats:

@@ -13,6 +13,9 @@ The checks are the regulation's, each error positioned at the node that breaks i
   capacity (461a.12(j));
 * the mystery configuration is one of (h)'s three rows;
 * Hit and Run (633a.13(l)): decks, the dealer's soft-17 rule and the progressive meter.
+* the Mini-Baccarat three-consecutive-games wager (Wash. Admin. Code 230-15-040(8)(b)): required
+  with the streak3 capability, refused without it; the regulation states no odds, so ``pays`` is
+  the Rules Submission's (``"7 to 1"``, ``"8 for 1"``), and a win must pay more than the stake.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.cards import Card
+from harness.errors import InputError
+from harness.games.payouts import parse_pay
 from harness.money import Cents, fmt
 from harness.profiles import lookups
 from harness.profiles.model import (
@@ -32,6 +37,7 @@ from harness.profiles.model import (
     MysterySettings,
     RulesSubmission,
     SeatSettings,
+    Streak3Settings,
 )
 from harness.schema import Fields, attempt, check_card, check_list, check_map, guard, report
 from harness.yamlload import Loc
@@ -168,6 +174,24 @@ def _hit_and_run(f: Fields) -> HitAndRunSettings:
     return HitAndRunSettings(decks_hr, soft17, meter)
 
 
+def parse_streak3(f: Fields) -> Streak3Settings:
+    """``rules.streak3: {pays: "7 to 1"}``: odds "X to 1" or "X for 1" that pay more than the stake."""
+    sf = f.get_map("streak3", required=("pays",))
+    text = sf.get_str("pays")
+    try:
+        pay = parse_pay(text)
+    except InputError:
+        raise sf.error("pays", f"'{text}' is not odds: write 'X to 1' or 'X for 1' "
+                               "(e.g. '7 to 1')") from None
+    if pay.kind not in ("to", "for"):
+        raise sf.error("pays", f"'{text}': a won streak is paid at odds, 'X to 1' or 'X for 1' "
+                               "(e.g. '7 to 1'), not a fixed amount or a share of a meter")
+    if (pay.kind == "to" and pay.value <= 0) or (pay.kind == "for" and pay.value <= 1):
+        raise sf.error("pays", f"{pay.describe()} pays nothing beyond the stake: a won streak must win "
+                               "something (Wash. Admin. Code 230-15-040(8)(b) is a wager on winning)")
+    return Streak3Settings(pay)
+
+
 def parse_rules(
     node: Any, loc: Loc, *, game: str, capabilities: frozenset[str], suited: bool,
     common: Mapping[str, CommonMeter] | None = None,
@@ -183,8 +207,11 @@ def parse_rules(
         required.append("hit_and_run")
     if "mystery" in capabilities:
         required.append("mystery")
+    if "streak3" in capabilities:
+        required.append("streak3")
     f = Fields(check_map(node, loc, "rules"), loc, "rules", required=required,
-               optional=("denomination", "decks", "seats", "meters", "mystery", "commission", "hit_and_run"))
+               optional=("denomination", "decks", "seats", "meters", "mystery", "commission", "hit_and_run",
+                         "streak3"))
     denomination = None
     floors: dict[str, Cents] | None = None
     if "denomination" in f:
@@ -235,6 +262,12 @@ def parse_rules(
             report(f.error("hit_and_run", "applies to game blackjack-hit-and-run only"))
         else:
             hr = attempt(lambda: _hit_and_run(f))
+    streak3 = None
+    if "streak3" in f:
+        if "streak3" not in capabilities:
+            report(f.error("streak3", "the three-consecutive-games wager needs the streak3 capability"))
+        else:
+            streak3 = attempt(lambda: parse_streak3(f))
     return RulesSubmission(
         denomination=denomination,
         decks=decks,
@@ -243,4 +276,5 @@ def parse_rules(
         mystery=mystery,
         commission=commission,
         hit_and_run=hr,
+        streak3=streak3,
     )

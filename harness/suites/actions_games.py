@@ -13,12 +13,16 @@ checks the game suites need and the core vocabulary does not have:
   amount in one round were paid alike (same category, same amount returned).
 * ``expect_wager_type_refused`` -- WAC 230-15-040(5)(a)(ii): no wager can be placed on a bonus
   feature; the wagering device refuses a wager type it does not offer.
-* ``expect_layout_clear`` -- WAC 230-15-040(8): after the deal no wager is left riding on the layout.
+* ``expect_layout_clear`` -- WAC 230-15-040(8): after the deal no wager is left riding on the layout,
+  but for the (8)(b) exception: a Mini-Baccarat three-consecutive-games wager within its three games.
 * ``single_deal_rounds`` -- WAC 230-15-040(8) and (8)(a): several consecutive rounds dealt from one
   shuffled shoe, every listed wager type at every listed seat; each wager must be settled in the deal
   it was placed for (a payout event, the oracle's amount) and the layout must be clear after each
   deal, so nothing (a wager or a pot) carries into the next game.  Every card reported must be a
-  standard card, no more copies than the declared decks hold (WAC 230-15-040(1)).
+  standard card, no more copies than the declared decks hold (WAC 230-15-040(1)).  A
+  three-consecutive-games wager among the types is the (8)(b) exception: it rides and is judged game
+  by game against the oracle (:class:`~harness.suites.actions_streak.StreakBook`); after ``count``
+  games up to two more are dealt, without new wagers, until the last of them is decided.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ from harness.cards import Card, format_cards, shoe_composition
 from harness.devices.link import DeviceNak
 from harness.devices.roles import Wager
 from harness.errors import DeviceTimeout
+from harness.games.streak import STREAK_LENGTH, STREAK_WAGERS
 from harness.money import Cents
+from harness.suites.actions_streak import StreakBook, riding_exception
 from harness.suites.expect import expected_round
 from harness.suites.model import Step
 from harness.suites.payouts import Paid, paid_more_than_once, settlements
@@ -264,16 +270,19 @@ def expect_wager_type_refused(runner: CaseRunner, step: Step, type: str, seat: i
 
 
 @step("expect_layout_clear", Action(
-    doc="after the round is settled no wager is left on the layout (`wager.list` is empty)",
+    doc="after the round is settled no wager is left on the layout (`wager.list` is empty), but for a "
+    "Mini-Baccarat three-consecutive-games wager riding within its three games (WAC 230-15-040(8)(b)); "
+    "one riding past its third game is flagged",
 ))
 def expect_layout_clear(runner: CaseRunner, step: Step) -> None:
     if not runner.round.settled:
         settle_round(runner, step)
     if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
-    left = runner.rig.sensors.wagers()
-    shown = "; ".join(f"seat {w.seat} {w.type} {w.amount} cents" for w in left)
-    runner.measure(step, "wagers left on the layout after the deal", shown or "none", "none", not left)
+    riding, wrong = riding_exception(runner.rig.sensors.wagers())
+    excepted = "; ".join(f"seat {w.seat} {w.type} riding after {w.games} game(s)" for w in riding)
+    runner.measure(step, "wagers left on the layout after the deal", "; ".join(wrong) or "none", "none",
+                   not wrong, detail=f"the (8)(b) exception, within its three games: {excepted}" if excepted else "")
 
 
 def _shoe(runner: CaseRunner, rng: random.Random) -> list[Card]:
@@ -294,7 +303,8 @@ def _shoe(runner: CaseRunner, rng: random.Random) -> list[Card]:
     doc="play `count` consecutive rounds dealt from one shuffled shoe with every listed wager type at "
     "every listed seat; measures that each wager is settled in its own deal at the oracle's amount, that "
     "the layout is clear after each deal, and that every card reported is a standard card within the "
-    "declared decks",
+    "declared decks; a three-consecutive-games wager (WAC 230-15-040(8)(b)) rides instead, judged game by "
+    "game by the oracle, with up to two more games dealt to decide it",
     acts=("open-round", "wager", "load", "deal", "reset-key")
 ))
 def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, seats: Any,
@@ -311,16 +321,24 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
     leftovers: list[str] = []
     paying: list[str] = []
     reported: list[list[Card]] = [[]]
-    for n in range(1, count + 1):
+    # the (8)(b) exception: a three-consecutive-games wager rides, followed by the oracle game by game
+    streaks = StreakBook(runner) if any(t in STREAK_WAGERS for t in types) else None
+    n = 0
+    while n < count or (streaks is not None and streaks.open and n < count + STREAK_LENGTH):
+        n += 1
         if len(shoe) < per_round:  # the shoe is played out: the next game comes from a fresh shuffle
             shoe = _shoe(runner, rng)
             reported.append([])
         open_round(runner, step)
-        for i, seat in enumerate(seat_list):
+        for i, seat in enumerate(seat_list if n <= count else ()):  # past count: only riding wagers
             kind = types[(i + n) % len(types)]
+            if streaks is not None and (seat, kind) in streaks.open:
+                continue  # its streak wager of this type still rides: that area is taken
             res = runner._place(seat, kind, None)
             if not res.accepted:
                 problems.append(f"round {n}: seat {seat} {kind} refused ({res.reason})")
+            elif streaks is not None and kind in STREAK_WAGERS:
+                streaks.placed(seat, kind, res.amount)
         def draw() -> list[Card]:
             nonlocal shoe
             cards, shoe = shoe[:per_round], shoe[per_round:]
@@ -331,7 +349,13 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
         reported[-1].extend(c for c, _t in runner.round.cards)
         exp = expected_round(runner)
         paid = _payouts(runner)
+        if streaks is not None and exp.baccarat is not None:
+            decided, wrong = streaks.deal_problems(runner, exp.baccarat.winner, f"round {n}")
+            checked, bad, problems = checked + decided, bad + sum(not p[0] for p in wrong), problems + [
+                p[1] for p in wrong]
         for key, stake in sorted(runner.round.wagers.items()):
+            if key[1] in STREAK_WAGERS:
+                continue  # followed game by game above
             checked += 1
             want = exp.payouts.get(key)
             got = paid.get(key)
@@ -343,14 +367,19 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
                                 f"{want.returned if want else '?'}"
                                 + (f" ({got.describe()})" if got is not None and got.times > 1 else ""))
         assert runner.rig.sensors is not None
-        left = runner.rig.sensors.wagers()
-        leftovers.extend(f"round {n}: seat {w.seat} {w.type}" for w in left)
+        riding, left = riding_exception(runner.rig.sensors.wagers())
+        followed = streaks.open if streaks is not None else {}
+        left += [f"seat {w.seat} {w.type} riding, but decided by the oracle" for w in riding
+                 if (w.seat, w.type) not in followed]
+        leftovers.extend(f"round {n}: {what}" for what in left)
         pay_problems, _keys = hits_to_pay(runner)
         paying += [f"round {n}: {p}" for p in pay_problems]
-    runner.measure(step, f"wagers settled in the deal they were placed for, over {count} games", checked - bad,
-                 checked, bad == 0 and not problems, unit="wagers", detail="; ".join(problems)[:2000])
-    runner.measure(step, f"wagers left on the layout after each of {count} deals", len(leftovers), 0,
-                 not leftovers, unit="wagers", detail="; ".join(leftovers)[:2000])
+    exception = (f"; three-consecutive-games wagers (WAC 230-15-040(8)(b)) settled over their games, {n - count} "
+                 "more game(s) dealt to decide the last of them" if streaks is not None else "")
+    runner.measure(step, f"wagers settled in the deal they were placed for, over {count} games{exception}",
+                   checked - bad, checked, bad == 0 and not problems, unit="wagers", detail="; ".join(problems)[:2000])
+    runner.measure(step, f"wagers left on the layout after each of {n} deals", len(leftovers), 0,
+                   not leftovers, unit="wagers", detail="; ".join(leftovers)[:2000])
     if paying or any(e.name == "hit" for e in runner.hits_seen):
         measure_payments(runner, step, paying, count)
     _standard_cards(runner, step, reported)

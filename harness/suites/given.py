@@ -43,6 +43,7 @@ from harness.schema import Fields, check_list, check_map, check_str
 from harness.yamlload import Loc, YMap
 
 if TYPE_CHECKING:
+    from harness.cards import Card
     from harness.games.interpretations import Interpretations
     from harness.profiles.model import Profile
 
@@ -205,6 +206,17 @@ def _stack(f: Fields, table: Table, bound: Mapping[str, Any]) -> str:
         return _build(game, want, decks, hr.hits_soft17 if hr is not None else True, combos, table.interp, seed)
     except InputError as exc:
         raise f.error("stack", exc.message) from None
+
+
+def build_round(table: Table, want: str, *, seed: int = 1) -> tuple[Card, ...]:
+    """The cards of one baccarat round giving ``want`` (a stack-builder want, e.g. ``player``) at
+    ``table``: its decks and interpretations.  Raises :class:`NotForTable` when no round can,
+    :class:`BindError` when the search ran out of budget."""
+    from harness.cards import parse_cards
+
+    rules = table.profile.rules
+    combos = tuple(sorted((s.seat, (s.combo[0].code, s.combo[1].code)) for s in rules.seats if s.combo))
+    return tuple(parse_cards(_build("baccarat", want, rules.decks, True, combos, table.interp, seed)))
 
 
 @functools.cache

@@ -30,6 +30,7 @@ STEP_MODULES = (
     "harness.suites.actions_royal9",
     "harness.suites.actions_progressive",
     "harness.suites.actions_games",
+    "harness.suites.actions_streak",
     "harness.suites.actions_faults",
     "harness.suites.actions_randomness",
     "harness.link.steps",
@@ -145,7 +146,10 @@ def acts_of(step_names: Iterator[str] | list[str] | tuple[str, ...]) -> list[str
 def reference_markdown() -> str:
     """The step reference table of ``docs/writing-suites.md`` (kept in step by a test)."""
     rows = ["| step | arguments | what it does |", "|---|---|---|"]
-    for name, spec in ACTIONS.items():
+    # in the order of STEP_MODULES whichever module was imported first (a module may import another's)
+    order = {module: i for i, module in enumerate(STEP_MODULES)}
+    for d in sorted(steps().values(), key=lambda d: order.get(d.module, len(order))):
+        name, spec = d.name, d.spec
         args = []
         for key, a in spec.args.items():
             kind = "|".join(a.choices) if a.kind == "enum" else a.kind

@@ -172,6 +172,9 @@ class _Ctx:
         self.table_decks: int | None = None
         #: while steps are bound to a profile: its dealer's soft-17 rule (None: not bound, or not Blackjack)
         self.hit_soft17: bool | None = None
+        #: while steps are bound: the table (the profile's, or the reference table of the suite's game)
+        #: a step's rounds are built for (``winners`` arguments: one stack per wanted winner)
+        self.table: Any = None
 
 
 def _str_set(f: Fields, key: str, choices: tuple[str, ...] | None = None, what: str = "") -> frozenset[str]:
@@ -284,7 +287,7 @@ def _cases(
 def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], ctx: _Ctx) -> Case:
     """The case with its steps, its ``given:`` names bound to the profile (or to the reference table
     of the suite's game without one, or when the case does not apply to the profile)."""
-    from harness.suites.given import Binding, NotForTable, bind, reference_table
+    from harness.suites.given import BindError, Binding, NotForTable, bind, reference_table
     from harness.suites.refs import unfilled
 
     table = _table(ctx, case)
@@ -297,6 +300,7 @@ def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], c
             ctx.table_decks = _decks_of(table.profile)
             hr = table.profile.rules.hit_and_run
             ctx.hit_soft17 = hr.hits_soft17 if hr is not None else None
+            ctx.table = table
             try:
                 steps = _steps(f, {**variant, **binding.values}, ctx)
                 not_for_table = unfilled(steps, table.profile)
@@ -304,11 +308,17 @@ def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], c
                     return _with(case, steps, binding)
             except NotForTable as exc:
                 not_for_table = str(exc)
+            except BindError as exc:
+                binding = Binding(binding.values, error=str(exc))
             finally:
-                ctx.table_decks = ctx.hit_soft17 = None
+                ctx.table_decks = ctx.hit_soft17 = ctx.table = None
     reference = reference_table(ctx.game)
     ref_binding = bind(given_node, reference, variant) if given_node is not None else Binding()
-    steps = _steps(f, {**variant, **ref_binding.values}, ctx) if ref_binding.not_applicable is None else ()
+    ctx.table = reference
+    try:
+        steps = _steps(f, {**variant, **ref_binding.values}, ctx) if ref_binding.not_applicable is None else ()
+    finally:
+        ctx.table = None
     if table is None:
         return _with(case, steps, ref_binding, not_for_table=ref_binding.not_applicable)
     return _with(case, steps, binding, not_for_table=not_for_table or binding.not_applicable,
@@ -562,6 +572,8 @@ def _check_arg(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:
         return tuple(check_str(v, vl, f"{what}[{i}]") for i, v, vl in items.enumerate_locs())
     if kind == "cards":
         return _cards(value, loc, what, ctx)
+    if kind == "winners":
+        return _winners(value, loc, what, ctx)
     if kind == "seats":
         return _seats(value, loc, what)
     if kind == "timing":
@@ -596,6 +608,38 @@ def _check_arg(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:
         except InputError as exc:
             raise loc.error(f"{what}: {exc.message}") from None
     raise AssertionError(f"unknown argument kind {kind}")  # pragma: no cover - table is static
+
+
+#: the winners a ``winners`` argument may ask of a baccarat round
+WINNERS = ("player", "banker", "tie")
+#: most rounds one ``winners`` argument plays
+MAX_WINNERS = 12
+
+
+def _winners(value: Any, loc: Loc, what: str, ctx: _Ctx) -> tuple[tuple[str, tuple[Card, ...]], ...]:
+    """A list of wanted winners, one round each, and the cards of each round built by the stack
+    builder for the bound table (its decks and interpretations), so a case never writes cards a
+    Rules Submission could make wrong: ``((winner, cards), ...)``."""
+    from harness.suites.given import build_round
+
+    if ctx.game != "baccarat":
+        raise loc.error(f"{what}: winners are baccarat rounds; this suite deals {ctx.game}")
+    items = check_list(value, loc, what)
+    if not items:
+        raise loc.error(f"{what}: is empty: it would play nothing")
+    if len(items) > MAX_WINNERS:
+        raise items.loc(MAX_WINNERS).error(f"{what}: {len(items)} rounds; at most {MAX_WINNERS}")
+    out = []
+    for i, v, vl in items.enumerate_locs():
+        winner = check_enum(v, vl, f"{what}[{i}]", WINNERS)
+        cards: tuple[Card, ...] = ()
+        if ctx.table is not None:
+            try:
+                cards = build_round(ctx.table, winner)
+            except InputError as exc:
+                raise vl.error(f"{what}[{i}]: {exc.message}") from None
+        out.append((winner, cards))
+    return tuple(out)
 
 
 def _seats(value: Any, loc: Loc, what: str) -> Any:
@@ -730,6 +774,14 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
                                    "be dealt after the round is settled")
     if action in ("shoe", "deal") and "stack" in args:
         _stack_exists(args["stack"], f, ctx)
+    if action == "streak3" and "games" in args and "hand" in args:
+        from harness.games.streak import resolve_streak3
+
+        kind = f"streak3-{args['hand']}"
+        res = resolve_streak3(kind, [w for w, _cards in args["games"]])
+        if res.result == "open":  # under every tie rule: only wins so far, fewer than three
+            raise f.error("games", f"{res.rounds} game(s) leave the {kind} wager riding: list the games until "
+                                   "it is decided (a case leaves no wager on the layout)")
 
 
 def _stack_exists(name: str, f: Fields, ctx: _Ctx) -> None:

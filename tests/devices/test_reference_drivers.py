@@ -61,6 +61,28 @@ def test_sensors_place_exact_bytes_and_result(pty_end: PtyEnd) -> None:
     peer.check()
 
 
+def test_sensors_riding_streak_wager_listed_with_its_games_and_not_removable(pty_end: PtyEnd) -> None:
+    """Wash. Admin. Code 230-15-040(8)(b): a riding three-games wager is listed with ``games``;
+    withdrawing it is refused (NAK REFUSED, reason ``riding``)."""
+    riding = {"seat": 2, "type": "streak3-player", "amount": 500, "games": 1}
+    peer = pty_end.peer([
+        hello("sensors"),
+        (req(2, "wager.list"), rsp(2, wagers=[{"seat": 1, "type": "player", "amount": 500}, riding])),
+        (req(3, "wager.remove", seat=2, type="streak3-player"),
+         encode_frame(NAK, 3, {"code": "REFUSED", "reason": "riding"})),
+        (req(4, "wager.place", seat=2, type="streak3-player", amount=500), rsp(4, accepted=False, reason="riding")),
+    ])
+    with ReferenceSensors.open(pty_end.path) as sensors:
+        listed = sensors.wagers()
+        assert [(w.seat, w.type, w.amount, w.games) for w in listed] == [(1, "player", 500, None),
+                                                                         (2, "streak3-player", 500, 1)]
+        with pytest.raises(NakError) as refused:
+            sensors.remove(2, "streak3-player")
+        assert (refused.value.code, refused.value.reason) == ("REFUSED", "riding")
+        assert sensors.place(2, "streak3-player", 500).reason == "riding"
+    peer.check()
+
+
 def test_controller_identity_config_meters(pty_end: PtyEnd) -> None:
     meters = {"meters": {"mega": 5000012, "major": 45000}, "residual": {"mega": "0.25", "major": "0"},
               "cumulative_paid": 0, "paid_by_table": 0, "paid_by_attendant": 0, "pending": []}

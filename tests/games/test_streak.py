@@ -10,7 +10,7 @@ from harness.cards import parse_cards
 from harness.errors import InputError
 from harness.games.baccarat import deal_round
 from harness.games.payouts import Pay
-from harness.games.streak import resolve_streak3, settle_streak3
+from harness.games.streak import STREAK_LENGTH, TIE_RULES, resolve_streak3, settle_streak3, tie_rule_of
 
 PAY = Pay("to", Decimal(7))
 
@@ -37,12 +37,22 @@ def test_resolve(wager: str, winners: list[str], result: str, rounds: int, wins:
 
 def test_tie_rules() -> None:
     seq = ["player", "tie", "player", "tie", "player"]
-    assert resolve_streak3("streak3-player", seq).result == "lose"
-    skipped = resolve_streak3("streak3-player", seq, tie_rule="skip")
-    assert (skipped.result, skipped.rounds, skipped.wins) == ("win", 5, 3)
+    lost = resolve_streak3("streak3-player", seq)
+    assert (lost.result, lost.rounds, lost.wins) == ("lose", 2, 1)
     pushed = resolve_streak3("streak3-player", seq, tie_rule="push")
-    assert (pushed.result, pushed.rounds) == ("push", 2)
-    assert resolve_streak3("streak3-player", ["tie", "banker"], tie_rule="skip").result == "lose"
+    assert (pushed.result, pushed.rounds, pushed.wins) == ("push", 2, 1)
+    assert resolve_streak3("streak3-banker", ["tie"], tie_rule="push").result == "push"
+    # a tie that would not count as a game is no reading: it would let the wager ride past three deals
+    assert TIE_RULES == ("loses", "push")
+    with pytest.raises(InputError, match="wa-streak3-tie 'skip'"):
+        resolve_streak3("streak3-player", seq, tie_rule="skip")  # type: ignore[arg-type]
+
+
+def test_tie_rule_in_force() -> None:
+    assert tie_rule_of({}) == "loses"
+    assert tie_rule_of({"wa-streak3-tie": "push", "other": True}) == "push"
+    with pytest.raises(InputError, match="expected one of loses, push"):
+        tie_rule_of({"wa-streak3-tie": "skip"})
 
 
 def test_settle_from_dealt_rounds() -> None:
@@ -69,10 +79,17 @@ def test_rejects() -> None:
         settle_streak3("streak3-player", [], -5, PAY)
 
 
-@given(st.lists(st.sampled_from(["player", "banker", "tie"]), max_size=8))
-def test_default_decides_within_three_rounds(winners: list[str]) -> None:
-    res = resolve_streak3("streak3-player", winners)
-    assert res.rounds <= 3
-    if len(winners) >= 3:
-        assert res.result in ("win", "lose")
-        assert (res.result == "win") == (winners[:3] == ["player"] * 3)
+@given(st.lists(st.sampled_from(["player", "banker", "tie"]), max_size=8), st.sampled_from(TIE_RULES),
+       st.sampled_from(["streak3-player", "streak3-banker"]))
+def test_every_tie_rule_decides_within_three_rounds(winners: list[str], tie_rule: str, wager: str) -> None:
+    """(8)(b) excepts "the next three consecutive games" from single-deal resolution, no more."""
+    side = wager.removeprefix("streak3-")
+    res = resolve_streak3(wager, winners, tie_rule=tie_rule)  # type: ignore[arg-type]
+    assert res.rounds <= STREAK_LENGTH
+    if len(winners) >= STREAK_LENGTH:
+        assert res.result != "open"
+        assert (res.result == "win") == (winners[:3] == [side] * 3)
+    if res.result == "push":
+        assert tie_rule == "push" and winners[res.rounds - 1] == "tie"
+    if res.result == "open":
+        assert winners == [side] * len(winners) and len(winners) < STREAK_LENGTH

@@ -7,6 +7,7 @@ import pytest
 
 from harness.cards import Card
 from harness.errors import InputError
+from harness.games.payouts import Pay
 from harness.profiles import Profile, load_profile, load_profile_text
 
 PROFILES = Path(__file__).resolve().parents[2] / "device_profiles"
@@ -45,7 +46,7 @@ def _error(text: str) -> InputError:
 def test_shipped_profiles_present() -> None:
     names = {p.stem for p in SHIPPED}
     assert {"emulated-midi-5", "emulated-midi-1", "emulated-midi-5-mystery", "emulated-ez-baccarat",
-            "emulated-hit-and-run", "hardware-example"} <= names
+            "emulated-hit-and-run", "emulated-mini-baccarat", "hardware-example"} <= names
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
@@ -84,6 +85,55 @@ def test_capabilities_truthful() -> None:
     assert hr.rules.hit_and_run is not None
     assert hr.rules.hit_and_run.hits_soft17
     assert hr.rules.hit_and_run.decks == 6
+
+
+def test_mini_baccarat_profile_offers_the_streak_wager_in_washington() -> None:
+    mini = load_profile(PROFILES / "emulated-mini-baccarat.yaml")
+    assert mini.game == "minibaccarat" and mini.has("streak3") and mini.jurisdictions == ("WA",)
+    assert mini.rules.streak3 is not None and mini.rules.streak3.pays == Pay("to", Decimal(7))
+    assert not mini.rules.meters and mini.rules.denomination is None
+
+
+MINI = """spec: tablecert/profile/1
+name: t
+game: minibaccarat
+devices:
+  shoe: {driver: reference-shoe, port: emulator}
+  sensors: {driver: reference-sensors, port: emulator}
+  controller: {driver: reference-controller, port: emulator}
+capabilities: [streak3]
+rules:
+  seats:
+    - {seat: 1}
+  streak3: {pays: "7 to 1"}
+"""
+
+
+@pytest.mark.parametrize(("pays", "kind", "odds"), [("7 to 1", "to", "7"), ("8 for 1", "for", "8"),
+                                                    ("5.5 to 1", "to", "5.5"), ("2 for 1", "for", "2")])
+def test_streak3_pay_is_odds_the_pay_parser_reads(pays: str, kind: str, odds: str) -> None:
+    p = _load(MINI.replace("7 to 1", pays))
+    assert p.rules.streak3 is not None and p.rules.streak3.pays == Pay(kind, Decimal(odds))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("game: minibaccarat", "game: baccarat"), "capabilities: streak3 needs game minibaccarat, not baccarat"),
+    (('  streak3: {pays: "7 to 1"}\n', ""), "rules: missing key 'streak3'"),
+    (("capabilities: [streak3]", "capabilities: []"), "rules.streak3: the three-consecutive-games wager needs the "
+                                                      "streak3 capability"),
+    (("7 to 1", "0 to 1"), "rules.streak3.pays: 0 to 1 pays nothing beyond the stake"),
+    (("7 to 1", "100% of meter"), "a won streak is paid at odds"),
+    (("7 to 1", "seven to one"), "'seven to one' is not odds"),
+    (("game: minibaccarat", "game: minibaccarat\njurisdiction: [PA]"),
+     "jurisdiction: capability streak3 is the Washington Mini-Baccarat wager"),
+])
+def test_streak3_refusals(change: tuple[str, str], message: str) -> None:
+    assert message in str(_error(MINI.replace(*change)))
+
+
+def test_streak3_in_washington_or_no_named_jurisdiction() -> None:
+    assert _load(MINI.replace("game: minibaccarat", "game: minibaccarat\njurisdiction: [PA, WA]")).has("streak3")
+    assert _load(MINI).jurisdictions == ()
 
 
 def test_hardware_example_uses_stable_names_and_documentation_addresses() -> None:

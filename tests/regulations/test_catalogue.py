@@ -341,7 +341,7 @@ def test_cli_out_of_scope_shows_reasons(capsys: pytest.CaptureFixture[str]) -> N
 def test_cli_interpretations(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalogue", "--interpretations", "--json", "wa-streak3-tie"]) == 0
     (entry,) = json.loads(capsys.readouterr().out)["interpretations"]
-    assert entry["default"] == "loses" and entry["choices"] == ["loses", "skip", "push"]
+    assert entry["default"] == "loses" and entry["choices"] == ["loses", "push"]
 
 
 def test_cli_unknown_id_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

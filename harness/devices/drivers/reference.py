@@ -235,7 +235,8 @@ class ReferenceSensors(ReferenceDevice, BetSensors):
         if not isinstance(items, list):
             raise DeviceError("wager.list: 'wagers' should be a list")
         with _shape("wager.list"):
-            return [Wager(_int(w, "seat", "wager"), str(w.get("type")), _int(w, "amount", "wager")) for w in items]
+            return [Wager(_int(w, "seat", "wager"), str(w.get("type")), _int(w, "amount", "wager"),
+                          _opt_int(w, "games", "wager")) for w in items]
 
 
 @contextlib.contextmanager
