@@ -1,0 +1,86 @@
+"""The variant generator (``tablecert variants``): every drawn Rules Submission is a valid profile,
+and a set of 24 covers what issue 9 asks of it, whatever the seed.
+
+The proof that every variant PASSes is the certification of the set itself, run by the README's
+test command (``scripts/test.sh``: ``tablecert variants --count 24`` with a fresh seed, printed, and
+``tablecert defects --matrix --variants``); these tests check the generator's own promises fast.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from harness import variants as vm
+from harness.profiles import load_profile_text
+from harness.regulations.catalogue import load_catalogue
+
+SEEDS = (0, 1, 7, 4242, 987_654_321)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_variant_is_a_profile_the_loader_accepts(seed: int) -> None:
+    for v in vm.generate(seed, 24):
+        profile = load_profile_text(v.yaml(), f"{v.name}.yaml")
+        assert profile.name == v.name
+        assert 1 <= len(profile.rules.seats) <= 9
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_set_of_24_covers_every_choice_of_every_live_interpretation(seed: int) -> None:
+    covered = vm.choices_covered(vm.generate(seed, 24))
+    for interp_id, live in vm.LIVE_CHOICES.items():
+        assert covered[interp_id] == {vm._show(c) for c in live.choices}, interp_id
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_set_of_24_covers_seats_denominations_lockouts_and_capabilities(seed: int) -> None:
+    variants = vm.generate(seed, 24)
+    seat_counts = {len(v.profile["rules"]["seats"]) for v in variants}
+    assert seat_counts == set(range(1, 10))
+    r9 = [v for v in variants if v.kind in ("royal9", "royal9-mystery")]
+    assert {v.profile["rules"]["denomination"] for v in r9} == {1, 5}
+    assert any(v.profile["interpretations"].get("lockout-automatic") is False for v in variants)
+    assert any(v.profile["interpretations"].get("lockout-automatic", True) for v in variants)
+    assert any("mystery" in v.profile["capabilities"] for v in variants)
+    assert any("mystery" not in v.profile["capabilities"] for v in r9)
+    assert {v.kind for v in variants} == set(vm.KINDS)
+    rates = {Decimal(m["rate"].rstrip("%")) for v in r9 for m in v.profile["rules"]["meters"].values()}
+    assert min(rates) == Decimal("0.1") and max(rates) == Decimal("5")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_amounts_are_above_the_floors_of_the_regulation(seed: int) -> None:
+    for v in vm.generate(seed, 24):
+        rules = v.profile["rules"]
+        if "meters" not in rules:
+            continue
+        floors = vm.FLOORS[rules["denomination"]]
+        for name, m in rules["meters"].items():
+            cents = {k: int(Decimal(m[k].strip("$").replace(",", "")) * 100)
+                     for k in ("initial", "reset", "payout_limit")}
+            assert floors[name] <= cents["reset"] <= cents["initial"] <= cents["payout_limit"], (v.name, name)
+
+
+def test_the_live_interpretations_are_exactly_the_catalogues() -> None:
+    """An interpretation nobody reads is removed from the catalogue; one the catalogue names is drawn."""
+    catalogue = load_catalogue()
+    assert set(vm.LIVE_CHOICES) == {i.id for i in catalogue.interpretations()}
+    for i in catalogue.interpretations():
+        assert {vm._show(c) for c in vm.LIVE_CHOICES[i.id].choices} == {vm._show(c) for c in i.choices}, i.id
+
+
+def test_a_variant_is_reproduced_from_its_seed_and_index() -> None:
+    first = vm.generate(31, 24)
+    again = vm.generate(31, 24)
+    assert [v.yaml() for v in first] == [v.yaml() for v in again]
+    assert [v.yaml() for v in vm.generate(32, 24)] != [v.yaml() for v in first]
+
+
+def test_matrix_variants_are_other_tables_than_the_shipped_ones() -> None:
+    tables = vm.matrix_variants(5)
+    assert [v.kind for v in tables] == list(vm.MATRIX_KINDS)
+    for v in tables:
+        load_profile_text(v.yaml(), f"{v.name}.yaml")
+        assert v.profile["interpretations"] == {}
