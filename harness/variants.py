@@ -198,7 +198,10 @@ def _plan(seed: int, count: int) -> _Plan:
     rng.shuffle(plan.kind)
     seat_counts = list(range(1, 10))
     rng.shuffle(seat_counts)
-    plan.seats = [seat_counts[i % 9] for i in range(count)]
+    # one to nine seats over the single tables (a link draws its tables' seats itself)
+    plan.seats = [0] * count
+    for j, i in enumerate(i for i in range(count) if plan.kind[i] != "link"):
+        plan.seats[i] = seat_counts[j % 9]
     plan.denomination = [5 if i % 2 == 0 else 1 for i in range(count)]
     rng.shuffle(plan.denomination)
     plan.interp = [{} for _ in range(count)]

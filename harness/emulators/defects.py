@@ -37,8 +37,8 @@ from harness.games.baccarat import BANKER_DRAWS, RANK_VALUE, BaccaratRound, deal
 from harness.games.blackjack import hit_and_run_paytable
 from harness.games.payouts import Pay, Settlement, settle
 from harness.games.royal9 import HandKey, Royal9Table, SeatResult
-from harness.progressive.mystery import TriggerDistribution
 from harness.games.streak import STREAK_WAGERS, StreakResolution, StreakTieRule, settle_streak3
+from harness.progressive.mystery import TriggerDistribution
 
 if TYPE_CHECKING:
     from harness.emulators.config import EmulatorConfig

@@ -252,11 +252,30 @@ def bench_session(t: Table) -> None:
     t.controller.events()
 
 
+def streak_session(t: Table) -> None:
+    """Mini-Baccarat's three-games wager (section 6, "Wagers that ride over several games"): it rides
+    (wager_rides, listed with its games, removal refused) and is decided."""
+    sensors, ctl = t.sensors, t.controller
+    for game in range(3):
+        ctl.open_round()
+        if game == 0:
+            assert sensors.place(1, "streak3-player", 500).accepted
+        else:
+            assert sensors.place(1, "streak3-player", 1000).reason == "riding"
+            with pytest.raises(NakError):
+                sensors.remove(1, "streak3-player")
+        assert sensors.place(1, "player", 500).accepted
+        sensors.wagers()
+        deal_round(t, "9S KD KH 3C")  # a Player natural 9 against the Banker's 3
+    ctl.events()
+
+
 SESSIONS: dict[str, tuple[str, dict[str, Any], Callable[[Table], None]]] = {
     "royal9-mystery": ("emulated-midi-5-mystery", {}, royal9_session),
     "hit-and-run": ("emulated-hit-and-run", {}, hit_and_run_session),
     "ez-baccarat": ("emulated-ez-baccarat", {}, ez_session),
     "bench": ("emulated-midi-5", {"test_channel": False}, bench_session),
+    "streak3": ("emulated-mini-baccarat", {}, streak_session),
 }
 
 
