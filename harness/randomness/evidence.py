@@ -9,10 +9,13 @@ size against the planned one, INCONCLUSIVE when short.
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from harness.randomness.battery import Verdict
 from harness.randomness.svg import histogram_data
 from harness.record.model import Measurement
+
+if TYPE_CHECKING:  # scipy (through the battery) is loaded only when a battery runs
+    from harness.randomness.battery import Verdict
 
 HISTOGRAM_UNIT = "histogram"
 

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
-from harness.randomness import battery
 from harness.randomness.evidence import measurements
 from harness.randomness.observations import (
     MysteryAward,
@@ -36,6 +35,7 @@ from harness.suites.runner import Inconclusive
 from harness.suites.steps import open_round, settle_round
 
 if TYPE_CHECKING:
+    from harness.randomness import battery
     from harness.suites.runner import CaseRunner
 
 
@@ -78,6 +78,8 @@ def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
 ))
 def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None, **args: Any) -> None:
     profile = runner.profile
+    from harness.randomness import battery  # scipy: loaded when a battery runs, not at collection
+
     plan = battery.plan_shuffler(profile.randomness, profile.rules.decks, profile.jurisdiction)
     source = args.get("from")
     if source is not None:
@@ -98,6 +100,8 @@ def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None
 def shoe_battery(runner: CaseRunner, step: Step, shoes: int | None = None, **args: Any) -> None:
     profile = runner.profile
     cards = 52 * profile.rules.decks
+    from harness.randomness import battery  # scipy: loaded when a battery runs, not at collection
+
     plan = battery.plan_shoe(profile.randomness, cards, profile.jurisdiction)
     source = args.get("from")
     if source is not None:
@@ -123,6 +127,8 @@ def mystery_distribution(runner: CaseRunner, step: Step, max_rounds: int, seed: 
     mystery = profile.rules.mystery
     if mystery is None:
         raise AssertionError("expect_mystery_distribution: the profile declares no mystery progressive")
+    from harness.randomness import battery  # scipy: loaded when a battery runs, not at collection
+
     plan = battery.plan_mystery(profile.randomness, profile.jurisdiction, rounds_per_award(profile),
                                 mystery.distribution)
     source = args.get("from")
