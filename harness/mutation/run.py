@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import random
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -38,7 +39,7 @@ from pathlib import Path
 
 from harness import killmatrix
 from harness.errors import InputError
-from harness.mutation import scope
+from harness.mutation import batched, scope
 from harness.mutation.hook import MUTANT_ENV, STARTUP, TRACE_ENV
 from harness.mutation.operators import Point, enumerate_module
 
@@ -51,6 +52,8 @@ CASECLOCK = ("-p", "harness.mutation.caseclock")
 #: pytest's assertion rewriting and the hypothesis plugin cost seconds per run and decide nothing
 #: here (a verdict is the harness's ComplianceFailure, not a rewritten assert)
 LEAN = ("--assert=plain", "-p", "no:hypothesispytest")
+#: mutants run one after another in one certification process (harness.mutation.batch)
+BATCH_SIZE = 8
 #: a mutant that survives is tried on at most this many of the profiles that run its line
 MAX_PROFILES = 2
 GAME_OF = {"emulated-midi-5": "royal9", "emulated-midi-5-mystery": "royal9", "emulated-midi-1": "royal9",
@@ -295,13 +298,14 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
                 deadline_s: float = DEFAULT_DEADLINE_S, trace: bool = True,
                 profiles: Sequence[str] = PROFILES, reasons: Mapping[str, tuple[str, str]] | None = None,
                 progress: Callable[[str], None] | None = None, max_profiles: int | None = MAX_PROFILES,
-                on_outcome: Callable[[Outcome], None] | None = None) -> Score:
-    """Trace, then run every mutant of ``points``; see the module docstring."""
+                on_outcome: Callable[[Outcome], None] | None = None, batch_size: int = BATCH_SIZE,
+                traces: list[Trace] | None = None) -> Score:
+    """Trace (unless ``traces`` of this same run are given), then run every mutant of ``points``;
+    see the module docstring."""
     t0 = time.monotonic()
     say = progress or (lambda text: None)
-    traces: list[Trace] | None = None
     problems: list[str] = []
-    if trace:
+    if trace and traces is None:
         say(f"trace: the clean emulators on {len(profiles)} profile(s)")
         traces = run_traces(profiles, runner, jobs, deadline_s * 2)
         for t in traces:
@@ -312,22 +316,39 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
     trace_seconds = _seconds(time.monotonic() - t0)
     ends = _end_lines(points)
     say(f"mutants: {len(points)}")
-    done = [0]
+    plans = {p.id: plan_point(p, ends[p.id], traces, profiles, max_profiles) for p in points}
+    outcomes: dict[str, Outcome] = {}
+    lock = threading.Lock()
 
-    def one(point: Point) -> Outcome:
-        outcome = run_point(point, plan_point(point, ends[point.id], traces, profiles, max_profiles),
-                            runner, deadline_s)
+    def finish(outcome: Outcome) -> None:
+        with lock:
+            outcomes[outcome.point.id] = outcome
+            n = len(outcomes)
         if on_outcome is not None:
             on_outcome(outcome)
-        done[0] += 1
-        say(f"[{done[0]}/{len(points)}] {point.id} {outcome.verdict}"
+        say(f"[{n}/{len(points)}] {outcome.point.id} {outcome.verdict}"
             f"{' by ' + outcome.by if outcome.by else ''} ({outcome.seconds} s)")
-        return outcome
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="mutants") as pool:
-        outcomes = list(pool.map(one, points))
-    return Score(outcomes, traces or [], _seconds(time.monotonic() - t0), jobs, len(points), reasons or {}, problems,
-                 trace_seconds)
+    for p in points:
+        if not plans[p.id]:
+            finish(run_point(p, [], runner, deadline_s))
+    if batch_size <= 1 or traces is None:  # without a trace each run is every suite: one mutant a run
+        with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="mutants") as pool:
+            list(pool.map(lambda p: finish(run_point(p, plans[p.id], runner, deadline_s)),
+                          [p for p in points if plans[p.id]]))
+    else:
+        def single(point: Point, rest: list[tuple[str, list[str]]]) -> tuple[str, str | None, str, str | None]:
+            o = run_point(point, rest, runner, deadline_s)
+            return o.verdict, o.by, o.detail, o.profile
+
+        def done(point: Point, verdict: str, profile: str | None, by: str | None, cases_run: int,
+                 seconds: Decimal, detail: str) -> None:
+            finish(Outcome(point, verdict, profile, by, cases_run, seconds, detail))
+
+        batched.run_stages(points, plans, runner=runner, jobs=jobs, deadline_s=deadline_s, size=batch_size,
+                           lean=LEAN, judge=judge, single=single, done=done)
+    return Score([outcomes[p.id] for p in points], traces or [], _seconds(time.monotonic() - t0), jobs,
+                 len(points), reasons or {}, problems, trace_seconds)
 
 
 def _end_lines(points: Sequence[Point]) -> dict[str, int]:

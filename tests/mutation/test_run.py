@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from harness import killmatrix
 from harness.cli import main
 from harness.killmatrix import CaseOutcome, Job, JobResult
 from harness.mutation import hook, report, scope, survivors
 from harness.mutation import run as mrun
+from harness.mutation.batch import BATCH_ENV
 from harness.mutation.operators import Point
 
 
@@ -25,8 +27,10 @@ def _point(module: str, line: int, op: str = "drop-call", code: str = "x()") -> 
 class FakeRunner:
     """Trace runs write what a traced emulator would; a mutant run fails when told to."""
 
-    def __init__(self, kills: dict[str, str] | None = None, clean_fail: bool = False) -> None:
+    def __init__(self, kills: dict[str, str] | None = None, clean_fail: bool = False,
+                 lost: tuple[str, ...] = ()) -> None:
         self.kills = kills or {}
+        self.lost = lost  # a batch dies when it reaches these mutants
         self.clean_fail = clean_fail
         self.jobs: list[Job] = []
         self.lock = threading.Lock()
@@ -48,6 +52,20 @@ class FakeRunner:
                 return JobResult(job, [CaseOutcome("a", "FAIL", ()), CaseOutcome("b", "FAIL", ())])
             return JobResult(job, [CaseOutcome("a", "PASS", ()), CaseOutcome("b", "PASS", ()),
                                    CaseOutcome("c", "TIMEOUT", ())])
+        if BATCH_ENV in env:
+            spec = json.loads(Path(env[BATCH_ENV]).read_text())
+            with open(spec["results"], "a") as out:
+                for gi, group in enumerate(spec["groups"]):
+                    if group["mutant"] in self.lost:
+                        return JobResult(job, [], error="deadline: not finished within 1 s (stopped)")
+                    single = self(killmatrix.Job(job.profile, (), targets=tuple(group["cases"]),
+                                                 env=((hook.MUTANT_ENV, group["mutant"]),)), deadline_s)
+                    for c in single.cases:
+                        out.write(json.dumps({"group": gi, "case": c.case_id, "verdict": c.verdict,
+                                              "message": c.message}) + "\n")
+                        if c.verdict != "PASS":
+                            break
+            return JobResult(job, [])
         mutant = env[hook.MUTANT_ENV]
         verdict = self.kills.get(f"{mutant}@{job.profile}", self.kills.get(mutant, "PASS"))
         cases = [CaseOutcome(t, "PASS", ()) for t in job.targets or ("all",)]
@@ -58,11 +76,12 @@ class FakeRunner:
         return JobResult(job, cases)
 
 
-def test_cases_follow_the_trace_and_startup_lines_run_every_passing_case() -> None:
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_cases_follow_the_trace_and_startup_lines_run_every_passing_case(batch_size: int) -> None:
     points = [_point("nvstore", 10), _point("nvstore", 20), _point("nvstore", 21), _point("nvstore", 40),
               _point("settle", 30)]
     fake = FakeRunner(kills={points[1].id: "FAIL", points[2].id + "@emulated-hit-and-run": "FAIL"})
-    score = mrun.run_mutants(points, jobs=2, runner=fake,
+    score = mrun.run_mutants(points, jobs=2, runner=fake, batch_size=batch_size,
                              profiles=("emulated-midi-5", "emulated-midi-1", "emulated-hit-and-run"))
     got = {o.point.line: o for o in score.outcomes}
     assert got[10].verdict == "SURVIVED" and got[40].verdict == "NOT-COVERED"
@@ -72,12 +91,26 @@ def test_cases_follow_the_trace_and_startup_lines_run_every_passing_case() -> No
     runs = {(dict(j.env)[hook.MUTANT_ENV], j.profile): j for j in fake.jobs if hook.MUTANT_ENV in dict(j.env)}
     assert runs[(points[0].id, "emulated-midi-5")].targets == ("s.yaml::a", "s.yaml::b")  # startup: every passing
     assert runs[(points[2].id, "emulated-midi-5")].targets == ("s.yaml::b",)  # c ran it but did not pass clean
-    assert "-x" in runs[(points[0].id, "emulated-midi-5")].extra_args
+    if batch_size == 1:
+        assert "-x" in runs[(points[0].id, "emulated-midi-5")].extra_args
+    else:
+        batches = [j for j in fake.jobs if BATCH_ENV in dict(j.env)]
+        assert batches and all("harness.mutation.batch" in j.extra_args for j in batches)
     # a survivor is tried on two profiles, the second of another kind of table; a line run only at
     # start-up, on every profile that ran it
     assert [p for (m, p) in runs if m == points[2].id] == ["emulated-midi-5", "emulated-hit-and-run"]
     assert [p for (m, p) in runs if m == points[0].id] == ["emulated-midi-5", "emulated-midi-1"]
     assert not any(m == points[3].id for (m, _) in runs)  # not covered: never run
+
+
+def test_a_mutant_a_dead_batch_never_reached_is_run_again_alone() -> None:
+    points = [_point("nvstore", 20, "drop-call"), _point("nvstore", 20, "drop-assign"),
+              _point("nvstore", 21, "drop-call")]
+    fake = FakeRunner(kills={points[0].id: "FAIL", points[1].id: "TIMEOUT"}, lost=(points[1].id,))
+    score = mrun.run_mutants(points, runner=fake, profiles=("emulated-midi-5",))
+    assert [o.verdict for o in score.outcomes] == ["KILLED", "TIMEOUT", "SURVIVED"]
+    alone = [j for j in fake.jobs if dict(j.env).get(hook.MUTANT_ENV) in (points[1].id, points[2].id)]
+    assert {dict(j.env)[hook.MUTANT_ENV] for j in alone} == {points[1].id, points[2].id}
 
 
 def test_a_clean_trace_that_fails_runs_no_mutant() -> None:
