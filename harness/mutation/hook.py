@@ -81,8 +81,7 @@ class _MutantFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.origin is None:
             return None
-        spec.loader = _MutantLoader(self.module, spec.origin, self.mutant_id)
-        spec.cached = None
+        spec.loader = _MutantLoader(self.module, spec.origin, self.mutant_id)  # compiles in memory, caches nothing
         return spec
 
 
