@@ -52,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run) instead of "
                              "the shipped profiles")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
-                        help="with --variants: the seed (default: a fresh one, printed)")
+                        help="with --variants: the seed (default: a fresh one, printed); with --mutants --sample: "
+                             "the sample's seed (default 0)")
     parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                         help="with --matrix or --mutants: end a run still going after this long (default 300; "
                              "240 per mutant run)")
