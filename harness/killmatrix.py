@@ -64,6 +64,12 @@ class Job:
     profile: str
     clauses: tuple[str, ...]
     defect: str | None = None
+    #: pytest node ids to run instead of every suite (the mutation score selects cases)
+    targets: tuple[str, ...] = ()
+    #: more pytest arguments (``-x``, ``-p PLUGIN``)
+    extra_args: tuple[str, ...] = ()
+    #: environment of the run (and of the emulator it starts), on top of this one's
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
@@ -75,6 +81,7 @@ class CaseOutcome:
     case_id: str
     verdict: str
     clauses: tuple[str, ...]
+    message: str | None = None
 
 
 @dataclass
@@ -174,8 +181,8 @@ def judge(defect: Defect, result: JobResult) -> Row:
 
 def pytest_command(job: Job, report_dir: Path) -> list[str]:
     profile = job.profile if job.profile.endswith(".yaml") else str(ROOT / "device_profiles" / f"{job.profile}.yaml")
-    cmd = [sys.executable, "-m", "pytest", "suites", "--tc-profile", profile, "--tc-report-dir", str(report_dir),
-           "-q", "-p", "no:cacheprovider"]
+    cmd = [sys.executable, "-m", "pytest", *(job.targets or ("suites",)), "--tc-profile", profile,
+           "--tc-report-dir", str(report_dir), "-q", "-p", "no:cacheprovider", *job.extra_args]
     for clause in job.clauses:
         cmd += ["--tc-clause", clause]
     if job.defect:
@@ -203,7 +210,7 @@ def read_cases(report_dir: Path) -> list[CaseOutcome]:
     if len(runs) != 1:
         raise FileNotFoundError(f"{report_dir}: expected one run directory, found {len(runs)}")
     record = load_record(runs[0])
-    return [CaseOutcome(c.case_id, c.verdict, tuple(c.clauses)) for c in record.cases]
+    return [CaseOutcome(c.case_id, c.verdict, tuple(c.clauses), c.message) for c in record.cases]
 
 
 def run_subprocess(job: Job, deadline_s: float) -> JobResult:
@@ -214,7 +221,8 @@ def run_subprocess(job: Job, deadline_s: float) -> JobResult:
         report_dir = Path(tmp) / "record"
         log = Path(tmp) / "pytest.log"
         with open(log, "wb") as out:
-            proc = subprocess.Popen(pytest_command(job, report_dir), cwd=ROOT, stdout=out, env=_child_env(),
+            proc = subprocess.Popen(pytest_command(job, report_dir), cwd=ROOT, stdout=out,
+                                    env={**_child_env(), **dict(job.env)},
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
             try:
                 proc.wait(deadline_s)

@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.errors import InputError
 
-HELP = "List the emulator defects the suites must catch; --matrix proves each is caught"
+HELP = "List the emulator defects the suites must catch; --matrix proves each is caught; --mutants scores the suites"
 EXAMPLE = """\
 tablecert defects                       # every defect, one per line
 tablecert defects lockout-late rate-off # just these two
@@ -31,6 +31,10 @@ tablecert defects --matrix --jobs 2     # the kill matrix: every defect fails a 
 tablecert defects --matrix --defect rate-off --defect shoe-misread --json
 tablecert defects --matrix --variants --seed 7   # on four variants drawn from seed 7 instead of the shipped tables
 tablecert emulate --defect lockout-late # then run the suites against it: some case must FAIL
+tablecert defects --mutants --list      # every mutant of the device-side emulator code, by id
+tablecert defects --mutants --jobs 2    # the mutation score: each mutant emulator certified (long)
+tablecert defects --mutants --sample 5 --seed 1 --json
+tablecert defects --mutants --mutant 'controller:265:21:const-0>1'   # reproduce one
 """
 
 
@@ -48,9 +52,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run, "
                              "Mini-Baccarat with the streak wager, a link) instead of the shipped profiles")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
-                        help="with --variants: the seed (default: a fresh one, printed)")
+                        help="with --variants: the seed (default: a fresh one, printed); with --mutants --sample: "
+                             "the sample's seed (default 0)")
     parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
-                        help="with --matrix: end a run still going after this long (default 300)")
+                        help="with --matrix or --mutants: end a run still going after this long (default 300; "
+                             "240 per mutant run)")
+    parser.add_argument("--mutants", action="store_true",
+                        help="the mutation score: mutate the device-side emulator code one change at a time and "
+                             "certify each mutant emulator; a mutant some case does not pass is killed")
+    parser.add_argument("--mutant", action="extend", nargs="+", default=[], metavar="ID",
+                        help="with --mutants: only these mutants (module:line:col:operator, as --list prints)")
+    parser.add_argument("--sample", type=int, default=None, metavar="N",
+                        help="with --mutants: N mutants drawn from --seed (default seed 0)")
+    parser.add_argument("--list", action="store_true", help="with --mutants: list the mutants, run nothing")
+    parser.add_argument("--no-trace", action="store_true",
+                        help="with --mutants: skip the traced clean runs; every case of the first two profiles "
+                             "runs for each mutant (NOT-COVERED is then never said)")
 
 
 def selected(names: list[str]) -> list[Any]:
@@ -70,6 +87,12 @@ def selected(names: list[str]) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     names = [*args.names, *args.defect]
+    if args.mutants:
+        from harness.cli.mutants import run_mutants
+
+        return run_mutants(args)
+    if args.mutant or args.sample is not None or args.list or args.no_trace:
+        raise InputError("--mutant, --sample, --list and --no-trace go with --mutants")
     if args.matrix:
         return _matrix(args, names)
     if args.defect:

@@ -7,7 +7,11 @@ defect from :mod:`harness.emulators.defects`, deviate in exactly one way).
 * :func:`~harness.emulators.process.start_emulator`: start that process from the host side.
 """
 
-from harness.emulators.config import EmulatorConfig
-from harness.emulators.process import EmulatorProcess, start_emulator
+from harness.mutation.hook import install_from_environment
+
+install_from_environment()  # a mutant or a line trace, in `python -m harness.emulators` only (mutation score)
+
+from harness.emulators.config import EmulatorConfig  # noqa: E402
+from harness.emulators.process import EmulatorProcess, start_emulator  # noqa: E402
 
 __all__ = ["EmulatorConfig", "EmulatorProcess", "start_emulator"]

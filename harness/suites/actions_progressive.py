@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from harness.bench.acts import Removal, RemoveWager
-from harness.devices.link import DeviceNak
+from harness.devices.link import DeviceNak, NakError
 from harness.devices.roles import MeterReading
 from harness.money import Cents, fmt, parse_amount, parse_rate
 from harness.suites import refs
@@ -286,7 +286,7 @@ def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restor
     try:
         runner._ctrl().set_config(mystery=payload)
         got, why = "accepted", ""
-    except DeviceNak as exc:
+    except NakError as exc:  # REFUSED only: a BUSY or internal error is no refusal by rule (the case ERRORs)
         got, why = "refused", f"{exc.code}: {exc.reason}"
     runner.__dict__["mystery_written"] = got == "accepted"
     runner.__dict__["mystery_last"] = number

@@ -1,0 +1,57 @@
+"""``tablecert defects --mutants``: the mutation score of the suites (:mod:`harness.mutation.run`).
+
+Exit status 0 when every mutant is killed or has a reviewed reason in
+``harness/mutation/survivors.yaml`` and the score is at least :data:`TARGET_PERCENT`; 1 otherwise
+(a survivor without a reason, a score below the target, or clean emulators that do not pass);
+2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from decimal import Decimal
+
+from harness.errors import InputError
+
+TARGET_PERCENT = Decimal(90)
+
+
+def run_mutants(args: argparse.Namespace) -> int:
+    from harness.mutation import report, survivors
+    from harness.mutation import run as mrun
+
+    if args.matrix or args.variants or args.names or args.defect:
+        raise InputError("--mutants runs on its own: no defect names, --matrix or --variants with it")
+    if args.jobs < 1:
+        raise InputError(f"--jobs {args.jobs}: at least 1")
+    deadline = mrun.DEFAULT_DEADLINE_S if args.deadline is None else args.deadline
+    if deadline <= 0:
+        raise InputError(f"--deadline {args.deadline:g}: must be positive")
+    points = mrun.all_points()
+    reasons = survivors.load()
+    chosen = mrun.choose(points, args.mutant, args.sample, args.seed or 0)
+    if args.list:
+        if args.json:
+            print(json.dumps([{"id": p.id, "function": p.function, "code": p.code} for p in chosen], indent=2))
+        else:
+            for p in chosen:
+                print(f"{p.id:<44} {p.function:<36} {p.code}")
+            print(f"\n{len(chosen)} mutant(s)")
+        return 0
+    for problem in survivors.stale(reasons, points):
+        print(f"mutants: stale reason: {problem}", file=sys.stderr)
+
+    def progress(text: str) -> None:
+        if not args.json:
+            print(f"mutants: {text}", file=sys.stderr, flush=True)
+
+    score = mrun.run_mutants(chosen, jobs=args.jobs, deadline_s=deadline, trace=not args.no_trace,
+                             reasons=survivors.as_mapping(reasons), progress=progress)
+    if args.json:
+        print(json.dumps(report.to_json(score), indent=2, ensure_ascii=False))
+    else:
+        print(report.render(score))
+    ok = not score.problems and not score.unexplained and score.score() >= TARGET_PERCENT
+    return 0 if ok else 1

@@ -1,0 +1,263 @@
+"""The mutation run's own logic with a fake runner (no emulator), the hook, the survivors file and
+the command line.  The real run against mutant emulators is test_mutation_sample.py (slow)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from harness import killmatrix
+from harness.cli import main
+from harness.killmatrix import CaseOutcome, Job, JobResult
+from harness.mutation import hook, report, scope, survivors
+from harness.mutation import run as mrun
+from harness.mutation.batch import BATCH_ENV
+from harness.mutation.operators import Point
+
+
+def _point(module: str, line: int, op: str = "drop-call", code: str = "x()") -> Point:
+    return Point(module, line, 4, op, "f", code)
+
+
+class FakeRunner:
+    """Trace runs write what a traced emulator would; a mutant run fails when told to."""
+
+    def __init__(self, kills: dict[str, str] | None = None, clean_fail: bool = False,
+                 lost: tuple[str, ...] = ()) -> None:
+        self.kills = kills or {}
+        self.lost = lost  # a batch dies when it reaches these mutants
+        self.clean_fail = clean_fail
+        self.jobs: list[Job] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, job: Job, deadline_s: float) -> JobResult:
+        with self.lock:
+            self.jobs.append(job)
+        env = dict(job.env)
+        if hook.TRACE_ENV in env:
+            d = Path(env[hook.TRACE_ENV])
+            ids = ["s.yaml::a", "s.yaml::b", "s.yaml::c"]
+            (d / "cases.json").write_text(json.dumps({"ids": ids, "passed": ids[:2]}))
+            lines = {"nvstore": {"10": [hook.STARTUP], "20": [1], "21": [2, 3]}}
+            if job.profile == "emulated-hit-and-run":
+                lines = {"nvstore": {"20": [1, 2], "21": [1]}, "settle": {"30": [2]}}
+            (d / "lines-1.json").write_text(json.dumps(lines))
+            if self.clean_fail:
+                (d / "cases.json").write_text(json.dumps({"ids": ids, "passed": []}))
+                return JobResult(job, [CaseOutcome("a", "FAIL", ()), CaseOutcome("b", "FAIL", ())])
+            return JobResult(job, [CaseOutcome("a", "PASS", ()), CaseOutcome("b", "PASS", ()),
+                                   CaseOutcome("c", "TIMEOUT", ())])
+        if BATCH_ENV in env:
+            spec = json.loads(Path(env[BATCH_ENV]).read_text())
+            with open(spec["results"], "a") as out:
+                for gi, group in enumerate(spec["groups"]):
+                    if group["mutant"] in self.lost:
+                        return JobResult(job, [], error="deadline: not finished within 1 s (stopped)")
+                    single = self(killmatrix.Job(job.profile, (), targets=tuple(group["cases"]),
+                                                 env=((hook.MUTANT_ENV, group["mutant"]),)), deadline_s)
+                    for c in single.cases:
+                        out.write(json.dumps({"group": gi, "case": c.case_id, "verdict": c.verdict,
+                                              "message": c.message}) + "\n")
+                        if c.verdict != "PASS":
+                            break
+            return JobResult(job, [])
+        mutant = env[hook.MUTANT_ENV]
+        verdict = self.kills.get(f"{mutant}@{job.profile}", self.kills.get(mutant, "PASS"))
+        cases = [CaseOutcome(t, "PASS", ()) for t in job.targets or ("all",)]
+        if verdict == "CRASH":
+            return JobResult(job, [CaseOutcome("a", "ERROR", (), "the devices could not be opened: boom")])
+        if verdict != "PASS":
+            cases[0] = CaseOutcome(cases[0].case_id, verdict, (), "expected 1, actual 2")
+        return JobResult(job, cases)
+
+
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_cases_follow_the_trace_and_startup_lines_run_every_passing_case(batch_size: int) -> None:
+    points = [_point("nvstore", 10), _point("nvstore", 20), _point("nvstore", 21), _point("nvstore", 40),
+              _point("settle", 30)]
+    fake = FakeRunner(kills={points[1].id: "FAIL", points[2].id + "@emulated-hit-and-run": "FAIL"})
+    score = mrun.run_mutants(points, jobs=2, runner=fake, batch_size=batch_size,
+                             profiles=("emulated-midi-5", "emulated-midi-1", "emulated-hit-and-run"))
+    got = {o.point.line: o for o in score.outcomes}
+    assert got[10].verdict == "SURVIVED" and got[40].verdict == "NOT-COVERED"
+    assert got[20].verdict == "KILLED" and got[20].by == "s.yaml::a"
+    assert got[21].verdict == "KILLED" and got[21].profile == "emulated-hit-and-run"
+    assert got[30].verdict == "SURVIVED"
+    runs = {(dict(j.env)[hook.MUTANT_ENV], j.profile): j for j in fake.jobs if hook.MUTANT_ENV in dict(j.env)}
+    assert runs[(points[0].id, "emulated-midi-5")].targets == ("s.yaml::a", "s.yaml::b")  # startup: every passing
+    assert runs[(points[2].id, "emulated-midi-5")].targets == ("s.yaml::b",)  # c ran it but did not pass clean
+    if batch_size == 1:
+        assert "-x" in runs[(points[0].id, "emulated-midi-5")].extra_args
+    else:
+        batches = [j for j in fake.jobs if BATCH_ENV in dict(j.env)]
+        assert batches and all("harness.mutation.batch" in j.extra_args for j in batches)
+    # a survivor is tried on two profiles, the second of another kind of table; a line run only at
+    # start-up, on every profile that ran it
+    assert [p for (m, p) in runs if m == points[2].id] == ["emulated-midi-5", "emulated-hit-and-run"]
+    assert [p for (m, p) in runs if m == points[0].id] == ["emulated-midi-5", "emulated-midi-1"]
+    assert not any(m == points[3].id for (m, _) in runs)  # not covered: never run
+
+
+def test_a_mutant_a_dead_batch_never_reached_is_run_again_alone() -> None:
+    points = [_point("nvstore", 20, "drop-call"), _point("nvstore", 20, "drop-assign"),
+              _point("nvstore", 21, "drop-call")]
+    fake = FakeRunner(kills={points[0].id: "FAIL", points[1].id: "TIMEOUT"}, lost=(points[1].id,))
+    score = mrun.run_mutants(points, runner=fake, profiles=("emulated-midi-5",))
+    assert [o.verdict for o in score.outcomes] == ["KILLED", "TIMEOUT", "SURVIVED"]
+    alone = [j for j in fake.jobs if dict(j.env).get(hook.MUTANT_ENV) in (points[1].id, points[2].id)]
+    assert {dict(j.env)[hook.MUTANT_ENV] for j in alone} == {points[1].id, points[2].id}
+
+
+def test_a_clean_trace_that_fails_runs_no_mutant() -> None:
+    fake = FakeRunner(clean_fail=True)
+    score = mrun.run_mutants([_point("nvstore", 20)], runner=fake, profiles=("emulated-midi-5",))
+    assert score.problems and not score.outcomes
+    assert all(hook.TRACE_ENV in dict(j.env) for j in fake.jobs)
+    assert "do not pass" in report.render(score)
+
+
+@pytest.mark.parametrize(("cases", "error", "verdict"), [
+    ([CaseOutcome("a", "PASS", ()), CaseOutcome("b", "FAIL", (), "expected x")], None, "KILLED"),
+    ([CaseOutcome("a", "ERROR", (), "the devices could not be opened: exit 1")], None, "CRASH"),
+    ([CaseOutcome("a", "TIMEOUT", (), "no answer")], None, "TIMEOUT"),
+    ([CaseOutcome("a", "ERROR", (), "NAK BUSY internal error")], None, "ERROR"),
+    ([CaseOutcome("a", "PASS", ())], "deadline: not finished within 5 s (stopped)", "TIMEOUT"),
+    ([], "no case recorded (pytest exit 4)", "CRASH"),
+    ([CaseOutcome("a", "PASS", ()), CaseOutcome("b", "SKIP", ())], None, "SURVIVED"),
+])
+def test_judging_one_run(cases: list[CaseOutcome], error: str | None, verdict: str) -> None:
+    result = JobResult(Job("p", ()), cases, Decimal(1), error)
+    assert mrun.judge(result)[0] == verdict
+
+
+def test_the_score_leaves_equivalent_and_compliant_mutants_out() -> None:
+    pts = [_point("base", n) for n in range(1, 11)]
+    outcomes = [mrun.Outcome(p, "KILLED") for p in pts[:8]] + [mrun.Outcome(pts[8], "SURVIVED"),
+                                                              mrun.Outcome(pts[9], "NOT-COVERED")]
+    score = mrun.Score(outcomes, [], Decimal(3), 2, 10)
+    assert score.score() == Decimal("80.0") and len(score.unexplained) == 2
+    score.reasons = {pts[8].id: ("equivalent", "same program"), pts[9].id: ("unobservable", "internal")}
+    assert score.score() == Decimal("88.9") and not score.unexplained and len(score.unobservable) == 1
+    text = report.render(score)
+    assert "10 mutant(s): 8 killed" in text and "88.9%" in text and "same program" in text
+    data = report.to_json(score)
+    assert data["counts"]["KILLED"] == 8 and data["mutants"][9]["reason"]["verdict"] == "unobservable"
+
+
+def test_a_sample_is_deterministic_and_ids_are_checked() -> None:
+    points = mrun.all_points()
+    a = mrun.choose(points, sample=5, seed=3)
+    assert [p.id for p in a] == [p.id for p in mrun.choose(points, sample=5, seed=3)]
+    assert [p.id for p in a] != [p.id for p in mrun.choose(points, sample=5, seed=4)]
+    assert mrun.choose(points, [points[7].id]) == [points[7]]
+    with pytest.raises(Exception, match="no such mutant"):
+        mrun.choose(points, ["controller:1:0:nothing"])
+
+
+def test_the_hook_acts_only_in_the_emulator_process() -> None:
+    assert hook.in_emulator_process(["python", "-m", "harness.emulators", "--profile", "p"])
+    assert not hook.in_emulator_process(["python", "-m", "pytest", "suites"])
+    assert not hook.in_emulator_process(["python", "-c", "import harness.emulators"])
+
+
+def test_the_finder_loads_the_mutated_module_without_touching_the_file() -> None:
+    source = scope.source_path("nvstore").read_text(encoding="utf-8")
+    target = next(p for p in mrun.all_points() if p.module == "nvstore" and p.code == "self.writes += 1"
+                  and p.operator == "aug-Add>Sub")
+    import harness.emulators
+
+    spec = hook._MutantFinder(target.id).find_spec("harness.emulators.nvstore", harness.emulators.__path__)
+    assert hook._MutantFinder(target.id).find_spec("harness.emulators.shoe", harness.emulators.__path__) is None
+    assert spec is not None and isinstance(spec.loader, hook._MutantLoader)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    store = module.NVStore(None)
+    store.save({"a": 1})
+    assert store.writes == -1  # the mutant: writes -= 1
+    assert scope.source_path("nvstore").read_text(encoding="utf-8") == source
+    with pytest.raises(ValueError, match="not mutated"):
+        hook._MutantFinder("server:1:0:drop-call")
+
+
+def test_the_line_trace_stamps_lines_with_the_running_case(tmp_path: Path) -> None:
+    from harness.emulators.nvstore import NVStore
+
+    (tmp_path / hook.EPOCH_FILE).write_bytes((7).to_bytes(8, "little"))
+    trace = hook.LineTrace(tmp_path)
+    trace.serving = True
+    import sys
+
+    old = sys.gettrace()
+    sys.settrace(trace._global)
+    try:
+        NVStore(None).save({"a": 1})
+    finally:
+        sys.settrace(old)
+    trace.write()
+    data = json.loads(next(tmp_path.glob("lines-*.json")).read_text())
+    assert data["nvstore"] and all(epochs == [7] for epochs in data["nvstore"].values())
+
+
+def test_the_shipped_survivors_file_loads_and_matches_the_source() -> None:
+    reasons = survivors.load()
+    assert survivors.stale(reasons, mrun.all_points()) == []
+    assert all(r.verdict in survivors.VERDICTS and len(r.why) > 15 for r in reasons)
+    assert {r["id"] for r in survivors.unobservable()} == {r.id for r in reasons if r.verdict == "unobservable"}
+
+
+def test_a_bad_or_stale_survivors_entry_is_reported(tmp_path: Path) -> None:
+    bad = tmp_path / "s.yaml"
+    bad.write_text("- id: base:1:0:drop-call\n  verdict: maybe\n  code: x\n  why: because\n")
+    with pytest.raises(Exception, match="verdict 'maybe'"):
+        survivors.load(bad)
+    bad.write_text("- id: base:1:0:drop-call\n  verdict: equivalent\n  code: x()\n  why: the same program\n")
+    (reason,) = survivors.load(bad)
+    assert "no such mutant" in survivors.stale([reason], mrun.all_points())[0]
+    point = mrun.all_points()[0]
+    moved = survivors.Reason(point.id, "equivalent", "something else", "why", 1)
+    assert "now reads" in survivors.stale([moved], [point])[0]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["defects", "--mutants", "--mutant", "controller:1:0:nope"], "no such mutant"),
+    (["defects", "--mutants", "--jobs", "0"], "--jobs"),
+    (["defects", "--mutants", "--sample", "0"], "--sample"),
+    (["defects", "--mutants", "--matrix"], "on its own"),
+    (["defects", "--sample", "3"], "go with --mutants"),
+])
+def test_bad_mutant_arguments_exit_2_with_one_line(argv: list[str], message: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.strip().count("\n") == 0 and "Traceback" not in err
+
+
+def test_the_listing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["defects", "--mutants", "--list", "--sample", "4", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "4 mutant(s)" in out and len(out.strip().splitlines()) == 6
+    assert main(["defects", "--mutants", "--list", "--json", "--sample", "2"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_the_cli_exits_by_the_score(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    real = mrun.run_mutants
+    points = mrun.all_points()
+
+    def fake(chosen: list[Point], **kw: object) -> mrun.Score:
+        kills = {p.id: "FAIL" for p in chosen[:-1]}
+        return real(chosen, jobs=2, runner=FakeRunner(kills), trace=False, profiles=("emulated-midi-5",),
+                    reasons=kw.get("reasons"))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mrun, "run_mutants", fake)
+    ids = [p.id for p in points if p.id not in survivors.as_mapping(survivors.load())][:3]
+    assert main(["defects", "--mutants", "--mutant", *ids]) == 1  # one survivor with no reason
+    out = capsys.readouterr().out
+    assert "NO REASON" in out and "3 mutant(s): 2 killed" in out
+    assert main(["defects", "--mutants", "--json", "--mutant", *ids[:1], ids[0]]) == 1
