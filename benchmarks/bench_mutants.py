@@ -42,7 +42,7 @@ def main() -> int:
     reasons = survivors.load()
     for problem in survivors.stale(reasons, points):
         print(f"stale reason: {problem}")
-    score = mrun.run_mutants(chosen, jobs=args.jobs, reasons=survivors.as_mapping(reasons),
+    score = mrun.run_mutants(chosen, jobs=args.jobs, reasons=survivors.as_mapping(reasons, points),
                              progress=lambda text: print(text, file=sys.stderr, flush=True))
     print(report.render(score))
     ran = [o for o in score.outcomes if o.verdict != "NOT-COVERED"]

@@ -48,7 +48,7 @@ def run_mutants(args: argparse.Namespace) -> int:
             print(f"mutants: {text}", file=sys.stderr, flush=True)
 
     score = mrun.run_mutants(chosen, jobs=args.jobs, deadline_s=deadline, trace=not args.no_trace,
-                             reasons=survivors.as_mapping(reasons), progress=progress)
+                             reasons=survivors.as_mapping(reasons, points), progress=progress)
     if args.json:
         print(json.dumps(report.to_json(score), indent=2, ensure_ascii=False))
     else:

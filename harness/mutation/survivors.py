@@ -38,6 +38,8 @@ class Reason:
     code: str
     why: str
     line: int  # where in survivors.yaml
+    #: the function the mutant is in (``Controller.card_out``), to tell identical lines apart
+    function: str = ""
 
 
 def load(path: Path = PATH) -> list[Reason]:
@@ -64,27 +66,82 @@ def load(path: Path = PATH) -> list[Reason]:
         if mid in seen:
             raise error_at(node, f"mutant {mid} listed twice")
         seen.add(mid)
-        out.append(Reason(mid, verdict, str(entry["code"]).strip(), str(entry["why"]).strip(), line))
+        out.append(Reason(mid, verdict, str(entry["code"]).strip(), str(entry["why"]).strip(), line,
+                          str(entry.get("function") or "")))
+    return out
+
+
+def _key(module: str, function: str, col: str, operator: str, code: str) -> tuple[str, ...]:
+    return module, function, col, operator, code.strip()
+
+
+def relocate(reasons: Iterable[Reason], points: Iterable[Point]) -> list[Reason]:
+    """The entries with the ids their mutants have now: an edit above a mutated line moves it, and
+    the entry follows it to the mutant of the same module, function, column and operator that bends
+    a line reading the same (``code``), the nearest to where it was if the function has several.
+    Entries that find none keep their id and :func:`stale` reports them."""
+    points = list(points)
+    by_id = {p.id: p for p in points}
+    by_key: dict[tuple[str, ...], list[Point]] = {}
+    for p in points:
+        by_key.setdefault(_key(p.module, p.function, str(p.col), p.operator, p.code), []).append(p)
+    out = []
+    for r in reasons:
+        here = by_id.get(r.id)
+        if here is None or here.code.strip() != r.code or (r.function and here.function != r.function):
+            module, line, col, operator = [*r.id.split(":", 3), "", "", ""][:4]
+            found = by_key.get(_key(module, r.function, col, operator, r.code), [])
+            if found:
+                was = int(line) if line.isdigit() else 0
+                best = min(found, key=lambda p: abs(p.line - was))
+                out.append(Reason(best.id, r.verdict, r.code, r.why, r.line, r.function))
+                continue
+        out.append(r)
     return out
 
 
 def stale(reasons: Iterable[Reason], points: Iterable[Point]) -> list[str]:
-    """Entries whose mutant is gone or whose line reads differently now (one message each)."""
+    """Entries whose mutant is gone or whose line reads differently now (one message each), after
+    :func:`relocate` has followed the lines that only moved."""
+    points = list(points)
     by_id = {p.id: p for p in points}
     problems = []
-    for r in reasons:
+    for r in relocate(reasons, points):
         p = by_id.get(r.id)
         if p is None:
             problems.append(f"{PATH.name}:{r.line}: {r.id}: no such mutant in the current source")
         elif p.code != r.code:
             problems.append(f"{PATH.name}:{r.line}: {r.id}: the line now reads {p.code!r}, not {r.code!r}")
+        elif r.function and p.function != r.function:
+            problems.append(f"{PATH.name}:{r.line}: {r.id}: now in {p.function}, not {r.function}")
     return problems
 
 
-def as_mapping(reasons: Iterable[Reason]) -> dict[str, tuple[str, str]]:
-    return {r.id: (r.verdict, r.why) for r in reasons}
+def as_mapping(reasons: Iterable[Reason], points: Iterable[Point] | None = None) -> dict[str, tuple[str, str]]:
+    """Mutant id -> (verdict, why); with ``points``, by the ids the mutants have now."""
+    current = relocate(reasons, points) if points is not None else list(reasons)
+    return {r.id: (r.verdict, r.why) for r in current}
 
 
 def unobservable(path: Path = PATH) -> list[dict[str, Any]]:
     """The mutants black-box certification cannot kill, for the report's limitations."""
     return [{"id": r.id, "code": r.code, "why": r.why} for r in load(path) if r.verdict == "unobservable"]
+
+
+def rewrite(path: Path = PATH) -> int:
+    """Write the relocated ids into ``path`` (``python -m harness.mutation.survivors``); the number
+    of entries whose id changed."""
+    from harness.mutation import run
+
+    reasons = load(path)
+    moved = {r.id: n.id for r, n in zip(reasons, relocate(reasons, run.all_points()), strict=True) if r.id != n.id}
+    text = path.read_text(encoding="utf-8")
+    for old, new in moved.items():  # one pass per entry, in file order: ids may swap places
+        text = text.replace(f'- id: "{old}"', f'- id: "\0{new}"', 1)
+    text = text.replace('- id: "\0', '- id: "')
+    path.write_text(text, encoding="utf-8")
+    return len(moved)
+
+
+if __name__ == "__main__":  # pragma: no cover - maintenance: follow the mutated lines after an edit
+    print(f"{rewrite()} survivor id(s) moved")

@@ -20,15 +20,29 @@ from harness.mutation import run as mrun
 from harness.mutation import survivors
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = (
-    "controller:194:8:negate-if",  # a complete round is not settled
-    "controller:191:11:NotEq>Eq",  # a card of a round being dealt is taken for a burn card
-    "settle:98:4:negate-if",  # a baccarat round settled as Hit and Run
+#: the CI sample, by what each mutant bends (module, function, operator, the line as it reads), so an
+#: edit elsewhere in the module does not move it off its line
+SAMPLE_AT = (
+    ("controller", "Controller.card_out", "negate-if", "if settle.round_complete(self, self.cards):"),  # a
+    # complete round is not settled
+    ("controller", "Controller.card_out", "NotEq>Eq", 'if self.phase != "dealing":'),  # a card of a round
+    # being dealt is taken for a burn card
+    ("settle", "settle_round", "negate-if", "if ctrl.cfg.hit_and_run:"),  # a baccarat round settled as Hit and Run
 )
 
 
 def sample_ids() -> list[str]:
-    return list(SAMPLE)
+    points = mrun.all_points()
+    out = []
+    for module, function, operator, code in SAMPLE_AT:
+        found = [p.id for p in points if (p.module, p.function, p.operator, p.code) == (module, function, operator,
+                                                                                         code)]
+        assert len(found) == 1, (module, function, operator, code, found)
+        out.append(found[0])
+    return out
+
+
+SAMPLE = tuple(sample_ids())
 
 
 def test_the_sample_names_current_mutants_none_of_them_a_reviewed_survivor() -> None:
