@@ -64,6 +64,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="vendor pre-submission mode: finish with a gap report")
     group.addoption("--tc-submitting-party", action="store", default=None, metavar="NAME",
                     help="certificate holder or vendor who submitted the device (default: the profile's)")
+    group.addoption("--tc-resume", action="store", default=None, metavar="RUN_DIR",
+                    help="continue this interrupted or killed run from its journal (a new sitting): its finished "
+                         "cases are not run again; the devices' identity is checked first (tablecert run --resume)")
     group.addoption("--tc-progress-fd", action="store", type=int, default=None, metavar="FD",
                     help="write one JSON line per collected set and finished case to this file descriptor "
                          "(tablecert run's progress display)")
@@ -173,6 +176,10 @@ def tc_session(request: pytest.FixtureRequest) -> Iterator[TcSession]:
 
     session = TcSession.from_config(request.config)
     session.total = sum(1 for item in request.session.items if getattr(item, "tc_case", None) is not None)
+    if session.resuming is not None:
+        from harness.suites.resuming import begin_sitting
+
+        begin_sitting(request.config, session, session.resuming)
     try:
         yield session
     finally:
@@ -215,6 +222,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
+    if config.getoption("--tc-resume"):
+        from harness.suites.resuming import deselect_finished
+
+        deselect_finished(config, items)  # what is left may be nothing: the record is still finished
+        return
     if config.getoption("--tc-profile") and any(
         str(a).endswith(SUITE_SUFFIX) or "suites" in str(a) for a in config.args
     ):
@@ -227,6 +239,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 " an empty selection certifies nothing"
             )
 
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A resumed run whose every case had finished before: its sitting still checks the devices'
+    identity and finishes the record (no case item asked for the session fixture)."""
+    if session.config.getoption("--tc-resume") and not hasattr(session.config, "workerinput") \
+            and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        from harness.suites.resuming import finish_if_nothing_ran
+
+        finish_if_nothing_ran(session)
 
 
 # -- progress for `tablecert run` (one JSON line per event on --tc-progress-fd) -----------------------
