@@ -20,6 +20,7 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.bench.acts import ReadShuffler, TurnResetKey
 from harness.errors import InputError
 from harness.randomness import battery
 from harness.randomness.evidence import measurements
@@ -33,7 +34,7 @@ from harness.randomness.observations import (
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, step
 from harness.suites.runner import Inconclusive
-from harness.suites.steps import open_round, settle_round
+from harness.suites.steps import open_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -61,17 +62,18 @@ def _record(runner: CaseRunner, step: Step, verdict: battery.Verdict) -> None:
 
 
 def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
-    shoe = runner.rig.shoe
-    if shoe is None:
+    """The shuffler's pack orders, read out by the bench's performer for ``shuffler-readout`` (the test
+    channel: a bench has no one who can, and observes a marked pack instead: ``from:``)."""
+    if runner.rig.shoe is None:
         raise AssertionError("no shoe in the rig")
-    orders = shoe.shuffle(1)  # the pack as the shuffler holds it before the first observed shuffle
+    orders: list[list[int]] = runner.perform(ReadShuffler(1))  # the pack before the first observed shuffle
     while len(orders) < count + 1:
-        orders += shoe.shuffle(min(3, count + 1 - len(orders)))
+        orders += runner.perform(ReadShuffler(min(3, count + 1 - len(orders))))
     return orders
 
 
 @step("expect_shuffle_random", Action(
-    {"shuffles": Arg("int"), "from": Arg("str")},
+    {"shuffles": Arg("int"), "from": Arg("str")}, acts=("shuffler-readout",), acts_unless=("from",),
     doc="the shuffler battery (card positions, adjacent pairs, rising sequences, repeated shuffles) on "
     "`shuffles` shuffles (default: the plan's number) read from the emulated shuffler, or on the observed "
     "pre/post orders in file `from`; INCONCLUSIVE below the planned number",
@@ -91,7 +93,7 @@ def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None
 
 
 @step("expect_shoe_random", Action(
-    {"shoes": Arg("int"), "from": Arg("str")},
+    {"shoes": Arg("int"), "from": Arg("str")}, acts=("shuffler-readout",), acts_unless=("from",),
     doc="the shoe battery (runs of colours, serial correlation of values, ranks by shoe position) on `shoes` "
     "full shoes dealt from the emulated shuffler's packs, or on the card sequences in file `from`",
 ))
@@ -110,7 +112,7 @@ def shoe_battery(runner: CaseRunner, step: Step, shoes: int | None = None, **arg
 
 @step("expect_mystery_distribution", Action(
     {"awards": Arg("int"), "max_rounds": Arg("int", default=200_000), "seed": Arg("int", default=1),
-     "from": Arg("str")},
+     "from": Arg("str")}, acts=("open-round", "wager", "load", "deal", "reset-key"), acts_unless=("from",),
     doc="the mystery trigger distribution: play rounds (every seat wagering Royal 9) until `awards` mystery "
     "awards (default: the plan's number), or read the awards in file `from`; each award against the "
     "declared law between reseed and must-hit-by (Kolmogorov-Smirnov), none above must-hit-by",
@@ -142,8 +144,8 @@ def _play_for_awards(runner: CaseRunner, step: Step, wanted: int, max_rounds: in
     rng = random.Random(seed)
     seats = runner._seats("all")
     stake = runner.stake_default
-    shoe = runner.rig.shoe
-    assert shoe is not None
+    if runner.rig.shoe is None:
+        raise AssertionError("no shoe in the rig")
     out: list[MysteryAward] = []
     meters = set(runner._read_meters().meters)
     for _ in range(max_rounds):
@@ -155,17 +157,13 @@ def _play_for_awards(runner: CaseRunner, step: Step, wanted: int, max_rounds: in
         for res in runner._place_many(wagers):
             if not res.accepted:
                 raise AssertionError(f"wager refused while playing for mystery awards ({res.reason})")
-        cards = runner.random_round_cards(rng)
-        shoe.load(cards)
-        runner.loaded = tuple(cards)
-        shoe.deal(None, 0)
-        settle_round(runner, step)
+        runner.deal_random_round(lambda: runner.random_round_cards(rng), 0, seed)  # loaded, or dealt live
         hit = {str(e.payload.get("meter")) for e in runner.round.ctrl_events if e.name == "hit"}
         for e in runner.round.ctrl_events:
             if e.name == "hit" and e.payload.get("meter") == "mystery":
                 out.append(MysteryAward(int(e.payload["amount"]), reseed, must_hit_by))
         for meter in sorted((hit & meters) - {"mystery"}):
-            runner._ctrl().reset_key(meter)
+            runner.perform(TurnResetKey(meter))
     return out
 
 

@@ -403,7 +403,7 @@ def no_performer(profile: Profile, case: Case) -> str | None:
     """Why no one on the profile's bench can carry out an act the case needs (harness.bench), or None."""
     from harness.suites.registry import acts_of
 
-    for act in acts_of([s.action for s in case.steps]):
+    for act in acts_of([s.action for s in case.steps], [dict(s.args) for s in case.steps]):
         why = profile.bench.why_not(act)
         if why:
             return why

@@ -127,6 +127,10 @@ def test_every_step_that_acts_declares_its_acts() -> None:
     assert {"open-round", "wager", "load", "deal", "reset-key"} <= declared["rounds"]
     assert all(a in ACTS for acts in declared.values() for a in acts)
     assert not declared["expect_payout"] and not declared["expect_lockout"]  # expectations only observe
+    # the batteries read the shuffler (or play rounds) unless their observations come from a file
+    assert declared["expect_shuffle_random"] == declared["expect_shoe_random"] == {"shuffler-readout"}
+    assert acts_of(["expect_shuffle_random"], [{"from": "orders.json"}]) == []
+    assert acts_of(["expect_mystery_distribution"], [{}]) == ["open-round", "wager", "load", "deal", "reset-key"]
 
 
 def test_a_case_needing_an_act_nobody_performs_is_not_applicable() -> None:
