@@ -142,6 +142,7 @@ class SuiteFile(pytest.File):
         for case in suite.cases:
             item = CaseItem.from_parent(self, name=case.name, callobj=functools.partial(_run_case, case))
             item.tc_case = case
+            item.add_marker(pytest.mark.timeout(item_timeout(case, profile)))
             for cap in sorted(case.requires):
                 item.add_marker(pytest.mark.tablecert_requires(cap))
             for cid in case.clauses:
@@ -149,6 +150,20 @@ class SuiteFile(pytest.File):
                 item.add_marker(pytest.mark.tablecert_clause(cid))
             item.user_properties.append(("clauses", " ".join(case.clauses)))
             yield item
+
+
+#: what an item may take beyond its case's own deadline: recording it, and recovering the devices after it
+CASE_GRACE_S = 120
+
+
+def item_timeout(case: Case, profile: Any) -> int:
+    """pytest-timeout's limit for a case item: the case's own deadline (``timeout_s``, which the runner
+    enforces on the devices' time) and a grace; none where a person performs acts, whose time is not
+    the devices' (each prompt has its own deadline, ``bench.operator.prompt_timeout_s``, and a
+    person's time does not count against ``timeout_s``)."""
+    if profile is not None and profile.bench.uses_operator:
+        return 0
+    return case.timeout_s + CASE_GRACE_S
 
 
 class CaseItem(pytest.Function):

@@ -364,6 +364,12 @@ class Performers:
     def perform(self, act: Act, stage: Stage) -> Any:
         return self.performer(act.kind).perform(act, stage)
 
+    @property
+    def person_s(self) -> float:
+        """Seconds spent so far waiting for the operator's answers: a person's time, which a case's
+        own deadline (``timeout_s``, the devices' time) does not count; every prompt has its own."""
+        return self.broker.waited_ns / 1e9 if self.broker is not None else 0.0
+
     def observe(self, role: str, events: list[DeviceEvent]) -> None:
         """Device events as they arrive, for the front ends (the bench console shows them)."""
         if self.broker is not None:

@@ -181,3 +181,23 @@ def test_performers_refuse_an_act_nobody_performs() -> None:
     with pytest.raises(DeviceError, match="no prompt is attached"):
         performers.performer("deal")
     assert isinstance(performers.performer("comm"), Actuator)
+
+
+def test_a_persons_time_is_not_the_devices() -> None:
+    """pytest-timeout gives a case its own deadline and a grace, and none where a person acts (each
+    prompt has its deadline); the time waiting for the operator's answers is counted apart."""
+    from harness.bench.prompts import PromptBroker
+    from harness.plugin import CASE_GRACE_S, item_timeout
+    from tests.bench.test_prompts import Auto
+
+    suite = load_suite(ROOT / "suites" / "progressive" / "mystery.suite.yaml")
+    case = next(c for c in suite.cases if c.timeout_s == 240)
+    assert item_timeout(case, _load(BASE)) == 240 + CASE_GRACE_S  # never below the case's own deadline
+    assert item_timeout(case, _load(BASE + BENCH)) == 0
+    broker = PromptBroker("J. Doe")
+    performers = Performers(_load(BASE + BENCH).bench, relays={"relay": FakeRelay()}, broker=broker)
+    assert performers.person_s == 0.0
+    broker.attach(Auto(broker, "done"))
+    broker.ask(PressLockout())
+    broker.ask(PressLockout())
+    assert performers.person_s >= 0.02  # each answer came 10 ms after its prompt

@@ -289,11 +289,27 @@ def test_a_bench_twin_matrix_lists_what_no_bench_can_catch_and_runs_the_rest() -
     assert not killmatrix.run_matrix(names, runner=FakeRunner(missed=("rate-off",)), bench_twin=True).passed
 
 
+#: one defect for each way a bench acts and observes: the relay's lock-out button and the counter, the
+#: relay in the sensors cable, the bench supply, the operator's reset key and "no more bets", a shoe
+#: stacked by hand, the cards as the shoe reads them, and each kind of table.  The whole matrix on the
+#: bench twins (``tablecert defects --matrix --bench-twin``) took 1729 s at --jobs 1 on a shared
+#: two-core machine, too long for CI; the scripted operator's pace is not what takes the time (speed
+#: 50, 500 and 5000: 36, 27 and 24 s for one run; the same run over the test channel: 18 s).
+BENCH_SUBSET = ("lockout-late", "wager-after-comm-loss", "power-loses-meters", "reset-zero",
+                "wager-after-no-more-bets", "r9-ten-is-face", "shoe-misread", "dragon7-on-tie",
+                "hr-second-winner-unpaid", "mystery-left-pending")
+
+
 @pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_one_defect_is_caught_on_its_bench_twin() -> None:
-    proc = subprocess.run([sys.executable, "-m", "harness", "defects", "--matrix", "--bench-twin", "--jobs", "1",
-                           "--defect", "r9-ten-is-face"], cwd=ROOT, capture_output=True, text=True, timeout=840,
+@pytest.mark.timeout(1500)
+def test_the_kill_matrix_on_bench_twins_catches_one_defect_of_each_kind() -> None:
+    proc = subprocess.run([sys.executable, "-m", "harness", "defects", "--matrix", "--bench-twin", "--jobs", "2",
+                           "--defect", *BENCH_SUBSET], cwd=ROOT, capture_output=True, text=True, timeout=1440,
                           check=False, env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert "r9-ten-is-face" in proc.stdout and "CAUGHT" in proc.stdout and "on bench twins PASSED" in proc.stdout
+    out = proc.stdout
+    assert proc.returncode == 0, out[-4000:] + proc.stderr[-2000:]
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split()[:1] and line.split()[0] in DEFECTS}
+    assert sorted(rows) == sorted(BENCH_SUBSET)
+    assert all(line.split()[2] == "CAUGHT" for line in rows.values()), rows
+    assert "kill matrix on bench twins PASSED" in out
+    print(out.splitlines()[-1])  # the wall time, for the CI log
