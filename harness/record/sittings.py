@@ -121,6 +121,8 @@ def resumed(record: Record, entry: Mapping[str, Any]) -> None:
         owner.superseded.append(case_id)
     record.cases = [c for c in record.cases if c.case_id not in rerun]
     record.complete, record.finished_at, record.interrupted = False, None, False
+    for pair in record.identities.values():  # the identity at the end of the run is read when it ends
+        pair.pop("end", None)
     record.sittings.append(Sitting(len(record.sittings) + 1, str(entry["started_at"]),
                                    command=[str(c) for c in entry.get("command", [])],
                                    identities={str(r): dict(i) for r, i in (entry.get("identities") or {}).items()},
