@@ -114,7 +114,9 @@ def test_a_bench_twin_gives_the_test_channels_verdicts(name: str, tmp_path: Path
                     if _bench_impossible(acts_of([s.action for s in c.steps], [dict(s.args) for s in c.steps]))
                     and direct.get(c.name) not in (None, "NOT APPLICABLE")}
     assert off_bench == expected_off
-    assert not {c: v for c, v in different.items() if c not in off_bench}, different
+    rest = {c: v for c, v in different.items() if c not in off_bench}
+    assert not rest, "\n\n".join(f"{c}: test channel {d}, bench twin {t}\n--- test channel:\n{m}\n--- twin:\n{tm}"
+                                   for c, (d, t, m, tm) in rest.items())
     assert sum(v == "PASS" for v in twin.values()) >= (15 if name == "emulated-hit-and-run" else 20)
 
 
