@@ -23,6 +23,7 @@ defect runs on follows from the kind of table its requirement exists on
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import subprocess
@@ -59,7 +60,8 @@ DEFAULT_DEADLINE_S = 300.0
 
 @dataclass(frozen=True)
 class Job:
-    """One certification run: the profile, the clause selection and the defect (``None``: clean)."""
+    """One certification run: the profile, the clause selection and the defect (``None``: clean);
+    ``bench_twin``: on the profile's bench twin (no test channel, the scripted operator)."""
 
     profile: str
     clauses: tuple[str, ...]
@@ -70,10 +72,11 @@ class Job:
     extra_args: tuple[str, ...] = ()
     #: environment of the run (and of the emulator it starts), on top of this one's
     env: tuple[tuple[str, str], ...] = ()
+    bench_twin: bool = False
 
     @property
     def label(self) -> str:
-        return f"{self.defect or 'clean'} on {self.profile}"
+        return f"{self.defect or 'clean'} on {self.profile}" + (" (bench twin)" if self.bench_twin else "")
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,9 @@ class Row:
     not_counted: list[tuple[str, str]]
     error: str | None
     seconds: Decimal
+    #: bench twin only: why no case citing the defect's clauses can run on a bench (every one needs an
+    #: act no one on a bench performs), so no bench can catch it this way
+    off_bench: str | None = None
 
     @property
     def caught(self) -> bool:
@@ -123,9 +129,13 @@ class Matrix:
     def clean_ok(self) -> bool:
         return all(clean_problems(r) == [] for r in self.clean)
 
+    bench_twin: bool = False
+
     @property
     def passed(self) -> bool:
-        return self.clean_ok and bool(self.rows) and all(r.caught for r in self.rows)
+        """Every defect caught (on bench twins: every defect a bench can catch, the others listed)."""
+        return self.clean_ok and bool(self.rows) and all(r.caught or r.off_bench for r in self.rows) \
+            and any(r.caught for r in self.rows)
 
 
 Runner = Callable[[Job, float], JobResult]
@@ -141,7 +151,8 @@ def profile_of(defect: Defect, tables: Mapping[str, str] | None = None) -> str:
     return PROFILE_FOR_TABLE[defect.table]
 
 
-def plan(names: Iterable[str] = (), tables: Mapping[str, str] | None = None) -> tuple[list[Job], list[Job]]:
+def plan(names: Iterable[str] = (), tables: Mapping[str, str] | None = None,
+         bench_twin: bool = False) -> tuple[list[Job], list[Job]]:
     """The clean runs (one per profile, every clause its defects break) and the defect runs."""
     chosen = list(dict.fromkeys(names))
     check_defects(chosen)
@@ -151,9 +162,47 @@ def plan(names: Iterable[str] = (), tables: Mapping[str, str] | None = None) -> 
     for d in defects:
         profile = profile_of(d, tables)
         per_profile.setdefault(profile, {}).update(dict.fromkeys(d.clauses))
-        runs.append(Job(profile, d.clauses, d.name))
-    clean = [Job(p, tuple(c)) for p, c in per_profile.items()]
+        runs.append(Job(profile, d.clauses, d.name, bench_twin))
+    clean = [Job(p, tuple(c), None, bench_twin) for p, c in per_profile.items()]
     return clean, runs
+
+
+def profile_path(profile: str) -> Path:
+    return Path(profile) if profile.endswith(".yaml") else ROOT / "device_profiles" / f"{profile}.yaml"
+
+
+def off_bench(job: Job) -> str | None:
+    """On a bench twin: why none of the cases citing the job's clauses can run (each needs an act
+    no one on a bench performs: a device fault, the shuffler's read-out), or None when some can."""
+    reasons = []
+    for clauses, on_table, on_bench in _twin_cases(job.profile):
+        if not set(job.clauses) & clauses or not on_table:
+            continue  # not citing the clauses, or not for this table at all
+        if on_bench is None or "no performer on this bench" not in on_bench:
+            return None
+        reasons.append(on_bench)
+    return "; ".join(dict.fromkeys(reasons)) or None
+
+
+@functools.cache
+def _twin_cases(profile: str) -> tuple[tuple[frozenset[str], bool, str | None], ...]:
+    """Every shipped case: its clauses, whether it applies to the profile's table, and why it does not
+    run on the profile's bench twin (None: it runs)."""
+    from harness.bench.twin import bench_twin
+    from harness.games.interpretations import Interpretations
+    from harness.profiles import load_profile
+    from harness.suites.schema import expand_suites, load_suite
+    from harness.suites.session import not_applicable
+
+    plain = load_profile(profile_path(profile))
+    twin = bench_twin(plain)
+    interp = Interpretations.from_overrides(dict(twin.interpretations))
+    out = []
+    for path in expand_suites([ROOT / "suites"]):
+        for case in load_suite(path, profile=twin).cases:
+            out.append((frozenset(case.clauses), not_applicable(plain, interp, case) is None,
+                        not_applicable(twin, interp, case)))
+    return tuple(out)
 
 
 # -- judging ------------------------------------------------------------------------------------
@@ -180,13 +229,14 @@ def judge(defect: Defect, result: JobResult) -> Row:
 # -- running ------------------------------------------------------------------------------------
 
 def pytest_command(job: Job, report_dir: Path) -> list[str]:
-    profile = job.profile if job.profile.endswith(".yaml") else str(ROOT / "device_profiles" / f"{job.profile}.yaml")
-    cmd = [sys.executable, "-m", "pytest", *(job.targets or ("suites",)), "--tc-profile", profile,
+    cmd = [sys.executable, "-m", "pytest", *(job.targets or ("suites",)), "--tc-profile", str(profile_path(job.profile)),
            "--tc-report-dir", str(report_dir), "-q", "-p", "no:cacheprovider", *job.extra_args]
     for clause in job.clauses:
         cmd += ["--tc-clause", clause]
     if job.defect:
         cmd += ["--tc-defect", job.defect]
+    if job.bench_twin:
+        cmd.append("--tc-bench-twin")
     return cmd
 
 
@@ -259,21 +309,33 @@ def run_jobs(jobs: Sequence[Job], runner: Runner, workers: int, deadline_s: floa
 
 def run_matrix(names: Iterable[str] = (), *, jobs: int = 2, runner: Runner = run_subprocess,
                deadline_s: float = DEFAULT_DEADLINE_S,
-               progress: Callable[[str], None] | None = None, tables: Mapping[str, str] | None = None) -> Matrix:
+               progress: Callable[[str], None] | None = None, tables: Mapping[str, str] | None = None,
+               bench_twin: bool = False) -> Matrix:
     """The clean runs first; the defect runs only when every clean run passed.  ``tables`` runs the
-    defects of each kind of table on that profile instead of the shipped one (the variants)."""
+    defects of each kind of table on that profile instead of the shipped one (the variants);
+    ``bench_twin`` runs everything on the profiles' bench twins (a defect no case a bench can run
+    cites is listed with the reason instead of being run)."""
     t0 = time.monotonic()
-    clean_jobs, defect_jobs = plan(names, tables)
+    clean_jobs, defect_jobs = plan(names, tables, bench_twin)
+    unrunnable = {j.defect: why for j in defect_jobs if bench_twin and (why := off_bench(j))}
+    clean_jobs = [j for j in clean_jobs if not bench_twin or off_bench(j) is None]
     if progress:
-        progress(f"clean runs: {len(clean_jobs)} profile(s)")
+        progress(f"clean runs: {len(clean_jobs)} profile(s)" + (" (bench twins)" if bench_twin else ""))
     clean = run_jobs(clean_jobs, runner, jobs, deadline_s)
     rows: list[Row] = []
     if all(clean_problems(r) == [] for r in clean):
+        runnable = [j for j in defect_jobs if j.defect not in unrunnable]
         if progress:
-            progress(f"defect runs: {len(defect_jobs)}")
-        results = run_jobs(defect_jobs, runner, jobs, deadline_s)
-        rows = [judge(DEFECTS[r.job.defect or ""], r) for r in results]
-    return Matrix(clean, rows, _seconds(time.monotonic() - t0), jobs)
+            progress(f"defect runs: {len(runnable)}" + (f" ({len(unrunnable)} no bench can catch)"
+                                                        if unrunnable else ""))
+        results = {r.job.defect: r for r in run_jobs(runnable, runner, jobs, deadline_s)}
+        for j in defect_jobs:
+            defect = DEFECTS[j.defect or ""]
+            if j.defect in unrunnable:
+                rows.append(Row(defect, j.profile, [], [], None, Decimal(0), unrunnable[j.defect]))
+            else:
+                rows.append(judge(defect, results[j.defect]))
+    return Matrix(clean, rows, _seconds(time.monotonic() - t0), jobs, bench_twin)
 
 
 def _seconds(value: float) -> Decimal:
@@ -299,20 +361,25 @@ def render(matrix: Matrix) -> str:
                      "ERROR and TIMEOUT are rig verdicts and do not count.")
         w_name = max(len(r.defect.name) for r in matrix.rows)
         w_prof = max(len(_name(r.profile)) for r in matrix.rows)
-        lines.append(f"{'DEFECT':<{w_name}}  {'PROFILE':<{w_prof}}  VERDICT  CLAUSE(S) -> CAUGHT BY")
+        lines.append(f"{'DEFECT':<{w_name}}  {'PROFILE':<{w_prof}}  VERDICT    CLAUSE(S) -> CAUGHT BY")
         for r in matrix.rows:
-            verdict = "CAUGHT" if r.caught else "MISSED"
-            by = ", ".join(r.caught_by) if r.caught_by else "no FAIL citing the clause"
+            verdict = "CAUGHT" if r.caught else "OFF-BENCH" if r.off_bench else "MISSED"
+            by = ", ".join(r.caught_by) if r.caught_by else (
+                f"no case a bench can run: {r.off_bench}" if r.off_bench else "no FAIL citing the clause")
             extra = ""
             if r.not_counted:
                 extra += "; not counted: " + ", ".join(f"{c} {v}" for c, v in r.not_counted)
             if r.error:
                 extra += f"; run: {r.error}"
-            lines.append(f"{r.defect.name:<{w_name}}  {_name(r.profile):<{w_prof}}  {verdict:<7}  "
+            lines.append(f"{r.defect.name:<{w_name}}  {_name(r.profile):<{w_prof}}  {verdict:<9}  "
                          f"{' '.join(r.defect.clauses)} -> {by}{extra} ({r.seconds} s)")
         caught = sum(r.caught for r in matrix.rows)
-        lines.append(f"\n{caught}/{len(matrix.rows)} defect(s) caught")
-    lines.append(f"kill matrix {'PASSED' if matrix.passed else 'FAILED'}; wall time {matrix.wall_seconds} s "
+        away = sum(1 for r in matrix.rows if r.off_bench and not r.caught)
+        lines.append(f"\n{caught}/{len(matrix.rows) - away} defect(s) caught"
+                     + (f"; {away} no bench can catch (every case citing their clauses needs an act no one on "
+                        "a bench performs)" if away else ""))
+    mode = " on bench twins" if matrix.bench_twin else ""
+    lines.append(f"kill matrix{mode} {'PASSED' if matrix.passed else 'FAILED'}; wall time {matrix.wall_seconds} s "
                  f"({matrix.jobs} job(s) at once)")
     return "\n".join(lines)
 
@@ -330,8 +397,10 @@ def to_json(matrix: Matrix) -> dict[str, Any]:
         "clean": [{"profile": j.job.profile, "clauses": list(j.job.clauses), "passed": not clean_problems(j),
                    "problems": clean_problems(j), "seconds": str(j.seconds),
                    "cases": [{"case": c.case_id, "verdict": c.verdict} for c in j.cases]} for j in matrix.clean],
+        "bench_twin": matrix.bench_twin,
         "defects": [{"name": r.defect.name, "profile": r.profile, "clauses": list(r.defect.clauses),
-                     "verdict": "CAUGHT" if r.caught else "MISSED", "caught_by": r.caught_by,
+                     "verdict": "CAUGHT" if r.caught else "OFF-BENCH" if r.off_bench else "MISSED",
+                     "off_bench": r.off_bench, "caught_by": r.caught_by,
                      "not_counted": [{"case": c, "verdict": v} for c, v in r.not_counted],
                      "error": r.error, "seconds": str(r.seconds)} for r in matrix.rows],
     }

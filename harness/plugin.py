@@ -64,6 +64,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="vendor pre-submission mode: finish with a gap report")
     group.addoption("--tc-submitting-party", action="store", default=None, metavar="NAME",
                     help="certificate holder or vendor who submitted the device (default: the profile's)")
+    group.addoption("--tc-resume", action="store", default=None, metavar="RUN_DIR",
+                    help="continue this interrupted or killed run from its journal (a new sitting): its finished "
+                         "cases are not run again; the devices' identity is checked first (tablecert run --resume)")
     group.addoption("--tc-progress-fd", action="store", type=int, default=None, metavar="FD",
                     help="write one JSON line per collected set and finished case to this file descriptor "
                          "(tablecert run's progress display)")
@@ -139,6 +142,7 @@ class SuiteFile(pytest.File):
         for case in suite.cases:
             item = CaseItem.from_parent(self, name=case.name, callobj=functools.partial(_run_case, case))
             item.tc_case = case
+            item.add_marker(pytest.mark.timeout(item_timeout(case, profile)))
             for cap in sorted(case.requires):
                 item.add_marker(pytest.mark.tablecert_requires(cap))
             for cid in case.clauses:
@@ -149,6 +153,20 @@ class SuiteFile(pytest.File):
             if float(ini) and case.timeout_s + 30 > float(ini):  # a long case's own deadline comes first
                 item.add_marker(pytest.mark.timeout(case.timeout_s + 30))
             yield item
+
+
+#: what an item may take beyond its case's own deadline: recording it, and recovering the devices after it
+CASE_GRACE_S = 120
+
+
+def item_timeout(case: Case, profile: Any) -> int:
+    """pytest-timeout's limit for a case item: the case's own deadline (``timeout_s``, which the runner
+    enforces on the devices' time) and a grace; none where a person performs acts, whose time is not
+    the devices' (each prompt has its own deadline, ``bench.operator.prompt_timeout_s``, and a
+    person's time does not count against ``timeout_s``)."""
+    if profile is not None and profile.bench.uses_operator:
+        return 0
+    return case.timeout_s + CASE_GRACE_S
 
 
 class CaseItem(pytest.Function):
@@ -176,6 +194,10 @@ def tc_session(request: pytest.FixtureRequest) -> Iterator[TcSession]:
 
     session = TcSession.from_config(request.config)
     session.total = sum(1 for item in request.session.items if getattr(item, "tc_case", None) is not None)
+    if session.resuming is not None:
+        from harness.suites.resuming import begin_sitting
+
+        begin_sitting(request.config, session, session.resuming)
     try:
         yield session
     finally:
@@ -218,6 +240,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
+    if config.getoption("--tc-resume"):
+        from harness.suites.resuming import deselect_finished
+
+        deselect_finished(config, items)  # what is left may be nothing: the record is still finished
+        return
     if config.getoption("--tc-profile") and any(
         str(a).endswith(SUITE_SUFFIX) or "suites" in str(a) for a in config.args
     ):
@@ -230,6 +257,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 " an empty selection certifies nothing"
             )
 
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A resumed run whose every case had finished before: its sitting still checks the devices'
+    identity and finishes the record (no case item asked for the session fixture)."""
+    if session.config.getoption("--tc-resume") and not hasattr(session.config, "workerinput") \
+            and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        from harness.suites.resuming import finish_if_nothing_ran
+
+        finish_if_nothing_ran(session)
 
 
 # -- progress for `tablecert run` (one JSON line per event on --tc-progress-fd) -----------------------

@@ -90,6 +90,13 @@ class SoakOptions:
     #: an emulator defect replacing the profile's (the tests prove the soak catches it)
     defect: str | None = None
     run_dir: Path | None = None
+    #: play until this many hours have passed (with ``rounds``: whichever comes first; 0 rounds: no limit)
+    hours: Decimal | None = None
+    #: observe only (harness.soak_observe): what the operator deals and the sensors report, nothing loaded
+    observe: bool = False
+    #: observe: the wagers are placed from a wager sheet (``sheet``) or only read off the sensors (``observed``)
+    wagers: str = "sheet"
+    operator: str = ""
 
 
 Progress = Callable[[SoakResult], None]
@@ -99,11 +106,9 @@ class Soak:
     """One soak run: build the laws, open the rig, play the rounds, close the rig."""
 
     def __init__(self, profile: Profile, options: SoakOptions, progress: Progress | None = None) -> None:
-        if options.rounds < 1:
+        if options.rounds < 1 and options.hours is None:
             raise InputError(f"--rounds {options.rounds}: at least one round")
-        if not profile.is_emulated:
-            raise InputError(f"{profile.source_path}: the soak deals through the emulator's test channel; "
-                             "this profile names no emulated device")
+        self.check_profile(profile, options)
         if options.defect is not None:
             profile = dataclasses.replace(profile, emulator=dataclasses.replace(profile.emulator,
                                                                                 defect=options.defect))
@@ -155,6 +160,11 @@ class Soak:
         self.need_base = self.kind is None
         self.result = SoakResult(profile.name, options.seed, options.listen, self.seats, options.rounds)
         self.start: MeterReading | None = None
+
+    def check_profile(self, profile: Profile, options: SoakOptions) -> None:
+        if not profile.is_emulated:
+            raise InputError(f"{profile.source_path}: the soak deals through the emulator's test channel; "
+                             "this profile names no emulated device (on a bench: tablecert soak --observe)")
 
     # ------------------------------------------------------------------ running
 

@@ -42,6 +42,13 @@ class SoakResult:
     mystery_awards: list[int] = field(default_factory=list)
     #: the mystery battery over those awards (harness.randomness.evidence.mystery_check), or None
     mystery: dict[str, Any] | None = None
+    #: ``test-channel`` (rounds loaded and dealt by the emulator) or ``observe`` (dealt at the table, read)
+    mode: str = "test-channel"
+    hours: str | None = None
+    #: observe: shoes shuffled and loaded, cards read, operator prompts answered
+    shoes: int = 0
+    cards_read: int = 0
+    prompts: int = 0
 
     def flag(self, kind: str, message: str) -> None:
         self.violations[kind] = self.violations.get(kind, 0) + 1
@@ -58,7 +65,7 @@ class SoakResult:
 
     @property
     def ok(self) -> bool:
-        return (self.error is None and not self.interrupted and self.total_violations == 0
+        return (self.rounds > 0 and self.error is None and not self.interrupted and self.total_violations == 0
                 and not any(t.failed for t in self.tests)
                 and (self.mystery is None or self.mystery["outcome"] != "FAIL"))
 
@@ -74,16 +81,22 @@ class SoakResult:
             "rss": self.rss.to_dict(), "emulator_rss": self.emulator_rss.to_dict(),
             "peak_rss_kib": self.peak_rss_kib, "error": self.error, "evidence": self.evidence,
             "interrupted": self.interrupted, "mystery_awards": len(self.mystery_awards),
-            "mystery_distribution": self.mystery, "ok": self.ok,
+            "mystery_distribution": self.mystery, "ok": self.ok, "mode": self.mode, "hours": self.hours,
+            "shoes": self.shoes, "cards_read": self.cards_read, "prompts": self.prompts,
         }
 
 
 def iter_summary(res: SoakResult) -> Iterator[str]:
     """The human summary, line by line."""
     seats = ",".join(map(str, res.seats))
-    yield f"soak: {res.profile} over {res.listen}, seed {res.seed}, seats {seats}"
-    yield (f"rounds: {res.rounds:,} of {res.rounds_requested:,} in {res.elapsed_s:.1f} s = "
-           f"{res.rate:.1f} rounds/s")
+    if res.mode == "observe":
+        yield (f"soak (observe only): {res.profile}, seats {seats}: {res.shoes} shoe(s) shuffled and dealt at the "
+               f"table, {res.cards_read:,} cards read, {res.prompts:,} operator prompts")
+    else:
+        yield f"soak: {res.profile} over {res.listen}, seed {res.seed}, seats {seats}"
+    of = f"{res.rounds_requested:,}" if res.rounds_requested else "no limit"
+    within = f" (within {res.hours} h)" if res.hours else ""
+    yield f"rounds: {res.rounds:,} of {of}{within} in {res.elapsed_s:.1f} s = {res.rate:.1f} rounds/s"
     hits = ", ".join(f"{k} {v}" for k, v in sorted(res.meter_hits.items())) or "none"
     yield (f"checked: {res.payouts_checked:,} payouts against the oracle, {res.meter_readings:,} meter readings; "
            f"meter hits: {hits}" + ("; base wagers placed (r9-requires-base-wager)" if res.base_wagers else ""))

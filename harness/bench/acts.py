@@ -33,6 +33,7 @@ ACTS: Mapping[str, str] = {
     "power": "switch the table's power off or on",
     "comm": "break or restore the link between the controller and the wagering devices (pull a cable)",
     "fault": "inject a device fault (a silent device, line noise, a reboot, a power loss)",
+    "shuffler-readout": "read out the built-in shuffler's pack order before and after each shuffle",
 }
 
 WAGER_NAMES = {
@@ -245,7 +246,20 @@ class InjectFault(Act):
         return {"act": self.kind, "role": self.role, "fault": self.fault, "args": dict(self.args)}
 
 
+@dataclass(frozen=True)
+class ReadShuffler(Act):
+    """The pack's order after each of ``count`` shuffles of the shoe's built-in shuffler (the first
+    observation is the order before the first).  Only a device's test channel reports it; on a bench
+    the orders of a marked pack are observed by hand and given to the battery as a file (``from:``)."""
+
+    kind: ClassVar[str] = "shuffler-readout"
+    count: int = 1
+
+    def instruction(self) -> str:
+        return f"Read out the shuffler's pack order over {self.count} shuffle(s)"
+
+
 ACT_TYPES: dict[str, type[Act]] = {cls.kind: cls for cls in (
     LoadShoe, Deal, PlaceWagers, RemoveWager, OpenRound, NoMoreBets, PressLockout, TurnResetKey,
-    SwitchPower, SetComm, InjectFault)}
+    SwitchPower, SetComm, InjectFault, ReadShuffler)}
 assert set(ACT_TYPES) == set(ACTS)

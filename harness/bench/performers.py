@@ -6,7 +6,8 @@ performer the profile chose for the act's kind carries it out and returns what t
 expectations do, from what the devices report.
 
 * :class:`TestChannel`: the device's own command for the act (``test.load``, ``test.deal``,
-  ``wager.place``, ``lockout.press``, ``reset_key``, ``round.open``, ``test.link``, ``test.fault``, ...).
+  ``wager.place``, ``lockout.press``, ``reset_key``, ``round.open``, ``test.link``, ``test.fault``,
+  ``test.shuffle``, ...).
   Emulators answer them; a real device refuses them (docs/protocol.md, sections 7 and 11).
 * :class:`Supply`: the bench power supply's output (``OUTP ON|OFF``).
 * :class:`Actuator`: a relay channel of a VISA switch unit wired to a button, a key or a cable
@@ -35,6 +36,7 @@ from harness.bench.acts import (
     OpenRound,
     PlaceWagers,
     PressLockout,
+    ReadShuffler,
     RedoCase,
     Removal,
     RemoveWager,
@@ -137,6 +139,8 @@ class TestChannel(Performer):
             return Removal(True)
         if isinstance(act, InjectFault):
             return self._fault(act, stage)
+        if isinstance(act, ReadShuffler):
+            return _device(stage, "shoe").shuffle(act.count)
         ctrl = _device(stage, "controller")
         if isinstance(act, OpenRound):
             return ctrl.open_round()
@@ -359,6 +363,12 @@ class Performers:
 
     def perform(self, act: Act, stage: Stage) -> Any:
         return self.performer(act.kind).perform(act, stage)
+
+    @property
+    def person_s(self) -> float:
+        """Seconds spent so far waiting for the operator's answers: a person's time, which a case's
+        own deadline (``timeout_s``, the devices' time) does not count; every prompt has its own."""
+        return self.broker.waited_ns / 1e9 if self.broker is not None else 0.0
 
     def observe(self, role: str, events: list[DeviceEvent]) -> None:
         """Device events as they arrive, for the front ends (the bench console shows them)."""

@@ -131,6 +131,8 @@ class PromptBroker:
         self._log: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._cond = threading.Condition()
+        #: time spent waiting for a person's answers (a case's own deadline does not count it)
+        self.waited_ns = 0
 
     def attach(self, front_end: FrontEnd) -> None:
         self.front_ends.append(front_end)
@@ -162,6 +164,7 @@ class PromptBroker:
                     break
                 self._cond.wait(left)
             answer, self.current = self._answer, None
+        self.waited_ns += time.monotonic_ns() - prompt.asked_ns
         entry = {"prompt": prompt.to_dict(), "answer": answer.to_dict() if answer else None}
         self._log.append(entry)
         for fe in list(self.front_ends):

@@ -32,6 +32,7 @@ from harness.bench.acts import (
     OpenRound,
     PlaceWagers,
     PressLockout,
+    ReadShuffler,
     RemoveWager,
     SetComm,
     SwitchPower,
@@ -154,8 +155,8 @@ class ScriptedOperator:
             pace.wait(rng, pace.cable)
             self.hands.act("cable", connected=act.connected)
             return "done", ""
-        if isinstance(act, InjectFault):
-            return "cannot", "a device fault cannot be made by hand"
+        if isinstance(act, InjectFault | ReadShuffler):
+            return "cannot", f"no one can {act.kind} by hand"
         return "cannot", f"no idea how to {act.kind}"
 
     @staticmethod

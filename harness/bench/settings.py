@@ -41,7 +41,7 @@ PERFORMERS = ("test-channel", "actuator", "supply", "operator", "none")
 #: acts a relay channel can carry out: a button held closed, a key turned, a cable broken
 ACTUATOR_ACTS = ("lockout-button", "reset-key", "comm", "open-round", "no-more-bets")
 #: acts a person cannot do by hand at the table
-NOT_BY_HAND = ("fault",)
+NOT_BY_HAND = ("fault", "shuffler-readout")
 ACTUATOR_DRIVERS = ("scpi-switch",)
 _CHANNEL = r"[0-9]{1,6}"
 DEFAULT_HOLD_MS = Decimal(150)

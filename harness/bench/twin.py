@@ -5,8 +5,11 @@ changes only how acts are carried out: the emulator has no test channel (it refu
 the remote act commands like a real device), the shoe is stacked and dealt, chips are placed and
 the reset key turned by a scripted operator at the emulator's physical side, the lock-out button
 and the controller-sensors cable are worked by relays of the emulated switch unit, the power by the
-bench supply; device faults cannot be injected (``fault: none``).  Same suites, another profile:
-the verdicts must be the same (tests/bench/test_twin_verdicts.py).
+bench supply; device faults cannot be injected (``fault: none``) and the built-in shuffler's pack
+orders cannot be read out (``shuffler-readout: none``: a lab observes a marked pack by hand and gives
+the battery the file).  Same suites, another profile: the verdicts must be the same, but for the
+cases needing those two acts, NOT APPLICABLE on the twin with that reason
+(tests/bench/test_twin_verdicts.py).
 
 ``tablecert run --bench-twin`` (pytest ``--tc-bench-twin``) runs a profile's twin; the record keeps
 the twin's profile snapshot, so the report says how every act was performed.
@@ -55,6 +58,7 @@ def twin_mapping(profile: Profile, *, speed: Decimal = CI_SPEED, seed: int = 1,
             "comm": {"actuator": "relay", "channel": COMM_CHANNEL},
             "power": "supply" if "power" in profile.devices else "none",
             "fault": "none",
+            "shuffler-readout": "none",
         },
         "actuators": {"relay": {"driver": "scpi-switch", "resource": "emulator"}},
         "operator": operator,

@@ -9,7 +9,9 @@ a lab can pick one for ``tablecert emulate --defect NAME`` or a profile's ``emul
 ``--matrix`` runs the proof (:mod:`harness.killmatrix`): the clean emulators must pass the cases
 citing the defects' clauses, then every defect must make at least one of those cases FAIL (an
 ERROR or a TIMEOUT does not count: it is the rig's verdict, not a compliance one).  Exit status 0
-only when all of that holds, 1 otherwise, 2 for bad input.
+only when all of that holds, 1 otherwise, 2 for bad input.  ``--bench-twin`` runs it on the
+profiles' bench twins; a defect that only cases needing an act no one on a bench performs can catch
+(the shuffler's, read out through the test channel) is listed OFF-BENCH with that reason.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ tablecert defects lockout-late rate-off # just these two
 tablecert defects --json                # machine-readable list
 tablecert defects --matrix --jobs 2     # the kill matrix: every defect fails a case citing its clause
 tablecert defects --matrix --defect rate-off --defect shoe-misread --json
-tablecert defects --matrix --variants --seed 7   # on four variants drawn from seed 7 instead of the shipped tables
+tablecert defects --matrix --variants --seed 7   # on five variants drawn from seed 7 instead of the shipped tables
+tablecert defects --matrix --bench-twin --jobs 1 # on the bench twins: no test channel, the scripted operator
 tablecert emulate --defect lockout-late # then run the suites against it: some case must FAIL
 tablecert defects --mutants --list      # every mutant of the device-side emulator code, by id
 tablecert defects --mutants --jobs 2    # the mutation score: each mutant emulator certified (long)
@@ -51,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --matrix: run each defect on a variant of its kind of table drawn from --seed "
                              "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run, "
                              "Mini-Baccarat with the streak wager, a link) instead of the shipped profiles")
+    parser.add_argument("--bench-twin", action="store_true",
+                        help="with --matrix: every run on its profile's bench twin (no test channel; the scripted "
+                             "operator, relays and the bench supply perform every act), as a lab bench would catch it")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="with --variants: the seed (default: a fresh one, printed); with --mutants --sample: "
                              "the sample's seed (default 0)")
@@ -97,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         return _matrix(args, names)
     if args.defect:
         raise InputError("--defect selects defects for --matrix; to list some, name them: tablecert defects NAME")
+    if args.bench_twin:
+        raise InputError("--bench-twin goes with --matrix: tablecert defects --matrix --bench-twin")
     defects = selected(names)
     if args.json:
         print(json.dumps([dataclasses.asdict(d) for d in defects], indent=2, ensure_ascii=False))
@@ -140,7 +148,8 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         print(f"kill matrix: variants of seed {seed}: " + "; ".join(f"{p} ({v.summary()})"
                                                                    for v, p in zip(chosen, paths, strict=True)),
               file=sys.stderr, flush=True)
-    matrix = killmatrix.run_matrix(names, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables)
+    matrix = killmatrix.run_matrix(names, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables,
+                                   bench_twin=args.bench_twin)
     if args.json:
         print(json.dumps(killmatrix.to_json(matrix), indent=2, ensure_ascii=False))
     else:

@@ -6,6 +6,8 @@ pty, and writes one record per profile under ``reports/<run-id>/``.  Each profil
 pytest process (the suites are pytest items; see ``harness.plugin``), so a crash in one cannot take
 another's finished results with it.
 
+``--resume RUN`` continues an interrupted or killed run from its journal (:mod:`harness.cli.run_resume`).
+
 One verdict everywhere: the summary prints each record's own verdict, and the exit status follows
 from those verdicts (:mod:`harness.exitcodes`), never from pytest's exit code.  Ctrl-C (or SIGTERM)
 lets the running profile write its record (verdict INTERRUPTED), runs no further profile and exits
@@ -39,6 +41,7 @@ tablecert run suites/lockout/lockout.suite.yaml::no-more-bets --profile my-bench
 tablecert run --profile my-bench.yaml --lab "ACME Labs" --operator jdoe --submitting-party "ACME Gaming LLC"
 tablecert run --profile device_profiles/emulated-midi-5.yaml --defect lockout-late --pre-submission
 tablecert run --bench-twin --profile device_profiles/emulated-midi-5.yaml   # as a lab bench would
+tablecert run --resume reports/20250101T120000Z-emulated-midi-5   # go on with an interrupted or killed run
 tablecert run -n 2 -- -x --maxfail 3            # two emulator instances per profile; pytest options after --
 """
 #: ``tablecert run ... -- ARGS``: ARGS reach pytest unchanged
@@ -64,6 +67,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bench-twin", action="store_true",
                    help="run each emulated profile's bench twin: no test channel; a scripted operator, relays "
                         "and the bench supply perform every act (docs/device-profiles.md, 'The bench')")
+    p.add_argument("--resume", default=None, metavar="RUN",
+                   help="continue an interrupted or killed run from its journal (a run folder, or a run id under "
+                        "--report-dir): the cases it finished are not run again, the devices' identity is checked "
+                        "first, the record gains a sitting (docs/record.md, 'Sittings')")
     p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="only cases matching (pytest -k)")
     p.add_argument("-n", dest="workers", type=int, default=0, metavar="N",
                    help="split cases over N emulator instances (pytest-xdist --dist loadfile)")
@@ -124,6 +131,11 @@ class ProfileRun:
 def run(args: argparse.Namespace) -> int:
     from harness.cli.run_progress import Progress, applicable_counts
     from harness.profiles import load_profile
+
+    if getattr(args, "resume", None):
+        from harness.cli.run_resume import resume
+
+        return resume(args)
 
     root = project_root()
     suites = _suites(args, root)

@@ -141,7 +141,8 @@ class Progress:
         self._current = index
         run = self.runs[index]
         self._last_plain = time.monotonic()
-        self._print(f"== [{index + 1}/{len(self.runs)}] {run.name}: {run.estimate} applicable case(s)")
+        what = f"{run.estimate} applicable case(s)" if run.estimate else "the cases left are being counted"
+        self._print(f"== [{index + 1}/{len(self.runs)}] {run.name}: {what}")
         self._refresh()
 
     def update(self, run: Any, event: dict[str, Any]) -> None:

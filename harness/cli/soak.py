@@ -1,5 +1,10 @@
 """``tablecert soak``: random rounds through the emulators, invariants checked every round.
 
+``--observe`` soaks a real bench (or, with ``--bench-twin``, an emulated profile's bench twin):
+nothing is loaded; the operator deals rounds from a shoe shuffled at the table, chips are placed from
+a wager sheet (or only read off the sensors: ``--wagers observed``), and every invariant is checked on
+what the devices report (:mod:`harness.soak_observe`).  ``--hours H`` runs for that long.
+
 Exit 0 when no round broke an invariant, no hit frequency is implausible (p >= 0.001) and the
 mystery awards (with a mystery progressive) do not reject the declared trigger law, 1
 otherwise (a rig error included), 2 for bad input, 130 when interrupted (the summary of the
@@ -27,13 +32,27 @@ tablecert soak --profile device_profiles/emulated-midi-5.yaml --rounds 100000
 tablecert soak --profile device_profiles/emulated-midi-5-mystery.yaml --rounds 5000 --seats 1,2,3 --seed 7
 tablecert soak --profile device_profiles/emulated-midi-5.yaml --rounds 2000 --defect residual-dropped --json
 tablecert soak --profile device_profiles/emulated-midi-5-mystery.yaml --rounds 3000 --awards awards.json
+tablecert soak --observe --profile my-bench.yaml --hours 8 --operator "J. Doe"    # a real bench, observed
+tablecert soak --observe --bench-twin --profile device_profiles/emulated-midi-5.yaml --rounds 50
 """
 BAR = 24
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", required=True, metavar="P", help="device profile (an emulated one)")
-    parser.add_argument("--rounds", required=True, type=int, metavar="N", help="rounds to play")
+    parser.add_argument("--profile", required=True, metavar="P",
+                        help="device profile (an emulated one; with --observe, a bench)")
+    parser.add_argument("--rounds", type=int, default=None, metavar="N",
+                        help="rounds to play (with --hours: whichever comes first)")
+    parser.add_argument("--hours", default=None, metavar="H", help="play for this many hours (e.g. 8 or 0.5)")
+    parser.add_argument("--observe", action="store_true",
+                        help="observe only, on a bench: nothing is loaded; the operator deals from a shuffled shoe, "
+                             "the cards read are judged")
+    parser.add_argument("--wagers", choices=("sheet", "observed"), default="sheet",
+                        help="with --observe: chips placed from a wager sheet (default), or only the wagers the "
+                             "sensors report")
+    parser.add_argument("--bench-twin", action="store_true",
+                        help="with --observe: the emulated profile's bench twin (no test channel, a scripted operator)")
+    parser.add_argument("--operator", default="", metavar="NAME", help="with --observe: who deals, for the prompts")
     parser.add_argument("--seed", type=int, metavar="S", help="shoe seed (default: random, printed to replay)")
     parser.add_argument("--seats", default="all", metavar="all|1,2,3", help="wagering seats (default all)")
     parser.add_argument("--listen", choices=("pty", "tcp"), default="pty", help="how the emulator is reached")
@@ -60,6 +79,18 @@ def seats_arg(text: str) -> tuple[int, ...] | None:
     return seats
 
 
+def _hours(text: str | None) -> Decimal | None:
+    if text is None:
+        return None
+    try:
+        hours = Decimal(text)
+    except InvalidOperation:
+        raise InputError(f"--hours {text!r}: expected hours such as 8 or 0.5") from None
+    if not hours.is_finite() or hours <= 0:
+        raise InputError(f"--hours {text}: must be more than 0")
+    return hours
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -67,9 +98,10 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 class ProgressBar:
     """Carriage-return progress on a stream: rounds, rounds/s, violations (throttled)."""
 
-    def __init__(self, stream: TextIO, total: int) -> None:
+    def __init__(self, stream: TextIO, total: int, hours: Decimal | None = None) -> None:
         self.stream = stream
         self.total = total
+        self.seconds = float(hours * 3600) if hours is not None else None
         self.tty = stream.isatty()
         self.every = 0.2 if self.tty else 5.0
         self.last = 0.0
@@ -80,14 +112,19 @@ class ProgressBar:
 
         assert isinstance(res, SoakResult)
         now = time.monotonic()
-        if now - self.last < self.every and res.rounds < self.total:
+        if now - self.last < self.every and (not self.total or res.rounds < self.total):
             return
         self.last = now
-        done = res.rounds / self.total
-        fill = int(done * BAR)
         rate = res.rate
-        eta = (self.total - res.rounds) / rate if rate > 0 else 0.0
-        line = (f"\rsoak [{'#' * fill}{'.' * (BAR - fill)}] {res.rounds:,}/{self.total:,} rounds  "
+        done = res.rounds / self.total if self.total else 0.0
+        eta = (self.total - res.rounds) / rate if rate > 0 and self.total else 0.0
+        if self.seconds is not None:  # --hours: the time is the limit unless the rounds come first
+            by_time = min(1.0, res.elapsed_s / self.seconds)
+            if by_time > done:
+                done, eta = by_time, max(0.0, self.seconds - res.elapsed_s)
+        fill = int(done * BAR)
+        of = f"/{self.total:,}" if self.total else ""
+        line = (f"\rsoak [{'#' * fill}{'.' * (BAR - fill)}] {res.rounds:,}{of} rounds  "
                 f"{rate:,.1f} rounds/s  {res.total_violations} violations  eta {int(eta) // 60}:{int(eta) % 60:02d}")
         self.stream.write(line)
         self.stream.flush()
@@ -113,18 +150,33 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--pace-ms must not be negative and --rss-every must be at least 1")
     if args.defect:
         check_defects([args.defect])
+    hours = _hours(args.hours)
+    if args.rounds is None and hours is None:
+        raise InputError("give --rounds N, --hours H or both")
+    if (args.bench_twin or args.wagers != "sheet" or args.operator) and not args.observe:
+        raise InputError("--bench-twin, --wagers and --operator go with --observe")
     seats = seats_arg(args.seats)
     profile = load_profile(args.profile)
+    if args.bench_twin:
+        from harness.bench.twin import bench_twin
+
+        profile = bench_twin(profile)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
-    opts = SoakOptions(rounds=args.rounds, seed=seed, seats=seats, listen=args.listen, pace_us=pace_us,
-                       rss_every=args.rss_every, defect=args.defect)
-    bar = ProgressBar(sys.stderr, args.rounds)
+    opts = SoakOptions(rounds=args.rounds or 0, seed=seed, seats=seats, listen=args.listen, pace_us=pace_us,
+                       rss_every=args.rss_every, defect=args.defect, hours=hours, observe=args.observe,
+                       wagers=args.wagers, operator=args.operator)
+    bar = ProgressBar(sys.stderr, args.rounds or 0, hours)
     # a soak runs for a long while, often in the background: SIGTERM (and SIGINT, which a shell
     # ignores for background jobs) end it like Ctrl-C, so the rounds played are still summarised
     # and the emulator is stopped
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        result = run_soak(profile, opts, bar)
+        if args.observe:
+            from harness.soak_observe import run_observe
+
+            result = run_observe(profile, opts, bar)
+        else:
+            result = run_soak(profile, opts, bar)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -24,6 +24,7 @@ from harness.record.model import OUTCOMES, VERDICTS
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 EVIDENCE_RE = re.compile(r"^evidence(?:/[A-Za-z0-9_@-][A-Za-z0-9._@-]{0,119})+$")
 HEX64_RE = re.compile(r"^[0-9a-f]{64}$")
+SET_ASIDE_RE = re.compile(r"^set-aside/sitting-[0-9]{1,6}(?:/[A-Za-z0-9_@-][A-Za-z0-9._@-]{0,119})+$")
 INPUT_KINDS = ("suite", "fixture", "profile")
 #: the most problems listed for one file (a file of the wrong shape can have thousands)
 MAX_REPORTED = 20
@@ -157,6 +158,13 @@ CASE = obj(
      "reproduce": optional(map_of(exact)), "started_at": TEXT, "finished_at": TEXT,
      "duration_ms": integer(0), "station": TEXT, "source_run": TEXT},
 )
+SET_ASIDE = list_of(string(SET_ASIDE_RE, "a path under set-aside/sitting-N/ in the run folder"))
+SITTING = obj(
+    {"index": integer(1), "started_at": TEXT, "end": one_of("open", "finished", "interrupted", "killed"),
+     "cases": STRINGS},
+    {"ended_at": optional(TEXT), "superseded": STRINGS, "command": STRINGS, "identities": map_of(IDENTITY),
+     "set_aside": SET_ASIDE},
+)
 RECORD = obj(
     {"schema": TEXT, "run_id": RUN_ID, "started_at": TEXT, "complete": boolean, "harness": HARNESS,
      "cases": list_of(CASE)},
@@ -165,7 +173,7 @@ RECORD = obj(
      "interpretations": list_of(map_of(exact)), "identities": map_of(map_of(IDENTITY)),
      "identity_changed": map_of(STRINGS), "counts": map_of(integer(0)), "verdict": one_of(*VERDICTS, "INVALID"),
      "verdict_reasons": STRINGS, "merged_from": list_of(map_of(exact)), "notes": STRINGS,
-     "bench": map_of(exact)},
+     "bench": map_of(exact), "sittings": list_of(SITTING)},
 )
 JOURNAL = {
     "header": obj({"type": TEXT, "schema": TEXT, "run_id": RUN_ID, "started_at": TEXT, "harness": HARNESS},
@@ -178,6 +186,8 @@ JOURNAL = {
     "merged": obj({"type": TEXT, "merged_from": list_of(map_of(exact))}),
     "bench": obj({"type": TEXT, "bench": map_of(exact)}),
     "finish": obj({"type": TEXT, "finished_at": TEXT}, {"interrupted": boolean}),
+    "resume": obj({"type": TEXT, "sitting": integer(2), "started_at": TEXT, "identities": map_of(IDENTITY)},
+                  {"command": STRINGS, "rerun": STRINGS, "set_aside": SET_ASIDE}),
 }
 
 

@@ -229,6 +229,9 @@ def consistency_problems(record: Any) -> list[str]:
             problems.append(f"case {case.case_id}: verdict PASS but {', '.join(bad)} did not pass")
         if case.verdict not in OUTCOMES:
             problems.append(f"case {case.case_id}: unknown verdict {case.verdict!r}")
+    from harness.record.sittings import sitting_problems
+
+    problems.extend(sitting_problems(record))
     derived, _ = record.derived_verdict()
     if record.stored_verdict is not None and record.stored_verdict != derived:
         problems.append(f"overall verdict {record.stored_verdict} does not follow from the cases ({derived})")

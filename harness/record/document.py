@@ -24,6 +24,7 @@ from harness.record.model import (
     RunMeta,
     jsonable,
 )
+from harness.record.sittings import Sitting
 
 
 @dataclass
@@ -61,6 +62,8 @@ class Record:
     notes: list[str] = field(default_factory=list)
     #: the bench: who performed each act, the operator, the host-stamp jitter (harness.bench)
     bench: dict[str, Any] = field(default_factory=dict)
+    #: the stretches of time the cases ran in (harness.record.sittings; one unless resumed)
+    sittings: list[Sitting] = field(default_factory=list)
     schema: str = SCHEMA
     #: as stored in record.json; ``None`` until computed (see :meth:`derived_verdict`)
     stored_verdict: str | None = None
@@ -165,6 +168,7 @@ class Record:
             "merged_from": jsonable(self.merged_from, "merged_from"),
             "notes": list(self.notes),
             "bench": jsonable(self.bench, "bench"),
+            "sittings": [s.to_dict() for s in self.sittings],
         }
 
     @classmethod
@@ -195,5 +199,6 @@ class Record:
             merged_from=list(data.get("merged_from") or []),
             notes=list(data.get("notes") or []),
             bench=dict(data.get("bench") or {}),
+            sittings=[Sitting.from_dict(s) for s in data.get("sittings") or []],
             stored_verdict=data.get("verdict"),
         )

@@ -26,12 +26,11 @@ from typing import Any
 
 from harness import __version__
 from harness.errors import InputError
+from harness.record import sittings
 from harness.record.digest import (
     EVIDENCE_DIR,
     JOURNAL_FILE,
-    RECORD_FILE,
     canonical_json,
-    run_dir_of,
     sha256_file,
 )
 from harness.record.document import InputFile, Record
@@ -46,6 +45,9 @@ from harness.record.model import (
     check_outcome,
     jsonable,
 )
+from harness.record.replay import load_journal, load_record  # the reader; importable from here too
+
+__all__ = ["CaseRecorder", "RunRecorder", "load_journal", "load_record", "write_journal"]
 
 INPUT_KINDS = ("suite", "fixture", "profile")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -224,6 +226,7 @@ class RunRecorder:
         rec._fd = os.open(run_dir / JOURNAL_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         fsync_dir(run_dir)
         r = rec.record
+        sittings.start(r, r.started_at, list(meta.command))
         rec._append(
             {
                 "type": "header",
@@ -334,6 +337,7 @@ class RunRecorder:
         )
         self._append({"type": "case", "case": result.to_dict()})
         self.record.cases.append(result)
+        sittings.case_finished(self.record, result.case_id)
         return result
 
     def finish(self, *, interrupted: bool = False) -> Path:
@@ -354,8 +358,28 @@ class RunRecorder:
                 os.close(self._fd)
                 self._fd = None
         self.record.complete = True
+        sittings.finished(self.record, self.record.finished_at, interrupted)
         write_views(self.run_dir, self.record)
         return self.run_dir
+
+    @classmethod
+    def reopen(cls, run_dir: Path, record: Record) -> RunRecorder:
+        """A recorder appending to the journal of an unfinished run (``record`` read from it), for its
+        next sitting (:mod:`harness.record.resume`, which then calls :meth:`resume_sitting`)."""
+        rec = cls(run_dir, record.meta, record.run_id)
+        rec.record = record
+        rec._fd = os.open(run_dir / JOURNAL_FILE, os.O_WRONLY | os.O_APPEND)
+        return rec
+
+    def resume_sitting(self, entry: Mapping[str, Any]) -> None:
+        """Append the ``resume`` line that starts the next sitting and replay it here: the cases it
+        runs again leave the record, the ids and evidence folders of the cases kept are taken."""
+        self._append({"type": "resume", **entry})
+        sittings.resumed(self.record, entry)
+        with self._lock:
+            self._case_ids = {c.case_id for c in self.record.cases}
+            self._evidence_dirs = {"/".join(ev.path.split("/")[:2]) for c in self.record.cases for ev in c.evidence}
+
 
 
 def write_journal(run_dir: Path, record: Record) -> None:
@@ -383,102 +407,3 @@ def write_journal(run_dir: Path, record: Record) -> None:
         fh.flush()
         os.fsync(fh.fileno())
 
-
-def load_journal(path: Path) -> Record:
-    """Replay a journal; without a finish line the record is incomplete (and says so in ``notes``).
-
-    Every line is checked for its shape before it is replayed (:mod:`harness.record.check`): a
-    journal of the wrong shape is an :class:`InputError` naming the file and line.
-    """
-    from harness.record.check import MAX_RECORD_BYTES, check_journal_entry, parse_json
-    from harness.yamlload import read_input
-
-    record: Record | None = None
-    raw = read_input(path, limit=MAX_RECORD_BYTES, what="journal")
-    lines = raw.split(b"\n")
-    notes: list[str] = []
-    if lines and lines[-1] != b"":
-        notes.append("the journal's last line was cut short by the interruption and is ignored")
-    finished_at: int | None = None
-    for n, line in enumerate(lines[:-1], 1):
-        entry = parse_json(line, str(path), n)
-        check_journal_entry(entry, str(path), n)
-        if finished_at is not None:
-            raise InputError(f"not a valid journal: an entry after the finish line (line {finished_at})",
-                             path=str(path), line=n)
-        if entry["type"] == "header" and record is not None:
-            raise InputError("not a valid journal: a second header", path=str(path), line=n)
-        try:
-            record = _replay(record, entry, path, n)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InputError(f"unreadable journal entry ({exc})", path=str(path), line=n) from exc
-        if entry["type"] == "finish":
-            finished_at = n
-    if record is None:
-        raise InputError("empty journal (the run was stopped before its header was written)", path=str(path))
-    record.notes.extend(notes)
-    return record
-
-
-def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
-    kind = entry.get("type")
-    if record is None:
-        if kind != "header" or entry.get("schema") != SCHEMA:
-            raise InputError(f"not a {SCHEMA} journal", path=str(path), line=n)
-        record = Record(
-            run_id=entry["run_id"],
-            started_at=entry["started_at"],
-            meta=RunMeta.from_dict(entry.get("meta") or {}),
-            harness_version=entry["harness"]["version"],
-            git_revision=entry["harness"]["git_revision"],
-            git_dirty=entry["harness"].get("git_dirty"),
-        )
-    elif kind == "input":
-        record.inputs.append(InputFile(entry["path"], entry["kind"], entry["sha256"], entry["size"]))
-    elif kind == "profile":
-        record.profile = entry["profile"]
-    elif kind == "interpretations":
-        record.interpretations = entry["interpretations"]
-    elif kind == "identity":
-        ident = DeviceIdentity.from_dict(entry["identity"])
-        record.identities.setdefault(entry["role"], {})[entry["when"]] = ident
-    elif kind == "case":
-        record.cases.append(CaseResult.from_dict(entry["case"]))
-    elif kind == "merged":
-        record.merged_from = list(entry["merged_from"])
-    elif kind == "bench":
-        record.bench = dict(entry["bench"])
-    elif kind == "finish":
-        record.finished_at = entry["finished_at"]
-        record.complete = True
-        record.interrupted = bool(entry.get("interrupted"))
-    else:
-        raise InputError(f"unknown journal entry {kind!r}", path=str(path), line=n)
-    return record
-
-
-def load_record(target: Path | str) -> Record:
-    """Load a run directory, its ``record.json`` or its ``journal.jsonl``.
-
-    A directory is read from ``record.json`` when the run finished, else from the journal (an
-    incomplete record holding every finished case).
-    """
-    path = Path(target)
-    run_dir = run_dir_of(path)
-    if path.is_dir():
-        path = run_dir / RECORD_FILE if (run_dir / RECORD_FILE).exists() else run_dir / JOURNAL_FILE
-    if not path.exists():
-        raise InputError(f"{run_dir}: no {RECORD_FILE} or {JOURNAL_FILE} here")
-    if path.name == JOURNAL_FILE or path.suffix == ".jsonl":
-        return load_journal(path)
-    from harness.record.check import MAX_RECORD_BYTES, check_record_data, parse_json
-    from harness.yamlload import read_input
-
-    data = parse_json(read_input(path, limit=MAX_RECORD_BYTES, what="record"), str(path), 1)
-    check_record_data(data, str(path))
-    if data.get("schema") != SCHEMA:
-        raise InputError(f"not a {SCHEMA} record (schema {str(data.get('schema'))[:40]!r})", path=str(path), line=1)
-    try:
-        return Record.from_dict(data)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"not a readable tablecert record: {exc}", path=str(path), line=1) from exc

@@ -187,4 +187,5 @@ def _source_entry(run_dir: Path, rec: Record) -> dict[str, Any]:
             for role, pair in sorted(rec.identities.items())
         },
         "profile": rec.profile,
+        "sittings": [s.to_dict() for s in rec.sittings],
     }

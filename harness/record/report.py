@@ -419,9 +419,17 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "signature": signature(record, digest, signed),
         "inputs": [{"path": i.path, "kind": i.kind, "size": i.size, "sha256": i.sha256} for i in record.inputs],
         "merged_from": [{k: text(v) for k, v in item.items()} for item in record.merged_from],
+        "sittings": _sittings(record),
         "notes": list(record.notes),
         "profile_snapshot": json.dumps(record.profile, indent=2, sort_keys=True, ensure_ascii=False),
     }
+
+
+def _sittings(record: Record) -> list[dict[str, Any]]:
+    """Which cases ran in which sitting, with the start and end of each (harness.record.sittings)."""
+    return [{"index": s.index, "started_at": s.started_at, "ended_at": s.ended_at or "", "end": s.end,
+             "cases": s.kept, "superseded": list(s.superseded), "identity_checked": sorted(s.identities),
+             "set_aside": len(s.set_aside)} for s in record.sittings]
 
 
 def _matrix_row(r: Any, anchors: Mapping[str, str]) -> dict[str, Any]:

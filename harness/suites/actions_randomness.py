@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.bench.acts import Deal, LoadShoe
+from harness.bench.acts import Deal, LoadShoe, ReadShuffler
 from harness.errors import DeviceError, InputError
 from harness.games.baccarat import deal_round
 from harness.randomness.observations import (
@@ -86,22 +86,19 @@ def _test_channel_loads(runner: CaseRunner) -> bool:
 
 
 def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
-    """``count + 1`` orders of the pack from the shoe's shuffler: the order it holds, then one per shuffle."""
-    shoe = runner.rig.shoe
-    if shoe is None:
+    """``count + 1`` orders of the pack from the shoe's shuffler (the order it holds, then one per
+    shuffle), read out by the bench's performer for ``shuffler-readout``: the test channel; a bench
+    has no one who can, and observes a marked pack instead (``from:``)."""
+    if runner.rig.shoe is None:
         raise DeviceError("no shoe in the rig")
-    try:
-        orders = shoe.shuffle(1)  # the pack as the shuffler holds it before the first observed shuffle
-    except DeviceError as exc:
-        raise DeviceError(f"the shuffler's orders cannot be read here ({exc}): observe the shuffles on the bench "
-                          "and give them to the step (from: FILE)") from None
+    orders: list[list[int]] = runner.perform(ReadShuffler(1))  # the pack before the first observed shuffle
     while len(orders) < count + 1:
-        orders += shoe.shuffle(min(3, count + 1 - len(orders)))
+        orders += runner.perform(ReadShuffler(min(3, count + 1 - len(orders))))
     return orders
 
 
 @step("expect_shuffle_random", Action(
-    {"shuffles": Arg("int"), "from": Arg("str")},
+    {"shuffles": Arg("int"), "from": Arg("str")}, acts=("shuffler-readout",), acts_unless=("from",),
     doc="the shuffler battery (card positions, position correlation, adjacent pairs, rising sequences, repeated "
     "shuffles) on `shuffles` shuffles (default: the plan's number) read from the emulated shuffler, or on the "
     "observed pre/post orders in file `from`; INCONCLUSIVE below the planned number",
@@ -149,7 +146,7 @@ def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[S
     "shoes (default: the plan's number): packs of the emulated shoe's shuffler; on a bench, shoes the operator "
     "shuffles, loads and deals out (the first `cards` cards of each, default all), read as the shoe reports "
     "them; or the card sequences in file `from`",
-    acts=("load", "deal"),
+    acts=("load", "deal"), acts_unless=("from",),
 ))
 def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = None, cards: int | None = None,
                  **args: Any) -> None:
@@ -180,7 +177,7 @@ def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = 
     "where required) until `awards` mystery awards (default: the plan's number), reading each award the "
     "controller reports, or read the awards in file `from`; the awards against the Rules Submission's trigger "
     "law between reseed and must-hit-by (Kolmogorov-Smirnov), none above must-hit-by",
-    acts=("open-round", "wager", "load", "deal", "reset-key"),
+    acts=("open-round", "wager", "load", "deal", "reset-key"), acts_unless=("from",),
 ))
 def mystery_distribution(runner: CaseRunner, step: Step, max_rounds: int, seed: int, awards: int | None = None,
                          **args: Any) -> None:

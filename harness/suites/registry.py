@@ -66,6 +66,9 @@ class Action:
     #: the physical acts the step may ask a performer for (:data:`harness.bench.acts.ACTS`); a case
     #: needing one no performer on the bench can carry out is NOT APPLICABLE
     acts: tuple[str, ...] = ()
+    #: arguments any of which, given, means the step asks for none of its acts (it reads a file of
+    #: observations instead, ``from:``)
+    acts_unless: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,12 +137,17 @@ class _Specs(Mapping[str, Action]):
 ACTIONS: Mapping[str, Action] = _Specs()
 
 
-def acts_of(step_names: Iterator[str] | list[str] | tuple[str, ...]) -> list[str]:
-    """The physical acts steps of these names may ask for, in first-use order."""
+def acts_of(step_names: Iterator[str] | list[str] | tuple[str, ...],
+            args: list[Mapping[str, Any]] | None = None) -> list[str]:
+    """The physical acts steps of these names (with these arguments, when given) may ask for, in
+    first-use order."""
     out: dict[str, None] = {}
-    for name in step_names:
+    for i, name in enumerate(step_names):
         if name in steps():
-            out.update(dict.fromkeys(steps()[name].spec.acts))
+            spec = steps()[name].spec
+            if args is not None and any(a in args[i] for a in spec.acts_unless):
+                continue
+            out.update(dict.fromkeys(spec.acts))
     return list(out)
 
 

@@ -20,6 +20,7 @@ import pytest
 from harness.bench.session import BenchSession
 from harness.errors import DeviceError, DeviceTimeout, InputError
 from harness.games.interpretations import Interpretations
+from harness.interrupts import deferred
 from harness.profiles import load_profile
 from harness.profiles.model import Profile
 from harness.suites.expected import Oracle
@@ -54,6 +55,8 @@ class TcSession:
         #: cases in this run, and those finished (the bench console's progress)
         self.total = 0
         self.done = 0
+        #: the interrupted or killed run this session continues (tablecert run --resume)
+        self.resuming: Any = None
 
     # ------------------------------------------------------------------ construction
 
@@ -63,12 +66,20 @@ class TcSession:
             profile, _interp = profile_for(config)
         except InputError as exc:
             raise pytest.UsageError(str(exc)) from None
+        from harness.suites.resuming import check_inputs, resumption
+
         recorder = None
-        if not config.getoption("--tc-no-record"):
+        resume = resumption(config)
+        if resume is not None:
+            if config.getoption("--tc-no-record"):
+                raise pytest.UsageError("--tc-resume continues a record; --tc-no-record writes none")
+            check_inputs(config, resume, profile)  # the recorder comes with the sitting (harness.suites.resuming)
+        elif not config.getoption("--tc-no-record"):
             recorder = _make_recorder(config, profile)
         session = cls(profile, recorder=recorder, listen=config.getoption("--tc-listen"),
                       defects=tuple(config.getoption("--tc-defect")))
         session.operator = config.getoption("--tc-operator") or ""
+        session.resuming = resume
         return session
 
     # ------------------------------------------------------------------ devices
@@ -95,11 +106,11 @@ class TcSession:
         self._open_bench(self.rig)
         return self.rig
 
-    def _open_bench(self, rig: Rig) -> None:
+    def _open_bench(self, rig: Rig, run_id: str = "") -> None:
         """The bench's performers, actuators and prompt front ends (a failure is the rig's)."""
         from harness.bench.session import BenchSession
 
-        run_id = self.recorder.run_id if self.recorder is not None else ""
+        run_id = self.recorder.run_id if self.recorder is not None else run_id
         self.bench = BenchSession(self.profile, operator=self.operator, run_id=run_id)
         try:
             self.bench.open(rig)
@@ -110,9 +121,16 @@ class TcSession:
             self.recorder.set_bench(self.bench.summary())
 
     def _record_identities(self, when: str) -> None:
+        for role, ident in self.read_identities().items():
+            self.recorder.set_identity(when, role, ident)
+
+    def read_identities(self) -> dict[str, Any]:
+        """Each answering device's identity now: the 607a.2(b) fields of the table devices, an
+        instrument's ``*IDN?`` answer as its model (role -> :class:`DeviceIdentity`)."""
         from harness.record.model import DeviceIdentity
 
         assert self.rig is not None
+        out: dict[str, Any] = {}
         for role, dev in self.rig.devices().items():
             ident = getattr(dev, "identity", None)
             if ident is None or role in self.dead:
@@ -120,14 +138,13 @@ class TcSession:
             try:
                 got = ident() if role.rsplit(".", 1)[-1] in ("shoe", "sensors", "controller", "link-controller") \
                     else None
+                if got is None:
+                    out[role] = DeviceIdentity(model=dev.idn())  # type: ignore[attr-defined]
+                    continue
             except DeviceError:
                 continue
-            if got is None:
-                idn = dev.idn()  # type: ignore[attr-defined]
-                self.recorder.set_identity(when, role, DeviceIdentity(model=idn))
-                continue
-            fields = {k: v for k, v in got.to_dict().items() if v is not None}
-            self.recorder.set_identity(when, role, DeviceIdentity(**fields))
+            out[role] = DeviceIdentity(**{k: v for k, v in got.to_dict().items() if v is not None})
+        return out
 
     def close(self) -> None:
         try:
@@ -217,21 +234,23 @@ class TcSession:
             self.interrupted = True
             raise
         finally:
-            self.done += 1
-            if self.bench is not None:
-                self.bench.case_finished(case.name, verdict, self.done, self.total)
-            self._bench_evidence(rec, runner)
-            tails = self._evidence(rig, rec, marks)
-            for meter, pts in points.items():
+            with deferred():  # a Ctrl-C now would cut the case's record in two: it waits until it is written
+                self.done += 1
+                if self.bench is not None:
+                    self.bench.case_finished(case.name, verdict, self.done, self.total)
+                self._bench_evidence(rec, runner)
+                tails = self._evidence(rig, rec, marks)
+                for meter, pts in points.items():
+                    if rec is not None:
+                        rec.meter_timeline(meter, pts)
+                if verdict != "PASS" and tails:
+                    message = (message or "") + "\n\ndevice transcript (tail):\n" + tails
+                    exc_now = sys.exc_info()[1]
+                    if exc_now is not None:
+                        exc_now.transcript_tail = tails  # type: ignore[attr-defined]
                 if rec is not None:
-                    rec.meter_timeline(meter, pts)
-            if verdict != "PASS" and tails:
-                message = (message or "") + "\n\ndevice transcript (tail):\n" + tails
-                exc_now = sys.exc_info()[1]
-                if exc_now is not None:
-                    exc_now.transcript_tail = tails  # type: ignore[attr-defined]
-            if rec is not None:
-                self.recorder.end_case(rec, verdict, message, reproduce=_reproduce(case, self.profile, self.defects))
+                    self.recorder.end_case(rec, verdict, message,
+                                           reproduce=_reproduce(case, self.profile, self.defects))
             if verdict not in ("PASS", "INTERRUPTED", "INCONCLUSIVE"):
                 self._recover(rig)
 
@@ -337,9 +356,10 @@ class TcSession:
         """Record a case that did not run: NOT APPLICABLE to the profile, or SKIP (could not run)."""
         if self.recorder is None:
             return
-        rec = self._begin(case)
-        self.recorder.end_case(rec, outcome, why,
-                               reproduce=_reproduce(case, self.profile, self.defects) if outcome == "SKIP" else None)
+        with deferred():
+            rec = self._begin(case)
+            self.recorder.end_case(rec, outcome, why, reproduce=_reproduce(case, self.profile, self.defects)
+                                   if outcome == "SKIP" else None)
 
 
 def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str | None:
@@ -414,7 +434,7 @@ def no_performer(profile: Profile, case: Case) -> str | None:
     """Why no one on the profile's bench can carry out an act the case needs (harness.bench), or None."""
     from harness.suites.registry import acts_of
 
-    for act in acts_of([s.action for s in case.steps]):
+    for act in acts_of([s.action for s in case.steps], [dict(s.args) for s in case.steps]):
         why = profile.bench.why_not(act)
         if why:
             return why

@@ -127,6 +127,10 @@ def test_every_step_that_acts_declares_its_acts() -> None:
     assert {"open-round", "wager", "load", "deal", "reset-key"} <= declared["rounds"]
     assert all(a in ACTS for acts in declared.values() for a in acts)
     assert not declared["expect_payout"] and not declared["expect_lockout"]  # expectations only observe
+    # the batteries read the shuffler (or play rounds) unless their observations come from a file
+    assert declared["expect_shuffle_random"] == declared["expect_shoe_random"] == {"shuffler-readout"}
+    assert acts_of(["expect_shuffle_random"], [{"from": "orders.json"}]) == []
+    assert acts_of(["expect_mystery_distribution"], [{}]) == ["open-round", "wager", "load", "deal", "reset-key"]
 
 
 def test_a_case_needing_an_act_nobody_performs_is_not_applicable() -> None:
@@ -177,3 +181,23 @@ def test_performers_refuse_an_act_nobody_performs() -> None:
     with pytest.raises(DeviceError, match="no prompt is attached"):
         performers.performer("deal")
     assert isinstance(performers.performer("comm"), Actuator)
+
+
+def test_a_persons_time_is_not_the_devices() -> None:
+    """pytest-timeout gives a case its own deadline and a grace, and none where a person acts (each
+    prompt has its deadline); the time waiting for the operator's answers is counted apart."""
+    from harness.bench.prompts import PromptBroker
+    from harness.plugin import CASE_GRACE_S, item_timeout
+    from tests.bench.test_prompts import Auto
+
+    suite = load_suite(ROOT / "suites" / "progressive" / "mystery.suite.yaml")
+    case = next(c for c in suite.cases if c.timeout_s == 240)
+    assert item_timeout(case, _load(BASE)) == 240 + CASE_GRACE_S  # never below the case's own deadline
+    assert item_timeout(case, _load(BASE + BENCH)) == 0
+    broker = PromptBroker("J. Doe")
+    performers = Performers(_load(BASE + BENCH).bench, relays={"relay": FakeRelay()}, broker=broker)
+    assert performers.person_s == 0.0
+    broker.attach(Auto(broker, "done"))
+    broker.ask(PressLockout())
+    broker.ask(PressLockout())
+    assert performers.person_s >= 0.02  # each answer came 10 ms after its prompt
