@@ -162,8 +162,8 @@ def plan(names: Iterable[str] = (), tables: Mapping[str, str] | None = None,
     for d in defects:
         profile = profile_of(d, tables)
         per_profile.setdefault(profile, {}).update(dict.fromkeys(d.clauses))
-        runs.append(Job(profile, d.clauses, d.name, bench_twin))
-    clean = [Job(p, tuple(c), None, bench_twin) for p, c in per_profile.items()]
+        runs.append(Job(profile, d.clauses, d.name, bench_twin=bench_twin))
+    clean = [Job(p, tuple(c), None, bench_twin=bench_twin) for p, c in per_profile.items()]
     return clean, runs
 
 
@@ -229,8 +229,9 @@ def judge(defect: Defect, result: JobResult) -> Row:
 # -- running ------------------------------------------------------------------------------------
 
 def pytest_command(job: Job, report_dir: Path) -> list[str]:
-    cmd = [sys.executable, "-m", "pytest", *(job.targets or ("suites",)), "--tc-profile", str(profile_path(job.profile)),
-           "--tc-report-dir", str(report_dir), "-q", "-p", "no:cacheprovider", *job.extra_args]
+    cmd = [sys.executable, "-m", "pytest", *(job.targets or ("suites",)),
+           "--tc-profile", str(profile_path(job.profile)), "--tc-report-dir", str(report_dir), "-q",
+           "-p", "no:cacheprovider", *job.extra_args]
     for clause in job.clauses:
         cmd += ["--tc-clause", clause]
     if job.defect:
