@@ -175,6 +175,9 @@ def off_bench(job: Job) -> str | None:
     """On a bench twin: why none of the cases citing the job's clauses can run (each needs an act
     no one on a bench performs: a device fault, the shuffler's read-out), or None when some can."""
     reasons = []
+    no_twin = _no_twin(job.profile)
+    if no_twin is not None:
+        return no_twin
     for clauses, on_table, on_bench in _twin_cases(job.profile):
         if not set(job.clauses) & clauses or not on_table:
             continue  # not citing the clauses, or not for this table at all
@@ -182,6 +185,20 @@ def off_bench(job: Job) -> str | None:
             return None
         reasons.append(on_bench)
     return "; ".join(dict.fromkeys(reasons)) or None
+
+
+@functools.cache
+def _no_twin(profile: str) -> str | None:
+    """Why the profile has no bench twin at all (a link of tables), or None."""
+    from harness.bench.twin import bench_twin
+    from harness.errors import InputError
+    from harness.profiles import load_profile
+
+    try:
+        bench_twin(load_profile(profile_path(profile)))
+    except InputError as exc:
+        return exc.message
+    return None
 
 
 @functools.cache

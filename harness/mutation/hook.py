@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import json
 import mmap
 import os
@@ -44,22 +45,27 @@ def in_emulator_process(argv: Sequence[str] | None = None) -> bool:
         or f"-m{EMULATOR_MODULE}" in args
 
 
-class _MutantLoader(importlib.abc.Loader):
-    def __init__(self, module: str, path: str, mutant_id: str) -> None:
+class _MutantLoader(importlib.machinery.SourceFileLoader):
+    """The module's own source loader, compiling the mutated tree instead of the file's text: the
+    import machinery runs it as it runs any module; nothing is written (no bytecode cache)."""
+
+    def __init__(self, module: str, fullname: str, path: str, mutant_id: str) -> None:
+        super().__init__(fullname, path)
         self.module = module
-        self.path = path
         self.mutant_id = mutant_id
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return None
-
-    def exec_module(self, module: ModuleType) -> None:
+    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> Any:  # type: ignore[override]
         from harness.mutation.operators import mutate_source
         from harness.mutation.scope import excluded
 
-        source = Path(self.path).read_text(encoding="utf-8")
+        source = importlib.util.decode_source(bytes(data))
         tree = mutate_source(self.module, source, self.mutant_id, excluded(self.module))
-        exec(compile(tree, self.path, "exec"), module.__dict__)
+        return compile(tree, str(path), "exec", dont_inherit=True)
+
+    def get_code(self, fullname: str) -> Any:
+        """Always from the mutated source, never from a cached ``.pyc`` of the original."""
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
 
 
 class _MutantFinder(importlib.abc.MetaPathFinder):
@@ -81,7 +87,7 @@ class _MutantFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.origin is None:
             return None
-        spec.loader = _MutantLoader(self.module, spec.origin, self.mutant_id)  # compiles in memory, caches nothing
+        spec.loader = _MutantLoader(self.module, fullname, spec.origin, self.mutant_id)  # in memory, caches nothing
         return spec
 
 
