@@ -27,6 +27,7 @@ from harness.suites.expected import ExpectedRound, Oracle
 from harness.suites.model import Case, Step
 from harness.suites.registry import lookup
 from harness.suites.rig import Rig
+from harness.suites.timing import LockTiming, RoundLock
 
 ROUND_TIMEOUT_S = 10.0
 #: a live shoe is reloaded (freshly shuffled) when fewer cards are left than a round can take
@@ -81,6 +82,10 @@ class RoundLog:
     counted: bool = False
     #: the dealer closed wagering by hand in this round (the lock-out button or "no more bets")
     closed_by_dealer: bool = False
+    #: this round's lock-out latency, measured once (harness.suites.timing)
+    lock_timing: LockTiming | None = None
+    #: the round is on the case's list of timed rounds (or was found not to be timed)
+    lock_recorded: bool = False
 
 
 class CaseRunner:
@@ -128,6 +133,10 @@ class CaseRunner:
         self.counter_armed = False
         #: the acts of the step being run, as "act by performer" (the step's record detail)
         self.performed: list[str] = []
+        #: the lock-out latency of every round dealt in this case (harness.suites.timing)
+        self.lock_rounds: list[RoundLock] = []
+        #: rates of progression written in this case (``configure_meter``), in force instead of the profile's
+        self.rates_written: dict[str, Decimal] = {}
 
     # ------------------------------------------------------------------ running
 
@@ -344,8 +353,12 @@ class CaseRunner:
             self._wait_for(f"card {idx} out of the shoe", lambda: len(self.round.cards) >= idx)
             return self.round.cards[idx - 1][1]
         name = "lockout" if after == "lockout" else "no_more_bets"
-        self._wait_for(f"'{name}' event", lambda: any(e.name == name for e in self.round.ctrl_events))
-        return next(e.t_ns for e in self.round.ctrl_events if e.name == name)
+
+        def closing(e: DeviceEvent) -> bool:  # the lock-out that closes wagering, not round.open's unlock
+            return e.name == name and (name != "lockout" or bool(e.payload.get("locked")))
+
+        self._wait_for(f"'{name}' event", lambda: any(closing(e) for e in self.round.ctrl_events))
+        return next(e.t_ns for e in self.round.ctrl_events if closing(e))
 
     def _seats(self, seats: Any) -> list[int]:
         if seats == "all":
@@ -409,6 +422,7 @@ class CaseRunner:
             cards = draw()
             self.perform(LoadShoe(tuple(cards), decks=self.shoe_decks, sheet_id="a random round"))
             self.loaded = tuple(cards)
+            self.arm_counter()  # every round is timed, the bulk ones too (harness.suites.timing)
             self.perform(Deal(None, pace_us))
         else:
             if self.live_left is None or self.live_left < LIVE_RELOAD_BELOW:
@@ -417,6 +431,7 @@ class CaseRunner:
                 self.observed.append({"decks": self.shoe_decks, "rounds": []})
             self.loaded = ()
             before = len(self.round.cards)
+            self.arm_counter()
             self.perform(Deal(one_round=True))
             self._wait_for("the cards of a whole round from the shoe",
                            lambda: self.round_length(self.cards_read()[before:]) is not None, timeout_s=2.0)

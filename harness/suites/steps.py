@@ -36,6 +36,7 @@ from harness.errors import DeviceError
 from harness.money import Cents
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, choice, step
+from harness.suites.timing import record_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -184,6 +185,7 @@ def settle_round(runner: CaseRunner, step: Step) -> None:
         runner._wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n, timeout_s=2.0)
     runner.round.settled = True
     runner.count_round()
+    record_round(runner)
 
 
 @step("end_round", Action(
@@ -228,12 +230,18 @@ def no_more_bets(runner: CaseRunner, step: Step) -> None:
                            "of every meter the controller reports a payment pending on (none when the "
                            "table paid the hit or the meter reset at the hit)"))
 def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
+    from harness.suites.accounts import measure_keys
+
+    before = runner._read_meters()
+    runner._pump()
+    mark = len(runner.hits_seen)
     if meter == "pending":
-        turn_pending_keys(runner)
-        return
-    runner._ctrl()
-    runner.perform(TurnResetKey(meter))
-    runner._read_meters()
+        keys = turn_pending_keys(runner)
+    else:
+        runner.perform(TurnResetKey(meter))
+        keys = (meter,)
+    if keys:  # every award paid at the key is on the payout meters, its meter's fraction of a cent kept
+        measure_keys(runner, step, before, keys, mark)
 
 
 def turn_pending_keys(runner: CaseRunner) -> tuple[str, ...]:
