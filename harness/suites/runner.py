@@ -202,6 +202,9 @@ class CaseRunner:
         """Arm the time-interval counter before the round's first card (it measures one event)."""
         if self.rig.counter is not None and not self.round.cards:
             self.rig.counter.arm()
+            # a query answered after the arm: the counter has taken it before the deal starts (an
+            # arm still in flight when the first card comes out measures nothing)
+            self.rig.counter.idn()
             self.counter_armed = True
 
     def fetch_counter(self) -> Decimal | None:
