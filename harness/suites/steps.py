@@ -228,7 +228,9 @@ def no_more_bets(runner: CaseRunner, step: Step) -> None:
                            acts=("reset-key",),
                            doc="the attendant has paid a hit and turns the reset key of `meter`; `pending`: "
                            "of every meter the controller reports a payment pending on (none when the "
-                           "table paid the hit or the meter reset at the hit)"))
+                           "table paid the hit or the meter reset at the hit); measures that the payout meters "
+                           "rose by exactly the awards the keys paid and that each meter kept its fraction of "
+                           "a cent (meter-residual-on-reset)"))
 def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
     from harness.suites.accounts import measure_keys
 
@@ -361,7 +363,9 @@ def fault(runner: CaseRunner, step: Step, kind: str, role: str) -> None:
         "base_amount": Arg("amount"),
     },
     doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
-    "checked against the oracle and the meters against exact contribution arithmetic; `base` is the "
+    "checked against the oracle, the meters against exact contribution arithmetic (the fraction of a cent "
+    "across every reset included) and the payout meters against the round's progressive awards, and each "
+    "round's lock-out is timed for `expect_lockout_rounds`; `base` is the "
     "base wager placed before a Royal 9 wager (`auto`: a Banker wager where r9-requires-base-wager "
     "holds; `mixed`: Player, Banker, Tie by seat)",
     acts=("open-round", "wager", "load", "deal", "reset-key"),
