@@ -141,7 +141,10 @@ def acts_of(step_names: Iterator[str] | list[str] | tuple[str, ...]) -> list[str
 def reference_markdown() -> str:
     """The step reference table of ``docs/writing-suites.md`` (kept in step by a test)."""
     rows = ["| step | arguments | what it does |", "|---|---|---|"]
-    for name, spec in ACTIONS.items():
+    defs = list(steps().values())
+    # in the documentation order of the modules, whichever a caller imported first
+    defs.sort(key=lambda d: STEP_MODULES.index(d.module) if d.module in STEP_MODULES else len(STEP_MODULES))
+    for name, spec in ((d.name, d.spec) for d in defs):
         args = []
         for key, a in spec.args.items():
             kind = "|".join(a.choices) if a.kind == "enum" else a.kind
