@@ -118,6 +118,8 @@ class CaseRunner:
         self.stakes_total: Cents = 0
         #: snapshot name -> ``stakes_total`` when it was taken
         self.snapshot_stakes: dict[str, Cents] = {}
+        #: snapshot name -> how many hit and reset events had been seen when it was taken
+        self.snapshot_hits: dict[str, int] = {}
         self.loaded: tuple[Card, ...] = ()
         self.rng = random.Random(1)
         self.t0 = time.monotonic()
@@ -298,7 +300,13 @@ class CaseRunner:
         """Keep a meter reading under ``name`` with the qualifying wagers counted so far."""
         self.snapshots[name] = reading
         self.snapshot_stakes[name] = self.stakes_total
+        self.snapshot_hits[name] = len(self.hits_seen)
         return reading
+
+    def hit_since(self, name: str) -> set[str]:
+        """The meters a hit or reset was announced for since the snapshot ``name`` was taken."""
+        self._pump()
+        return {str(e.payload.get("meter")) for e in self.hits_seen[self.snapshot_hits.get(name, 0):]}
 
     def stakes_since(self, name: str) -> Cents:
         """Qualifying wagers of the rounds dealt since the snapshot ``name`` was taken."""

@@ -109,3 +109,25 @@ def test_a_reset_keeps_the_fraction_of_a_cent_the_wagers_left() -> None:
         "round 1: mega carries 0 c after its reset, the wagers left 0.50 c"]
     discard = _runner({"meter-residual-on-reset": "discard"})
     assert residual_problems(discard, start, dropped, 500, ["mega"], "round 1") == []
+
+
+def test_grown_leaves_out_a_mystery_meter_that_awarded_in_the_span() -> None:
+    from harness.suites.expect import _grown
+
+    mystery = load_profile(ROOT / "device_profiles" / "emulated-midi-5-mystery.yaml")
+    measured: list[tuple[str, bool]] = []
+    for awarded in (False, True):
+        measured.clear()
+        runner = SimpleNamespace(profile=mystery, rates_written={}, stakes_since=lambda _name: 3_500,
+                                 hit_since=lambda _name, a=awarded: {"mystery"} if a else set(),
+                                 measure=lambda _step, name, got, want, ok, **_kw: measured.append((name, ok)))
+        base = _reading({"mega": 5_000_000, "major": 45_000, "minor": 45_000, "mystery": 25_000})
+        # $35 of Royal 9 wagers: mega 43.75 c, major 17.5 c, minor 12.25 c, mystery 175 c; the mystery
+        # meter awarded and reseeded at $250 plus what the round carried past the award
+        now = _reading({"mega": 5_000_043, "major": 45_017, "minor": 45_012, "mystery": 25_050})
+        _grown(runner, None, "before", base, now, ("all",))  # type: ignore[arg-type]
+        names = dict(measured)
+        assert names["mega meter growth since before"] and names["minor meter growth since before"]
+        assert ("mystery meter growth since before" in names) is not awarded
+        if not awarded:
+            assert names["mystery meter growth since before"] is False  # 50 c is not 175 c
