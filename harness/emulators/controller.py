@@ -33,10 +33,11 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from harness.cards import Card, parse_card
-from harness.emulators import defects, settle
+from harness.emulators import bent, defects, settle
 from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig, apply_wire_changes, check_table, table_to_wire
@@ -85,6 +86,10 @@ class Controller(Device):
         #: the link to a link controller, on a linked table (harness.emulators.link_table)
         self.link = TableLink(self, cfg.link) if cfg.link else None
         self.round_no = 0
+        #: the meters' rates at the last power-up (``rate-write-deferred``)
+        self.boot_rates: dict[str, Decimal] = {}
+        #: ``mystery-rewrite-disarms``: a rewrite after play disarmed the trigger until the next award
+        self.mystery_disarmed = False
         self._volatile()
         self.boots = 0
         self.commands.update({
@@ -147,6 +152,9 @@ class Controller(Device):
         if "mystery-redrawn" in self.cfg.defects and self.boots and self.bank is not None and mystery:
             self.bank = MeterBank([settle.new_mystery(self, mystery) if isinstance(m, MysteryMeter) else m
                                    for m in self.bank.meters.values()])
+        self.boot_rates = {n: m.rate for n, m in self.cfg.meters.items()}
+        if self.cfg.defects:
+            bent.adopt_written_rates(self)
         self.boots += 1
         if first or {"power-loses-meters", "mystery-redrawn"} & self.cfg.defects:
             self.save()
@@ -201,7 +209,7 @@ class Controller(Device):
             # lockout-automatic false: the dealer's lock-out button is the mechanism, the first card is not
             if not self.locked and "lockout-missing" not in self.cfg.defects and self.automatic_lockout:
                 latency_ns = self.cfg.lockout_latency_us * 1000
-                if "lockout-late" in self.cfg.defects:
+                if "lockout-late" in self.cfg.defects or bent.late_round(self):
                     latency_ns += 5_000_000
                 self.lock_due_ns = t_ns + latency_ns
                 if latency_ns == 0:
@@ -260,11 +268,14 @@ class Controller(Device):
         for (seat, wtype), amount in sorted(self.sensors.wagers.items()):
             if wtype != kind:
                 continue
-            if "mystery-past-must-hit-by" in self.cfg.defects and isinstance(mystery, MysteryMeter):
+            if isinstance(mystery, MysteryMeter) and ("mystery-past-must-hit-by" in self.cfg.defects
+                                                      or bent.mystery_late(self)):
                 drawn, mystery.trigger = mystery.trigger, mystery.mystery.must_hit_by + defects.MYSTERY_PAST_CENTS
                 hits = self.bank.contribute(amount)
                 if mystery.trigger > mystery.mystery.must_hit_by:  # no award: the stored trigger stays drawn
                     mystery.trigger = drawn
+                else:
+                    self.mystery_disarmed = False
             else:
                 hits = self.bank.contribute(amount)
             if "residual-dropped" in self.cfg.defects:
@@ -292,9 +303,13 @@ class Controller(Device):
             return "bad-amount"
         self._apply_due_lock(time.perf_counter_ns())
         if self.locked or self.phase not in ("open", "dealing"):
-            if self.lock_cause == "no-more-bets":
-                return None if "wager-after-no-more-bets" in self.cfg.defects else "no-more-bets"
-            return "locked-out"
+            if self.lock_cause == "no-more-bets" and "wager-after-no-more-bets" in self.cfg.defects:
+                return None
+            if self.cfg.defects and bent.left_open(self, seat, kind):
+                return None
+            if self.cfg.defects:
+                bent.count_refused(self, seat, kind, amount)
+            return "no-more-bets" if self.lock_cause == "no-more-bets" else "locked-out"
         if "lockout-early" in self.cfg.defects:
             return "locked-out"
         return None
@@ -417,11 +432,14 @@ class Controller(Device):
             return Refusal("REFUSED", lowered)
         checked = unchecked_resets(new) if "reset-below-floor" in self.cfg.defects else new
         checked = unchecked_display(checked) if "meter-wraps" in self.cfg.defects else checked
+        checked = bent.lenient(checked) if self.cfg.defects else checked
         try:
             check_table(checked, current, limit_above_current="payout-limit-below-current" not in self.cfg.defects)
             bank = settle.rebuilt_bank(self, new, changed)
         except InputError as exc:
             return Refusal("REFUSED", exc.message)
+        if self.cfg.defects:
+            bent.note_rewrite(self, req, new)
         self.cfg = new
         self.bank = bank
         self._build_tables()

@@ -256,6 +256,70 @@ LINK_TABLE_DEFECTS = frozenset({"link-table-decks-off", "link-table-playable-off
 DEFECTS.update(LINK_DEFECTS)
 
 
+# -- defects of the shapes a sampling suite misses ---------------------------------------------------
+# A device built independently from docs/protocol.md and the regulations passed certification with
+# defects of a few shapes: a probe that samples some seats, wager types, meters or fields instead
+# of covering them; a refusal judged by its answer alone, not by the trace it left; a state after
+# a change (a written rate, a second award, a reset key with nothing pending) never exercised; and
+# an intermittent fault timed on two rounds only.  Each defect below is one such way a vendor's
+# firmware goes wrong; the branches that bend the emulators call harness.emulators.bent.
+#: ``lockout-late-intermittent`` is late on every round whose number is a multiple of this
+INTERMITTENT_EVERY = 20
+_TRACE = ("pa-midi-r9-a2-lockout", "pa-midi-r9-a2-monitor")
+
+DEFECTS.update({
+    d.name: d
+    for d in (
+        # -- sampling instead of covering
+        Defect("lockout-seat-open", f"{_LOCK}; 627a.7(c), 629a.7(c), 631a.8(c)",
+               "the wagering device at the table's second seat is left out of the lock-out and of no more bets: "
+               "it still accepts wagers after either", ("pa-midi-r9-a2-lockout", *_NO_MORE_BETS)),
+        Defect("side-wagers-open", "627a.7(c), 629a.7(c), 631a.8(c); 629a Royal 9 (a)(2)",
+               "the Dragon 7 and Panda 8 wagers are left out of the lock-out and of no more bets: accepted "
+               "after either", (*_NO_MORE_BETS, "pa-midi-r9-a2-lockout"), "ez-baccarat"),
+        Defect("display-limit-one-cent-over", "461a.12(j)",
+               "accepts a minor payout limit of exactly one cent more than the minor display capacity",
+               ("pa-461a12-j-display-limit",)),
+        Defect("floor-major-initial-unchecked", "629a Royal 9 (f)(2), (g)(2)",
+               "holds the major meter's reset amount to the floor but not its initial amount", _R9_FLOORS),
+        Defect("mega-hit-unmetered", "461a.12(b)(3), (b)(4)",
+               "a mega jackpot the attendant pays is left off the attendant-paid and cumulative payout meters",
+               ("pa-461a12-b3-attendant-paid-meter", "pa-461a12-b4-cumulative-meter")),
+        # -- a refusal judged by its answer alone
+        Defect("refused-wager-counted", f"{_LOCK}; 629a Royal 9 (f)(2), (g)(2)",
+               "a Royal 9 wager refused after the lock-out (the first card or the button) is still counted "
+               "into the meters", _TRACE),
+        # -- the state after a change
+        Defect("rate-write-deferred", "629a Royal 9 (f)(2), (g)(2); 461a.12(c)(2)",
+               "a rate of progression written through the configuration interface is read back at once but "
+               "only used from the next power-up: until then play goes on at the power-up rate", _R9_RATE),
+        Defect("reset-key-idle-resets", "461a.12(b)(5), (h)",
+               "the reset key turned with no hit pending resets that meter to its reset amount",
+               ("pa-461a12-b5-reset-mechanism", "pa-461a12-h-no-turning-back")),
+        Defect("residual-dropped-at-reset", "629a Royal 9 (f)(2), (g)(2); 461a.12(h)(1)",
+               "a jackpot meter drops its fraction of a cent when it resets, where the Rules Submission carries "
+               "it (meter-residual-on-reset carry)", (*_R9_RATE, "pa-461a12-h1-reset-after-payment")),
+        Defect("mystery-second-award-late", "629a Royal 9 (h)",
+               "after its first award the mystery meter re-arms its hidden trigger past must-hit-by: every later "
+               "award comes $10 past it", ("pa-midi-r9-h-must-hit-by",), "mystery"),
+        Defect("mystery-rewrite-disarms", "629a Royal 9 (h)",
+               "the configuration in force written again after play disarms the hidden trigger: the next award "
+               "comes $10 past must-hit-by", ("pa-midi-r9-h-must-hit-by",), "mystery"),
+        Defect("base-withdrawn-under-royal9", "629a Royal 9 (b); 629a.7(b)",
+               "the base wager may be withdrawn from under a standing Royal 9 wager, which then stands and is "
+               "settled with no Midibaccarat wager at its seat", ("pa-midi-r9-b-requires-base-wager",)),
+        # -- a case testing something other than its title
+        Defect("royal9-open-after-lockout", _LOCK,
+               "the Royal 9 wager is left out of the lock-out (the first card, the button): accepted after it, "
+               "while the base wagers are refused", ("pa-midi-r9-a2-lockout",)),
+        # -- intermittent faults
+        Defect("lockout-late-intermittent", _LOCK,
+               f"one round in {INTERMITTENT_EVERY} (each round whose number is a multiple of "
+               f"{INTERMITTENT_EVERY}) locks out 5 ms later than configured", ("pa-midi-r9-a2-lockout",)),
+    )
+})
+
+
 def check_defects(names: Iterable[str]) -> None:
     """Refuse an unknown defect name (a typo must not silently run a clean device)."""
     for name in names:

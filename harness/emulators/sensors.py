@@ -111,10 +111,21 @@ class Sensors(Device):
         if (seat, kind) in self.riding and "streak3-removable-while-riding" not in self.cfg.defects:
             return RIDING
         reason = self.may_remove()
+        if reason is None and self._base_under_royal9(seat, kind):
+            reason = f"a Royal 9 wager stands on the {kind} wager at seat {seat} (629a Royal 9 (b))"
         if reason is None:
             del self.wagers[(seat, kind)]
             self.riding.pop((seat, kind), None)
         return reason
+
+    def _base_under_royal9(self, seat: int, kind: str) -> bool:
+        """The last base wager at a seat whose Royal 9 wager stands: withdrawing it would leave the
+        Royal 9 wager with no Midibaccarat wager (629a Royal 9 (b), r9-requires-base-wager)."""
+        if kind not in BASE_TYPES or (seat, "royal9") not in self.wagers or not self._requires_base():
+            return False
+        if "base-withdrawn-under-royal9" in self.cfg.defects:
+            return False
+        return not any((seat, base) in self.wagers for base in BASE_TYPES if base != kind)
 
     def _requires_base(self) -> bool:
         return bool(self.cfg.interpretations.get(REQUIRES_BASE, True))

@@ -329,6 +329,7 @@ class EmulatorServer:
         except BlockingIOError:
             return
         conn.setblocking(False)
+        _quick_ack(conn)
         self._inst_clients[conn.fileno()] = (conn, inst, bytearray())
         self.sel.register(conn, selectors.EVENT_READ, ("inst", None))
 
@@ -340,6 +341,7 @@ class EmulatorServer:
             return
         except OSError:
             data = b""
+        _quick_ack(conn)
         if not data:
             self.sel.unregister(conn)
             del self._inst_clients[fd]
@@ -409,3 +411,14 @@ def serve(cfg: EmulatorConfig, listen: str, run_dir: Path) -> int:
     finally:
         server.close()
     return 0
+
+
+def _quick_ack(conn: socket.socket) -> None:
+    """Acknowledge what an instrument client sent at once.  A SCPI command with no answer (``INIT``)
+    is otherwise acknowledged only by the delayed-ACK timer (about 40 ms on Linux), and the client's
+    Nagle algorithm holds its next command (``FETC?``) until then: every round timed by the counter
+    would wait for it.  Linux resets the option after each receive, so it is set again each time."""
+    quick = getattr(socket, "TCP_QUICKACK", None)
+    if quick is not None:
+        with contextlib.suppress(OSError):
+            conn.setsockopt(socket.IPPROTO_TCP, quick, 1)

@@ -37,7 +37,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 from harness.cards import Card
-from harness.emulators import defects
+from harness.emulators import bent, defects
 from harness.emulators.base import Answer, Refusal, arg
 from harness.games.baccarat import BaccaratRound, settle_wager, wager_options
 from harness.games.blackjack import DealerHand, dealer_hand, meter_shares, settle_hit_and_run
@@ -204,7 +204,8 @@ def _meter_hit(ctrl: Controller, seat: int, category: str, meter: str, hit: Hit)
     if hit.pending:
         ctrl.accounts.pending[meter] = {"seat": seat, "amount": hit.paid, "category": category}
     else:
-        ctrl.accounts.paid(hit.paid, hit.paid_by)
+        if not bent.unmetered(ctrl, meter):
+            ctrl.accounts.paid(hit.paid, hit.paid_by)
         after_reset(ctrl, meter)
 
 
@@ -326,6 +327,9 @@ def reset_key(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     if entry is not None and entry.get("linked"):
         return Refusal("REFUSED", f"{name} is a common meter of the link: its reset key is the link controller's")
     if entry is None or ctrl.bank is None:
+        idle = bent.idle_key(ctrl, name) if ctrl.cfg.defects else None
+        if idle is not None:
+            return idle
         return Refusal("REFUSED", f"no hit is waiting for the reset key on {name!r}")
     if "mystery-left-pending" in ctrl.cfg.defects and ctrl.bank[name].pending is None:
         del ctrl.accounts.pending[name]  # the award the table paid, kept waiting for no reason
@@ -335,7 +339,8 @@ def reset_key(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     except MeterError as exc:
         return Refusal("REFUSED", str(exc))
     del ctrl.accounts.pending[name]
-    ctrl.accounts.paid(int(entry["amount"]), "attendant")
+    if not bent.unmetered(ctrl, name):
+        ctrl.accounts.paid(int(entry["amount"]), "attendant")
     after_reset(ctrl, name)
     if hits:
         mystery_hits(ctrl, int(entry["seat"]), hits)
@@ -349,6 +354,8 @@ def after_reset(ctrl: Controller, name: str) -> None:
         return
     if "reset-zero" in ctrl.cfg.defects:
         ctrl.bank[name].amount = 0
+    if "residual-dropped-at-reset" in ctrl.cfg.defects and not isinstance(ctrl.bank[name], MysteryMeter):
+        ctrl.bank[name].residual_num = 0
     if "mystery-wrong-reseed" in ctrl.cfg.defects and isinstance(ctrl.bank[name], MysteryMeter):
         ctrl.bank[name].amount -= defects.MYSTERY_SHORT_CENTS
     ctrl.emit("reset", meter=name, amount=ctrl.bank[name].amount)
@@ -384,7 +391,7 @@ def rebuilt_bank(ctrl: Controller, new: EmulatorConfig, changed: set[str]) -> Me
     for name, meter in ctrl.bank.meters.items():
         if name in changed:
             state = meter.to_state()
-            mc = new_meter(ctrl, new.meters[name]).config
+            mc = new_meter(ctrl, bent.rate_in_use(ctrl, new.meters[name])).config
             state["config"] = mc.to_dict()
             if "meter-turned-back" in ctrl.cfg.defects:  # a write re-initialises the meter
                 state.update(amount=mc.reset, residual="0")

@@ -20,7 +20,6 @@ Every check is a measurement (:meth:`CaseRunner.measure`).
 
 from __future__ import annotations
 
-import random
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,7 @@ from harness.suites import refs
 from harness.suites.model import Step
 from harness.suites.refs import Ref
 from harness.suites.registry import Action, Arg, choice, step
-from harness.suites.steps import WAGER_TYPES, hits_to_pay, measure_payments, open_round
+from harness.suites.steps import WAGER_TYPES
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -100,6 +99,12 @@ def configure_meter(runner: CaseRunner, step: Step, meter: str, expect: str, rat
     ok = got == expect and (reason is None or reason in why)
     runner.measure(step, f"{meter} configuration write ({shown})", got + (f" ({why})" if why else ""),
                  expect + (f" ({reason})" if reason else ""), ok)
+    if got == "accepted" and "rate" in fields:  # play from now on is at the rate written
+        written, declared = Decimal(fields["rate"]), refs.settings(runner.profile, meter)
+        if declared is not None and written == declared.rate:
+            runner.rates_written.pop(meter, None)
+        else:
+            runner.rates_written[meter] = written
 
 
 # ---------------------------------------------------------------------------- meters
@@ -344,135 +349,6 @@ def expect_mystery_meter(runner: CaseRunner, step: Step, configuration: str, wit
         runner.measure(step, f"mystery meter within configuration {number} [reseed, must-hit-by]",
                      None if shown is None else fmt(shown), f"{fmt(reseed)}..{fmt(must_hit_by)}",
                      shown is not None and reseed <= shown <= must_hit_by)
-
-
-def _round_cards(runner: CaseRunner, rng: random.Random) -> list[Any]:
-    """A random round's cards, exactly as many as the tableau uses: a card left in the shoe would
-    come out after the settlement and, once the next round is open, lock it out."""
-    from harness.games.baccarat import deal_round
-
-    cards = runner.random_round_cards(rng)
-    return list(cards[: deal_round(cards).cards_used])
-
-
-@step("mystery_play", Action(
-    {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000),
-     "seats": Arg("seats", default="all"), "seed": Arg("int", default=1),
-     "pace_ms": Arg("decimal", default=Decimal(0)), "if_written": Arg("bool", default=False)},
-    doc="play random rounds (every listed seat with a Player and a Royal 9 wager) until the mystery "
-    "meter awards; checks range, rate, award <= must-hit-by, reseed and the payout meters; with "
-    "`if_written`, only when the case's last `configure_mystery` was accepted (a refused write leaves "
-    "the profile's configuration, played by its own case)",
-    acts=("open-round", "wager", "load", "deal", "reset-key")
-))
-def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, seed: int, pace_ms: Decimal,
-                    if_written: bool, configuration: int | None = None) -> None:
-    """Royal 9 (h): random rounds until the hidden trigger awards the mystery meter.
-
-    Every reading lies in [reseed, must-hit-by]; a round without an award grows the meter by exactly
-    wagers x rate (growth + residual); the award is at most must-hit-by and at least reseed, the
-    meter reseeds (award + new amount - reseed = old amount + the round's contribution, so no cent
-    is lost), and the table-paid and cumulative payout meters record the award."""
-    running = _mystery_number(runner)
-    if if_written and not runner.__dict__.get("mystery_written", False):
-        runner.measure(step, "mystery play", "not played: the configuration write was refused",
-                     "played only for an accepted configuration write", True)
-        return
-    if configuration is None:
-        if running is None:
-            raise AssertionError("mystery_play: the controller runs no numbered mystery configuration")
-        configuration = running
-    runner.measure(step, "mystery configuration in play", running, configuration, running == configuration)
-    reseed, must_hit_by, rate = regulation_mystery(configuration)
-    seat_list = runner._seats(seats)
-    rng = random.Random(seed)
-    pace_us = int(pace_ms * 1000)
-    stake = runner.stake_default
-    problems: list[str] = []
-    paying: list[str] = []
-    outside: list[str] = []
-    award: Cents | None = None
-    rounds = 0
-    before = runner._read_meters()
-    start = before
-    for n in range(1, max_rounds + 1):
-        rounds = n
-        open_round(runner, step)
-        before = runner.snapshots["round-start"]
-        for seat in seat_list:
-            for kind in ("player", "royal9"):
-                res = runner._place(seat, kind, stake)
-                if not res.accepted:
-                    problems.append(f"round {n}: seat {seat} {kind} wager refused ({res.reason})")
-        runner.deal_random_round(lambda: _round_cards(runner, rng), pace_us, seed + n)
-        hits = [e for e in runner.round.ctrl_events if e.name == "hit"]
-        pay_problems, _keys = hits_to_pay(runner)
-        paying += [f"round {n}: {p}" for p in pay_problems]
-        now = runner._read_meters()
-        shown = now.meters.get("mystery")
-        if shown is None:
-            problems.append(f"round {n}: no mystery meter")
-            break
-        if not reseed <= shown <= must_hit_by:
-            outside.append(f"round {n}: {fmt(shown)}")
-        stakes = sum(a for (_s, k), a in runner.round.wagers.items() if k in _METER_KINDS)
-        contribution = Decimal(stakes) * rate / 100
-        growth = (Decimal(shown - before.meters["mystery"]) + now.residual.get("mystery", Decimal(0))
-                  - before.residual.get("mystery", Decimal(0)))
-        mystery_hits = [e for e in hits if e.payload.get("meter") == "mystery"]
-        if mystery_hits:
-            award = sum(int(e.payload["amount"]) for e in mystery_hits)
-            runner.measure(step, "mystery award at most must-hit-by", award, f"<= {fmt(must_hit_by)}",
-                         all(int(e.payload["amount"]) <= must_hit_by for e in mystery_hits), unit="cents",
-                         detail=f"round {n}; meter before the round {fmt(before.meters['mystery'])}")
-            runner.measure(step, "mystery award at least the reseed amount", award, f">= {fmt(reseed)}",
-                         award >= reseed, unit="cents")
-            carried = shown - reseed
-            runner.measure(step, "mystery meter reseeded (new amount - reseed <= the round's contribution)",
-                         fmt(shown), f"{fmt(reseed)} + at most {contribution} cents",
-                         0 <= carried <= contribution, unit="")
-            res_change = now.residual.get("mystery", Decimal(0)) - before.residual.get("mystery", Decimal(0))
-            lhs = Decimal(before.meters["mystery"]) + contribution - res_change
-            rhs = Decimal(award + shown - reseed)
-            # meter-residual-on-reset "discard": the fraction of a cent carried at the reseed is dropped
-            discard = runner.interpretation("meter-residual-on-reset") == "discard"
-            runner.measure(step, "mystery contributions conserved over the award",
-                         f"award + (meter - reseed) = {rhs} cents",
-                         f"meter before + wagers x rate - residual change = {lhs} cents"
-                         + (" (less a fraction of a cent discarded at the reseed)" if discard else ""),
-                         lhs == rhs or (discard and Decimal(0) < lhs - rhs < 1),
-                         detail=f"before {fmt(before.meters['mystery'])}, award {fmt(award)}, now {fmt(shown)}")
-            # 461a.12(b)(2)-(4) count progressive payouts only (461a.1): the mystery award where the
-            # table pays it, the meter jackpots of the round where an attendant pays them; no fixed line
-            by_table = runner.profile.rules.mystery is None or runner.profile.rules.mystery.paid_by == "table"
-            jackpots = sum(int(e.payload.get("amount") or 0) for e in hits
-                           if e.payload.get("meter") in ("mega", "major", "minor"))
-            want_table = award if by_table else 0
-            want_attendant = jackpots + (0 if by_table else award)
-            paid_table = now.paid_by_table - before.paid_by_table
-            paid_attendant = now.paid_by_attendant - before.paid_by_attendant
-            paid_all = now.cumulative_paid - before.cumulative_paid
-            runner.measure(step, "paid-by-table meter records the progressive payouts the table paid (no fixed line)",
-                         paid_table, want_table, paid_table == want_table, unit="cents",
-                         detail=f"mystery {fmt(award)} paid by {'the table' if by_table else 'an attendant'}")
-            runner.measure(step, "paid-by-attendant meter records the progressive payouts an attendant paid",
-                         paid_attendant, want_attendant, paid_attendant == want_attendant, unit="cents",
-                         detail=f"meter jackpots of the round {fmt(jackpots)}")
-            runner.measure(step, "cumulative meter records the mystery award with every other payout",
-                         paid_all, paid_table + paid_attendant, paid_all == paid_table + paid_attendant
-                         and paid_all >= award, unit="cents")
-            break
-        if growth != contribution:
-            problems.append(f"round {n}: mystery grew {growth} cents (growth + residual), wagers x rate "
-                            f"{contribution}")
-    runner.measure(step, f"mystery awarded before passing must-hit-by {fmt(must_hit_by)}",
-                 "awarded" if award is not None else f"no award in {rounds} rounds", "awarded",
-                 award is not None, detail=f"{rounds} rounds from {fmt(start.meters.get('mystery', 0))}")
-    runner.measure(step, "mystery meter within [reseed, must-hit-by] at every reading", "; ".join(outside) or "all",
-                 "all", not outside, detail=f"{rounds} readings in {fmt(reseed)}..{fmt(must_hit_by)}")
-    runner.measure(step, f"mystery grew by wagers x {rate}% each round without an award",
-                 "; ".join(problems) or "every round", "every round", not problems)
-    measure_payments(runner, step, paying, rounds)
 
 
 __all__ = ["regulation_mystery"]

@@ -68,10 +68,10 @@ def expect_r9_round_cards(runner: CaseRunner, step: Step) -> None:
 def _meter_at_settlement(runner: CaseRunner, meter: str) -> tuple[Cents, str]:
     """The round-start reading plus this round's exact contributions (residual carried)."""
     start = runner.snapshots["round-start"]
-    settings = runner.profile.rules.meters[meter]
+    rate = runner.rates_written.get(meter, runner.profile.rules.meters[meter].rate)
     stakes = qualifying_stakes(runner.round.wagers)
-    amount = meters_at_settlement(runner.profile, start, stakes)[meter]
-    return amount, (f"round start {fmt(start.meters[meter])} + {fmt(stakes)} wagered x {settings.rate}% "
+    amount = meters_at_settlement(runner.profile, start, stakes, runner.rates_written)[meter]
+    return amount, (f"round start {fmt(start.meters[meter])} + {fmt(stakes)} wagered x {rate}% "
                     f"(residual {start.residual.get(meter, Decimal(0))} c carried)")
 
 

@@ -23,6 +23,7 @@ from harness.suites.model import Step
 from harness.suites.payouts import Paid, category_shown, measure_paid_once, settlements
 from harness.suites.registry import Action, Arg, choice, step
 from harness.suites.steps import EVENTS, WAGER_TYPES, settle_round
+from harness.suites.timing import lock_timing
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -46,7 +47,8 @@ def expected_round(runner: CaseRunner) -> ExpectedRound:
         start = runner.snapshots.get("round-start")
         meters: dict[str, Cents] = {}
         if start is not None:
-            meters = meters_at_settlement(runner.profile, start, qualifying_stakes(runner.round.wagers))
+            meters = meters_at_settlement(runner.profile, start, qualifying_stakes(runner.round.wagers),
+                                          runner.rates_written)
         runner.round.expected = runner.oracle.round(cards, runner.round.wagers, meters)
     return runner.round.expected
 
@@ -60,6 +62,8 @@ def expected_round(runner: CaseRunner) -> ExpectedRound:
         "panda8": Arg("bool"),
         "player_total": Arg("int"),
         "banker_total": Arg("int"),
+        "player_cards": Arg("int"),
+        "banker_cards": Arg("int"),
         "dealer_cards": Arg("int"),
         "dealer_bust": Arg("bool"),
     },
@@ -83,7 +87,8 @@ def expect_outcome(runner: CaseRunner, step: Step, oracle: bool | None = None, *
     if exp.baccarat is not None:
         r = exp.baccarat
         actual = {"winner": r.winner, "natural": r.natural, "dragon7": r.dragon7, "panda8": r.panda8,
-                  "player_total": r.player_total, "banker_total": r.banker_total}
+                  "player_total": r.player_total, "banker_total": r.banker_total,
+                  "player_cards": len(r.player), "banker_cards": len(r.banker)}
         runner.measure(step, "cards in the round", len(dealt), r.cards_used, len(dealt) == r.cards_used,
                      unit="cards", detail="a natural stops the deal; the tableau decides third cards")
     if exp.dealer is not None:
@@ -200,10 +205,15 @@ def expect_meters(runner: CaseRunner, step: Step, since: str | None = None,
 def _grown(runner: CaseRunner, step: Step, base_name: str, base: Any, now: Any, meters: tuple[str, ...]) -> None:
     """Each meter shows exactly the whole cents that the qualifying wagers since the snapshot add at
     the profile's rate, on top of the fraction of a cent it carried (Royal 9 (f)(2), (g)(2); 461a.12)."""
-    settings = meter_settings(runner.profile)
+    settings = meter_settings(runner.profile, runner.rates_written)
     stakes = runner.stakes_since(base_name)
     names = tuple(settings) if meters == ("all",) else meters
+    # the mystery meter awards when its hidden trigger falls, in any round: across an award its
+    # growth is not wagers x rate (mystery_play checks the arithmetic over the award)
+    awarded = "mystery" in runner.hit_since(base_name)
     for name in names:
+        if name == "mystery" and awarded and meters == ("all",):
+            continue
         m = settings.get(name)
         if m is None:
             raise AssertionError(f"the Rules Submission declares no {name} meter")
@@ -233,7 +243,7 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
     base = runner.snapshots[base_name]
     stakes = runner.stakes_since(base_name)
     hit_meters = {str(e.payload.get("meter")) for e in runner.round.ctrl_events if e.name in ("hit", "reset")}
-    for name, settings in meter_settings(runner.profile).items():
+    for name, settings in meter_settings(runner.profile, runner.rates_written).items():
         if name in hit_meters or name not in now.meters:
             continue
         got, want = contribution_check(settings.rate, stakes, base, now, name)
@@ -265,22 +275,19 @@ def expect_lockout(runner: CaseRunner, step: Step, locked: bool, within_ms: Deci
         runner._wait_for("first card out of the shoe", lambda: bool(runner.round.cards))
         runner._wait_for("'lockout' event", lambda: any(e.name == "lockout" and e.payload.get("locked")
                                                       for e in runner.round.ctrl_events))
-        t_card = runner.round.cards[0][1]
-        ev = next(e for e in runner.round.ctrl_events if e.name == "lockout" and e.payload.get("locked"))
-        latency = (Decimal(ev.t_ns - t_card) / Decimal(1_000_000)).quantize(Decimal("0.001"))
-        counter_armed = runner.counter_armed
-        tint = runner.fetch_counter()
-        if tint is not None:
-            ms = (tint * 1000).quantize(Decimal("0.001"))
+        timing = lock_timing(runner)
+        assert timing is not None  # a card is out and the lock-out event is in
+        if timing.counter_ms is not None:
+            ms = timing.counter_ms
             runner.measure(step, "lock-out latency after the first card (time-interval counter)", ms,
                            f"<= {limit}", ms <= limit, unit="ms",
                            detail=f"counter armed before the deal, channel 1 card out, channel 2 lock-out; host "
-                                  f"receive stamps gave {latency} ms (cause {ev.payload.get('cause')}), which "
+                                  f"receive stamps gave {timing.host_ms} ms (cause {timing.cause}), which "
                                   "include OS scheduling and serial buffering")
         else:
             why = ("the counter measured nothing (no edge on both channels before its measurement timeout: "
-                   "check its levels and slopes)" if counter_armed else "no time-interval counter")
-            _host_stamped(runner, step, latency, limit, f"{why}; lock-out cause {ev.payload.get('cause')}")
+                   "check its levels and slopes)" if timing.counter_armed else "no time-interval counter")
+            _host_stamped(runner, step, timing.host_ms, limit, f"{why}; lock-out cause {timing.cause}")
     state = ctrl.lockout_state()
     runner.measure(step, "lock-out state", "locked" if state else "open", "locked" if locked else "open",
                  state == locked)

@@ -7,6 +7,7 @@ Rules Submission and the interpretations in force.  Pure: no I/O.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -130,15 +131,19 @@ class Oracle:
 QUALIFYING = ("royal9", "hit-and-run")
 
 
-def meter_settings(profile: Profile) -> dict[str, MeterSettings]:
+def meter_settings(profile: Profile, rates: Mapping[str, Decimal] | None = None) -> dict[str, MeterSettings]:
     """The meters a qualifying wager feeds at the profile's rates (Hit and Run's under its name,
-    the mystery meter at its configuration's rate, Royal 9 (h))."""
+    the mystery meter at its configuration's rate, Royal 9 (h)); ``rates`` are rates written since
+    (``configure_meter``), in force instead of the profile's."""
     settings = dict(profile.rules.meters)
     if profile.rules.hit_and_run is not None:
         settings["hit-and-run"] = profile.rules.hit_and_run.meter
     mystery = profile.rules.mystery
     if mystery is not None:
         settings["mystery"] = MeterSettings("mystery", mystery.rate, mystery.reseed, mystery.reseed)
+    for name, rate in (rates or {}).items():
+        if name in settings:
+            settings[name] = dataclasses.replace(settings[name], rate=rate)
     return settings
 
 
@@ -147,10 +152,12 @@ def qualifying_stakes(wagers: Mapping[tuple[int, str], Cents]) -> Cents:
     return sum(amount for (_seat, kind), amount in wagers.items() if kind in QUALIFYING)
 
 
-def meters_at_settlement(profile: Profile, start: MeterReading, stakes: Cents) -> dict[str, Cents]:
+def meters_at_settlement(profile: Profile, start: MeterReading, stakes: Cents,
+                         rates: Mapping[str, Decimal] | None = None) -> dict[str, Cents]:
     """Meter amounts at settlement: the round-start reading plus this round's exact contributions,
-    the residual (fractions of a cent) carried in (Royal 9 (f)(2); 461a.12)."""
-    settings = meter_settings(profile)
+    the residual (fractions of a cent) carried in (Royal 9 (f)(2); 461a.12); ``rates`` as for
+    :func:`meter_settings`."""
+    settings = meter_settings(profile, rates)
     out: dict[str, Cents] = {}
     for name, amount in start.meters.items():
         m = settings.get(name)

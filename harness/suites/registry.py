@@ -29,10 +29,13 @@ STEP_MODULES = (
     "harness.suites.expect",
     "harness.suites.actions_royal9",
     "harness.suites.actions_progressive",
+    "harness.suites.actions_mystery",
     "harness.suites.actions_games",
     "harness.suites.actions_streak",
     "harness.suites.actions_faults",
     "harness.suites.actions_randomness",
+    "harness.suites.actions_probes",
+    "harness.suites.actions_bounds",
     "harness.link.steps",
     "harness.link.faults",
 )

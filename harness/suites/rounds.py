@@ -11,6 +11,7 @@ import random
 from typing import TYPE_CHECKING
 
 from harness.cards import format_cards
+from harness.suites.accounts import account_problems, residual_problems
 from harness.suites.expect import expected_round
 from harness.suites.expected import contribution_check, meter_settings, qualifying_stakes
 from harness.suites.model import Step
@@ -42,7 +43,8 @@ def play_rounds(
     conservation_checks = 0
     problems: list[str] = []
     paying: list[str] = []
-    settings = meter_settings(runner.profile)
+    booked: list[str] = []
+    settings = meter_settings(runner.profile, runner.rates_written)
     for n in range(1, count + 1):
         open_round(runner, step)
         batch: list[tuple[int, str, int | None]] = []
@@ -69,6 +71,8 @@ def play_rounds(
         paying += [f"round {n}: {p}" for p in pay_problems]
         now = runner._read_meters()
         stakes = qualifying_stakes(runner.round.wagers)
+        booked += account_problems(runner, start, now, runner.round.ctrl_events, f"round {n}")
+        booked += residual_problems(runner, start, now, stakes, hit, f"round {n}")
         for name, m in settings.items():
             if name in hit or name not in now.meters:
                 continue
@@ -83,6 +87,9 @@ def play_rounds(
     runner.measure(step, f"meter contributions conserved over {count} rounds", conservation_checks - len(bad_cons),
                    conservation_checks, not bad_cons, unit="meter-rounds", detail="; ".join(bad_cons)[:2000])
     measure_payments(runner, step, paying, count)
+    runner.measure(step, f"payout meters moved by exactly the progressive awards, fractions of a cent carried "
+                   f"across every reset, over {count} rounds", len(booked), 0, not booked, unit="rounds",
+                   detail="; ".join(booked)[:2000])
     refused = [p for p in problems if "refused" in p]
     runner.measure(step, "wagers accepted before dealing", len(refused), 0, not refused, unit="refusals",
                    detail="; ".join(refused)[:2000])

@@ -27,6 +27,7 @@ from harness.suites.expected import ExpectedRound, Oracle
 from harness.suites.model import Case, Step
 from harness.suites.registry import lookup
 from harness.suites.rig import Rig
+from harness.suites.timing import LockTiming, RoundLock
 
 ROUND_TIMEOUT_S = 10.0
 #: NAK codes a device may answer a wager at a seat the table does not have with (a refusal)
@@ -83,6 +84,10 @@ class RoundLog:
     counted: bool = False
     #: the dealer closed wagering by hand in this round (the lock-out button or "no more bets")
     closed_by_dealer: bool = False
+    #: this round's lock-out latency, measured once (harness.suites.timing)
+    lock_timing: LockTiming | None = None
+    #: the round is on the case's list of timed rounds (or was found not to be timed)
+    lock_recorded: bool = False
 
 
 class CaseRunner:
@@ -115,6 +120,8 @@ class CaseRunner:
         self.stakes_total: Cents = 0
         #: snapshot name -> ``stakes_total`` when it was taken
         self.snapshot_stakes: dict[str, Cents] = {}
+        #: snapshot name -> how many hit and reset events had been seen when it was taken
+        self.snapshot_hits: dict[str, int] = {}
         self.loaded: tuple[Card, ...] = ()
         self.rng = random.Random(1)
         self.t0 = time.monotonic()
@@ -130,6 +137,10 @@ class CaseRunner:
         self.counter_armed = False
         #: the acts of the step being run, as "act by performer" (the step's record detail)
         self.performed: list[str] = []
+        #: the lock-out latency of every round dealt in this case (harness.suites.timing)
+        self.lock_rounds: list[RoundLock] = []
+        #: rates of progression written in this case (``configure_meter``), in force instead of the profile's
+        self.rates_written: dict[str, Decimal] = {}
 
     # ------------------------------------------------------------------ running
 
@@ -197,6 +208,9 @@ class CaseRunner:
         """Arm the time-interval counter before the round's first card (it measures one event)."""
         if self.rig.counter is not None and not self.round.cards:
             self.rig.counter.arm()
+            # a query answered after the arm: the counter has taken it before the deal starts (an
+            # arm still in flight when the first card comes out measures nothing)
+            self.rig.counter.idn()
             self.counter_armed = True
 
     def fetch_counter(self) -> Decimal | None:
@@ -290,7 +304,13 @@ class CaseRunner:
         """Keep a meter reading under ``name`` with the qualifying wagers counted so far."""
         self.snapshots[name] = reading
         self.snapshot_stakes[name] = self.stakes_total
+        self.snapshot_hits[name] = len(self.hits_seen)
         return reading
+
+    def hit_since(self, name: str) -> set[str]:
+        """The meters a hit or reset was announced for since the snapshot ``name`` was taken."""
+        self._pump()
+        return {str(e.payload.get("meter")) for e in self.hits_seen[self.snapshot_hits.get(name, 0):]}
 
     def stakes_since(self, name: str) -> Cents:
         """Qualifying wagers of the rounds dealt since the snapshot ``name`` was taken."""
@@ -372,8 +392,12 @@ class CaseRunner:
             self._wait_for(f"card {idx} out of the shoe", lambda: len(self.round.cards) >= idx)
             return self.round.cards[idx - 1][1]
         name = "lockout" if after == "lockout" else "no_more_bets"
-        self._wait_for(f"'{name}' event", lambda: any(e.name == name for e in self.round.ctrl_events))
-        return next(e.t_ns for e in self.round.ctrl_events if e.name == name)
+
+        def closing(e: DeviceEvent) -> bool:  # the lock-out that closes wagering, not round.open's unlock
+            return e.name == name and (name != "lockout" or bool(e.payload.get("locked")))
+
+        self._wait_for(f"'{name}' event", lambda: any(closing(e) for e in self.round.ctrl_events))
+        return next(e.t_ns for e in self.round.ctrl_events if closing(e))
 
     def _seats(self, seats: Any) -> list[int]:
         if seats == "all":
@@ -437,6 +461,7 @@ class CaseRunner:
             cards = draw()
             self.perform(LoadShoe(tuple(cards), decks=self.shoe_decks, sheet_id="a random round"))
             self.loaded = tuple(cards)
+            self.arm_counter()  # every round is timed, the bulk ones too (harness.suites.timing)
             self.perform(Deal(None, pace_us))
         else:
             if self.live_left is None or self.live_left < LIVE_RELOAD_BELOW:
@@ -445,6 +470,7 @@ class CaseRunner:
                 self.observed.append({"decks": self.shoe_decks, "rounds": []})
             self.loaded = ()
             before = len(self.round.cards)
+            self.arm_counter()
             self.perform(Deal(one_round=True))
             self._wait_for("the cards of a whole round from the shoe",
                            lambda: self.round_length(self.cards_read()[before:]) is not None, timeout_s=2.0)

@@ -37,6 +37,7 @@ from harness.errors import DeviceError
 from harness.money import Cents
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, choice, step
+from harness.suites.timing import record_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -181,6 +182,7 @@ def settle_round(runner: CaseRunner, step: Step) -> None:
         runner._wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n, timeout_s=2.0)
     runner.round.settled = True
     runner.count_round()
+    record_round(runner)
 
 
 @step("end_round", Action(
@@ -223,14 +225,22 @@ def no_more_bets(runner: CaseRunner, step: Step) -> None:
                            acts=("reset-key",),
                            doc="the attendant has paid a hit and turns the reset key of `meter`; `pending`: "
                            "of every meter the controller reports a payment pending on (none when the "
-                           "table paid the hit or the meter reset at the hit)"))
+                           "table paid the hit or the meter reset at the hit); measures that the payout meters "
+                           "rose by exactly the awards the keys paid and that each meter kept its fraction of "
+                           "a cent (meter-residual-on-reset)"))
 def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
+    from harness.suites.accounts import measure_keys
+
+    before = runner._read_meters()
+    runner._pump()
+    mark = len(runner.hits_seen)
     if meter == "pending":
-        turn_pending_keys(runner)
-        return
-    runner._ctrl()
-    runner.perform(TurnResetKey(meter))
-    runner._read_meters()
+        keys = turn_pending_keys(runner)
+    else:
+        runner.perform(TurnResetKey(meter))
+        keys = (meter,)
+    if keys:  # every award paid at the key is on the payout meters, its meter's fraction of a cent kept
+        measure_keys(runner, step, before, keys, mark)
 
 
 def turn_pending_keys(runner: CaseRunner) -> tuple[str, ...]:
@@ -350,7 +360,9 @@ def fault(runner: CaseRunner, step: Step, kind: str, role: str) -> None:
         "base_amount": Arg("amount"),
     },
     doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
-    "checked against the oracle and the meters against exact contribution arithmetic; `base` is the "
+    "checked against the oracle, the meters against exact contribution arithmetic (the fraction of a cent "
+    "across every reset included) and the payout meters against the round's progressive awards, and each "
+    "round's lock-out is timed for `expect_lockout_rounds`; `base` is the "
     "base wager placed before a Royal 9 wager (`auto`: a Banker wager where r9-requires-base-wager "
     "holds; `mixed`: Player, Banker, Tie by seat)",
     acts=("open-round", "wager", "load", "deal", "reset-key"),

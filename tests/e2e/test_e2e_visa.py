@@ -71,6 +71,7 @@ def _play(shoe: ReferenceShoe, sensors: ReferenceSensors, ctl: ReferenceControll
     shoe.load(PLAIN)
     if counter is not None:
         counter.arm()  # before the first card
+        counter.idn()  # answered after the arm: the counter has taken it before the deal starts
     shoe.deal()
     ctl.wait_event("round_end", WAIT_S)
 

@@ -1,0 +1,133 @@
+"""The pure parts of the covering probes: which bounds the meter-bounds step writes, how a refusal's
+trace is read, how a host-stamped round decides, which awards the payout meters owe (the cases
+themselves are proven by the kill matrix, tests/killmatrix)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from harness.devices.link import DeviceEvent
+from harness.devices.roles import MeterReading
+from harness.profiles import load_profile
+from harness.suites.accounts import awards, owed, residual_problems
+from harness.suites.actions_bounds import _floor_probes, _limit_probes
+from harness.suites.actions_probes import trace
+from harness.suites.timing import RoundLock, decided
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILE = load_profile(ROOT / "device_profiles" / "emulated-midi-5.yaml")
+
+
+def _reading(meters: dict[str, int], residual: dict[str, str] | None = None, paid: tuple[int, int, int] = (0, 0, 0),
+             ) -> MeterReading:
+    return MeterReading(meters, {k: Decimal(v) for k, v in (residual or {}).items()}, *paid)
+
+
+def _runner(interp: dict[str, Any] | None = None, **extra: Any) -> Any:
+    values = {"meter-residual-on-reset": "carry", **(interp or {})}
+    return SimpleNamespace(profile=PROFILE, rates_written={}, hits_seen=[],
+                           interpretation=values.get, **extra)
+
+
+def _event(name: str, **payload: Any) -> DeviceEvent:
+    return DeviceEvent(name, payload, 0, 0)
+
+
+def test_limit_probes_are_the_bounds_and_one_cent_either_side() -> None:
+    major = PROFILE.rules.meters["major"]  # limit $10,000, display $99,999.99, reset $450
+    full = {"initial": major.initial, "reset": major.reset, "payout_limit": 1_000_000, "display_capacity": 9_999_999}
+    probes = {p.label: (p.write, p.expect) for p in _limit_probes(major, 45_123, ("payout_limit", "display_capacity"),
+                                                                  full)}
+    assert probes["payout_limit = meter - $0.01"] == ({"payout_limit": 45_122}, "refused")
+    assert probes["payout_limit = meter"] == ({"payout_limit": 45_123}, "refused")
+    assert probes["payout_limit = meter + $0.01"] == ({"payout_limit": 45_124}, "accepted")
+    assert probes["payout_limit = display_capacity"] == ({"payout_limit": 9_999_999}, "accepted")
+    assert probes["payout_limit = display_capacity + $0.01"] == ({"payout_limit": 10_000_000}, "refused")
+    assert probes["display_capacity = payout_limit - $0.01"] == ({"display_capacity": 999_999}, "refused")
+    assert probes["display_capacity = payout_limit"] == ({"display_capacity": 1_000_000}, "accepted")
+    whole = probes["the whole meter with payout_limit = display_capacity + $0.01"]
+    assert whole == ({**full, "payout_limit": 10_000_000}, "refused")
+    # with a fresh meter below its initial amount, the payout limit's bound is the initial amount
+    low = _limit_probes(major, 40_000, ("payout_limit",), full)
+    assert low[0].label == "payout_limit = initial - $0.01" and low[0].write == {"payout_limit": 44_999}
+
+
+def test_floor_probes_never_ask_a_reset_above_the_meter() -> None:
+    minor = PROFILE.rules.meters["minor"]  # floor $450 on the $5 table
+    full = {"initial": 45_000, "reset": 45_000}
+    at_floor = {p.label: (p.write, p.expect) for p in _floor_probes(_runner(), "minor", minor, 45_000,
+                                                                    ("initial", "reset"), full)}
+    assert at_floor["reset = floor - $0.01"] == ({"reset": 44_999}, "refused")
+    assert at_floor["reset = floor"] == ({"reset": 45_000}, "accepted")
+    assert "reset = floor + $0.01" not in at_floor  # above what the meter shows: a controller may refuse it
+    assert at_floor["initial = floor + $0.01"] == ({"initial": 45_001}, "accepted")
+    assert at_floor["initial and reset = floor - $0.01"] == ({"initial": 44_999, "reset": 44_999}, "refused")
+    played = {p.label for p in _floor_probes(_runner(), "minor", minor, 45_017, ("reset",), full)}
+    assert "reset = floor + $0.01" in played and not any(label.startswith("initial") for label in played)
+
+
+def test_trace_names_every_meter_fraction_and_payout_meter_that_moved() -> None:
+    # payout meters: cumulative, paid by table, paid by attendant
+    before = _reading({"mega": 5_000_006, "major": 45_002}, {"mega": "0.25"}, (10, 10, 0))
+    assert trace(before, before) == []
+    after = _reading({"mega": 5_000_012, "major": 45_002}, {"mega": "0.5"}, (12, 12, 0))
+    assert trace(before, after) == ["mega $50,000.06 -> $50,000.12", "mega residual 0.25 -> 0.5 c",
+                                    "cumulative paid $0.10 -> $0.12", "paid by table $0.10 -> $0.12"]
+
+
+def test_a_host_stamped_round_decides_only_beyond_the_jitter() -> None:
+    limit, jitter = Decimal("1.0"), Decimal("0.4")
+    assert decided(Decimal("0.5"), limit, jitter, by_counter=False)
+    assert not decided(Decimal("0.8"), limit, jitter, by_counter=False)
+    assert not decided(Decimal("1.3"), limit, jitter, by_counter=False)
+    assert decided(Decimal("1.5"), limit, jitter, by_counter=False)
+    assert decided(Decimal("0.99"), limit, jitter, by_counter=True)
+    assert RoundLock(3, None).ms is None  # a round the controller never locked out
+
+
+def test_awards_owed_at_the_key_are_the_hits_since_the_meter_last_reset() -> None:
+    runner = _runner()
+    runner.hits_seen = [_event("hit", meter="minor", amount=50_000), _event("reset", meter="minor", amount=45_000),
+                        _event("hit", meter="minor", amount=46_000), _event("hit", meter="mega", amount=5_000_100),
+                        _event("hit", meter=None, amount=2_500)]
+    assert owed(runner, "minor", len(runner.hits_seen)) == 46_000
+    assert owed(runner, "minor", 1) == 50_000
+    assert owed(runner, "mega", len(runner.hits_seen)) == 5_000_100
+    # a meter jackpot is the attendant's; a fixed line (no meter) is no progressive payout
+    assert awards(runner, runner.hits_seen) == (0, 50_000 + 46_000 + 5_000_100)
+
+
+def test_a_reset_keeps_the_fraction_of_a_cent_the_wagers_left() -> None:
+    start = _reading({"mega": 5_000_000}, {"mega": "0.25"})
+    ok = _reading({"mega": 5_000_000}, {"mega": "0.5"})  # one $5 wager at 1.25%: 6.25 c, 0.25 + 0.25 carried
+    dropped = _reading({"mega": 5_000_000}, {"mega": "0"})
+    assert residual_problems(_runner(), start, ok, 500, ["mega"], "round 1") == []
+    assert residual_problems(_runner(), start, dropped, 500, ["mega"], "round 1") == [
+        "round 1: mega carries 0 c after its reset, the wagers left 0.50 c"]
+    discard = _runner({"meter-residual-on-reset": "discard"})
+    assert residual_problems(discard, start, dropped, 500, ["mega"], "round 1") == []
+
+
+def test_grown_leaves_out_a_mystery_meter_that_awarded_in_the_span() -> None:
+    from harness.suites.expect import _grown
+
+    mystery = load_profile(ROOT / "device_profiles" / "emulated-midi-5-mystery.yaml")
+    measured: list[tuple[str, bool]] = []
+    for awarded in (False, True):
+        measured.clear()
+        runner = SimpleNamespace(profile=mystery, rates_written={}, stakes_since=lambda _name: 3_500,
+                                 hit_since=lambda _name, a=awarded: {"mystery"} if a else set(),
+                                 measure=lambda _step, name, got, want, ok, **_kw: measured.append((name, ok)))
+        base = _reading({"mega": 5_000_000, "major": 45_000, "minor": 45_000, "mystery": 25_000})
+        # $35 of Royal 9 wagers: mega 43.75 c, major 17.5 c, minor 12.25 c, mystery 175 c; the mystery
+        # meter awarded and reseeded at $250 plus what the round carried past the award
+        now = _reading({"mega": 5_000_043, "major": 45_017, "minor": 45_012, "mystery": 25_050})
+        _grown(runner, None, "before", base, now, ("all",))  # type: ignore[arg-type]
+        names = dict(measured)
+        assert names["mega meter growth since before"] and names["minor meter growth since before"]
+        assert ("mystery meter growth since before" in names) is not awarded
+        if not awarded:
+            assert names["mystery meter growth since before"] is False  # 50 c is not 175 c
