@@ -207,9 +207,13 @@ class PressLockout(Act):
 class TurnResetKey(Act):
     kind: ClassVar[str] = "reset-key"
     meter: str = "mega"
+    #: no hit is waiting for this key (a probe the controller should refuse or ignore); a person who
+    #: sees the controller refuse answers Cannot with what it shows, which counts as refused
+    probe: bool = False
 
     def instruction(self) -> str:
-        return f"Turn the reset key for the {self.meter} meter"
+        cannot = " (Cannot, with what the controller shows, if it refuses)" if self.probe else ""
+        return f"Turn the reset key for the {self.meter} meter{cannot}"
 
 
 @dataclass(frozen=True)

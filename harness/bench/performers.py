@@ -46,7 +46,7 @@ from harness.bench.acts import (
 )
 from harness.bench.settings import BenchSettings, PerformerSpec
 from harness.cards import Card, shoe_composition
-from harness.devices.link import DeviceEvent, NakError
+from harness.devices.link import DeviceEvent, DeviceNak, NakError
 from harness.devices.roles import WagerResult
 from harness.errors import DeviceError, DeviceTimeout
 
@@ -265,6 +265,11 @@ class Operator(Performer):
             self._ask(act, stage)
             ev = self._sensor_event(stage, seen, "wager_removed", act.seat, act.type)
             return Removal(bool(ev.payload.get("removed")), str(ev.payload.get("reason") or ""))
+        if isinstance(act, TurnResetKey) and act.probe:
+            answer = self._ask(act, stage, raise_on_cannot=False)
+            if answer.answer == "cannot":  # the controller refused the key, as the operator saw it
+                raise DeviceNak("reset_key", "REFUSED", answer.note or "refused (seen by the operator)", 0)
+            return None
         if isinstance(act, OpenRound):
             self._ask(act, stage)
             stage._wait_for("the controller to open the round ('lockout' unlocked, cause round-open)",

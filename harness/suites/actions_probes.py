@@ -203,7 +203,7 @@ def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...
     mark = len(runner.round.ctrl_events)
     for name in [n for n in names if n not in before.pending]:
         try:
-            runner.perform(TurnResetKey(name))
+            runner.perform(TurnResetKey(name, probe=True))
             answers.append(f"{name}: answered")
         except DeviceNak as exc:
             answers.append(f"{name}: refused ({exc.reason})")
