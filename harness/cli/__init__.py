@@ -96,8 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         args.passthrough = passthrough
+    code: int | None = None
     try:
-        return int(args._module.run(args))
+        code = int(args._module.run(args))
+        sys.stdout.flush()  # a reader gone before the last line is a broken pipe here, not at exit
+        return code
     except InputError as exc:
         for err in error_lines(exc):
             print(f"tablecert {args.command}: {err}" if err.path is None else str(err), file=sys.stderr)
@@ -106,14 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tablecert: interrupted", file=sys.stderr)
         return exitcodes.INTERRUPTED
     except BrokenPipeError:
-        # output piped into `head` and closed early: the command could not finish what it was
-        # asked, and must not claim success (harness.exitcodes)
+        # output piped into `head` and closed early: the reader never saw the whole result, so
+        # the command must not claim success; a problem it found keeps its status (harness.exitcodes)
         import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-        return exitcodes.RIG_ERROR
+        return code if code not in (None, exitcodes.PASS) else exitcodes.RIG_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

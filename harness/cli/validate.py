@@ -10,7 +10,8 @@ A valid file prints ``ok  path``; a bad one prints every problem as ``file:line:
 followed by the offending lines, indented, so an editor can jump to each.  With ``--profile P``
 suites are also checked against that profile (seats on its table).  Exit status 0 when every file
 is valid, 2 otherwise (bad input, never a traceback), also when the output is cut short by a
-closed pipe (``tablecert validate suites/ | head``).
+closed pipe (``tablecert validate suites/ | head``); 3 when every file was valid but the output was
+cut short (the reader never saw it all: no success).
 """
 
 from __future__ import annotations
@@ -155,4 +156,4 @@ def run(args: argparse.Namespace) -> int:
             print(summary, file=sys.stderr)
         else:
             out.print(summary)
-    return exitcodes.BAD_INPUT if bad or walk_errors or checked == 0 else exitcodes.PASS
+    return out.status(exitcodes.BAD_INPUT if bad or walk_errors or checked == 0 else exitcodes.PASS)

@@ -96,7 +96,8 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
 
 
 def sign_record(record: Path, key_path: Path, signer: str) -> dict[str, Any]:
-    """Sign a record that verifies; write ``record.sig``; return what was written.
+    """Sign a record that verifies; write ``record.sig`` and render ``record.html`` again with its
+    signature block; return what was written.
 
     Raises :class:`InputError` for a bad key or signer, ``ValueError`` listing the problems when the
     record does not verify (nobody signs a record that fails verification).
@@ -128,7 +129,21 @@ def sign_record(record: Path, key_path: Path, signer: str) -> dict[str, Any]:
         "signature": base64.b64encode(key.sign(canonical_json(payload))).decode("ascii"),
     }
     (run_dir / SIGNATURE_FILE).write_bytes(canonical_json(document) + b"\n")
+    _show_in_report(run_dir)
     return document
+
+
+def _show_in_report(run_dir: Path) -> None:
+    """Render the lab report again so its signature block names the signer and the key (the
+    folder's record.html is what ``verify`` renders again, the signature block included)."""
+    from harness.record.digest import verify
+    from harness.record.journal import load_record
+    from harness.record.views import HTML_FILE, render_one
+
+    html = render_one(run_dir, load_record(run_dir), verify(run_dir, views=False), HTML_FILE)
+    if (run_dir / HTML_FILE).is_symlink():
+        (run_dir / HTML_FILE).unlink()
+    (run_dir / HTML_FILE).write_bytes(html)
 
 
 def _read_signature(run_dir: Path) -> dict[str, Any]:
