@@ -49,9 +49,11 @@ holding the offending lines with a caret, ready for ``tablecert validate`` to pr
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -144,9 +146,18 @@ class Source:
     path: str
     text: str = field(repr=False)
 
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """The lines as YAML counts them, split once (a suite of 1,500 cases asks for thousands)."""
+        return split_lines(self.text)
+
+    def line(self, number: int) -> str:
+        """Line ``number`` (1-based), or ``""`` past the end."""
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
     def context(self, pos: Pos, before: int = 2) -> str:
         """Up to ``before`` lines above ``pos``, its line, and a caret under the column."""
-        lines = split_lines(self.text)
+        lines = self.lines
         if not lines or pos.line < 1:
             return ""
         if pos.line > len(lines):  # the end of the file: show how it ends
@@ -309,6 +320,39 @@ for _tag, _regexp, _first in (
     _Loader.add_implicit_resolver(_tag, _regexp, _first)
 
 
+#: bidirectional controls: the text displays in another order than it is stored (CVE-2021-42574)
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+_CONTROL_NAMES = {0x00: "NULL", 0x07: "BELL", 0x08: "BACKSPACE", 0x0B: "LINE TABULATION", 0x0C: "FORM FEED",
+                  0x0D: "CARRIAGE RETURN", 0x1B: "ESCAPE", 0x7F: "DELETE", 0x85: "NEXT LINE", 0x9B: "CONTROL SEQUENCE"
+                  " INTRODUCER"}
+
+
+def unseen_character(text: str) -> str | None:
+    """Why ``text`` cannot be a value of a tablecert file, or ``None``: a character a reader cannot
+    see as written, named (``U+202E RIGHT-TO-LEFT OVERRIDE``): a control character (a terminal acts
+    on ESC), a bidirectional control, an invisible formatting character (zero-width space, BOM, soft
+    hyphen) or a space other than the plain one (a no-break space looks like one and does not split
+    a card list).  A tab and a line break (block scalars) are allowed."""
+    for ch in text:
+        code = ord(ch)
+        if ch in "\t\n" or (0x20 <= code < 0x7F):
+            continue
+        category = unicodedata.category(ch)
+        name = f"U+{code:04X} {unicodedata.name(ch, '') or _CONTROL_NAMES.get(code, 'CONTROL CHARACTER')}"
+        if code in _BIDI:
+            return (f"{name}: a bidirectional control shows the text in another order than it is written; "
+                    "write plain text")
+        if category == "Cc" or 0xD800 <= code <= 0xDFFF:
+            return f"{name}: a control character (a terminal or a report would act on it); write plain text"
+        if category == "Cf":
+            return f"{name}: an invisible formatting character; write plain text"
+        if category in ("Zs", "Zl", "Zp"):
+            return f"{name}: looks like a space but is not one; write a plain space"
+    return None
+
+
 def _pos(node: Node) -> Pos:
     return Pos(node.start_mark.line + 1, node.start_mark.column + 1)
 
@@ -342,7 +386,12 @@ class _Builder:
                 out.item_pos.append(_pos(item))
             return out
         assert isinstance(node, ScalarNode)
-        return self.scalar(node)
+        value = self.scalar(node)
+        if isinstance(value, YStr):
+            odd = unseen_character(value)
+            if odd is not None:
+                raise self.fail(node, odd)
+        return value
 
     def mapping(self, node: MappingNode) -> YMap:
         if node.tag != _MAP:

@@ -101,11 +101,7 @@ def validate_file(path: Path, *, named: bool = True, profile: Any = None) -> Non
         validator = _suite_validator()
         if validator is None:
             raise node.loc("spec").error("suite validation not available in this installation")
-        if profile is not None:
-            validator(name, profile=profile)
-        else:
-            validator(name)
-        return
+        return validator(name, profile=profile, node=node)
     if isinstance(spec, str) and spec.startswith(STACKS_PREFIX):
         from harness.suites.stacks import validate_stack_file
 

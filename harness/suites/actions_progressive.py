@@ -356,7 +356,7 @@ def _round_cards(runner: CaseRunner, rng: random.Random) -> list[Any]:
 
 
 @step("mystery_play", Action(
-    {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000),
+    {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000, lo=1, why="0 rounds play nothing"),
      "seats": Arg("seats", default="all"), "seed": Arg("int", default=1),
      "pace_ms": Arg("decimal", default=Decimal(0)), "if_written": Arg("bool", default=False)},
     doc="play random rounds (every listed seat with a Player and a Royal 9 wager) until the mystery "

@@ -71,7 +71,7 @@ def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
 
 
 @step("expect_shuffle_random", Action(
-    {"shuffles": Arg("int"), "from": Arg("str")},
+    {"shuffles": Arg("int", lo=1), "from": Arg("str")},
     doc="the shuffler battery (card positions, adjacent pairs, rising sequences, repeated shuffles) on "
     "`shuffles` shuffles (default: the plan's number) read from the emulated shuffler, or on the observed "
     "pre/post orders in file `from`; INCONCLUSIVE below the planned number",
@@ -91,7 +91,7 @@ def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None
 
 
 @step("expect_shoe_random", Action(
-    {"shoes": Arg("int"), "from": Arg("str")},
+    {"shoes": Arg("int", lo=1), "from": Arg("str")},
     doc="the shoe battery (runs of colours, serial correlation of values, ranks by shoe position) on `shoes` "
     "full shoes dealt from the emulated shuffler's packs, or on the card sequences in file `from`",
 ))
@@ -109,7 +109,7 @@ def shoe_battery(runner: CaseRunner, step: Step, shoes: int | None = None, **arg
 
 
 @step("expect_mystery_distribution", Action(
-    {"awards": Arg("int"), "max_rounds": Arg("int", default=200_000), "seed": Arg("int", default=1),
+    {"awards": Arg("int", lo=1), "max_rounds": Arg("int", default=200_000, lo=1), "seed": Arg("int", default=1),
      "from": Arg("str")},
     doc="the mystery trigger distribution: play rounds (every seat wagering Royal 9) until `awards` mystery "
     "awards (default: the plan's number), or read the awards in file `from`; each award against the "

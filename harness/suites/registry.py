@@ -37,12 +37,20 @@ STEP_MODULES = (
 
 @dataclass(frozen=True)
 class Arg:
-    """One argument: ``kind`` names its check (see :mod:`harness.suites.schema`)."""
+    """One argument: ``kind`` names its check (see :mod:`harness.suites.schema`).
+
+    ``lo``/``hi`` bound a whole number (default 0 and the schema's largest) or a decimal;
+    ``positive`` asks a decimal or an amount to be more than 0; ``why`` is the reason a value out of
+    those bounds can never be right, shown in the message (``a baccarat hand totals 0 to 9``)."""
 
     kind: str
     required: bool = False
     default: Any = None
     choices: tuple[str, ...] = ()
+    lo: int | None = None
+    hi: int | None = None
+    positive: bool = False
+    why: str = ""
 
 
 def choice(*choices: str, required: bool = False, default: str | None = None) -> Arg:
