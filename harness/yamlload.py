@@ -458,9 +458,59 @@ class _Builder:
         return s
 
 
+def _opens_scalar(line: str, i: int) -> bool:
+    """The quote at ``line[i]`` begins a scalar: first on the line, or after ``- ``, ``: ``, ``? ``,
+    ``[``, ``{`` or ``,`` (a quote inside a plain scalar, as in ``dealer's``, is just a character)."""
+    head = line[:i].rstrip(" \t")
+    if not head or head.endswith(("[", "{", ",")):
+        return True
+    return head.endswith(("-", ":", "?")) and line[i - 1] in " \t"
+
+
+def _closing(line: str, i: int) -> int | None:
+    """Index of the quote closing the one at ``line[i]`` on the same line, or None."""
+    quote, j = line[i], i + 1
+    while j < len(line):
+        if quote == '"' and line[j] == "\\":
+            j += 2
+            continue
+        if line[j] == quote:
+            if quote == "'" and line[j + 1 : j + 2] == "'":  # '' is a quote inside a single-quoted scalar
+                j += 2
+                continue
+            return j
+        j += 1
+    return None
+
+
+def _unclosed_quote(lines: list[str], before: int) -> Pos | None:
+    """The last quote of lines ``1..before-1`` that opens a scalar and is not closed on its own line:
+    YAML reads such a string on into the next lines and reports an error far below it."""
+    found: Pos | None = None
+    for number, line in enumerate(lines[: max(before - 1, 0)], 1):
+        i = 0
+        while i < len(line):
+            ch = line[i]
+            if ch == "#" and (i == 0 or line[i - 1] in " \t"):
+                break
+            if ch in "\"'" and _opens_scalar(line, i):
+                j = _closing(line, i)
+                if j is None:
+                    found = Pos(number, i + 1)
+                    break
+                i = j
+            i += 1
+    return found
+
+
 def _syntax_error(exc: yaml.MarkedYAMLError, src: Source) -> InputError:
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or exc.context or "YAML syntax error"
+    if mark is not None:
+        quote = _unclosed_quote(src.lines, mark.line + 1)
+        if quote is not None:
+            return error_at(Loc(src, quote), f"this quoted string is not closed on its line: YAML reads it on to "
+                                             f"line {mark.line + 1} and fails there ({problem})")
     if "'\\t'" in problem:
         problem = "tab character: YAML indents with spaces only"
     elif exc.context and exc.problem and exc.problem_mark is not None:

@@ -20,6 +20,7 @@ import json
 import sys
 from typing import Any
 
+from harness.cli.numbers import MAX_SEED, count, duration
 from harness.errors import InputError
 
 HELP = "List the emulator defects the suites must catch; --matrix proves each is caught"
@@ -41,15 +42,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run the kill matrix: clean runs, then the cases citing each defect's clauses")
     parser.add_argument("--defect", action="extend", nargs="+", default=[], metavar="NAME",
                         help="with --matrix: only these defects (as the positional names)")
-    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+    parser.add_argument("--jobs", type=count(1, 64), default=2, metavar="N",
                         help="with --matrix: certification runs at once, each with its own emulators (default 2)")
     parser.add_argument("--variants", action="store_true",
                         help="with --matrix: run each defect on a variant of its kind of table drawn from --seed "
                              "(a $5 Royal 9 table with a mystery progressive, EZ Baccarat, Hit and Run) instead of "
                              "the shipped profiles")
-    parser.add_argument("--seed", type=int, default=None, metavar="S",
+    parser.add_argument("--seed", type=count(0, MAX_SEED), default=None, metavar="S",
                         help="with --variants: the seed (default: a fresh one, printed)")
-    parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--deadline", type=duration(86_400), default=None, metavar="SECONDS",
                         help="with --matrix: end a run still going after this long (default 300)")
 
 

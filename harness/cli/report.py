@@ -130,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
             out = args.out or run_dir / HTML_FILE
             out.write_bytes(render_one(run_dir, record, problems, HTML_FILE))
             html_out = out
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: harness.cli ends with the status for that
     except OSError as exc:
         raise InputError(f"{out}: cannot write: {exc.strerror or exc}") from exc
     remaining = [] if problems else view_problems(run_dir, record)

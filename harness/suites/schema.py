@@ -94,9 +94,11 @@ def load_suite(path: str | Path, *, fixtures: Path | None = None, profile: Any =
     with collecting():
         root = Fields(
             node, None, "",
-            required=("spec", "suite", "title", "cases"),
-            optional=("jurisdiction", "game", "decks", "requires", "games", "description"),
+            required=("suite", "title", "cases"),
+            optional=("spec", "jurisdiction", "game", "decks", "requires", "games", "description"),
         )
+        if "spec" not in root:
+            raise error_at(root.node.where, f"missing key 'spec' (a suite starts with spec: {SPEC})")
         spec = root.get_str("spec")
         if spec != SPEC:
             raise root.error("spec", f"unknown suite spec '{spec}' (this version reads '{SPEC}')")
@@ -271,6 +273,7 @@ def _cases(
             steps=(),
             path=path,
             line=loc.pos.line,
+            col=loc.pos.col,
             variant=variant,
             when=case_when,
             timeout_s=timeout_s,
@@ -309,6 +312,10 @@ def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], c
                 ctx.table_decks = ctx.hit_soft17 = None
     reference = reference_table(ctx.game)
     ref_binding = bind(given_node, reference, variant) if given_node is not None else Binding()
+    if table is None and ref_binding.impossible_at is not None:
+        raise ref_binding.impossible_at.error(
+            f"{ref_binding.not_applicable} (on the reference table, {reference.profile.name}): the case could "
+            "never be dealt; give a want some round can produce")
     steps = _steps(f, {**variant, **ref_binding.values}, ctx) if ref_binding.not_applicable is None else ()
     if table is None:
         return _with(case, steps, ref_binding, not_for_table=ref_binding.not_applicable)
