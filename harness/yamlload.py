@@ -348,7 +348,9 @@ def unseen_character(text: str) -> str | None:
             return f"{name}: a control character (a terminal or a report would act on it); write plain text"
         if category == "Cf":
             return f"{name}: an invisible formatting character; write plain text"
-        if category in ("Zs", "Zl", "Zp"):
+        if category in ("Zl", "Zp"):
+            return f"{name}: a line break inside a value (a report breaks the line there); write plain text"
+        if category == "Zs":
             return f"{name}: looks like a space but is not one; write a plain space"
     return None
 

@@ -96,6 +96,7 @@ def _journal_append(entry: bytes) -> Callable[[Path], None]:
 R, J = "record.json", "journal.jsonl"
 SECOND_HEADER = (b'{"type":"header","schema":"tablecert/record/1","run_id":"x","started_at":"t",'
                  b'"harness":{"version":"1","git_revision":"r"}}')
+DOUBLE_VERDICT = b'"verdict":"FAIL","verdict":'
 CORPUS: dict[str, Bad] = {
     # --- record.json: not JSON, or JSON of the wrong shape
     "not-json": Bad(_raw_record(b"{not json"), R, 1, "not valid JSON"),
@@ -159,9 +160,9 @@ CORPUS: dict[str, Bad] = {
     "record-lone-surrogate": Bad(_record(_set("cases.0.title", "\ud800")), R, 1,
                                  "not valid text: a lone surrogate \\ud800"),
     "record-lone-surrogate-key": Bad(_record(_set("profile.\udfff", 1)), R, 1, "a lone surrogate \\udfff"),
-    "journal-duplicate-key": Bad(_journal_line(7, lambda line: line.replace(b'"verdict":', b'"verdict":"FAIL","verdict":',
-                                                                            1)), J, 7, "duplicate key 'verdict'"),
-    "journal-lone-surrogate": Bad(_journal_line(7, lambda line: line.replace(b'"message":null', b'"message":"\\udc00"')),
+    "journal-duplicate-key": Bad(_journal_line(7, lambda ln: ln.replace(b'"verdict":', DOUBLE_VERDICT, 1)),
+                                 J, 7, "duplicate key 'verdict'"),
+    "journal-lone-surrogate": Bad(_journal_line(7, lambda ln: ln.replace(b'"message":null', b'"message":"\\udc00"')),
                                   J, 7, "a lone surrogate \\udc00"),
 }
 
