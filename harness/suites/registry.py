@@ -155,6 +155,10 @@ def reference_markdown() -> str:
         args = []
         for key, a in spec.args.items():
             kind = "|".join(a.choices) if a.kind == "enum" else a.kind
+            if a.lo is not None or a.hi is not None:
+                kind += f" {a.lo if a.lo is not None else 0}..{a.hi if a.hi is not None else 'N'}"
+            if a.positive:
+                kind += " > 0"
             flag = " (required)" if a.required else (f" = {a.default}" if a.default is not None else "")
             args.append(f"`{key}`: {kind}{flag}".replace("|", "\\|"))
         short = f" (shorthand: `{name}: <{spec.shorthand}>`)" if spec.shorthand else ""
