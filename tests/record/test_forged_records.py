@@ -362,7 +362,7 @@ edit_counts_not_applicable = _edit_field(lambda d: d["counts"].update({"NOT APPL
 plant_identity_changed = _edit_field(lambda d: d.update(identity_changed={"controller": ["software_version"]}))
 plant_note = _edit_field(lambda d: d.update(notes=["reviewed and approved by the regulator"]))
 edit_verdict_reasons = _edit_field(lambda d: d.update(verdict_reasons=["all cases passed"]))
-edit_git_dirty = _edit_field(lambda d: d["harness"].update(git_dirty=False))
+edit_git_dirty = _edit_field(lambda d: d["harness"].update(git_dirty=not d["harness"]["git_dirty"]))
 edit_input_sha = _edit_field(lambda d: d["inputs"][0].update(sha256="0" * 64))
 
 
