@@ -8,7 +8,9 @@ Each subcommand lives in its own module ``harness.cli.<name>`` exposing:
 * ``run(args) -> int``: the exit status.
 
 Bad input raises :class:`harness.errors.InputError`; this module prints each of its errors as one
-line on stderr and exits 2, never a traceback.  Exit statuses: :mod:`harness.exitcodes`.
+line on stderr and exits 2, never a traceback.  A command line argparse refuses (an unknown flag, a
+number out of its bounds: :mod:`harness.cli.numbers`) is one line and exit 2 too.  Exit statuses:
+:mod:`harness.exitcodes`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from harness import __version__, exitcodes
 from harness.errors import InputError, error_lines
@@ -53,15 +56,32 @@ def _load(name: str) -> ModuleType | None:
         raise
 
 
+class UsageError(Exception):
+    """A command line argparse cannot use (an unknown flag, a number out of its bounds)."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line and exit 2 from :func:`main` (like every other bad
+    input), instead of the usage block and ``SystemExit``."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self.prog, message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tablecert",
         description="Certification test harness for casino table-game devices.",
         epilog="Example:\n  tablecert run            # every suite against the built-in emulators",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tablecert {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         mod = _load(name)
         if mod is None:
@@ -86,7 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in argv:
         cut = argv.index("--")
         argv, passthrough = argv[:cut], argv[cut + 1 :]
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        print(f"{exc.prog}: {exc.message} (see {exc.prog} --help)", file=sys.stderr)
+        return exitcodes.BAD_INPUT
     if getattr(args, "_module", None) is None:
         parser.print_help()
         return 2

@@ -51,7 +51,10 @@ def seats_arg(text: str) -> tuple[int, ...] | None:
     """``all`` -> None (every seat), ``1,2,3`` -> (1, 2, 3)."""
     if text.strip().lower() == "all":
         return None
-    seats = tuple(whole(part.strip(), "--seats: seat", 1, 9) for part in text.split(",") if part.strip())
+    try:
+        seats = tuple(whole(part.strip(), "seat", 1, 9) for part in text.split(",") if part.strip())
+    except InputError as exc:
+        raise InputError(f"--seats {text!r}: expected 'all' or seat numbers such as 1,2,3 ({exc.message})") from None
     if not seats or len(set(seats)) != len(seats):
         raise InputError(f"--seats {text!r}: expected 'all' or distinct seat numbers such as 1,2,3")
     return seats

@@ -22,7 +22,8 @@ from harness import exitcodes
 from harness.cli.output import Out
 from harness.errors import InputError
 
-HELP = "check a run record against its digest (and --key: its signature): exit 0 untouched, 1 listing each problem"
+HELP = ("check a run record (journal, evidence, views) against itself, its digest and --key its signature: "
+        "exit 0 verified, 1 listing each problem, 3 incomplete")
 EXAMPLE = """\
 tablecert verify reports/20250101T120000Z-1a2b3c
 tablecert verify reports/20250101T120000Z-1a2b3c --digest 5d41...   # the digest printed in a signed report

@@ -167,11 +167,15 @@ def signature_problems(record: Path, public_key: Ed25519PublicKey | None = None)
     With ``public_key`` the signature must be by that key; without, it is checked against the key
     it names (which shows it is intact, not who made it).
     """
+    from harness.record.folder import member_problem
     from harness.record.journal import load_record
 
     run_dir = run_dir_of(record)
-    if not (run_dir / SIGNATURE_FILE).is_file():
+    problem = member_problem(run_dir, SIGNATURE_FILE)
+    if problem == "missing":
         return [f"{SIGNATURE_FILE}: missing (the record is not signed)"]
+    if problem is not None:
+        return [f"{SIGNATURE_FILE}: {problem}: a signature is a regular file of the run folder"]
     try:
         sig = _read_signature(run_dir)
         embedded = Ed25519PublicKey.from_public_bytes(base64.b64decode(sig["public_key"], validate=True))
@@ -209,8 +213,10 @@ def signature_info(run_dir: Path) -> dict[str, Any] | None:
     ``signer``, ``key_fingerprint``, ``signed_at``, ``record_digest``, ``intact`` (the signature
     matches the record and the key it names) and ``problems``.  Whether the key is the lab's is for
     the reader to check against the fingerprint the lab published (or ``verify --key``)."""
+    from harness.record.folder import present
+
     run_dir = run_dir_of(Path(run_dir))
-    if not (run_dir / SIGNATURE_FILE).is_file():
+    if not present(run_dir, SIGNATURE_FILE):
         return None
     problems = signature_problems(run_dir)
     try:

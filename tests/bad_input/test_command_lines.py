@@ -166,7 +166,7 @@ CORPUS: dict[str, tuple[list[str], int, str]] = {
     "soak-rounds-zero": (["soak", "--profile", str(PROFILE), "--rounds", "0"], exitcodes.BAD_INPUT,
                          "argument --rounds: 0: out of range"),
     "soak-seats-arabic-indic": (["soak", "--profile", str(PROFILE), "--rounds", "1", "--seats", "\u0661"],
-                                exitcodes.BAD_INPUT, "--seats: seat '\u0661': not a whole number"),
+                                exitcodes.BAD_INPUT, "seat '\u0661': not a whole number"),
     "soak-pace-full-width": (["soak", "--profile", str(PROFILE), "--rounds", "1", "--pace-ms", "\uff15"],
                              exitcodes.BAD_INPUT, "expected milliseconds in ASCII digits"),
     "variants-count-zero": (["variants", "--count", "0"], exitcodes.BAD_INPUT, "argument --count: 0: out of range"),

@@ -32,7 +32,8 @@ from harness.record.digest import verify
 from harness.record.journal import load_journal, load_record
 from harness.suites.schema import load_suite
 from harness.suites.stacks import validate_stack_file
-from harness.yamlload import load_yaml_text, unseen_character
+from harness.textcheck import unseen_character
+from harness.yamlload import load_yaml_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "record"))
 from recordkit import build_run
