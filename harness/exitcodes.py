@@ -13,8 +13,9 @@ mean two things:
 130    interrupted (Ctrl-C / SIGINT, SIGTERM): never reported as a device fault
 =====  =================================================================================
 
-A broken pipe (output piped into ``head`` and closed) is not success: the command ends with the
-status of what it found so far, or 3 when it could not finish.
+A broken pipe (output piped into ``head`` and closed) is never success, whatever the command
+found: it ends with the status of the problem it found (1, 2), and with 3 when it found none (its
+output was not delivered, so the reader cannot know the result).
 """
 
 from __future__ import annotations

@@ -28,18 +28,35 @@ def parse_amount(text: str | int | Decimal) -> Cents:
     if isinstance(text, bool):
         raise InputError(f"amount {text!r}: expected dollars, e.g. 450 or '$450.00'")
     if isinstance(text, int):
-        return text * 100
+        return _bounded(text * 100, str(text))
     if isinstance(text, Decimal):
+        if not text.is_finite() or abs(text.adjusted()) > MAX_DOLLAR_DIGITS:
+            raise InputError(f"amount {text}: {TOO_LARGE}")
         cents = text * 100
         if cents != cents.to_integral_value():
             raise InputError(f"amount {text}: fractions of a cent are not money")
-        return int(cents)
+        return _bounded(int(cents), str(text))
+    if len(text) > 64:
+        raise InputError(f"amount {text[:20]!r}...: {TOO_LARGE}")
     m = _AMOUNT.match(text.strip())
     if not m:
         raise InputError(f"amount {text!r}: expected dollars, e.g. 450 or '$1,500.00'")
     whole = int(m.group("int").replace(",", ""))
     frac = (m.group("frac") or "0").ljust(2, "0")
-    return whole * 100 + int(frac)
+    return _bounded(whole * 100 + int(frac), text)
+
+
+#: the most digits of whole dollars an amount may have ($999,999,999,999.99): far beyond any meter,
+#: limit or wager, and a number a person can still check by eye
+MAX_DOLLAR_DIGITS = 12
+TOO_LARGE = f"more than {MAX_DOLLAR_DIGITS} digits of dollars: no meter, limit or wager holds that"
+
+
+def _bounded(cents: Cents, text: str) -> Cents:
+    if abs(cents) >= 10 ** (MAX_DOLLAR_DIGITS + 2):
+        shown = text if len(text) <= 24 else text[:20] + "..."
+        raise InputError(f"amount {shown!r}: {TOO_LARGE}")
+    return cents
 
 
 def parse_rate(text: str | int | Decimal) -> Decimal:

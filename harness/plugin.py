@@ -232,7 +232,23 @@ def _not_applicable(config: pytest.Config, item: pytest.Item) -> str | None:
     return not_applicable(profile, interp, case)
 
 
+def _same_case_ids(items: list[pytest.Item]) -> None:
+    """Case ids are unique across the suites of a run (the record keys its cases by id): two suites
+    sharing one stop the run before anything starts, naming both, never a crash half-way through."""
+    seen: dict[str, Case] = {}
+    for item in items:
+        case = getattr(item, "tc_case", None)
+        if case is None:
+            continue
+        first = seen.setdefault(case.name, case)
+        if first is not case and first.path != case.path:
+            raise pytest.UsageError(
+                f"{case.path}:{case.line}:{case.col}: case id '{case.name}' is also in {first.path}:{first.line}: "
+                "case ids are unique across the suites of a run (the record keys its cases by id); rename one")
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    _same_case_ids(items)
     patterns = config.getoption("--tc-clause")
     if patterns:
         keep = [item for item in items if _cites(item, patterns)]

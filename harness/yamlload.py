@@ -49,6 +49,7 @@ holding the offending lines with a caret, ready for ``tablecert validate`` to pr
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -63,6 +64,7 @@ from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.errors import InputError
+from harness.textcheck import unclosed_quote, unseen_character
 
 __all__ = [
     "Loc",
@@ -144,9 +146,18 @@ class Source:
     path: str
     text: str = field(repr=False)
 
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """The lines as YAML counts them, split once (a suite of 1,500 cases asks for thousands)."""
+        return split_lines(self.text)
+
+    def line(self, number: int) -> str:
+        """Line ``number`` (1-based), or ``""`` past the end."""
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
     def context(self, pos: Pos, before: int = 2) -> str:
         """Up to ``before`` lines above ``pos``, its line, and a caret under the column."""
-        lines = split_lines(self.text)
+        lines = self.lines
         if not lines or pos.line < 1:
             return ""
         if pos.line > len(lines):  # the end of the file: show how it ends
@@ -342,7 +353,12 @@ class _Builder:
                 out.item_pos.append(_pos(item))
             return out
         assert isinstance(node, ScalarNode)
-        return self.scalar(node)
+        value = self.scalar(node)
+        if isinstance(value, YStr):
+            odd = unseen_character(value)
+            if odd is not None:
+                raise self.fail(node, odd)
+        return value
 
     def mapping(self, node: MappingNode) -> YMap:
         if node.tag != _MAP:
@@ -412,6 +428,11 @@ class _Builder:
 def _syntax_error(exc: yaml.MarkedYAMLError, src: Source) -> InputError:
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or exc.context or "YAML syntax error"
+    if mark is not None:
+        quote = unclosed_quote(src.lines, mark.line + 1)
+        if quote is not None:
+            return error_at(Loc(src, Pos(*quote)), f"this quoted string is not closed on its line: YAML reads it on to "
+                                             f"line {mark.line + 1} and fails there ({problem})")
     if "'\\t'" in problem:
         problem = "tab character: YAML indents with spaces only"
     elif exc.context and exc.problem and exc.problem_mark is not None:

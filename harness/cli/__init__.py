@@ -8,7 +8,9 @@ Each subcommand lives in its own module ``harness.cli.<name>`` exposing:
 * ``run(args) -> int``: the exit status.
 
 Bad input raises :class:`harness.errors.InputError`; this module prints each of its errors as one
-line on stderr and exits 2, never a traceback.  Exit statuses: :mod:`harness.exitcodes`.
+line on stderr and exits 2, never a traceback.  A command line argparse refuses (an unknown flag, a
+number out of its bounds: :mod:`harness.cli.numbers`) is one line and exit 2 too.  Exit statuses:
+:mod:`harness.exitcodes`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from harness import __version__, exitcodes
 from harness.errors import InputError, error_lines
@@ -53,15 +56,32 @@ def _load(name: str) -> ModuleType | None:
         raise
 
 
+class UsageError(Exception):
+    """A command line argparse cannot use (an unknown flag, a number out of its bounds)."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line and exit 2 from :func:`main` (like every other bad
+    input), instead of the usage block and ``SystemExit``."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self.prog, message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tablecert",
         description="Certification test harness for casino table-game devices.",
         epilog="Example:\n  tablecert run            # every suite against the built-in emulators",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tablecert {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         mod = _load(name)
         if mod is None:
@@ -86,7 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in argv:
         cut = argv.index("--")
         argv, passthrough = argv[:cut], argv[cut + 1 :]
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        print(f"{exc.prog}: {exc.message} (see {exc.prog} --help)", file=sys.stderr)
+        return exitcodes.BAD_INPUT
     if getattr(args, "_module", None) is None:
         parser.print_help()
         return 2
@@ -96,8 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         args.passthrough = passthrough
+    code: int | None = None
     try:
-        return int(args._module.run(args))
+        code = int(args._module.run(args))
+        sys.stdout.flush()  # a reader gone before the last line is a broken pipe here, not at exit
+        return code
     except InputError as exc:
         for err in error_lines(exc):
             print(f"tablecert {args.command}: {err}" if err.path is None else str(err), file=sys.stderr)
@@ -106,14 +133,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tablecert: interrupted", file=sys.stderr)
         return exitcodes.INTERRUPTED
     except BrokenPipeError:
-        # output piped into `head` and closed early: the command could not finish what it was
-        # asked, and must not claim success (harness.exitcodes)
+        # output piped into `head` and closed early: the reader never saw the whole result, so
+        # the command must not claim success; a problem it found keeps its status (harness.exitcodes)
         import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-        return exitcodes.RIG_ERROR
+        return code if code not in (None, exitcodes.PASS) else exitcodes.RIG_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,8 +3,10 @@
 Every testable clause must be cited by at least one case, and that case must apply to at least one
 built-in profile (otherwise ``tablecert run`` never executes it).  A clause whose every case needs a
 capability no built-in table has (a carryover pot) is listed as such and neither counted as covered
-nor as a gap of the harness: it is checked on a table that has it.  Exit 1 when a testable clause is
-uncovered; CI runs this.
+nor as a gap of the harness: it is checked on a table that has it.  A case that runs on no built-in
+profile is listed with the reason for each (a capability, a denomination, a role the table cannot
+fill, a stack the builder proves impossible there): nothing is dropped in silence.  Exit 1 when a
+testable clause is uncovered; CI runs this.
 """
 
 from __future__ import annotations
@@ -49,8 +51,9 @@ def compute(suite_paths: list[Path], profile_paths: list[Path]) -> dict[str, dic
         # a case's roles are bound to each table: it runs there only if the table can fill them
         bound = [{c.name: c for c in load_suite(path, profile=s.profile).cases} for s in sessions]
         for case in suite.cases:
-            runs_on = [s.profile.name for s, cases in zip(sessions, bound, strict=True)
-                       if s.applies(cases.get(case.name, case)) is None]
+            why_not = {s.profile.name: s.applies(cases.get(case.name, case)) for s, cases in zip(sessions, bound,
+                                                                                                  strict=True)}
+            runs_on = [name for name, why in why_not.items() if why is None]
             missing = case.requires - built_in
             for cid in case.clauses:
                 entry = table.setdefault(cid, {"citation": cat.clause(cid).citation, "cases": [], "runnable": [],
@@ -61,6 +64,9 @@ def compute(suite_paths: list[Path], profile_paths: list[Path]) -> dict[str, dic
                 entry["cases"].append(label)  # type: ignore[attr-defined]
                 if runs_on:
                     entry["runnable"].append(f"{label} ({', '.join(runs_on)})")  # type: ignore[attr-defined]
+                else:  # never silent: why the case runs on no built-in table, table by table
+                    entry.setdefault("not_runnable", []).append(  # type: ignore[attr-defined]
+                        f"{label}: " + "; ".join(f"{name}: NOT APPLICABLE ({why})" for name, why in why_not.items()))
     for entry in table.values():
         entry["needs"] = sorted(entry["needs"])  # type: ignore[call-overload]
     return table
@@ -91,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
             status = "ok " if e["runnable"] else ("N/A" if cid in elsewhere else ("NOT RUN" if cases else "NONE"))
             print(f"{status:<8} {cid:<44} {len(cases):>3} case(s)  " + ", ".join(cases[:3])  # type: ignore[arg-type,index]
                   + (" ..." if len(cases) > 3 else ""))  # type: ignore[arg-type]
+        not_runnable = sorted({line for e in table.values() for line in e.get("not_runnable", [])})  # type: ignore[attr-defined]
+        if not_runnable:
+            print(f"\n{len(not_runnable)} case(s) run on no built-in profile:")
+            for line in not_runnable:
+                print(f"  {line}")
         for cid in elsewhere:
             needs = ", ".join(table[cid]["needs"])  # type: ignore[arg-type]
             print(f"{cid}: checked only at a table with {needs} (no built-in profile has it; not counted as covered)")

@@ -38,6 +38,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.cards import Card, check_against_shoe, parse_cards
+from harness.cli.numbers import MAX_CENTS, count, whole
 from harness.errors import InputError
 from harness.games.interpretations import Interpretations
 from harness.games.payouts import Pay, Settlement
@@ -55,18 +56,19 @@ tablecert deal --game blackjack --cards "2S 2D 2C 2H 3S 7D" --decks 6 --stand-so
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", required=True, choices=("baccarat", "ez-baccarat", "blackjack"))
     p.add_argument("--cards", required=True, help='cards in shoe order, e.g. "KS 9H 3D 4C"')
-    p.add_argument("--decks", type=int, default=None, help="shoe decks (default 8; 6 for blackjack)")
-    p.add_argument("--stake", type=int, default=500, help="stake of each wager in cents (default 500)")
+    p.add_argument("--decks", type=count(1, 8), default=None, help="shoe decks (default 8; 6 for blackjack)")
+    p.add_argument("--stake", type=count(1, MAX_CENTS), default=500, help="stake of each wager in cents (default 500)")
     p.add_argument("--commission", default="5%", help="Banker commission (default 5%%)")
     p.add_argument("--royal9", action="store_true", help="resolve Royal 9 progressive wagers too")
-    p.add_argument("--denomination", type=int, choices=(5, 1), default=5, help="Royal 9 $5 or $1 table")
+    p.add_argument("--denomination", type=count(1, 5), choices=(5, 1), default=5, help="Royal 9 $5 or $1 table")
     p.add_argument("--seat-combos", default=None, help=f'seat=king-9 pairs (default "{DEFAULT_LAYOUT}")')
     p.add_argument("--wagers", default=None, help='seats with a Royal 9 wager, e.g. "1,2,3" (default all)')
     p.add_argument("--meters", default=None, help='"mega=C,major=C,minor=C" in cents (default floors)')
     soft = p.add_mutually_exclusive_group()
     soft.add_argument("--hit-soft17", dest="hit_soft17", action="store_true", default=True)
     soft.add_argument("--stand-soft17", dest="hit_soft17", action="store_false")
-    p.add_argument("--meter", type=int, default=None, help="Hit and Run meter in cents (default 100000)")
+    p.add_argument("--meter", type=count(0, MAX_CENTS), default=None,
+                   help="Hit and Run meter in cents (default 100000)")
     p.add_argument("--interpretation", action="append", default=[], metavar="ID=VALUE",
                    help="override a named interpretation (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -92,9 +94,9 @@ def parse_seat_combos(text: str) -> dict[int, tuple[Card, Card]]:
     combos: dict[int, tuple[Card, Card]] = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
         seat_txt, sep, combo = item.partition("=")
-        if not sep or not seat_txt.strip().isdigit():
+        if not sep:
             raise InputError(f"--seat-combos {item!r}: expected SEAT=KING-NINE, e.g. 1=KS9H")
-        seat = int(seat_txt)
+        seat = whole(seat_txt.strip(), "--seat-combos: seat", 1, 9)
         if seat in combos:
             raise InputError(f"--seat-combos: seat {seat} given twice")
         combos[seat] = parse_combo(combo, seat)
@@ -104,9 +106,7 @@ def parse_seat_combos(text: str) -> dict[int, tuple[Card, Card]]:
 def parse_seats(text: str) -> frozenset[int]:
     seats = set()
     for item in filter(None, (x.strip() for x in text.split(","))):
-        if not item.isdigit() or not 1 <= int(item) <= 9:
-            raise InputError(f"--wagers {item!r}: seats are 1 to 9")
-        seats.add(int(item))
+        seats.add(whole(item, "--wagers: seat", 1, 9))
     return frozenset(seats)
 
 
@@ -117,9 +117,7 @@ def parse_meters(text: str, defaults: dict[str, int]) -> dict[str, int]:
         name = name.strip()
         if not sep or name not in defaults:
             raise InputError(f"--meters {item!r}: expected mega=CENTS, major=CENTS or minor=CENTS")
-        if not amount.strip().isdigit():
-            raise InputError(f"--meters {item!r}: amount is whole cents, e.g. mega=5000000")
-        meters[name] = int(amount)
+        meters[name] = whole(amount.strip(), f"--meters {name}: amount in whole cents", 0, MAX_CENTS)
     return meters
 
 

@@ -22,6 +22,7 @@ import json
 import sys
 from typing import Any
 
+from harness.cli.numbers import MAX_SEED, count, duration
 from harness.errors import InputError
 
 HELP = "List the emulator defects the suites must catch; --matrix proves each is caught; --mutants scores the suites"
@@ -48,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run the kill matrix: clean runs, then the cases citing each defect's clauses")
     parser.add_argument("--defect", action="extend", nargs="+", default=[], metavar="NAME",
                         help="with --matrix: only these defects (as the positional names)")
-    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+    parser.add_argument("--jobs", type=count(1, 64), default=2, metavar="N",
                         help="with --matrix: certification runs at once, each with its own emulators (default 2)")
     parser.add_argument("--variants", action="store_true",
                         help="with --matrix: run each defect on a variant of its kind of table drawn from --seed "
@@ -57,10 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench-twin", action="store_true",
                         help="with --matrix: every run on its profile's bench twin (no test channel; the scripted "
                              "operator, relays and the bench supply perform every act), as a lab bench would catch it")
-    parser.add_argument("--seed", type=int, default=None, metavar="S",
+    parser.add_argument("--seed", type=count(0, MAX_SEED), default=None, metavar="S",
                         help="with --variants: the seed (default: a fresh one, printed); with --mutants --sample: "
                              "the sample's seed (default 0)")
-    parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--deadline", type=duration(86_400), default=None, metavar="SECONDS",
                         help="with --matrix or --mutants: end a run still going after this long (default 300; "
                              "240 per mutant run)")
     parser.add_argument("--mutants", action="store_true",
@@ -68,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "certify each mutant emulator; a mutant some case does not pass is killed")
     parser.add_argument("--mutant", action="extend", nargs="+", default=[], metavar="ID",
                         help="with --mutants: only these mutants (module:line:col:operator, as --list prints)")
-    parser.add_argument("--sample", type=int, default=None, metavar="N",
+    parser.add_argument("--sample", type=count(1, 1_000_000), default=None, metavar="N",
                         help="with --mutants: N mutants drawn from --seed (default seed 0)")
     parser.add_argument("--list", action="store_true", help="with --mutants: list the mutants, run nothing")
     parser.add_argument("--no-trace", action="store_true",

@@ -35,6 +35,7 @@ from fractions import Fraction
 from typing import Any
 
 from harness.cli.deal import DEFAULT_LAYOUT, describe_pay, parse_interpretations, parse_meters, parse_seat_combos
+from harness.cli.numbers import MAX_CENTS, count
 from harness.errors import InputError
 from harness.games.interpretations import Interpretations
 from harness.money import parse_rate
@@ -48,16 +49,17 @@ tablecert math --game hit-and-run --decks 6 --hit-soft17 --meter 250000"""
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", required=True, choices=("baccarat", "ez-baccarat", "royal9", "hit-and-run"))
-    p.add_argument("--decks", type=int, default=None, help="decks in the shoe (default 8; 6 for hit-and-run)")
+    p.add_argument("--decks", type=count(1, 8), default=None, help="decks in the shoe (default 8; 6 for hit-and-run)")
     p.add_argument("--commission", default="5%", help="Banker commission (default 5%%)")
-    p.add_argument("--denomination", type=int, choices=(5, 1), default=None, help="Royal 9 paytable")
+    p.add_argument("--denomination", type=count(1, 5), choices=(5, 1), default=None, help="Royal 9 paytable")
     p.add_argument("--seat-combos", default=None, help=f'Royal 9 table (default "{DEFAULT_LAYOUT}")')
     p.add_argument("--meters", default=None, help='Royal 9 "mega=C,major=C,minor=C" cents (default floors)')
     soft = p.add_mutually_exclusive_group()
     soft.add_argument("--hit-soft17", dest="hit_soft17", action="store_true", default=True)
     soft.add_argument("--stand-soft17", dest="hit_soft17", action="store_false")
-    p.add_argument("--meter", type=int, default=None, help="Hit and Run meter in cents (default 100000)")
-    p.add_argument("--stake", type=int, default=500, help="Hit and Run stake in cents (default 500)")
+    p.add_argument("--meter", type=count(0, MAX_CENTS), default=None,
+                   help="Hit and Run meter in cents (default 100000)")
+    p.add_argument("--stake", type=count(1, MAX_CENTS), default=500, help="Hit and Run stake in cents (default 500)")
     p.add_argument("--interpretation", action="append", default=[], metavar="ID=VALUE")
     p.add_argument("--json", action="store_true", help="print JSON")
 

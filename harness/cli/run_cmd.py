@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from harness import exitcodes
+from harness.cli.numbers import count
 from harness.errors import InputError
 from harness.suites.stacks import project_root
 
@@ -72,7 +73,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "--report-dir): the cases it finished are not run again, the devices' identity is checked "
                         "first, the record gains a sitting (docs/record.md, 'Sittings')")
     p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="only cases matching (pytest -k)")
-    p.add_argument("-n", dest="workers", type=int, default=0, metavar="N",
+    p.add_argument("-n", dest="workers", type=count(1, 64), default=0, metavar="N",
                    help="split cases over N emulator instances (pytest-xdist --dist loadfile)")
     p.add_argument("-q", "--quiet", action="store_true", help="less pytest output")
 
@@ -83,15 +84,19 @@ def _profiles(args: argparse.Namespace, root: Path) -> list[Path]:
     else:
         paths = sorted((root / "device_profiles").glob("emulated-*.yaml"))
     for p in paths:
+        if p.is_dir():
+            raise InputError(f"--profile {p}: a directory; give the profile file (e.g. {p}/my-bench.yaml)")
         if not p.is_file():
-            raise InputError(f"profile {p}: no such file")
+            raise InputError(f"--profile {p}: no such file" if not p.exists() else
+                             f"--profile {p}: not a regular file")
     if not paths:
         raise InputError("no device profile given and no device_profiles/emulated-*.yaml found")
     return paths
 
 
 def _suites(args: argparse.Namespace, root: Path) -> list[str]:
-    """Suite paths as given (``FILE::CASE`` node ids kept whole), each checked to exist."""
+    """Suite paths as given (``FILE::CASE`` node ids kept whole), each checked to exist and to be
+    a suite (a file ``*.suite.yaml``, or a folder holding some)."""
     given = list(args.suites) or [str(root / "suites")]
     out = []
     for s in given:
@@ -102,8 +107,55 @@ def _suites(args: argparse.Namespace, root: Path) -> list[str]:
             raise InputError(f"{path}: no such suite file or directory")
         if sep and not path.is_file():
             raise InputError(f"{s}: FILE::CASE needs a suite file before '::'")
+        if path.is_dir() and not any(path.rglob(f"*{SUITE_SUFFIX}")):
+            raise InputError(f"{path}: no *{SUITE_SUFFIX} file in this folder")
+        if not path.is_dir() and not path.name.endswith(SUITE_SUFFIX):
+            raise InputError(f"{path}: {_what_file(path)}, not a suite (SUITES are *{SUITE_SUFFIX} files or "
+                             "folders of them)")
         out.append(f"{path}{sep}{case}")
     return out
+
+
+SUITE_SUFFIX = ".suite.yaml"
+
+
+def _what_file(path: Path) -> str:
+    """What a file given as a suite is, for the message (a profile given as SUITES is common)."""
+    from harness.yamlload import YMap, load_yaml
+
+    if not path.is_file():
+        return "not a regular file"
+    try:
+        node = load_yaml(path)
+    except InputError:
+        return "not a suite file"
+    spec = node.get("spec") if isinstance(node, YMap) else None
+    if isinstance(spec, str) and spec.startswith("tablecert/profile/"):
+        return "a device profile: give it with --profile"
+    if isinstance(spec, str) and spec.startswith("tablecert/stacks/"):
+        return "a stacks file (fixtures/stacks/): suites name its stacks"
+    if isinstance(spec, str) and spec.startswith("tablecert/suite/"):
+        return f"a suite whose name does not end in {SUITE_SUFFIX} (pytest collects only those): rename it"
+    return "not a suite file"
+
+
+def _report_root(args: argparse.Namespace, root: Path) -> Path:
+    """``--report-dir``: a folder (made if missing) under an existing folder; a file, a device
+    (``/dev/null``) or a path through a file is refused before anything runs."""
+    if not args.report_dir:
+        return root / "reports"
+    path = Path(args.report_dir).absolute()
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        what = "is a file" if probe.is_file() else "is not a folder (a device, FIFO or socket)"
+        where = "" if probe == path else f" ({probe} {what})"
+        raise InputError(f"--report-dir {args.report_dir}: {what if probe == path else 'is under a file'}{where}; "
+                         "give a folder where reports/<run-id>/ can be written")
+    if not os.access(probe, os.W_OK):
+        raise InputError(f"--report-dir {args.report_dir}: {probe} is not writable")
+    return path
 
 
 @dataclass
@@ -157,10 +209,11 @@ def run(args: argparse.Namespace) -> int:
             paths, profiles = [paths[i] for i in keep], [profiles[i] for i in keep]
         profiles = [bench_twin(prof) for prof in profiles]  # InputError for a profile with no emulator
     passthrough = list(getattr(args, "passthrough", []) or [])
-    report_root = Path(args.report_dir) if args.report_dir else root / "reports"
+    report_root = _report_root(args, root)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     estimates = applicable_counts(suites, profiles)
-    runs = [ProfileRun(p.stem, p, report_root / f"{stamp}-{p.stem}", n) for p, n in zip(paths, estimates, strict=True)]
+    run_ids = run_ids_for(stamp, [prof.name or p.stem for prof, p in zip(profiles, paths, strict=True)])
+    runs = [ProfileRun(p.stem, p, report_root / rid, n) for p, rid, n in zip(paths, run_ids, estimates, strict=True)]
     progress = Progress(runs)
     interrupted = False
     with _terminate_as_interrupt(), progress:
@@ -173,6 +226,28 @@ def run(args: argparse.Namespace) -> int:
             if interrupted:
                 break
     return _summary(runs, args.pre_submission, interrupted)
+
+
+#: room left in a run id (at most 80 characters) after the time stamp, for the profile's name and
+#: a worker's suffix (``-gw12``) when the cases are split over emulator instances
+RUN_NAME_CHARS = 50
+
+
+def run_ids_for(stamp: str, names: list[str]) -> list[str]:
+    """A run id per profile: the time stamp and the profile's ``name`` made file-safe and cut to
+    :data:`RUN_NAME_CHARS` (a profile file may be called anything, ``bench table (v2).yaml``);
+    two profiles of one name get ``-2``, ``-3``."""
+    from harness.record.journal import safe_name
+
+    out: list[str] = []
+    for name in names:
+        base = f"{stamp}-{safe_name(name, 'profile')[:RUN_NAME_CHARS].rstrip('._-') or 'profile'}"
+        rid, n = base, 1
+        while rid in out:
+            n += 1
+            rid = f"{base}-{n}"
+        out.append(rid)
+    return out
 
 
 def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr: ProfileRun,

@@ -37,19 +37,4 @@ def run(args: argparse.Namespace) -> int:
         return exitcodes.FAIL
     print(f"signed {args.record}: {SIGNATURE_FILE} by {sig['signer']}, key {sig['key_fingerprint']}, "
           f"digest {sig['record_digest']}")
-    _show_in_report(args.record)
     return exitcodes.PASS
-
-
-def _show_in_report(record: Path) -> None:
-    """Re-render the lab report so its signature block names the signer and the key fingerprint."""
-    from harness.record.digest import record_digest, run_dir_of, verify
-    from harness.record.html import render_html
-    from harness.record.journal import load_record
-    from harness.record.signing import signature_info
-    from harness.record.views import HTML_FILE
-
-    run_dir = run_dir_of(record)
-    html = render_html(load_record(run_dir), digest=record_digest(run_dir), problems=verify(run_dir),
-                       signed=signature_info(run_dir))
-    (run_dir / HTML_FILE).write_text(html, "utf-8")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import signal
 import sys
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
+from harness.cli.numbers import MAX_SEED, count, whole
 from harness.errors import InputError
 
 HELP = "deal random shoes through the emulators and check meters, payouts and hit frequencies every round"
@@ -41,7 +43,7 @@ BAR = 24
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", required=True, metavar="P",
                         help="device profile (an emulated one; with --observe, a bench)")
-    parser.add_argument("--rounds", type=int, default=None, metavar="N",
+    parser.add_argument("--rounds", type=count(1, 100_000_000), default=None, metavar="N",
                         help="rounds to play (with --hours: whichever comes first)")
     parser.add_argument("--hours", default=None, metavar="H", help="play for this many hours (e.g. 8 or 0.5)")
     parser.add_argument("--observe", action="store_true",
@@ -53,14 +55,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench-twin", action="store_true",
                         help="with --observe: the emulated profile's bench twin (no test channel, a scripted operator)")
     parser.add_argument("--operator", default="", metavar="NAME", help="with --observe: who deals, for the prompts")
-    parser.add_argument("--seed", type=int, metavar="S", help="shoe seed (default: random, printed to replay)")
+    parser.add_argument("--seed", type=count(0, MAX_SEED), metavar="S", help="shoe seed (default: random, printed to replay)")
     parser.add_argument("--seats", default="all", metavar="all|1,2,3", help="wagering seats (default all)")
     parser.add_argument("--listen", choices=("pty", "tcp"), default="pty", help="how the emulator is reached")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--report", metavar="FILE", help="also write the JSON summary to FILE")
     parser.add_argument("--pace-ms", default="0", metavar="MS",
                         help="deal pace per card (default 0: each round dealt at once)")
-    parser.add_argument("--rss-every", type=int, default=1000, metavar="N", help="sample RSS every N rounds")
+    parser.add_argument("--rss-every", type=count(1, 1_000_000_000), default=1000, metavar="N",
+                        help="sample RSS every N rounds")
     parser.add_argument("--defect", metavar="NAME", help="start the emulator with this defect (see tablecert defects)")
     parser.add_argument("--awards", metavar="FILE",
                         help="write the mystery awards to FILE (JSON, for expect_mystery_distribution from:)")
@@ -71,9 +74,9 @@ def seats_arg(text: str) -> tuple[int, ...] | None:
     if text.strip().lower() == "all":
         return None
     try:
-        seats = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise InputError(f"--seats {text!r}: expected 'all' or seat numbers such as 1,2,3") from None
+        seats = tuple(whole(part.strip(), "seat", 1, 9) for part in text.split(",") if part.strip())
+    except InputError as exc:
+        raise InputError(f"--seats {text!r}: expected 'all' or seat numbers such as 1,2,3 ({exc.message})") from None
     if not seats or len(set(seats)) != len(seats):
         raise InputError(f"--seats {text!r}: expected 'all' or distinct seat numbers such as 1,2,3")
     return seats
@@ -142,10 +145,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.soak import SoakOptions, run_soak
     from harness.soak_result import iter_summary
 
-    try:
-        pace_us = int(Decimal(str(args.pace_ms)) * 1000)
-    except InvalidOperation:
-        raise InputError(f"--pace-ms {args.pace_ms!r}: expected milliseconds such as 0 or 15") from None
+    if not re.fullmatch(r"[0-9]+(?:\.[0-9]{1,3})?", str(args.pace_ms)):
+        raise InputError(f"--pace-ms {args.pace_ms!r}: expected milliseconds in ASCII digits, such as 0 or 15")
+    pace_us = int(Decimal(str(args.pace_ms)) * 1000)
     if pace_us < 0 or args.rss_every < 1:
         raise InputError("--pace-ms must not be negative and --rss-every must be at least 1")
     if args.defect:

@@ -17,6 +17,7 @@ import json
 import shlex
 import sys
 
+from harness.cli.numbers import MAX_SEED, count
 from harness.errors import InputError
 from harness.games.interpretations import DEFAULT
 from harness.stackbuilder import VOCABULARY, Impossible, NotFound, Stack, build_stack
@@ -38,14 +39,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     combos = p.add_mutually_exclusive_group()
     combos.add_argument("--seat-combos", default=None, help='Royal 9 seat combinations, e.g. "1=KS9S,2=KH9H"')
     combos.add_argument("--profile", default=None, help="device profile for seat combinations, decks and rules")
-    p.add_argument("--decks", type=int, default=None, help="shoe decks (default: profile's, else 8; 6 for hit-and-run)")
+    p.add_argument("--decks", type=count(1, 8), default=None,
+                   help="shoe decks (default: profile's, else 8; 6 for hit-and-run)")
     soft = p.add_mutually_exclusive_group()
     soft.add_argument("--hit-soft17", dest="hit_soft17", action="store_true", default=None,
                       help="dealer hits soft 17 (default, or the profile's rule)")
     soft.add_argument("--stand-soft17", dest="hit_soft17", action="store_false")
-    p.add_argument("--seed", type=int, default=1, help="search seed (deterministic; default 1)")
+    p.add_argument("--seed", type=count(0, MAX_SEED), default=1, help="search seed (deterministic; default 1)")
     p.add_argument("--name", default=None, help="stack name for the stacks-file entry (default from the want)")
-    p.add_argument("--max-tries", type=int, default=200_000, help="search cap (default 200000)")
+    p.add_argument("--max-tries", type=count(1, 100_000_000), default=200_000, help="search cap (default 200000)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--yaml", dest="format", action="store_const", const="yaml", help="only the YAML")
     fmt.add_argument("--sheet", dest="format", action="store_const", const="sheet", help="only the stacking sheet")

@@ -2,7 +2,8 @@
 
 Each file is recognised by its ``spec:`` (``tablecert/profile/...``, ``tablecert/suite/...`` or
 ``tablecert/stacks/...``); a directory is walked for ``*.yaml`` (symlinked folders are followed
-once; a folder that cannot be read is an error, never skipped in silence).  In a walk, a YAML file
+once; a folder that cannot be read is an error, never skipped in silence; a tablecert file named
+``.yml``, which every command would skip, is an error too).  In a walk, a YAML file
 of another tool (a ``spec:`` that is not ``tablecert/...``, such as a pyvisa-sim definition) is
 listed as skipped; named on the command line it is an error.
 
@@ -10,7 +11,8 @@ A valid file prints ``ok  path``; a bad one prints every problem as ``file:line:
 followed by the offending lines, indented, so an editor can jump to each.  With ``--profile P``
 suites are also checked against that profile (seats on its table).  Exit status 0 when every file
 is valid, 2 otherwise (bad input, never a traceback), also when the output is cut short by a
-closed pipe (``tablecert validate suites/ | head``).
+closed pipe (``tablecert validate suites/ | head``); 3 when every file was valid but the output was
+cut short (the reader never saw it all: no success).
 """
 
 from __future__ import annotations
@@ -77,6 +79,24 @@ def walk_yaml(paths: list[str], errors: list[InputError]) -> Iterator[tuple[Path
             for name in sorted(files):
                 if name.endswith(".yaml"):
                     yield Path(top) / name, False
+                elif name.endswith(".yml") and _looks_like_ours(Path(top) / name):
+                    errors.append(InputError(
+                        f"named .yml: tablecert reads *.yaml files only (every command would skip this one, and "
+                        f"`tablecert run` would not collect it): rename it {name.removesuffix('.yml')}.yaml",
+                        path=str(Path(top) / name)))
+
+
+def _looks_like_ours(path: Path) -> bool:
+    """A ``.yml`` file that is meant for tablecert: named ``*.suite.yml`` / ``*.profile.yml`` /
+    ``*.stacks.yml``, or starting with a ``spec: tablecert/...`` line."""
+    if path.name.endswith((".suite.yml", ".profile.yml", ".stacks.yml")):
+        return True
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096) if path.is_file() else b""
+    except OSError:
+        return False
+    return b"spec: tablecert/" in head
 
 
 def _suite_validator() -> Callable[..., Any] | None:
@@ -90,21 +110,29 @@ def _suite_validator() -> Callable[..., Any] | None:
     return validator if callable(validator) else None
 
 
-def validate_file(path: Path, *, named: bool = True, profile: Any = None) -> None:
+def _kind_without_spec(path: Path, node: YMap) -> str | None:
+    """The spec prefix a file without ``spec:`` looks like it wants (by its name and keys), so the
+    message names the right spec: a suite is told to start with the suite spec."""
+    if path.name.endswith((".suite.yaml", ".suite.yml")) or ("cases" in node and "suite" in node):
+        return SUITE_PREFIX
+    if "stacks" in node and "devices" not in node:
+        return STACKS_PREFIX
+    return None
+
+
+def validate_file(path: Path, *, named: bool = True, profile: Any = None) -> Any:
     """Raise :class:`InputError` if ``path`` is not a valid profile, suite or stack file
     (:class:`Foreign` for another tool's YAML met in a directory walk)."""
     name = str(path)
     node = load_yaml(path)
     spec = node.get("spec") if isinstance(node, YMap) else None
+    if spec is None and isinstance(node, YMap) and "spec" not in node:
+        spec = _kind_without_spec(path, node)
     if isinstance(spec, str) and spec.startswith(SUITE_PREFIX):
         validator = _suite_validator()
         if validator is None:
             raise node.loc("spec").error("suite validation not available in this installation")
-        if profile is not None:
-            validator(name, profile=profile)
-        else:
-            validator(name)
-        return
+        return validator(name, profile=profile, node=node)
     if isinstance(spec, str) and spec.startswith(STACKS_PREFIX):
         from harness.suites.stacks import validate_stack_file
 
@@ -118,6 +146,24 @@ def validate_file(path: Path, *, named: bool = True, profile: Any = None) -> Non
             f"or {STACKS_PREFIX}<version>"
         )
     profile_from_node(node, name)
+
+
+def same_case_ids(suite: Any, seen: dict[str, tuple[str, int]]) -> None:
+    """Case ids are unique across every suite of a run (the record keys its cases by id): raise
+    naming both places when ``suite`` repeats one of ``seen`` (``id -> (file, line)``), else add its."""
+    errors = []
+    for case in suite.cases:
+        first = seen.get(case.name)
+        if first is not None and first[0] != suite.path:
+            errors.append(InputError(
+                f"case id '{case.name}' is also in {first[0]}:{first[1]}: case ids are unique across the suites of "
+                "a run (the record keys its cases by id); rename one", path=suite.path, line=case.line, col=case.col))
+    for case in suite.cases:
+        seen.setdefault(case.name, (suite.path, case.line))
+    if errors:
+        from harness.errors import InputErrors
+
+        raise InputErrors(errors)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -135,9 +181,12 @@ def run(args: argparse.Namespace) -> int:
 
         profile = load_profile(args.profile)
     bad = skipped = 0
+    case_ids: dict[str, tuple[str, int]] = {}
     for path, named in files:
         try:
-            validate_file(path, named=named, profile=profile)
+            checked = validate_file(path, named=named, profile=profile)
+            if checked is not None and hasattr(checked, "cases"):
+                same_case_ids(checked, case_ids)
         except Foreign as why:
             skipped += 1
             out.print(f"skip {path} ({why})")
@@ -150,9 +199,10 @@ def run(args: argparse.Namespace) -> int:
             out.print(f"ok  {path}")
     checked = len(files) - skipped
     if len(files) > 1 or walk_errors:
-        summary = f"{checked - bad} valid, {bad} invalid" + (f", {skipped} skipped" if skipped else "")
+        summary = (f"{checked - bad} valid, {bad} invalid" + (f", {skipped} skipped" if skipped else "")
+                   + (f", {len(walk_errors)} not read" if walk_errors else ""))
         if bad or walk_errors:
             print(summary, file=sys.stderr)
         else:
             out.print(summary)
-    return exitcodes.BAD_INPUT if bad or walk_errors or checked == 0 else exitcodes.PASS
+    return out.status(exitcodes.BAD_INPUT if bad or walk_errors or checked == 0 else exitcodes.PASS)

@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness.cli.numbers import MAX_SEED, count, duration
 from harness.errors import InputError
 
 HELP = "certify N compliant Rules Submissions drawn from a seed against the emulators configured to each"
@@ -30,14 +31,15 @@ tablecert variants --count 4 --jobs 2 --work-dir reports/variants
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--count", type=int, default=24, metavar="N", help="variants to draw (default 24)")
-    p.add_argument("--seed", type=int, default=None, metavar="S", help="seed (default: a fresh one, printed)")
-    p.add_argument("--only", type=int, action="append", default=[], metavar="I",
+    p.add_argument("--count", type=count(1, 10_000), default=24, metavar="N", help="variants to draw (default 24)")
+    p.add_argument("--seed", type=count(0, MAX_SEED), default=None, metavar="S",
+                   help="seed (default: a fresh one, printed)")
+    p.add_argument("--only", type=count(0, 10_000), action="append", default=[], metavar="I",
                    help="run only variant I of the set (repeatable)")
-    p.add_argument("--jobs", type=int, default=2, metavar="J", help="variants certified at once (default 2)")
+    p.add_argument("--jobs", type=count(1, 64), default=2, metavar="J", help="variants certified at once (default 2)")
     p.add_argument("--work-dir", default=None, metavar="D",
                    help="where the profiles and records go (default: a temporary folder, kept on failure)")
-    p.add_argument("--deadline", type=float, default=900.0, metavar="SECONDS",
+    p.add_argument("--deadline", type=duration(86_400), default=900.0, metavar="SECONDS",
                    help="end a variant's run still going after this long (default 900)")
     p.add_argument("--list", action="store_true", help="write and list the profiles; run nothing")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -85,6 +85,9 @@ def _device(role: str, f: Fields) -> DeviceSpec:
                                  f"'{kind}: emulator' for the built-in emulator)")
     if driver in lookups.VISA_DRIVERS and "port" in f:
         raise f.error("port", f"{driver} is a VISA instrument: write resource: instead of port:")
+    if driver not in lookups.VISA_DRIVERS and "resource" in f:
+        raise f.error("resource", f"{driver} talks over a serial port or a socket, not VISA: write port: (e.g. "
+                                  "/dev/serial/by-id/..., socket://127.0.0.1:7001, or emulator) instead of resource:")
     port = f.get_str("port", None)
     resource = f.get_str("resource", None)
     if port is not None and port != EMULATOR:
@@ -274,6 +277,11 @@ def _spec(root: YMap, loc: Loc) -> str:
     if spec != SPEC:
         hint = "this tablecert reads" if spec.startswith(SPEC_PREFIX) else "expected"
         raise root.loc("spec").error(f"spec '{spec}': {hint} {SPEC}")
+    first = next(iter(root))
+    if first != "spec":
+        report(root.key_loc("spec").error(
+            f"spec: must be the first key of a profile (it says what the file is); '{first}' at line "
+            f"{root.key_loc(first).pos.line} comes before it"))
     return spec
 
 

@@ -6,9 +6,10 @@ The checks are the regulation's, each error positioned at the node that breaks i
   Royal 9 (f)(2) ($50,000 / $450 / $450) and (g)(2) ($10,000 / $90 / $90);
 * at most nine seats (Wash. Admin. Code 230-15-040(2), ``wa-230-15-040-nine-areas``), each seat
   1-9 once;
-* each seat's personal combination is a king and a nine, unique across seats (Royal 9 (e)(5));
-  with ``r9-personal-combo-suited: false`` any king with any nine is the same combination, so at
-  most one seat can have one;
+* every seat of a Royal 9 table has a personal combination, a king and a nine, unique across seats
+  (Royal 9 (e)(5): "each player position has a unique combination"); with
+  ``r9-personal-combo-suited: false`` any king with any nine is the same combination, so such a
+  table has a single seat;
 * a payout limit above the initial and reset amounts (461a.12(k)(1)) and within the display
   capacity (461a.12(j));
 * the mystery configuration is one of (h)'s three rows;
@@ -40,7 +41,7 @@ from harness.profiles.model import (
     Streak3Settings,
 )
 from harness.schema import Fields, attempt, check_card, check_list, check_map, guard, report
-from harness.yamlload import Loc
+from harness.yamlload import Loc, error_at
 
 MAX_SEATS = 9
 NINE_AREAS = "wa-230-15-040-nine-areas"
@@ -134,8 +135,12 @@ def parse_seats(value: Any, loc: Loc, *, royal9: bool, suited: bool) -> tuple[Se
 def _seat(i: int, item: Any, i_loc: Loc, *, royal9: bool, suited: bool, seen_seat: dict[int, int],
           seen_combo: dict[Any, tuple[int, int]]) -> SeatSettings:
     what = f"rules.seats[{i + 1}]"
-    f = Fields(item, i_loc, what, required=("seat", "combo") if royal9 else ("seat",),
-               optional=("combo",))
+    f = Fields(item, i_loc, what, required=("seat",), optional=("combo",))
+    if royal9 and "combo" not in f:
+        one = "" if suited else ("; with r9-personal-combo-suited: false any king with any nine is one "
+                                 "combination, so such a Royal 9 table has a single seat")
+        report(error_at(i_loc, f"{what}: missing key 'combo': each player position has a personal combination "
+                               f"of its own (58 Pa. Code 629a Royal 9 (e)(5)){one}"))
     seat = f.get_int("seat", lo=1, hi=MAX_SEATS)
     if seat in seen_seat:
         raise f.error("seat", f"seat {seat} is listed twice (first at line {seen_seat[seat]})")

@@ -167,23 +167,46 @@ def _properties(record: Record, digest: str | None) -> str:
     return "".join(f"{esc(k)}={esc(str(v))}\n" for k, v in rows.items() if v)
 
 
+#: names the Allure files: the same record always gives the same files, so ``verify`` can render
+#: the view again and compare it byte for byte (harness.record.views)
+_NAMESPACE = uuidlib.UUID("6f1c4d52-9b1e-4c4e-8a35-2d6f0e7b9a10")
+
+
+def _uuid(record: Record, case_index: int, what: str) -> str:
+    return str(uuidlib.uuid5(_NAMESPACE, f"{record.run_id}/{case_index}/{what}"))
+
+
+class _Logger(AllureFileLogger):
+    """Allure's file logger, writing each result as ``<its uuid>-result.json`` (the library names it
+    by a fresh random uuid) in one JSON form whatever the environment (``ALLURE_INDENT_OUTPUT``)."""
+
+    def _report_item(self, item: Any) -> None:
+        import attr
+
+        data = attr.asdict(item, filter=lambda _, v: v or v is False)
+        path = Path(self._report_dir) / item.file_pattern.format(prefix=item.uuid)
+        path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+
+
 def write_allure_results(record: Record, run_dir: Path, out_dir: Path, digest: str | None = None) -> list[Path]:
     """Write one result per case (and its attachments), environment.properties and categories.json."""
-    if out_dir.exists():
+    if out_dir.is_symlink() or out_dir.is_file():
+        out_dir.unlink()
+    elif out_dir.exists():
         shutil.rmtree(out_dir)
-    logger = AllureFileLogger(str(out_dir))
-    for case in record.cases:
-        result = case_result(record, case, str(uuidlib.uuid4()))
-        for ev in case.evidence:
+    logger = _Logger(str(out_dir))
+    for n, case in enumerate(record.cases):
+        result = case_result(record, case, _uuid(record, n, "result"))
+        for k, ev in enumerate(case.evidence):
             src = run_dir / ev.path
             ext = PurePosixPath(ev.path).suffix or ".bin"
-            if src.is_file():
-                source = f"{uuidlib.uuid4()}-attachment{ext}"
+            if src.is_file() and not src.is_symlink():
+                source = f"{_uuid(record, n, f'evidence-{k}')}-attachment{ext}"
                 logger.report_attached_file(str(src), source)
                 result.attachments.append(Attachment(name=ev.name or PurePosixPath(ev.path).name, source=source,
                                                      type=MIME.get(ext.lower(), "application/octet-stream")))
         if case.measurements:
-            source = f"{uuidlib.uuid4()}-attachment.txt"
+            source = f"{_uuid(record, n, 'measurements')}-attachment.txt"
             logger.report_attached_data(_measurements_text(case), source)
             result.attachments.append(Attachment(name="measurements", source=source, type="text/plain"))
         logger.report_result(result)

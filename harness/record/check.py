@@ -240,13 +240,49 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are distinct: with two ``"verdict"`` keys a reader would keep one and
+    another tool the other, so the record would say two things."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key[:40]!r} in one object")
+        out[key] = value
+    return out
+
+
+def _lone_surrogate(data: Any) -> str | None:
+    """The first string (or key) of ``data`` holding a lone UTF-16 surrogate (``\\ud800``): not
+    text, so no report, JUnit file or terminal can show it."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            bad = next((c for c in item if 0xD800 <= ord(c) <= 0xDFFF), None)
+            if bad is not None:
+                return f"\\u{ord(bad):04x}"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
 def parse_json(raw: bytes | str, path: str, line: int | None = None) -> Any:
-    """Strict JSON: no NaN/Infinity, no floats, no huge integers, bounded nesting; a clear error."""
+    """Strict JSON: no NaN/Infinity, no floats, no huge integers, no duplicate keys, no lone
+    surrogates, bounded nesting; a clear error."""
     import json
 
     try:
-        return json.loads(raw, parse_constant=_no_constant, parse_float=_no_float, parse_int=_bounded_int)
+        data = json.loads(raw, parse_constant=_no_constant, parse_float=_no_float, parse_int=_bounded_int,
+                          object_pairs_hook=_no_duplicates)
     except RecursionError:
         raise InputError("not a valid record: nested too deeply", path=path, line=line) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid JSON ({exc})", path=path, line=line) from None
+    bad = _lone_surrogate(data)
+    if bad is not None:
+        raise InputError(f"not valid text: a lone surrogate {bad} (half of a UTF-16 pair) in a string",
+                         path=path, line=line)
+    return data

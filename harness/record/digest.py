@@ -64,9 +64,13 @@ def write_manifest(run_dir: Path, evidence_paths: list[str]) -> str:
 
 
 def record_digest(run_dir: Path) -> str | None:
-    """The digest of a finished record (``None`` when there is no manifest yet)."""
-    path = run_dir / MANIFEST_FILE
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+    """The digest of a finished record (``None`` when there is no manifest yet, or what is there in
+    its place is not a regular file: it is never opened)."""
+    from harness.record.folder import member_problem, read_member
+
+    if member_problem(run_dir, MANIFEST_FILE) is not None:
+        return None
+    return hashlib.sha256(read_member(run_dir, MANIFEST_FILE)).hexdigest()
 
 
 def _parse_manifest(text: str) -> tuple[dict[str, str], list[str]]:
@@ -83,10 +87,16 @@ def _parse_manifest(text: str) -> tuple[dict[str, str], list[str]]:
 
 def run_dir_of(target: Path) -> Path:
     """The run directory named by a path to it, to its record.json or to its journal."""
+    target = Path(target)
     if target.is_dir():
         return target
-    if target.is_file():
+    if target.is_file() and target.name in (RECORD_FILE, JOURNAL_FILE):
         return target.parent
+    if target.is_file():
+        raise InputError(f"{target}: a file, not a record: give a run directory, its {RECORD_FILE} or its "
+                         f"{JOURNAL_FILE}")
+    if os.path.lexists(target):
+        raise InputError(f"{target}: not a record (neither a folder nor a regular file)")
     raise InputError(f"{target}: no such record (give a run directory, its record.json or journal.jsonl)")
 
 
@@ -96,41 +106,52 @@ def _confined(run_dir: Path, rel: str) -> bool:
     return os.path.realpath(run_dir / rel).startswith(root + os.sep)
 
 
-def verify(record_dir: Path, expected_digest: str | None = None) -> list[str]:
+#: how ``verify`` begins the problem of a run that did not finish (``tablecert verify`` exits 3 for it)
+INCOMPLETE = "the record is incomplete"
+
+
+def verify(record_dir: Path, expected_digest: str | None = None, *, views: bool = True) -> list[str]:
     """Every problem that makes the record untrustworthy; an empty list means it verified.
 
     Raises :class:`InputError` when ``record_dir`` holds no readable record at all, or a record or
     journal of the wrong shape (checked field by field before anything in it is trusted).
 
-    What the record format requires, and ``verify`` demands: ``record.json`` (canonical), the
-    journal it was written from, the manifest ``record.sha256`` listing exactly those two files and
-    every evidence file in the order tablecert writes it, each hash matching; every evidence file
-    inside the run folder (no ``..``, no symlink out), present and listed; no evidence file the
-    record does not name; and ``record.json`` saying exactly what the journal says, fact by fact and
-    in the same order.
+    What the record format requires, and ``verify`` demands: the folder named by the run id;
+    ``record.json`` (canonical), the journal it was written from, the manifest ``record.sha256``
+    listing exactly those two files and every evidence file in the order tablecert writes it, each
+    hash matching; each of them, and every evidence file, a regular file inside the run folder (no
+    ``..``, no symlink, no FIFO or directory in its place), present and listed; no evidence file the
+    record does not name; ``record.json`` saying exactly what the journal says, every field
+    (:mod:`harness.record.agree`); and, with ``views``, each view in the folder exactly what the
+    record renders to (:func:`harness.record.views.view_problems`).
     """
+    from harness.record.agree import journal_disagreements
+    from harness.record.check import parse_json
+    from harness.record.folder import member_problem, read_member
     from harness.record.journal import load_journal, load_record
 
     run_dir = run_dir_of(Path(record_dir))
     record = load_record(run_dir)
     problems: list[str] = []
     if not record.complete:
-        problems.append(
-            f"the record is incomplete (the run did not finish; {len(record.cases)} finished case(s))"
-        )
-    record_path = run_dir / RECORD_FILE
-    journal_path = run_dir / JOURNAL_FILE
-    manifest_path = run_dir / MANIFEST_FILE
-    for path in (record_path, journal_path, manifest_path):
-        if path.is_symlink():
-            problems.append(f"{path.name}: a symlink, not the file itself")
-    if record.complete and not record_path.exists():
+        problems.append(f"{INCOMPLETE} (the run did not finish; {len(record.cases)} finished case(s))")
+    folder = Path(os.path.realpath(run_dir)).name
+    if folder != record.run_id:
+        problems.append(f"the folder is named {folder[:80]!r} but holds run {record.run_id}: a run folder is named "
+                        "by its run id (a copied or renamed record)")
+    state = {name: member_problem(run_dir, name) for name in (RECORD_FILE, JOURNAL_FILE, MANIFEST_FILE)}
+    for name, problem in state.items():
+        if problem not in (None, "missing"):
+            problems.append(f"{name}: {problem}: the record format requires the file itself")
+    if record.complete and state[RECORD_FILE] == "missing":
         problems.append(f"{RECORD_FILE}: missing")
-    if record.complete and not journal_path.exists():
+    if record.complete and state[JOURNAL_FILE] == "missing":
         problems.append(f"{JOURNAL_FILE}: missing (every record keeps the journal it was written from)")
-    if record_path.exists():
-        raw = record_path.read_bytes()
-        if canonical_json(json.loads(raw)) != raw:
+    stored: Any = None
+    if state[RECORD_FILE] is None:
+        raw = read_member(run_dir, RECORD_FILE)
+        stored = parse_json(raw, str(run_dir / RECORD_FILE), 1)
+        if canonical_json(stored) != raw:
             problems.append(f"{RECORD_FILE}: not in canonical form (rewritten after the run)")
     recorded: dict[str, str] = {}
     for case in record.cases:
@@ -138,84 +159,80 @@ def verify(record_dir: Path, expected_digest: str | None = None) -> list[str]:
             if ev.path in recorded:
                 problems.append(f"{ev.path}: named twice in the record")
             recorded[ev.path] = ev.sha256
-    entries: dict[str, str] = {}
-    if not manifest_path.exists():
-        if record.complete:
-            problems.append(f"{MANIFEST_FILE}: missing")
-    else:
-        text = manifest_path.read_text("utf-8", errors="replace")
-        entries, bad = _parse_manifest(text)
-        problems.extend(bad)
-        required = [RECORD_FILE, JOURNAL_FILE, *sorted(recorded)]
-        for name in required:
-            if name not in entries:
-                problems.append(f"{MANIFEST_FILE}: does not list {name}, which the record format requires")
-        for name in (RECORD_FILE, JOURNAL_FILE):
-            if name in entries and (run_dir / name).is_file() and sha256_file(run_dir / name) != entries[name]:
-                problems.append(f"{name}: SHA-256 differs from {MANIFEST_FILE} (edited after the run)")
-        for name in entries:
-            if name not in required:
-                problems.append(f"{MANIFEST_FILE}: lists {name}, which the record does not")
-        listed = [line.partition("  ")[2] for line in text.splitlines()]
-        if not bad and set(listed) == set(required) and listed != required:
-            problems.append(f"{MANIFEST_FILE}: lines are not in the order tablecert writes them (reordered)")
-        if len(listed) != len(set(listed)):
-            problems.append(f"{MANIFEST_FILE}: a file is listed twice")
-        if expected_digest is not None:
-            actual = record_digest(run_dir)
-            if actual != expected_digest.strip().lower():
-                problems.append(f"record digest {actual} is not the expected {expected_digest}")
+    entries = _manifest_problems(run_dir, record, recorded, state, problems)
+    problems.extend(_evidence_problems(run_dir, record, recorded, entries))
+    problems.extend(consistency_problems(record))
+    if stored is not None and state[JOURNAL_FILE] is None:
+        problems.extend(journal_disagreements(stored, load_journal(run_dir / JOURNAL_FILE)))
+    if views and not problems:  # the views of a record that verified must be what it renders to
+        from harness.record.views import view_problems
 
-    # evidence: every recorded file inside the run folder, present with its hash, none unaccounted for
+        problems.extend(view_problems(run_dir, record))
+    if expected_digest is not None:
+        actual = record_digest(run_dir)
+        if actual != expected_digest.strip().lower():
+            problems.append(f"record digest {actual} is not the expected {expected_digest}")
+    return problems
+
+
+def _manifest_problems(run_dir: Path, record: Any, recorded: dict[str, str], state: dict[str, str | None],
+                       problems: list[str]) -> dict[str, str]:
+    """Check ``record.sha256`` (appending to ``problems``); return its entries."""
+    from harness.record.folder import read_member, sha256_member
+
+    if state[MANIFEST_FILE] is not None:
+        if state[MANIFEST_FILE] == "missing" and record.complete:
+            problems.append(f"{MANIFEST_FILE}: missing")
+        return {}
+    text = read_member(run_dir, MANIFEST_FILE).decode("utf-8", errors="replace")
+    entries, bad = _parse_manifest(text)
+    problems.extend(bad)
+    required = [RECORD_FILE, JOURNAL_FILE, *sorted(recorded)]
+    for name in required:
+        if name not in entries:
+            problems.append(f"{MANIFEST_FILE}: does not list {name}, which the record format requires")
+    for name in (RECORD_FILE, JOURNAL_FILE):
+        if name in entries and state[name] is None and sha256_member(run_dir, name) != entries[name]:
+            problems.append(f"{name}: SHA-256 differs from {MANIFEST_FILE} (edited after the run)")
+    for name in entries:
+        if name not in required:
+            problems.append(f"{MANIFEST_FILE}: lists {name}, which the record does not")
+    listed = [line.partition("  ")[2] for line in text.splitlines()]
+    if not bad and set(listed) == set(required) and listed != required:
+        problems.append(f"{MANIFEST_FILE}: lines are not in the order tablecert writes them (reordered)")
+    if len(listed) != len(set(listed)):
+        problems.append(f"{MANIFEST_FILE}: a file is listed twice")
+    return entries
+
+
+def _evidence_problems(run_dir: Path, record: Any, recorded: dict[str, str], entries: dict[str, str]) -> list[str]:
+    """Every recorded evidence file a regular file inside the run folder, present with its hash;
+    none unaccounted for."""
+    from harness.record.folder import files_under, member_problem, sha256_member
+
+    problems: list[str] = []
     for case in record.cases:
         for ev in case.evidence:
             if not _confined(run_dir, ev.path):
                 problems.append(f"{ev.path}: outside the run folder (case {case.case_id})")
                 continue
-            path = run_dir / ev.path
-            if path.is_symlink() or not path.is_file():
+            problem = member_problem(run_dir, ev.path)
+            if problem == "missing":
                 problems.append(f"{ev.path}: evidence file missing (case {case.case_id})")
-            elif sha256_file(path) != ev.sha256:
+            elif problem is not None:
+                problems.append(f"{ev.path}: {problem} (case {case.case_id})")
+            elif sha256_member(run_dir, ev.path) != ev.sha256:
                 problems.append(f"{ev.path}: SHA-256 differs from the record (case {case.case_id})")
             if ev.path in entries and entries[ev.path] != ev.sha256:
                 problems.append(f"{ev.path}: SHA-256 in {MANIFEST_FILE} differs from the record")
     evidence_root = run_dir / EVIDENCE_DIR
-    if record.complete and evidence_root.is_dir():
-        for path in sorted(evidence_root.rglob("*")):
-            rel = path.relative_to(run_dir).as_posix()
-            if (path.is_file() or path.is_symlink()) and rel not in recorded:
-                problems.append(f"{rel}: extra file, not in the record")
-
-    problems.extend(consistency_problems(record))
-    if record_path.exists() and journal_path.is_file():
-        journal = load_journal(journal_path)
-        problems.extend(_journal_differences(record, journal))
-    return problems
-
-
-def _journal_differences(stored: Any, journal: Any) -> list[str]:
-    """Where ``record.json`` says something the journal does not: case by case and in order, then
-    every other fact (run, harness, inputs, profile, interpretations, identities, merge sources)."""
-    problems: list[str] = []
-    if stored.run_id != journal.run_id:
-        return [f"{RECORD_FILE} is of run {stored.run_id} but {JOURNAL_FILE} of run {journal.run_id} "
-                "(the journal was replaced)"]
-    s_cases = [c.to_dict() for c in stored.cases]
-    j_cases = [c.to_dict() for c in journal.cases]
-    by_id = {c["case_id"]: c for c in j_cases}
-    for case in s_cases:
-        if by_id.get(case["case_id"]) != case:
-            problems.append(f"case {case['case_id']}: {RECORD_FILE} differs from {JOURNAL_FILE}")
-    for case_id in sorted(set(by_id) - {c["case_id"] for c in s_cases}):
-        problems.append(f"case {case_id}: {RECORD_FILE} differs from {JOURNAL_FILE}")
-    if not problems and s_cases != j_cases:
-        problems.append(f"cases: {RECORD_FILE} lists them in another order than {JOURNAL_FILE} (reordered)")
-    s_all, j_all = stored.to_dict(), journal.to_dict()
-    for key in sorted(set(s_all) | set(j_all)):
-        if key in ("cases", "notes", "counts", "verdict", "verdict_reasons", "identity_changed"):
-            continue
-        if s_all.get(key) != j_all.get(key):
-            problems.append(f"{key}: {RECORD_FILE} differs from {JOURNAL_FILE}")
+    if record.complete and os.path.lexists(evidence_root):
+        if evidence_root.is_symlink() or not evidence_root.is_dir():
+            problems.append(f"{EVIDENCE_DIR}: {member_problem(run_dir, EVIDENCE_DIR) or 'not a folder'}")
+        else:
+            files, odd = files_under(run_dir, EVIDENCE_DIR)
+            problems.extend(p for p in odd if p.partition(":")[0] not in recorded)
+            problems.extend(f"{rel}: extra file, not in the record" for rel in files if rel not in recorded)
     return problems
 
 

@@ -23,6 +23,7 @@ import json
 import re
 import textwrap
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,19 +190,25 @@ def render_finding(n: int, f: Finding) -> list[str]:
     return out
 
 
-def render_gap_report(record: Record) -> str:
-    """The gap report as Markdown text."""
+def render_gap_report(record: Record, problems: Sequence[str] = (),
+                      integrity: Mapping[str, str] | None = None) -> str:
+    """The gap report as Markdown text.  ``problems`` (from ``verify``): the record failed
+    verification and its overall verdict is NOT VALID; ``integrity``
+    (:func:`harness.record.integrity.integrity`): what the record's integrity rests on."""
     found = findings(record)
     unchecked = [c for c in record.cases if c.verdict in ("ERROR", "TIMEOUT", "SKIP", "INTERRUPTED")]
     na = sum(1 for c in record.cases if c.verdict == "NOT APPLICABLE")
     failing = sum(len(f.cases) for f in found)
     verdict, reasons = record.derived_verdict()
+    if problems:
+        verdict, reasons = "NOT VALID", [f"the record failed verification: {p}" for p in problems[:SHOWN_READINGS]]
     lines = [
         "# Pre-submission gap report",
         "",
         f"Run {record.run_id}, profile {record.meta.profile_name or '-'}, "
         f"jurisdiction {record.meta.jurisdiction or '-'}, tablecert {record.harness_version}.",
         _clip(f"Overall: {verdict} ({'; '.join(reasons)}).", 3 * WIDTH),
+        *(textwrap.wrap(f"Integrity: {integrity['text']}", WIDTH) if integrity is not None else []),
         f"{len(found)} finding(s) from {failing} failing case(s); {len(unchecked)} case(s) not checked; "
         f"{na} not applicable to the profile.",
         "",

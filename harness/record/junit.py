@@ -15,7 +15,9 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from harness.errors import InputError
 from harness.record.document import Record
+from harness.record.folder import read_member
 from harness.record.model import IDENTITY_FIELDS, CaseResult
 
 TAIL_BYTES = 2000
@@ -41,10 +43,10 @@ def _tails(case: CaseResult, run_dir: Path | None) -> str:
     for ev in case.evidence:
         if ev.kind != "transcript":
             continue
-        try:
-            data = (run_dir / ev.path).read_bytes()
-        except OSError:
-            out.append(f"--- {ev.path}: missing")
+        try:  # a regular file inside the run folder only (a FIFO in its place would block for ever)
+            data = read_member(run_dir, ev.path)
+        except InputError as exc:
+            out.append(f"--- {ev.path}: {exc.message}")
             continue
         out.append(f"--- {ev.path} (last {min(len(data), TAIL_BYTES)} of {len(data)} bytes)")
         out.append(data[-TAIL_BYTES:].decode("utf-8", errors="replace"))

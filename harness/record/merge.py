@@ -4,7 +4,10 @@ A lab may split a certification over benches (two shoes, two controllers of the 
 The merged record is only meaningful if every source is trustworthy and describes the same
 product, so merging refuses:
 
-* a source that does not verify (edited, incomplete, missing evidence);
+* a source that does not verify in full (edited, incomplete, missing evidence, a journal that is
+  not a regular file, a view that is not what the record renders);
+* an ``--out`` inside a source record (the merged files would break the source), or whose name is
+  not a run id (the merged record's run id is its folder's name, as for every record);
 * sources whose devices differ in a product field (manufacturer, model, software name, software
   version, program hash; 58 Pa. Code 607a.2(b)) for a role they share, naming the field; serial and
   location may differ, they are different units of one product;
@@ -26,9 +29,10 @@ from typing import Any
 
 from harness import __version__
 from harness.errors import InputError
+from harness.record.check import RUN_ID_RE
 from harness.record.digest import EVIDENCE_DIR, record_digest, run_dir_of, sha256_file, verify
 from harness.record.document import InputFile, Record
-from harness.record.journal import git_dirty, git_revision, load_record, new_run_id, utc_now, write_journal
+from harness.record.journal import git_dirty, git_revision, load_record, utc_now, write_journal
 from harness.record.model import PRODUCT_FIELDS, DeviceIdentity, Evidence
 from harness.record.views import write_views
 
@@ -92,8 +96,12 @@ def merge_records(sources: list[Path], out_dir: Path) -> Path:
             raise InputError(f"{src}: the same record as {seen_dirs[real]}: merging a record with itself would "
                              "count its cases twice")
         seen_dirs[real] = Path(src)
-        if os.path.realpath(out_dir) == real:
+        out_real = os.path.realpath(out_dir)
+        if out_real == real:
             raise InputError(f"{out_dir}: --out is one of the records being merged")
+        if out_real.startswith(real + os.sep):
+            raise InputError(f"{out_dir}: --out is inside the record {src}: the merged record would add files to "
+                             "a source record (and break its verification)")
         problems = verify(run_dir)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -107,13 +115,19 @@ def merge_records(sources: list[Path], out_dir: Path) -> Path:
             seen_runs[run_id] = Path(src)
         loaded.append((Path(src), run_dir, rec))
     check_same_product([(p, r) for p, _, r in loaded])
+    run_id = Path(os.path.realpath(out_dir)).name
+    if not RUN_ID_RE.match(run_id):
+        raise InputError(f"{out_dir}: --out names the merged record's folder, and a folder is named by its run "
+                         "id: 1-80 of letters, digits, '.', '_' and '-', starting with a letter or digit")
+    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+        raise InputError(f"{out_dir}: --out exists and is not a folder")
     if out_dir.exists() and any(out_dir.iterdir()):
         raise InputError(f"{out_dir}: exists and is not empty")
     out_dir.mkdir(parents=True, exist_ok=True)
 
     first = loaded[0][2]
     meta = copy.deepcopy(first.meta)
-    meta.run_id = new_run_id()
+    meta.run_id = run_id
     stations = [r.meta.station or r.run_id for _, _, r in loaded]
     meta.station = ", ".join(dict.fromkeys(stations))
     merged = Record(

@@ -25,6 +25,7 @@ from harness.money import fmt, parse_amount
 from harness.record.clauses import clause_info
 from harness.record.document import Record
 from harness.record.gap import findings, reading_line
+from harness.record.integrity import integrity
 from harness.record.journal import safe_name
 from harness.record.matrix import build_matrix
 from harness.record.model import IDENTITY_FIELDS, CaseResult, Measurement
@@ -417,6 +418,7 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "identity_changed": {role: list(f) for role, f in record.identity_changed().items()},
         "interpretations": _interpretations(record),
         "signature": signature(record, digest, signed),
+        "integrity": integrity(record, problems, signed),
         "inputs": [{"path": i.path, "kind": i.kind, "size": i.size, "sha256": i.sha256} for i in record.inputs],
         "merged_from": [{k: text(v) for k, v in item.items()} for item in record.merged_from],
         "sittings": _sittings(record),

@@ -96,7 +96,8 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
 
 
 def sign_record(record: Path, key_path: Path, signer: str) -> dict[str, Any]:
-    """Sign a record that verifies; write ``record.sig``; return what was written.
+    """Sign a record that verifies; write ``record.sig`` and render ``record.html`` again with its
+    signature block; return what was written.
 
     Raises :class:`InputError` for a bad key or signer, ``ValueError`` listing the problems when the
     record does not verify (nobody signs a record that fails verification).
@@ -128,7 +129,21 @@ def sign_record(record: Path, key_path: Path, signer: str) -> dict[str, Any]:
         "signature": base64.b64encode(key.sign(canonical_json(payload))).decode("ascii"),
     }
     (run_dir / SIGNATURE_FILE).write_bytes(canonical_json(document) + b"\n")
+    _show_in_report(run_dir)
     return document
+
+
+def _show_in_report(run_dir: Path) -> None:
+    """Render the lab report again so its signature block names the signer and the key (the
+    folder's record.html is what ``verify`` renders again, the signature block included)."""
+    from harness.record.digest import verify
+    from harness.record.journal import load_record
+    from harness.record.views import HTML_FILE, render_one
+
+    html = render_one(run_dir, load_record(run_dir), verify(run_dir, views=False), HTML_FILE)
+    if (run_dir / HTML_FILE).is_symlink():
+        (run_dir / HTML_FILE).unlink()
+    (run_dir / HTML_FILE).write_bytes(html)
 
 
 def _read_signature(run_dir: Path) -> dict[str, Any]:
@@ -152,11 +167,15 @@ def signature_problems(record: Path, public_key: Ed25519PublicKey | None = None)
     With ``public_key`` the signature must be by that key; without, it is checked against the key
     it names (which shows it is intact, not who made it).
     """
+    from harness.record.folder import member_problem
     from harness.record.journal import load_record
 
     run_dir = run_dir_of(record)
-    if not (run_dir / SIGNATURE_FILE).is_file():
+    problem = member_problem(run_dir, SIGNATURE_FILE)
+    if problem == "missing":
         return [f"{SIGNATURE_FILE}: missing (the record is not signed)"]
+    if problem is not None:
+        return [f"{SIGNATURE_FILE}: {problem}: a signature is a regular file of the run folder"]
     try:
         sig = _read_signature(run_dir)
         embedded = Ed25519PublicKey.from_public_bytes(base64.b64decode(sig["public_key"], validate=True))
@@ -194,8 +213,10 @@ def signature_info(run_dir: Path) -> dict[str, Any] | None:
     ``signer``, ``key_fingerprint``, ``signed_at``, ``record_digest``, ``intact`` (the signature
     matches the record and the key it names) and ``problems``.  Whether the key is the lab's is for
     the reader to check against the fingerprint the lab published (or ``verify --key``)."""
+    from harness.record.folder import present
+
     run_dir = run_dir_of(Path(run_dir))
-    if not (run_dir / SIGNATURE_FILE).is_file():
+    if not present(run_dir, SIGNATURE_FILE):
         return None
     problems = signature_problems(run_dir)
     try:

@@ -1,15 +1,28 @@
-"""Writing a finished record and every view of it into its run directory.
+"""Writing a finished record and every view of it into its run directory, and checking the views.
 
 Order matters: the canonical ``record.json`` and the digest manifest come first, so a failure while
 rendering a view never costs the record itself; the views (the lab report and its appendix, JUnit
-XML, Allure results and, for a pre-submission run, the gap report) are derived files outside the
-digest and can be rebuilt at any time with ``tablecert report``.
+XML, Allure results and, for a pre-submission run, the gap report) are derived files and can be
+rebuilt at any time with ``tablecert report``.
+
+The views cannot be in the manifest (the lab report prints the digest of the manifest, so it
+cannot be covered by it).  Instead rendering is **deterministic**: the same record (and the same
+``record.sig``) always gives the same bytes of every view, Allure's file names included.  So
+:func:`view_problems` renders each view found in the run folder again from the verified record and
+compares it byte for byte: a lab report edited from FAIL to PASS, a failure removed from
+``junit.xml``, an Allure result file added or changed, each is caught by ``verify``.  A view that is
+absent is not a problem (``tablecert report RECORD --format all`` renders every one).  The packaged
+templates render the folder's views; a lab's own template (``report --template``) renders a copy
+written elsewhere (``--out``).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from harness.record.digest import RECORD_FILE, canonical_json, record_digest, write_manifest
 from harness.record.document import Record
@@ -19,6 +32,9 @@ APPENDIX_FILE = "record-appendix.html"
 JUNIT_FILE = "junit.xml"
 ALLURE_DIR = "allure-results"
 GAP_FILE = "gap-report.md"
+#: every view a run folder may hold (the PDF is a print of the report, made by Chromium)
+VIEW_FILES = (HTML_FILE, APPENDIX_FILE, JUNIT_FILE, GAP_FILE)
+PDF_FILE = "record.pdf"
 
 
 def write_record(run_dir: Path, record: Record) -> str:
@@ -38,25 +54,111 @@ def write_views(run_dir: Path, record: Record) -> str:
     never show a record that does not verify as passing.
     """
     from harness.record.digest import verify
+    from harness.record.journal import load_record
 
     digest = write_record(run_dir, record)
-    render_views(run_dir, record, problems=verify(run_dir))
+    # rendered from the record as written (canonical JSON: keys sorted), exactly as verify renders it
+    render_views(run_dir, load_record(run_dir), problems=verify(run_dir, views=False))
     return digest
+
+
+def _renderers(run_dir: Path, record: Record, problems: list[str]) -> dict[str, Callable[[], bytes]]:
+    """Each file view of the folder and how to render it (``problems``: the record's own, from
+    ``verify(..., views=False)``)."""
+    from harness.record.gap import render_gap_report
+    from harness.record.html import render_appendix, render_html
+    from harness.record.integrity import integrity
+    from harness.record.junit import render_junit
+    from harness.record.signing import signature_info
+
+    digest = record_digest(run_dir) if record.complete else None
+    signed = signature_info(run_dir)
+    trust = integrity(record, problems, signed)
+    return {
+        HTML_FILE: lambda: render_html(record, digest=digest, problems=problems, signed=signed).encode("utf-8"),
+        APPENDIX_FILE: lambda: render_appendix(record, digest=digest, problems=problems).encode("utf-8"),
+        JUNIT_FILE: lambda: render_junit(record, run_dir, digest=digest),
+        GAP_FILE: lambda: render_gap_report(record, problems=problems, integrity=trust).encode("utf-8"),
+    }
+
+
+def render_one(run_dir: Path, record: Record, problems: list[str], name: str) -> bytes:
+    """The bytes of the view ``name`` (one of :data:`VIEW_FILES`) as the folder holds it."""
+    return _renderers(run_dir, record, problems)[name]()
 
 
 def render_views(run_dir: Path, record: Record, problems: list[str]) -> None:
     """(Re)write the derived views of a record already on disk."""
     from harness.record.allure_view import write_allure_results
-    from harness.record.gap import render_gap_report
-    from harness.record.html import render_appendix, render_html
-    from harness.record.junit import render_junit
-    from harness.record.signing import signature_info
 
-    digest = record_digest(run_dir)
-    signed = signature_info(run_dir)
-    (run_dir / HTML_FILE).write_text(render_html(record, digest=digest, problems=problems, signed=signed), "utf-8")
-    (run_dir / APPENDIX_FILE).write_text(render_appendix(record, digest=digest, problems=problems), "utf-8")
-    (run_dir / JUNIT_FILE).write_bytes(render_junit(record, run_dir, digest=digest))
-    write_allure_results(record, run_dir, run_dir / ALLURE_DIR, digest=digest)
+    renderers = _renderers(run_dir, record, problems)
+    for name in (HTML_FILE, APPENDIX_FILE, JUNIT_FILE):
+        _replace(run_dir / name, renderers[name]())
+    write_allure_results(record, run_dir, run_dir / ALLURE_DIR, digest=record_digest(run_dir))
     if record.meta.pre_submission:
-        (run_dir / GAP_FILE).write_text(render_gap_report(record), "utf-8")
+        _replace(run_dir / GAP_FILE, renderers[GAP_FILE]())
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` as a new regular file at ``path`` (whatever was there: a symlink is replaced,
+    never followed)."""
+    if path.is_symlink():
+        path.unlink()
+    path.write_bytes(data)
+
+
+def view_problems(run_dir: Path, record: Record) -> list[str]:
+    """Each view in the folder of a record that verified that is not what the record renders to."""
+    from harness.record.folder import member_problem, present, read_member
+
+    out: list[str] = []
+    renderers = _renderers(run_dir, record, [])
+    for name in VIEW_FILES:
+        if not present(run_dir, name):
+            continue
+        problem = member_problem(run_dir, name)
+        if problem is not None:
+            out.append(f"{name}: {problem}")
+        elif read_member(run_dir, name) != renderers[name]():
+            out.append(f"{name}: differs from what the record renders (edited after the run); {AGAIN}")
+    if present(run_dir, ALLURE_DIR):
+        out.extend(_allure_problems(run_dir, record))
+    return out
+
+
+AGAIN = "`tablecert report RECORD --format all` renders the views again from the record"
+
+
+def _allure_problems(run_dir: Path, record: Record) -> list[str]:
+    from harness.record.allure_view import write_allure_results
+    from harness.record.folder import files_under, member_problem, read_member
+
+    if os.path.islink(run_dir / ALLURE_DIR) or not (run_dir / ALLURE_DIR).is_dir():
+        return [f"{ALLURE_DIR}: {member_problem(run_dir, ALLURE_DIR) or 'not a folder'}"]
+    found, problems = files_under(run_dir, ALLURE_DIR)
+    with tempfile.TemporaryDirectory(prefix="tablecert-allure-") as tmp:
+        fresh = Path(tmp) / ALLURE_DIR
+        write_allure_results(record, run_dir, fresh, digest=record_digest(run_dir))
+        expected = {p.relative_to(fresh).as_posix(): p.read_bytes() for p in sorted(fresh.rglob("*")) if p.is_file()}
+    have = {rel.removeprefix(ALLURE_DIR + "/"): rel for rel in found}
+    groups = {
+        "not rendered from the record (added after the run)": sorted(set(have) - set(expected)),
+        "missing (removed after the run)": sorted(set(expected) - set(have)),
+        "different from what the record renders (edited after the run)":
+            [n for n in sorted(set(expected) & set(have)) if read_member(run_dir, have[n]) != expected[n]],
+    }
+    for what, names in groups.items():
+        if names:
+            more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+            problems.append(f"{ALLURE_DIR}: {len(names)} file(s) {what}: {names[0]}{more}; {AGAIN}")
+    return problems
+
+
+def known_entries() -> Mapping[str, Any]:
+    """Every name a run folder's top level may hold, and what it is (the rest is listed by
+    ``verify`` as not part of the record, not checked)."""
+    from harness.record.digest import EVIDENCE_DIR, JOURNAL_FILE, MANIFEST_FILE
+    from harness.record.signing import SIGNATURE_FILE
+
+    return {RECORD_FILE: "record", JOURNAL_FILE: "record", MANIFEST_FILE: "record", EVIDENCE_DIR: "record",
+            SIGNATURE_FILE: "signature", ALLURE_DIR: "view", **dict.fromkeys(VIEW_FILES, "view")}

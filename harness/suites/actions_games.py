@@ -59,7 +59,8 @@ def _round_end_seen(runner: CaseRunner) -> bool:
 
 
 @step("expect_settled", Action(
-    {"within_ms": Arg("decimal", default=Decimal(1000)), "cards": Arg("int")},
+    {"within_ms": Arg("decimal", default=Decimal(1000), positive=True, why="nothing settles within 0 ms"),
+     "cards": Arg("int", lo=1)},
     doc="the controller settled the round (a 'round_end' event) within `within_ms` of the call, after "
     "exactly `cards` cards out of the shoe (default: however many were dealt); use after "
     "`deal: {settle: false}` so a device that waits for another card is a FAIL, not a TIMEOUT",
@@ -87,7 +88,7 @@ def expect_settled(runner: CaseRunner, step: Step, within_ms: Decimal, cards: in
 
 
 @step("expect_areas", Action(
-    {"at_most": Arg("int", default=9)},
+    {"at_most": Arg("int", default=9, lo=1, hi=9, why="WAC 230-15-040(2) allows at most nine wagering areas")},
     doc="WAC 230-15-040(2): the controller's configuration lists at most `at_most` seats and a wager at "
     "every seat beyond the configured ones, up to `at_most` + 1, is refused (needs an open round)",
     acts=("wager",)
@@ -247,7 +248,8 @@ def expect_wager_types(runner: CaseRunner, step: Step, seat: int) -> None:
 
 
 @step("expect_wager_type_refused", Action(
-    {"type": Arg("str", required=True), "seat": Arg("seat", default=1), "amount": Arg("amount")},
+    {"type": Arg("str", required=True), "seat": Arg("seat", default=1),
+     "amount": Arg("amount", positive=True, why="a $0 wager is refused whatever its type")},
     shorthand="type",
     doc="the wagering device refuses a wager of a type it does not offer (e.g. a bonus feature)",
     acts=("wager",)
@@ -295,7 +297,7 @@ def _shoe(runner: CaseRunner, rng: random.Random) -> list[Card]:
 
 @step("single_deal_rounds", Action(
     {
-        "count": Arg("int", required=True),
+        "count": Arg("int", required=True, lo=1, why="0 rounds deal nothing and check nothing"),
         "seed": Arg("int", default=1),
         "seats": Arg("seats", default="all"),
         "types": Arg("str-list", required=True),

@@ -39,10 +39,10 @@ def _round_cards(runner: CaseRunner, rng: random.Random) -> list[Any]:
 
 
 @step("mystery_play", Action(
-    {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000),
+    {"configuration": Arg("int"), "max_rounds": Arg("int", default=1000, lo=1, why="0 rounds play nothing"),
      "seats": Arg("seats", default="all"), "seed": Arg("int", default=1),
      "pace_ms": Arg("decimal", default=Decimal(0)), "if_written": Arg("bool", default=False),
-     "awards": Arg("int", default=1)},
+     "awards": Arg("int", default=1, lo=1, why="play until at least one award")},
     doc="play random rounds (every listed seat with a Player and a Royal 9 wager) until the mystery "
     "meter has awarded `awards` times; checks range, rate, each award <= must-hit-by, the reseed after "
     "each and the payout meters; with `if_written`, only when the case's last `configure_mystery` was "

@@ -98,7 +98,7 @@ def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
 
 
 @step("expect_shuffle_random", Action(
-    {"shuffles": Arg("int"), "from": Arg("str")}, acts=("shuffler-readout",), acts_unless=("from",),
+    {"shuffles": Arg("int", lo=1), "from": Arg("str")}, acts=("shuffler-readout",), acts_unless=("from",),
     doc="the shuffler battery (card positions, position correlation, adjacent pairs, rising sequences, repeated "
     "shuffles) on `shuffles` shuffles (default: the plan's number) read from the emulated shuffler, or on the "
     "observed pre/post orders in file `from`; INCONCLUSIVE below the planned number",
@@ -141,7 +141,7 @@ def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[S
 
 
 @step("expect_shoe_random", Action(
-    {"shoes": Arg("int"), "cards": Arg("int"), "seed": Arg("int", default=1), "from": Arg("str")},
+    {"shoes": Arg("int", lo=1), "cards": Arg("int", lo=1), "seed": Arg("int", default=1), "from": Arg("str")},
     doc="the shoe battery (runs of colours, serial correlation of values, ranks by shoe position) on `shoes` "
     "shoes (default: the plan's number): packs of the emulated shoe's shuffler; on a bench, shoes the operator "
     "shuffles, loads and deals out (the first `cards` cards of each, default all), read as the shoe reports "
@@ -171,7 +171,7 @@ def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = 
 
 
 @step("expect_mystery_distribution", Action(
-    {"awards": Arg("int"), "max_rounds": Arg("int", default=200_000), "seed": Arg("int", default=1),
+    {"awards": Arg("int", lo=1), "max_rounds": Arg("int", default=200_000, lo=1), "seed": Arg("int", default=1),
      "from": Arg("str")},
     doc="the mystery trigger distribution: play rounds (every seat wagering Royal 9, with a Player base wager "
     "where required) until `awards` mystery awards (default: the plan's number), reading each award the "

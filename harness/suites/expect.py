@@ -60,11 +60,11 @@ def expected_round(runner: CaseRunner) -> ExpectedRound:
         "natural": Arg("bool"),
         "dragon7": Arg("bool"),
         "panda8": Arg("bool"),
-        "player_total": Arg("int"),
-        "banker_total": Arg("int"),
-        "player_cards": Arg("int"),
-        "banker_cards": Arg("int"),
-        "dealer_cards": Arg("int"),
+        "player_total": Arg("int", hi=9, why="a baccarat hand totals 0 to 9"),
+        "banker_total": Arg("int", hi=9, why="a baccarat hand totals 0 to 9"),
+        "player_cards": Arg("int", lo=2, hi=3, why="a baccarat hand holds two or three cards"),
+        "banker_cards": Arg("int", lo=2, hi=3, why="a baccarat hand holds two or three cards"),
+        "dealer_cards": Arg("int", lo=2, hi=21, why="a dealer's hand holds at least two cards, and 21 points at most"),
         "dealer_bust": Arg("bool"),
     },
     shorthand="oracle",
@@ -261,7 +261,8 @@ def lockout_limit(runner: CaseRunner) -> Decimal:
 
 
 @step("expect_lockout", Action(
-    {"locked": Arg("bool", default=True), "within_ms": Arg("decimal")},
+    {"locked": Arg("bool", default=True),
+     "within_ms": Arg("decimal", positive=True, why="no lock-out is measured within 0 ms: the case could never pass")},
     doc="the controller locked out wagering; `within_ms` (default: the profile's limit) bounds the "
     "latency from the first card out of the shoe, measured by the time-interval counter (armed before "
     "the deal) or else by host receive stamps, which never decide closer to the limit than the bench's "

@@ -23,7 +23,9 @@ Each given is one of the kinds registered below with :func:`given` (``seat``, ``
 A role the profile cannot fill (a second seat with a combination on a one-seat table, a stack the
 shoe cannot hold) makes the case NOT APPLICABLE to that profile, with the reason: that is a fact
 about the table, not a failure.  A stack the builder could not find within its budget is not
-such a fact: the case then ends as an ERROR naming the want.
+such a fact: the case then ends as an ERROR naming the want.  A stack the builder proves impossible
+on the suite's reference table (no round of that table gives the want: ``royal9-tie+player``) is an
+error of the suite at validation; on the profile of a run it is NOT APPLICABLE with that proof.
 
 Without a profile (``tablecert validate``) a suite is bound to the reference table of its game
 (:data:`REFERENCE_PROFILES`), so every step is still checked as it will run.
@@ -57,6 +59,14 @@ class NotForTable(Exception):
     """The profile cannot fill this role; the case does not apply to it (the message says why)."""
 
 
+class ImpossibleStack(NotForTable):
+    """The stack builder proved that no round on this table gives the want (``where``: the want)."""
+
+    def __init__(self, message: str, where: Loc) -> None:
+        super().__init__(message)
+        self.where = where
+
+
 class BindError(Exception):
     """The role could not be bound for a reason that is not the table's (e.g. a search budget)."""
 
@@ -86,6 +96,8 @@ class Binding:
     not_applicable: str | None = None
     #: why a role could not be bound although the table could fill it: the case is an ERROR
     error: str | None = None
+    #: where the want is written when the reason is a stack the builder proved impossible on the table
+    impossible_at: Loc | None = None
 
     def shown(self) -> dict[str, str]:
         """``{name: text}`` for the record and the failure output."""
@@ -206,6 +218,8 @@ def _stack(f: Fields, table: Table, bound: Mapping[str, Any]) -> str:
         return _build(game, want, decks, hr.hits_soft17 if hr is not None else True, combos, table.interp, seed)
     except InputError as exc:
         raise f.error("stack", exc.message) from None
+    except NotForTable as exc:
+        raise ImpossibleStack(str(exc), f.loc("stack")) from None
 
 
 def build_round(table: Table, want: str, *, seed: int = 1) -> tuple[Card, ...]:
@@ -272,6 +286,8 @@ def bind(spec: YMap, table: Table, params: Mapping[str, Any]) -> Binding:
                    required=(kind_name,), optional=kind.options)
         try:
             values[text] = kind.resolve(f, table, values)
+        except ImpossibleStack as exc:
+            return Binding(values, not_applicable=f"given {text}: {exc}", impossible_at=exc.where)
         except NotForTable as exc:
             return Binding(values, not_applicable=f"given {text}: {exc}")
         except BindError as exc:

@@ -65,6 +65,8 @@ class Case:
     not_for_table: str | None = None
     #: why a role could not be bound although the table could fill it: the case is an ERROR
     bind_error: str | None = None
+    #: the column of the case in its file (with ``line``: where ``- id:`` is written)
+    col: int = 1
 
     @property
     def name(self) -> str:

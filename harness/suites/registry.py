@@ -43,12 +43,20 @@ STEP_MODULES = (
 
 @dataclass(frozen=True)
 class Arg:
-    """One argument: ``kind`` names its check (see :mod:`harness.suites.schema`)."""
+    """One argument: ``kind`` names its check (see :mod:`harness.suites.schema`).
+
+    ``lo``/``hi`` bound a whole number (default 0 and the schema's largest) or a decimal;
+    ``positive`` asks a decimal or an amount to be more than 0; ``why`` is the reason a value out of
+    those bounds can never be right, shown in the message (``a baccarat hand totals 0 to 9``)."""
 
     kind: str
     required: bool = False
     default: Any = None
     choices: tuple[str, ...] = ()
+    lo: int | None = None
+    hi: int | None = None
+    positive: bool = False
+    why: str = ""
 
 
 def choice(*choices: str, required: bool = False, default: str | None = None) -> Arg:
@@ -164,6 +172,10 @@ def reference_markdown() -> str:
         args = []
         for key, a in spec.args.items():
             kind = "|".join(a.choices) if a.kind == "enum" else a.kind
+            if a.lo is not None or a.hi is not None:
+                kind += f" {a.lo if a.lo is not None else 0}..{a.hi if a.hi is not None else 'N'}"
+            if a.positive:
+                kind += " > 0"
             flag = " (required)" if a.required else (f" = {a.default}" if a.default is not None else "")
             args.append(f"`{key}`: {kind}{flag}".replace("|", "\\|"))
         short = f" (shorthand: `{name}: <{spec.shorthand}>`)" if spec.shorthand else ""

@@ -53,7 +53,7 @@ from harness.schema import (
 from harness.suites.model import Case, Step, Suite
 from harness.suites.registry import ACTIONS, Arg
 from harness.suites.steps import METERS, TIMED_AFTER
-from harness.yamlload import Loc, YDecimal, YInt, YList, YMap, YStr, error_at, load_yaml, to_plain
+from harness.yamlload import Loc, Pos, YDecimal, YInt, YList, YMap, YStr, error_at, load_yaml, to_plain
 
 SPEC = "tablecert/suite/1"
 ID_RE = r"^[a-z0-9][a-z0-9-]*$"
@@ -82,19 +82,23 @@ def _profile_vocabulary() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return CAPABILITIES, PROFILE_GAMES
 
 
-def load_suite(path: str | Path, *, fixtures: Path | None = None, profile: Any = None) -> Suite:
+def load_suite(path: str | Path, *, fixtures: Path | None = None, profile: Any = None, node: Any = None) -> Suite:
     """Load, validate and expand one suite file; every problem is reported (``InputErrors``).
 
     With a ``profile`` every case's ``given:`` names are bound to its Rules Submission
     (:mod:`harness.suites.given`); without one, to the reference table of the suite's game, so the
-    steps are checked either way."""
-    node = load_yaml(path)
+    steps are checked either way.  ``node``: the file already loaded (``tablecert validate`` reads
+    it once to see its ``spec:``)."""
+    if node is None:
+        node = load_yaml(path)
     with collecting():
         root = Fields(
             node, None, "",
-            required=("spec", "suite", "title", "cases"),
-            optional=("jurisdiction", "game", "decks", "requires", "games", "description"),
+            required=("suite", "title", "cases"),
+            optional=("spec", "jurisdiction", "game", "decks", "requires", "games", "description"),
         )
+        if "spec" not in root:
+            raise error_at(root.node.where, f"missing key 'spec' (a suite starts with spec: {SPEC})")
         spec = root.get_str("spec")
         if spec != SPEC:
             raise root.error("spec", f"unknown suite spec '{spec}' (this version reads '{SPEC}')")
@@ -121,9 +125,9 @@ def load_suite(path: str | Path, *, fixtures: Path | None = None, profile: Any =
     return Suite(spec, suite_id, title, jurisdiction, tuple(cases), str(path))
 
 
-def validate_suite_file(path: str | Path, *, profile: Any = None) -> Suite:
+def validate_suite_file(path: str | Path, *, profile: Any = None, node: Any = None) -> Suite:
     """Entry point for ``tablecert validate`` (with a profile: also the checks against its table)."""
-    suite = load_suite(path)
+    suite = load_suite(path, node=node)
     if profile is not None:
         check_suite_against_profile(suite, profile)
     return suite
@@ -273,6 +277,7 @@ def _cases(
             steps=(),
             path=path,
             line=loc.pos.line,
+            col=loc.pos.col,
             variant=variant,
             when=case_when,
             timeout_s=timeout_s,
@@ -314,6 +319,10 @@ def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], c
                 ctx.table_decks = ctx.hit_soft17 = ctx.table = None
     reference = reference_table(ctx.game)
     ref_binding = bind(given_node, reference, variant) if given_node is not None else Binding()
+    if table is None and ref_binding.impossible_at is not None:
+        raise ref_binding.impossible_at.error(
+            f"{ref_binding.not_applicable} (on the reference table, {reference.profile.name}): the case could "
+            "never be dealt; give a want some round can produce")
     ctx.table = reference
     try:
         steps = _steps(f, {**variant, **ref_binding.values}, ctx) if ref_binding.not_applicable is None else ()
@@ -364,6 +373,11 @@ def _steps(f: Fields, values: Mapping[str, Any], ctx: _Ctx) -> tuple[Step, ...]:
     if error_count() == step_errors and not any(_measures(s) for s in steps):
         raise f.error("steps", "a case needs at least one expect_* step: a case that checks nothing "
                                "cannot pass or fail")
+    if error_count() == step_errors:
+        from harness.suites.semantics import case_problems
+
+        for problem in case_problems(steps, ctx.game):
+            report(error_at(Loc(listed.src, Pos(problem.line or 1, problem.col or 1)), problem.message))
     return tuple(steps)
 
 
@@ -538,16 +552,28 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
     if error_count() > before:
         raise Abandoned()
     _check_step_semantics(action, args, f, ctx)
-    source_line = loc.src.text.splitlines()[loc.pos.line - 1] if loc.src.text else action
+    source_line = loc.src.line(loc.pos.line) or action
     return Step(action, args, loc.src.path, loc.pos.line, loc.pos.col, source_line.strip(), clause)
 
 
 def _check_arg(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:
+    try:
+        checked = _check_kind(arg, value, loc, what, ctx)
+    except InputError as exc:
+        if arg.why and "out of range" in exc.message:
+            raise loc.error(f"{exc.message}: {arg.why}") from None
+        raise
+    if arg.positive and isinstance(checked, int | Decimal) and not isinstance(checked, bool) and checked <= 0:
+        raise loc.error(f"{what}: must be more than 0" + (f": {arg.why}" if arg.why else ""))
+    return checked
+
+
+def _check_kind(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:
     kind = arg.kind
     if kind == "enum":
         return check_enum(value, loc, what, arg.choices)
     if kind == "int":
-        return check_int(value, loc, what, lo=0, hi=MAX_INT)
+        return check_int(value, loc, what, lo=0 if arg.lo is None else arg.lo, hi=MAX_INT if arg.hi is None else arg.hi)
     if kind == "seat":
         return check_int(value, loc, what, lo=1, hi=9)
     if kind == "str":
@@ -734,6 +760,9 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
     expectation must check something."""
     if action == "rounds" and args.get("count") == 0:
         raise f.error("count", "0 rounds play nothing and check nothing (at least 1)")
+    if action == "wager" and args.get("amount") == 0 and args.get("expect") != "rejected":
+        raise f.error("amount", "a $0 wager is no wager: a device refuses it (write expect: rejected to check "
+                                "that it does)")
     if action == "deal" and args.get("count") == 0:
         raise f.error("count", "dealing 0 cards deals nothing (at least 1)")
     if action == "expect_meters" and not (args.get("delta") or args.get("grown") or args.get("equals")

@@ -22,7 +22,7 @@ from typing import Any
 from harness.cards import Card, parse_cards
 from harness.errors import InputError, InputErrors, error_lines
 from harness.schema import Fields, attempt, check_map, check_str, collecting, guard, in_order, suggest
-from harness.yamlload import YMap, load_yaml
+from harness.yamlload import YMap, error_at, load_yaml
 
 SPEC = "tablecert/stacks/1"
 NAME_RE = r"^[a-z0-9][a-z0-9-]*$"
@@ -80,6 +80,8 @@ def _setup(table: Fields | None, game: str) -> Any:
 
         seats = check_map(table.raw("seats"), table.loc("seats"), "table.seats")
         combos = {}
+        suited = bool(getattr(base.interpretations, "r9_personal_combo_suited", True))
+        owners: dict[Any, tuple[int, int]] = {}
         for seat, text_node in seats.items():
             loc = seats.loc(seat)
             if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= 9:
@@ -89,6 +91,12 @@ def _setup(table: Fields | None, game: str) -> Any:
                 combos[int(seat)] = parse_combo(text, int(seat))
             except InputError as exc:
                 raise loc.error(f"table.seats.{seat}: {exc.message}") from None
+            key = combos[int(seat)] if suited else "king-nine"
+            if key in owners:
+                first, line = owners[key]
+                raise loc.error(f"table.seats.{seat}: combination {text} is the same as seat {first}'s (line {line}); "
+                                "each position has its own combination (58 Pa. Code 629a Royal 9 (e)(5))")
+            owners[key] = (int(seat), loc.pos.line)
     return Setup(game, decks, soft17 == "hit", combos, base.interpretations)
 
 
@@ -105,7 +113,9 @@ def load_stack_file(path: Path) -> tuple[dict[str, Stack], dict[str, list[InputE
     good: dict[str, Stack] = {}
     broken: dict[str, list[InputError]] = {}
     with collecting(isolated=True) as sink:
-        root = Fields(node, None, "", required=("spec", "stacks"), optional=("table",))
+        root = Fields(node, None, "", required=("stacks",), optional=("spec", "table"))
+        if "spec" not in root:
+            raise error_at(root.node.where, f"missing key 'spec' (a stacks file starts with spec: {SPEC})")
         if root.get_str("spec") != SPEC:
             raise root.error("spec", f"unknown stacks spec (this version reads '{SPEC}')")
         table = attempt(lambda: root.get_map("table", optional=("decks", "soft17", "seats"), default=None))

@@ -100,7 +100,7 @@ def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amo
     {
         "seats": Arg("seats", default="all"),
         "type": choice(*WAGER_TYPES, default="royal9"),
-        "amount": Arg("amount"),
+        "amount": Arg("amount", positive=True, why="a $0 wager is no wager"),
     },
     shorthand="seats",
     doc="place the same wager at several seats (`all` = every seat of the profile); each must be accepted",
@@ -357,7 +357,7 @@ def fault(runner: CaseRunner, step: Step, kind: str, role: str) -> None:
         "type": choice(*WAGER_TYPES, default="royal9"),
         "pace_ms": Arg("decimal", default=Decimal(1)),
         "base": choice("auto", "none", "player", "banker", "tie", "mixed", default="auto"),
-        "base_amount": Arg("amount"),
+        "base_amount": Arg("amount", positive=True, why="a $0 wager is no wager"),
     },
     doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
     "checked against the oracle, the meters against exact contribution arithmetic (the fraction of a cent "

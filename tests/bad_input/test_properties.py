@@ -2,7 +2,8 @@
 ``InputError``, nothing else (no other exception, no hang, no runaway memory).
 
 Readers under test: the YAML loader, the profile validator, the suite validator, the stack-file
-validator and the record reader (``record.json``, the journal, ``verify``).  Inputs are random text
+validator, the record reader (``record.json``, the journal, ``verify``: one byte changed in any file
+of a run folder, views included, never verifies) and the command line's numbers.  Inputs are random text
 and the shipped files (or a finished record) mutated: characters deleted, inserted (YAML syntax,
 controls, look-alike letters), lines duplicated or swapped, JSON values replaced by other JSON
 values.  Hypothesis runs derandomized, so CI sees the same examples every time; the example counts
@@ -31,6 +32,7 @@ from harness.record.digest import verify
 from harness.record.journal import load_journal, load_record
 from harness.suites.schema import load_suite
 from harness.suites.stacks import validate_stack_file
+from harness.textcheck import unseen_character
 from harness.yamlload import load_yaml_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "record"))
@@ -43,7 +45,8 @@ SUITE_SMALL = (ROOT / "suites" / "identity" / "identity.suite.yaml").read_text()
 STACK_TEXT = "\n".join((ROOT / "fixtures" / "stacks" / "baccarat.yaml").read_text().splitlines()[:40]) + "\n"
 #: examples per property (reported in the closing note of the issue)
 EXAMPLES = {"yaml-random": 400, "yaml-mutated": 300, "profile": 300, "suite": 200, "stack": 150,
-            "record-json": 300, "record-values": 300, "journal": 200}
+            "record-json": 300, "record-values": 300, "journal": 200, "record-any-byte": 200,
+            "cli-numbers": 400}
 #: the most memory one example may take to be read and refused (the files are at most 1 MiB)
 PEAK_BYTES = 64 * 1024 * 1024
 
@@ -110,9 +113,19 @@ def _props(name: str) -> settings:
 @given(st.text(max_size=300))
 def test_loader_random_text(text: str) -> None:
     try:
-        load_yaml_text(text, "random.yaml")
+        data = load_yaml_text(text, "random.yaml")
     except InputError as exc:
         _clean(exc)
+    else:  # what is accepted holds no value a reader cannot see as written
+        assert all(unseen_character(v) is None for v in _strings(data))
+
+
+def _strings(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _strings(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings(v)]
+    return [node] if isinstance(node, str) else []
 
 
 @pytest.mark.timeout(300)
@@ -172,6 +185,13 @@ def good_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_run(tmp_path_factory.mktemp("good"), verdicts=("PASS", "FAIL"))
 
 
+def _copy(good_run: Path, tmp_path_factory: pytest.TempPathFactory, prefix: str) -> Path:
+    """A copy of the run in a folder of its own name (the folder is named by the run id)."""
+    run = tmp_path_factory.mktemp(prefix) / good_run.name
+    shutil.copytree(good_run, run)
+    return run
+
+
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20) | st.floats(allow_nan=True),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
@@ -217,8 +237,7 @@ def _read_record(run: Path) -> None:
 @given(data=st.data())
 def test_record_reader_mutated_bytes(good_run: Path, tmp_path_factory: pytest.TempPathFactory,
                                      data: st.DataObject) -> None:
-    run = tmp_path_factory.mktemp("r") / "run"
-    shutil.copytree(good_run, run)
+    run = _copy(good_run, tmp_path_factory, "r")
     text = (run / "record.json").read_text("utf-8")
     (run / "record.json").write_text(data.draw(mutated(text)), "utf-8", errors="surrogateescape")
     _read_record(run)
@@ -229,8 +248,7 @@ def test_record_reader_mutated_bytes(good_run: Path, tmp_path_factory: pytest.Te
 @given(data=st.data())
 def test_record_reader_replaced_values(good_run: Path, tmp_path_factory: pytest.TempPathFactory,
                                        data: st.DataObject) -> None:
-    run = tmp_path_factory.mktemp("r") / "run"
-    shutil.copytree(good_run, run)
+    run = _copy(good_run, tmp_path_factory, "r")
     record = json.loads((run / "record.json").read_bytes())
     path = data.draw(st.sampled_from(_paths(record)))
     record = _replace(record, path, data.draw(JSON_VALUES))
@@ -242,8 +260,7 @@ def test_record_reader_replaced_values(good_run: Path, tmp_path_factory: pytest.
 @_props("journal")
 @given(data=st.data())
 def test_journal_reader(good_run: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
-    run = tmp_path_factory.mktemp("j") / "run"
-    shutil.copytree(good_run, run)
+    run = _copy(good_run, tmp_path_factory, "j")
     lines = (run / "journal.jsonl").read_bytes().split(b"\n")[:-1]
     n = data.draw(st.integers(0, len(lines) - 1))
     entry = json.loads(lines[n])
@@ -257,3 +274,47 @@ def test_journal_reader(good_run: Path, tmp_path_factory: pytest.TempPathFactory
     else:
         assert record.run_id
         canonical_json(record.to_dict())  # what was accepted can be written back exactly
+
+
+@pytest.mark.timeout(600)
+@_props("record-any-byte")
+@given(data=st.data())
+def test_any_byte_changed_anywhere_in_the_folder_fails_verification(
+        good_run: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    """One byte changed in any file of a finished run (record, journal, manifest, evidence or a
+    view, Allure results included) and the record no longer verifies: never OK, never a traceback."""
+    run = _copy(good_run, tmp_path_factory, "b")
+    files = sorted(p for p in run.rglob("*") if p.is_file())
+    target = data.draw(st.sampled_from(files))
+    raw = bytearray(target.read_bytes())
+    if not raw:
+        return
+    i = data.draw(st.integers(0, len(raw) - 1))
+    raw[i] ^= data.draw(st.integers(1, 255))
+    target.write_bytes(bytes(raw))
+    try:
+        problems = verify(run)
+    except InputError as exc:
+        _clean(exc)
+        return
+    assert problems, f"{target.relative_to(run)} byte {i} changed and the record still verifies"
+
+
+@pytest.mark.timeout(300)
+@_props("cli-numbers")
+@given(st.one_of(st.text(max_size=12), st.integers(-10**6, 10**30).map(str),
+                 st.text(alphabet="0123456789_ +-\u0660\u0665\uff10\uff15\u00b2", max_size=8)))
+def test_command_line_numbers(text: str) -> None:
+    """A number on a command line is read only as ASCII digits within bounds; anything else is a
+    usage error (exit 2), whatever int() would have made of it."""
+    import argparse
+    import re
+
+    from harness.cli.numbers import count
+
+    try:
+        value = count(1, 1000)(text)
+    except argparse.ArgumentTypeError as exc:
+        assert str(exc)
+    else:
+        assert re.fullmatch(r"[0-9]+", text) and 1 <= value <= 1000 and value == int(text)

@@ -96,6 +96,7 @@ def _journal_append(entry: bytes) -> Callable[[Path], None]:
 R, J = "record.json", "journal.jsonl"
 SECOND_HEADER = (b'{"type":"header","schema":"tablecert/record/1","run_id":"x","started_at":"t",'
                  b'"harness":{"version":"1","git_revision":"r"}}')
+DOUBLE_VERDICT = b'"verdict":"FAIL","verdict":'
 CORPUS: dict[str, Bad] = {
     # --- record.json: not JSON, or JSON of the wrong shape
     "not-json": Bad(_raw_record(b"{not json"), R, 1, "not valid JSON"),
@@ -153,6 +154,16 @@ CORPUS: dict[str, Bad] = {
                                 "an entry after the finish line"),
     "journal-identity-when": Bad(_journal_entry(6, _set("when", "middle")), J, 6,
                                  "identity.when: 'middle' is not one of start, end"),
+    # --- a key twice in one object, a lone UTF-16 surrogate (redteam rows 68-70)
+    "record-duplicate-key": Bad(_raw_record(b'{"schema":"tablecert/record/1","schema":"x"}'), R, 1,
+                                "duplicate key 'schema' in one object"),
+    "record-lone-surrogate": Bad(_record(_set("cases.0.title", "\ud800")), R, 1,
+                                 "not valid text: a lone surrogate \\ud800"),
+    "record-lone-surrogate-key": Bad(_record(_set("profile.\udfff", 1)), R, 1, "a lone surrogate \\udfff"),
+    "journal-duplicate-key": Bad(_journal_line(7, lambda ln: ln.replace(b'"verdict":', DOUBLE_VERDICT, 1)),
+                                 J, 7, "duplicate key 'verdict'"),
+    "journal-lone-surrogate": Bad(_journal_line(7, lambda ln: ln.replace(b'"message":null', b'"message":"\\udc00"')),
+                                  J, 7, "a lone surrogate \\udc00"),
 }
 
 

@@ -139,3 +139,39 @@ def test_one_defect_pre_submission_gap_report_is_short_and_its_command_reproduce
     record = load_record(rerun)
     assert [c.verdict for c in record.cases] == ["FAIL"]
     assert record.cases[0].case_id == argv[2].split("::")[1]
+
+
+def test_a_profile_file_of_any_name_gets_a_valid_run_id(tmp_path: Path) -> None:
+    """Redteam rows 27-28: a 101-character file name, and `bench table (v2).yaml`: the run id comes
+    from the profile's name, made safe and cut, so the run records as any other."""
+    text = (ROOT / "device_profiles" / "emulated-hit-and-run.yaml").read_text()
+    long_name = tmp_path / ("v12-" + "long-" * 19 + "profile-file-name.yaml")
+    spaced = tmp_path / "v13-bench table (v2).yaml"
+    long_name.write_text(text)
+    spaced.write_text(text.replace("name: emulated-hit-and-run", "name: " + "a-bench-with-a-very-long-name-" * 4))
+    cmd = [sys.executable, "-m", "harness", "run", str(ROOT / "suites" / "hit-and-run"), "-q",
+           "--profile", str(long_name), "--profile", str(spaced), "--report-dir", str(tmp_path / "reports")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    runs = sorted((tmp_path / "reports").iterdir())
+    assert len(runs) == 2
+    for run in runs:
+        assert len(run.name) <= 80 and " " not in run.name and "(" not in run.name
+        assert load_record(run).run_id == run.name and verify(run) == []
+    assert any(run.name.endswith("-emulated-hit-and-run") for run in runs)
+
+
+def test_two_suites_sharing_a_case_id_stop_the_run_before_it_starts(tmp_path: Path) -> None:
+    """Redteam row 21: no traceback half-way, no case dropped, no PASS: exit 2 naming both places."""
+    suite = (ROOT / "suites" / "hit-and-run" / "paytable.suite.yaml").read_text()
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.suite.yaml").write_text(suite.replace("suite: ", f"suite: {name}-", 1))
+    cmd = [sys.executable, "-m", "harness", "run", str(tmp_path / "a.suite.yaml"), str(tmp_path / "b.suite.yaml"),
+           "-q", "--profile", str(ROOT / "device_profiles" / "emulated-hit-and-run.yaml"),
+           "--report-dir", str(tmp_path / "reports")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{tmp_path / 'b.suite.yaml'}:" in proc.stdout and f"is also in {tmp_path / 'a.suite.yaml'}:" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr and "overall: PASS" not in proc.stdout
+    assert not (tmp_path / "reports").exists() or not any((tmp_path / "reports").iterdir())

@@ -51,7 +51,7 @@ def test_suite_delegated_to_validator(tmp_path: Path, monkeypatch: pytest.Monkey
     from harness.cli import validate
 
     seen: list[str] = []
-    monkeypatch.setattr(validate, "_suite_validator", lambda: seen.append)
+    monkeypatch.setattr(validate, "_suite_validator", lambda: lambda name, **kw: seen.append(name))
     suite = tmp_path / "x.suite.yaml"
     suite.write_text("spec: tablecert/suite/1\n")
     assert main(["validate", str(suite)]) == 0

@@ -108,7 +108,7 @@ def test_to_plain_drops_positions_and_decimals() -> None:
         ("a: !!bool yes\n", "1:4", "'yes' is not a boolean"),
         ("a: 1\n---\nb: 2\n", "2:1", "expected a single document"),
         ("? [a, b]\n: 1\n", "1:3", "a key must be a plain value"),
-        ("a: 'unterminated\n", "2:1", "found unexpected end of stream"),
+        ("a: 'unterminated\n", "1:4", "this quoted string is not closed on its line"),
         ("a: \x07\n", "1:4", "control character #x0007"),
     ],
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -306,6 +307,107 @@ def run_id_escapes(run: Path, other: Path) -> None:
     _remanifest(run)
 
 
+# --- the folder's files replaced by something that is not a regular file (redteam rows 56-60, 71-72)
+def _fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def journal_fifo(run: Path, other: Path) -> None:
+    """The journal replaced by a FIFO: reading it would block, skipping it hid every edit."""
+    _fifo(run / JOURNAL_FILE)
+
+
+def journal_fifo_hides_edit(run: Path, other: Path) -> None:
+    edit_verdict_and_manifest(run, other)
+    _fifo(run / JOURNAL_FILE)
+
+
+def journal_is_a_directory(run: Path, other: Path) -> None:
+    edit_verdict_and_manifest(run, other)
+    (run / JOURNAL_FILE).unlink()
+    (run / JOURNAL_FILE).mkdir()
+
+
+def journal_symlink_to_other_run(run: Path, other: Path) -> None:
+    edit_verdict_and_manifest(run, other)
+    (run / JOURNAL_FILE).unlink()
+    (run / JOURNAL_FILE).symlink_to(other / JOURNAL_FILE)
+
+
+def manifest_fifo(run: Path, other: Path) -> None:
+    _fifo(run / MANIFEST_FILE)
+
+
+def evidence_fifo(run: Path, other: Path) -> None:
+    _fifo(run / _evidence(run))
+
+
+def signature_fifo(run: Path, other: Path) -> None:
+    _fifo(run / SIGNATURE_FILE)
+
+
+# --- a field of record.json edited alone, the manifest recomputed (rows 61-65)
+def _edit_field(edit: Callable[[dict], None]) -> Forgery:
+    def forge(run: Path, other: Path) -> None:
+        data = _data(run)
+        edit(data)
+        _write(run, data)
+        _remanifest(run)
+    return forge
+
+
+edit_counts = _edit_field(lambda d: d["counts"].update({"FAIL": 0, "PASS": 2}))
+edit_counts_not_applicable = _edit_field(lambda d: d["counts"].update({"NOT APPLICABLE": 40}))
+plant_identity_changed = _edit_field(lambda d: d.update(identity_changed={"controller": ["software_version"]}))
+plant_note = _edit_field(lambda d: d.update(notes=["reviewed and approved by the regulator"]))
+edit_verdict_reasons = _edit_field(lambda d: d.update(verdict_reasons=["all cases passed"]))
+edit_git_dirty = _edit_field(lambda d: d["harness"].update(git_dirty=not d["harness"]["git_dirty"]))
+edit_input_sha = _edit_field(lambda d: d["inputs"][0].update(sha256="0" * 64))
+
+
+# --- the views edited (rows 66-67): not in the manifest, rendered again by verify and compared
+def edit_report_html(run: Path, other: Path) -> None:
+    text = (run / "record.html").read_text("utf-8")
+    (run / "record.html").write_text(text.replace("<strong>FAIL</strong>", "<strong>PASS</strong>"), "utf-8")
+
+
+def remove_junit_failure(run: Path, other: Path) -> None:
+    text = (run / "junit.xml").read_text("utf-8")
+    start, end = text.index("<failure"), text.index("</failure>") + len("</failure>")
+    (run / "junit.xml").write_text(text[:start] + text[end:], "utf-8")
+
+
+def add_allure_result(run: Path, other: Path) -> None:
+    (run / "allure-results" / "00000000-0000-4000-8000-000000000000-result.json").write_text(
+        '{"name": "planted", "status": "passed"}', "utf-8")
+
+
+def edit_allure_result(run: Path, other: Path) -> None:
+    failed = next(p for p in sorted((run / "allure-results").glob("*-result.json")) if '"failed"' in p.read_text())
+    failed.write_text(failed.read_text("utf-8").replace('"failed"', '"passed"'), "utf-8")
+
+
+def view_symlink_out(run: Path, other: Path) -> None:
+    (run / "junit.xml").unlink()
+    (run / "junit.xml").symlink_to(other / "junit.xml")
+
+
+# --- what the JSON reader must refuse (rows 68-70)
+def journal_duplicate_key(run: Path, other: Path) -> None:
+    lines = _journal_lines(run)
+    n = next(i for i, line in enumerate(lines) if b'"verdict":"FAIL"' in line)
+    lines[n] = lines[n].replace(b'"verdict":"FAIL"', b'"verdict":"FAIL","verdict":"PASS"', 1)
+    (run / JOURNAL_FILE).write_bytes(b"".join(lines))
+    _remanifest(run)
+
+
+def record_lone_surrogate(run: Path, other: Path) -> None:
+    raw = (run / RECORD_FILE).read_bytes()
+    (run / RECORD_FILE).write_bytes(raw.replace(b'"title":"Case 0 (PASS)"', b'"title":"Case 0 \\ud800"', 1))
+    _remanifest(run)
+
+
 FORGERIES: dict[str, Forgery] = {f.__name__: f for f in (
     edit_verdict, edit_verdict_and_manifest, edit_verdict_delete_journal_and_its_line,
     edit_record_and_journal_consistently, edit_measurement, edit_evidence_byte, edit_evidence_and_its_hashes,
@@ -318,10 +420,25 @@ FORGERIES: dict[str, Forgery] = {f.__name__: f for f in (
     swap_evidence_between_runs, swap_evidence_and_hashes,
     replace_journal, replace_whole_record, replace_signature,
     evidence_symlink_out, evidence_path_escapes, run_id_escapes,
+    journal_fifo, journal_fifo_hides_edit, journal_is_a_directory, journal_symlink_to_other_run, manifest_fifo,
+    evidence_fifo, signature_fifo,
+    edit_report_html, remove_junit_failure, add_allure_result, edit_allure_result, view_symlink_out,
+    journal_duplicate_key, record_lone_surrogate,
 )}
-#: forgeries that leave a record consistent with itself: only the signature shows them
-SELF_CONSISTENT = {"edit_record_and_journal_consistently", "replace_whole_record", "delete_signature",
-                   "replace_signature"}
+FORGERIES |= {"edit_counts": edit_counts, "edit_counts_not_applicable": edit_counts_not_applicable,
+              "plant_identity_changed": plant_identity_changed, "plant_note": plant_note,
+              "edit_verdict_reasons": edit_verdict_reasons, "edit_git_dirty": edit_git_dirty,
+              "edit_input_sha": edit_input_sha}
+#: forgeries the JSON reader refuses outright: bad input, exit 2, with the file and line
+UNREADABLE = {"journal_duplicate_key": "journal.jsonl:8: not valid JSON (duplicate key 'verdict' in one object)",
+              "record_lone_surrogate": "record.json:1: not valid text: a lone surrogate \\ud800",
+              "evidence_path_escapes": "record.json:1: not a valid record: record.cases[1].evidence[0].path",
+              "run_id_escapes": "record.json:1: not a valid record: record.run_id: '../../elsewhere'"}
+#: forgeries that leave a record consistent with itself, caught only by the key: none of the above
+#: any more (the views are rendered again and compared, a record.sig present is checked without a
+#: key, the folder must be named by the run id); the forger who also renders the views again and
+#: removes the signature is test_a_consistent_rewrite_is_caught_only_by_the_digest_or_the_key
+SELF_CONSISTENT: frozenset[str] = frozenset()
 
 
 def _forged(runs: tuple[Path, Path], name: str, tmp_path: Path) -> Path:
@@ -349,6 +466,7 @@ def test_a_signed_record_fails_with_another_key(runs: tuple[Path, Path], keys: t
     assert "not with the key given" in capsys.readouterr().out
 
 
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", sorted(FORGERIES))
 def test_every_forgery_is_refused(name: str, runs: tuple[Path, Path], keys: tuple[Path, Path], tmp_path: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
@@ -358,10 +476,16 @@ def test_every_forgery_is_refused(name: str, runs: tuple[Path, Path], keys: tupl
     assert with_key in (1, 2), out
     assert "Traceback" not in out.out + out.err
     if name not in SELF_CONSISTENT:
-        # caught by the record itself, without any key
-        assert main(["verify", str(forged)]) in (1, 2)
+        # caught by the record itself, without any key, by every reader
+        assert main(["verify", str(forged)]) == (2 if name in UNREADABLE else 1)
         out = capsys.readouterr()
-        assert "OK " not in out.out
+        assert "OK " not in out.out and "Traceback" not in out.err
+        if name in UNREADABLE:
+            assert f"{forged}/{UNREADABLE[name]}" in out.err
+        assert main(["report", str(forged), "--out", str(tmp_path / "r.html")]) in (1, 2)
+        assert "verdict PASS" not in capsys.readouterr().out
+        assert main(["merge", str(forged), "--out", str(tmp_path / "merged")]) == 2
+        assert not (tmp_path / "merged").exists() or not any((tmp_path / "merged").iterdir())
 
 
 def test_the_forgery_the_issue_names(runs: tuple[Path, Path], tmp_path: Path,
@@ -381,3 +505,107 @@ def test_self_consistent_rewrite_is_caught_only_by_the_signature(runs: tuple[Pat
     forged = _forged(runs, "edit_record_and_journal_consistently", tmp_path)
     assert main(["verify", str(forged), "--key", f"{keys[0]}.pub"]) == 1
     assert "the record changed after it was signed" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- whole-folder forgeries
+def _rewrite_consistently(run: Path, edit: Callable[[list[dict]], list[dict]]) -> None:
+    """What a forger with tablecert at hand does (redteam rows 48-55): edit the journal, write
+    record.json from it, recompute the manifest, render every view again, drop the signature."""
+    from harness.record.journal import load_journal
+
+    entries = [json.loads(line) for line in _journal_lines(run)]
+    (run / JOURNAL_FILE).write_bytes(b"".join(canonical_json(e) + b"\n" for e in edit(entries)))
+    (run / RECORD_FILE).write_bytes(canonical_json(load_journal(run / JOURNAL_FILE).to_dict()))
+    (run / SIGNATURE_FILE).unlink()
+    _remanifest(run)
+    assert main(["report", str(run), "--format", "all"]) == 0
+
+
+def _cases_of(entries: list[dict]) -> list[dict]:
+    return [e["case"] for e in entries if e["type"] == "case"]
+
+
+def _pass_case(entries: list[dict]) -> list[dict]:
+    case = _cases_of(entries)[1]
+    case.update(verdict="PASS", message=None)
+    for item in case["measurements"] + case["steps"]:
+        item["outcome"] = "PASS"
+    return entries
+
+
+def _drop_evidence(entries: list[dict]) -> list[dict]:
+    case = _cases_of(entries)[1]
+    for ev in case["evidence"]:
+        Path(_RUN[0] / ev["path"]).unlink()
+    case["evidence"] = []
+    return entries
+
+
+_RUN: list[Path] = []
+CONSISTENT: dict[str, Callable[[list[dict]], list[dict]]] = {
+    "fail-made-pass": _pass_case,
+    "evidence-deleted": _drop_evidence,
+    "failed-case-dropped": lambda es: [e for e in _drop_evidence(es)
+                                       if not (e["type"] == "case" and e["case"]["verdict"] == "FAIL")],
+    "start-back-dated": lambda es: [{**e, "started_at": "2020-01-01T00:00:00.000Z"} if e["type"] == "header" else e
+                                    for e in es],
+    "input-sha-zeroed": lambda es: [{**e, "sha256": "0" * 64} if e["type"] == "input" else e for e in es],
+    "cases-swapped": lambda es: [*es[:6], es[7], es[6], *es[8:]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONSISTENT))
+def test_a_consistent_rewrite_is_caught_only_by_the_digest_or_the_key(
+        name: str, runs: tuple[Path, Path], keys: tuple[Path, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The documented limit (docs/record.md): a rewrite of every file passes the record's own
+    checks; the digest from the signed report and the lab's key catch it, and every view says that
+    the record is unverified without them."""
+    run = tmp_path / runs[0].name
+    shutil.copytree(runs[0], run)
+    signed_digest = json.loads((run / SIGNATURE_FILE).read_bytes())["record_digest"]
+    _RUN[:] = [run]
+    _rewrite_consistently(run, CONSISTENT[name])
+    capsys.readouterr()
+    assert main(["verify", str(run)]) == 0
+    assert "self-consistent only: unverified without --digest" in capsys.readouterr().out
+    assert main(["verify", str(run), "--digest", signed_digest]) == 1
+    assert f"is not the expected {signed_digest}" in capsys.readouterr().out
+    assert main(["verify", str(run), "--key", f"{keys[0]}.pub"]) == 1
+    assert "record.sig: missing" in capsys.readouterr().out
+    html = (run / "record.html").read_text("utf-8")
+    assert "Integrity: unverified.</strong> Unverified without digest or signature" in html
+    assert main(["report", str(run), "--format", "gap"]) == 0
+    gap = capsys.readouterr().out
+    assert "Integrity: Unverified without digest or signature" in gap
+
+
+def test_a_signed_record_says_whose_key_in_its_report(runs: tuple[Path, Path]) -> None:
+    html = (runs[0] / "record.html").read_text("utf-8")
+    assert "Integrity: signed.</strong> Signed by Example Test Lab, J. Tester with key SHA256:" in html
+
+
+def test_a_copy_in_a_folder_named_like_another_run_does_not_verify(runs: tuple[Path, Path], tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The folder is the run (row 47): a copy under another run's id, or any other name, is refused."""
+    for name in (runs[1].name, f"{runs[0].name}-renamed"):
+        copy = tmp_path / name
+        shutil.copytree(runs[0], copy)
+        assert main(["verify", str(copy)]) == 1
+        assert f"the folder is named '{name}' but holds run {runs[0].name}" in capsys.readouterr().out
+    link = tmp_path / "latest"
+    link.symlink_to(runs[0])  # a symlink to the run folder is the run folder
+    assert main(["verify", str(link)]) == 0
+
+
+def test_merge_refuses_an_out_inside_a_source(runs: tuple[Path, Path], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Row 84: `merge A B --out A/evidence/merged` would add files to A and break it."""
+    a, b = (tmp_path / r.name for r in runs)
+    for src, dst in zip(runs, (a, b), strict=True):
+        shutil.copytree(src, dst)
+    for out in (a / "evidence" / "merged", b / "sub"):
+        assert main(["merge", str(a), str(b), "--out", str(out)]) == 2
+        assert "--out is inside the record" in capsys.readouterr().err
+        assert not out.exists()
+    assert main(["verify", str(a)]) == 0

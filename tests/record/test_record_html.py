@@ -189,7 +189,7 @@ def test_record_failing_verification_is_never_shown_passing(make_run, tmp_path: 
 
 def test_incomplete_record_renders_not_valid(make_run, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = make_run(verdicts=("PASS",), finish=False)
-    assert main(["report", str(run_dir)]) == 1
+    assert main(["report", str(run_dir)]) == 3  # incomplete: exit 3, as for verify
     text = (run_dir / "record.html").read_text("utf-8")
     assert "RECORD FAILED VERIFICATION" in text and "the record is incomplete" in text
     assert "NOT VALID" in capsys.readouterr().out

@@ -51,8 +51,9 @@ def test_merge_refuses_a_different_product_naming_the_field(make_run, tmp_path: 
 
 def test_merge_refuses_records_that_do_not_verify(make_run, tmp_path: Path) -> None:
     a = make_run(verdicts=("PASS",))
-    b = tmp_path / "b"
-    shutil.copytree(make_run(verdicts=("PASS",)), b)
+    source = make_run(verdicts=("PASS",))
+    b = tmp_path / source.name  # a copy keeps the folder name: the run id
+    shutil.copytree(source, b)
     (b / "evidence/case-0-pass/shoe-transcript.txt").write_bytes(b"edited")
     with pytest.raises(InputError, match=r"does not verify: evidence/case-0-pass/shoe-transcript\.txt"):
         merge_records([a, b], tmp_path / "merged")

@@ -13,6 +13,7 @@ from harness.cli import main
 from harness.record import IDENTITY_FIELDS, load_record, record_digest
 from harness.record.allure_view import area_of
 from harness.record.gap import render_gap_report
+from harness.record.integrity import integrity
 from harness.record.junit import render_junit, sanitize
 
 
@@ -118,7 +119,9 @@ def test_area_comes_from_the_suite_directory() -> None:
 def test_gap_report_names_clause_device_behaviour_and_reproduction(make_run) -> None:
     run_dir = make_run(verdicts=("PASS", "FAIL", "TIMEOUT"), meta={"pre_submission": True})
     text = (run_dir / "gap-report.md").read_text("utf-8")
-    assert text == render_gap_report(load_record(run_dir))
+    record = load_record(run_dir)
+    assert text == render_gap_report(record, integrity=integrity(record, [], None))
+    assert "Integrity: Unverified without digest or signature" in text
     assert "## 1. lock-out latency" in text
     assert "Clause `pa-midi-lockout`" in text or "Clause `pa-midi-r9-paytable-5`" in text
     assert "lock-out latency: required <= 1.0 ms, device gave 1.7 ms (late)" in text

@@ -187,7 +187,8 @@ def test_sigterm_ends_a_background_soak_with_its_summary() -> None:
     (["--seats", "8"], "seat(s) 8 not in the profile"),
     (["--seats", "one"], "expected 'all' or seat numbers"),
     (["--defect", "no-such-defect"], "unknown"),
-    (["--rounds", "0"], "at least one round"),
+    (["--rounds", "0"], "argument --rounds: 0: out of range (1..100,000,000)"),
+    (["--seats", "\u0661"], "--seats '\u0661': expected 'all' or seat numbers such as 1,2,3 (seat '\u0661'"),
 ])
 def test_cli_bad_input_is_one_line_and_exit_2(argv: list[str], words: str,
                                               capsys: pytest.CaptureFixture[str]) -> None:

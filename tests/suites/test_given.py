@@ -163,3 +163,42 @@ def test_a_case_referring_to_an_undeclared_value_does_not_apply(tmp_path: Path) 
 def test_docs_list_every_given_kind() -> None:
     doc = (ROOT / "docs" / "writing-suites.md").read_text()
     assert reference_markdown() in doc, "given reference out of date in docs/writing-suites.md"
+
+
+def test_a_stack_the_table_cannot_deal_is_shown_in_coverage_with_its_reason(tmp_path: Path) -> None:
+    """Redteam row 17: a case whose given stack no round of a profile's table can give is NOT
+    APPLICABLE there with the builder's proof, and `tablecert coverage` names it, never drops it."""
+    from harness.cli.coverage import compute
+
+    path = _write(tmp_path, """  - id: mega
+    title: mega
+    clauses: [pa-midi-r9-f1-mega]
+    given:
+      owner: {seat: with-combo}
+      cards: {stack: "mega:seat=${owner}"}
+    steps:
+      - deal: {cards: "${cards}"}
+      - expect_payout: oracle
+""")
+    profile = tmp_path / "one-deck.yaml"
+    profile.write_text(MIDI5.replace("  decks: 8\n", "  decks: 1\n"))
+    table = compute([path], [profile])
+    (line,) = table["pa-midi-r9-f1-mega"]["not_runnable"]  # type: ignore[misc]
+    assert line.startswith("t::mega: emulated-midi-5: NOT APPLICABLE ("), line
+    assert "given cards: no round on this table gives 'mega:seat=1'" in line and "1-deck shoe" in line
+
+
+def test_a_stack_impossible_on_the_reference_table_is_an_error_at_validation(tmp_path: Path) -> None:
+    path = _write(tmp_path, """  - id: never
+    title: never
+    clauses: [pa-midi-r9-f1-royal9]
+    given:
+      cards: {stack: "player+banker"}
+    steps:
+      - deal: {cards: "${cards}"}
+      - expect_payout: oracle
+""")
+    with pytest.raises(InputError) as err:
+        load_suite(path)
+    assert str(err.value).startswith(f"{path}:10:22: given cards: no round on this table gives 'player+banker'")
+    assert "(on the reference table, emulated-midi-5)" in str(err.value)
