@@ -132,10 +132,17 @@ class AwardRounds:
         before = len(runner.round.cards)
         machine = runner.profile.bench.performer("deal").kind == "test-channel"
         runner.perform(Deal(None, 0 if machine else None, one_round=True))  # pace 0: dealt before the answer
-        runner._wait_for("the cards of a whole round from the shoe",
-                         lambda: runner.round_length(runner.cards_read()[before:]) is not None, timeout_s=2.0)
+        def whole() -> bool:
+            return runner.round_length(runner.cards_read()[before:]) is not None
+
+        if not whole():  # look before waiting: a machine's deal is read by the time it answers
+            runner._wait_for("the cards of a whole round from the shoe", whole, timeout_s=2.0)
         runner.live_left -= len(runner.round.cards) - before
-        settle_round(runner, self.step)
+        if any(e.name == "round_end" for e in runner.controller_events()):
+            runner.round.settled = True  # settled already (what settle_round waits for)
+            runner.count_round()
+        else:
+            settle_round(runner, self.step)
         if live and runner.observed:
             runner.observed[-1]["rounds"].append([c.code for c, _t in runner.round.cards])
 
