@@ -117,8 +117,10 @@ def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None
     source = args.get("from")
     filed: tuple[list[ShuffleObservation], list[ShuffleObservation]] | None = None
     if source is not None:
-        filed = confirm.split([ShuffleObservation.from_dict(d) for d in _load(runner, str(source))], plan.required,
-                              plan.stages)
+        read = [ShuffleObservation.from_dict(d) for d in _load(runner, str(source))]
+        if read and len(read[0].pre) != plan.size:  # the plan is for the pack observed
+            plan = battery.plan_shuffler(settings, profile.rules.decks, profile.jurisdiction, cards=len(read[0].pre))
+        filed = confirm.split(read, plan.required, plan.stages)
     plans = {0: plan}
 
     def stage(k: int) -> battery.Verdict:
@@ -176,8 +178,11 @@ def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = 
     source = args.get("from")
     filed: tuple[list[ShoeObservation], list[ShoeObservation]] | None = None
     if source is not None:
-        filed = confirm.split([ShoeObservation.from_dict(d) for d in _load(runner, str(source))], plan.required,
-                              plan.stages)
+        read = [ShoeObservation.from_dict(d) for d in _load(runner, str(source))]
+        shortest = min((len(s.cards) for s in read), default=length)
+        if shortest != length:  # the plan is for the shoe's length observed
+            plan = battery.plan_shoe(settings, shortest, profile.jurisdiction)
+        filed = confirm.split(read, plan.required, plan.stages)
 
     def stage(k: int) -> battery.Verdict:
         if filed is not None:
@@ -188,7 +193,7 @@ def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = 
         else:  # the confirming shoes are shuffled afresh (seeds after the first stage's)
             observed = _live_shoes(runner, count, length, seed + (k - 1) * count)
         shortest = min((len(s.cards) for s in observed), default=length)
-        judged = plan if shortest == length else battery.plan_shoe(settings, shortest, profile.jurisdiction)
+        judged = plan if shortest == plan.size else battery.plan_shoe(settings, shortest, profile.jurisdiction)
         return battery.run_shoe(judged, observed, settings.shoe.bins)
 
     first = stage(1)
