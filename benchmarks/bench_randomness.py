@@ -6,10 +6,13 @@ for each declared defect it is planned for (99% power), and the wall time of run
 battery's planned number of observations of a correct device (median of 7), against a baseline
 measured in the same run: generating those observations (the emulated shuffler's model, the mystery meter model).
 Then, per battery and level, the whole battery's false alarms (Holm over its tests) over 200 seeds
-of a correct device, with the wall time.  ``--suites`` also times ``pytest suites/randomness`` on
-each shipped profile (the emulator in its own process).  Nothing here asserts a time.
+of a correct device, single-stage and through the two-stage confirmation procedure (a seed whose
+sample is rejected gets an independent second sample; the procedure fails it only when both are
+rejected), with the wall time.  The sizes are per stage (planned for the stage power, 0.9950 for
+99%).  ``--suites`` also times ``pytest suites/randomness`` on each shipped profile (the emulator
+in its own process), ``--twin`` on its bench twin too.  Nothing here asserts a time.
 
-    .venv/bin/python benchmarks/bench_randomness.py [--seeds 200] [--suites]
+    .venv/bin/python benchmarks/bench_randomness.py [--seeds 200] [--suites [--twin]]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -30,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from harness.progressive.mystery import MysteryConfig, MysteryMeter
-from harness.randomness import battery, stats
+from harness.randomness import battery, confirm, stats
 from harness.randomness.models import ShufflerModel
 from harness.randomness.observations import MysteryAward
 from harness.randomness.settings import RandomnessSettings
@@ -98,6 +102,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=200, help="correct-device seeds for the false alarms")
     ap.add_argument("--suites", action="store_true", help="also time pytest suites/randomness per shipped profile")
+    ap.add_argument("--twin", action="store_true", help="with --suites: also on each profile's bench twin")
     args = ap.parse_args()
     print(f"cpus {os.cpu_count()}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           "(a shared machine: wall times include other people's load)")
@@ -118,32 +123,44 @@ def main() -> None:
                       f"{t_data:>7.3f} {t_test / max(t_data, 1e-9):>6.2f}")
             print(f"{plan.kind:<9} {label:<5} {'(planning)':<21} {'':<58} {plan.required:>8} {t_plan:>8.3f}")
             t0 = time.perf_counter()
-            family = [battery.family_p(whole(plan, data(10_000 + s, plan.required)).results)
-                      for s in range(args.seeds)]
+            firsts = [whole(plan, data(10_000 + s, plan.required)) for s in range(args.seeds)]
+            family = [battery.family_p(v.results) for v in firsts]
+            procs = [confirm.run(plan, lambda k, v=v, s=s, plan=plan, whole=whole, data=data:
+                                 v if k == 1 else whole(plan, data(20_000_000 + s, plan.required)))
+                     for s, v in enumerate(firsts)]
             dt = time.perf_counter() - t0
             counts = ", ".join(f"{sum(p <= a for p in family)} at {a:g}" for a in (0.01, 0.05, 0.10))
             failed = sum(p <= plan.alpha for p in family)
-            alarms.append(f"  {plan.kind:<9} {label}: {failed}/{args.seeds} = {failed / args.seeds:.3f} at its level "
-                          f"{plan.alpha:g} (family-wise, {len(plan.tests)} test(s), Holm; by family level: {counts}); "
-                          f"{dt:.1f} s for {args.seeds} batteries of {plan.required} {plan.unit}")
+            confirmed = sum(p.outcome == "FAIL" for p in procs)
+            alarms.append(f"  {plan.kind:<9} {label}: single stage {failed}/{args.seeds} = {failed / args.seeds:.3f} "
+                          f"at its level {plan.alpha:g} (family-wise, {len(plan.tests)} test(s), Holm; by family "
+                          f"level: {counts}); procedure {confirmed}/{args.seeds} (bound alpha^2 = "
+                          f"{plan.procedure_alpha:g}, stage 2 run {sum(len(p.stages) == 2 for p in procs)} times); "
+                          f"{dt:.1f} s for {args.seeds} batteries of {plan.required} {plan.unit} a stage")
     print(f"\nfalse alarms of a correct device over {args.seeds} seeds at the planned size:")
     print("\n".join(alarms))
     if args.suites:
-        time_suites()
+        time_suites(("", " --tc-bench-twin") if args.twin else ("",))
 
 
-def time_suites() -> None:
-    print("\npytest suites/randomness per shipped profile (emulator in its own process; wall time):")
+def time_suites(channels: tuple[str, ...]) -> None:
+    print("\npytest suites/randomness per shipped profile (emulator in its own process; wall time; the mystery "
+          "case's rounds vary with the controller's unseeded triggers):")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     for profile in sorted((ROOT / "device_profiles").glob("emulated-*.yaml")):
-        with tempfile.TemporaryDirectory() as tmp:
-            t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "pytest", "suites/randomness", "-q", "-p", "no:cacheprovider",
-                                   "-o", "testpaths=", "--tc-profile", str(profile), "--tc-report-dir", tmp], cwd=ROOT,
-                                  capture_output=True, text=True, timeout=1800, env=env, check=False)
-            dt = time.perf_counter() - t0
-        tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr.strip()[-200:]
-        print(f"  {profile.stem:<26} {dt:7.1f} s  {tail}")
+        for channel in channels:
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.perf_counter()
+                proc = subprocess.run([sys.executable, "-m", "pytest", "suites/randomness", "-q", "-p",
+                                       "no:cacheprovider", "-o", "testpaths=", "--tc-profile", str(profile),
+                                       "--tc-report-dir", tmp, *channel.split()], cwd=ROOT, capture_output=True,
+                                      text=True, timeout=1800, env=env, check=False)
+                dt = time.perf_counter() - t0
+                rounds = sorted({m for j in Path(tmp).glob("*/journal.jsonl")
+                                 for m in re.findall(r"over (\d+) rounds", j.read_text())})
+            tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr.strip()[-200:]
+            where = "bench twin" if channel else "test channel"
+            print(f"  {profile.stem:<26} {where:<12} {dt:7.1f} s  {'/'.join(rounds) or '-'} rounds  {tail}")
 
 
 if __name__ == "__main__":

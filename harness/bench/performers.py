@@ -296,6 +296,9 @@ class Operator(Performer):
                     return e
             return None
 
+        found = match()  # reported while the chips went down: look before waiting for more events
+        if found is not None:
+            return found
         try:
             stage._wait_for(f"the sensors to report seat {seat} {kind} ('{name}' event)",
                             lambda: match() is not None, OBSERVE_S)
@@ -374,6 +377,10 @@ class Performers:
         """Seconds spent so far waiting for the operator's answers: a person's time, which a case's
         own deadline (``timeout_s``, the devices' time) does not count; every prompt has its own."""
         return self.broker.waited_ns / 1e9 if self.broker is not None else 0.0
+    def bulk_rounds(self) -> contextlib.AbstractContextManager[None]:
+        """The acts asked inside are a step's bulk rounds (:meth:`PromptBroker.bulk_rounds`; nothing
+        changes for a performer that is not a person)."""
+        return self.broker.bulk_rounds() if self.broker is not None else contextlib.nullcontext()
 
     def observe(self, role: str, events: list[DeviceEvent]) -> None:
         """Device events as they arrive, for the front ends (the bench console shows them)."""

@@ -11,6 +11,11 @@ answer; the others see the prompt withdrawn.  Every prompt and its answer is kep
 The broker also keeps the board a front end shows around the prompt: the run's progress and the
 device events as they arrive (:class:`Board`).
 
+A step that plays rounds in bulk (thousands of random rounds for a statistic, where no act's timing
+is judged) asks inside :meth:`PromptBroker.bulk_rounds`: its prompts say so (``Prompt.bulk``), and a
+front end may act on them at another pace (the scripted operator's ``bulk_speed``); a person is
+asked the same way.
+
 ``cannot`` ends the case as an ERROR of the rig (the act could not be carried out), ``abort`` stops
 the run (INTERRUPTED, resumable with ``tablecert run --resume``), no answer by the deadline ends
 the case as a TIMEOUT.
@@ -18,10 +23,12 @@ the case as a TIMEOUT.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -57,6 +64,8 @@ class Prompt:
     asked_ns: int
     #: ``act`` (carry out the act) or ``misstack`` (were the cards dealt the sheet's?)
     question: str = "act"
+    #: one of a step's bulk rounds (PromptBroker.bulk_rounds): no act's timing is judged
+    bulk: bool = False
 
     @property
     def deadline_ns(self) -> int:
@@ -69,7 +78,7 @@ class Prompt:
         return {
             "id": self.id, "message": self.message, "act": self.act.to_dict(), "sheet": self.act.sheet(),
             "case": self.case, "step": self.step, "timeout_s": int(self.timeout_s), "asked_at": self.asked_at,
-            "question": self.question, "answers": list(ANSWERS),
+            "question": self.question, "answers": list(ANSWERS), "bulk": self.bulk,
         }
 
 
@@ -133,6 +142,17 @@ class PromptBroker:
         self._cond = threading.Condition()
         #: time spent waiting for a person's answers (a case's own deadline does not count it)
         self.waited_ns = 0
+        #: the prompts asked now are a step's bulk rounds (:meth:`bulk_rounds`)
+        self.bulk = False
+
+    @contextlib.contextmanager
+    def bulk_rounds(self) -> Iterator[None]:
+        """Prompts asked inside are marked bulk (see the module docstring)."""
+        was, self.bulk = self.bulk, True
+        try:
+            yield
+        finally:
+            self.bulk = was
 
     def attach(self, front_end: FrontEnd) -> None:
         self.front_ends.append(front_end)
@@ -152,7 +172,7 @@ class PromptBroker:
                               "(bench.operator: console or terminal)")
         prompt = Prompt(f"p{next(self._ids):05d}", act, message or act.instruction(), case, step,
                         timeout_s if timeout_s is not None else self.timeout_s, utc_now(), time.monotonic_ns(),
-                        question)
+                        question, self.bulk)
         with self._cond:
             self.current, self._answer = prompt, None
         for fe in list(self.front_ends):

@@ -8,6 +8,11 @@ knows: the cards it put in the shoe and the cards it pulled out, what it was ask
 emulator's state.  It deals a round from a shuffled shoe the way a dealer does, by the game's rules
 applied to the cards as they come.
 
+A prompt of a step's bulk rounds (``Prompt.bulk``: thousands of random rounds for a statistic,
+where no act's timing is judged) is carried out at ``bulk_pace`` when one is given (the profile's
+``bulk_speed``; the bench twin in CI hurries them, :mod:`harness.bench.twin`), else at the same
+pace as every other prompt: a realistic bench keeps a person's pace throughout.
+
 ``misstack_every`` N misstacks every Nth shoe it stacks from a sheet (two neighbouring cards
 swapped), so the redo path (a misstack is a redo, never a FAIL) runs in CI too; asked whether the
 cards dealt were the sheet's, it answers truthfully.
@@ -76,11 +81,14 @@ class ScriptedOperator:
 
     def __init__(self, hands: Hands, broker: PromptBroker, round_length: RoundLength, *,
                  pace: HumanPace | None = None, seed: int = 1, misstack_every: int = 0,
-                 operator: str = "scripted operator") -> None:
+                 operator: str = "scripted operator", bulk_pace: HumanPace | None = None) -> None:
         self.hands = hands
         self.broker = broker
         self.round_length = round_length
         self.pace = pace or HumanPace()
+        #: the pace of bulk prompts (None: ``pace``), and the pace of the prompt being carried out
+        self.bulk_pace = bulk_pace
+        self.regular_pace = self.pace
         self.rng = random.Random(seed)
         self.misstack_every = misstack_every
         self.operator = operator
@@ -119,6 +127,7 @@ class ScriptedOperator:
             self.broker.answer(prompt.id, answer, operator=self.operator, note=note, front_end=self.name)
 
     def carry_out(self, prompt: Prompt) -> tuple[str, str]:
+        self.pace = self.bulk_pace if prompt.bulk and self.bulk_pace is not None else self.regular_pace
         pace, rng, act = self.pace, self.rng, prompt.act
         pace.wait(rng, pace.read)
         if prompt.question == "misstack":

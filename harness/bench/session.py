@@ -102,9 +102,11 @@ class BenchSession:
                 except Exception:
                     return None
 
+            bulk = op.scripted.bulk_speed
             self.broker.attach(ScriptedOperator(hands, self.broker, round_length, pace=HumanPace(op.scripted.speed),
                                                 seed=op.scripted.seed, misstack_every=op.scripted.misstack_every,
-                                                operator=self.broker.operator or "scripted operator"))
+                                                operator=self.broker.operator or "scripted operator",
+                                                bulk_pace=None if bulk is None else HumanPace(bulk)))
             return
         if self.console_wanted:
             from harness.bench.console import BenchConsole

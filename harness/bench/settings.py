@@ -87,6 +87,8 @@ class ScriptedOperator:
     seed: int = 1
     #: misstack one shoe in this many (0: never), to exercise the redo path
     misstack_every: int = 0
+    #: the pace of a step's bulk rounds (prompts marked bulk, no act's timing judged); None: ``speed``
+    bulk_speed: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -231,9 +233,10 @@ def _operator(bf: Fields, emulated: bool) -> OperatorSettings:
         if not emulated:
             raise of.error("scripted", "a scripted operator acts through an emulator's physical side; this "
                                        "profile names no emulated device")
-        sf = of.get_map("scripted", optional=("speed", "seed", "misstack_every"))
+        sf = of.get_map("scripted", optional=("speed", "seed", "misstack_every", "bulk_speed"))
         scripted = ScriptedOperator(sf.get_decimal("speed", Decimal(1), lo=Decimal("0.01"), hi=Decimal(100_000)),
-                                    sf.get_int("seed", 1, lo=0), sf.get_int("misstack_every", 0, lo=0))
+                                    sf.get_int("seed", 1, lo=0), sf.get_int("misstack_every", 0, lo=0),
+                                    sf.get_decimal("bulk_speed", None, lo=Decimal("0.01"), hi=Decimal(100_000)))
     return OperatorSettings(
         name=of.get_str("name", ""),
         console=of.get_bool("console", True),

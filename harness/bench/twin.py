@@ -28,12 +28,15 @@ from harness.profiles.model import Profile
 
 #: the scripted operator's pace in CI: a person's delays (harness.bench.scripted.HumanPace) / 500
 CI_SPEED = Decimal(500)
+#: its pace in a step's bulk rounds (the mystery awards' thousands of rounds; no act's timing is
+#: judged there): a person's delays / 50,000, so the twin's verdicts come in CI time
+CI_BULK_SPEED = Decimal(50_000)
 LOCKOUT_CHANNEL = "101"
 COMM_CHANNEL = "110"
 
 
 def twin_mapping(profile: Profile, *, speed: Decimal = CI_SPEED, seed: int = 1,
-                 misstack_every: int = 0) -> dict[str, Any]:
+                 misstack_every: int = 0, bulk_speed: Decimal | None = CI_BULK_SPEED) -> dict[str, Any]:
     """The twin's profile data (see the module docstring)."""
     if not profile.is_emulated:
         raise InputError(f"{profile.source_path}: a bench twin is made of an emulated profile; "
@@ -50,6 +53,8 @@ def twin_mapping(profile: Profile, *, speed: Decimal = CI_SPEED, seed: int = 1,
     raw["emulator"] = emulator
     operator: dict[str, Any] = {"name": "scripted operator", "console": False, "terminal": False,
                                 "scripted": {"speed": str(speed), "seed": seed, "misstack_every": misstack_every}}
+    if bulk_speed is not None:
+        operator["scripted"]["bulk_speed"] = str(bulk_speed)
     raw["bench"] = {
         "performers": {
             "load": "operator", "deal": "operator", "wager": "operator", "remove-wager": "operator",

@@ -55,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench-twin", action="store_true",
                         help="with --observe: the emulated profile's bench twin (no test channel, a scripted operator)")
     parser.add_argument("--operator", default="", metavar="NAME", help="with --observe: who deals, for the prompts")
-    parser.add_argument("--seed", type=count(0, MAX_SEED), metavar="S", help="shoe seed (default: random, printed to replay)")
+    parser.add_argument("--seed", type=count(0, MAX_SEED), metavar="S",
+                        help="shoe seed (default: random, printed to replay)")
     parser.add_argument("--seats", default="all", metavar="all|1,2,3", help="wagering seats (default all)")
     parser.add_argument("--listen", choices=("pty", "tcp"), default="pty", help="how the emulator is reached")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -13,8 +13,10 @@
   the soak, or an operator on a bench.
 * :mod:`~harness.randomness.settings`: confidence, power and declared defect sizes from the
   profile or the jurisdiction.
-* :mod:`~harness.randomness.battery`: runs a battery with a multiple-testing correction and gives
-  PASS, FAIL or INCONCLUSIVE (with the number of observations still needed).
+* :mod:`~harness.randomness.battery`: runs a battery on one sample with a multiple-testing
+  correction and gives PASS, FAIL or INCONCLUSIVE (with the number of observations still needed).
+* :mod:`~harness.randomness.confirm`: the two-stage (confirmation) procedure every battery's verdict
+  goes through: a rejection is a FAIL only when an independent second sample rejects too.
 * :mod:`~harness.randomness.plan`: ``tablecert plan-randomness``.
 * :mod:`~harness.randomness.evidence`: a verdict as record measurements (one ``statistical-test``
   measurement per test, which the report draws: :mod:`harness.record.statistics`), and the

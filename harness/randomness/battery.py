@@ -6,11 +6,12 @@ step-down for the verdict, which rejects whatever Bonferroni rejects and is neve
 and for each declared defect the test that sees it with the fewest observations fixes how many
 that defect needs.  The battery needs the most any declared defect needs.
 
-Then judge (:func:`judge`):
+Then judge one sample (:func:`judge`, a *stage* of :mod:`harness.randomness.confirm`, which turns
+one or two stages into the case's verdict):
 
 * **FAIL** when Holm's procedure rejects any test at the family's level (a rejection is evidence
   whatever the sample size), or, for mystery awards, when any award is outside
-  [reseed, must-hit-by];
+  [reseed, must-hit-by] (a hard violation: never waits for confirmation);
 * **INCONCLUSIVE** when nothing is rejected but there are fewer observations than planned, with
   the number still needed: never PASS on a sample too small to have seen the declared defects;
 * **PASS** otherwise.
@@ -56,6 +57,10 @@ class Plan:
     defects: dict[str, str] = field(default_factory=dict)
     #: cards per observation (the pack shuffled, the shoe dealt); 0 for mystery awards
     size: int = 0
+    #: 2: a statistical rejection is confirmed on a second sample of ``required`` (harness.randomness.confirm)
+    stages: int = 1
+    #: the power each stage is planned for (the planned power with one stage, its square root with two)
+    stage_power: Decimal = Decimal("0.99")
 
     @property
     def alpha(self) -> float:
@@ -64,6 +69,18 @@ class Plan:
     @property
     def alpha_each(self) -> float:
         return self.alpha / len(self.tests)
+
+    @property
+    def procedure_alpha(self) -> float:
+        """The procedure's false-alarm bound: alpha per stage, so alpha ** stages (independent stages)."""
+        return self.alpha ** self.stages
+
+    def expected(self, rejection: float) -> float:
+        """Observations the procedure expects to take when a stage rejects with probability
+        ``rejection`` (at most alpha for a correct device): the second stage runs only after a
+        first-stage rejection."""
+        n = self.required
+        return n + (rejection * n if self.stages == 2 else 0.0)
 
     @property
     def required(self) -> int:
@@ -97,20 +114,20 @@ def plan_shuffler(settings: RandomnessSettings, decks: int, jurisdiction: str | 
     n = cards if cards is not None else sd.pack(decks)
     tests = power.SHUFFLE_TESTS
     alpha_each = float(1 - conf) / len(tests)
-    target = float(settings.power)
+    target = float(settings.stage_power)
     models = sd.models(n)
     needs = tuple(power.shuffle_need(t, model, n, alpha_each, target, sd.bins, name)
                   for name, model in models.items() for t in tests)
     return Plan("shuffler", "shuffles", conf, source, settings.power, tests, needs, _best(needs),
                 sd.shuffles_per_hour, "shuffles per hour", f"{n}-card pack",
-                {name: model.describe(n) for name, model in models.items()}, n)
+                {name: model.describe(n) for name, model in models.items()}, n, settings.stages, settings.stage_power)
 
 
 def plan_shoe(settings: RandomnessSettings, cards: int, jurisdiction: str | None) -> Plan:
     conf, source = settings.level(jurisdiction)
     sh = settings.shoe
     alpha_each = float(1 - conf) / len(SHOE_TESTS)
-    target = float(settings.power)
+    target = float(settings.stage_power)
     rho, w = float(sh.correlation), float(sh.position_w)
     needs = (
         power.correlation_need("runs", rho, cards, alpha_each, target, "correlated-colours"),
@@ -121,7 +138,8 @@ def plan_shoe(settings: RandomnessSettings, cards: int, jurisdiction: str | None
                 "shoes per hour", f"{cards}-card shoe",
                 {"correlated-colours": f"lag-1 correlation {rho:g} between card colours",
                  "correlated-values": f"lag-1 correlation {rho:g} between card values",
-                 "ranks-out-of-place": f"rank by shoe position effect w = {w:g} per card"}, cards)
+                 "ranks-out-of-place": f"rank by shoe position effect w = {w:g} per card"}, cards, settings.stages,
+                settings.stage_power)
 
 
 def plan_mystery(settings: RandomnessSettings, jurisdiction: str | None, rounds_per_award: Decimal | None = None,
@@ -131,7 +149,7 @@ def plan_mystery(settings: RandomnessSettings, jurisdiction: str | None, rounds_
     given) and, where the profile declares a distance, for every law that far from the declared one."""
     conf, source = settings.level(jurisdiction)
     md = settings.mystery
-    alpha, target = float(1 - conf), float(settings.power)
+    alpha, target = float(1 - conf), float(settings.stage_power)
     span = must_hit_by - reseed
     needs: list[power.Need] = []
     defects: dict[str, str] = {}
@@ -147,7 +165,8 @@ def plan_mystery(settings: RandomnessSettings, jurisdiction: str | None, rounds_
     per_hour = md.rounds_per_hour / rounds_per_award if rounds_per_award else md.rounds_per_hour
     return Plan("mystery", "awards", conf, source, settings.power, MYSTERY_TESTS, tuple(needs), _best(needs),
                 per_hour.quantize(Decimal("0.0001")), "awards per hour",
-                f"{distribution} trigger law on [{fmt(reseed)}, {fmt(must_hit_by)}]", defects)
+                f"{distribution} trigger law on [{fmt(reseed)}, {fmt(must_hit_by)}]", defects, 0, settings.stages,
+                settings.stage_power)
 
 
 @dataclass
@@ -161,7 +180,16 @@ class Verdict:
     message: str
     observations: int
     still_needed: int = 0
+    #: hard violations (an award outside [reseed, must-hit-by]): a FAIL whatever the statistics
     violations: list[str] = field(default_factory=list)
+    #: why the planned sample must reject whatever is still to come (a statistical rejection of a
+    #: short sample: :func:`mystery_rejection_certain`), or None
+    certain: str | None = None
+
+    @property
+    def rejects(self) -> bool:
+        """A statistical rejection of this sample (Holm, or certain over the planned number)."""
+        return bool(self.rejected) or self.certain is not None
 
     def power_of(self, test: str) -> float | None:
         """The power this sample has against the defects ``test`` is planned to see (the least)."""
@@ -196,15 +224,17 @@ def family_p(results: Sequence[stats.TestResult]) -> float:
 
 
 def judge(plan: Plan, results: list[stats.TestResult], observations: int,
-          violations: Sequence[str] = ()) -> Verdict:
+          violations: Sequence[str] = (), certain: str | None = None) -> Verdict:
+    """One sample's verdict at the family level alpha (a stage of :mod:`harness.randomness.confirm`)."""
     rejected, levels = holm({r.name: r.p_value for r in results}, plan.alpha)
     need = plan.required
     if violations:
         outcome, message = "FAIL", "; ".join(violations)
-    elif rejected:
+    elif rejected or certain:
         outcome = "FAIL"
-        message = ", ".join(f"{r.name} rejects its null hypothesis (p {r.p_value:.3g} <= {levels[r.name]:.3g})"
-                            for r in results if r.name in rejected)
+        parts = [", ".join(f"{r.name} rejects its null hypothesis (p {r.p_value:.3g} <= {levels[r.name]:.3g})"
+                           for r in results if r.name in rejected)] if rejected else []
+        message = "; ".join(parts + ([certain] if certain else []))
     elif observations < need:
         outcome = "INCONCLUSIVE"
         message = (f"{observations} {plan.unit} of the {need} planned for {float(plan.target_power):.0%} power: "
@@ -213,7 +243,7 @@ def judge(plan: Plan, results: list[stats.TestResult], observations: int,
         outcome, message = "PASS", (f"no test rejects at {float(plan.confidence):.0%} confidence over {len(results)} "
                                     f"tests (Holm); {observations} {plan.unit}, {need} planned")
     return Verdict(plan, results, levels, rejected, outcome, message, observations,
-                   max(0, need - observations) if outcome == "INCONCLUSIVE" else 0, list(violations))
+                   max(0, need - observations) if outcome == "INCONCLUSIVE" else 0, list(violations), certain)
 
 
 # -- running the batteries ------------------------------------------------------------------------------
@@ -278,8 +308,9 @@ def run_mystery(plan: Plan, awards: Sequence[MysteryAward], distribution: str = 
                 certain: str | None = None) -> Verdict:
     """Awards against the declared trigger law on [reseed, must-hit-by] of the configuration each was
     won in (``distribution``: the Rules Submission's, :mod:`harness.progressive.mystery`); any award
-    past must-hit-by (or below the reseed) fails outright (Royal 9 (h)), and so does a short sample
-    that ``certain`` (:func:`mystery_rejection_certain`) says must reject over the planned number.
+    past must-hit-by (or below the reseed) fails outright (Royal 9 (h)); a short sample that
+    ``certain`` (:func:`mystery_rejection_certain`) says must reject over the planned number is a
+    statistical rejection (confirmed on a second sample like any other).
 
     An award is the meter when the trigger was reached: the trigger plus at most one wager's
     contribution under the default interpretation ``mystery-award-amount: meter-at-trigger``, a
@@ -288,13 +319,11 @@ def run_mystery(plan: Plan, awards: Sequence[MysteryAward], distribution: str = 
                   for i, a in enumerate(awards) if a.amount > a.must_hit_by]
     violations += [f"award {i + 1} of {a.amount} cents is below the reseed {a.reseed}" for i, a in enumerate(awards)
                    if a.amount < a.reseed]
-    if certain:
-        violations.append(certain)
     if not awards:
-        return judge(plan, [], 0, violations)
+        return judge(plan, [], 0, violations, certain)
     law = trigger_distribution(distribution)
     pit = np.asarray([award_pit(a, law) for a in awards], dtype=float)
     result = stats.ks_uniform(pit, 0.0, 1.0, null=f"each award follows the declared {law.name} trigger law between "
                                                    "the reseed and must-hit-by amounts of its configuration",
                               unit="awards")
-    return judge(plan, [result], len(awards), violations)
+    return judge(plan, [result], len(awards), violations, certain)

@@ -43,7 +43,8 @@ def render(profile: Profile, plans: list[Plan]) -> str:
     for plan in plans:
         lines.append(f"{plan.kind} battery ({plan.subject}): {float(plan.confidence):.0%} confidence from "
                      f"{plan.source}; family level {plan.alpha:g} over {len(plan.tests)} test(s) "
-                     f"(each {plan.alpha_each:.3g}, Holm); power {float(plan.target_power):.0%}")
+                     f"(each {plan.alpha_each:.3g}, Holm); power {float(plan.target_power):.0%}"
+                     + (f" overall, {float(plan.stage_power):.2%} per stage" if plan.stages == 2 else ""))
         width = max(len(t) for t in plan.tests)
         for defect, desc in plan.defects.items():
             lines.append(f"  defect {defect}: {desc}")
@@ -55,16 +56,40 @@ def render(profile: Profile, plans: list[Plan]) -> str:
                 pw = "" if need.power is None else f", power {need.power:.4f}"
                 lines.append(f"   {mark} {need.test:<{width}}  {n:>14}  ({need.method}{pw})")
         lines.append(f"  needed: {plan.required} {plan.unit}, {plan.hours()} h at {plan.per_hour} {plan.rate_unit}")
+        lines += _procedure_lines(plan)
         if plan.kind == "mystery":
             rpa = rounds_per_award(profile)
             lines.append(f"  ({rpa} rounds per award on average with {len(profile.rules.seats)} seat(s) wagering: "
-                         f"{(rpa or 0) * plan.required:.0f} rounds)")
+                         f"{(rpa or 0) * plan.required:.0f} rounds a stage)")
         for d in plan.unplanned:
             lines.append(f"  WARNING: no test is planned to detect {d}")
         lines.append("")
     lines.append("* = the test that sees the defect with the fewest observations; a case with fewer observations "
                  "than 'needed' is INCONCLUSIVE, never PASS.")
     return "\n".join(lines)
+
+
+def _procedure_lines(plan: Plan) -> list[str]:
+    """The two-stage procedure's sizes and expected cost (docs/randomness.md, "Confirmation")."""
+    n, a = plan.required, plan.alpha
+    if plan.stages == 1:
+        return [f"  one stage (randomness.confirm: false): a rejection is a FAIL; false alarms at most {a:g}"]
+    sp = float(plan.stage_power)
+    return [
+        f"  two stages (randomness.confirm: true): stage 1 {n} {plan.unit}; stage 2 {n} {plan.unit} more, "
+        "only after a stage-1 rejection, which a FAIL needs confirmed",
+        f"  false alarms at most alpha^2 = {plan.procedure_alpha:.3g} (confidence {1 - plan.procedure_alpha:.4%}); "
+        f"power at least {sp:.4f}^2 = {sp * sp:.4f}",
+        f"  expected: {plan.expected(a):.2f} {plan.unit} ({plan.hours(round(plan.expected(a)))} h) for a correct "
+        f"device (stage 2 with probability at most {a:g}); at most {2 * n} {plan.unit} ({plan.hours(2 * n)} h)",
+    ]
+
+
+def procedure_json(plan: Plan) -> dict[str, Any]:
+    n = plan.required
+    return {"stages": plan.stages, "stage_power": str(plan.stage_power), "stage_sizes": [n] * plan.stages,
+            "false_alarm_at_most": f"{plan.procedure_alpha:.6g}",
+            "expected_correct_device": f"{plan.expected(plan.alpha):.2f}", "at_most": n * plan.stages}
 
 
 def to_json(profile: Profile, plans: list[Plan]) -> dict[str, Any]:
@@ -74,6 +99,7 @@ def to_json(profile: Profile, plans: list[Plan]) -> dict[str, Any]:
             "kind": p.kind, "subject": p.subject, "unit": p.unit, "confidence": str(p.confidence),
             "confidence_source": p.source, "power": str(p.target_power), "tests": list(p.tests),
             "needed": p.required, "hours": str(p.hours()), "per_hour": str(p.per_hour),
+            "procedure": procedure_json(p),
             "defects": [{"name": d, "description": desc, "best_test": p.best[d].test, "needed": p.best[d].n,
                          "by_test": [{"test": n.test, "needed": n.n, "method": n.method,
                                       "power": None if n.power is None else f"{n.power:.4f}"}

@@ -8,6 +8,12 @@ and serial correlation tests at 99% confidence (W. Va. Code 29-22B-909).  Pennsy
 game regulations name no level; GLI-29 (Card Shufflers and Dealer Shoes), the lab standard, tests
 at 99%, which is the default here.
 
+The verdict is reached by a two-stage (confirmation) procedure unless the profile says
+``randomness: {confirm: false}``: a statistical rejection of the first sample is a FAIL only when a
+second, independent sample of the planned size rejects too (:mod:`harness.randomness.confirm`);
+each stage is then planned for the power :attr:`RandomnessSettings.stage_power`, the square root
+of the planned power rounded up, so the two stages together keep at least the planned power.
+
 The declared defects are the smallest departures the lab commits to detect with at least the
 planned power (default 99%); each is a defect of the shuffler models in
 :mod:`harness.randomness.models`, so the emulator can carry it at exactly that size.
@@ -17,6 +23,7 @@ Profile section (every key optional; docs/randomness.md)::
     randomness:
       confidence: "99%"
       power: "99%"
+      confirm: true           # two stages (a rejection confirmed on a second sample); false: one
       shuffler:
         cards: 416              # default: decks x 52
         bins: 10                # position bins of the card-position test
@@ -35,7 +42,7 @@ Profile section (every key optional; docs/randomness.md)::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal, localcontext
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -48,6 +55,8 @@ JURISDICTION_CONFIDENCE: dict[str, tuple[Decimal, str]] = {
 }
 DEFAULT_CONFIDENCE = (Decimal("0.99"), "GLI-29 lab practice (no level in the jurisdiction's text)")
 DEFAULT_POWER = Decimal("0.99")
+#: a stage's power is the square root of the planned power rounded up to this
+STAGE_POWER_STEP = Decimal("0.0001")
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,24 @@ class RandomnessSettings:
     shuffler: ShufflerDefects = field(default_factory=ShufflerDefects)
     shoe: ShoeDefects = field(default_factory=ShoeDefects)
     mystery: MysteryDefects = field(default_factory=MysteryDefects)
+    #: two stages: a statistical rejection is confirmed on a second, independent sample
+    confirm: bool = True
+
+    @property
+    def stages(self) -> int:
+        return 2 if self.confirm else 1
+
+    @property
+    def stage_power(self) -> Decimal:
+        """The power each stage is planned for: the planned power itself with one stage; with two,
+        its square root rounded up to :data:`STAGE_POWER_STEP` (0.9950 for 99%, 0.9747 for 95%), so
+        that a defect is caught by both stages with probability at least ``stage_power ** 2 >= power``."""
+        if not self.confirm:
+            return self.power
+        with localcontext() as ctx:
+            ctx.prec = 28
+            root = self.power.sqrt()
+        return root.quantize(STAGE_POWER_STEP, rounding=ROUND_CEILING)
 
     def level(self, jurisdiction: str | None) -> tuple[Decimal, str]:
         """The confidence level and where it comes from."""
@@ -150,7 +177,7 @@ def parse_randomness(f: Any) -> RandomnessSettings:
     """The profile's ``randomness:`` section (``f``: the profile's :class:`harness.schema.Fields`)."""
     if "randomness" not in f:
         return RandomnessSettings()
-    rf = f.get_map("randomness", optional=("confidence", "power", "shuffler", "shoe", "mystery"))
+    rf = f.get_map("randomness", optional=("confidence", "power", "confirm", "shuffler", "shoe", "mystery"))
     s = RandomnessSettings()
     shuffler = s.shuffler
     if "shuffler" in rf:
@@ -197,4 +224,5 @@ def parse_randomness(f: Any) -> RandomnessSettings:
         mystery = MysteryDefects(laws, distance,
                                  mf.get_decimal("rounds_per_hour", d3.rounds_per_hour, lo=Decimal("0.001")))
     confidence = _share(rf, "confidence", Decimal("0.99")) if "confidence" in rf else None
-    return RandomnessSettings(confidence, _share(rf, "power", DEFAULT_POWER), shuffler, shoe, mystery)
+    return RandomnessSettings(confidence, _share(rf, "power", DEFAULT_POWER), shuffler, shoe, mystery,
+                              rf.get_bool("confirm", True))

@@ -29,7 +29,13 @@ from harness.record.integrity import integrity
 from harness.record.journal import safe_name
 from harness.record.matrix import build_matrix
 from harness.record.model import IDENTITY_FIELDS, CaseResult, Measurement
-from harness.record.statistics import TEST_UNIT, statistical_tests
+from harness.record.statistics import (
+    PROCEDURE_UNIT,
+    TEST_UNIT,
+    procedure_summary,
+    statistical_procedures,
+    statistical_tests,
+)
 from harness.record.statistics import summary as stat_summary
 from harness.record.svg import MIN_READINGS, meter_chart
 
@@ -105,8 +111,9 @@ def _run_date(record: Record) -> date | None:
 
 
 def measurement_row(m: Measurement) -> dict[str, Any]:
-    if m.unit == TEST_UNIT and isinstance(m.value, Mapping):  # drawn in full in the statistical section
-        return {"name": m.name, "expected": "", "actual": stat_summary(m.value), "outcome": m.outcome,
+    if m.unit in (TEST_UNIT, PROCEDURE_UNIT) and isinstance(m.value, Mapping):  # drawn in the statistical section
+        actual = stat_summary(m.value) if m.unit == TEST_UNIT else procedure_summary(m.value)
+        return {"name": m.name, "expected": "", "actual": actual, "outcome": m.outcome,
                 "clause": m.clause, "detail": m.detail}
     return {"name": m.name, "expected": show(m.limit, m.unit), "actual": show(m.value, m.unit),
             "outcome": m.outcome, "clause": m.clause, "detail": m.detail}
@@ -175,6 +182,7 @@ def case_context(record: Record, index: int, case: CaseResult, *, detail: bool) 
         out["measurements"] = [measurement_row(m) for m in case.measurements]
         out["charts"] = charts(record, case)
         out["statistics"] = statistical_tests(case)
+        out["procedures"] = statistical_procedures(case)
     return out
 
 

@@ -7,6 +7,9 @@ the sample size against the planned one, the power that sample has against the d
 and a histogram (labels, observed counts, expected counts as decimal strings).  The report reads
 those alone (:func:`statistical_tests`), so any record renders, and :func:`histogram_svg` draws the
 histogram: bars for what was observed, a line per bin for what the null hypothesis expects.
+A battery judged by the two-stage procedure records each test once per stage (``stage`` 1 or 2)
+and the procedure itself (unit :data:`PROCEDURE_UNIT`: each stage's size and what it found, the
+false-alarm bound and the power), which :func:`statistical_procedures` reads.
 Coordinates are integers computed with ``Fraction``, every text is escaped and there is no
 script: the same record always renders the same bytes.
 """
@@ -25,6 +28,8 @@ from harness.record.model import CaseResult
 
 #: the unit of a statistical test's measurement
 TEST_UNIT = "statistical-test"
+#: the unit of a two-stage procedure's measurement (harness.randomness.confirm): its stages and verdict
+PROCEDURE_UNIT = "statistical-procedure"
 WIDTH, HEIGHT = 560, 200
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 26, 40
 
@@ -89,6 +94,23 @@ def summary(value: Mapping[str, Any]) -> str:
             f"{power if power is not None else 'not planned'}")
 
 
+def procedure_summary(value: Mapping[str, Any]) -> str:
+    """A two-stage procedure's measurement in one line."""
+    stages = value.get("stages") or []
+    parts = "; ".join(f"stage {st.get('stage')}: {st.get('n')} of {st.get('planned')} {value.get('unit', '')}, "
+                      f"{st.get('found')}" for st in stages if isinstance(st, Mapping))
+    return (f"{value.get('outcome')}: {parts}; false alarms at most {value.get('procedure_alpha')} "
+            f"(alpha {value.get('alpha')} per stage), power at least {value.get('power')} "
+            f"({value.get('stage_power')} per stage)")
+
+
+def statistical_procedures(case: CaseResult) -> list[dict[str, Any]]:
+    """The case's two-stage procedures: battery, verdict and the one-line summary."""
+    return [{"battery": str(m.value.get("battery", m.name)), "outcome": m.outcome,
+             "summary": procedure_summary(m.value), "message": str(m.value.get("message", ""))}
+            for m in case.measurements if m.unit == PROCEDURE_UNIT and isinstance(m.value, Mapping)]
+
+
 def statistical_tests(case: CaseResult) -> list[dict[str, Any]]:
     """The case's statistical tests, in the order recorded, each with its histogram as ``Markup``."""
     out = []
@@ -100,6 +122,7 @@ def statistical_tests(case: CaseResult) -> list[dict[str, Any]]:
         svg = histogram_svg(hist) if isinstance(hist, Mapping) else ""
         out.append({
             "test": str(v.get("test", m.name)), "null": str(v.get("null", "")),
+            "stage": "" if v.get("stage") is None else str(v.get("stage")),
             "statistic": str(v.get("statistic", "")), "df": "" if v.get("df") is None else str(v.get("df")),
             "side": str(v.get("side", "")), "p_value": str(v.get("p_value", "")), "level": str(v.get("level", "")),
             "n": str(v.get("n", "")), "unit": str(v.get("unit", "")), "planned": str(v.get("planned", "")),

@@ -4,8 +4,12 @@ Each step plans first (:mod:`harness.randomness.battery`: the confidence level f
 the jurisdiction, the declared defects from the profile's ``randomness:`` section), collects its
 observations, plans again for what was actually observed (the pack size, the shoe's length), runs
 the battery and records every test as measurements (statistic, p-value, level, sample size, power,
-histogram: :mod:`harness.randomness.evidence`).  A sample smaller than planned with nothing rejected
-ends the case INCONCLUSIVE with the number still needed, never PASS.
+histogram: :mod:`harness.randomness.evidence`).  The verdict is the two-stage procedure's
+(:mod:`harness.randomness.confirm`, profile ``randomness.confirm``, default true): a statistical
+rejection is a FAIL only when a second, independent sample of the planned size (collected the same
+way, only then) rejects too; a hard violation (an award above must-hit-by) fails at once.  A sample
+smaller than planned with nothing rejected ends the case INCONCLUSIVE with the number still
+needed, never PASS.
 
 Where the observations come from:
 
@@ -23,14 +27,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import random
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.bench.acts import Deal, LoadShoe, ReadShuffler
 from harness.errors import DeviceError, InputError
-from harness.games.baccarat import deal_round
 from harness.randomness.observations import (
     MysteryAward,
     ShoeObservation,
@@ -41,10 +42,9 @@ from harness.randomness.observations import (
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, step
 from harness.suites.runner import Inconclusive
-from harness.suites.steps import hits_to_pay, measure_payments, open_round
 
 if TYPE_CHECKING:
-    from harness.randomness.battery import Verdict
+    from harness.randomness.confirm import Procedure
     from harness.suites.runner import CaseRunner
 
 # the battery (numpy and scipy.stats) is imported by the steps that run it, not by every suite run
@@ -71,14 +71,15 @@ def _load(runner: CaseRunner, path: str) -> list[Any]:
     return data
 
 
-def _record(runner: CaseRunner, step: Step, verdict: Verdict) -> None:
+def _record(runner: CaseRunner, step: Step, proc: Procedure) -> None:
     from harness.randomness.evidence import measurements
 
     clause = step.clause or ",".join(runner.case.clauses)
-    for m in measurements(verdict, clause):
+    for m in measurements(proc, clause):
         runner.measure(step, m.name, m.value, m.limit, m.outcome != "FAIL", m.unit, m.detail)
-    if verdict.outcome == "INCONCLUSIVE":
-        raise Inconclusive(verdict.message)
+    # a finding of the same case (a payout, a meter) is a FAIL whatever the statistics still need
+    if proc.outcome == "INCONCLUSIVE" and not any(not m.passed and not m.advisory for m in runner.measured):
+        raise Inconclusive(proc.message)
 
 
 def _test_channel_loads(runner: CaseRunner) -> bool:
@@ -101,25 +102,38 @@ def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
     {"shuffles": Arg("int", lo=1), "from": Arg("str")}, acts=("shuffler-readout",), acts_unless=("from",),
     doc="the shuffler battery (card positions, position correlation, adjacent pairs, rising sequences, repeated "
     "shuffles) on `shuffles` shuffles (default: the plan's number) read from the emulated shuffler, or on the "
-    "observed pre/post orders in file `from`; INCONCLUSIVE below the planned number",
+    "observed pre/post orders in file `from`; INCONCLUSIVE below the planned number; a rejection is confirmed on "
+    "a second sample of as many (randomness.confirm, default true; from a file: its second half)",
 ))
 def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None, **args: Any) -> None:
-    from harness.randomness import battery
+    from harness.randomness import battery, confirm
 
     profile = runner.profile
     settings = profile.randomness
     plan = battery.plan_shuffler(settings, profile.rules.decks, profile.jurisdiction)
     source = args.get("from")
+    filed: tuple[list[ShuffleObservation], list[ShuffleObservation]] | None = None
     if source is not None:
-        observed = [ShuffleObservation.from_dict(d) for d in _load(runner, str(source))]
-    else:
-        orders = _emulator_orders(runner, shuffles or plan.required)
-        observed = [ShuffleObservation(tuple(map(str, a)), tuple(map(str, b)))
-                    for a, b in itertools.pairwise(orders)]
-    pos = shuffle_positions(observed)
-    if pos.size and pos.shape[1] != plan.size:  # the plan is for the pack observed
-        plan = battery.plan_shuffler(settings, profile.rules.decks, profile.jurisdiction, cards=pos.shape[1])
-    _record(runner, step, battery.run_shuffler(plan, pos, settings.shuffler.bins))
+        read = [ShuffleObservation.from_dict(d) for d in _load(runner, str(source))]
+        if read and len(read[0].pre) != plan.size:  # the plan is for the pack observed
+            plan = battery.plan_shuffler(settings, profile.rules.decks, profile.jurisdiction, cards=len(read[0].pre))
+        filed = confirm.split(read, plan.required, plan.stages)
+    plans = {0: plan}
+
+    def stage(k: int) -> battery.Verdict:
+        if filed is not None:
+            observed = filed[k - 1]
+        else:  # a fresh run of shuffles for each stage: independent of the one before
+            orders = _emulator_orders(runner, shuffles or plan.required)
+            observed = [ShuffleObservation(tuple(map(str, a)), tuple(map(str, b)))
+                        for a, b in itertools.pairwise(orders)]
+        pos = shuffle_positions(observed)
+        if pos.size and pos.shape[1] != plans[0].size:  # the plan is for the pack observed
+            plans[0] = battery.plan_shuffler(settings, profile.rules.decks, profile.jurisdiction, cards=pos.shape[1])
+        return battery.run_shuffler(plans[0], pos, settings.shuffler.bins)
+
+    first = stage(1)
+    _record(runner, step, confirm.run(first.plan, lambda k: first if k == 1 else stage(k)))
 
 
 def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[ShoeObservation]:
@@ -145,29 +159,42 @@ def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[S
     doc="the shoe battery (runs of colours, serial correlation of values, ranks by shoe position) on `shoes` "
     "shoes (default: the plan's number): packs of the emulated shoe's shuffler; on a bench, shoes the operator "
     "shuffles, loads and deals out (the first `cards` cards of each, default all), read as the shoe reports "
-    "them; or the card sequences in file `from`",
+    "them; or the card sequences in file `from`; a rejection is confirmed on a second sample of as many "
+    "(randomness.confirm, default true)",
     acts=("load", "deal"), acts_unless=("from",),
 ))
 def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = None, cards: int | None = None,
                  **args: Any) -> None:
-    from harness.randomness import battery
+    from harness.randomness import battery, confirm
 
     profile = runner.profile
     settings = profile.randomness
     length = cards or 52 * runner.shoe_decks
     plan = battery.plan_shoe(settings, length, profile.jurisdiction)
+    count = shoes or plan.required
     source = args.get("from")
+    filed: tuple[list[ShoeObservation], list[ShoeObservation]] | None = None
     if source is not None:
-        observed = [ShoeObservation.from_dict(d) for d in _load(runner, str(source))]
-    elif _test_channel_loads(runner):
-        orders = _emulator_orders(runner, shoes or plan.required)[1:]
-        observed = [ShoeObservation(tuple(id_card(i) for i in order[:length])) for order in orders]
-    else:
-        observed = _live_shoes(runner, shoes or plan.required, length, seed)
-    shortest = min((len(s.cards) for s in observed), default=length)
-    if shortest != length:  # the plan is for the shoe's length observed
-        plan = battery.plan_shoe(settings, shortest, profile.jurisdiction)
-    _record(runner, step, battery.run_shoe(plan, observed, settings.shoe.bins))
+        read = [ShoeObservation.from_dict(d) for d in _load(runner, str(source))]
+        shortest = min((len(s.cards) for s in read), default=length)
+        if shortest != length:  # the plan is for the shoe's length observed
+            plan = battery.plan_shoe(settings, shortest, profile.jurisdiction)
+        filed = confirm.split(read, plan.required, plan.stages)
+
+    def stage(k: int) -> battery.Verdict:
+        if filed is not None:
+            observed = filed[k - 1]
+        elif _test_channel_loads(runner):
+            orders = _emulator_orders(runner, count)[1:]
+            observed = [ShoeObservation(tuple(id_card(i) for i in order[:length])) for order in orders]
+        else:  # the confirming shoes are shuffled afresh (seeds after the first stage's)
+            observed = _live_shoes(runner, count, length, seed + (k - 1) * count)
+        shortest = min((len(s.cards) for s in observed), default=length)
+        judged = plan if shortest == plan.size else battery.plan_shoe(settings, shortest, profile.jurisdiction)
+        return battery.run_shoe(judged, observed, settings.shoe.bins)
+
+    first = stage(1)
+    _record(runner, step, confirm.run(first.plan, lambda k: first if k == 1 else stage(k)))
 
 
 @step("expect_mystery_distribution", Action(
@@ -176,13 +203,16 @@ def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = 
     doc="the mystery trigger distribution: play rounds (every seat wagering Royal 9, with a Player base wager "
     "where required) until `awards` mystery awards (default: the plan's number), reading each award the "
     "controller reports, or read the awards in file `from`; the awards against the Rules Submission's trigger "
-    "law between reseed and must-hit-by (Kolmogorov-Smirnov), none above must-hit-by",
+    "law between reseed and must-hit-by (Kolmogorov-Smirnov), none above must-hit-by; a rejection is confirmed "
+    "on as many further awards (randomness.confirm, default true); every round's payouts against the oracle and "
+    "the meters conserved between readings (at the start, after every round with a hit, at the end)",
     acts=("open-round", "wager", "load", "deal", "reset-key"), acts_unless=("from",),
 ))
 def mystery_distribution(runner: CaseRunner, step: Step, max_rounds: int, seed: int, awards: int | None = None,
                          **args: Any) -> None:
-    from harness.randomness import battery
+    from harness.randomness import battery, confirm
     from harness.randomness.plan import rounds_per_award
+    from harness.suites.award_rounds import AwardRounds
 
     profile = runner.profile
     mystery = profile.rules.mystery
@@ -192,60 +222,34 @@ def mystery_distribution(runner: CaseRunner, step: Step, max_rounds: int, seed: 
                                 mystery.distribution, mystery.reseed, mystery.must_hit_by)
     wanted = awards or plan.required
     source = args.get("from")
-    certain: str | None = None
+    filed: tuple[list[MysteryAward], list[MysteryAward]] | None = None
     if source is not None:
-        observed = [MysteryAward.from_dict(d) for d in _load(runner, str(source))]
-        rounds = None
-    else:
-        def stop(got: list[MysteryAward]) -> bool:
-            nonlocal certain
-            certain = battery.mystery_rejection_certain(plan, got, mystery.distribution, wanted)
-            return certain is not None
+        filed = confirm.split([MysteryAward.from_dict(d) for d in _load(runner, str(source))], plan.required,
+                              plan.stages)
+    play = AwardRounds(runner, step, seed, mystery.reseed, mystery.must_hit_by) if filed is None else None
 
-        observed, rounds = _play_for_awards(runner, step, wanted, max_rounds, seed, mystery.reseed,
-                                            mystery.must_hit_by, stop)
-    played = f" in {rounds} rounds" if rounds is not None else f" read from {source}"
-    runner.measure(step, "mystery awards observed", len(observed), wanted, True, "awards",
-                   f"{len(observed)} awards{played}; {plan.required} planned"
-                   + (f"; stopped early: {certain}" if certain else ""))
-    _record(runner, step, battery.run_mystery(plan, observed, mystery.distribution, certain))
+    def stage(k: int) -> battery.Verdict:
+        certain: str | None = None
+        label = "" if k == 1 else f" (stage {k})"
+        if filed is not None:
+            observed, where = filed[k - 1], f" read from {source}"
+        else:
+            assert play is not None
 
+            def stop(got: list[MysteryAward]) -> bool:
+                nonlocal certain
+                certain = battery.mystery_rejection_certain(plan, got, mystery.distribution, wanted)
+                return certain is not None
 
-def _play_for_awards(runner: CaseRunner, step: Step, wanted: int, max_rounds: int, seed: int, reseed: int,
-                     must_hit_by: int, stop: Callable[[list[MysteryAward]], bool]) -> tuple[list[MysteryAward], int]:
-    """Random rounds through the bench's performers, every seat wagering Royal 9 (with a Player base
-    wager where required), until ``wanted`` mystery awards, or until ``stop`` says the verdict over
-    ``wanted`` is already certain; the attendant pays and resets the other meters' hits with the key.
-    Returns the awards and the rounds played."""
-    rng = random.Random(seed)
-    stake = runner.stake_default
-    kinds = ("player", "royal9") if runner.requires_base_wager else ("royal9",)
-    wagers: list[tuple[int, str, int | None]] = [(s, k, stake) for s in runner._seats("all") for k in kinds]
-    out: list[MysteryAward] = []
-    problems: list[str] = []
-    rounds = 0
-    for n in range(1, max_rounds + 1):
-        if len(out) >= wanted:
-            break
-        rounds = n
-        open_round(runner, step)
-        for (seat, kind, _a), res in zip(wagers, runner._place_many(wagers), strict=True):
-            if not res.accepted:
-                raise AssertionError(f"round {n}: seat {seat} {kind} wager refused while playing for mystery awards "
-                                     f"({res.reason})")
+            before = play.rounds
+            observed = play.play(wanted, max_rounds, stop)
+            where = f" in {play.rounds - before} rounds"
+        runner.measure(step, f"mystery awards observed{label}", len(observed), wanted, True, "awards",
+                       f"{len(observed)} awards{where}; {plan.required} planned"
+                       + (f"; stopped early: {certain}" if certain else ""))
+        return battery.run_mystery(plan, observed, mystery.distribution, certain)
 
-        def draw() -> list[Any]:
-            cards = runner.random_round_cards(rng)
-            return list(cards[: deal_round(cards).cards_used])
-
-        runner.deal_random_round(draw, 0, seed + n)
-        new = [MysteryAward(int(e.payload["amount"]), reseed, must_hit_by) for e in runner.round.ctrl_events
-               if e.name == "hit" and e.payload.get("meter") == "mystery"]
-        out += new
-        if any(e.name == "hit" for e in runner.round.ctrl_events):  # paid, and keys turned, where an attendant pays
-            round_problems, _turned = hits_to_pay(runner)
-            problems += [f"round {n}: {p}" for p in round_problems]
-        if new and len(out) < wanted and stop(out):
-            break
-    measure_payments(runner, step, problems, rounds)
-    return out, rounds
+    proc = confirm.run(plan, stage)
+    if play is not None:
+        play.measure()
+    _record(runner, step, proc)

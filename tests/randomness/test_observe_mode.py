@@ -97,5 +97,8 @@ def test_the_batteries_run_on_what_a_bench_observed(tmp_path: Path) -> None:
     assert live["shoe sample size"].value == 2 and "more needed" in (cases["shoe-live"].message or "")
     assert live["runs test"].value["n"] == 2 and live["card-position test"].value["histogram"]
     shuffled = {m.name: m for m in cases["shuffle-file"].measurements}
-    assert shuffled["rising-sequences p-value"].outcome == "FAIL" and shuffled["shuffler sample size"].value == 40
+    # two-stage procedure: the file's 40 shuffles are two samples of 20 (both short of the plan), each rejecting
+    assert shuffled["rising-sequences p-value"].outcome == "FAIL" and shuffled["shuffler sample size"].value == 20
+    assert shuffled["rising-sequences p-value (stage 2)"].outcome == "FAIL"
+    assert shuffled["shuffler procedure"].value["outcome"] == "FAIL"
     assert "from: FILE" in (cases["shuffle-unreadable"].message or "")

@@ -104,3 +104,29 @@ def test_histogram_svg_is_exact_and_refuses_what_is_not_a_histogram() -> None:
     assert all(float(x).is_integer() for x in re.findall(r'(?:x|y|width|height)="([-0-9.]+)"', svg))
     assert histogram_svg({**data, "observed": [1]}) == ""
     assert histogram_svg({**data, "expected": ["x", "1"]}) == ""
+
+
+def test_a_two_stage_procedure_shows_both_stages_and_its_line(tmp_path: Path) -> None:
+    from harness.randomness import confirm
+
+    plan = battery.plan_shuffler(RandomnessSettings(), 1, "PA")
+    riffled = [battery.run_shuffler(plan, ShufflerModel("riffles", riffles=3).shuffle(
+        np.random.default_rng(seed), plan.required, 52)) for seed in (4, 5)]
+    proc = confirm.run(plan, lambda k: riffled[k - 1])
+    rec = RunRecorder.create(tmp_path / "reports", RunMeta(profile_name="p", jurisdiction="PA", game="midibaccarat"))
+    case = rec.begin_case("shuffler-confirmed", "Shuffler (confirmed)", [CLAUSE], "suites/randomness/x.suite.yaml", {})
+    for m in measurements(proc, CLAUSE):
+        case.measure(m)
+    rec.end_case(case, proc.outcome, proc.message, None)
+    rec.finish()
+    page = (rec.run_dir / "record-appendix.html").read_text("utf-8")
+    parsed = Sections()
+    parsed.feed(page)
+    section = next(k for k in parsed.text if k.endswith("shuffler-confirmed"))
+    text = " ".join(" ".join(parsed.text[section]).split())
+    assert "Two-stage procedure" in text and "Stage" in text
+    assert f"stage 1: {plan.required} of {plan.required} shuffles, rejects" in text
+    assert f"stage 2: {plan.required} of {plan.required} shuffles, rejects" in text
+    assert "false alarms at most 0.0001" in text
+    assert "(stage 2)" in text  # the second stage's histograms are captioned as such
+    assert len(parsed.svgs[section]) == 2 * sum(1 for r in riffled[0].results if r.histogram is not None)
