@@ -131,7 +131,31 @@ def findings(record: Record) -> list[Finding]:
         else:  # the measurement is not tied to one clause: say which the cases cite, claim none
             counts = Counter(c for cl in lists for c in dict.fromkeys(cl))
             finding.cited = counts.most_common()
-    return sorted(groups.values(), key=lambda f: (-len(f.cases), f.clause, f.title))
+    return sorted(_by_clause(list(groups.values())), key=lambda f: (-len(f.cases), f.clause, f.title))
+
+
+def _by_clause(found: list[Finding]) -> list[Finding]:
+    """One finding per clause broken: measurements that fail differently on the same clause (the
+    latency of one round, the worst of sixty rounds) are one gap for the vendor to close, shown with
+    the most widespread reading first and the others as "also"."""
+    merged: dict[str, Finding] = {}
+    out: list[Finding] = []
+    for f in sorted(found, key=lambda f: (-len(f.cases), f.title)):
+        into = merged.get(f.clause) if f.clause else None
+        if into is None:
+            if f.clause:
+                merged[f.clause] = f
+            out.append(f)
+            continue
+        known = {id(c) for c in into.cases}
+        for case, m in f.readings:
+            if id(case) not in known:
+                into.cases.append(case)
+                into.readings.append((case, m))
+                known.add(id(case))
+        into.also[_pattern(f.title).replace("#", "N")] = None
+        into.also.update(f.also)
+    return out
 
 
 def amount(value: Any, unit: str) -> str:

@@ -432,12 +432,14 @@ def _excluded_by_interpretation(in_force: dict[str, Any], case: Case) -> str | N
 
 def no_performer(profile: Profile, case: Case) -> str | None:
     """Why no one on the profile's bench can carry out an act the case needs (harness.bench), or None."""
-    from harness.suites.registry import acts_of
+    from harness.suites.registry import acts_of, steps
 
-    for act in acts_of([s.action for s in case.steps], [dict(s.args) for s in case.steps]):
-        why = profile.bench.why_not(act)
-        if why:
-            return why
+    for s in case.steps:
+        for act in acts_of([s.action], [dict(s.args)]):
+            why = profile.bench.why_not(act)
+            if why:
+                instead = steps()[s.action].spec.acts_unless if s.action in steps() else ()
+                return why + "".join(f"; or give {s.action} what the bench observed ({a}: FILE)" for a in instead)
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +176,10 @@ def test_a_sitting_claimed_for_a_run_that_was_never_stopped_is_refused(tmp_path:
     lines = _lines(run)
     at = [i for i, line in enumerate(lines) if b'"type":"case"' in line]
     second = json.loads(lines[at[1]])["case"]
-    resume = {"type": "resume", "sitting": 2, "started_at": second["finished_at"],
+    # a millisecond after the second case ended: its start is before the sitting's even when the
+    # case took less than the stamps' millisecond
+    later = datetime.strptime(second["finished_at"], "%Y-%m-%dT%H:%M:%S.%fZ") + timedelta(milliseconds=1)
+    resume = {"type": "resume", "sitting": 2, "started_at": later.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
               "identities": {"controller": IDENTITY}, "rerun": []}
     # after the finish line of a run that was not interrupted: not a journal at all
     (run / JOURNAL_FILE).write_bytes(b"".join([*lines, canonical_json(resume) + b"\n"]))
