@@ -120,8 +120,9 @@ def _types() -> dict[str, Any]:
                         "on a linked table: its name on the link and its common meters (section 14)"),
         },
         "wager": obj({"seat": ref("seat"), "type": ref("wager-type"), "amount": ref("cents"),
-                      "games": {"type": "integer", "minimum": 0, "maximum": 2,
-                                "description": "a streak wager: the games it has taken part in (section 6)"}},
+                      "games": {"type": "integer", "minimum": 0,
+                                "description": "a streak wager: the games it has taken part in (section 6; "
+                                               "riding past three is judged by the suites, not refused here)"}},
                      ("seat", "type", "amount")),
         "link-name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$",
                       "description": "a table or common meter of a link (section 14)"},
@@ -307,8 +308,10 @@ def _events() -> dict[str, dict[str, Any]]:
         "wager_rides": event("wager_rides", "a Mini-Baccarat three-games wager still undecided after this game "
                              "(instead of a payout; section 6)",
                              {"seat": ref("seat"), "type": enum(("streak3-player", "streak3-banker")),
-                              "games": {"type": "integer", "minimum": 1, "maximum": 2},
-                              "wins": {"type": "integer", "minimum": 0, "maximum": 2}},
+                              # no maximum: a wager riding past its three games is the device's own
+                              # report of a breach of WAC 230-15-040(8)(b), judged by the suites (a FAIL)
+                              "games": {"type": "integer", "minimum": 1},
+                              "wins": {"type": "integer", "minimum": 0}},
                              ("seat", "type", "games", "wins")),
     }
 

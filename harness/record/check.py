@@ -187,7 +187,8 @@ JOURNAL = {
     "bench": obj({"type": TEXT, "bench": map_of(exact)}),
     "finish": obj({"type": TEXT, "finished_at": TEXT}, {"interrupted": boolean}),
     "resume": obj({"type": TEXT, "sitting": integer(2), "started_at": TEXT, "identities": map_of(IDENTITY)},
-                  {"command": STRINGS, "rerun": STRINGS, "set_aside": SET_ASIDE}),
+                  {"command": STRINGS, "rerun": STRINGS, "set_aside": SET_ASIDE,
+                   "dropped_cut_line": integer(1)}),
 }
 
 

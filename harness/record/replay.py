@@ -18,6 +18,9 @@ from harness.record.digest import JOURNAL_FILE, RECORD_FILE, run_dir_of
 from harness.record.document import InputFile, Record
 from harness.record.model import SCHEMA, CaseResult, DeviceIdentity, RunMeta
 
+#: the note of a journal whose last line a kill cut short
+CUT_LINE_NOTE = "the journal's last line was cut short by the interruption and is ignored"
+
 
 def load_journal(path: Path) -> Record:
     """Replay a journal; without a finish line the record is incomplete (and says so in ``notes``).
@@ -35,7 +38,7 @@ def load_journal(path: Path) -> Record:
     lines = raw.split(b"\n")
     notes: list[str] = []
     if lines and lines[-1] != b"":
-        notes.append("the journal's last line was cut short by the interruption and is ignored")
+        notes.append(CUT_LINE_NOTE)
     finished_at: int | None = None
     for n, line in enumerate(lines[:-1], 1):
         entry = parse_json(line, str(path), n)

@@ -25,7 +25,7 @@ from harness.record.digest import EVIDENCE_DIR, JOURNAL_FILE, MANIFEST_FILE, REC
 from harness.record.document import Record
 from harness.record.journal import RunRecorder, fsync_dir, git_revision, utc_now
 from harness.record.model import DeviceIdentity, jsonable
-from harness.record.replay import load_journal
+from harness.record.replay import CUT_LINE_NOTE, load_journal
 
 
 class IdentityChanged(Exception):
@@ -105,7 +105,9 @@ class Resumption:
         changes = self.identity_changes(identities)
         if changes:
             raise IdentityChanged("; ".join(changes))
-        self._drop_cut_line()
+        dropped = self._drop_cut_line()
+        if dropped:  # the journal no longer holds the cut line: its resume line says what was dropped
+            self.record.notes = [n for n in self.record.notes if n != CUT_LINE_NOTE]
         for name in (RECORD_FILE, MANIFEST_FILE):
             (self.run_dir / name).unlink(missing_ok=True)
         moved = self._set_aside()
@@ -113,20 +115,23 @@ class Resumption:
         rec.resume_sitting({
             "sitting": self.sitting, "started_at": utc_now(), "command": list(command), "rerun": list(self.rerun),
             "identities": {role: ident.to_dict() for role, ident in sorted(identities.items())},
-            "set_aside": moved,
+            "set_aside": moved, **({"dropped_cut_line": dropped} if dropped else {}),
         })
         return rec
 
-    def _drop_cut_line(self) -> None:
+    def _drop_cut_line(self) -> int:
         """A line the kill cut short would run into the next one: cut the journal back to its last
-        whole line."""
+        whole line; returns the bytes dropped (0: none)."""
         path = self.run_dir / JOURNAL_FILE
         data = path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            with path.open("r+b") as fh:
-                fh.truncate(data.rfind(b"\n") + 1)
-                fh.flush()
-                os.fsync(fh.fileno())
+        if not data or data.endswith(b"\n"):
+            return 0
+        keep = data.rfind(b"\n") + 1
+        with path.open("r+b") as fh:
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return len(data) - keep
 
     def _set_aside(self) -> list[str]:
         """Move every evidence file no kept case names to ``set-aside/sitting-N/``; returns the new paths."""

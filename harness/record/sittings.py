@@ -123,6 +123,10 @@ def resumed(record: Record, entry: Mapping[str, Any]) -> None:
     record.complete, record.finished_at, record.interrupted = False, None, False
     for pair in record.identities.values():  # the identity at the end of the run is read when it ends
         pair.pop("end", None)
+    dropped = entry.get("dropped_cut_line")
+    if dropped:
+        record.notes.append(f"sitting {len(record.sittings) + 1} began by dropping the journal's last line, "
+                            f"{int(dropped)} byte(s) the kill cut short")
     record.sittings.append(Sitting(len(record.sittings) + 1, str(entry["started_at"]),
                                    command=[str(c) for c in entry.get("command", [])],
                                    identities={str(r): dict(i) for r, i in (entry.get("identities") or {}).items()},
