@@ -98,6 +98,10 @@ def test_the_comparison_covers_every_suite_and_every_emulated_profile() -> None:
     assert sorted(p.name for p in left) == ["link.suite.yaml"]
 
 
+#: the fewest PASS verdicts a bench twin's run of the profile must give (default 20)
+MOST_PASS = {"emulated-hit-and-run": 15, "emulated-mini-baccarat": 10}
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(1000)
 @pytest.mark.parametrize("name", COMPARED)
@@ -124,7 +128,9 @@ def test_a_bench_twin_gives_the_test_channels_verdicts(name: str, tmp_path: Path
     rest = {c: v for c, v in different.items() if c not in off_bench}
     assert not rest, "\n\n".join(f"{c}: test channel {d}, bench twin {t}\n--- test channel:\n{m}\n--- twin:\n{tm}"
                                    for c, (d, t, m, tm) in rest.items())
-    assert sum(v == "PASS" for v in twin.values()) >= (15 if name == "emulated-hit-and-run" else 20)
+    # not a trivial run: the bench twin passes most of what the profile's game has (the Mini-Baccarat
+    # profile is Washington only: 12 cases)
+    assert sum(v == "PASS" for v in twin.values()) >= MOST_PASS.get(name, 20)
 
 
 @pytest.mark.slow
