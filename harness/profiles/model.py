@@ -140,7 +140,9 @@ class Timing:
     #: silence after which the controller must treat the link as lost
     comm_timeout_ms: Decimal = Decimal("500")
     #: how long a driver waits for any one answer
-    response_timeout_ms: Decimal = Decimal("1000")
+    #: how long a serial driver waits for one answer (a device's own ``timeout_ms`` overrides it); the
+    #: protocol asks an answer within 100 ms, the margin is for a loaded host (docs/protocol.md, section 5)
+    response_timeout_ms: Decimal = Decimal("2000")
     #: expanded uncertainty of a lock-out latency measurement on this bench, when the lab states it
     lockout_uncertainty_ms: Decimal | None = None
 

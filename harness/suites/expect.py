@@ -353,7 +353,9 @@ def expect_identity(runner: CaseRunner, step: Step, fields: tuple[str, ...] | No
 
 
 @step("expect_config", Action({"matches": choice("profile", default="profile")},
-                        doc="configuration read back equals the profile's Rules Submission"))
+                        doc="configuration read back equals the profile's Rules Submission: denomination, "
+                        "seats and combinations, each meter's rate, initial and reset amounts, and its payout "
+                        "limit and display capacity where the profile files them"))
 def expect_config(runner: CaseRunner, step: Step, matches: str) -> None:
     cfg = runner._ctrl().config()
     rules = runner.profile.rules
@@ -368,6 +370,12 @@ def expect_config(runner: CaseRunner, step: Step, matches: str) -> None:
         want = (m.rate, m.initial, m.reset)
         have = (got.rate, got.initial, got.reset) if got else None
         runner.measure(step, f"{name} rate/initial/reset", have, want, have == want)
+        # 461a.12(j), (k)(1): the payout limit and display capacity read back are the filed ones too
+        for limit in ("payout_limit", "display_capacity"):
+            filed = getattr(m, limit)
+            if filed is not None:
+                shown = getattr(got, limit) if got else None
+                runner.measure(step, f"{name} {limit.replace('_', ' ')}", shown, filed, shown == filed, unit="cents")
 
 
 @step("expect_mystery", Action(

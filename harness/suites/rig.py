@@ -71,6 +71,8 @@ def open_rig(
                 if spec.baudrate is not None:
                     entry["baudrate"] = spec.baudrate
             entry.update(spec.options)
+            if spec.port is not None and "timeout_ms" not in entry:  # a device's own timeout_ms wins
+                entry["timeout_ms"] = str(profile.timing.response_timeout_ms)
             if spec.resource is not None:
                 entry["resource"] = addresses[role] if spec.is_emulated else spec.resource
                 entry["backend"] = spec.backend

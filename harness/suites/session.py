@@ -305,9 +305,11 @@ class TcSession:
             return
         try:
             ctrl.settle_round()  # type: ignore[attr-defined]
-            return
         except (DeviceError, AttributeError):
-            pass
+            self._power_cycle(rig, ctrl)
+        self._refile_meters(ctrl)
+
+    def _power_cycle(self, rig: Rig, ctrl: Any) -> None:
         if rig.power is None or "power" in self.dead:
             return
         with contextlib.suppress(DeviceError):
@@ -316,10 +318,32 @@ class TcSession:
             deadline = time.monotonic() + 5.0
             while time.monotonic() < deadline:
                 try:
-                    ctrl.ping()  # type: ignore[attr-defined]
+                    ctrl.ping()
                     break
                 except DeviceError:
                     time.sleep(0.05)
+
+    def _refile_meters(self, ctrl: Any) -> None:
+        """A case that did not end may leave one of its writes in force (a write answered after its
+        deadline, a case stopped before it wrote the filed values back): each meter whose payout limit,
+        display capacity, rate, initial or reset amount differs from the Rules Submission is written
+        back, all its fields at once, so the next case starts from the profile, not from the last
+        case's probe.  Best effort: a refusal or a fault is left for the next case to find."""
+        rules = self.profile.rules
+        try:
+            cfg = ctrl.config()
+        except (DeviceError, AttributeError):
+            return
+        for name, filed in rules.meters.items():
+            got = cfg.meters.get(name)
+            if got is None:
+                continue
+            fields = ("rate", "initial", "reset", "payout_limit", "display_capacity")
+            want = {f: getattr(filed, f) for f in fields if getattr(filed, f) is not None}
+            if all(getattr(got, f) == v for f, v in want.items()):
+                continue
+            with contextlib.suppress(DeviceError):
+                ctrl.set_config(meters={name: {f: str(v) if f == "rate" else v for f, v in want.items()}})
 
     def _note_dead(self, rig: Rig, exc: Exception) -> None:
         for role, dev in rig.devices().items():
