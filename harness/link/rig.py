@@ -245,7 +245,8 @@ def open_link_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None
             port = str(rig.link_process.addresses["host"])
         else:
             port = str(link.controller.port)
-        rig.link = open_device("link-controller", {"driver": link.controller.driver, "port": port})  # type: ignore[assignment]
+        rig.link = open_device("link-controller", {  # type: ignore[assignment]
+            "driver": link.controller.driver, "port": port, "timeout_ms": str(profile.timing.response_timeout_ms)})
 
         def one(table: LinkTable) -> TableRig:
             tp = table_profile(profile, table, address)
