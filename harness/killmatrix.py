@@ -10,7 +10,10 @@ Only a FAIL counts.  A FAIL is a compliance failure: a measurement held against 
 did not hold.  An ERROR or a TIMEOUT is a problem of the rig (a device stopped answering, a wait
 ran out); it proves nothing about whether the suites notice a non-compliant device, so a defect
 that only ever produces ERROR or TIMEOUT is MISSED.  Those verdicts are listed next to the row
-(``not counted``) so a reader sees them.
+(``not counted``) so a reader sees them, with the first line of each one's message.  A defect run
+that catches nothing and ended on such verdicts (or past its deadline) is made once more, alone;
+the row says so and shows the first run's verdicts (on a shared, loaded machine a wait can run out
+without the suites having judged anything).
 
 Each run is a separate ``pytest suites --tc-profile P --tc-clause C... [--tc-defect NAME]``
 process with its own emulator instance and record directory, started in its own session so a run
@@ -112,6 +115,10 @@ class Row:
     #: bench twin only: why no case citing the defect's clauses can run on a bench (every one needs an
     #: act no one on a bench performs), so no bench can catch it this way
     off_bench: str | None = None
+    #: the first line of each not-counted case's message (printed under a MISSED row: the rig's words)
+    reasons: dict[str, str] = field(default_factory=dict)
+    #: the row was run twice: the first run ended on rig verdicts only; what they were
+    retried: str | None = None
 
     @property
     def caught(self) -> bool:
@@ -240,7 +247,9 @@ def judge(defect: Defect, result: JobResult) -> Row:
     caught = [c.case_id for c in result.cases if c.verdict == "FAIL" and cited & set(c.clauses)]
     other = [(c.case_id, c.verdict) for c in result.cases
              if c.verdict in BAD and c.case_id not in caught]
-    return Row(defect, result.job.profile, caught, other, result.error, result.seconds)
+    reasons = {c.case_id: (c.message or "").strip().splitlines()[0][:300] for c in result.cases
+               if c.verdict in BAD and c.case_id not in caught and (c.message or "").strip()}
+    return Row(defect, result.job.profile, caught, other, result.error, result.seconds, reasons=reasons)
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -351,8 +360,16 @@ def run_matrix(names: Iterable[str] = (), *, jobs: int = 2, runner: Runner = run
             defect = DEFECTS[j.defect or ""]
             if j.defect in unrunnable:
                 rows.append(Row(defect, j.profile, [], [], None, Decimal(0), unrunnable[j.defect]))
-            else:
-                rows.append(judge(defect, results[j.defect]))
+                continue
+            row = judge(defect, results[j.defect])
+            if not row.caught and (row.not_counted or row.error):
+                # the rig, not the suites, decided the run (ERROR, TIMEOUT, a deadline): it proves
+                # nothing either way, so the run is made once more, alone, and both are shown
+                first = row
+                row = judge(defect, runner(j, deadline_s))
+                row.retried = (", ".join(f"{c} {v}" for c, v in first.not_counted)
+                               or first.error or "") + "".join(f"; {c}: {w}" for c, w in first.reasons.items())
+            rows.append(row)
     return Matrix(clean, rows, _seconds(time.monotonic() - t0), jobs, bench_twin)
 
 
@@ -389,8 +406,12 @@ def render(matrix: Matrix) -> str:
                 extra += "; not counted: " + ", ".join(f"{c} {v}" for c, v in r.not_counted)
             if r.error:
                 extra += f"; run: {r.error}"
+            if r.retried is not None:
+                extra += f"; run again alone after rig verdicts ({r.retried[:400]})"
             lines.append(f"{r.defect.name:<{w_name}}  {_name(r.profile):<{w_prof}}  {verdict:<9}  "
                          f"{' '.join(r.defect.clauses)} -> {by}{extra} ({r.seconds} s)")
+            if not r.caught:
+                lines += [f"    {case}: {why}" for case, why in r.reasons.items()]
         caught = sum(r.caught for r in matrix.rows)
         away = sum(1 for r in matrix.rows if r.off_bench and not r.caught)
         lines.append(f"\n{caught}/{len(matrix.rows) - away} defect(s) caught"
@@ -420,5 +441,6 @@ def to_json(matrix: Matrix) -> dict[str, Any]:
                      "verdict": "CAUGHT" if r.caught else "OFF-BENCH" if r.off_bench else "MISSED",
                      "off_bench": r.off_bench, "caught_by": r.caught_by,
                      "not_counted": [{"case": c, "verdict": v} for c, v in r.not_counted],
+                     "retried_after": r.retried,
                      "error": r.error, "seconds": str(r.seconds)} for r in matrix.rows],
     }

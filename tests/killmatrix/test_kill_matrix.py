@@ -169,6 +169,29 @@ def test_one_missed_defect_fails_the_matrix() -> None:
     assert "shoe-misread" in killmatrix.render(matrix) and "MISSED" in killmatrix.render(matrix)
 
 
+def test_a_run_decided_by_the_rig_is_made_once_more_and_both_are_shown() -> None:
+    calls: list[str | None] = []
+
+    def flaky(job: Job, deadline_s: float) -> JobResult:
+        calls.append(job.defect)
+        first = job.clauses[0]
+        if job.defect is None:
+            return _result(job, ("clean-case", "PASS", (first,)))
+        if job.defect == "rate-off" and calls.count("rate-off") == 1:  # a loaded host: the rig's verdicts
+            return JobResult(job, [CaseOutcome("c", "TIMEOUT", (first,), "controller: no reply within 1.0 s")],
+                             Decimal(1))
+        verdict = "PASS" if job.defect == "shoe-misread" else "FAIL"
+        return _result(job, ("c", verdict, (first,)))
+
+    matrix = killmatrix.run_matrix(["rate-off", "shoe-misread"], runner=flaky)
+    rows = {r.defect.name: r for r in matrix.rows}
+    assert rows["rate-off"].caught and calls.count("rate-off") == 2
+    assert rows["rate-off"].retried == "c TIMEOUT; c: controller: no reply within 1.0 s"
+    assert "run again alone after rig verdicts (c TIMEOUT" in killmatrix.render(matrix)
+    # a defect the suites let PASS is not run again: only the rig's verdicts prove nothing
+    assert not rows["shoe-misread"].caught and calls.count("shoe-misread") == 1 and rows["shoe-misread"].retried is None
+
+
 def test_a_failing_clean_run_stops_before_the_defect_runs() -> None:
     fake = FakeRunner(clean_fail="emulated-hit-and-run")
     matrix = killmatrix.run_matrix(runner=fake)
