@@ -19,6 +19,7 @@ the schema cannot use a keyword this check would silently skip.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -84,19 +85,26 @@ class Compiler:
         self.defs: Mapping[str, Any] = document.get("$defs", {})
         self._done: dict[str, Check] = {}
         self._compiling: set[str] = set()
+        # one compilation at a time: the devices of a link open in parallel threads, and a second
+        # thread must neither see another's entry in progress as a self-reference nor compile it twice
+        self._lock = threading.RLock()
 
     def definition(self, name: str) -> Check:
-        if name not in self._done:
-            if name not in self.defs:
-                raise ValueError(f"no $defs entry {name!r}")
-            if name in self._compiling:
-                raise ValueError(f"$defs entry {name!r} refers to itself: not supported by the compiled check")
-            self._compiling.add(name)
-            try:
-                self._done[name] = self.compile(self.defs[name])
-            finally:
-                self._compiling.discard(name)
-        return self._done[name]
+        done = self._done.get(name)
+        if done is not None:
+            return done
+        with self._lock:
+            if name not in self._done:
+                if name not in self.defs:
+                    raise ValueError(f"no $defs entry {name!r}")
+                if name in self._compiling:
+                    raise ValueError(f"$defs entry {name!r} refers to itself: not supported by the compiled check")
+                self._compiling.add(name)
+                try:
+                    self._done[name] = self.compile(self.defs[name])
+                finally:
+                    self._compiling.discard(name)
+            return self._done[name]
 
     def compile(self, node: Any) -> Check:
         if node is True or node == {}:

@@ -193,3 +193,37 @@ def test_an_event_outside_the_contract_is_raised_by_the_next_event_read(pty_end:
         good = ctl.wait_event("payout", 1.0)  # the valid event was queued as usual
         assert good.payload == PAYOUT
     peer.check()
+
+
+def test_one_compiler_serves_threads_that_open_devices_at_once() -> None:
+    """The tables of a link open their drivers in parallel threads, all compiling from one schema:
+    no thread may take another's definition in progress for a self-reference (seen as a reader
+    thread stopping with "refers to itself" on a loaded CI host)."""
+    import threading
+
+    from harness.devices.schema_check import Compiler
+
+    names = sorted(n for n in schema()["$defs"] if ":" in n)
+
+    def compile_all(compiler: Compiler, start: threading.Barrier, order: list[str],
+                    errors: list[BaseException]) -> None:
+        start.wait()
+        for name in order:
+            try:
+                compiler.definition(name)
+            except BaseException as exc:
+                errors.append(exc)
+
+    for _ in range(5):
+        compiler = Compiler(schema())
+        start = threading.Barrier(8)
+        errors: list[BaseException] = []
+        threads = [threading.Thread(target=compile_all,
+                                    args=(compiler, start, names[i % 2::2] + names[1 - i % 2::2], errors))
+                   for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not errors, errors[:3]
+        assert all(compiler.definition(n) is compiler.definition(n) for n in names)
