@@ -2,7 +2,7 @@
 
 Why: a device can pay every round the oracle checks and still deal from a biased shoe or apply a
 wrong tableau cell that random rounds rarely reach; over many rounds the observed frequencies then
-drift from the exact probabilities (REFERENCE.md, exact math; 629a Royal 9 paytables).  The laws
+drift from the exact probabilities (the exact math of harness.math; 629a Royal 9 paytables).  The laws
 here come from the exact modules: Royal 9 categories per seat from
 :func:`harness.math.royal9_exact.royal9_math`, baccarat outcomes from
 :func:`harness.math.baccarat_exact.baccarat_counts`, and the number of cards in the Hit and Run

@@ -1,7 +1,7 @@
 """Request/response and event link over a framed byte transport (docs/protocol.md, "Sequence rules").
 
 One reader thread per device owns the port's input.  It stamps every chunk with
-``time.perf_counter_ns()`` the instant the read returns (ARCHITECTURE.md: stamps taken elsewhere
+``time.perf_counter_ns()`` the instant the read returns (stamps taken elsewhere
 are off by the GIL switch interval), writes the bytes to the transcript, decodes frames and routes
 them: RSP and NAK go to the request waiting on that SEQ, EVT frames go to an event queue with their
 receive stamp.  Callers never read the port, so an unsolicited event that arrives between a request

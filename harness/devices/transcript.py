@@ -4,7 +4,7 @@ Why: a verdict about lock-out timing or a meter increment is only as good as the
 it.  The transcript keeps the raw bytes (``kind="bytes"``, exactly as the port returned them) and
 the decoded view (``kind="frame"`` / ``"line"`` / ``"error"`` / ``"note"``) so a reviewer can
 check the decoding against the wire.  Timestamps are ``time.perf_counter_ns()`` values taken by
-the thread that performed the read or the write (ARCHITECTURE.md: a timestamp taken in another
+the thread that performed the read or the write (a timestamp taken in another
 thread is off by the GIL switch interval, 10-20 ms under load).
 """
 

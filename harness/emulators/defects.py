@@ -64,7 +64,7 @@ class Defect:
 
 
 _LOCK = "629a Royal 9 (a)(2)"
-_NV = "461a.12(h), (n); REFERENCE.md power cycle"
+_NV = "461a.12(h), (n)"
 _R9_RATE = ("pa-midi-r9-f2-rate-5", "pa-midi-r9-g2-rate-1")
 _R9_FLOORS = ("pa-midi-r9-floors-5", "pa-midi-r9-floors-1")
 _NO_MORE_BETS = ("pa-627a7-c-no-more-bets", "pa-629a7-c-no-more-bets", "pa-631a8-c-no-more-bets")

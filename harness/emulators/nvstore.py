@@ -1,7 +1,7 @@
 """Non-volatile storage of the emulated controller: one JSON document on disk, written atomically.
 
 Peers' regulations and labs require meters, configuration and the hidden mystery trigger to
-survive a power cycle unchanged (REFERENCE.md, "Progressive controllers").  A write is: the new
+survive a power cycle unchanged (461a.12(n)).  A write is: the new
 document to a temporary file in the same directory, then ``os.replace`` over the old one, so a
 reader (the next power-up) sees either the old or the new document, never a torn one.  Values are
 JSON with money as integer cents and Decimals as strings.

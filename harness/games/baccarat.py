@@ -2,8 +2,8 @@
 
 58 Pa. Code 627a (Minibaccarat), 629a (Midibaccarat) and 631a (Baccarat) deal the same round:
 cards go Player, Banker, Player, Banker; a two-card 8 or 9 on either hand (a natural) ends the
-deal; otherwise Player draws on 0-5, and Banker's third card follows the tableau (REFERENCE.md,
-"Punto banco").  Ten, jack, queen and king count 0, an ace 1, and a hand's point count is the
+deal; otherwise Player draws on 0-5, and Banker's third card follows the punto banco
+tableau.  Ten, jack, queen and king count 0, an ace 1, and a hand's point count is the
 last digit of its sum.
 
 The EZ Baccarat amendments (42 Pa.B. 6761; 627a.1, 629a.1, 631a.1) name two outcomes the round

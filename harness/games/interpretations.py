@@ -28,7 +28,7 @@ Royal 9 (58 Pa. Code 629a Royal 9 progressive, (e)-(g)):
   decidable from the cards alone and the meter that is hit is the one that resets.  True ranks by
   the amount at the moment of the hit.
 
-Payouts (REFERENCE.md, "Payout semantics"):
+Payouts (how a paytable's "to 1", "for 1" and fixed amounts are paid):
 
 * ``award-returns-stake`` (true): a fixed or meter award is the win; the stake is handed back too.
 
@@ -36,7 +36,7 @@ Blackjack Hit and Run (58 Pa. Code 633a.13(l)(1) as amended by 42 Pa.B. 6761):
 
 * ``hr-bust-counts`` (true): the paytable says "Dealer has: eight or more cards ..." and nothing
   about busting; the wager is on the number of cards in the dealer's hand, so a busted hand counts
-  by its cards (REFERENCE.md's calculator check is itself "bust by card count").
+  by its cards (the published card-count calculator check is itself "bust by card count").
 * ``hr-dealer-completes`` (true): the dealer completes the hand for the Hit and Run wager even when
   no player hand is left standing; otherwise the card count would depend on the players' play.
   False: the dealer's cards as given are taken as the final hand when they end early.

@@ -2,7 +2,7 @@
 
 A hand's *Royal 9* is its first two cards being a face card (king, queen, jack; a ten is not a
 face) and a nine (b).  Only the first four cards matter: Player holds cards 1 and 3, Banker cards
-2 and 4 (REFERENCE.md).  Each player position has a unique *personal* king-9 combination printed
+2 and 4 (the punto banco deal order).  Each player position has a unique *personal* king-9 combination printed
 on the layout (e)(5); which positions wagered, the table's combinations, the denomination's
 paytable ((f) $5, (g) $1) and the three meters decide every award.
 

@@ -1,9 +1,9 @@
 """Exact punto banco and EZ Baccarat probabilities for an N-deck shoe, as integer counts.
 
 The sample space is every ordered sequence of six cards from a full shoe of ``52 * decks``
-cards: ``416·415·414·413·412·411`` for eight decks, the denominator REFERENCE.md publishes.  A
-round that uses only four or five cards still counts every way to fill the unused positions, so
-each outcome is an exact integer over that one total.
+cards: ``416·415·414·413·412·411`` for eight decks, the denominator of the published
+combinatorial analyses (Wizard of Odds, baccarat appendix).  A round that uses only four or
+five cards still counts every way to fill the unused positions, so each outcome is an exact integer over that one total.
 
 Why it is fast (well under a second for eight decks, where a card-by-card enumeration with
 ``Fraction`` takes about half a minute): only card *values* matter, so the shoe is ten value
@@ -15,7 +15,7 @@ five cards, the number of Banker third cards that win, tie or make a Dragon 7 is
 remaining counts of the few values that produce that total.  Only Python ints are used.
 
 The tableau comes from :data:`harness.games.baccarat.BANKER_DRAWS`, the same table the round
-oracle uses; the tests check the counts against REFERENCE.md and against an independent
+oracle uses; the tests check the counts against the published eight-deck counts and against an independent
 brute-force enumeration of a small shoe.
 """
 
@@ -117,7 +117,7 @@ class BaccaratCounts:
 
 
 def baccarat_counts(decks: int) -> BaccaratCounts:
-    """Exact outcome counts for a full ``decks``-deck shoe (eight decks: REFERENCE.md's table)."""
+    """Exact outcome counts for a full ``decks``-deck shoe (eight decks: the published table)."""
     if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
         raise InputError(f"decks {decks!r}: a shoe holds at least one deck")
     return count_composition((16 * decks,) + (4 * decks,) * 9, decks=decks)

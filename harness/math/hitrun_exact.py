@@ -8,7 +8,7 @@ drawn, i.e. by the remaining composition *by blackjack value* (ace, 2..9, ten-va
 recursion is memoised on that composition and counts ordered draw sequences in exact integers:
 a final hand of ``n`` cards is one of ``N·(N-1)···(N-n+1)`` equally likely ordered draws.
 
-Model (REFERENCE.md's published calculator check): the dealer's cards come from a full shoe (no
+Model (the published dealer-hand card-count calculator check): the dealer's cards come from a full shoe (no
 player cards removed), a two-card 21 is a blackjack, and the dealer always completes the hand
 (``hr-dealer-completes``).  A busted hand counts by its cards (``hr-bust-counts``), which a
 profile may override for the return figures.

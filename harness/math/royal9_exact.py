@@ -8,7 +8,7 @@ and suitedness, never a combination), a nine of a suit, or anything else.  The 1
 patterns are counted with exact falling products (cards are drawn without replacement), reduced
 to at most 33x33 (Player key, Banker key) pairs, and each pair is resolved by the *oracle itself*
 (:meth:`harness.games.royal9.Royal9Table.resolve_keys`) so the math and the oracle cannot
-disagree about a rule.  REFERENCE.md's checks: a given hand is a Royal 9 with probability
+disagree about a rule.  Checks from the exact combinatorics of (e): a given hand is a Royal 9 with probability
 6144/172640, a suited Royal 9 1536/172640, a specific king-9 128/172640.
 
 Returns are valued at fixed meter amounts (default the denomination's floors, 629a Royal 9

@@ -5,8 +5,8 @@ Rules modelled, with the clause each comes from:
 * Rate of progression: every qualifying wager adds ``wager x rate / 100`` cents (Royal 9 (f)(2),
   (g)(2); 461a.12(c)(2)).  Whole cents go onto the meter; the fraction of a cent is carried as an
   exact residual to the next wager, never dropped and never rounded, so that at every moment
-  ``sum(wager x rate) == growth + held + diverted + residual`` exactly (REFERENCE.md, progressive
-  controllers).  The arithmetic is integer-only: a rate ``m x 10**-e`` percent is the ratio
+  ``sum(wager x rate) == growth + held + diverted + residual`` exactly (461a.12(h): no
+  turning back).  The arithmetic is integer-only: a rate ``m x 10**-e`` percent is the ratio
   ``m / 10**(e+2)`` of a cent per cent wagered, and the residual is kept as that numerator.
 * No turning back (461a.12(h)): the amount never decreases except by a paid hit ((h)(1)) or a
   documented malfunction correction ((h)(3), :meth:`Meter.correct`, which requires a reason).

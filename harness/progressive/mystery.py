@@ -12,8 +12,8 @@ contribution past the award is carried onto the reseeded meter, so the contribut
 balance exactly.
 
 The trigger is part of :meth:`MysteryMeter.to_state`: a controller stores it with the meters so a
-power cycle neither loses nor re-draws it (REFERENCE.md: "meters, configuration and the hidden
-mystery trigger survive a power cycle unchanged").  The RNG itself is not state: it is the
+power cycle neither loses nor re-draws it (461a.12(n), and lab practice: meters, configuration and the hidden
+mystery trigger survive a power cycle unchanged).  The RNG itself is not state: it is the
 device's own.
 """
 

@@ -164,7 +164,7 @@ def _sym(c: Card) -> str:
 
 
 def _tableau_reason(atom: Atom) -> str | None:
-    """Impossibilities the tableau states outright (REFERENCE.md "Punto banco")."""
+    """Impossibilities the tableau states outright (the punto banco tableau)."""
     b = atom.banker
     if atom.kind in ("tableau", "player-stands") and b is not None and b >= 8:
         return f"Banker {b} is a natural: the round ends on the first four cards and nobody draws"

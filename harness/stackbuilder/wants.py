@@ -5,7 +5,7 @@ against the harness's own oracles (:func:`harness.games.baccarat.deal_round`,
 :class:`harness.games.royal9.Royal9Table`, :func:`harness.games.blackjack.dealer_hand`), so a
 stack is never printed on the builder's word alone.
 
-Baccarat atoms (punto banco, REFERENCE.md "Punto banco"; EZ flags 42 Pa.B. 6761):
+Baccarat atoms (punto banco; EZ flags 42 Pa.B. 6761):
 ``player`` ``banker`` ``tie`` (the winner), ``natural`` / ``no-natural``, ``natural-8`` /
 ``natural-9`` (a natural whose higher two-card total is 8 / 9), ``dragon7``, ``panda8``,
 ``tableau:banker=B,p3=P[,draws|,stands]`` (Player drew a third card of value P against Banker's

@@ -1,6 +1,6 @@
 """The punto banco / EZ Baccarat round oracle and its wager settlement.
 
-Every tableau cell is checked against a table written out here by hand from REFERENCE.md, and
+Every tableau cell is checked against a table written out here by hand from the punto banco rules, and
 random 8-deck shoes are checked against an independent, deliberately plain re-statement of the
 rules inside this file.
 """
@@ -17,7 +17,7 @@ from harness.errors import InputError
 from harness.games.baccarat import BaccaratRound, commission_cents, deal_round, ez_paytable, settle_wager
 from harness.games.payouts import Pay
 
-# Banker's two-card total -> Player's third-card values on which Banker draws (REFERENCE.md).
+# Banker's two-card total -> Player's third-card values on which Banker draws (the punto banco tableau).
 BANKER_DRAWS_ON = {
     0: "0123456789",
     1: "0123456789",
@@ -230,7 +230,7 @@ def plain_value(c: Card) -> int:
 
 
 def plain_round(cards: list[Card]) -> tuple[list[Card], list[Card]]:
-    """The rules read straight off REFERENCE.md, with no shared tables."""
+    """The punto banco rules as written, with no shared tables."""
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     nxt = 4

@@ -1,4 +1,4 @@
-"""Exact baccarat counts: REFERENCE.md for 8 decks, and independent enumerations for small shoes."""
+"""Exact baccarat counts: the published counts for 8 decks, and independent enumerations for small shoes."""
 
 import itertools
 import json
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from harness.errors import InputError
 from harness.math.baccarat_exact import baccarat_counts, count_composition
 
-# REFERENCE.md, "Punto banco": 8 decks, all ordered 6-card sequences.
+# the published counts (Wizard of Odds, baccarat appendix): 8 decks, all ordered 6-card sequences.
 REF_TOTAL = 4_998_398_275_503_360
 REF = {
     "banker": (2_292_252_566_437_888, "0.458597422632763"),

@@ -10,7 +10,7 @@ from harness.errors import InputError
 from harness.games.interpretations import Interpretations
 from harness.math.hitrun_exact import BUST, dealer_distribution, falling, hit_and_run_return, oracle_walk
 
-#: REFERENCE.md: 6 decks, dealer hits soft 17, full shoe, dealer completes
+#: the published calculator check: 6 decks, dealer hits soft 17, full shoe, dealer completes
 PUBLISHED_BUST = {3: 0.173032, 4: 0.089392, 5: 0.020473, 6: 0.002638, 7: 0.000214, 8: 0.000012}
 
 

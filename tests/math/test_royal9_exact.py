@@ -1,4 +1,4 @@
-"""Exact Royal 9 math (629a Royal 9 (e)-(g)) against REFERENCE.md and brute force."""
+"""Exact Royal 9 math (629a Royal 9 (e)-(g)) against the published counts and brute force."""
 
 from __future__ import annotations
 

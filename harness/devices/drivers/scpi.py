@@ -2,7 +2,7 @@
 
 Opened by explicit resource name only (``TCPIP::127.0.0.1::PORT::SOCKET``, ``ASRL/dev/...::INSTR``,
 or a pyvisa-sim name with ``backend="fixtures/visa/instruments.yaml@sim"``).  Never
-``list_resources()``: with ``@py`` it broadcasts on the network (ARCHITECTURE.md pitfalls).
+``list_resources()``: with ``@py`` it broadcasts on the network (pyvisa-py's resource discovery).
 Every command and answer goes to a transcript, stamped in the calling thread, which is the thread
 that reads the answer (VISA I/O is synchronous).
 
