@@ -496,19 +496,26 @@ def read_input(path: str | Path, *, limit: int = MAX_BYTES, what: str = "file") 
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise InputError(f"not a regular file: only a regular {what} is read", path=name)
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_bounded(fd, limit)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=name) from None
     finally:
         os.close(fd)
-    if size > limit:
+    if len(data) > limit:
         raise InputError(f"larger than the {limit:,}-byte limit for a {what}", path=name)
+    return data
+
+
+def read_bounded(fd: int, limit: int) -> bytes:
+    """What ``fd`` holds, read in chunks until its end or until one byte past ``limit`` (so a caller
+    sees a file that grew past its limit without reading all of it)."""
+    chunks, size = [], 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
     return b"".join(chunks)
 
 

@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 
 from harness.errors import InputError
+from harness.yamlload import read_bounded
 
 #: the largest file of a record folder a reader takes in whole (a long soak's journal is a few MB)
 MAX_MEMBER_BYTES = 256 * 1024 * 1024
@@ -85,20 +86,14 @@ def read_member(run_dir: Path, rel: str, limit: int = MAX_MEMBER_BYTES) -> bytes
     the file and what it is instead) for anything else."""
     fd = _open(run_dir, rel)
     try:
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_bounded(fd, limit)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=str(run_dir / rel)) from None
     finally:
         os.close(fd)
-    if size > limit:
+    if len(data) > limit:
         raise InputError(f"larger than the {limit:,}-byte limit", path=str(run_dir / rel))
-    return b"".join(chunks)
+    return data
 
 
 def sha256_member(run_dir: Path, rel: str) -> str:
