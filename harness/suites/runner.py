@@ -160,6 +160,14 @@ class CaseRunner:
             except (DeviceError, NakError) as exc:
                 if self.on_step:
                     self.on_step(i, step, "ERROR", {"error": str(exc), **self._performed()})
+                failed_before = [m for m in self.measured if not m.passed and not m.advisory]
+                if failed_before:
+                    # the device already broke a clause in this case: that is the verdict (a FAIL),
+                    # and the fault that stopped the case, often the broken clause's consequence (a
+                    # wager it should have refused won a hit the case never meant), is named with it
+                    raise ComplianceFailure("\n".join(self.describe(m) for m in failed_before)
+                                            + f"\nthen the case could not go on at step {i} "
+                                              f"({step.action}): {exc}") from exc
                 raise
             failed = [m for m in self.measured[before:] if not m.passed and not m.advisory]
             advisory = any(m.advisory for m in self.measured[before:])

@@ -28,6 +28,7 @@ from harness.suites.model import Case
 from harness.suites.rig import Rig, open_rig
 from harness.suites.runner import CaseRunner, ComplianceFailure, Inconclusive, Measured
 from harness.suites.stacks import project_root
+from harness.suites.steps import turn_pending_keys
 
 DEFAULT_PROFILE = Path("device_profiles") / "emulated-midi-5.yaml"
 #: a case whose premise does not hold at the table (a misstack) is run at most this often
@@ -252,7 +253,7 @@ class TcSession:
                     self.recorder.end_case(rec, verdict, message,
                                            reproduce=_reproduce(case, self.profile, self.defects))
             if verdict not in ("PASS", "INTERRUPTED", "INCONCLUSIVE"):
-                self._recover(rig)
+                self._recover(rig, runner)
 
     def _run_redoing(self, runner: CaseRunner, make_runner: Any, rec: Any, rig: Rig) -> CaseRunner:
         """Run the case; when its premise did not hold at the table (a misstacked shoe) void the
@@ -276,7 +277,7 @@ class TcSession:
                     raise DeviceError(f"the case was redone {attempt} times and its premise still did not hold "
                                       f"at the table: {exc}") from None
                 self._bench_evidence(rec, runner)
-                self._recover(rig)
+                self._recover(rig, runner)
                 runner = make_runner()
         return runner
 
@@ -292,10 +293,13 @@ class TcSession:
             rec.attach("observed-cards.json", _json_bytes({"shoes": runner.observed}), kind="observed-cards")
             runner.observed = []
 
-    def _recover(self, rig: Rig) -> None:
+    def _recover(self, rig: Rig, runner: CaseRunner | None = None) -> None:
         """Best effort after a case that did not pass: leave no round half-dealt for the next case.
         A round that can be voided is voided; otherwise the controller is power-cycled through the
-        bench supply when there is one (meters are non-volatile, the open round is lost)."""
+        bench supply when there is one (meters are non-volatile, the open round is lost).  A hit
+        still waiting for the reset key (one the case did not mean to win, such as a wager the
+        device should have refused) has the key turned by whoever turns it on this bench, so the
+        next case is not refused a round for another case's award."""
         recover = getattr(rig, "recover", None)  # a link's rig restores its links and voids every round
         if recover is not None:
             recover()
@@ -308,6 +312,9 @@ class TcSession:
         except (DeviceError, AttributeError):
             self._power_cycle(rig, ctrl)
         self._refile_meters(ctrl)
+        if runner is not None:
+            with contextlib.suppress(DeviceError):
+                turn_pending_keys(runner)
 
     def _power_cycle(self, rig: Rig, ctrl: Any) -> None:
         if rig.power is None or "power" in self.dead:

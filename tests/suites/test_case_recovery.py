@@ -45,3 +45,56 @@ def test_a_failed_cases_write_is_written_back_before_the_next_case(tmp_path: Pat
     (run_dir,) = (tmp_path / "r").iterdir()
     verdicts = {c.case_id: c.verdict for c in load_record(run_dir).cases}
     assert verdicts == {"leaves-a-write-in-force": "TIMEOUT", "starts-from-the-profile": "PASS"}, proc.stdout[-3000:]
+
+
+HIT_SUITE = """\
+spec: tablecert/suite/1
+suite: recovery-hit
+title: A FAIL that wins an unplanned hit is a FAIL, and the next case is not refused a round for it
+jurisdiction: PA
+cases:
+  - id: wins-an-unplanned-hit
+    title: a Royal 9 wager the device should refuse wins the minor, and the round after is refused
+    clauses: [pa-midi-r9-a2-lockout]
+    requires: [royal9]
+    given:
+      owner: {seat: with-combo}
+      cards: {stack: "minor:seat=${owner}"}
+    steps:
+      - open_round
+      - wagers: {seats: all, type: player}
+      - wagers: all
+      - wager: {seat: "${owner}", type: royal9, expect: rejected}
+      - deal: {cards: "${cards}", pace_ms: "2"}
+      - open_round
+      - expect_lockout: {locked: false}
+  - id: plays-the-next-round
+    title: the next case opens a round and plays it
+    clauses: [pa-midi-r9-a2-lockout]
+    requires: [royal9]
+    steps:
+      - open_round
+      - wagers: {seats: all, type: player}
+      - deal: {cards: "2H 3C 5D 6S", pace_ms: "2"}
+      - expect_meters: {grown: all}
+"""
+
+
+def test_a_fail_that_leaves_a_hit_waiting_is_a_fail_and_the_key_is_turned_before_the_next_case(
+        tmp_path: Path) -> None:
+    """The second Royal 9 wager is accepted where it must be refused (a FAIL), it wins the minor and
+    the round after is refused for the waiting reset key (a device fault, caused by what already
+    failed): the case is FAIL with the fault named, and recovery turns the key so the next case runs."""
+    suite = tmp_path / "recovery-hit.suite.yaml"
+    suite.write_text(HIT_SUITE)
+    cmd = [sys.executable, "-m", "harness", "run", str(suite), "-q",
+           "--profile", str(ROOT / "device_profiles" / "emulated-midi-5.yaml"), "--report-dir", str(tmp_path / "r")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert (tmp_path / "r").is_dir(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    (run_dir,) = (tmp_path / "r").iterdir()
+    cases = {c.case_id: c for c in load_record(run_dir).cases}
+    assert {k: c.verdict for k, c in cases.items()} == {"wins-an-unplanned-hit": "FAIL",
+                                                        "plays-the-next-round": "PASS"}, proc.stdout[-3000:]
+    message = cases["wins-an-unplanned-hit"].message or ""
+    assert "then the case could not go on at step 6 (open_round)" in message
+    assert "awaiting the reset key" in message
