@@ -182,9 +182,13 @@ class RemoveWager(Act):
 @dataclass(frozen=True)
 class OpenRound(Act):
     kind: ClassVar[str] = "open-round"
+    #: the controller should refuse this round (the link is down, a payment waits for the reset key);
+    #: a person who sees it refuse answers Cannot with what it shows, which counts as refused
+    probe: bool = False
 
     def instruction(self) -> str:
-        return "Open the round for wagering (the dealer's round start)"
+        cannot = " (Cannot, with what the controller shows, if it refuses)" if self.probe else ""
+        return f"Open the round for wagering (the dealer's round start){cannot}"
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,15 @@ class Actuator(Performer):
     def perform(self, act: Act, stage: Stage) -> Any:
         if isinstance(act, PressLockout | OpenRound | NoMoreBets):
             assert self.spec.channel is not None
+            seen = len(stage.controller_events())
             self._pulse(self.spec.channel)
+            if isinstance(act, OpenRound) and act.probe:  # refused: the controller never opens wagering
+                try:
+                    stage._wait_for("round opened", lambda: any(e.name == "lockout" and e.payload.get("locked") is False
+                                                                for e in stage.controller_events()[seen:]), OBSERVE_S)
+                except DeviceTimeout:
+                    raise DeviceNak("round.open", "REFUSED", f"no round opened within {OBSERVE_S} s of the button "
+                                    "(no 'lockout' event unlocking wagering)", 0) from None
             return None
         if isinstance(act, TurnResetKey):
             channel = self.spec.channels.get(act.meter)
@@ -271,7 +279,9 @@ class Operator(Performer):
                 raise DeviceNak("reset_key", "REFUSED", answer.note or "refused (seen by the operator)", 0)
             return None
         if isinstance(act, OpenRound):
-            self._ask(act, stage)
+            answer = self._ask(act, stage, raise_on_cannot=not act.probe)
+            if answer.answer == "cannot":  # the controller refused the round, as the operator saw it
+                raise DeviceNak("round.open", "REFUSED", answer.note or "refused (seen by the operator)", 0)
             stage._wait_for("the controller to open the round ('lockout' unlocked, cause round-open)",
                             lambda: any(e.name == "lockout" and e.payload.get("locked") is False
                                         for e in stage.controller_events()), OBSERVE_S)

@@ -242,10 +242,9 @@ def _settle_hit_and_run(ctrl: Controller, wagers: dict[tuple[int, str], Cents], 
             won = st.returned - (st.stake if ctrl.interp.award_returns_stake else 0)
             if taken is None:
                 taken = bank.hit(meter_name, paid_by="attendant")
+                # booked at the amount won (the pending payment, where it waits for the key, is that)
                 _meter_hit(ctrl, seat, category, meter_name, Hit(taken.meter, won, taken.meter_amount,
                                                                  taken.paid_by, taken.pending, taken.carried))
-                if taken.pending:
-                    ctrl.accounts.pending[meter_name]["amount"] = won
             else:  # a later winner of the same hand: paid with the first, by the attendant
                 if "hr-second-winner-unpaid" in ctrl.cfg.defects:
                     ctrl.emit("payout", seat=seat, type="hit-and-run", category=None, stake=st.stake,

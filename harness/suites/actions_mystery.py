@@ -15,6 +15,7 @@ import random
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from harness.devices.vocabulary import MYSTERY_CATEGORY
 from harness.money import Cents, fmt
 from harness.suites.accounts import account_problems
 from harness.suites.actions_progressive import _mystery_number, regulation_mystery
@@ -143,6 +144,17 @@ def _award(runner: CaseRunner, step: Step, label: str, n: int, before: MeterRead
                    detail=f"round {n}; meter before the round {fmt(before.meters['mystery'])}")
     runner.measure(step, f"{label}mystery award at least the reseed amount", award, f">= {fmt(reseed)}",
                    award >= reseed, unit="cents")
+    # the award's own payout (docs/protocol.md, section 8): to the seat that won it, for no stake (the
+    # award is no wager's: the Royal 9 wager is settled in its own payout) and for the amount won
+    won = sorted((int(e.payload["seat"]), int(e.payload["amount"])) for e in mystery_hits)
+    awards = [e for e in runner.round.ctrl_events
+              if e.name == "payout" and e.payload.get("category") == MYSTERY_CATEGORY]
+    paid = sorted((int(e.payload.get("seat", 0)), int(e.payload.get("returned") or 0)) for e in awards)
+    staked = [e.payload.get("stake") for e in awards if e.payload.get("stake") != 0]
+    runner.measure(step, f"{label}mystery award paid to the seat that won it, for the amount won (seat, cents)",
+                   paid, won, paid == won)
+    runner.measure(step, f"{label}mystery award payouts with a stake (the award is no wager's)", len(staked), 0,
+                   not staked, unit="payouts", detail=", ".join(map(str, staked)))
     carried = shown - reseed
     runner.measure(step, f"{label}mystery meter reseeded (new amount - reseed <= the round's contribution)",
                    fmt(shown), f"{fmt(reseed)} + at most {contribution} cents",

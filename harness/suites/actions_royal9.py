@@ -21,6 +21,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from harness.devices.link import DeviceNak
 from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
 from harness.suites.expect import expected_round, measure_paid_once
@@ -155,3 +156,36 @@ def expect_r9_combos(runner: CaseRunner, step: Step) -> None:
     dupes = sorted({" ".join(c) for c, k in zip(combos, keys, strict=True) if keys.count(k) > 1})
     runner.measure(step, "personal combinations unique per position", ", ".join(dupes) or "unique", "unique",
                  not dupes)
+
+
+@step("configure_combos", Action(
+    {"order": choice("rotated", "profile", required=True)},
+    shorthand="order",
+    doc="629a Royal 9 (e)(5), 461a.12(i): with no round open, write every seat's personal combination: "
+    "`rotated` gives each seat with a combination in the Rules Submission the combination of the seat "
+    "before it (the first seat the last one's), `profile` the combinations as filed; the write must be "
+    "accepted and `config.get` must read back exactly what was written",
+))
+def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
+    rules = runner.profile.rules
+    owners = [s for s in rules.seats if s.combo]
+    combos = [tuple(c.code for c in s.combo) for s in owners if s.combo]
+    if order == "rotated" and combos:
+        combos = combos[-1:] + combos[:-1]
+    given = {s.seat: c for s, c in zip(owners, combos, strict=True)}
+    want = {s.seat: given.get(s.seat) for s in rules.seats}
+    written = [{"seat": seat, "combo": list(combo)} if combo else {"seat": seat} for seat, combo in want.items()]
+    ctrl = runner._ctrl()
+    try:
+        ctrl.set_config(seats=written)
+        got, why = "accepted", ""
+    except DeviceNak as exc:
+        got, why = "refused", f"{exc.code}: {exc.reason}"
+    runner.measure(step, f"personal combinations write ({order}: {len(owners)} seat(s))",
+                   got + (f" ({why})" if why else ""), "accepted", got == "accepted")
+    if got != "accepted":
+        return
+    cfg = ctrl.config()
+    have = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
+    runner.measure(step, "seats and personal combinations read back as written", have, want, have == want,
+                   detail="" if len(owners) > 1 else "one seat has a combination: the rotation is the filing")

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from harness.errors import DeviceError
 from harness.money import Cents, fmt
 from harness.suites import refs
 from harness.suites.expected import (
@@ -101,6 +102,28 @@ def expect_outcome(runner: CaseRunner, step: Step, oracle: bool | None = None, *
 
 def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
     return settlements(runner.round.ctrl_events)
+
+
+@step("expect_shoe_count", Action(
+    doc="WAC 230-15-040(1): after a deal from a loaded stack the shoe's own count (`shoe.status`) agrees "
+    "with the cards it reported: `cards_dealt` the cards reported since the load, `cards_remaining` the rest "
+    "of the stack, `state` empty exactly when nothing is left",
+))
+def expect_shoe_count(runner: CaseRunner, step: Step) -> None:
+    if not runner.loaded:
+        raise RuntimeError("expect_shoe_count follows a deal from a loaded stack (a `deal` with `cards` or `stack`)")
+    shoe = runner.rig.shoe
+    if shoe is None:
+        raise DeviceError("this case needs a shoe and the profile has none")
+    reported = len(runner.cards_read())
+    status = shoe.status()
+    left = len(runner.loaded) - reported
+    runner.measure(step, "cards the shoe counts as dealt since the load", status.cards_dealt, reported,
+                   status.cards_dealt == reported, unit="cards", detail=f"{reported} card event(s) reported")
+    runner.measure(step, "cards the shoe counts as left", status.cards_remaining, left,
+                   status.cards_remaining == left, unit="cards", detail=f"{len(runner.loaded)} loaded")
+    want = "empty" if left == 0 else "ready"
+    runner.measure(step, "shoe state after the deal", status.state, want, status.state == want)
 
 
 @step("expect_payout", Action(

@@ -32,7 +32,7 @@ from harness.bench.acts import (
 )
 from harness.cards import Card
 from harness.devices import vocabulary
-from harness.devices.link import NakError
+from harness.devices.link import DeviceNak, NakError
 from harness.errors import DeviceError
 from harness.money import Cents
 from harness.suites.model import Step
@@ -55,12 +55,29 @@ __all__ = ["EVENTS", "METERS", "TIMED_AFTER", "WAGER_TYPES", "Action", "Arg"]
 # --- driving the devices -------------------------------------------------------------------
 
 
-@step("open_round", Action(doc="open wagering for a new round (dealer's round start)", acts=("open-round",)))
-def open_round(runner: CaseRunner, step: Step) -> None:
+@step("open_round", Action(
+    {"expect": choice("opened", "refused", default="opened"), "reason": Arg("str")},
+    doc="open wagering for a new round (dealer's round start); `expect: refused` probes a round the "
+    "controller must not open (the sensors link down, a payment waiting for the reset key: docs/protocol.md, "
+    "'round.open'): a REFUSED answer passes, `reason` a text the refusal must contain",
+    acts=("open-round",)))
+def open_round(runner: CaseRunner, step: Step, expect: str = "opened", reason: str | None = None) -> None:
     runner.new_round()
     runner._ctrl()
-    runner.perform(OpenRound())
-    runner.snapshot("round-start", runner._read_meters())
+    if expect == "opened":
+        runner.perform(OpenRound())
+        runner.snapshot("round-start", runner._read_meters())
+        return
+    try:
+        opened = runner.perform(OpenRound(probe=True))
+        got, why = "opened" + (f" (round {opened})" if isinstance(opened, int) else ""), ""
+    except DeviceNak as exc:
+        if exc.code != "REFUSED":
+            raise
+        got, why = "refused", exc.reason
+    ok = got == "refused" and (reason is None or reason in why)
+    runner.measure(step, "round opening", got + (f" ({why})" if why else ""),
+                   "refused" + (f" ({reason})" if reason else ""), ok)
 
 
 @step("wager", Action(

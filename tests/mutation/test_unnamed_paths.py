@@ -1,0 +1,60 @@
+"""Cases written for mutants that survived the suites (docs/mutation.md, 'Survivors'): each mutant
+emulator, started by ``tablecert run`` with ``TABLECERT_MUTANT``, does not pass the case written for
+it.  The mutants are named by what they bend, so an edit elsewhere in the module does not move them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.mutation import run as mrun
+from harness.record import load_record
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: (module, function, operator, the line as it reads) -> (case, profile, the verdicts that kill it)
+TARGETS = [
+    (("controller", "Controller._round_open", "return-None",
+      'return Refusal("REFUSED", f"awaiting the reset key for {\', \'.join(sorted(self.accounts.pending))}")'),
+     "suites/progressive/meters.suite.yaml::no-round-while-a-payment-waits", "emulated-midi-5",
+     ("FAIL", "ERROR", "TIMEOUT")),
+    (("controller", "Controller._round_open", "return-None",
+      'return Refusal("REFUSED", "comm-lost: the sensors link is down")'),
+     "suites/progressive/limits.suite.yaml::no-round-while-link-down", "emulated-midi-5", ("FAIL", "ERROR", "TIMEOUT")),
+    (("shoe", "Shoe._status", "return-None",
+      'return {"state": state, "cards_dealt": self.dealt, "cards_remaining": len(self.cards)}'),
+     "suites/washington/wac-230-15-040.suite.yaml::cards-reported-as-dealt", "emulated-midi-5",
+     ("FAIL", "ERROR", "TIMEOUT")),
+    (("settle", "mystery_hits", "const-0>1",
+      'ctrl.emit("payout", seat=seat, type="royal9", category="mystery", stake=0,'),
+     "suites/progressive/mystery.suite.yaml::mystery-play-to-award", "emulated-midi-5-mystery", ("FAIL",)),
+    (("config", "apply_wire_changes", "drop-assign",
+      'new["seats"] = {int(e["seat"]): _combo(e.get("combo")) for e in value}'),
+     "suites/royal9/wagering.suite.yaml::r9-combinations-written-between-rounds", "emulated-midi-5", ("FAIL",)),
+]
+
+
+def _mutant(module: str, function: str, operator: str, code: str) -> str:
+    found = [p.id for p in mrun.all_points() if (p.module, p.function, p.operator, p.code.strip())
+             == (module, function, operator, code)]
+    assert len(found) == 1, (module, function, operator, code, found)
+    return found[0]
+
+
+@pytest.mark.parametrize(("where", "case", "profile", "kills"), TARGETS, ids=[t[1].split("::")[1] for t in TARGETS])
+def test_the_case_written_for_a_survivor_does_not_pass_its_mutant(tmp_path: Path, where: tuple[str, str, str, str],
+                                                                    case: str, profile: str,
+                                                                    kills: tuple[str, ...]) -> None:
+    mutant = _mutant(*where)
+    env = {**os.environ, "TABLECERT_MUTANT": mutant}
+    cmd = [sys.executable, "-m", "harness", "run", case, "-q", "--profile",
+           str(ROOT / "device_profiles" / f"{profile}.yaml"), "--report-dir", str(tmp_path / "r")]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240, check=False)
+    assert (tmp_path / "r").is_dir(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    (run_dir,) = (tmp_path / "r").iterdir()
+    (result,) = load_record(run_dir).cases
+    assert result.verdict in kills, f"{mutant}: {result.verdict}\n{(result.message or '')[:1500]}"
