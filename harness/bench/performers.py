@@ -203,9 +203,10 @@ class Actuator(Performer):
     def perform(self, act: Act, stage: Stage) -> Any:
         if isinstance(act, PressLockout | OpenRound | NoMoreBets):
             assert self.spec.channel is not None
-            seen = len(stage.controller_events())
+            probe = isinstance(act, OpenRound) and act.probe
+            seen = len(stage.controller_events()) if probe else 0
             self._pulse(self.spec.channel)
-            if isinstance(act, OpenRound) and act.probe:  # refused: the controller never opens wagering
+            if probe:  # refused: the controller never opens wagering
                 try:
                     stage._wait_for("round opened", lambda: any(e.name == "lockout" and e.payload.get("locked") is False
                                                                 for e in stage.controller_events()[seen:]), OBSERVE_S)

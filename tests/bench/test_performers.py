@@ -11,7 +11,7 @@ import pytest
 from harness.bench.acts import ACTS, OpenRound, PressLockout, SetComm, TurnResetKey
 from harness.bench.performers import Actuator, Performers
 from harness.bench.settings import PerformerSpec
-from harness.errors import DeviceError, InputError
+from harness.errors import DeviceError, DeviceTimeout, InputError
 from harness.games.interpretations import Interpretations
 from harness.profiles import Profile, load_profile_text
 from harness.suites.registry import acts_of, steps
@@ -204,3 +204,35 @@ def test_a_persons_time_is_not_the_devices() -> None:
     broker.ask(PressLockout())
     broker.ask(PressLockout())
     assert performers.person_s >= 0.02  # each answer came 10 ms after its prompt
+
+
+def test_an_actuator_probing_a_round_the_controller_must_refuse_sees_whether_wagering_opened() -> None:
+    """The button is pressed; with no 'lockout' event unlocking wagering the round was refused (a
+    REFUSED NAK, as the test channel answers); with one, the round opened (the case judges it)."""
+    from harness.devices.link import DeviceEvent, DeviceNak
+
+    class Stage:
+        def __init__(self, opens: bool) -> None:
+            self.opens = opens
+            self.events: list[DeviceEvent] = []
+            self.waited = 0.0
+
+        def controller_events(self) -> list[DeviceEvent]:
+            return self.events
+
+        def _wait_for(self, what: str, pred: Any, timeout_s: float = 0.0) -> None:
+            self.waited = timeout_s
+            if self.opens:
+                self.events.append(DeviceEvent("lockout", {"event": "lockout", "locked": False,
+                                                           "cause": "round-open"}, 1, 0))
+            if not pred():
+                raise DeviceTimeout(f"no {what} within {timeout_s} s")
+
+    relay = FakeRelay()
+    button = Actuator(relay, PerformerSpec("actuator", "relay", "111", hold_ms=Decimal(1)))
+    refused = Stage(opens=False)
+    with pytest.raises(DeviceNak, match=r"REFUSED: no round opened within 5\.0 s of the button"):
+        button.perform(OpenRound(probe=True), refused)
+    assert refused.waited == 5.0
+    assert button.perform(OpenRound(probe=True), Stage(opens=True)) is None
+    assert relay.log == ["close 111", "open 111", "close 111", "open 111"]
