@@ -338,20 +338,28 @@ def _host_stamped(runner: CaseRunner, step: Step, latency: Decimal, limit: Decim
 
 
 @step("expect_event", Action(
-    {"event": choice(*EVENTS, required=True), "match": Arg("map"), "absent": Arg("bool", default=False)},
+    {"event": choice(*EVENTS, required=True), "match": Arg("map"), "absent": Arg("bool", default=False),
+     "except": Arg("map")},
     shorthand="event",
+    doc="a controller event of the round with the fields of `match` (or, with `absent`, none); events with "
+    "the fields of `except` are left out (`except: {category: mystery}`: a mystery award, which the hidden "
+    "trigger may bring in any round)",
 ))
-def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match: Mapping[str, Any] | None = None
-                    ) -> None:
+def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match: Mapping[str, Any] | None = None,
+                 **args: Any) -> None:
     runner._pump(0.05)
     pool = runner.round.ctrl_events if event != "card" else []
     want = dict(match or {})
+    left_out = dict(args.get("except") or {})
+
+    def fits(e: Any, fields: Mapping[str, Any]) -> bool:
+        return all(str(e.payload.get(k)) == str(v) for k, v in fields.items())
 
     def ok(e: Any) -> bool:
-        return e.name == event and all(str(e.payload.get(k)) == str(v) for k, v in want.items())
+        return e.name == event and fits(e, want) and not (left_out and fits(e, left_out))
 
     found = [e for e in pool if ok(e)]
-    desc = f"'{event}' event" + (f" with {want}" if want else "")
+    desc = f"'{event}' event" + (f" with {want}" if want else "") + (f" other than {left_out}" if left_out else "")
     if absent:
         runner.measure(step, f"no {desc}", len(found), 0, not found, unit="events")
     else:

@@ -1,0 +1,48 @@
+"""``expect_event`` with ``except``: a mystery award (which the hidden trigger may bring in any round)
+is left out of "no hit in this round", and nothing else is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.devices.link import DeviceEvent
+from harness.suites.expect import expect_event
+from harness.suites.runner import Measured
+
+
+class _Round:
+    def __init__(self, events: list[DeviceEvent]) -> None:
+        self.ctrl_events = events
+
+
+class _Runner:
+    def __init__(self, events: list[DeviceEvent]) -> None:
+        self.round = _Round(events)
+        self.measured: list[Measured] = []
+
+    def _pump(self, timeout_s: float = 0.0) -> None:
+        return None
+
+    def measure(self, step: Any, name: str, value: Any, limit: Any, passed: bool, **kw: Any) -> None:
+        self.measured.append(Measured(name, value, kw.get("unit", ""), limit, passed, ""))
+
+
+def _hit(category: str, meter: str) -> DeviceEvent:
+    return DeviceEvent("hit", {"event": "hit", "seat": 3, "category": category, "meter": meter, "amount": 10580},
+                       1, 0)
+
+
+def _judge(events: list[DeviceEvent], **args: Any) -> bool:
+    runner: Any = _Runner(events)
+    expect_event(runner, None, "hit", True, **args)  # type: ignore[arg-type]
+    (m,) = runner.measured
+    return bool(m.passed)
+
+
+def test_a_mystery_award_is_left_out_of_no_hit_only_where_the_case_says_so() -> None:
+    mystery = _hit("mystery", "mystery")
+    minor = _hit("royal9", "minor")
+    assert _judge([mystery], **{"except": {"category": "mystery"}})
+    assert not _judge([mystery])
+    assert not _judge([mystery, minor], **{"except": {"category": "mystery"}})
+    assert _judge([])
