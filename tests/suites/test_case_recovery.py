@@ -5,6 +5,7 @@ failed first) is written back before the next case (``Session._refile_meters``).
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from harness.record import load_record
 
@@ -35,16 +36,22 @@ cases:
 """
 
 
-def test_a_failed_cases_write_is_written_back_before_the_next_case(tmp_path: Path) -> None:
+def _run(tmp_path: Path, text: str) -> tuple[str, dict[str, Any]]:
+    """Run the suite ``text`` on the built-in $5 table; its output and its cases by id."""
     suite = tmp_path / "recovery.suite.yaml"
-    suite.write_text(SUITE)
+    suite.write_text(text)
     cmd = [sys.executable, "-m", "harness", "run", str(suite), "-q",
            "--profile", str(ROOT / "device_profiles" / "emulated-midi-5.yaml"), "--report-dir", str(tmp_path / "r")]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert (tmp_path / "r").is_dir(), proc.stdout[-2000:] + proc.stderr[-2000:]
     (run_dir,) = (tmp_path / "r").iterdir()
-    verdicts = {c.case_id: c.verdict for c in load_record(run_dir).cases}
-    assert verdicts == {"leaves-a-write-in-force": "TIMEOUT", "starts-from-the-profile": "PASS"}, proc.stdout[-3000:]
+    return proc.stdout, {c.case_id: c for c in load_record(run_dir).cases}
+
+
+def test_a_failed_cases_write_is_written_back_before_the_next_case(tmp_path: Path) -> None:
+    stdout, cases = _run(tmp_path, SUITE)
+    verdicts = {k: c.verdict for k, c in cases.items()}
+    assert verdicts == {"leaves-a-write-in-force": "TIMEOUT", "starts-from-the-profile": "PASS"}, stdout[-3000:]
 
 
 HIT_SUITE = """\
@@ -85,16 +92,9 @@ def test_a_fail_that_leaves_a_hit_waiting_is_a_fail_and_the_key_is_turned_before
     """The second Royal 9 wager is accepted where it must be refused (a FAIL), it wins the minor and
     the round after is refused for the waiting reset key (a device fault, caused by what already
     failed): the case is FAIL with the fault named, and recovery turns the key so the next case runs."""
-    suite = tmp_path / "recovery-hit.suite.yaml"
-    suite.write_text(HIT_SUITE)
-    cmd = [sys.executable, "-m", "harness", "run", str(suite), "-q",
-           "--profile", str(ROOT / "device_profiles" / "emulated-midi-5.yaml"), "--report-dir", str(tmp_path / "r")]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
-    assert (tmp_path / "r").is_dir(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    (run_dir,) = (tmp_path / "r").iterdir()
-    cases = {c.case_id: c for c in load_record(run_dir).cases}
+    stdout, cases = _run(tmp_path, HIT_SUITE)
     assert {k: c.verdict for k, c in cases.items()} == {"wins-an-unplanned-hit": "FAIL",
-                                                        "plays-the-next-round": "PASS"}, proc.stdout[-3000:]
+                                                        "plays-the-next-round": "PASS"}, stdout[-3000:]
     message = cases["wins-an-unplanned-hit"].message or ""
     assert "then the case could not go on at step 6 (open_round)" in message
     assert "awaiting the reset key" in message
