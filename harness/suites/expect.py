@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import DeviceError
+from harness.errors import DeviceError, InputError
 from harness.money import Cents, fmt
 from harness.suites import refs
 from harness.suites.expected import (
@@ -23,7 +23,7 @@ from harness.suites.expected import (
 from harness.suites.model import Step
 from harness.suites.payouts import Paid, category_shown, measure_paid_once, settlements
 from harness.suites.registry import Action, Arg, choice, step
-from harness.suites.steps import EVENTS, WAGER_TYPES, settle_round
+from harness.suites.steps import EVENTS, SHOE_EVENTS, WAGER_TYPES, settle_round
 from harness.suites.timing import lock_timing
 
 if TYPE_CHECKING:
@@ -50,7 +50,10 @@ def expected_round(runner: CaseRunner) -> ExpectedRound:
         if start is not None:
             meters = meters_at_settlement(runner.profile, start, qualifying_stakes(runner.round.wagers),
                                           runner.rates_written)
-        runner.round.expected = runner.oracle.round(cards, runner.round.wagers, meters)
+        try:
+            runner.round.expected = runner.oracle.round(cards, runner.round.wagers, meters)
+        except InputError as exc:  # the shoe reported too few cards for the rules to settle on
+            raise DeviceError(f"the shoe reported {len(cards)} card(s) this round, not a whole round: {exc}") from None
     return runner.round.expected
 
 
@@ -79,10 +82,13 @@ def expect_outcome(runner: CaseRunner, step: Step, oracle: bool | None = None, *
         settle_round(runner, step)
     dealt = _dealt(runner)
     if runner.loaded:
+        # the cards the round must use, as loaded: a shoe that reported fewer is a FAIL here, not a
+        # comparison of the few it did report
+        whole = runner.round_length(list(runner.loaded)) or len(runner.loaded)
         used = dealt[: len(runner.loaded)]
+        want_cards = runner.loaded[: max(len(used), whole)]
         runner.measure(step, "cards reported by the shoe", " ".join(c.code for c in used),
-                     " ".join(c.code for c in runner.loaded[: len(used)]),
-                     [c.code for c in used] == [c.code for c in runner.loaded[: len(used)]])
+                     " ".join(c.code for c in want_cards), [c.code for c in used] == [c.code for c in want_cards])
     exp = expected_round(runner)
     actual: dict[str, Any] = {}
     if exp.baccarat is not None:
@@ -102,28 +108,6 @@ def expect_outcome(runner: CaseRunner, step: Step, oracle: bool | None = None, *
 
 def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
     return settlements(runner.round.ctrl_events)
-
-
-@step("expect_shoe_count", Action(
-    doc="WAC 230-15-040(1): after a deal from a loaded stack the shoe's own count (`shoe.status`) agrees "
-    "with the cards it reported: `cards_dealt` the cards reported since the load, `cards_remaining` the rest "
-    "of the stack, `state` empty exactly when nothing is left",
-))
-def expect_shoe_count(runner: CaseRunner, step: Step) -> None:
-    if not runner.loaded:
-        raise RuntimeError("expect_shoe_count follows a deal from a loaded stack (a `deal` with `cards` or `stack`)")
-    shoe = runner.rig.shoe
-    if shoe is None:
-        raise DeviceError("this case needs a shoe and the profile has none")
-    reported = len(runner.cards_read())
-    status = shoe.status()
-    left = len(runner.loaded) - reported
-    runner.measure(step, "cards the shoe counts as dealt since the load", status.cards_dealt, reported,
-                   status.cards_dealt == reported, unit="cards", detail=f"{reported} card event(s) reported")
-    runner.measure(step, "cards the shoe counts as left", status.cards_remaining, left,
-                   status.cards_remaining == left, unit="cards", detail=f"{len(runner.loaded)} loaded")
-    want = "empty" if left == 0 else "ready"
-    runner.measure(step, "shoe state after the deal", status.state, want, status.state == want)
 
 
 @step("expect_payout", Action(
@@ -341,14 +325,15 @@ def _host_stamped(runner: CaseRunner, step: Step, latency: Decimal, limit: Decim
     {"event": choice(*EVENTS, required=True), "match": Arg("map"), "absent": Arg("bool", default=False),
      "except": Arg("map")},
     shorthand="event",
-    doc="a controller event of the round with the fields of `match` (or, with `absent`, none); events with "
-    "the fields of `except` are left out (`except: {category: mystery}`: a mystery award, which the hidden "
-    "trigger may bring in any round)",
+    doc="an event of the round (the shoe's or the controller's) with the fields of `match` (or, with "
+    "`absent`, none); events with the fields of `except` are left out (`except: {category: mystery}`: a "
+    "mystery award, which the hidden trigger may bring in any round)",
 ))
 def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match: Mapping[str, Any] | None = None,
                  **args: Any) -> None:
     runner._pump(0.05)
-    pool = runner.round.ctrl_events if event != "card" else []
+    # the shoe's events (card, misread, error) come on the shoe's line, the rest on the controller's
+    pool = runner.round.shoe_events if event in SHOE_EVENTS else runner.round.ctrl_events
     want = dict(match or {})
     left_out = dict(args.get("except") or {})
 

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 STEP_MODULES = (
     "harness.suites.steps",
     "harness.suites.expect",
+    "harness.suites.expect_shoe",
     "harness.suites.actions_royal9",
     "harness.suites.actions_progressive",
     "harness.suites.actions_mystery",

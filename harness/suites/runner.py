@@ -72,6 +72,8 @@ class RoundLog:
     """Everything seen since the last ``open_round``."""
 
     cards: list[tuple[Card, int]] = field(default_factory=list)
+    #: every event of the shoe in the round (``card``, ``misread``, ``error``), in order
+    shoe_events: list[DeviceEvent] = field(default_factory=list)
     ctrl_events: list[DeviceEvent] = field(default_factory=list)
     wagers: dict[tuple[int, str], Cents] = field(default_factory=dict)
     results: list[WagerResult] = field(default_factory=list)
@@ -197,6 +199,12 @@ class CaseRunner:
         self._pump()
         return [c for c, _t in self.round.cards]
 
+    def cards_out(self) -> int:
+        """Cards out of the shoe this round as the shoe reported them: read (``card``) or not
+        (``misread``, which still counts as out, docs/protocol.md section 6.2)."""
+        self._pump()
+        return sum(1 for e in self.round.shoe_events if e.name in ("card", "misread"))
+
     def sensor_events(self) -> list[DeviceEvent]:
         self._pump()
         return self.round.sensor_events
@@ -269,6 +277,7 @@ class CaseRunner:
         if self.rig.shoe is not None:
             shoe_events = self.rig.shoe.events(0.0)
             self.performers.observe("shoe", shoe_events)
+            self.round.shoe_events.extend(shoe_events)
             for ev in shoe_events:
                 if ev.name == "card":
                     from harness.cards import parse_card

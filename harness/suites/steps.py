@@ -45,10 +45,11 @@ if TYPE_CHECKING:
 WAGER_TYPES = tuple(vocabulary.WAGER_TYPES)
 METERS = tuple(vocabulary.METERS)
 #: the events a suite may expect: the shoe's and the controller's (docs/protocol.md, section 6)
-EVENTS = (*vocabulary.EVENTS["shoe"], *vocabulary.EVENTS["controller"])
+SHOE_EVENTS = vocabulary.EVENTS["shoe"]
+EVENTS = (*SHOE_EVENTS, *vocabulary.EVENTS["controller"])
 TIMED_AFTER = ("first-card", "card", "lockout", "no-more-bets")
 
-__all__ = ["EVENTS", "METERS", "TIMED_AFTER", "WAGER_TYPES", "Action", "Arg"]
+__all__ = ["EVENTS", "METERS", "SHOE_EVENTS", "TIMED_AFTER", "WAGER_TYPES", "Action", "Arg"]
 
 
 
@@ -196,7 +197,7 @@ def settle_round(runner: CaseRunner, step: Step) -> None:
             n = len(runner.round_cards(list(runner.loaded)))
         except Exception:  # a sequence that is not one round (e.g. count-limited deals)
             n = 0
-        runner._wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n, timeout_s=2.0)
+        runner._wait_for(f"{n} card events from the shoe", lambda: runner.cards_out() >= n, timeout_s=2.0)
     runner.round.settled = True
     runner.count_round()
     record_round(runner)

@@ -1,5 +1,6 @@
 """``expect_event`` with ``except``: a mystery award (which the hidden trigger may bring in any round)
-is left out of "no hit in this round", and nothing else is."""
+is left out of "no hit in this round", and nothing else is; the shoe's events (a misread) are looked
+for among the shoe's, not the controller's."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from harness.suites.runner import Measured
 
 
 class _Round:
-    def __init__(self, events: list[DeviceEvent]) -> None:
+    def __init__(self, events: list[DeviceEvent], shoe_events: list[DeviceEvent]) -> None:
         self.ctrl_events = events
+        self.shoe_events = shoe_events
 
 
 class _Runner:
-    def __init__(self, events: list[DeviceEvent]) -> None:
-        self.round = _Round(events)
+    def __init__(self, events: list[DeviceEvent], shoe_events: list[DeviceEvent] | None = None) -> None:
+        self.round = _Round(events, shoe_events or [])
         self.measured: list[Measured] = []
 
     def _pump(self, timeout_s: float = 0.0) -> None:
@@ -46,3 +48,14 @@ def test_a_mystery_award_is_left_out_of_no_hit_only_where_the_case_says_so() -> 
     assert not _judge([mystery])
     assert not _judge([mystery, minor], **{"except": {"category": "mystery"}})
     assert _judge([])
+
+
+def test_a_shoe_event_is_found_among_the_shoe_events_only() -> None:
+    misread = DeviceEvent("misread", {"event": "misread", "n": 1, "raw": "??"}, 1, 0)
+    found: Any = _Runner([], [misread])
+    expect_event(found, None, "misread", False, match={"n": 1})  # type: ignore[arg-type]
+    wrong_n: Any = _Runner([], [misread])
+    expect_event(wrong_n, None, "misread", False, match={"n": 2})  # type: ignore[arg-type]
+    on_the_controller_line: Any = _Runner([misread], [])
+    expect_event(on_the_controller_line, None, "misread", False)  # type: ignore[arg-type]
+    assert [m.passed for r in (found, wrong_n, on_the_controller_line) for m in r.measured] == [True, False, False]
