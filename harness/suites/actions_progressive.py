@@ -3,6 +3,7 @@
 The core vocabulary (:mod:`harness.suites.steps`) reads and writes meters; these actions add what
 the progressive clauses need beyond it:
 
+- ``configure_denomination``: the denomination written against the floors of the one written;
 - ``configure_meter``: one meter's Rules Submission values written with money as the author wrote
   it (``"$49,999.99"``), so floor (Royal 9 (f)(2), (g)(2)), payout limit (461a.12(k)(1)) and display
   capacity (461a.12(j)) cases read like the regulation;
@@ -105,6 +106,50 @@ def configure_meter(runner: CaseRunner, step: Step, meter: str, expect: str, rat
             runner.rates_written.pop(meter, None)
         else:
             runner.rates_written[meter] = written
+
+
+def _below_floors(meters: Any, denomination: int) -> list[str]:
+    """The Royal 9 meters of a configuration read back that are below ``denomination``'s floors."""
+    from harness.progressive.floors import floors_for
+
+    short = []
+    for name, floor in floors_for(denomination).items():
+        m = meters.get(name)
+        if m is None:
+            short.append(f"no {name} meter")
+        elif min(m.initial, m.reset) < floor:
+            short.append(f"{name} {fmt(min(m.initial, m.reset))} < {fmt(floor)}")
+    return short
+
+
+@step("configure_denomination", Action(
+    {"to": choice("other", "profile", default="other")},
+    shorthand="to",
+    doc="write the table's Royal 9 denomination, `other` ($1 on a $5 table, $5 on a $1 one) or `profile` "
+    "(the filed one): the write must be refused exactly where the meters as configured are below that "
+    "denomination's floors (629a Royal 9 (f)(2), (g)(2)), and the denomination read back is then the one "
+    "in force (the written one, or the one before a refusal)",
+))
+def configure_denomination(runner: CaseRunner, step: Step, to: str) -> None:
+    filed = runner.profile.rules.denomination
+    if filed not in (1, 5):
+        raise AssertionError("configure_denomination needs a Royal 9 table of the $1 or $5 denomination")
+    ctrl = runner._ctrl()
+    before = ctrl.config()
+    target = filed if to == "profile" else 1 if filed == 5 else 5
+    short = _below_floors(before.meters, target)
+    expect = "refused" if short else "accepted"
+    try:
+        ctrl.set_config(denomination=target * 100)
+        got, why = "accepted", ""
+    except DeviceNak as exc:
+        got, why = "refused", f"{exc.code}: {exc.reason}"
+    runner.measure(step, f"denomination write (${target})", got + (f" ({why})" if why else ""), expect,
+                   got == expect, detail=f"below the ${target} floors: {', '.join(short)}" if short
+                   else f"the meters as configured meet the ${target} floors")
+    now = ctrl.config().denomination
+    want = target * 100 if got == "accepted" else before.denomination
+    runner.measure(step, "denomination read back", now, want, now == want, unit="cents")
 
 
 # ---------------------------------------------------------------------------- meters

@@ -334,13 +334,17 @@ class TcSession:
         """A case that did not end may leave one of its writes in force (a write answered after its
         deadline, a case stopped before it wrote the filed values back): each meter whose payout limit,
         display capacity, rate, initial or reset amount differs from the Rules Submission is written
-        back, all its fields at once, so the next case starts from the profile, not from the last
-        case's probe.  Best effort: a refusal or a fault is left for the next case to find."""
+        back, all its fields at once (and a denomination that is not the filed one), so the next case
+        starts from the profile, not from the last case's probe.  Best effort: a refusal or a fault is
+        left for the next case to find."""
         rules = self.profile.rules
         try:
             cfg = ctrl.config()
         except (DeviceError, AttributeError):
             return
+        if rules.denomination is not None and cfg.denomination != rules.denomination * 100:
+            with contextlib.suppress(DeviceError):
+                ctrl.set_config(denomination=rules.denomination * 100)
         for name, filed in rules.meters.items():
             got = cfg.meters.get(name)
             if got is None:
