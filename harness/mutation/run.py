@@ -45,7 +45,7 @@ from harness.mutation.operators import Point, enumerate_module
 
 #: the built-in emulated profiles, in the order a mutant is tried on them
 PROFILES = ("emulated-midi-5", "emulated-midi-5-mystery", "emulated-midi-1", "emulated-ez-baccarat",
-            "emulated-hit-and-run")
+            "emulated-hit-and-run", "emulated-mini-baccarat")
 KILLS = ("KILLED", "ERROR", "TIMEOUT", "CRASH")
 DEFAULT_DEADLINE_S = 240.0
 CASECLOCK = ("-p", "harness.mutation.caseclock")
@@ -58,7 +58,8 @@ BATCH_SIZE = 8
 #: all of them; a kill that needs one kind of table, a Hit and Run settlement, is then never missed)
 MAX_PROFILES: int | None = None
 GAME_OF = {"emulated-midi-5": "royal9", "emulated-midi-5-mystery": "royal9", "emulated-midi-1": "royal9",
-           "emulated-ez-baccarat": "ez-baccarat", "emulated-hit-and-run": "hit-and-run"}
+           "emulated-ez-baccarat": "ez-baccarat", "emulated-hit-and-run": "hit-and-run",
+           "emulated-mini-baccarat": "streak3"}
 
 Runner = Callable[[killmatrix.Job, float], killmatrix.JobResult]
 

@@ -23,6 +23,10 @@ def f(a, b, cfg, items):
     if "late" in cfg.defects:
         total = 0
         items.clear()
+    if "later" in cfg.defects or bent.late_round(cfg):
+        total = 7
+    if a > 100 or "never" in cfg.defects:
+        total -= 3
     while a > LIMIT:
         a -= 1
     flag = True if a == b else False
@@ -44,7 +48,7 @@ def _ops(points: list) -> dict[str, list[str]]:
 
 def _run(mutant: str | None, **kw: object) -> tuple:
     source = SOURCE if mutant is None else ast.unparse(mutate_source("m", SOURCE, mutant, lambda q: q == "g"))
-    ns: dict[str, object] = {}
+    ns: dict[str, object] = {"bent": SimpleNamespace(late_round=lambda cfg: False)}
     exec(compile(source, "m", "exec"), ns)
     cfg = SimpleNamespace(on=False, defects=frozenset())
     items: list[int] = []
@@ -63,7 +67,9 @@ def test_the_points_of_a_small_module() -> None:
     assert "negate-ifexp" in ops["flag = True if a == b else False"]
     assert ops["return total, flag, a is None, f\"{a} message\""] == ["return-None", "Is>IsNot"]
     # the defect branch (its condition and its body) and the excluded function are left alone
-    assert not any("late" in p.code or p.code in ("total = 0", "items.clear()") for p in points)
+    assert not any("late" in p.code or p.code in ("total = 0", "items.clear()", "total = 7") for p in points)
+    # an `or` with a clean-emulator condition in it is mutated, and so is its body
+    assert "negate-if" in ops['if a > 100 or "never" in cfg.defects:'] and "aug-Sub>Add" in ops["total -= 3"]
     assert not any(p.function == "g" for p in points)
     assert all(p.function in ("", "f") for p in points)
 
