@@ -95,6 +95,13 @@ def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
     orders: list[list[int]] = runner.perform(ReadShuffler(1))  # the pack before the first observed shuffle
     while len(orders) < count + 1:
         orders += runner.perform(ReadShuffler(min(3, count + 1 - len(orders))))
+    # every order is one of the shoe's pack: each of its decks x 52 cards exactly once
+    size = 52 * runner.shoe_decks
+    for k, order in enumerate(orders):
+        if sorted(order) != list(range(size)):
+            raise DeviceError(f"the shuffler's order {k} holds {len(order)} card ids ({len(set(order))} distinct, "
+                              f"largest {max(order, default=-1)}); the shoe's pack is {runner.shoe_decks} decks, "
+                              f"card ids 0..{size - 1} each once")
     return orders
 
 

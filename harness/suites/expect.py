@@ -119,15 +119,16 @@ def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
         "award": Arg("amount"),
         "category": Arg("str"),
         "none": Arg("bool"),
+        "paid_by": choice("table", "attendant"),
     },
     shorthand="oracle",
     doc="what the device paid a seat's wager: `returned` (total handed back, stake included), or "
     "`award` (a fixed line as the paytable writes it; the stake comes back too where "
-    "award-returns-stake holds)",
+    "award-returns-stake holds); `paid_by`: who the payout says pays it (a meter jackpot: the attendant)",
 ))
 def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None = None, seat: int | None = None,
                      returned: Cents | None = None, category: str | None = None, none: bool | None = None,
-                     award: Cents | None = None) -> None:
+                     award: Cents | None = None, paid_by: str | None = None) -> None:
     if not runner.round.settled:
         settle_round(runner, step)
     paid = _payouts(runner)
@@ -161,6 +162,9 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
     if category is not None:
         got_cat = got.category if got else None
         runner.measure(step, f"seat {seat} {type} category", got_cat, category, got_cat == category)
+    if paid_by is not None:
+        got_by = got.paid_by if got else None
+        runner.measure(step, f"seat {seat} {type} paid by", got_by, paid_by, got_by == paid_by)
 
 
 @step("expect_meters", Action(

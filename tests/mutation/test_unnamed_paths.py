@@ -40,6 +40,13 @@ TARGETS = [
     (("shoe", "Shoe._deal_one", "False>True", "self._misread_next = False"),
      "suites/washington/wac-230-15-040.suite.yaml::misread-card-reported-as-misread", "emulated-ez-baccarat",
      ("FAIL",)),
+    # a shuffler pack of 53-card decks: its orders are not the shoe's pack (a contract ERROR)
+    (("shoe", "Shoe.__init__", "const-52>53", "self.shuffler = PackShuffler(52 * cfg.decks, cfg.defects, cfg.seed)"),
+     "suites/randomness/shuffler.suite.yaml::shuffler-battery", "emulated-midi-5", ("ERROR", "FAIL")),
+    # a Hit and Run meter jackpot whose payout says the table paid it
+    (("settle", "_settle_hit_and_run", "drop-assign", 'by = "attendant"'),
+     "suites/hit-and-run/paytable.suite.yaml::eight-plus-cards-pays-100-percent-of-meter", "emulated-hit-and-run",
+     ("FAIL",)),
     # a denomination write ignored: on a $1 table the $5 write below its floors is "accepted"
     (("config", "apply_wire_changes", "drop-assign", 'new["denomination"] = _cents(key, value)'),
      "suites/progressive/meters.suite.yaml::denomination-write-meets-its-floors", "emulated-midi-1", ("FAIL",)),
