@@ -143,7 +143,8 @@ def _award(runner: CaseRunner, step: Step, label: str, n: int, before: MeterRead
                    all(int(e.payload["amount"]) <= must_hit_by for e in mystery_hits), unit="cents",
                    detail=f"round {n}; meter before the round {fmt(before.meters['mystery'])}")
     runner.measure(step, f"{label}mystery award at least the reseed amount", award, f">= {fmt(reseed)}",
-                   award >= reseed, unit="cents")
+                   all(int(e.payload["amount"]) >= reseed for e in mystery_hits), unit="cents",
+                   detail=f"{len(mystery_hits)} award(s) in the round")
     # the award's own payout (docs/protocol.md, section 8): to the seat that won it, for no stake (the
     # award is no wager's: the Royal 9 wager is settled in its own payout) and for the amount won
     won = sorted((int(e.payload["seat"]), int(e.payload["amount"])) for e in mystery_hits)
@@ -161,11 +162,14 @@ def _award(runner: CaseRunner, step: Step, label: str, n: int, before: MeterRead
                    0 <= carried <= contribution, unit="")
     res_change = now.residual.get("mystery", Decimal(0)) - before.residual.get("mystery", Decimal(0))
     lhs = Decimal(before.meters["mystery"]) + contribution - res_change
-    rhs = Decimal(award + shown - reseed)
+    # each award reseeds the meter: two awards in one round (the trigger drawn after the first
+    # reached by a later seat's contribution) put the reseed in twice
+    reseeds = len(mystery_hits)
+    rhs = Decimal(award + shown - reseeds * reseed)
     # meter-residual-on-reset "discard": the fraction of a cent carried at the reseed is dropped
     discard = runner.interpretation("meter-residual-on-reset") == "discard"
     runner.measure(step, f"{label}mystery contributions conserved over the award",
-                   f"award + (meter - reseed) = {rhs} cents",
+                   f"award + (meter - reseed{'' if reseeds == 1 else f' x {reseeds}'}) = {rhs} cents",
                    f"meter before + wagers x rate - residual change = {lhs} cents"
                    + (" (less a fraction of a cent discarded at the reseed)" if discard else ""),
                    lhs == rhs or (discard and Decimal(0) < lhs - rhs < 1),

@@ -250,10 +250,12 @@ def _never_decreased(runner: CaseRunner, step: Step) -> None:
 
 
 def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> None:
-    """Contributions x rate == meter growth + residual growth, exactly, for meters not hit."""
+    """Contributions x rate == meter growth + residual growth, exactly, for meters not hit since the
+    snapshot (a hit in any round of the window, not only the last: the mystery meter awards when its
+    hidden trigger falls; mystery_play checks the arithmetic across an award)."""
     base = runner.snapshots[base_name]
     stakes = runner.stakes_since(base_name)
-    hit_meters = {str(e.payload.get("meter")) for e in runner.round.ctrl_events if e.name in ("hit", "reset")}
+    hit_meters = runner.hit_since(base_name)
     for name, settings in meter_settings(runner.profile, runner.rates_written).items():
         if name in hit_meters or name not in now.meters:
             continue

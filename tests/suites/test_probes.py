@@ -131,3 +131,58 @@ def test_grown_leaves_out_a_mystery_meter_that_awarded_in_the_span() -> None:
         assert ("mystery meter growth since before" in names) is not awarded
         if not awarded:
             assert names["mystery meter growth since before"] is False  # 50 c is not 175 c
+
+
+def _measuring(**extra: Any) -> tuple[Any, dict[str, tuple[Any, Any, bool]]]:
+    measured: dict[str, tuple[Any, Any, bool]] = {}
+    mystery = load_profile(ROOT / "device_profiles" / "emulated-midi-5-mystery.yaml")
+
+    def measure(_step: Any, name: str, got: Any, want: Any, ok: bool, **_kw: Any) -> None:
+        measured[name] = (got, want, ok)
+
+    values = {"meter-residual-on-reset": "carry"}
+    return SimpleNamespace(profile=mystery, rates_written={}, measure=measure, interpretation=values.get,
+                           **extra), measured
+
+
+def test_conservation_leaves_out_a_meter_hit_in_any_round_since_the_snapshot() -> None:
+    """A mystery award in the first of two rounds (no hit in the last) is still an award of the span."""
+    from harness.suites.expect import _conservation
+
+    base = _reading({"mega": 5_000_000, "major": 45_000, "minor": 45_000, "mystery": 31_025})
+    now = _reading({"mega": 5_000_011, "major": 45_004, "minor": 45_003, "mystery": 10_475},
+                   {"mega": "0.25", "major": "0.5", "minor": "0.5"})
+    for hit in (set(), {"mystery"}):
+        runner, measured = _measuring(snapshots={"written": base}, stakes_since=lambda _n: 9_000,
+                                      hit_since=lambda _n, h=hit: h,
+                                      round=SimpleNamespace(ctrl_events=[]))
+        _conservation(runner, None, "written", now)  # type: ignore[arg-type]
+        name = "mystery contributions conserved (growth + residual)"
+        assert (name in measured) is not bool(hit)
+        if not hit:  # $90 at 5% is 450 c; the meter fell by $205.50 (its award)
+            assert measured[name][2] is False
+        assert "mega contributions conserved (growth + residual)" in measured
+
+
+def test_two_awards_in_one_round_reseed_twice() -> None:
+    """Seat 5 takes $224.00, the meter reseeds at $100 and draws a trigger of $101, seat 9's share takes
+    $101.00 and it reseeds again: before + contributions = awards + meter - 2 x reseed."""
+    from harness.suites.actions_mystery import _award
+
+    def hit(seat: int, amount: int) -> DeviceEvent:
+        return _event("hit", seat=seat, category="mystery", meter="mystery", amount=amount)
+
+    def payout(seat: int, amount: int) -> DeviceEvent:
+        return _event("payout", seat=seat, type="royal9", category="mystery", stake=0, returned=amount,
+                      paid_by="table")
+
+    before = _reading({"mystery": 22_275})
+    for hits, now_amount, conserved in (([hit(5, 22_400), hit(9, 10_100)], 10_000, True),
+                                        ([hit(5, 22_400), hit(9, 10_100)], 10_100, False),
+                                        ([hit(5, 22_500)], 10_000, True)):
+        payouts = [payout(int(e.payload["seat"]), int(e.payload["amount"])) for e in hits]
+        runner, measured = _measuring(round=SimpleNamespace(ctrl_events=[*hits, *payouts]))
+        now = _reading({"mystery": now_amount}, paid=(sum(int(e.payload["amount"]) for e in hits), 0, 0))
+        _award(runner, None, "", 7, before, now, hits, Decimal(225), (10_000, 50_000))  # type: ignore[arg-type]
+        assert measured["mystery contributions conserved over the award"][2] is conserved
+        assert measured["mystery award at least the reseed amount"][2] is True
