@@ -236,7 +236,7 @@ def local_growth(t: TableRunner) -> list[str]:
     for name, m in t.table.rules.meters.items():
         if name in t.table.links or name in hit:
             continue
-        got, want = contribution_check(m.rate, stakes, start, now, name)
+        got, want = contribution_check(m.rate, stakes, start, now, name, m.cap)
         if got != want:
             out.append(f"its own {name} meter grew {got} cents (growth + residual), wagers x rate {want}")
     return out

@@ -36,7 +36,7 @@ from harness.cards import format_cards
 from harness.devices.roles import MeterReading
 from harness.randomness.observations import MysteryAward
 from harness.suites.expect import expected_round
-from harness.suites.expected import contribution_check, meter_settings, qualifying_stakes
+from harness.suites.expected import capped, contribution_check, meter_settings, qualifying_stakes
 from harness.suites.model import Step
 from harness.suites.payouts import settlements
 from harness.suites.runner import LIVE_RELOAD_BELOW
@@ -62,7 +62,7 @@ def advance(reading: MeterReading, settings: dict[str, MeterSettings], stakes: i
             continue
         total = residual.get(name, Decimal(0)) + Decimal(stakes) * m.rate / 100
         whole = int(total)
-        meters[name] = amount + whole
+        meters[name] = capped(m, amount, whole)
         residual[name] = total - whole
     return dataclasses.replace(reading, meters=meters, residual=residual)
 
@@ -105,7 +105,8 @@ class AwardRounds:
                     continue
                 self.conservation_checked += 1
                 assert self.read is not None
-                got, want = contribution_check(m.rate, self.stakes_since, self.read, reading, name)
+                got, want = contribution_check(m.rate, self.stakes_since, self.read, reading, name,
+                                               m.cap)
                 if got != want:
                     self.conservation_problems.append(
                         f"by round {self.rounds}: {name} grew {got} cents (growth + residual) since the reading "

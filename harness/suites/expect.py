@@ -259,7 +259,7 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
     for name, settings in meter_settings(runner.profile, runner.rates_written).items():
         if name in hit_meters or name not in now.meters:
             continue
-        got, want = contribution_check(settings.rate, stakes, base, now, name)
+        got, want = contribution_check(settings.rate, stakes, base, now, name, settings.cap)
         runner.measure(step, f"{name} contributions conserved (growth + residual)", f"{got} cents",
                      f"{want} cents", got == want,
                      detail=f"{fmt(stakes)} wagered at {settings.rate}%")

@@ -161,15 +161,35 @@ def meters_at_settlement(profile: Profile, start: MeterReading, stakes: Cents,
     out: dict[str, Cents] = {}
     for name, amount in start.meters.items():
         m = settings.get(name)
-        out[name] = amount if m is None else amount + int(start.residual.get(name, Decimal(0))
-                                                          + Decimal(stakes) * m.rate / 100)
+        out[name] = amount if m is None else capped(m, amount, int(start.residual.get(name, Decimal(0))
+                                                                   + Decimal(stakes) * m.rate / 100))
     return out
 
 
+def capped(m: MeterSettings, amount: Cents, whole: Cents) -> Cents:
+    """``amount`` after ``whole`` cents of contributions: it stops at the meter's cap (its payout
+    limit, else its display capacity; 461a.12(j), (k)(1)), the excess diverted, never wrapped
+    (interpretation ``meter-excess-at-limit``)."""
+    new = amount + whole
+    cap = m.cap
+    return max(cap, amount) if cap is not None and new > cap else new
+
+
+def diverted(reading: MeterReading, meter: str) -> Cents:
+    """The whole cents the device reports diverted from ``meter`` at its cap (``meters.get``
+    ``diverted``, optional: 0 where the device does not report it)."""
+    value = (reading.raw.get("diverted") or {}).get(meter, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def contribution_check(rate: Decimal, stakes: Cents, start: MeterReading, now: MeterReading,
-                       meter: str) -> tuple[Decimal, Decimal]:
+                       meter: str, cap: Cents | None = None) -> tuple[Decimal, Decimal]:
     """``(growth + residual growth, wagers x rate)`` of one meter between two readings, in exact
-    cents: equal when every fraction of a cent was carried and nothing dropped."""
+    cents: equal when every fraction of a cent was carried and nothing dropped.  A meter standing at
+    its ``cap`` counts what it reports diverted since ``start`` (the excess stops there, 461a.12(j),
+    (k)(1)); below its cap a diverted cent is a lost contribution and is not counted."""
     got = (Decimal(now.meters[meter] - start.meters.get(meter, 0))
            + now.residual.get(meter, Decimal(0)) - start.residual.get(meter, Decimal(0)))
+    if cap is not None and now.meters[meter] >= cap:
+        got += diverted(now, meter) - diverted(start, meter)
     return got, Decimal(stakes) * rate / 100

@@ -77,7 +77,7 @@ def play_rounds(
             if name in hit or name not in now.meters:
                 continue
             conservation_checks += 1
-            got, want = contribution_check(m.rate, stakes, start, now, name)
+            got, want = contribution_check(m.rate, stakes, start, now, name, m.cap)
             if got != want:
                 problems.append(f"round {n}: {name} grew {got} cents (growth + residual), wagers x rate {want}")
     runner.measure(step, f"payouts matching the oracle over {count} rounds", payout_checks - payout_bad,

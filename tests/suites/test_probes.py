@@ -186,3 +186,24 @@ def test_two_awards_in_one_round_reseed_twice() -> None:
         _award(runner, None, "", 7, before, now, hits, Decimal(225), (10_000, 50_000))  # type: ignore[arg-type]
         assert measured["mystery contributions conserved over the award"][2] is conserved
         assert measured["mystery award at least the reseed amount"][2] is True
+
+
+def test_a_meter_at_its_payout_limit_stops_there_and_counts_what_it_diverted() -> None:
+    """The major meter of a variant ($450.01 reset, $903.01 payout limit, 1.75%) reached its limit in
+    play: the expected meter stops at the cap (the oracle pays the capped amount) and the
+    contributions balance with the diverted cents, counted only at the cap."""
+    from harness.profiles.model import MeterSettings
+    from harness.suites.award_rounds import advance
+    from harness.suites.expected import capped, contribution_check
+
+    major = MeterSettings("major", Decimal("1.75"), 45_101, 45_001, 90_301, 99_999_999)
+    assert capped(major, 90_250, 52) == 90_301 and capped(major, 90_200, 52) == 90_252
+    assert capped(major, 90_301, 52) == 90_301
+    start = _reading({"major": 90_250}, {"major": "0.5"})
+    assert advance(start, {"major": major}, 3_000).meters["major"] == 90_301  # 52.5 c + 0.5 c: 53 c, 2 over
+    at_cap = MeterReading({"major": 90_301}, {"major": Decimal(0)}, 0, 0, 0, raw={"diverted": {"major": 2}})
+    assert contribution_check(major.rate, 3_000, start, at_cap, "major", major.cap) == (Decimal("52.5"),
+                                                                                          Decimal("52.5"))
+    # below the cap a diverted cent is a lost contribution, not counted
+    below = MeterReading({"major": 90_300}, {"major": Decimal(0)}, 0, 0, 0, raw={"diverted": {"major": 3}})
+    assert contribution_check(major.rate, 3_000, start, below, "major", major.cap)[0] == Decimal("49.5")
