@@ -61,6 +61,18 @@ def rate_ratio(rate: Decimal) -> tuple[int, int]:
     return int(norm.scaleb(-exponent)), 100 * 10 ** (-exponent)
 
 
+def grow_to_cap(amount: Cents, whole: Cents, cap: Cents | None) -> tuple[Cents, Cents]:
+    """``(new amount, cents diverted)`` when ``whole`` cents are added to a meter showing ``amount``:
+    the meter stops at its ``cap`` (its payout limit, else its display capacity; 461a.12(j), (k)(1))
+    and the excess is diverted, never wrapped (interpretation ``meter-excess-at-limit``).  A meter
+    already above its cap (a reset amount over a lowered limit) stays where it is."""
+    new = amount + whole
+    if cap is None or new <= cap:
+        return new, 0
+    top = max(cap, amount)
+    return top, new - top
+
+
 def residual_text(num: int, den: int) -> str:
     """The residual ``num / den`` cents as an exact decimal string ("0.25" means a quarter cent)."""
     digits = len(str(den)) - 1
@@ -232,13 +244,8 @@ class Meter:
         if self.pending is not None:
             self.held += whole
             return NO_HITS
-        new = self.amount + whole
-        cap = self._cap
-        if cap is not None and new > cap:
-            top = max(cap, self.amount)
-            self.diverted += new - top
-            new = top
-        self.amount = new
+        self.amount, excess = grow_to_cap(self.amount, whole, self._cap)
+        self.diverted += excess
         return NO_HITS
 
     def hit(self, share: Decimal = Decimal(100), paid_by: PaidBy = "table") -> Hit:

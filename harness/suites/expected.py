@@ -21,6 +21,7 @@ from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table
 from harness.money import Cents
 from harness.profiles.model import MeterSettings, Profile
+from harness.progressive.meter import grow_to_cap
 
 BASE = ("player", "banker", "tie", "dragon7", "panda8")
 
@@ -170,9 +171,7 @@ def capped(m: MeterSettings, amount: Cents, whole: Cents) -> Cents:
     """``amount`` after ``whole`` cents of contributions: it stops at the meter's cap (its payout
     limit, else its display capacity; 461a.12(j), (k)(1)), the excess diverted, never wrapped
     (interpretation ``meter-excess-at-limit``)."""
-    new = amount + whole
-    cap = m.cap
-    return max(cap, amount) if cap is not None and new > cap else new
+    return grow_to_cap(amount, whole, m.cap)[0]
 
 
 def diverted(reading: MeterReading, meter: str) -> Cents:

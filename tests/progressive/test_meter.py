@@ -25,7 +25,7 @@ from harness.progressive import (
     floors_for,
     mystery_configuration,
 )
-from harness.progressive.meter import parse_residual, rate_ratio, residual_text
+from harness.progressive.meter import grow_to_cap, parse_residual, rate_ratio, residual_text
 
 
 def cfg(name: str = "major", rate: str = "0.5", initial: int = 45_000, reset: int = 45_000,
@@ -138,6 +138,19 @@ def test_display_capacity_is_the_limit_when_none_is_set_and_never_wraps() -> Non
     m = Meter(cfg(rate="100", display=99_999))
     m.contribute(60_000)
     assert m.amount == 99_999 and m.diverted == 45_000 + 60_000 - 99_999
+
+
+@pytest.mark.parametrize(("amount", "whole", "cap", "expected"), [
+    (45_000, 100, None, (45_100, 0)),         # no cap: grows
+    (45_000, 100, 45_100, (45_100, 0)),       # exactly to the cap: nothing diverted
+    (45_000, 101, 45_100, (45_100, 1)),       # one cent over: that cent diverted
+    (45_000, 99, 45_100, (45_099, 0)),        # one cent under
+    (46_000, 10, 45_100, (46_000, 10)),       # above a lowered cap: stays, all diverted
+    (45_100, 0, 45_100, (45_100, 0)),
+])
+def test_grow_to_cap_stops_at_the_cap_and_diverts_the_excess(
+        amount: int, whole: int, cap: int | None, expected: tuple[int, int]) -> None:
+    assert grow_to_cap(amount, whole, cap) == expected
 
 
 def test_payout_limit_must_exceed_current_amount() -> None:
