@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Literal
 
 from harness.cards import Card
+from harness.devices.contract import ContractError
 from harness.devices.roles import MeterReading
 from harness.games.baccarat import BaccaratRound, deal_round, settle_wager, wager_options
 from harness.games.blackjack import DealerHand, dealer_hand, meter_shares, settle_hit_and_run
@@ -186,9 +187,16 @@ def contribution_check(rate: Decimal, stakes: Cents, start: MeterReading, now: M
     """``(growth + residual growth, wagers x rate)`` of one meter between two readings, in exact
     cents: equal when every fraction of a cent was carried and nothing dropped.  A meter standing at
     its ``cap`` counts what it reports diverted since ``start`` (the excess stops there, 461a.12(j),
-    (k)(1)); below its cap a diverted cent is a lost contribution and is not counted."""
+    (k)(1)); below its cap a diverted cent is a lost contribution and is not counted.  A device
+    whose meter stands at its cap must report ``diverted`` for it (docs/protocol.md, section 8):
+    without it conservation cannot be judged, and the reading is outside the contract
+    (:class:`~harness.devices.contract.ContractError`, the case's ERROR, never a FAIL)."""
     got = (Decimal(now.meters[meter] - start.meters.get(meter, 0))
            + now.residual.get(meter, Decimal(0)) - start.residual.get(meter, Decimal(0)))
     if cap is not None and now.meters[meter] >= cap:
+        if meter not in (now.raw.get("diverted") or {}):
+            raise ContractError("controller", "the meters.get reply", f"diverted.{meter}",
+                                f"meter {meter!r} stands at its cap ({now.meters[meter]} cents) and "
+                                "reports no diverted cents", "reply:meters.get")
         got += diverted(now, meter) - diverted(start, meter)
     return got, Decimal(stakes) * rate / 100

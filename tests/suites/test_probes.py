@@ -9,6 +9,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from harness.devices.link import DeviceEvent
 from harness.devices.roles import MeterReading
 from harness.profiles import load_profile
@@ -206,4 +208,20 @@ def test_a_meter_at_its_payout_limit_stops_there_and_counts_what_it_diverted() -
                                                                                           Decimal("52.5"))
     # below the cap a diverted cent is a lost contribution, not counted
     below = MeterReading({"major": 90_300}, {"major": Decimal(0)}, 0, 0, 0, raw={"diverted": {"major": 3}})
+    assert contribution_check(major.rate, 3_000, start, below, "major", major.cap)[0] == Decimal("49.5")
+
+
+def test_a_meter_at_its_cap_that_reports_no_diverted_cents_is_outside_the_contract() -> None:
+    """At its cap the conservation check needs the diverted cents; a reading without them is a
+    ContractError naming the field (the case's ERROR), never a FAIL nor a silent pass."""
+    from harness.devices.contract import ContractError
+    from harness.profiles.model import MeterSettings
+    from harness.suites.expected import contribution_check
+
+    major = MeterSettings("major", Decimal("1.75"), 45_101, 45_001, 90_301, 99_999_999)
+    start = _reading({"major": 90_250}, {"major": "0.5"})
+    silent = MeterReading({"major": 90_301}, {"major": Decimal(0)}, 0, 0, 0, raw={})
+    with pytest.raises(ContractError, match=r"diverted\.major"):
+        contribution_check(major.rate, 3_000, start, silent, "major", major.cap)
+    below = MeterReading({"major": 90_300}, {"major": Decimal(0)}, 0, 0, 0, raw={})
     assert contribution_check(major.rate, 3_000, start, below, "major", major.cap)[0] == Decimal("49.5")
