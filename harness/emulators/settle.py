@@ -64,7 +64,6 @@ class Accounts:
     paid_by_attendant: Cents = 0
     #: meter -> {"seat", "amount", "category"}: attendant payouts waiting for the reset key
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
-    history: list[dict[str, Any]] = field(default_factory=list)
 
     def paid(self, amount: Cents, by: str) -> None:
         self.cumulative_paid += amount
@@ -73,19 +72,14 @@ class Accounts:
         else:
             self.paid_by_attendant += amount
 
-    def record(self, entry: dict[str, Any]) -> None:
-        self.history.append(entry)
-        del self.history[:-50]
-
     def to_state(self) -> dict[str, Any]:
         return {"cumulative_paid": self.cumulative_paid, "paid_by_table": self.paid_by_table,
-                "paid_by_attendant": self.paid_by_attendant, "pending": self.pending,
-                "history": self.history}
+                "paid_by_attendant": self.paid_by_attendant, "pending": self.pending}
 
     @classmethod
     def from_state(cls, s: dict[str, Any]) -> Accounts:
         return cls(int(s["cumulative_paid"]), int(s["paid_by_table"]), int(s["paid_by_attendant"]),
-                   dict(s.get("pending", {})), list(s.get("history", [])))
+                   dict(s.get("pending", {})))
 
 
 def round_complete(ctrl: Controller, cards: Sequence[Card]) -> bool:
@@ -197,9 +191,6 @@ def _settle_base(ctrl: Controller, rnd: BaccaratRound, kind: str, amount: Cents,
 
 def _meter_hit(ctrl: Controller, seat: int, category: str, meter: str, hit: Hit) -> None:
     """Book one meter award: pending for the reset key, or paid now."""
-    entry = {"round": ctrl.round_no, "seat": seat, "category": category, "meter": meter,
-             "amount": hit.paid, "paid_by": hit.paid_by}
-    ctrl.accounts.record(entry)
     ctrl.emit("hit", seat=seat, category=category, meter=meter, amount=hit.paid)
     if hit.pending:
         ctrl.accounts.pending[meter] = {"seat": seat, "amount": hit.paid, "category": category}
@@ -251,8 +242,6 @@ def _settle_hit_and_run(ctrl: Controller, wagers: dict[tuple[int, str], Cents], 
                               returned=0, paid_by="table")
                     continue
                 ctrl.emit("hit", seat=seat, category=category, meter=meter_name, amount=won)
-                ctrl.accounts.record({"round": ctrl.round_no, "seat": seat, "category": category,
-                                      "meter": meter_name, "amount": won, "paid_by": "attendant"})
                 if taken.pending:
                     ctrl.accounts.pending[meter_name]["amount"] += won
                 else:
@@ -326,8 +315,7 @@ def reset_key(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     if entry is not None and entry.get("linked"):
         return Refusal("REFUSED", f"{name} is a common meter of the link: its reset key is the link controller's")
     if entry is None or ctrl.bank is None:
-        idle = bent.idle_key(ctrl, name) if ctrl.cfg.defects else None
-        if idle is not None:
+        if ctrl.cfg.defects and (idle := bent.idle_key(ctrl, name)) is not None:
             return idle
         return Refusal("REFUSED", f"no hit is waiting for the reset key on {name!r}")
     if "mystery-left-pending" in ctrl.cfg.defects and ctrl.bank[name].pending is None:

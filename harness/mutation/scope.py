@@ -46,6 +46,8 @@ EXCLUDED_FUNCTIONS: dict[str, dict[str, str]] = {
         "Shoe._fault": "test channel: injected reader faults",
         "Shoe.insert": "the physical side: cards put into the shoe by hand",
         "Shoe.draw": "the physical side: a card pulled by hand",
+        "Shoe.shuffle_loaded": "the physical side: the shuffle button pressed on a loaded pack (the shuffle "
+                               "itself is PackShuffler.positions, mutated)",
         "Shoe.state": "white-box state for the emulator's own unit tests",
     },
     "config": {
