@@ -81,6 +81,20 @@ class Job:
     def label(self) -> str:
         return f"{self.defect or 'clean'} on {self.profile}" + (" (bench twin)" if self.bench_twin else "")
 
+    @property
+    def table(self) -> str:
+        """The profile this job runs, its bench twin named ``PROFILE+bench-twin`` (:func:`job_for`)."""
+        return self.profile + (TWIN_SUFFIX if self.bench_twin else "")
+
+
+#: the suffix of a profile name that means its bench twin (``emulated-midi-5+bench-twin``)
+TWIN_SUFFIX = "+bench-twin"
+
+
+def job_for(table: str, **fields: Any) -> Job:
+    """A clean job on ``table``: a profile name, or ``PROFILE+bench-twin`` for its bench twin."""
+    return Job(table.removesuffix(TWIN_SUFFIX), (), bench_twin=table.endswith(TWIN_SUFFIX), **fields)
+
 
 @dataclass(frozen=True)
 class CaseOutcome:
@@ -180,11 +194,15 @@ def profile_path(profile: str) -> Path:
 
 def off_bench(job: Job) -> str | None:
     """On a bench twin: why none of the cases citing the job's clauses can run (each needs an act
-    no one on a bench performs: a device fault, the shuffler's read-out), or None when some can."""
+    no one on a bench performs: a device fault, the shuffler's read-out) or why those a bench runs
+    cannot see the defect (its ``off_bench``, a named limit of bench observation), or None."""
     reasons = []
     no_twin = _no_twin(job.profile)
     if no_twin is not None:
         return no_twin
+    defect = DEFECTS.get(job.defect or "")
+    if defect is not None and defect.off_bench:
+        return defect.off_bench
     for clauses, on_table, on_bench in _twin_cases(job.profile):
         if not set(job.clauses) & clauses or not on_table:
             continue  # not citing the clauses, or not for this table at all
@@ -416,7 +434,7 @@ def render(matrix: Matrix) -> str:
         away = sum(1 for r in matrix.rows if r.off_bench and not r.caught)
         lines.append(f"\n{caught}/{len(matrix.rows) - away} defect(s) caught"
                      + (f"; {away} no bench can catch (every case citing their clauses needs an act no one on "
-                        "a bench performs)" if away else ""))
+                        "a bench performs, or observes what a bench cannot: each row says why)" if away else ""))
     mode = " on bench twins" if matrix.bench_twin else ""
     lines.append(f"kill matrix{mode} {'PASSED' if matrix.passed else 'FAILED'}; wall time {matrix.wall_seconds} s "
                  f"({matrix.jobs} job(s) at once)")

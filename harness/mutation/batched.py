@@ -30,8 +30,8 @@ PER_MUTANT_S = 90.0
 def batch_job(profile: str, groups: Sequence[tuple[Point, list[str]]], spec: Path, lean: Sequence[str]
               ) -> killmatrix.Job:
     targets = list(dict.fromkeys(c for _, cases in groups for c in cases))
-    return killmatrix.Job(profile, (), targets=tuple(targets),
-                          extra_args=(*lean, "-p", "harness.mutation.batch"), env=((BATCH_ENV, str(spec)),))
+    return killmatrix.job_for(profile, targets=tuple(targets),
+                              extra_args=(*lean, "-p", "harness.mutation.batch"), env=((BATCH_ENV, str(spec)),))
 
 
 def run_batch(profile: str, groups: Sequence[tuple[Point, list[str]]], runner: Runner, deadline_s: float,
@@ -58,7 +58,7 @@ def run_batch(profile: str, groups: Sequence[tuple[Point, list[str]]], runner: R
             continue  # never reached: run again alone
         if gi == last and whole.error and all(c.verdict in ("PASS", "SKIP") for c in cases):
             continue  # the process ended (deadline, crash) during this group: judged again alone
-        result = killmatrix.JobResult(killmatrix.Job(profile, ()), cases)
+        result = killmatrix.JobResult(killmatrix.job_for(profile), cases)
         out[point.id] = result
     per_mutant = Decimal(str(round((time.monotonic() - t0) / max(1, len(groups)), 1)))
     return out, per_mutant

@@ -43,9 +43,13 @@ from harness.mutation import batched, scope
 from harness.mutation.hook import MUTANT_ENV, STARTUP, TRACE_ENV
 from harness.mutation.operators import Point, enumerate_module
 
-#: the built-in emulated profiles, in the order a mutant is tried on them
+#: the built-in emulated profiles, in the order a mutant is tried on them; the link of four tables
+#: runs the table code a single table never does (a common meter's contributions, its claims)
 PROFILES = ("emulated-midi-5", "emulated-midi-5-mystery", "emulated-midi-1", "emulated-ez-baccarat",
-            "emulated-hit-and-run", "emulated-mini-baccarat")
+            "emulated-hit-and-run", "emulated-mini-baccarat", "emulated-link-4")
+#: bench twins (no test channel: the scripted operator's hands, the remote acts a device refuses),
+#: traced too; a mutant is tried on one only where no profile of :data:`PROFILES` runs its line
+BENCH_TWINS = ("emulated-midi-5-mystery" + killmatrix.TWIN_SUFFIX,)
 KILLS = ("KILLED", "ERROR", "TIMEOUT", "CRASH")
 DEFAULT_DEADLINE_S = 240.0
 CASECLOCK = ("-p", "harness.mutation.caseclock")
@@ -59,7 +63,7 @@ BATCH_SIZE = 8
 MAX_PROFILES: int | None = None
 GAME_OF = {"emulated-midi-5": "royal9", "emulated-midi-5-mystery": "royal9", "emulated-midi-1": "royal9",
            "emulated-ez-baccarat": "ez-baccarat", "emulated-hit-and-run": "hit-and-run",
-           "emulated-mini-baccarat": "streak3"}
+           "emulated-mini-baccarat": "streak3", "emulated-link-4": "link"}
 
 Runner = Callable[[killmatrix.Job, float], killmatrix.JobResult]
 
@@ -123,7 +127,7 @@ class Trace:
 
 
 def trace_job(profile: str, directory: Path) -> killmatrix.Job:
-    return killmatrix.Job(profile, (), extra_args=(*LEAN, *CASECLOCK), env=((TRACE_ENV, str(directory)),))
+    return killmatrix.job_for(profile, extra_args=(*LEAN, *CASECLOCK), env=((TRACE_ENV, str(directory)),))
 
 
 def read_trace(profile: str, directory: Path, result: killmatrix.JobResult) -> Trace:
@@ -149,7 +153,7 @@ def run_traces(profiles: Sequence[str], runner: Runner, jobs: int, deadline_s: f
         for d in dirs.values():
             d.mkdir()
         results = killmatrix.run_jobs([trace_job(p, dirs[p]) for p in profiles], runner, jobs, deadline_s)
-        return [read_trace(r.job.profile, dirs[r.job.profile], r) for r in results]
+        return [read_trace(r.job.table, dirs[r.job.table], r) for r in results]
 
 
 def trace_problems(trace: Trace) -> list[str]:
@@ -205,8 +209,8 @@ def judge(result: killmatrix.JobResult) -> tuple[str, str | None, str]:
 
 
 def mutant_job(point: Point, profile: str, cases: Sequence[str]) -> killmatrix.Job:
-    return killmatrix.Job(profile, (), targets=tuple(cases), extra_args=(*LEAN, "-x"),
-                          env=((MUTANT_ENV, point.id),))
+    return killmatrix.job_for(profile, targets=tuple(cases), extra_args=(*LEAN, "-x"),
+                              env=((MUTANT_ENV, point.id),))
 
 
 def plan_point(point: Point, end_line: int, traces: Sequence[Trace] | None,
@@ -215,10 +219,14 @@ def plan_point(point: Point, end_line: int, traces: Sequence[Trace] | None,
 
     The profile whose trace ran the line in the most cases first; then, up to ``max_profiles``
     (``None``: all), the others, a profile of another kind of table before one of the same kind.
-    A line run only while the emulator started is tried on every profile that ran it."""
+    A line run only while the emulator started is tried on every profile that ran it.  A bench
+    twin's trace (:data:`BENCH_TWINS`) serves only a line no other trace ran."""
     if traces is None:
         chosen: list[tuple[str, list[str]]] = [(p, []) for p in profiles]
         return chosen if max_profiles is None else chosen[:max_profiles]
+    plain = [t for t in traces if not t.profile.endswith(killmatrix.TWIN_SUFFIX)]
+    if any(t.ran(point, end_line) for t in plain):
+        traces = plain
     plan = sorted(((t.profile, c) for t in traces if (c := t.cases_for(point, end_line))),
                   key=lambda pc: -len(pc[1]))
     if all(t.ran(point, end_line) <= {None} for t in traces):
@@ -298,7 +306,7 @@ class Score:
 
 def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = killmatrix.run_subprocess,
                 deadline_s: float = DEFAULT_DEADLINE_S, trace: bool = True,
-                profiles: Sequence[str] = PROFILES, reasons: Mapping[str, tuple[str, str]] | None = None,
+                profiles: Sequence[str] = PROFILES + BENCH_TWINS, reasons: Mapping[str, tuple[str, str]] | None = None,
                 progress: Callable[[str], None] | None = None, max_profiles: int | None = MAX_PROFILES,
                 on_outcome: Callable[[Outcome], None] | None = None, batch_size: int = BATCH_SIZE,
                 traces: list[Trace] | None = None) -> Score:

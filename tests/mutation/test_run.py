@@ -46,6 +46,8 @@ class FakeRunner:
             lines = {"nvstore": {"10": [hook.STARTUP], "20": [1], "21": [2, 3]}}
             if job.profile == "emulated-hit-and-run":
                 lines = {"nvstore": {"20": [1, 2], "21": [1]}, "settle": {"30": [2]}}
+            if job.bench_twin:  # the physical side runs only there
+                lines = {"nvstore": {"20": [1]}, "sensors": {"50": [1, 2]}}
             (d / "lines-1.json").write_text(json.dumps(lines))
             if self.clean_fail:
                 (d / "cases.json").write_text(json.dumps({"ids": ids, "passed": []}))
@@ -101,6 +103,20 @@ def test_cases_follow_the_trace_and_startup_lines_run_every_passing_case(batch_s
     assert [p for (m, p) in runs if m == points[2].id] == ["emulated-midi-5", "emulated-hit-and-run"]
     assert [p for (m, p) in runs if m == points[0].id] == ["emulated-midi-5", "emulated-midi-1"]
     assert not any(m == points[3].id for (m, _) in runs)  # not covered: never run
+
+
+def test_a_bench_twin_trace_serves_only_lines_no_other_profile_ran() -> None:
+    twin = "emulated-midi-5" + killmatrix.TWIN_SUFFIX
+    job = killmatrix.job_for(twin, targets=("s.yaml::a",))
+    assert (job.profile, job.bench_twin, job.table) == ("emulated-midi-5", True, twin)
+    assert killmatrix.job_for("emulated-midi-5").bench_twin is False
+    points = [_point("nvstore", 20), _point("sensors", 50)]
+    fake = FakeRunner()
+    score = mrun.run_mutants(points, runner=fake, batch_size=1, profiles=("emulated-midi-1", twin))
+    assert [o.verdict for o in score.outcomes] == ["SURVIVED", "SURVIVED"]
+    runs = [(dict(j.env)[hook.MUTANT_ENV], j.profile, j.bench_twin) for j in fake.jobs
+            if hook.MUTANT_ENV in dict(j.env)]
+    assert runs == [(points[0].id, "emulated-midi-1", False), (points[1].id, "emulated-midi-5", True)]
 
 
 def test_a_mutant_a_dead_batch_never_reached_is_run_again_alone() -> None:
