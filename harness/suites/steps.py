@@ -60,15 +60,18 @@ __all__ = ["EVENTS", "METERS", "SHOE_EVENTS", "TIMED_AFTER", "WAGER_TYPES", "Act
     {"expect": choice("opened", "refused", default="opened"), "reason": Arg("str")},
     doc="open wagering for a new round (dealer's round start); `expect: refused` probes a round the "
     "controller must not open (the sensors link down, a payment waiting for the reset key: docs/protocol.md, "
-    "'round.open'): a REFUSED answer passes, `reason` a text the refusal must contain",
+    "'round.open'; the last round still being dealt): a REFUSED answer passes, `reason` a text the refusal "
+    "must contain",
     acts=("open-round",)))
 def open_round(runner: CaseRunner, step: Step, expect: str = "opened", reason: str | None = None) -> None:
-    runner.new_round()
     runner._ctrl()
     if expect == "opened":
+        runner.new_round()
         runner.perform(OpenRound())
         runner.snapshot("round-start", runner._read_meters())
         return
+    runner._pump()  # a refused opening starts no round: the round log stays the last round's (its
+    # cards may still be coming: round.open is REFUSED while the last round is unsettled)
     try:
         opened = runner.perform(OpenRound(probe=True))
         got, why = "opened" + (f" (round {opened})" if isinstance(opened, int) else ""), ""
