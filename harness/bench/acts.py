@@ -108,8 +108,15 @@ class LoadShoe(Act):
     check_decks: bool = True
     #: the shuffle of a shoe loaded by the test channel (a person shuffles as people do)
     seed: int = 0
+    #: with ``shuffled``: the shoe's built-in shuffler shuffles, not a person: the pack goes in in
+    #: new-deck order and the shuffle button is pressed (a hand-shuffled pack would hide the
+    #: shuffler's order from the shoe battery)
+    by_shuffler: bool = False
 
     def instruction(self) -> str:
+        if self.shuffled and self.by_shuffler:
+            return (f"Load {self.decks} deck(s) in new-deck order (each deck spades A-K, then hearts, diamonds, "
+                    "clubs), press the shoe's shuffle button and confirm (the cards are read as they are dealt)")
         if self.shuffled:
             return (f"Shuffle {self.decks} deck(s), load the whole shoe and confirm (the cards are read "
                     "as they are dealt)")
@@ -117,6 +124,8 @@ class LoadShoe(Act):
                 f"first): {faces(self.cards)}, and confirm")
 
     def sheet(self) -> dict[str, Any] | None:
+        if self.shuffled and self.by_shuffler:
+            return {"kind": "shuffle", "title": f"{self.decks} deck(s) in new-deck order, shuffled by the shoe"}
         if self.shuffled:
             return {"kind": "shuffle", "title": f"a freshly shuffled shoe of {self.decks} deck(s)"}
         return {"kind": "stack", "title": f"stacking sheet {self.sheet_id}".strip(),

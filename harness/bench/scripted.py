@@ -47,6 +47,7 @@ from harness.bench.hands import Hands, TableRefused
 from harness.bench.prompts import Answer, Prompt, PromptBroker
 from harness.cards import Card, parse_card, shoe_composition
 from harness.errors import DeviceError
+from harness.randomness.observations import id_card
 
 RoundLength = Callable[[list[Card]], int | None]
 
@@ -176,7 +177,10 @@ class ScriptedOperator:
     def _load(self, act: LoadShoe) -> tuple[str, str]:
         pace, rng = self.pace, self.rng
         self.misstacked = False
-        if act.shuffled:
+        if act.shuffled and act.by_shuffler:  # new-deck order in; the shoe's shuffler shuffles
+            cards = [parse_card(id_card(i)) for i in range(52 * act.decks)]
+            pace.wait(rng, pace.shuffle)  # sorting the decks takes as long as a shuffle
+        elif act.shuffled:
             cards = [c for c, n in shoe_composition(act.decks).items() for _ in range(n)]
             rng.shuffle(cards)
             pace.wait(rng, pace.shuffle)
@@ -191,6 +195,9 @@ class ScriptedOperator:
             for _ in cards:
                 pace.wait(rng, pace.stack_card)
         self.hands.act("shoe.insert", cards=[c.code for c in cards])
+        if act.shuffled and act.by_shuffler:
+            self.hands.act("shoe.shuffle")
+            cards = []  # no one sees the order the shuffler left: the cards are read as they are dealt
         self.in_shoe = cards
         return "done", ("misstacked" if self.misstacked else "")
 

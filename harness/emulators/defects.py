@@ -61,6 +61,9 @@ class Defect:
     clauses: tuple[str, ...]
     #: the kind of table the requirement exists on, one of :data:`TABLES`
     table: str = "royal9"
+    #: why a bench, though it runs the cases citing the clauses, cannot see this defect (a limit of
+    #: what a bench observes, listed as such by the kill matrix on bench twins); "" where it can
+    off_bench: str = ""
 
 
 _LOCK = "629a Royal 9 (a)(2)"
@@ -71,6 +74,13 @@ _NO_MORE_BETS = ("pa-627a7-c-no-more-bets", "pa-629a7-c-no-more-bets", "pa-631a8
 _HR = "633a.13(l)(1)"
 _SHUFFLE = "607a.2(a)(3), (4); 603a.17 devices; GLI-29"
 _SHUFFLE_CLAUSE = "pa-607a2-a3-shuffle-random"
+#: the shuffler battery judges the pack's order before and after each shuffle card by card; a shoe
+#: reads faces, and eight decks hold eight of each, so a bench has those orders only from a marked
+#: pack observed by hand (expect_shuffle_random `from: FILE`); the shoe battery on what the shoe
+#: deals (loaded in new-deck order, shuffled by the shoe) does not see a shuffle this close to uniform
+_SHUFFLE_OFF_BENCH = ("the shuffler battery needs the pack's order before and after each shuffle card by card, "
+                      "which a bench has only from a marked pack observed by hand (expect_shuffle_random from: "
+                      "FILE); the shoe battery on the faces the shoe deals does not see this defect")
 
 # -- the Mini-Baccarat three-consecutive-games wager ----------------------------------------------
 _STREAK3 = "WAC 230-15-040(8)(b)"
@@ -201,13 +211,17 @@ DEFECTS: dict[str, Defect] = {
                 "pa-633a13-l1-6-cards", "pa-633a13-l1-7-cards"), "hit-and-run"),
         # -- the shuffler built into the shoe (sizes: harness.randomness.settings.ShufflerDefects)
         Defect("shuffler-few-riffles", _SHUFFLE, "shuffles by 10 riffle passes (riffle residue: too few rising "
-               "sequences)", (_SHUFFLE_CLAUSE,), "shuffler"),
+               "sequences)", (_SHUFFLE_CLAUSE,), "shuffler",
+               _SHUFFLE_OFF_BENCH),
         Defect("shuffler-biased-cut", _SHUFFLE, "shuffles by 12 riffle passes, each cut Binomial(n, 0.3)",
-               (_SHUFFLE_CLAUSE,), "shuffler"),
+               (_SHUFFLE_CLAUSE,), "shuffler",
+               _SHUFFLE_OFF_BENCH),
         Defect("shuffler-stuck-card", _SHUFFLE, "the bottom card stays in the bottom tenth of the pack one "
-               "shuffle in four", (_SHUFFLE_CLAUSE,), "shuffler"),
+               "shuffle in four", (_SHUFFLE_CLAUSE,), "shuffler",
+               _SHUFFLE_OFF_BENCH),
         Defect("shuffler-short-period", _SHUFFLE, "the shuffler's generator repeats every 100 shuffles",
-               (_SHUFFLE_CLAUSE,), "shuffler"),
+               (_SHUFFLE_CLAUSE,), "shuffler",
+               _SHUFFLE_OFF_BENCH),
         # -- the shoe
         Defect("shoe-misread", "WAC 230-15-040(1)",
                "the shoe reads every six as the nine of the same suit (reported and passed on)",

@@ -11,6 +11,7 @@ One JSON object per line over a 127.0.0.1 socket (the ``physical`` address), one
 (docs/protocol.md, section 11)::
 
     {"act": "shoe.insert", "cards": ["KS", "9H"]}    -> {"ok": true, "in_shoe": 2}
+    {"act": "shoe.shuffle"}                          -> {"ok": true, "in_shoe": 416}  (the shuffle button)
     {"act": "shoe.draw"}                             -> {"ok": true, "card": "KS"}
     {"act": "chips.place", "seat": 3, "type": "royal9", "amount": 500}
     {"act": "chips.remove", "seat": 3, "type": "royal9"}
@@ -78,6 +79,8 @@ class PhysicalSide:
         table = self.table
         if act == "shoe.insert":
             return {"in_shoe": table.shoe.insert(parse_cards([str(c) for c in req["cards"]]))}
+        if act == "shoe.shuffle":
+            return {"in_shoe": table.shoe.shuffle_loaded()}
         if act == "shoe.draw":
             return {"card": table.shoe.draw().code}
         if act in ("chips.place", "chips.remove"):

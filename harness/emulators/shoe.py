@@ -134,6 +134,21 @@ class Shoe(Device):
         self.dealt = 0
         return len(self.cards)
 
+    def shuffle_loaded(self) -> int:
+        """The shoe's shuffle button: its built-in shuffler shuffles the cards a person loaded (a
+        whole pack), once, with the generator ``test.shuffle`` reads out."""
+        if self.dealing:
+            raise ValueError("the shoe is dealing")
+        if len(self.cards) != self.shuffler.n:
+            raise ValueError(f"the shuffler takes the whole pack of {self.shuffler.n} cards; "
+                             f"the shoe holds {len(self.cards)}")
+        cards = list(self.cards)
+        shuffled: list[Card] = list(cards)
+        for i, p in enumerate(self.shuffler.positions()):
+            shuffled[int(p)] = cards[i]
+        self.cards = deque(shuffled)
+        return len(shuffled)
+
     def draw(self) -> Card:
         """One card pulled out of the shoe by hand: read, reported and signalled like any other."""
         if self.dealing:

@@ -2,6 +2,8 @@
 the emulator's test channel, reports each new order (what a lab reads off a marked pack in
 observe mode).
 
+* the physical side (a bench): the shuffle button shuffles the cards a person loaded, one shuffle of
+  the same generator (``shoe.shuffle``, :meth:`harness.emulators.shoe.Shoe.shuffle_loaded`);
 * ``test.shuffle {"count": k}``: shuffle the pack ``k`` times (1 <= k <= what fits one frame) and
   answer ``{"cards": n, "shuffles": [ORDER, ...]}``, each ORDER the pack after that shuffle, top
   first, as card ids ``0..n-1`` (``id = deck * 52 + card`` in new-pack order) packed as
@@ -48,6 +50,12 @@ class PackShuffler:
         self.count = 0
 
     def shuffle(self) -> np.ndarray:
+        """One shuffle of the pack it holds (read out by ``test.shuffle``): the new order."""
+        self.order = compose(self.order, self.positions())
+        return self.order
+
+    def positions(self) -> np.ndarray:
+        """The next shuffle: ``pos[i]`` is where the card at position ``i`` goes."""
         if self.model.kind == "period":
             if self._cycle is None:
                 self._cycle = self.model.shuffle(self.rng, self.model.period, self.n)
@@ -55,5 +63,4 @@ class PackShuffler:
         else:
             pos = self.model.shuffle(self.rng, 1, self.n)[0]
         self.count += 1
-        self.order = compose(self.order, pos)
-        return self.order
+        return pos

@@ -144,12 +144,15 @@ def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None
 
 
 def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[ShoeObservation]:
-    """Observe mode: the bench loads a freshly shuffled shoe and deals it out; the cards the shoe
-    reports, in order, are one observation."""
+    """Observe mode: the bench loads the shoe and deals it out; the cards the shoe reports, in order,
+    are one observation.  A shoe with a built-in shuffler (capability ``shuffler``) is loaded in
+    new-deck order and shuffled by its shuffler, so the battery judges the device's shuffle (a
+    person's shuffle first would hide it); any other shoe is loaded freshly shuffled by hand."""
     out = []
     decks = runner.shoe_decks
+    builtin = "shuffler" in runner.profile.capabilities
     for k in range(count):
-        runner.perform(LoadShoe(shuffled=True, decks=decks, seed=seed + k))
+        runner.perform(LoadShoe(shuffled=True, decks=decks, seed=seed + k, by_shuffler=builtin))
         before = len(runner.cards_read())
         runner.perform(Deal(count=cards))
 
@@ -165,7 +168,8 @@ def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[S
     {"shoes": Arg("int", lo=1), "cards": Arg("int", lo=1), "seed": Arg("int", default=1), "from": Arg("str")},
     doc="the shoe battery (runs of colours, serial correlation of values, ranks by shoe position) on `shoes` "
     "shoes (default: the plan's number): packs of the emulated shoe's shuffler; on a bench, shoes the operator "
-    "shuffles, loads and deals out (the first `cards` cards of each, default all), read as the shoe reports "
+    "loads (new-deck order, shuffled by the shoe's own shuffler where it has one; else shuffled by hand) and "
+    "deals out (the first `cards` cards of each, default all), read as the shoe reports "
     "them; or the card sequences in file `from`; a rejection is confirmed on a second sample of as many "
     "(randomness.confirm, default true)",
     acts=("load", "deal"), acts_unless=("from",),

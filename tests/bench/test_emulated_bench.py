@@ -6,6 +6,7 @@ import copy
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 
 from harness.emulators.base import Refusal
@@ -51,6 +52,27 @@ def test_without_a_test_channel_the_emulator_refuses_like_a_real_device(role: st
 def test_with_its_test_channel_the_same_commands_work() -> None:
     table, _ = bench_table(test_channel=True)
     assert not isinstance(table.handle("controller", {"cmd": "round.open"}), Refusal)
+
+
+def test_the_shuffle_button_shuffles_the_loaded_pack_with_the_generator_the_readout_uses() -> None:
+    """A bench loads new-deck order and presses the shuffle button: the shoe deals the pack the
+    built-in shuffler made of it, the same shuffle ``test.shuffle`` reads out (so a shuffler defect
+    is in what a bench deals); a part pack is refused."""
+    from harness.randomness.models import compose
+    from harness.randomness.observations import id_card
+
+    table, _ = bench_table()
+    n = table.shoe.shuffler.n
+    pack = [id_card(i) for i in range(n)]
+    twin, _ = bench_table()
+    expected = [id_card(int(i)) for i in compose(np.arange(n), twin.shoe.shuffler.positions())]
+    assert act(table, act="shoe.insert", cards=pack) == {"ok": True, "in_shoe": n}
+    assert act(table, act="shoe.shuffle") == {"ok": True, "in_shoe": n}
+    dealt = [c.code for c in table.shoe.cards]
+    assert dealt == expected and dealt != pack and sorted(dealt) == sorted(pack)
+    assert act(table, act="shoe.insert", cards=pack[:52])["in_shoe"] == 52
+    answer = act(table, act="shoe.shuffle")
+    assert answer["ok"] is False and f"whole pack of {n} cards" in answer["error"]
 
 
 def test_a_round_played_by_hand_is_reported_on_the_devices_own_lines() -> None:
