@@ -317,13 +317,51 @@ def measure_payments(runner: CaseRunner, step: Step, problems: list[str], rounds
 
 
 @step("power", Action({"state": choice("off", "on", required=True)}, shorthand="state",
-                doc="switch the power supply that feeds the controller", acts=("power",)))
+                doc="switch the power supply that feeds the controller; evidence the cut happened: with the "
+                "power off the controller answers no ping within 0.3 s (one that answers was never cut: the case "
+                "is an ERROR), back on it reports a lock-out with cause power within 2 s", acts=("power",)))
 def power(runner: CaseRunner, step: Step, state: str) -> None:
     if runner.rig.power is None and runner.profile.bench.performer("power").kind == "supply":
         raise DeviceError("this case needs a power supply and the profile has none")
+    runner._pump()
+    mark = len(runner.round.ctrl_events)
     runner.perform(SwitchPower(state == "on"))
     if state == "on":
         runner._wait_back()
+        _came_back(runner, step, mark)
+    else:
+        _went_dark(runner, step)
+
+
+def _went_dark(runner: CaseRunner, step: Step, within_s: float = 0.3) -> None:
+    """Evidence that the power really went: a controller with its power off answers nothing.  One
+    that still answers was never cut (a miswired supply, a relay that did not open, a backup that
+    kept it alive), so nothing the case sees afterwards shows what survives a power loss: the case
+    ends as an ERROR with that reason, never a PASS."""
+    try:
+        runner._ctrl().request("ping", timeout_s=within_s)
+    except DeviceError:
+        runner.measure(step, "the controller went dark with its power off", f"no answer within {within_s} s",
+                       "no answer", True)
+        return
+    raise DeviceError("the controller still answers 'ping' with its power off: the power cut did not reach it "
+                      "(check the supply's wiring or the relay), so this case cannot show what survives a power loss")
+
+
+def _came_back(runner: CaseRunner, step: Step, mark: int, within_s: float = 2.0) -> None:
+    """Evidence that the power really went: a controller powered up is locked with cause ``power``
+    and says so (docs/protocol.md, 'Power').  Without it a case about what survives a power loss
+    would pass on a supply that never cut (a miswired bench, a relay that did not open)."""
+    def causes() -> list[str]:
+        return [str(e.payload.get("cause")) for e in runner.round.ctrl_events[mark:] if e.name == "lockout"]
+
+    deadline = time.monotonic() + within_s
+    while "power" not in causes() and time.monotonic() < deadline:
+        runner._pump(0.05)
+    got = causes()
+    runner.measure(step, "the controller came back from a power loss: locked, lock-out cause power",
+                   ", ".join(got) or "no lockout event", "cause power", "power" in got,
+                   detail=f"lockout events after the power came back, within {within_s} s")
 
 
 @step("comm", Action({"state": choice("lost", "restored", required=True)}, shorthand="state",

@@ -225,3 +225,35 @@ def test_a_meter_at_its_cap_that_reports_no_diverted_cents_is_outside_the_contra
         contribution_check(major.rate, 3_000, start, silent, "major", major.cap)
     below = MeterReading({"major": 90_300}, {"major": Decimal(0)}, 0, 0, 0, raw={})
     assert contribution_check(major.rate, 3_000, start, below, "major", major.cap)[0] == Decimal("49.5")
+
+
+def test_a_power_cut_must_be_seen_dark_then_back_locked_by_power() -> None:
+    """The power step's evidence: with the power off the controller answers nothing (one that
+    answers was never cut: an ERROR, never a PASS on a case about power loss); back on, it is
+    locked with lock-out cause power (a device that only rebooted in place would not have gone dark)."""
+    from harness.errors import DeviceError, DeviceTimeout
+    from harness.suites.steps import _came_back, _went_dark
+
+    measured: list[tuple[str, bool]] = []
+
+    class Ctrl:
+        def __init__(self, dark: bool) -> None:
+            self.dark = dark
+
+        def request(self, cmd: str, timeout_s: float | None = None) -> dict[str, Any]:
+            if self.dark:
+                raise DeviceTimeout(f"no reply to {cmd} within {timeout_s} s")
+            return {}
+
+    def runner(dark: bool, events: list[DeviceEvent]) -> Any:
+        return SimpleNamespace(_ctrl=lambda: Ctrl(dark), round=SimpleNamespace(ctrl_events=events),
+                               _pump=lambda timeout_s=0.0: None,
+                               measure=lambda step, name, value, limit, ok, **kw: measured.append((name, ok)))
+
+    _went_dark(runner(True, []), None)  # type: ignore[arg-type]
+    assert measured == [("the controller went dark with its power off", True)]
+    with pytest.raises(DeviceError, match="power cut did not reach it"):
+        _went_dark(runner(False, []), None)  # type: ignore[arg-type]
+    _came_back(runner(True, [_event("lockout", locked=True, cause="power")]), None, 0)  # type: ignore[arg-type]
+    _came_back(runner(True, [_event("lockout", locked=True, cause="card")]), None, 0, within_s=0.05)  # type: ignore[arg-type]
+    assert [ok for _, ok in measured[1:]] == [True, False]
