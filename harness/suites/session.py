@@ -254,6 +254,8 @@ class TcSession:
                                            reproduce=_reproduce(case, self.profile, self.defects))
             if verdict not in ("PASS", "INTERRUPTED", "INCONCLUSIVE"):
                 self._recover(rig, runner)
+            elif verdict != "INTERRUPTED":
+                self._pay_leftover(rig, runner)
 
     def _run_redoing(self, runner: CaseRunner, make_runner: Any, rec: Any, rig: Rig) -> CaseRunner:
         """Run the case; when its premise did not hold at the table (a misstacked shoe) void the
@@ -315,6 +317,17 @@ class TcSession:
         if runner is not None:
             with contextlib.suppress(DeviceError):
                 turn_pending_keys(runner)
+
+    def _pay_leftover(self, rig: Rig, runner: CaseRunner | None) -> None:
+        """After a case that passed: an award it did not script (a mystery trigger its rounds
+        reached, paid by the attendant) still waits for the reset key; the attendant pays it and
+        turns the key, so the next case is not refused a round for this one's award.  A link's rig
+        settles its own tables (its recovery)."""
+        if runner is None or rig.controller is None or "controller" in self.dead \
+                or getattr(rig, "recover", None) is not None:
+            return
+        with contextlib.suppress(DeviceError):
+            turn_pending_keys(runner)
 
     def _power_cycle(self, rig: Rig, ctrl: Any) -> None:
         if rig.power is None or "power" in self.dead:
