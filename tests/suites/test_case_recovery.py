@@ -98,3 +98,42 @@ def test_a_fail_that_leaves_a_hit_waiting_is_a_fail_and_the_key_is_turned_before
     message = cases["wins-an-unplanned-hit"].message or ""
     assert "then the case could not go on at step 6 (open_round)" in message
     assert "awaiting the reset key" in message
+
+
+PASS_HIT_SUITE = """\
+spec: tablecert/suite/1
+suite: recovery-pass-hit
+title: A case that passes with an award still waiting for the reset key does not cost the next case its round
+jurisdiction: PA
+cases:
+  - id: passes-with-a-hit-waiting
+    title: the minor is won and the case ends before the attendant turns the key
+    clauses: [pa-461a12-b1-meter-shows-award]
+    requires: [royal9, reset-key]
+    given:
+      owner: {seat: with-combo}
+      cards: {stack: "minor:seat=${owner}"}
+    steps:
+      - open_round
+      - wagers: {seats: all, type: player}
+      - wagers: all
+      - deal: {cards: "${cards}", pace_ms: "2"}
+      - expect_event: {event: hit, match: {seat: "${owner}", meter: minor}}
+  - id: plays-the-next-round
+    title: the next case opens a round and plays it
+    clauses: [pa-midi-r9-a2-lockout]
+    requires: [royal9]
+    steps:
+      - open_round
+      - wagers: {seats: all, type: player}
+      - deal: {cards: "2H 3C 5D 6S", pace_ms: "2"}
+      - expect_meters: {grown: all}
+"""
+
+
+def test_a_pass_that_leaves_a_hit_waiting_has_the_key_turned_before_the_next_case(tmp_path: Path) -> None:
+    """An award a passing case did not key (on a mystery table, a trigger its rounds reached) waits for
+    the reset key: the attendant pays it after the case, so the next case is not refused its round."""
+    stdout, cases = _run(tmp_path, PASS_HIT_SUITE)
+    assert {k: c.verdict for k, c in cases.items()} == {"passes-with-a-hit-waiting": "PASS",
+                                                        "plays-the-next-round": "PASS"}, stdout[-3000:]
