@@ -54,6 +54,20 @@ def test_a_failed_cases_write_is_written_back_before_the_next_case(tmp_path: Pat
     assert verdicts == {"leaves-a-write-in-force": "TIMEOUT", "starts-from-the-profile": "PASS"}, stdout[-3000:]
 
 
+#: the case after one that left a hit waiting: it must be given its round
+NEXT_ROUND = """\
+  - id: plays-the-next-round
+    title: the next case opens a round and plays it
+    clauses: [pa-midi-r9-a2-lockout]
+    requires: [royal9]
+    steps:
+      - open_round
+      - wagers: {seats: all, type: player}
+      - deal: {cards: "2H 3C 5D 6S", pace_ms: "2"}
+      - expect_meters: {grown: all}
+"""
+
+
 HIT_SUITE = """\
 spec: tablecert/suite/1
 suite: recovery-hit
@@ -75,16 +89,7 @@ cases:
       - deal: {cards: "${cards}", pace_ms: "2"}
       - open_round
       - expect_lockout: {locked: false}
-  - id: plays-the-next-round
-    title: the next case opens a round and plays it
-    clauses: [pa-midi-r9-a2-lockout]
-    requires: [royal9]
-    steps:
-      - open_round
-      - wagers: {seats: all, type: player}
-      - deal: {cards: "2H 3C 5D 6S", pace_ms: "2"}
-      - expect_meters: {grown: all}
-"""
+""" + NEXT_ROUND
 
 
 def test_a_fail_that_leaves_a_hit_waiting_is_a_fail_and_the_key_is_turned_before_the_next_case(
@@ -119,16 +124,7 @@ cases:
       - wagers: all
       - deal: {cards: "${cards}", pace_ms: "2"}
       - expect_event: {event: hit, match: {seat: "${owner}", meter: minor}}
-  - id: plays-the-next-round
-    title: the next case opens a round and plays it
-    clauses: [pa-midi-r9-a2-lockout]
-    requires: [royal9]
-    steps:
-      - open_round
-      - wagers: {seats: all, type: player}
-      - deal: {cards: "2H 3C 5D 6S", pace_ms: "2"}
-      - expect_meters: {grown: all}
-"""
+""" + NEXT_ROUND
 
 
 def test_a_pass_that_leaves_a_hit_waiting_has_the_key_turned_before_the_next_case(tmp_path: Path) -> None:
