@@ -50,6 +50,23 @@ def awards(runner: CaseRunner, events: Iterable[Any]) -> tuple[Cents, Cents]:
     return table, attendant
 
 
+def mystery_paid(runner: CaseRunner, events: Sequence[Any]) -> tuple[Cents, Cents]:
+    """The mystery awards among ``events`` already paid: (table, attendant).  Its hidden trigger falls
+    in whatever round the wagers carry the meter past it (Royal 9 (h)), so a case that scripts a
+    meter jackpot may see one too: table-paid it is on the meters at the hit, attendant-paid once a
+    later ``reset`` of the mystery meter says the attendant paid it."""
+    table = attendant = 0
+    for i, e in enumerate(events):
+        if e.name != "hit" or str(e.payload.get("meter")) != "mystery":
+            continue
+        amount = int(e.payload.get("amount") or 0)
+        if paid_by(runner, "mystery") == "table":
+            table += amount
+        elif any(r.name == "reset" and str(r.payload.get("meter")) == "mystery" for r in events[i + 1:]):
+            attendant += amount
+    return table, attendant
+
+
 def account_problems(runner: CaseRunner, start: MeterReading, now: MeterReading, events: Sequence[Any],
                      where: str) -> list[str]:
     """The payout meters moved by exactly the progressive awards among ``events``, every one of them

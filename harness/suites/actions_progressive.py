@@ -29,6 +29,7 @@ from harness.devices.link import DeviceNak, NakError
 from harness.devices.roles import MeterReading
 from harness.money import Cents, fmt, parse_amount, parse_rate
 from harness.suites import refs
+from harness.suites.accounts import mystery_paid
 from harness.suites.model import Step
 from harness.suites.refs import Ref
 from harness.suites.registry import Action, Arg, choice, step
@@ -188,7 +189,8 @@ def expect_meters_unchanged(runner: CaseRunner, step: Step, since: str, accounts
     {"since": Arg("str", required=True), "table": Arg("amount"), "attendant": Arg("amount"),
      "cumulative": Arg("amount"), "hits": choice("table", "attendant")},
     doc="payout meter increases since a snapshot (461a.12(b)(2)-(4)); `hits: attendant` expects the "
-    "attendant-paid meter to rise by the sum of the meter hits seen in the case; "
+    "attendant-paid meter to rise by the sum of the meter jackpots seen in the case; a mystery award "
+    "the rounds since the snapshot triggered (Royal 9 (h)) is added where the profile says it is paid; "
     "always also checks that the cumulative meter equals table paid + attendant paid",
 ))
 def expect_paid(runner: CaseRunner, step: Step, since: str, table: Cents | None = None,
@@ -199,16 +201,24 @@ def expect_paid(runner: CaseRunner, step: Step, since: str, table: Cents | None 
     now = runner._read_meters()
     if hits is not None:
         won = sum(int(e.payload.get("amount", 0)) for e in runner.hits_seen
-                  if e.name == "hit" and e.payload.get("meter") is not None)
+                  if e.name == "hit" and e.payload.get("meter") not in (None, "mystery"))
         if hits == "table":
             table = won
         else:
             attendant = won
-    for label, want, a, b in (("paid by table", table, base.paid_by_table, now.paid_by_table),
-                              ("paid by attendant", attendant, base.paid_by_attendant, now.paid_by_attendant),
-                              ("cumulative paid", cumulative, base.cumulative_paid, now.cumulative_paid)):
-        if want is not None:
-            runner.measure(step, f"{label} meter increase since {since}", b - a, want, b - a == want, unit="cents")
+    # the amounts the case states are its meter jackpots; a mystery award whose hidden trigger fell
+    # in one of the rounds since the snapshot is paid too, by whoever the Rules Submission says
+    by_table, by_attendant = mystery_paid(runner, runner.hits_seen[runner.snapshot_hits.get(since, 0):])
+    mystery = {"paid by table": by_table, "paid by attendant": by_attendant,
+               "cumulative paid": by_table + by_attendant}
+    for label, stated, a, b in (("paid by table", table, base.paid_by_table, now.paid_by_table),
+                                ("paid by attendant", attendant, base.paid_by_attendant, now.paid_by_attendant),
+                                ("cumulative paid", cumulative, base.cumulative_paid, now.cumulative_paid)):
+        if stated is not None:
+            want = stated + mystery[label]
+            runner.measure(step, f"{label} meter increase since {since}", b - a, want, b - a == want, unit="cents",
+                           detail=f"with {fmt(mystery[label])} of mystery award(s) the rounds since {since} "
+                                  "triggered" if mystery[label] else "")
     total = now.paid_by_table + now.paid_by_attendant
     runner.measure(step, "cumulative paid = paid by table + paid by attendant", now.cumulative_paid, total,
                  now.cumulative_paid == total, unit="cents",
