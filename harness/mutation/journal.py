@@ -1,0 +1,80 @@
+"""A mutation run's outcomes, one JSON line each, written as each mutant is judged.
+
+The full run takes hours on a two-core machine; a run that is stopped (a session's end, a host that
+dies) keeps every mutant judged so far, and the next invocation with the same journal runs only the
+rest.  A row names its mutant by id *and* by the line it bends (``code``) and its function: a row
+whose mutant no longer reads the same (an edit moved or changed the line) does not count for the
+current source and is run again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from pathlib import Path
+
+from harness.mutation.operators import Point
+from harness.mutation.run import Outcome
+
+
+def row(outcome: Outcome) -> dict[str, object]:
+    p = outcome.point
+    return {"id": p.id, "function": p.function, "code": p.code, "outcome": outcome.verdict,
+            "profile": outcome.profile, "by": outcome.by, "cases_run": outcome.cases_run,
+            "seconds": str(outcome.seconds), "detail": outcome.detail}
+
+
+def append(path: Path, outcome: Outcome) -> None:
+    """Add one judged mutant (flushed at once: a killed run loses none that were judged)."""
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(row(outcome), ensure_ascii=False) + "\n")
+        out.flush()
+
+
+def sitting(path: Path, *, wall_seconds: Decimal, trace_seconds: Decimal, judged: int, jobs: int) -> None:
+    """Record one invocation's wall time (the full run's is the sum over its sittings)."""
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"sitting": {"wall_seconds": str(wall_seconds), "trace_seconds": str(trace_seconds),
+                                          "judged": judged, "jobs": jobs}}) + "\n")
+
+
+def sittings(path: Path) -> list[dict[str, str]]:
+    """The invocations that wrote to the journal, in order."""
+    out = []
+    if path.is_file():
+        for text in path.read_text(encoding="utf-8").splitlines():
+            try:
+                r = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(r, dict) and "sitting" in r:
+                out.append(r["sitting"])
+    return out
+
+
+def load(path: Path, points: Iterable[Point]) -> dict[str, Outcome]:
+    """The journal's outcomes of the current source's mutants, by id (the last row of a mutant wins;
+    a row whose line or function reads differently now is left out; a torn last line is ignored)."""
+    by_id = {p.id: p for p in points}
+    out: dict[str, Outcome] = {}
+    if not path.is_file():
+        return out
+    for text in path.read_text(encoding="utf-8").splitlines():
+        try:
+            r = json.loads(text)
+        except json.JSONDecodeError:
+            continue  # the line a killed writer left half written
+        if not isinstance(r, dict) or "id" not in r:
+            continue  # a sitting
+        p = by_id.get(str(r["id"]))
+        if p is None or p.code != r.get("code") or p.function != r.get("function"):
+            continue
+        out[p.id] = Outcome(p, str(r["outcome"]), r.get("profile"), r.get("by"), int(r.get("cases_run") or 0),
+                            Decimal(str(r.get("seconds") or "0")), str(r.get("detail") or ""))
+    return out
+
+
+def pending(points: Sequence[Point], done: dict[str, Outcome]) -> list[Point]:
+    """The mutants of ``points`` the journal has no outcome for, in the given order."""
+    return [p for p in points if p.id not in done]
