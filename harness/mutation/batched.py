@@ -13,7 +13,7 @@ import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from decimal import Decimal
 from pathlib import Path
 
@@ -94,23 +94,25 @@ def run_stages(points: Sequence[Point], plans: dict[str, Plan], *, runner: Runne
             results, each = run_batch(profile, groups, runner, deadline_s, lean)
             return [(p, results.get(p.id), each, profile) for p, _ in groups]
 
-        with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="mutant-batches") as pool:
-            finished = [row for rows in pool.map(one, batches) for row in rows]
         still: list[Point] = []
-        for point, result, each, profile in finished:
-            spent[point.id] += each
-            if result is None:  # the batch never reached it: alone, on the rest of its plan
-                verdict, by, detail, where = single(point, plans[point.id][stage:])
-                done(point, verdict, where, by, ran[point.id], spent[point.id], detail)
-                continue
-            ran[point.id] += len(result.cases)
-            verdict, by, detail = judge(result)
-            if verdict != "SURVIVED":
-                done(point, verdict, profile, by, ran[point.id], spent[point.id], detail)
-            elif stage + 1 < len(plans[point.id]):
-                still.append(point)
-            else:
-                done(point, "SURVIVED", None, None, ran[point.id], spent[point.id],
-                     "passed on " + ", ".join(p for p, _ in plans[point.id]))
-        pending = still
+        # each batch's mutants are judged as soon as it ends (a journal keeps them), not at the stage's end
+        with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="mutant-batches") as pool:
+            for future in as_completed([pool.submit(one, b) for b in batches]):
+                for point, result, each, profile in future.result():
+                    spent[point.id] += each
+                    if result is None:  # the batch never reached it: alone, on the rest of its plan
+                        verdict, by, detail, where = single(point, plans[point.id][stage:])
+                        done(point, verdict, where, by, ran[point.id], spent[point.id], detail)
+                        continue
+                    ran[point.id] += len(result.cases)
+                    verdict, by, detail = judge(result)
+                    if verdict != "SURVIVED":
+                        done(point, verdict, profile, by, ran[point.id], spent[point.id], detail)
+                    elif stage + 1 < len(plans[point.id]):
+                        still.append(point)
+                    else:
+                        done(point, "SURVIVED", None, None, ran[point.id], spent[point.id],
+                             "passed on " + ", ".join(p for p, _ in plans[point.id]))
+        order = {p.id: i for i, p in enumerate(points)}
+        pending = sorted(still, key=lambda p: order[p.id])
         stage += 1
