@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.devices.vocabulary import MYSTERY_CATEGORY
 from harness.money import Cents, fmt
-from harness.suites.accounts import account_problems
+from harness.suites.accounts import account_problems, paid_by
 from harness.suites.actions_progressive import _mystery_number, regulation_mystery
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, step
@@ -156,6 +156,16 @@ def _award(runner: CaseRunner, step: Step, label: str, n: int, before: MeterRead
                    paid, won, paid == won)
     runner.measure(step, f"{label}mystery award payouts with a stake (the award is no wager's)", len(staked), 0,
                    not staked, unit="payouts", detail=", ".join(map(str, staked)))
+    if paid_by(runner, "mystery") == "table":
+        # docs/protocol.md, section 8: a table-paid award resets its meter at once, announced by a
+        # `reset` of the meter right after its `hit` (the amount: the reseed plus what later seats'
+        # wagers of the same round added)
+        resets = [int(e.payload.get("amount") or 0) for e in runner.round.ctrl_events
+                  if e.name == "reset" and e.payload.get("meter") == "mystery"]
+        runner.measure(step, f"{label}mystery meter reset announced after each table-paid award (amounts)",
+                       [fmt(a) for a in resets],
+                       f"{len(mystery_hits)} reset(s) within {fmt(reseed)}..{fmt(must_hit_by)}",
+                       len(resets) == len(mystery_hits) and all(reseed <= a <= must_hit_by for a in resets))
     carried = shown - reseed
     runner.measure(step, f"{label}mystery meter reseeded (new amount - reseed <= the round's contribution)",
                    fmt(shown), f"{fmt(reseed)} + at most {contribution} cents",
