@@ -22,6 +22,7 @@ import json
 import os
 import random
 import sys
+import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -65,8 +66,17 @@ def main() -> int:
         if args.journal:
             journal.append(args.journal, outcome)
 
-    score = mrun.run_mutants(todo, jobs=args.jobs, reasons=mapping, on_outcome=keep,
-                             progress=lambda text: print(text, file=sys.stderr, flush=True))
+    started, judged = time.monotonic(), len(done)
+    try:
+        score = mrun.run_mutants(todo, jobs=args.jobs, reasons=mapping, on_outcome=keep,
+                                 progress=lambda text: print(text, file=sys.stderr, flush=True))
+    except KeyboardInterrupt:  # a sitting stopped by hand: its wall time still counts (the trace's is not split out)
+        if args.journal:
+            now = len(journal.load(args.journal, points))
+            journal.sitting(args.journal, wall_seconds=Decimal(str(round(time.monotonic() - started, 1))),
+                            trace_seconds=Decimal(0), judged=now - judged, jobs=args.jobs)
+            print(f"interrupted: {now - judged} mutant(s) judged in this sitting are in {args.journal}")
+        return 130
     if args.journal and not score.problems:
         journal.sitting(args.journal, wall_seconds=score.wall_seconds, trace_seconds=score.trace_seconds,
                         judged=len(score.outcomes), jobs=args.jobs)
