@@ -60,6 +60,11 @@ TARGETS = [
     # a table-paid mystery award whose meter reseeds without a `reset` event
     (("settle", "_meter_hit", "drop-call", "after_reset(ctrl, meter)"),
      "suites/progressive/mystery.suite.yaml::mystery-play-to-award", "emulated-midi-5-mystery", ("FAIL",)),
+    # a Hit and Run meter hit announced for the meter plus the stake, not the amount the meter shows
+    (("settle", "_settle_hit_and_run", "Sub>Add",
+      "won = st.returned - (st.stake if ctrl.interp.award_returns_stake else 0)"),
+     "suites/hit-and-run/paytable.suite.yaml::eight-plus-cards-hit-is-the-meter-shown", "emulated-hit-and-run",
+     ("FAIL",)),
 ]
 
 
