@@ -10,9 +10,10 @@ current source and is run again.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from harness.mutation.operators import Point
 from harness.mutation.run import Outcome
@@ -39,18 +40,22 @@ def sitting(path: Path, *, wall_seconds: Decimal, trace_seconds: Decimal, judged
                                           "judged": judged, "jobs": jobs}}) + "\n")
 
 
+def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    """The journal's JSON objects in order (a torn last line, which a killed writer leaves, skipped)."""
+    if not path.is_file():
+        return
+    for text in path.read_text(encoding="utf-8").splitlines():
+        try:
+            r = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(r, dict):
+            yield r
+
+
 def sittings(path: Path) -> list[dict[str, str]]:
     """The invocations that wrote to the journal, in order."""
-    out = []
-    if path.is_file():
-        for text in path.read_text(encoding="utf-8").splitlines():
-            try:
-                r = json.loads(text)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(r, dict) and "sitting" in r:
-                out.append(r["sitting"])
-    return out
+    return [r["sitting"] for r in _rows(path) if "sitting" in r]
 
 
 def load(path: Path, points: Iterable[Point]) -> dict[str, Outcome]:
@@ -58,14 +63,8 @@ def load(path: Path, points: Iterable[Point]) -> dict[str, Outcome]:
     a row whose line or function reads differently now is left out; a torn last line is ignored)."""
     by_id = {p.id: p for p in points}
     out: dict[str, Outcome] = {}
-    if not path.is_file():
-        return out
-    for text in path.read_text(encoding="utf-8").splitlines():
-        try:
-            r = json.loads(text)
-        except json.JSONDecodeError:
-            continue  # the line a killed writer left half written
-        if not isinstance(r, dict) or "id" not in r:
+    for r in _rows(path):
+        if "id" not in r:
             continue  # a sitting
         p = by_id.get(str(r["id"]))
         if p is None or p.code != r.get("code") or p.function != r.get("function"):
