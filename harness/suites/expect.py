@@ -21,7 +21,7 @@ from harness.suites.expected import (
     qualifying_stakes,
 )
 from harness.suites.model import Step
-from harness.suites.payouts import Paid, category_shown, measure_paid_once, settlements
+from harness.suites.payouts import Paid, category_shown, measure_line_announced, measure_paid_once, settlements
 from harness.suites.registry import Action, Arg, choice, step
 from harness.suites.steps import EVENTS, SHOE_EVENTS, WAGER_TYPES, settle_round
 from harness.suites.timing import lock_timing
@@ -132,6 +132,7 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
     if not runner.round.settled:
         settle_round(runner, step)
     paid = _payouts(runner)
+    ars = runner.oracle.interp.award_returns_stake
     if oracle:
         exp = expected_round(runner)
         keys = sorted(exp.payouts) if seat is None else [(seat, type)]
@@ -143,18 +144,20 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
             runner.measure(step, f"seat {key[0]} {key[1]} returned (oracle: {e.category if e else None})", got_ret,
                          want_ret, got_ret == want_ret, unit="cents", detail=category_shown(got))
             measure_paid_once(runner, step, key, got)
+            measure_line_announced(runner, step, key, got, award_returns_stake=ars)
         return
     if seat is None:
         raise AssertionError("expect_payout without oracle needs a seat")  # schema prevents this
     got = paid.get((seat, type))
     measure_paid_once(runner, step, (seat, type), got)
+    measure_line_announced(runner, step, (seat, type), got, award_returns_stake=ars)
     if none:
         got_ret = got.returned if got else 0
         runner.measure(step, f"seat {seat} {type} paid nothing", got_ret, 0, got_ret == 0, unit="cents")
         return
     if award is not None:
         stake = runner.round.wagers.get((seat, type), 0)
-        returned = award + (stake if runner.oracle.interp.award_returns_stake else 0)
+        returned = award + (stake if ars else 0)
     if returned is not None:
         got_ret = got.returned if got else None
         runner.measure(step, f"seat {seat} {type} returned", got_ret, returned, got_ret == returned, unit="cents",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from harness.devices.link import DeviceEvent as Event
-from harness.devices.vocabulary import MYSTERY_CATEGORY
+from harness.devices.vocabulary import HIT_AND_RUN_CATEGORIES, METERS, MYSTERY_CATEGORY, ROYAL9_CATEGORIES
 
 if TYPE_CHECKING:
     from harness.suites.model import Step
@@ -74,6 +74,38 @@ def measure_paid_once(runner: CaseRunner, step: Step, key: tuple[int, str], got:
     if got is not None and got.times > 1:
         runner.measure(step, f"seat {key[0]} {key[1]} settled by one payout event", got.times, 1, False,
                        unit="events", detail=got.describe())
+
+
+#: the paytable lines that are not a meter: each is announced by a ``hit`` with ``meter`` null
+#: (docs/protocol.md, section 8, "Payout and hit categories"); a meter line's hit is judged with its meter
+FIXED_LINES = tuple(c for c in (*ROYAL9_CATEGORIES, *HIT_AND_RUN_CATEGORIES) if c not in METERS and c != "8-plus-cards")
+
+
+def measure_line_announced(runner: CaseRunner, step: Step, key: tuple[int, str], got: Paid | None,
+                           *, award_returns_stake: bool) -> None:
+    """A wager paid on a paytable line that is not a meter must have had that line announced by a
+    ``hit`` event for its seat in the same round (docs/protocol.md, section 8: ``hit`` is sent when a
+    wager wins a paytable line).  Its ``amount``, where not ``null``, is what the line awards: the
+    cents won over the stake, or a fixed line's award as the paytable writes it (returned less the
+    stake where award-returns-stake holds, all of returned where not)."""
+    if got is None or got.times != 1 or got.category not in FIXED_LINES:
+        return
+    seat, kind = key
+    paid = got.events[0]
+    hits = [e.payload for e in runner.round.ctrl_events
+            if e.name == "hit" and e.payload.get("seat") == seat and e.payload.get("category") == got.category]
+    runner.measure(step, f"seat {seat} {kind} line {got.category} announced by a hit event", len(hits), 1,
+                   len(hits) == 1, unit="events",
+                   detail="; ".join(f"hit meter {h.get('meter')} amount {h.get('amount')}" for h in hits)
+                   or "no hit event for the seat and line")
+    if len(hits) != 1 or hits[0].get("meter") is not None or hits[0].get("amount") is None:
+        return
+    stake, returned = int(paid["stake"]), int(paid["returned"])
+    allowed = sorted({returned - stake, returned - (stake if award_returns_stake else 0)})
+    amount = hits[0].get("amount")
+    runner.measure(step, f"seat {seat} {kind} hit amount for line {got.category}", amount,
+                   " or ".join(map(str, allowed)), amount in allowed, unit="cents",
+                   detail=f"payout stake {stake} returned {returned}")
 
 
 def category_shown(got: Paid | None) -> str:

@@ -28,6 +28,11 @@ def _payout(seq: int, returned: int, category: str | None = "royal9", seat: int 
                                   "stake": stake, "returned": returned, "paid_by": "table"}, seq, seq)
 
 
+def _hit(seq: int, amount: int | None, category: str = "royal9", seat: int = 1) -> DeviceEvent:
+    return DeviceEvent("hit", {"event": "hit", "seat": seat, "category": category, "meter": None,
+                               "amount": amount}, seq, seq)
+
+
 def _runner(events: list[DeviceEvent]) -> CaseRunner:
     profile = load_profile(ROOT / "device_profiles" / "emulated-midi-5.yaml")
     case = Case("t", "payouts", "payouts", ("pa-midi-r9-paytable-5",), frozenset(), frozenset(), (STEP,),
@@ -67,10 +72,12 @@ def test_a_second_payout_after_none_is_a_fail_of_paid_nothing() -> None:
 
 
 def test_a_mystery_award_is_not_a_second_settlement() -> None:
-    runner = _runner([_payout(1, 25000, category="mystery", stake=0), _payout(2, 3000)])
+    runner = _runner([_payout(1, 25000, category="mystery", stake=0), _hit(2, 2500), _payout(3, 3000)])
     expect_payout(runner, STEP, type="royal9", seat=1, returned=3000, category="royal9")
     assert _failed(runner) == []
-    assert len(runner.measured) == 2
+    assert [m.name for m in runner.measured] == ["seat 1 royal9 line royal9 announced by a hit event",
+                                                 "seat 1 royal9 hit amount for line royal9",
+                                                 "seat 1 royal9 returned", "seat 1 royal9 category"]
 
 
 def test_the_oracle_comparison_sees_a_wager_paid_twice() -> None:
@@ -82,7 +89,35 @@ def test_the_oracle_comparison_sees_a_wager_paid_twice() -> None:
     expect_payout(runner, STEP, type="royal9", oracle=True)
     names = [name for name, _ in _failed(runner)]
     assert names == ["seat 1 royal9 returned (oracle: royal9)", "seat 1 royal9 settled by one payout event"]
-    runner.round.ctrl_events = events[:1]
+    runner.round.ctrl_events = [_hit(0, None), events[0]]
     runner.measured.clear()
     expect_payout(runner, STEP, type="royal9", oracle=True)
+    assert _failed(runner) == []
+
+
+def test_a_fixed_line_paid_without_its_hit_is_a_fail() -> None:
+    # docs/protocol.md, section 8: a wager that wins a paytable line has the line announced by `hit`
+    runner = _runner([_payout(1, 3000)])
+    expect_payout(runner, STEP, type="royal9", seat=1, returned=3000)
+    assert _failed(runner) == [("seat 1 royal9 line royal9 announced by a hit event", 0)]
+    runner = _runner([_hit(1, 2500, seat=2), _hit(2, 2500, category="royal9-tie"), _payout(3, 3000)])
+    expect_payout(runner, STEP, type="royal9", seat=1, returned=3000)
+    assert _failed(runner) == [("seat 1 royal9 line royal9 announced by a hit event", 0)]
+
+
+def test_a_fixed_line_hit_is_for_what_the_line_awards() -> None:
+    # Hit and Run 5 cards at 2 to 1 (an odds line): $5 returns $15, the hit is for the $10 won or null
+    for amount, ok in ((1000, True), (None, True), (2000, False), (1500, False)):
+        runner = _runner([_hit(1, amount, category="5-cards"),
+                          _payout(2, 1500, category="5-cards", kind="hit-and-run")])
+        expect_payout(runner, STEP, type="hit-and-run", seat=1, returned=1500)
+        assert _failed(runner) == ([] if ok else [("seat 1 hit-and-run hit amount for line 5-cards", amount)])
+
+
+def test_a_meter_line_and_a_losing_wager_need_no_fixed_line_hit() -> None:
+    runner = _runner([_payout(1, 0, category=None), _payout(2, 0, category="lose", kind="player"),
+                      _payout(3, 5000500, category="mega", seat=2)])
+    expect_payout(runner, STEP, type="royal9", seat=1, none=True)
+    expect_payout(runner, STEP, type="royal9", seat=2, returned=5000500)
+    expect_payout(runner, STEP, type="player", seat=1, returned=0)
     assert _failed(runner) == []
