@@ -87,7 +87,8 @@ def measure_line_announced(runner: CaseRunner, step: Step, key: tuple[int, str],
     ``hit`` event for its seat in the same round (docs/protocol.md, section 8: ``hit`` is sent when a
     wager wins a paytable line).  Its ``amount``, where not ``null``, is what the line awards: the
     cents won over the stake, or a fixed line's award as the paytable writes it (returned less the
-    stake where award-returns-stake holds, all of returned where not)."""
+    stake where award-returns-stake holds, all of returned where not).  The amount is judged where the
+    seat won that line alone: a wager that won several lines at once returns their sum."""
     if got is None or got.times != 1 or got.category not in FIXED_LINES:
         return
     seat, kind = key
@@ -98,8 +99,10 @@ def measure_line_announced(runner: CaseRunner, step: Step, key: tuple[int, str],
                    len(hits) == 1, unit="events",
                    detail="; ".join(f"hit meter {h.get('meter')} amount {h.get('amount')}" for h in hits)
                    or "no hit event for the seat and line")
-    if len(hits) != 1 or hits[0].get("meter") is not None or hits[0].get("amount") is None:
-        return
+    lines = [e for e in runner.round.ctrl_events if e.name == "hit" and e.payload.get("seat") == seat
+             and e.payload.get("category") != MYSTERY_CATEGORY]
+    if len(lines) != 1 or len(hits) != 1 or hits[0].get("meter") is not None or hits[0].get("amount") is None:
+        return  # several lines won at once (r9-one-award-per-wager false): the payout is their sum
     stake, returned = int(paid["stake"]), int(paid["returned"])
     allowed = sorted({returned - stake, returned - (stake if award_returns_stake else 0)})
     amount = hits[0].get("amount")

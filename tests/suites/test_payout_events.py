@@ -121,3 +121,12 @@ def test_a_meter_line_and_a_losing_wager_need_no_fixed_line_hit() -> None:
     expect_payout(runner, STEP, type="royal9", seat=2, returned=5000500)
     expect_payout(runner, STEP, type="player", seat=1, returned=0)
     assert _failed(runner) == []
+
+
+def test_a_wager_that_won_several_lines_has_each_announced_not_each_amount_judged() -> None:
+    # r9-one-award-per-wager false: suited royal 9 and royal 9 both paid on one wager, one payout
+    runner = _runner([_hit(1, 7500, category="suited-royal9"), _hit(2, 2500), _payout(3, 10500,
+                                                                                     category="suited-royal9")])
+    expect_payout(runner, STEP, type="royal9", seat=1, returned=10500)
+    assert _failed(runner) == []
+    assert runner.measured[0].name == "seat 1 royal9 line suited-royal9 announced by a hit event"
