@@ -9,7 +9,8 @@ Options: ``--jobs N`` (default 2; the machine is shared), ``--sample N --seed S`
 sample), ``--json FILE`` to keep every mutant's outcome.
 ``--journal FILE`` writes each mutant's outcome as it is judged (JSON lines) and runs only the
 mutants the file has no outcome for: a run stopped part way (hours on two cores) is continued by the
-same command, and the score is printed over every mutant the journal holds.  ``--only unreviewed``
+same command, and the score is printed over every mutant the journal holds; a mutant that passed
+some profiles of its plan before the stop goes on from the next one.  ``--only unreviewed``
 runs the mutants without a reviewed reason in survivors.yaml, ``--only reviewed`` the others
 (they survived an earlier run; re-running them checks their reasons still hold).
 Usage: ``.venv/bin/python benchmarks/bench_mutants.py [--jobs 2] [--journal mutants.jsonl]``  (hours)
@@ -66,10 +67,21 @@ def main() -> int:
         if args.journal:
             journal.append(args.journal, outcome)
 
+    def went_on(point: Point, profile: str, cases_run: int, seconds: Decimal) -> None:
+        if args.journal:
+            journal.passed(args.journal, point, profile, cases_run, seconds)
+
+    # the profiles each mutant passed in earlier sittings are not certified again (--mutant starts afresh)
+    before = journal.passed_profiles(args.journal, points) if args.journal and not args.mutant else {}
+    if before:
+        print(f"journal: {sum(1 for p in todo if p.id in before)} of them passed part of their plan before; "
+              "they go on from the next profile", flush=True)
+
     started, judged = time.monotonic(), len(done)
     try:
         score = mrun.run_mutants(todo, jobs=args.jobs, reasons=mapping, on_outcome=keep,
-                                 progress=lambda text: print(text, file=sys.stderr, flush=True))
+                                 progress=lambda text: print(text, file=sys.stderr, flush=True),
+                                 passed_before=before, on_passed=went_on)
     except KeyboardInterrupt:  # a sitting stopped by hand: its wall time still counts (the trace's is not split out)
         if args.journal:
             now = len(journal.load(args.journal, points))

@@ -72,9 +72,12 @@ def run_stages(points: Sequence[Point], plans: dict[str, Plan], *, runner: Runne
                size: int, lean: Sequence[str],
                judge: Callable[[killmatrix.JobResult], tuple[str, str | None, str]],
                single: Callable[[Point, Plan], tuple[str, str | None, str, str | None]],
-               done: Callable[[Point, str, str | None, str | None, int, Decimal, str], None]) -> None:
+               done: Callable[[Point, str, str | None, str | None, int, Decimal, str], None],
+               passed: Callable[[Point, str, int, Decimal], None] | None = None) -> None:
     """Run every planned mutant in batches, stage by stage; ``done`` hears each final verdict
-    (point, verdict, profile, case, cases run, seconds, detail)."""
+    (point, verdict, profile, case, cases run, seconds, detail); ``passed`` hears each mutant that
+    passed one profile of its plan and goes on to the next (point, profile, cases run, seconds), so a
+    run stopped part way need not certify it on that profile again."""
     pending = [p for p in points if plans[p.id]]
     ran: dict[str, int] = {p.id: 0 for p in pending}
     spent: dict[str, Decimal] = {p.id: Decimal(0) for p in pending}
@@ -110,6 +113,8 @@ def run_stages(points: Sequence[Point], plans: dict[str, Plan], *, runner: Runne
                         done(point, verdict, profile, by, ran[point.id], spent[point.id], detail)
                     elif stage + 1 < len(plans[point.id]):
                         still.append(point)
+                        if passed is not None:
+                            passed(point, profile, len(result.cases), each)
                     else:
                         done(point, "SURVIVED", None, None, ran[point.id], spent[point.id],
                              "passed on " + ", ".join(p for p, _ in plans[point.id]))

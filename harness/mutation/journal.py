@@ -33,6 +33,31 @@ def append(path: Path, outcome: Outcome) -> None:
         out.flush()
 
 
+def passed(path: Path, point: Point, profile: str, cases_run: int, seconds: Decimal) -> None:
+    """Record that a mutant not yet judged passed every case of one profile of its plan (no
+    finding): a later sitting goes on from its next profile instead of certifying this one again."""
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"passed": {"id": point.id, "function": point.function, "code": point.code,
+                                         "profile": profile, "cases_run": cases_run, "seconds": str(seconds)}},
+                             ensure_ascii=False) + "\n")
+        out.flush()
+
+
+def passed_profiles(path: Path, points: Iterable[Point]) -> dict[str, dict[str, int]]:
+    """Mutant id: {profile it passed: cases run}, for mutants of the current source (as :func:`load`)."""
+    by_id = {p.id: p for p in points}
+    out: dict[str, dict[str, int]] = {}
+    for r in _rows(path):
+        row_ = r.get("passed")
+        if not isinstance(row_, dict):
+            continue
+        p = by_id.get(str(row_.get("id")))
+        if p is None or p.code != row_.get("code") or p.function != row_.get("function"):
+            continue
+        out.setdefault(p.id, {})[str(row_["profile"])] = int(row_.get("cases_run") or 0)
+    return out
+
+
 def sitting(path: Path, *, wall_seconds: Decimal, trace_seconds: Decimal, judged: int, jobs: int) -> None:
     """Record one invocation's wall time (the full run's is the sum over its sittings)."""
     with path.open("a", encoding="utf-8") as out:
@@ -65,7 +90,7 @@ def load(path: Path, points: Iterable[Point]) -> dict[str, Outcome]:
     out: dict[str, Outcome] = {}
     for r in _rows(path):
         if "id" not in r:
-            continue  # a sitting
+            continue  # a sitting, or a profile a mutant passed
         p = by_id.get(str(r["id"]))
         if p is None or p.code != r.get("code") or p.function != r.get("function"):
             continue

@@ -309,9 +309,14 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
                 profiles: Sequence[str] = PROFILES + BENCH_TWINS, reasons: Mapping[str, tuple[str, str]] | None = None,
                 progress: Callable[[str], None] | None = None, max_profiles: int | None = MAX_PROFILES,
                 on_outcome: Callable[[Outcome], None] | None = None, batch_size: int = BATCH_SIZE,
-                traces: list[Trace] | None = None) -> Score:
+                traces: list[Trace] | None = None,
+                passed_before: Mapping[str, Mapping[str, int]] | None = None,
+                on_passed: Callable[[Point, str, int, Decimal], None] | None = None) -> Score:
     """Trace (unless ``traces`` of this same run are given), then run every mutant of ``points``;
-    see the module docstring."""
+    see the module docstring.  ``passed_before`` (mutant id: {profile: cases run}) are profiles an
+    earlier sitting certified the mutant on without a finding: they are left out of its plan (a
+    mutant that passed its whole plan is SURVIVED at once); ``on_passed`` hears each such pass of
+    this run."""
     t0 = time.monotonic()
     say = progress or (lambda text: None)
     problems: list[str] = []
@@ -327,6 +332,10 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
     ends = _end_lines(points)
     say(f"mutants: {len(points)}")
     plans = {p.id: plan_point(p, ends[p.id], traces, profiles, max_profiles) for p in points}
+    earlier = {p.id: dict((passed_before or {}).get(p.id, {})) for p in points}
+    whole = {pid: [profile for profile, _ in plan] for pid, plan in plans.items()}
+    plans = {pid: [(profile, cases) for profile, cases in plan if profile not in earlier[pid]]
+             for pid, plan in plans.items()}
     outcomes: dict[str, Outcome] = {}
     lock = threading.Lock()
 
@@ -340,7 +349,10 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
             f"{' by ' + outcome.by if outcome.by else ''} ({outcome.seconds} s)")
 
     for p in points:
-        if not plans[p.id]:
+        if whole[p.id] and not plans[p.id]:  # every profile of its plan passed in earlier sittings
+            finish(Outcome(p, "SURVIVED", None, None, sum(earlier[p.id].values()), Decimal(0),
+                           "passed on " + ", ".join(whole[p.id]) + " (earlier sittings)"))
+        elif not plans[p.id]:
             finish(run_point(p, [], runner, deadline_s))
     if batch_size <= 1 or traces is None:  # without a trace each run is every suite: one mutant a run
         with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="mutants") as pool:
@@ -353,10 +365,13 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
 
         def done(point: Point, verdict: str, profile: str | None, by: str | None, cases_run: int,
                  seconds: Decimal, detail: str) -> None:
-            finish(Outcome(point, verdict, profile, by, cases_run, seconds, detail))
+            before = earlier[point.id]
+            if verdict == "SURVIVED" and before:
+                detail += " (and " + ", ".join(before) + " in earlier sittings)"
+            finish(Outcome(point, verdict, profile, by, cases_run + sum(before.values()), seconds, detail))
 
         batched.run_stages(points, plans, runner=runner, jobs=jobs, deadline_s=deadline_s, size=batch_size,
-                           lean=LEAN, judge=judge, single=single, done=done)
+                           lean=LEAN, judge=judge, single=single, done=done, passed=on_passed)
     return Score([outcomes[p.id] for p in points], traces or [], _seconds(time.monotonic() - t0), jobs,
                  len(points), reasons or {}, problems, trace_seconds)
 

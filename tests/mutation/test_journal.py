@@ -39,3 +39,12 @@ def test_a_torn_last_line_and_sittings_are_read(tmp_path: Path) -> None:
         out.write('{"id": "controller:10:4:Lt>Lt')  # the writer was killed here
     assert list(journal.load(path, [A, B])) == [B.id]
     assert journal.sittings(path) == [{"wall_seconds": "12.5", "trace_seconds": "3", "judged": 1, "jobs": 2}]
+
+
+def test_a_profile_passed_counts_only_for_the_same_line(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    journal.passed(path, A, "emulated-midi-5", 120, Decimal("300.5"))
+    journal.passed(path, B, "emulated-midi-1", 80, Decimal("200"))
+    edited = Point(B.module, B.line, B.col, B.operator, B.function, "pay(seat, twice=True)")
+    assert journal.passed_profiles(path, [A, edited]) == {A.id: {"emulated-midi-5": 120}}
+    assert journal.load(path, [A, B]) == {}  # a pass is not an outcome

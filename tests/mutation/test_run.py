@@ -14,7 +14,7 @@ import pytest
 from harness import killmatrix
 from harness.cli import main
 from harness.killmatrix import CaseOutcome, Job, JobResult
-from harness.mutation import hook, report, scope, survivors
+from harness.mutation import hook, journal, report, scope, survivors
 from harness.mutation import run as mrun
 from harness.mutation.batch import BATCH_ENV
 from harness.mutation.operators import Point
@@ -103,6 +103,32 @@ def test_cases_follow_the_trace_and_startup_lines_run_every_passing_case(batch_s
     assert [p for (m, p) in runs if m == points[2].id] == ["emulated-midi-5", "emulated-hit-and-run"]
     assert [p for (m, p) in runs if m == points[0].id] == ["emulated-midi-5", "emulated-midi-1"]
     assert not any(m == points[3].id for (m, _) in runs)  # not covered: never run
+
+
+def test_a_profile_passed_in_an_earlier_sitting_is_not_run_again(tmp_path: Path) -> None:
+    # points[0]: a start-up line, planned on midi-5 then midi-1; points[1]: midi-5, hit-and-run, midi-1
+    points = [_point("nvstore", 10), _point("nvstore", 21)]
+    profiles = ("emulated-midi-5", "emulated-midi-1", "emulated-hit-and-run")
+    path = tmp_path / "j.jsonl"
+    first = FakeRunner()
+    mrun.run_mutants(points, runner=first, profiles=profiles,
+                     on_passed=lambda p, profile, n, s: journal.passed(path, p, profile, n, s))
+    before = journal.passed_profiles(path, points)
+    assert before == {points[0].id: {"emulated-midi-5": 2},
+                      points[1].id: {"emulated-midi-5": 1, "emulated-hit-and-run": 1}}
+    again = FakeRunner(kills={points[1].id: "FAIL"})
+    score = mrun.run_mutants(points, runner=again, profiles=profiles, passed_before=before)
+    got = {o.point.line: o for o in score.outcomes}
+    assert got[10].verdict == "SURVIVED" and got[10].cases_run == 4 and "earlier sittings" in got[10].detail
+    assert got[21].verdict == "KILLED" and got[21].profile == "emulated-midi-1"
+    runs = [(dict(j.env)[hook.MUTANT_ENV], j.profile) for j in again.jobs if hook.MUTANT_ENV in dict(j.env)]
+    assert sorted(runs) == [(points[0].id, "emulated-midi-1"), (points[1].id, "emulated-midi-1")]
+    # every profile of its plan passed before: SURVIVED at once, nothing run
+    done = {points[0].id: {"emulated-midi-5": 2, "emulated-midi-1": 2}}
+    third = FakeRunner()
+    score = mrun.run_mutants(points[:1], runner=third, profiles=profiles, passed_before=done)
+    assert [o.verdict for o in score.outcomes] == ["SURVIVED"] and score.outcomes[0].cases_run == 4
+    assert not [j for j in third.jobs if hook.MUTANT_ENV in dict(j.env)]
 
 
 def test_a_bench_twin_trace_serves_only_lines_no_other_profile_ran() -> None:
