@@ -198,7 +198,7 @@ def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...
     before = runner._read_meters()
     runner.measure(step, "no hit waiting for the reset key before the keys are turned",
                    ", ".join(before.pending) or "none", "none", not before.pending)
-    answers = []
+    answers, other = [], []
     runner._pump()
     mark = len(runner.round.ctrl_events)
     for name in [n for n in names if n not in before.pending]:
@@ -206,7 +206,13 @@ def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...
             runner.perform(TurnResetKey(name, probe=True))
             answers.append(f"{name}: answered")
         except DeviceNak as exc:
-            answers.append(f"{name}: refused ({exc.reason})")
+            answers.append(f"{name}: refused {exc.code} ({exc.reason})")
+            if exc.code != "REFUSED":
+                other.append(f"{name}: {exc.code}")
+    # docs/protocol.md, section 7: reset_key answers the meter or NAK REFUSED; another code (BUSY, an
+    # internal error) is the device failing the request, not declining it
+    runner.measure(step, "reset keys with nothing pending answered or refused with REFUSED",
+                   "; ".join(other) or "no other answer", "no other answer", not other, detail="; ".join(answers))
     runner._pump(0.01)
     now = runner._read_meters()
     moved = trace(before, now)

@@ -65,6 +65,21 @@ TARGETS = [
       "won = st.returned - (st.stake if ctrl.interp.award_returns_stake else 0)"),
      "suites/hit-and-run/paytable.suite.yaml::eight-plus-cards-hit-is-the-meter-shown", "emulated-hit-and-run",
      ("FAIL",)),
+    # a Hit and Run fixed line paid without its `hit` event (expect_payout's line announcement)
+    (("settle", "_settle_hit_and_run", "drop-call",
+      'ctrl.emit("hit", seat=seat, category=category, meter=None, amount=st.returned - st.stake)'),
+     "suites/hit-and-run/paytable.suite.yaml::blackjack-pays-4-for-1", "emulated-hit-and-run", ("FAIL",)),
+    # a controller that comes back from a power loss unlocked where it was open before it
+    (("controller", "Controller._volatile", "True>False", "self.locked = True"),
+     "suites/progressive/limits.suite.yaml::power-lost-with-wagering-open-comes-back-locked", "emulated-midi-5",
+     ("FAIL",)),
+    # contributions taken at wagering close but written to non-volatile storage only at settlement
+    (("controller", "Controller._contribute", "drop-call", "self.save()"),
+     "suites/progressive/limits.suite.yaml::power-lost-after-the-lockout-keeps-the-contributions", "emulated-midi-5",
+     ("FAIL",)),
+    # a fast round's pending settlement left armed: the next round's button settles an empty round
+    (("controller", "Controller._lock", "drop-assign", "self.settle_pending = False"),
+     "suites/lockout/lockout.suite.yaml::lockout-button-after-a-fast-round", "emulated-midi-5", ("ERROR", "FAIL")),
 ]
 
 
