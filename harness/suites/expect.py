@@ -21,7 +21,14 @@ from harness.suites.expected import (
     qualifying_stakes,
 )
 from harness.suites.model import Step
-from harness.suites.payouts import Paid, category_shown, measure_line_announced, measure_paid_once, settlements
+from harness.suites.payouts import (
+    Paid,
+    category_shown,
+    measure_line_announced,
+    measure_no_phantom_settlement,
+    measure_paid_once,
+    settlements,
+)
 from harness.suites.registry import Action, Arg, choice, step
 from harness.suites.steps import EVENTS, SHOE_EVENTS, WAGER_TYPES, settle_round
 from harness.suites.timing import lock_timing
@@ -145,6 +152,8 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
                          want_ret, got_ret == want_ret, unit="cents", detail=category_shown(got))
             measure_paid_once(runner, step, key, got)
             measure_line_announced(runner, step, key, got, award_returns_stake=ars)
+        if seat is None:
+            measure_no_phantom_settlement(runner, step, paid)
         return
     if seat is None:
         raise AssertionError("expect_payout without oracle needs a seat")  # schema prevents this

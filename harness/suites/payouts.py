@@ -111,6 +111,18 @@ def measure_line_announced(runner: CaseRunner, step: Step, key: tuple[int, str],
                    detail=f"payout stake {stake} returned {returned}")
 
 
+def measure_no_phantom_settlement(runner: CaseRunner, step: Step, paid: Mapping[Key, Paid]) -> None:
+    """A Royal 9 ``payout`` that settles a wager (category ``null``: it lost) at a seat where no Royal 9
+    wager was accepted settles a wager that was never placed (docs/protocol.md, section 8: one
+    settlement payout per accepted wager).  An award paid to a seat without a wager (an envy line
+    where the Rules Submission pays it so) is not one."""
+    phantom = sorted(seat for (seat, kind), got in paid.items()
+                     if kind == "royal9" and (seat, kind) not in runner.round.wagers and got.category is None)
+    runner.measure(step, "no Royal 9 wager settled at a seat where none was placed",
+                   ", ".join(f"seat {s}" for s in phantom) or "none", "none", not phantom,
+                   detail="; ".join(paid[(s, "royal9")].describe() for s in phantom))
+
+
 def category_shown(got: Paid | None) -> str:
     """The category a device reported, for a measurement's detail."""
     if got is None:

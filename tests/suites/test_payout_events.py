@@ -130,3 +130,14 @@ def test_a_wager_that_won_several_lines_has_each_announced_not_each_amount_judge
     expect_payout(runner, STEP, type="royal9", seat=1, returned=10500)
     assert _failed(runner) == []
     assert runner.measured[0].name == "seat 1 royal9 line suited-royal9 announced by a hit event"
+
+
+def test_a_losing_royal9_settlement_where_no_wager_was_placed_is_a_fail() -> None:
+    # docs/protocol.md, section 8: one settlement payout per accepted wager; an award (envy) may go
+    # to a seat without a wager where the Rules Submission pays it so, a lost "wager" may not
+    runner = _runner([_payout(1, 0, category=None, seat=2), _payout(2, 2500, category="mega-envy", seat=3, stake=0)])
+    runner.round.wagers = {}
+    runner.round.cards = [(c, 0) for c in parse_cards(["2H", "3C", "5D", "6S"])]
+    expect_payout(runner, STEP, type="royal9", oracle=True)
+    assert ("no Royal 9 wager settled at a seat where none was placed", "seat 2") in _failed(runner)
+    assert not any("seat 3" in str(value) for name, value in _failed(runner) if name.startswith("no Royal 9"))
