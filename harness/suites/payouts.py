@@ -93,14 +93,14 @@ def measure_line_announced(runner: CaseRunner, step: Step, key: tuple[int, str],
         return
     seat, kind = key
     paid = got.events[0]
-    hits = [e.payload for e in runner.round.ctrl_events
-            if e.name == "hit" and e.payload.get("seat") == seat and e.payload.get("category") == got.category]
+    # the seat's hits of this round (a mystery award is not a paytable line), and those for this line
+    lines = [e.payload for e in runner.round.ctrl_events if e.name == "hit" and e.payload.get("seat") == seat
+             and e.payload.get("category") != MYSTERY_CATEGORY]
+    hits = [h for h in lines if h.get("category") == got.category]
     runner.measure(step, f"seat {seat} {kind} line {got.category} announced by a hit event", len(hits), 1,
                    len(hits) == 1, unit="events",
                    detail="; ".join(f"hit meter {h.get('meter')} amount {h.get('amount')}" for h in hits)
                    or "no hit event for the seat and line")
-    lines = [e for e in runner.round.ctrl_events if e.name == "hit" and e.payload.get("seat") == seat
-             and e.payload.get("category") != MYSTERY_CATEGORY]
     if len(lines) != 1 or len(hits) != 1 or hits[0].get("meter") is not None or hits[0].get("amount") is None:
         return  # several lines won at once (r9-one-award-per-wager false): the payout is their sum
     stake, returned = int(paid["stake"]), int(paid["returned"])
