@@ -68,3 +68,23 @@ def test_mystery_paid_counts_table_awards_at_the_hit_and_attendant_awards_at_the
     assert mystery_paid(_Runner("attendant"), [jackpot, hit]) == (0, 0)  # type: ignore[arg-type]
     assert mystery_paid(_Runner("attendant"), [hit, jackpot, reset]) == (0, 25_035)  # type: ignore[arg-type]
     assert mystery_paid(_Runner("attendant"), [reset, hit]) == (0, 0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("case", ["power-cycle-keeps-meters", "power-lost-after-the-lockout-keeps-the-contributions"])
+def test_a_case_that_opens_a_round_after_an_attendant_paid_mystery_award_pays_it_first(tmp_path: Path,
+                                                                                       case: str) -> None:
+    """The seed's trigger falls in the case's first round; with the award paid by an attendant the
+    controller refuses the case's next round until the key is turned (found on variant 12 of seed
+    822166503: ``power-cycle-keeps-meters`` an ERROR on a compliant device).  The attendant pays it
+    and turns the key before the round opens, and the case is judged on what it tests."""
+    profile = tmp_path / "seeded.yaml"
+    profile.write_text(PROFILE.read_text().replace("paid_by: table", "paid_by: attendant")
+                       .replace("  defect: null\n", f"  defect: null\n  seed: {SEED}\n"))
+    cmd = [sys.executable, "-m", "harness", "run", str(ROOT / "suites" / "progressive" / "limits.suite.yaml"),
+           "-q", "-k", case, "--profile", str(profile), "--report-dir", str(tmp_path / "r")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    (run_dir,) = (tmp_path / "r").iterdir()
+    cases = {c.case_id: c.verdict for c in load_record(run_dir).cases if c.verdict != "NOT APPLICABLE"}
+    assert cases == {case: "PASS"}, proc.stdout[-3000:]
+    transcript = (run_dir / "evidence" / case / "controller-transcript.txt").read_text()
+    assert '"meter":"mystery"' in transcript and '"cmd":"reset_key","meter":"mystery"' in transcript
