@@ -14,6 +14,10 @@ step runs::
 A reference is a base and an optional offset ``+ $0.01`` / ``- $0.01``.  Bases:
 
 * ``meter``: the amount the meter shows now (read from the controller when the step runs);
+* ``current``: "the then current payout amount" a payout limit must exceed (461a.12(k)(1)), as the
+  interpretation ``meter-payout-limit-check`` reads it: the greatest of the meter now and the
+  meter's initial and reset amounts (a configuration whose limit is not above its own initial or
+  reset amount is refused, whatever the meter shows after a reset);
 * ``initial``, ``reset``, ``payout_limit``, ``display_capacity``: the meter's values in the
   profile's Rules Submission (for the mystery meter, initial and reset are its reseed amount);
 * ``profile``: the Rules Submission's value of the very field the step writes;
@@ -42,7 +46,7 @@ if TYPE_CHECKING:
     from harness.suites.model import Step
     from harness.suites.runner import CaseRunner
 
-BASES = ("meter", "floor", "initial", "reset", "payout_limit", "display_capacity", "profile", "reseed",
+BASES = ("meter", "current", "floor", "initial", "reset", "payout_limit", "display_capacity", "profile", "reseed",
          "must_hit_by")
 #: bases that read the Rules Submission (the profile must declare them)
 _PROFILE_FIELDS = ("initial", "reset", "payout_limit", "display_capacity")
@@ -94,8 +98,9 @@ def missing(profile: Profile, meter: str, ref: Ref, field: str | None = None) ->
     if meter == "mystery":
         if rules.mystery is None:
             return "the Rules Submission has no mystery progressive"
-        if base in ("payout_limit", "display_capacity"):
-            return f"a mystery meter has no {base} of its own (its must-hit-by bounds it)"
+        if base in ("payout_limit", "display_capacity", "current"):
+            what = "payout limit" if base == "current" else base.replace("_", " ")
+            return f"a mystery meter has no {what} of its own (its must-hit-by bounds it)"
         return None
     if base in ("reseed", "must_hit_by"):
         return f"{base} is a mystery amount; the {meter} meter has none"
@@ -116,11 +121,15 @@ def amount(runner: CaseRunner, meter: str, ref: Ref | Cents, field: str | None =
     if why:
         raise AssertionError(f"'{ref}' for the {meter} meter: {why}")
     base = field if ref.base == "profile" else ref.base
-    if base == "meter":
+    if base in ("meter", "current"):
         shown = runner._read_meters().meters.get(meter)
         if shown is None:
             raise AssertionError(f"the controller reports no {meter} meter")
         value = shown
+        if base == "current":
+            m = settings(profile, meter)
+            assert m is not None
+            value = max(value, m.initial, m.reset)
     elif meter == "mystery":
         mystery = profile.rules.mystery
         assert mystery is not None

@@ -270,8 +270,13 @@ def pay_mystery_award(runner: CaseRunner) -> None:
     attendant (Royal 9 (h): the Rules Submission's choice), still waits for the reset key.  The hidden
     trigger is not the case's to script, so the attendant pays it and turns the key as on the floor,
     and the round opens (a controller refuses rounds while a payment is pending: docs/protocol.md,
-    'round.open').  Only a mystery hit announced since the mystery's last reset is looked for; the
-    key is turned only where the controller reports the payment pending."""
+    'round.open').  Only where the Rules Submission has the attendant pay mystery awards (a
+    table-paid award left waiting for the key is the device's fault, for the case to see), only
+    for a mystery hit announced since the mystery's last reset, and only where the controller
+    reports the payment pending."""
+    mystery = runner.profile.rules.mystery
+    if mystery is None or mystery.paid_by != "attendant":
+        return
     runner._pump()
     last = next((e for e in reversed(runner.hits_seen) if e.payload.get("meter") == "mystery"), None)
     if last is None or last.name != "hit":

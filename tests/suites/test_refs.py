@@ -1,0 +1,51 @@
+"""References to amounts resolved when a step runs (harness/suites/refs.py)."""
+
+import dataclasses
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from harness.devices.roles import MeterReading
+from harness.profiles import load_profile
+from harness.suites import refs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Runner:
+    def __init__(self, mega: int, initial: int, reset: int) -> None:
+        profile = load_profile(ROOT / "device_profiles" / "emulated-midi-5.yaml")
+        rules = profile.rules
+        meters = dict(rules.meters)
+        meters["mega"] = dataclasses.replace(meters["mega"], initial=initial, reset=reset)
+        self.profile = dataclasses.replace(profile, rules=dataclasses.replace(rules, meters=meters))
+        self.reading = MeterReading(meters={"mega": mega}, residual={"mega": Decimal(0)}, cumulative_paid=0,
+                                    paid_by_table=0, paid_by_attendant=0)
+
+    def _read_meters(self) -> MeterReading:
+        return self.reading
+
+
+@pytest.mark.parametrize(("mega", "initial", "reset", "current"), [
+    (1_000_064, 1_002_550, 1_000_050, 1_002_550),  # after a reset below the initial amount: the initial
+    (5_000_010, 5_000_000, 5_000_000, 5_000_010),  # after play: the meter
+    (4_000_000, 5_000_000, 5_500_000, 5_500_000),  # a reset above the initial amount
+])
+def test_current_is_the_greatest_of_the_meter_and_its_initial_and_reset(mega: int, initial: int, reset: int,
+                                                                        current: int) -> None:
+    runner = _Runner(mega, initial, reset)
+    ref = refs.parse_ref("current + $0.01")
+    assert ref is not None
+    assert refs.amount(runner, "mega", ref, "payout_limit") == current + 1  # type: ignore[arg-type]
+    assert refs.amount(runner, "mega", refs.parse_ref("meter"), "payout_limit") == mega  # type: ignore[arg-type]
+
+
+def test_current_is_not_a_mystery_amount() -> None:
+    profile = load_profile(ROOT / "device_profiles" / "emulated-midi-5-mystery.yaml")
+    assert profile.rules.mystery is not None
+    ref = refs.parse_ref("current")
+    assert ref is not None
+    assert refs.missing(profile, "mystery", ref) == \
+        "a mystery meter has no payout limit of its own (its must-hit-by bounds it)"
+    assert refs.missing(profile, "mega", ref) is None
