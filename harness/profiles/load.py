@@ -56,8 +56,10 @@ MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_vers
 _TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "capabilities", "rules",
              "timing", "interpretations", "emulator", "report", "bench",
              "randomness", "link")
-_DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration", *SERIAL_KEYS,
+_DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration", "feeds", *SERIAL_KEYS,
                 *COUNTER_KEYS)
+#: the roles a bench supply may feed (``devices.power.feeds``)
+FED_ROLES = ("controller", "shoe", "sensors")
 #: the lab report's fields a profile may fill (docs/device-profiles.md, docs/report.md)
 REPORT_KEYS = ("submitting_party", "lab", "accreditation", "tested_by", "reviewed_by", "approved_by")
 _CALIBRATION_KEYS = ("due", "certificate", "uncertainty")
@@ -119,7 +121,18 @@ def _device(role: str, f: Fields) -> DeviceSpec:
             date.fromisoformat(due)
         except ValueError:
             raise cf.error("due", f"calibration due date '{due}' is not a date YYYY-MM-DD") from None
+    feeds: tuple[str, ...] = ()
+    if "feeds" in f:
+        if role != "power":
+            raise f.error("feeds", "only the power supply feeds devices (feeds: the roles its output powers)")
+        node = f.get_list("feeds")
+        feeds = tuple(check_enum(v, loc, f"{f.name('feeds')}[{i}]", FED_ROLES) for i, v, loc in node.enumerate_locs())
+        if "controller" not in feeds:
+            raise f.error("feeds", "the supply of the power-loss cases feeds the controller: list controller")
+        if len(set(feeds)) != len(feeds):
+            raise f.error("feeds", "each role once")
     return DeviceSpec(
+        feeds=feeds,
         role=role,
         driver=driver,
         port=port,

@@ -49,10 +49,20 @@ class DeviceSpec:
     #: driver settings beyond the address: serial framing and flow control, the counter's channels,
     #: levels, slopes and measurement timeout (harness.profiles.lineparams)
     options: Mapping[str, Any] = field(default_factory=_frozen)
+    #: the power supply's output: the roles it powers, as the profile states them (``()``: not stated)
+    feeds: tuple[str, ...] = ()
 
     @property
     def address(self) -> str:
         return self.port if self.port is not None else str(self.resource)
+
+    @property
+    def powers(self) -> tuple[str, ...]:
+        """The roles a power cut reaches: as stated, else the whole table for the built-in emulator
+        (its supply is the table's mains) and the controller alone for a bench supply."""
+        if self.feeds:
+            return self.feeds
+        return ("controller", "shoe", "sensors") if self.is_emulated else ("controller",)
 
     @property
     def is_emulated(self) -> bool:

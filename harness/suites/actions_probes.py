@@ -267,3 +267,59 @@ def expect_lockout_rounds(runner: CaseRunner, step: Step, within_ms: Decimal | N
                    detail=f"round {worst_round.n} of the case; {how}"
                    + (f"; ADVISORY: within the bench's host-stamp jitter ({jitter} ms) of the limit"
                       if worst_unsure else ""))
+
+
+# --------------------------------------------------------------------------- table parameters
+
+#: the table parameters ``config.set`` takes besides the meters, seats and mystery (docs/protocol.md,
+#: section 8): each probed alone by ``expect_table_writes``
+TABLE_FIELDS = ("decks", "commission", "hit_soft17")
+
+
+def _other(field: str, value: Any) -> Any:
+    """A value of ``field`` other than ``value``, within the contract's range."""
+    if field == "decks":
+        return value + 1 if value < 16 else value - 1
+    if field == "commission":
+        return str(Decimal(str(value)) + 1)
+    return not value
+
+
+def _same(field: str, a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    return Decimal(str(a)) == Decimal(str(b)) if field == "commission" else a == b
+
+
+@step("expect_table_writes", Action(
+    {"fields": Arg("str-list")},
+    doc="461a.12(i), docs/protocol.md section 8: with no round open, each table parameter `config.get` "
+    "reports (decks, commission, hit_soft17; or `fields`) is written alone with another value and then "
+    "with the value it had.  Which values a controller takes is its own: a refusal (REFUSED or "
+    "BAD_ARGS) passes if it changed nothing; a write it accepts must read back as written, and the "
+    "value before must be accepted back and read back.  A parameter config.get does not report is not "
+    "written",
+))
+def expect_table_writes(runner: CaseRunner, step: Step, fields: tuple[str, ...] | None = None) -> None:
+    ctrl = runner._ctrl()
+    for field in fields or TABLE_FIELDS:
+        if field not in TABLE_FIELDS:
+            raise AssertionError(f"expect_table_writes: {field!r} is not one of {', '.join(TABLE_FIELDS)}")
+        before = ctrl.config().raw.get(field)
+        if before is None:
+            runner.measure(step, f"{field}: reported by config.get", "not reported: not written",
+                           "reported, or not configurable", True)
+            continue
+        for label, value in (("another value", _other(field, before)), ("the value before", before)):
+            try:
+                ctrl.set_config(**{field: value})
+                got = "accepted"
+            except DeviceNak as exc:
+                got = f"refused ({exc.code}: {exc.reason})"
+            have = ctrl.config().raw.get(field)
+            if got == "accepted":
+                ok, want = _same(field, have, value), f"{value!r} (accepted: as written)"
+            else:
+                ok, want = label == "another value" and _same(field, have, before), \
+                    f"{before!r} (refused: unchanged)" if label == "another value" else f"{before!r}, accepted"
+            runner.measure(step, f"{field} write of {label} ({value!r}): {got}, read back", repr(have), want, ok)

@@ -169,9 +169,10 @@ def expect_r9_combos(runner: CaseRunner, step: Step) -> None:
 def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
     rules = runner.profile.rules
     owners = [s for s in rules.seats if s.combo]
-    combos = [tuple(c.code for c in s.combo) for s in owners if s.combo]
-    if order == "rotated" and combos:
-        combos = combos[-1:] + combos[:-1]
+    filed = [s.combo for s in owners if s.combo]
+    if order == "rotated" and filed:
+        filed = filed[-1:] + filed[:-1]
+    combos = [tuple(c.code for c in combo) for combo in filed]
     given = {s.seat: c for s, c in zip(owners, combos, strict=True)}
     want = {s.seat: given.get(s.seat) for s in rules.seats}
     written = [{"seat": seat, "combo": list(combo)} if combo else {"seat": seat} for seat, combo in want.items()]
@@ -189,3 +190,5 @@ def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
     have = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
     runner.measure(step, "seats and personal combinations read back as written", have, want, have == want,
                    detail="" if len(owners) > 1 else "one seat has a combination: the rotation is the filing")
+    # play from now on is judged against the combinations written (the filed ones for `profile`)
+    runner.oracle = runner.oracle.with_combos({s.seat: c for s, c in zip(owners, filed, strict=True)})

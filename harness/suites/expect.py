@@ -341,14 +341,15 @@ def _host_stamped(runner: CaseRunner, step: Step, latency: Decimal, limit: Decim
 
 @step("expect_event", Action(
     {"event": choice(*EVENTS, required=True), "match": Arg("map"), "absent": Arg("bool", default=False),
-     "except": Arg("map")},
+     "count": Arg("int"), "except": Arg("map")},
     shorthand="event",
     doc="an event of the round (the shoe's or the controller's) with the fields of `match` (or, with "
-    "`absent`, none); events with the fields of `except` are left out (`except: {category: mystery}`: a "
+    "`absent`, none; with `count`, exactly that many: an event reporting a change that happened once is "
+    "sent once); events with the fields of `except` are left out (`except: {category: mystery}`: a "
     "mystery award, which the hidden trigger may bring in any round)",
 ))
 def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match: Mapping[str, Any] | None = None,
-                 **args: Any) -> None:
+                 count: int | None = None, **args: Any) -> None:
     runner._pump(0.05)
     # the shoe's events (card, misread, error) come on the shoe's line, the rest on the controller's
     pool = runner.round.shoe_events if event in SHOE_EVENTS else runner.round.ctrl_events
@@ -365,6 +366,9 @@ def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match
     desc = f"'{event}' event" + (f" with {want}" if want else "") + (f" other than {left_out}" if left_out else "")
     if absent:
         runner.measure(step, f"no {desc}", len(found), 0, not found, unit="events")
+    elif count is not None:
+        runner.measure(step, f"{desc}: exactly {count}", len(found), count, len(found) == count, unit="events",
+                       detail="; ".join(f"{e.name} {e.payload}" for e in found[:6]))
     else:
         runner.measure(step, desc, len(found), ">= 1", bool(found), unit="events",
                      detail="; ".join(f"{e.name} {e.payload}" for e in pool[-6:]))

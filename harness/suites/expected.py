@@ -59,6 +59,15 @@ class Oracle:
             self.royal9 = Royal9Table(combos, rules.denomination, interpretations=interpretations)
         self.commission = rules.commission if rules.commission is not None else Decimal(5)
 
+    def with_combos(self, combos: Mapping[int, tuple[Card, Card] | None]) -> Oracle:
+        """The oracle of the same table with the personal combinations ``combos`` in force (a
+        configuration write between rounds: Royal 9 (e)(5), 461a.12(i)): play after the write is
+        judged against the combinations written, not the ones filed."""
+        rules = self.profile.rules
+        seats = tuple(dataclasses.replace(s, combo=combos.get(s.seat, s.combo)) for s in rules.seats)
+        profile = dataclasses.replace(self.profile, rules=dataclasses.replace(rules, seats=seats))
+        return Oracle(profile, self.interp)
+
     @property
     def is_hit_and_run(self) -> bool:
         return self.game == "blackjack-hit-and-run"

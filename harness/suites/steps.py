@@ -339,8 +339,10 @@ def measure_payments(runner: CaseRunner, step: Step, problems: list[str], rounds
 
 @step("power", Action({"state": choice("off", "on", required=True)}, shorthand="state",
                 doc="switch the power supply that feeds the controller; evidence the cut happened: with the "
-                "power off the controller answers no ping within 0.3 s (one that answers was never cut: the case "
-                "is an ERROR), back on it reports a lock-out with cause power within 2 s", acts=("power",)))
+                "power off every device it feeds (devices.power.feeds) answers no ping within 0.3 s (one that "
+                "answers was never cut: the case is an ERROR), back on it reports a lock-out with cause power "
+                "within 2 s",
+                acts=("power",)))
 def power(runner: CaseRunner, step: Step, state: str) -> None:
     if runner.rig.power is None and runner.profile.bench.performer("power").kind == "supply":
         raise DeviceError("this case needs a power supply and the profile has none")
@@ -355,18 +357,25 @@ def power(runner: CaseRunner, step: Step, state: str) -> None:
 
 
 def _went_dark(runner: CaseRunner, step: Step, within_s: float = 0.3) -> None:
-    """Evidence that the power really went: a controller with its power off answers nothing.  One
-    that still answers was never cut (a miswired supply, a relay that did not open, a backup that
-    kept it alive), so nothing the case sees afterwards shows what survives a power loss: the case
-    ends as an ERROR with that reason, never a PASS."""
-    try:
-        runner._ctrl().request("ping", timeout_s=within_s)
-    except DeviceError:
-        runner.measure(step, "the controller went dark with its power off", f"no answer within {within_s} s",
-                       "no answer", True)
-        return
-    raise DeviceError("the controller still answers 'ping' with its power off: the power cut did not reach it "
-                      "(check the supply's wiring or the relay), so this case cannot show what survives a power loss")
+    """Evidence that the power really went: every device the supply feeds (``devices.power.feeds``;
+    the controller alone unless the profile says more, the whole table for the built-in emulator)
+    answers nothing with its power off.  One that still answers was never cut (a miswired supply, a
+    relay that did not open, a backup that kept it alive), so nothing the case sees afterwards shows
+    what survives a power loss: the case ends as an ERROR with that reason, never a PASS."""
+    spec = runner.profile.devices.get("power")
+    for role in spec.powers if spec is not None else ("controller",):
+        device = runner._ctrl() if role == "controller" else getattr(runner.rig, role, None)
+        if device is None:
+            continue
+        try:
+            device.request("ping", timeout_s=within_s)
+        except DeviceError:
+            runner.measure(step, f"the {role} went dark with its power off", f"no answer within {within_s} s",
+                           "no answer", True)
+            continue
+        raise DeviceError(f"the {role} still answers 'ping' with its power off: the power cut did not reach it "
+                          "(check the supply's wiring or the relay, and devices.power.feeds), so this case cannot "
+                          "show what survives a power loss")
 
 
 def _came_back(runner: CaseRunner, step: Step, mark: int, within_s: float = 2.0) -> None:

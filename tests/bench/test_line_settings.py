@@ -91,3 +91,35 @@ def test_the_counter_is_configured_from_the_profile(tmp_path: object) -> None:
                             "INP2:LEV:AUTO OFF", "INP2:LEV 1.2", "INP2:SLOP NEG", "SYST:TIM 1.5"]
     finally:
         rig.close()
+
+
+def _with_power(power: str) -> str:
+    return BASE.replace("capabilities: [royal9, latency-counter]",
+                        f"  power: {power}\ncapabilities: [royal9, latency-counter, power-control]")
+
+
+def test_what_the_power_supply_feeds() -> None:
+    bench = load_profile_text(_with_power("{driver: scpi-power, resource: TCPIP::192.0.2.11::5025::SOCKET}"), "p.yaml")
+    assert bench.devices["power"].powers == ("controller",)  # a bench supply: the controller unless stated
+    emulated = load_profile_text(_with_power("{driver: scpi-power, resource: emulator}"), "p.yaml")
+    assert emulated.devices["power"].powers == ("controller", "shoe", "sensors")  # the emulated table's mains
+    stated = load_profile_text(_with_power("{driver: scpi-power, resource: emulator, feeds: [controller, shoe]}"),
+                               "p.yaml")
+    assert stated.devices["power"].powers == ("controller", "shoe")
+
+
+@pytest.mark.parametrize(("feeds", "message"), [
+    ("[shoe, sensors]", "feeds the controller"),
+    ("[controller, controller]", "each role once"),
+    ("[controller, counter]", r"devices\.power\.feeds\[1\]"),
+])
+def test_bad_feeds_say_where(feeds: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        load_profile_text(_with_power(f"{{driver: scpi-power, resource: emulator, feeds: {feeds}}}"), "p.yaml")
+
+
+def test_feeds_is_the_power_supply_s_own() -> None:
+    text = BASE.replace("sensors: {driver: reference-sensors, port: emulator}",
+                        "sensors: {driver: reference-sensors, port: emulator, feeds: [controller]}")
+    with pytest.raises(InputError, match="only the power supply feeds devices"):
+        load_profile_text(text, "p.yaml")
