@@ -323,3 +323,30 @@ def expect_table_writes(runner: CaseRunner, step: Step, fields: tuple[str, ...] 
                 ok, want = label == "another value" and _same(field, have, before), \
                     f"{before!r} (refused: unchanged)" if label == "another value" else f"{before!r}, accepted"
             runner.measure(step, f"{field} write of {label} ({value!r}): {got}, read back", repr(have), want, ok)
+
+
+# --------------------------------------------------------------------------- the lock-out reported
+
+
+@step("expect_lockout_reported_before_card", Action(
+    {"card": Arg("int", default=2, lo=2)},
+    shorthand="card",
+    doc="629a Royal 9 (a)(2), docs/protocol.md section 6 (`lockout` is sent as wagering closes): after "
+    "`deal: {settle: false}` at a slow pace, with nothing asked of the controller, its `lockout` event "
+    "(locked) arrives before the shoe's card number `card` (host receive stamps; the pace is the margin).  "
+    "A controller that applies and reports its lock-out only when something polls it (a wager, "
+    "`lockout.get`) or at settlement reports a closure late that its line shows on time",
+))
+def expect_lockout_reported_before_card(runner: CaseRunner, step: Step, card: int = 2) -> None:
+    def locked() -> list[Any]:
+        return [e for e in runner.round.ctrl_events if e.name == "lockout" and e.payload.get("locked")]
+
+    runner._wait_for(f"card {card} out of the shoe", lambda: len(runner.round.cards) >= card)
+    runner._pump(0.01)
+    t_card = runner.round.cards[card - 1][1]
+    first = locked()[0] if locked() else None
+    shown = "none" if first is None else f"{(first.t_ns - t_card) / 1e6:+.3f} ms from card {card}"
+    runner.measure(step, f"'lockout' event (locked) received before card {card} of the deal", shown,
+                   f"before card {card}", first is not None and first.t_ns < t_card,
+                   detail=f"card 1 at 0, card {card} at {(t_card - runner.round.cards[0][1]) / 1e6:.3f} ms "
+                          "(host receive stamps)")
