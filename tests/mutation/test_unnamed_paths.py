@@ -97,6 +97,10 @@ TARGETS = [
     (("controller", "Controller.card_out", "drop-assign",
       "self.lock_timer = self.clock.at(self.lock_due_ns, self._lock_timer_fired)"),
      "suites/lockout/lockout.suite.yaml::lockout-reported-as-it-closes", "emulated-midi-5", ("FAIL",)),
+    # no settle flag until the first fast round: a link loss on a Hit and Run table answered NAK BUSY
+    (("controller", "Controller._volatile", "drop-assign", "self.settle_pending = False"),
+     "suites/hit-and-run/meter.suite.yaml::hit-and-run-link-loss-keeps-the-meter", "emulated-hit-and-run",
+     ("ERROR", "FAIL")),
 ]
 
 
