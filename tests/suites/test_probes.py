@@ -245,15 +245,30 @@ def test_a_power_cut_must_be_seen_dark_then_back_locked_by_power() -> None:
                 raise DeviceTimeout(f"no reply to {cmd} within {timeout_s} s")
             return {}
 
-    def runner(dark: bool, events: list[DeviceEvent]) -> Any:
+    def runner(dark: bool, events: list[DeviceEvent], supply: str | None = None, shoe_dark: bool = True) -> Any:
+        from harness.profiles.model import DeviceSpec
+
+        devices = {} if supply is None else {"power": DeviceSpec(role="power", driver="scpi-power", resource=supply)}
         return SimpleNamespace(_ctrl=lambda: Ctrl(dark), round=SimpleNamespace(ctrl_events=events),
+                               profile=SimpleNamespace(devices=devices),
+                               rig=SimpleNamespace(shoe=Ctrl(shoe_dark), sensors=Ctrl(True)),
                                _pump=lambda timeout_s=0.0: None,
                                measure=lambda step, name, value, limit, ok, **kw: measured.append((name, ok)))
 
     _went_dark(runner(True, []), None)  # type: ignore[arg-type]
     assert measured == [("the controller went dark with its power off", True)]
-    with pytest.raises(DeviceError, match="power cut did not reach it"):
+    with pytest.raises(DeviceError, match="controller still answers 'ping' with its power off"):
         _went_dark(runner(False, []), None)  # type: ignore[arg-type]
+    # the built-in emulator's supply is the table's mains: every device must go dark
+    _went_dark(runner(True, [], supply="emulator"), None)  # type: ignore[arg-type]
+    assert [n for n, _ in measured[1:]] == [f"the {r} went dark with its power off"
+                                           for r in ("controller", "shoe", "sensors")]
+    with pytest.raises(DeviceError, match="shoe still answers 'ping' with its power off"):
+        _went_dark(runner(True, [], supply="emulator", shoe_dark=False), None)  # type: ignore[arg-type]
+    # a bench supply feeds the controller unless the profile says more: the shoe is not asked
+    del measured[:]
+    _went_dark(runner(True, [], supply="TCPIP::192.0.2.11::5025::SOCKET", shoe_dark=False), None)  # type: ignore[arg-type]
+    assert measured == [("the controller went dark with its power off", True)]
     _came_back(runner(True, [_event("lockout", locked=True, cause="power")]), None, 0)  # type: ignore[arg-type]
     _came_back(runner(True, [_event("lockout", locked=True, cause="card")]), None, 0, within_s=0.05)  # type: ignore[arg-type]
     assert [ok for _, ok in measured[1:]] == [True, False]
