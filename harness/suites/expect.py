@@ -15,6 +15,7 @@ from harness.money import Cents, fmt
 from harness.suites import refs
 from harness.suites.expected import (
     ExpectedRound,
+    capped,
     contribution_check,
     meter_settings,
     meters_at_settlement,
@@ -242,10 +243,12 @@ def _grown(runner: CaseRunner, step: Step, base_name: str, base: Any, now: Any, 
             raise AssertionError(f"the Rules Submission declares no {name} meter")
         carried = base.residual.get(name, Decimal(0))
         exact = carried + Decimal(stakes) * m.rate / 100
-        want = int(exact)
-        got = now.meters.get(name, 0) - base.meters.get(name, 0)
+        start = base.meters.get(name, 0)
+        want = capped(m, start, int(exact)) - start  # a meter at its limit stops there (461a.12(j), (k)(1))
+        got = now.meters.get(name, 0) - start
         runner.measure(step, f"{name} meter growth since {base_name}", got, want, got == want, unit="cents",
-                       detail=f"{fmt(stakes)} wagered x {m.rate}% + {carried} c carried = {exact} c")
+                       detail=f"{fmt(stakes)} wagered x {m.rate}% + {carried} c carried = {exact} c"
+                              + (f"; stopped at the meter's limit {fmt(m.cap)}" if want < int(exact) and m.cap else ""))
 
 
 def _never_decreased(runner: CaseRunner, step: Step) -> None:

@@ -1,4 +1,5 @@
-"""References to amounts resolved when a step runs (harness/suites/refs.py)."""
+"""References to amounts resolved when a step runs (harness/suites/refs.py), and the meter growth
+expected against them (expect_meters `grown`)."""
 
 import dataclasses
 from decimal import Decimal
@@ -49,3 +50,29 @@ def test_current_is_not_a_mystery_amount() -> None:
     assert refs.missing(profile, "mystery", ref) == \
         "a mystery meter has no payout limit of its own (its must-hit-by bounds it)"
     assert refs.missing(profile, "mega", ref) is None
+
+
+def test_meter_growth_stops_at_the_meter_s_limit() -> None:
+    """expect_meters grown: a meter at its payout limit grows no further (the excess is diverted,
+    461a.12(j), (k)(1)); variant 21 of seed 2026, a 5% major meter with a $950.01 limit, reached it
+    after a run's play and its growth of 0 was FAILed against the 200 cents its wagers contribute."""
+    from types import SimpleNamespace
+
+    from harness.suites.expect import _grown
+
+    profile = load_profile(ROOT / "device_profiles" / "emulated-midi-5.yaml")
+    limit = profile.rules.meters["major"].payout_limit
+    assert limit is not None
+
+    def reading(major: int) -> MeterReading:
+        return MeterReading(meters={"major": major}, residual={"major": Decimal(0)}, cumulative_paid=0,
+                            paid_by_table=0, paid_by_attendant=0)
+
+    measured: list[tuple[object, object, bool]] = []
+    runner = SimpleNamespace(profile=profile, rates_written={}, stakes_since=lambda name: 40_000,
+                             hit_since=lambda name: set(),
+                             measure=lambda step, name, got, want, ok, **kw: measured.append((got, want, ok)))
+    _grown(runner, None, "start", reading(limit), reading(limit), ("major",))  # type: ignore[arg-type]
+    _grown(runner, None, "start", reading(limit - 50), reading(limit), ("major",))  # type: ignore[arg-type]
+    _grown(runner, None, "start", reading(limit - 50), reading(limit - 40), ("major",))  # type: ignore[arg-type]
+    assert measured == [(0, 0, True), (50, 50, True), (10, 50, False)]
