@@ -110,6 +110,8 @@ class Counter(Instrument):
     def __init__(self, table: Table) -> None:
         super().__init__()
         self.table = table
+        #: the level on each input (the wiring, not the configuration: *RST and CONF keep it)
+        self.inputs = dict.fromkeys(CHANNELS, False)
         self.wake: Callable[[], None] = lambda: None
         self._configure()
         self.timeout_ns: int | None = None
@@ -130,9 +132,15 @@ class Counter(Instrument):
             return False
         return rising == (self.slopes[channel] == "POS")
 
-    def edge(self, channel: int, rising: bool, t_ns: int) -> None:
-        """A signal edge on an input (called by the table with its lock held)."""
+    def edge(self, channel: int, high: bool, t_ns: int) -> None:
+        """The level on an input goes high or low (called by the table with its lock held).  The
+        counter triggers on a transition, as a real one does: a level set again (a line raised
+        that was never lowered) is no edge."""
         ch = str(channel)
+        was, self.inputs[ch] = self.inputs[ch], high
+        if was == high:
+            return
+        rising = high
         if self.armed_ns is None or self.result is not None or t_ns < self.armed_ns or not self._fires(ch, rising):
             return
         if ch == "1" and self.start_ns is None:

@@ -62,3 +62,27 @@ def test_fetch_without_init_is_an_error_and_measure_starts_afresh() -> None:
         assert later.poll(time.perf_counter_ns()) == NAN
         assert counter.handle_line("INP3:LEV 1") is None
         assert counter.handle_line("SYST:ERR?").startswith("-113")
+
+
+def test_a_level_set_again_is_no_edge_as_on_a_real_counter() -> None:
+    with bench(lockout_latency_us=300) as b:
+        counter = b.table.counter
+        counter.handle_line("CONF:TINT (@1),(@2);INP1:LEV 1.5;INP2:LEV 1.5;SYST:TIM 1;INIT")
+        with b.table.lock:
+            level = counter.inputs["2"]
+            counter.edge(2, False, time.perf_counter_ns())
+            counter.edge(1, True, time.perf_counter_ns())  # start
+            counter.edge(1, True, time.perf_counter_ns() + 10)  # high again: no new start
+            t_high = time.perf_counter_ns() + 1_000
+            counter.edge(2, True, t_high)  # the line rises: stop
+            first = counter.result
+            counter.handle_line("INIT")
+            t = time.perf_counter_ns() + 1_000
+            counter.edge(1, False, t)
+            counter.edge(1, True, t + 10)  # start
+            assert counter.start_ns == t + 10
+            counter.edge(2, True, t + 500)  # raised again, never lowered: no stop
+            again = counter.result
+            counter.edge(2, level, t + 600)
+        assert first is not None and Decimal(first) > 0
+        assert again is None
