@@ -12,7 +12,10 @@ mutants the file has no outcome for: a run stopped part way (hours on two cores)
 same command, and the score is printed over every mutant the journal holds; a mutant that passed
 some profiles of its plan before the stop goes on from the next one.  ``--only unreviewed``
 runs the mutants without a reviewed reason in survivors.yaml, ``--only reviewed`` the others
-(they survived an earlier run; re-running them checks their reasons still hold).
+(they survived an earlier run; re-running them checks their reasons still hold).  ``--grown``
+re-opens the journal's survivors (or the ``--mutant`` ones) on the profiles of their plan they have
+not passed: when a profile joins the run (a choice profile, harness.mutation.run.CHOICE_PROFILES),
+a survivor is certified there too, without certifying again where it passed.
 Usage: ``.venv/bin/python benchmarks/bench_mutants.py [--jobs 2] [--journal mutants.jsonl]``  (hours)
 """
 
@@ -46,6 +49,9 @@ def main() -> int:
     parser.add_argument("--mutant", action="append", default=[],
                         help="only this mutant (repeatable); run even if the journal judged it (a sharper case)")
     parser.add_argument("--only", choices=("unreviewed", "reviewed"), default=None)
+    parser.add_argument("--grown", action="store_true",
+                        help="re-open the journal's survivors (or the --mutant ones) on the profiles of their "
+                             "plan they have not passed: a plan grows when a profile joins the run")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}", flush=True)
     points = mrun.all_points()
@@ -58,8 +64,14 @@ def main() -> int:
     mapping = survivors.as_mapping(reasons, points)
     if args.only is not None:
         chosen = [p for p in chosen if (p.id in mapping) == (args.only == "reviewed")]
+    if args.grown and not args.journal:
+        parser.error("--grown goes with --journal (the survivors and the profiles they passed are read from it)")
     done = journal.load(args.journal, points) if args.journal else {}
-    todo = chosen if args.mutant else journal.pending(chosen, done)
+    grown = journal.survivor_passes(args.journal, points) if args.grown else {}
+    if args.grown:
+        todo = [p for p in chosen if p.id in grown]
+    else:
+        todo = chosen if args.mutant else journal.pending(chosen, done)
     if args.journal:
         print(f"journal {args.journal}: {len(done)} mutant(s) judged already; {len(todo)} to run", flush=True)
 
@@ -73,6 +85,8 @@ def main() -> int:
 
     # the profiles each mutant passed in earlier sittings are not certified again (--mutant starts afresh)
     before = journal.passed_profiles(args.journal, points) if args.journal and not args.mutant else {}
+    if args.grown:  # a survivor goes on with the profiles its grown plan adds
+        before = {pid: {**before.get(pid, {}), **passes} for pid, passes in grown.items()}
     if before:
         print(f"journal: {sum(1 for p in todo if p.id in before)} of them passed part of their plan before; "
               "they go on from the next profile", flush=True)

@@ -58,6 +58,39 @@ def passed_profiles(path: Path, points: Iterable[Point]) -> dict[str, dict[str, 
     return out
 
 
+def survivor_passes(path: Path, points: Iterable[Point]) -> dict[str, dict[str, int]]:
+    """Mutant id: {profile: cases run} for every mutant the journal judged SURVIVED or NOT-COVERED:
+    the profiles its outcome says it passed (``passed on A, B``, the cases it ran counted on the
+    first) and those of its ``passed`` rows.  A survivor whose plan has grown since (a profile joined
+    the run) goes on from these with the profiles it has not passed (``bench_mutants.py --grown``)."""
+    done = load(path, points)
+    rows = passed_profiles(path, points)
+    out: dict[str, dict[str, int]] = {}
+    for pid, o in done.items():
+        if o.verdict not in ("SURVIVED", "NOT-COVERED"):
+            continue
+        passes = dict(rows.get(pid, {}))
+        named = _passed_on(o.detail)
+        for i, profile in enumerate(named):
+            passes.setdefault(profile, 0)
+            if i == 0:
+                passes[profile] += max(0, o.cases_run - sum(rows.get(pid, {}).values()))
+        out[pid] = passes
+    return out
+
+
+def _passed_on(detail: str) -> list[str]:
+    """The profiles of a SURVIVED outcome's detail: ``passed on A, B``, with ``(earlier sittings)`` or
+    ``(and C, D in earlier sittings)`` after it."""
+    if not detail.startswith("passed on "):
+        return []
+    head, _, tail = detail.removeprefix("passed on ").partition(" (")
+    names = [n for n in head.split(", ") if n]
+    if tail.startswith("and ") and tail.endswith(" in earlier sittings)"):
+        names += [n for n in tail.removeprefix("and ").removesuffix(" in earlier sittings)").split(", ") if n]
+    return list(dict.fromkeys(names))
+
+
 def sitting(path: Path, *, wall_seconds: Decimal, trace_seconds: Decimal, judged: int, jobs: int) -> None:
     """Record one invocation's wall time (the full run's is the sum over its sittings)."""
     with path.open("a", encoding="utf-8") as out:

@@ -4,8 +4,10 @@ Steps (``tablecert defects --mutants``):
 
 1. **Enumerate** the mutants of the device-side emulator code (:mod:`harness.mutation.scope`,
    :mod:`harness.mutation.operators`), ids ``module:line:col:operator``.
-2. **Trace** (unless ``trace=False``): every built-in emulated profile runs every suite once against
-   the clean emulator with the line trace on (:mod:`harness.mutation.hook`).  Each run must pass
+2. **Trace** (unless ``trace=False``): every built-in emulated profile, every choice profile
+   (:data:`CHOICE_PROFILES`: the Rules Submission choices no built-in profile makes) and the bench
+   twin run every suite once against the clean emulator with the line trace on
+   (:mod:`harness.mutation.hook`).  Each run must pass
    (as the kill matrix's clean runs); it tells, per profile, which cases ran each line.  Nothing of
    it is kept between invocations.
 3. **Run** each mutant: on each profile whose trace ran its line, the cases that ran it (all of the
@@ -47,6 +49,12 @@ from harness.mutation.operators import Point, enumerate_module
 #: runs the table code a single table never does (a common meter's contributions, its claims)
 PROFILES = ("emulated-midi-5", "emulated-midi-5-mystery", "emulated-midi-1", "emulated-ez-baccarat",
             "emulated-hit-and-run", "emulated-mini-baccarat", "emulated-link-4")
+#: the choice profiles: built-in tables with the Rules Submission choices no built-in profile makes
+#: (an attendant-paid mystery, meters reset at the hit, the dealer stopping, a button-only lock-out, ...);
+#: traced too, and tried after the built-in profiles that run a line, so a mutant whose change shows
+#: only under such a choice is run where the choice is made
+CHOICE_PROFILES = ("fixtures/mutation/midi-5-mystery-choices.yaml", "fixtures/mutation/midi-5-choices.yaml",
+                   "fixtures/mutation/hit-and-run-choices.yaml")
 #: bench twins (no test channel: the scripted operator's hands, the remote acts a device refuses),
 #: traced too; a mutant is tried on one only where no profile of :data:`PROFILES` runs its line
 BENCH_TWINS = ("emulated-midi-5-mystery" + killmatrix.TWIN_SUFFIX,)
@@ -149,7 +157,7 @@ def read_trace(profile: str, directory: Path, result: killmatrix.JobResult) -> T
 
 def run_traces(profiles: Sequence[str], runner: Runner, jobs: int, deadline_s: float) -> list[Trace]:
     with tempfile.TemporaryDirectory(prefix="tablecert-mutants-trace-") as tmp:
-        dirs = {p: Path(tmp) / p for p in profiles}
+        dirs = {p: Path(tmp) / p.replace("/", "_") for p in profiles}
         for d in dirs.values():
             d.mkdir()
         results = killmatrix.run_jobs([trace_job(p, dirs[p]) for p in profiles], runner, jobs, deadline_s)
@@ -233,12 +241,16 @@ def plan_point(point: Point, end_line: int, traces: Sequence[Trace] | None,
         # run only while the emulator started: which profile's cases see what it set is unknown,
         # so every profile that ran it is tried
         max_profiles = None
+    # a choice profile after the built-in ones: its choices are what it adds
+    later = [pc for pc in plan if pc[0] in CHOICE_PROFILES]
+    plan = [pc for pc in plan if pc[0] not in CHOICE_PROFILES]
     ordered: list[tuple[str, list[str]]] = []
     while plan:
         kinds = {GAME_OF.get(p, p) for p, _ in ordered}
         pick = next((pc for pc in plan if GAME_OF.get(pc[0], pc[0]) not in kinds), plan[0])
         plan.remove(pick)
         ordered.append(pick)
+    ordered += later
     return ordered if max_profiles is None else ordered[:max_profiles]
 
 
@@ -306,7 +318,8 @@ class Score:
 
 def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = killmatrix.run_subprocess,
                 deadline_s: float = DEFAULT_DEADLINE_S, trace: bool = True,
-                profiles: Sequence[str] = PROFILES + BENCH_TWINS, reasons: Mapping[str, tuple[str, str]] | None = None,
+                profiles: Sequence[str] = PROFILES + CHOICE_PROFILES + BENCH_TWINS,
+                reasons: Mapping[str, tuple[str, str]] | None = None,
                 progress: Callable[[str], None] | None = None, max_profiles: int | None = MAX_PROFILES,
                 on_outcome: Callable[[Outcome], None] | None = None, batch_size: int = BATCH_SIZE,
                 traces: list[Trace] | None = None,

@@ -46,6 +46,8 @@ class FakeRunner:
             lines = {"nvstore": {"10": [hook.STARTUP], "20": [1], "21": [2, 3]}}
             if job.profile == "emulated-hit-and-run":
                 lines = {"nvstore": {"20": [1, 2], "21": [1]}, "settle": {"30": [2]}}
+            if job.profile in mrun.CHOICE_PROFILES:  # a choice no built-in profile makes: more cases, one more line
+                lines = {"nvstore": {"20": [1, 2]}, "settle": {"31": [1]}}
             if job.bench_twin:  # the physical side runs only there
                 lines = {"nvstore": {"20": [1]}, "sensors": {"50": [1, 2]}}
             (d / "lines-1.json").write_text(json.dumps(lines))
@@ -129,6 +131,46 @@ def test_a_profile_passed_in_an_earlier_sitting_is_not_run_again(tmp_path: Path)
     score = mrun.run_mutants(points[:1], runner=third, profiles=profiles, passed_before=done)
     assert [o.verdict for o in score.outcomes] == ["SURVIVED"] and score.outcomes[0].cases_run == 4
     assert not [j for j in third.jobs if hook.MUTANT_ENV in dict(j.env)]
+
+
+def test_a_choice_profile_comes_after_the_built_in_profiles_and_serves_lines_only_it_runs() -> None:
+    choice = mrun.CHOICE_PROFILES[0]
+    assert killmatrix.profile_path(choice).is_file()
+    points = [_point("nvstore", 20), _point("settle", 31), _point("settle", 32)]
+    fake = FakeRunner(kills={points[1].id: "FAIL"})
+    score = mrun.run_mutants(points, runner=fake, batch_size=1, profiles=("emulated-midi-1", choice))
+    got = {o.point.line: o for o in score.outcomes}
+    assert got[20].verdict == "SURVIVED" and got[32].verdict == "NOT-COVERED"
+    assert got[31].verdict == "KILLED" and got[31].profile == choice
+    runs = [(dict(j.env)[hook.MUTANT_ENV], j.profile) for j in fake.jobs if hook.MUTANT_ENV in dict(j.env)]
+    # the choice profile ran nvstore:20 in more cases, and still comes second
+    assert [p for m, p in runs if m == points[0].id] == ["emulated-midi-1", choice]
+    assert got[20].detail == f"passed on emulated-midi-1, {choice}"
+
+
+def test_a_survivor_goes_on_with_the_profiles_its_grown_plan_adds(tmp_path: Path) -> None:
+    choice = mrun.CHOICE_PROFILES[0]
+    points = [_point("nvstore", 20), _point("settle", 31), _point("nvstore", 10)]
+    path = tmp_path / "j.jsonl"
+    first = mrun.run_mutants(points, runner=FakeRunner(), batch_size=1, profiles=("emulated-midi-1",))
+    for o in first.outcomes:
+        journal.append(path, o)
+    assert [o.verdict for o in first.outcomes] == ["SURVIVED", "NOT-COVERED", "SURVIVED"]
+    passes = journal.survivor_passes(path, points)
+    assert passes == {points[0].id: {"emulated-midi-1": 1}, points[1].id: {}, points[2].id: {"emulated-midi-1": 2}}
+    grown = FakeRunner(kills={points[1].id: "FAIL"})
+    score = mrun.run_mutants(points, runner=grown, batch_size=8, profiles=("emulated-midi-1", choice),
+                             passed_before=passes)
+    got = {o.point.line: o for o in score.outcomes}
+    assert got[31].verdict == "KILLED" and got[31].profile == choice  # covered now, on the choice profile
+    assert got[20].verdict == "SURVIVED" and got[20].cases_run == 3  # 1 before, 2 on the choice profile
+    assert got[10].verdict == "SURVIVED" and "earlier sittings" in got[10].detail  # its plan did not grow
+    runs = sorted((dict(j.env)[hook.MUTANT_ENV], j.profile) for j in grown.jobs if hook.MUTANT_ENV in dict(j.env))
+    assert ("emulated-midi-1" not in {p for _, p in runs}) and {m for m, _ in runs} <= {points[0].id, points[1].id}
+    for o in score.outcomes:
+        journal.append(path, o)
+    again = journal.survivor_passes(path, points)[points[0].id]  # the cases it ran counted once, on one profile
+    assert set(again) == {"emulated-midi-1", choice} and sum(again.values()) == 3
 
 
 def test_a_bench_twin_trace_serves_only_lines_no_other_profile_ran() -> None:
@@ -304,3 +346,19 @@ def test_the_cli_exits_by_the_score(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     out = capsys.readouterr().out
     assert "NO REASON" in out and "3 mutant(s): 2 killed" in out
     assert main(["defects", "--mutants", "--json", "--mutant", *ids[:1], ids[0]]) == 1
+
+
+def test_each_choice_profile_loads_and_makes_choices_no_built_in_profile_makes() -> None:
+    from harness.profiles import load_profile
+
+    built_in = [load_profile(killmatrix.profile_path(p)) for p in mrun.PROFILES if not p.endswith("link-4")]
+    made = {(k, str(v)) for p in built_in for k, v in (p.raw.get("interpretations") or {}).items()}
+    made |= {("mystery-paid-by", str(p.raw["rules"]["mystery"]["paid_by"])) for p in built_in
+             if "mystery" in p.raw["rules"]}
+    for path in mrun.CHOICE_PROFILES:
+        profile = load_profile(killmatrix.profile_path(path))
+        assert profile.is_emulated and profile.raw["emulator"].get("defect") is None
+        chosen = {(k, str(v)) for k, v in profile.raw["interpretations"].items()}
+        if "mystery" in profile.raw["rules"]:
+            chosen.add(("mystery-paid-by", str(profile.raw["rules"]["mystery"]["paid_by"])))
+        assert chosen and not chosen & made, path  # each choice is one no built-in profile makes
