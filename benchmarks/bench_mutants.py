@@ -15,7 +15,8 @@ runs the mutants without a reviewed reason in survivors.yaml, ``--only reviewed`
 (they survived an earlier run; re-running them checks their reasons still hold).  ``--grown``
 re-opens the journal's survivors (or the ``--mutant`` ones) on the profiles of their plan they have
 not passed: when a profile joins the run (a choice profile, harness.mutation.run.CHOICE_PROFILES),
-a survivor is certified there too, without certifying again where it passed.
+a survivor is certified there too, without certifying again where it passed; ``--fresh ID`` runs
+that mutant from its first profile in the same sitting (the rig under it changed: an instrument).
 Usage: ``.venv/bin/python benchmarks/bench_mutants.py [--jobs 2] [--journal mutants.jsonl]``  (hours)
 """
 
@@ -49,6 +50,9 @@ def main() -> int:
     parser.add_argument("--mutant", action="append", default=[],
                         help="only this mutant (repeatable); run even if the journal judged it (a sharper case)")
     parser.add_argument("--only", choices=("unreviewed", "reviewed"), default=None)
+    parser.add_argument("--fresh", action="append", default=[],
+                        help="with --grown: this mutant (repeatable) is run from the first profile of its plan, "
+                             "what it passed before not counted (the rig under it changed)")
     parser.add_argument("--grown", action="store_true",
                         help="re-open the journal's survivors (or the --mutant ones) on the profiles of their "
                              "plan they have not passed: a plan grows when a profile joins the run")
@@ -68,8 +72,13 @@ def main() -> int:
         parser.error("--grown goes with --journal (the survivors and the profiles they passed are read from it)")
     done = journal.load(args.journal, points) if args.journal else {}
     grown = journal.survivor_passes(args.journal, points) if args.grown else {}
+    fresh = set(args.fresh)
+    if fresh - {p.id for p in points}:
+        parser.error(f"--fresh: no such mutant: {', '.join(sorted(fresh - {p.id for p in points}))}")
+    if fresh and not args.grown:
+        parser.error("--fresh goes with --grown (without it, --mutant ID runs a mutant afresh)")
     if args.grown:
-        todo = [p for p in chosen if p.id in grown]
+        todo = [p for p in chosen if p.id in grown or p.id in fresh]
     else:
         todo = chosen if args.mutant else journal.pending(chosen, done)
     if args.journal:
@@ -86,7 +95,7 @@ def main() -> int:
     # the profiles each mutant passed in earlier sittings are not certified again (--mutant starts afresh)
     before = journal.passed_profiles(args.journal, points) if args.journal and not args.mutant else {}
     if args.grown:  # a survivor goes on with the profiles its grown plan adds
-        before = {pid: {**before.get(pid, {}), **passes} for pid, passes in grown.items()}
+        before = {pid: {**before.get(pid, {}), **passes} for pid, passes in grown.items() if pid not in fresh}
     if before:
         print(f"journal: {sum(1 for p in todo if p.id in before)} of them passed part of their plan before; "
               "they go on from the next profile", flush=True)
