@@ -17,6 +17,7 @@ was not written for.  ``equivalent`` and ``compliant`` mutants leave the score's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,7 +138,9 @@ def rewrite(path: Path = PATH) -> int:
     moved = {r.id: n.id for r, n in zip(reasons, relocate(reasons, run.all_points()), strict=True) if r.id != n.id}
     text = path.read_text(encoding="utf-8")
     for old, new in moved.items():  # one pass per entry, in file order: ids may swap places
-        text = text.replace(f'- id: "{old}"', f'- id: "\0{new}"', 1)
+        # the id quoted or plain (YAML reads both alike)
+        text = re.sub(rf'^- id: (?:"{re.escape(old)}"|{re.escape(old)})$', f'- id: "\0{new}"', text, count=1,
+                      flags=re.M)
     text = text.replace('- id: "\0', '- id: "')
     path.write_text(text, encoding="utf-8")
     return len(moved)

@@ -362,3 +362,17 @@ def test_each_choice_profile_loads_and_makes_choices_no_built_in_profile_makes()
         if "mystery" in profile.raw["rules"]:
             chosen.add(("mystery-paid-by", str(profile.raw["rules"]["mystery"]["paid_by"])))
         assert chosen and not chosen & made, path  # each choice is one no built-in profile makes
+
+
+def test_rewrite_follows_moved_lines_whether_the_id_is_quoted_or_not(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [Point("settle", 233, 82, "const-0>1", "f", "won = a - 0"), Point("settle", 248, 20, "drop-call", "f", "x()")]
+    monkeypatch.setattr(mrun, "all_points", lambda: now)
+    path = tmp_path / "survivors.yaml"
+    path.write_text('- id: settle:242:82:const-0>1\n  function: f\n  verdict: equivalent\n  code: won = a - 0\n'
+                    '  why: a reason long enough to count\n'
+                    '- id: "settle:259:20:drop-call"\n  function: f\n  verdict: equivalent\n  code: x()\n'
+                    '  why: a reason long enough to count\n', encoding="utf-8")
+    assert survivors.rewrite(path) == 2
+    assert [r.id for r in survivors.load(path)] == ["settle:233:82:const-0>1", "settle:248:20:drop-call"]
+    assert survivors.stale(survivors.load(path), now) == []
