@@ -257,7 +257,7 @@ def plan_point(point: Point, end_line: int, traces: Sequence[Trace] | None,
 def run_point(point: Point, plan: Sequence[tuple[str, list[str]]], runner: Runner,
               deadline_s: float) -> Outcome:
     if not plan:
-        return Outcome(point, "NOT-COVERED", detail="no suite on any built-in profile runs this line")
+        return Outcome(point, "NOT-COVERED", detail="no suite on any profile of the run runs this line")
     t0 = time.monotonic()
     total = 0
     for profile, cases in plan:
