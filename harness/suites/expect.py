@@ -28,6 +28,7 @@ from harness.suites.payouts import (
     measure_line_announced,
     measure_no_phantom_settlement,
     measure_paid_once,
+    measure_stake_reported,
     settlements,
 )
 from harness.suites.registry import Action, Arg, choice, step
@@ -132,7 +133,9 @@ def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
     shorthand="oracle",
     doc="what the device paid a seat's wager: `returned` (total handed back, stake included), or "
     "`award` (a fixed line as the paytable writes it; the stake comes back too where "
-    "award-returns-stake holds); `paid_by`: who the payout says pays it (a meter jackpot: the attendant)",
+    "award-returns-stake holds); `paid_by`: who the payout says pays it (a meter jackpot: the attendant); "
+    "`oracle`: every wager against the oracle, each settled once, and each Royal 9 payout's `stake` the wager "
+    "the table accepted at that seat (0 where it accepted none: an award paid without a wager)",
 ))
 def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None = None, seat: int | None = None,
                      returned: Cents | None = None, category: str | None = None, none: bool | None = None,
@@ -155,6 +158,7 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
             measure_line_announced(runner, step, key, got, award_returns_stake=ars)
         if seat is None:
             measure_no_phantom_settlement(runner, step, paid)
+            measure_stake_reported(runner, step, paid)
         return
     if seat is None:
         raise AssertionError("expect_payout without oracle needs a seat")  # schema prevents this

@@ -76,6 +76,20 @@ def measure_paid_once(runner: CaseRunner, step: Step, key: tuple[int, str], got:
                        unit="events", detail=got.describe())
 
 
+def measure_stake_reported(runner: CaseRunner, step: Step, paid: Mapping[Key, Paid]) -> None:
+    """Every Royal 9 settlement ``payout`` names as its ``stake`` the wager the table accepted at that
+    seat in the round, 0 where it accepted none (an envy award paid without a wager): docs/protocol.md,
+    section 8 (``stake`` of the wager settled).  A Royal 9 wager never rides into another round, so the
+    round's accepted wagers are the whole answer."""
+    for (seat, kind), got in sorted(paid.items()):
+        if kind != "royal9":
+            continue
+        placed = runner.round.wagers.get((seat, kind), 0)
+        stakes = sorted({int(e.get("stake", -1)) for e in got.events})
+        runner.measure(step, f"seat {seat} royal9 payout stake (the wager accepted)", ", ".join(map(str, stakes)),
+                       str(placed), stakes == [placed], unit="cents", detail=got.describe())
+
+
 #: the paytable lines that are not a meter: each is announced by a ``hit`` with ``meter`` null
 #: (docs/protocol.md, section 8, "Payout and hit categories"); a meter line's hit is judged with its meter
 FIXED_LINES = tuple(c for c in (*ROYAL9_CATEGORIES, *HIT_AND_RUN_CATEGORIES) if c not in METERS and c != "8-plus-cards")

@@ -185,4 +185,7 @@ def reference_markdown() -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m harness.suites.registry` prints the reference
-    print(reference_markdown())
+    # run as a script this module is __main__, not the registry the step modules register into
+    from harness.suites.registry import reference_markdown as _reference
+
+    print(_reference())

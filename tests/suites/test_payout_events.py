@@ -141,3 +141,21 @@ def test_a_losing_royal9_settlement_where_no_wager_was_placed_is_a_fail() -> Non
     expect_payout(runner, STEP, type="royal9", oracle=True)
     assert ("no Royal 9 wager settled at a seat where none was placed", "seat 2") in _failed(runner)
     assert not any("seat 3" in str(value) for name, value in _failed(runner) if name.startswith("no Royal 9"))
+
+
+def test_a_royal9_payout_names_the_stake_the_table_accepted() -> None:
+    # Q♥ 4♠ 9♦ 3♣: a plain Royal 9 for seat 1 ($5 returns $30)
+    runner = _runner([_hit(0, None), _payout(1, 3000, stake=501)])
+    runner.round.wagers = {(1, "royal9"): 500}
+    runner.round.cards = [(c, 0) for c in parse_cards(["QH", "4S", "9D", "3C"])]
+    expect_payout(runner, STEP, type="royal9", oracle=True)
+    assert _failed(runner) == [("seat 1 royal9 payout stake (the wager accepted)", "501")]
+    # an award at a seat that placed no Royal 9 wager (envy paid without one) names stake 0
+    runner.round.ctrl_events = [_hit(0, None), _payout(1, 3000), _payout(2, 0, category=None, seat=2, stake=1)]
+    runner.measured.clear()
+    expect_payout(runner, STEP, type="royal9", oracle=True)
+    assert ("seat 2 royal9 payout stake (the wager accepted)", "1") in _failed(runner)
+    runner.round.ctrl_events = [_hit(0, None), _payout(1, 3000)]
+    runner.measured.clear()
+    expect_payout(runner, STEP, type="royal9", oracle=True)
+    assert _failed(runner) == []
