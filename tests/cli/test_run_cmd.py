@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.record import load_record, verify
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,6 +92,7 @@ def test_options_after_double_dash_reach_pytest(tmp_path: Path) -> None:
     assert main(["validate", str(ROOT / "suites"), "--", "-x"]) == 2
 
 
+@pytest.mark.usefixtures("sigint_delivered")  # Ctrl-C must reach the run
 def test_ctrl_c_is_interrupted_exit_130_never_a_device_fault(tmp_path: Path) -> None:
     import signal
     import time

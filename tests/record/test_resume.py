@@ -46,6 +46,7 @@ def _verdicts(run: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
+@pytest.mark.usefixtures("sigint_delivered")  # Ctrl-C must reach the run
 def test_a_killed_then_interrupted_bench_run_resumes_to_the_uninterrupted_verdicts(tmp_path: Path) -> None:
     whole = tmp_path / "whole"
     done = _tablecert("run", str(SUITE), "--profile", str(PROFILE), "--bench-twin", "--report-dir", str(whole), "-q")
