@@ -94,8 +94,8 @@ def main() -> int:
 
     # the profiles each mutant passed in earlier sittings are not certified again (--mutant starts afresh)
     before = journal.passed_profiles(args.journal, points) if args.journal and not args.mutant else {}
-    if args.grown:  # a survivor goes on with the profiles its grown plan adds
-        before = {pid: {**before.get(pid, {}), **passes} for pid, passes in grown.items() if pid not in fresh}
+    if args.grown:  # a survivor goes on with the profiles its grown plan adds (its passes include its passed rows)
+        before = {pid: passes for pid, passes in grown.items() if pid not in fresh}
     if before:
         print(f"journal: {sum(1 for p in todo if p.id in before)} of them passed part of their plan before; "
               "they go on from the next profile", flush=True)
