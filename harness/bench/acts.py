@@ -203,9 +203,13 @@ class OpenRound(Act):
 @dataclass(frozen=True)
 class NoMoreBets(Act):
     kind: ClassVar[str] = "no-more-bets"
+    #: the controller should refuse the call (no round open; a table without the input); a person who
+    #: sees it refuse answers Cannot with what it shows, which counts as refused
+    probe: bool = False
 
     def instruction(self) -> str:
-        return "Call \"no more bets\" on the controller"
+        cannot = " (Cannot, with what the controller shows, if it refuses)" if self.probe else ""
+        return f"Call \"no more bets\" on the controller{cannot}"
 
 
 @dataclass(frozen=True)

@@ -203,10 +203,19 @@ class Actuator(Performer):
     def perform(self, act: Act, stage: Stage) -> Any:
         if isinstance(act, PressLockout | OpenRound | NoMoreBets):
             assert self.spec.channel is not None
-            probe = isinstance(act, OpenRound) and act.probe
+            probe = isinstance(act, OpenRound | NoMoreBets) and act.probe
             seen = len(stage.controller_events()) if probe else 0
             self._pulse(self.spec.channel)
-            if probe:  # refused: the controller never opens wagering
+            if isinstance(act, NoMoreBets) and probe:  # refused: no 'no_more_bets' event follows
+                try:
+                    stage._wait_for("no more bets called", lambda: any(e.name == "no_more_bets"
+                                                                       for e in stage.controller_events()[seen:]),
+                                    OBSERVE_S)
+                except DeviceTimeout:
+                    raise DeviceNak("round.no_more_bets", "REFUSED", f"no 'no_more_bets' event within {OBSERVE_S} s "
+                                    "of the button", 0) from None
+                return None
+            if isinstance(act, OpenRound) and probe:  # refused: the controller never opens wagering
                 try:
                     stage._wait_for("round opened", lambda: any(e.name == "lockout" and e.payload.get("locked") is False
                                                                 for e in stage.controller_events()[seen:]), OBSERVE_S)
@@ -278,6 +287,11 @@ class Operator(Performer):
             answer = self._ask(act, stage, raise_on_cannot=False)
             if answer.answer == "cannot":  # the controller refused the key, as the operator saw it
                 raise DeviceNak("reset_key", "REFUSED", answer.note or "refused (seen by the operator)", 0)
+            return None
+        if isinstance(act, NoMoreBets) and act.probe:
+            answer = self._ask(act, stage, raise_on_cannot=False)
+            if answer.answer == "cannot":  # the controller refused the call, as the operator saw it
+                raise DeviceNak("round.no_more_bets", "REFUSED", answer.note or "refused (seen by the operator)", 0)
             return None
         if isinstance(act, OpenRound):
             answer = self._ask(act, stage, raise_on_cannot=not act.probe)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from harness.cards import Card
 from harness.devices.link import NakError
+from harness.errors import DeviceTimeout
 from harness.link.play import (
     LinkCase,
     TableRunner,
@@ -96,6 +97,8 @@ def _two_hits(case: LinkCase, step: Step, common: str, pair: list[tuple[TableRun
                    f"instants {sorted(instants)}, orders {orders}, amounts {sorted(amounts)}",
                    "one instant, two orders, one amount",
                    len(instants) == 1 and len(set(orders)) == len(orders) and len(amounts) == 1)
+    for t, meter, _seat, _cards in plan:
+        _table_key_refused(t, step, common, meter)
     pending = [p for p in (link.meters().raw.get("pending") or []) if p["meter"] == common]
     resets_before = len([e for e in link.events(0.0) if e.name == "reset" and e.payload.get("meter") == common])
     if pending:
@@ -129,6 +132,28 @@ def _two_hits(case: LinkCase, step: Step, common: str, pair: list[tuple[TableRun
                        unit="cents")
         t.round.settled = True
         local_growth(t)
+
+
+def _table_key_refused(t: TableRunner, step: Step, common: str, meter: str) -> None:
+    """docs/protocol.md section 14: the table's own reset key on a common meter is REFUSED while the
+    award waits (its key is the link controller's), and the award stays pending at the table."""
+    clause = "contract-14-table-key-on-common-meter"
+    try:
+        wait_until(f"table {t.name} to show the award on {meter} pending", lambda: meter in t._read_meters().pending)
+    except DeviceTimeout:
+        t.measure(step, f"its own reset key on {meter} (common {common})",
+                         "no award pending at the table: key not turned", "REFUSED while the award waits", True,
+                         clause=clause)
+        return
+    try:
+        t._ctrl().reset_key(meter)
+        got = "answered"
+    except NakError as exc:
+        got = f"REFUSED ({exc.reason})" if exc.code == "REFUSED" else f"{exc.code} ({exc.reason})"
+    still = meter in t._read_meters().pending
+    t.measure(step, f"its own reset key on {meter} (common {common}) while the award waits",
+                     f"{got}; {'still pending' if still else 'no longer pending'}", "REFUSED; still pending",
+                     got.startswith("REFUSED") and still, clause=clause)
 
 
 # ---------------------------------------------------------------------------- faults

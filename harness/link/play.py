@@ -73,10 +73,10 @@ class TableRunner(CaseRunner):
         self.current = parent.current
 
     def measure(self, step: Step, name: str, value: Any, limit: Any, passed: bool, unit: str = "",
-                detail: str = "", *, advisory: bool = False) -> None:
+                detail: str = "", *, advisory: bool = False, clause: str | None = None) -> None:
         with self.link_case.lock:
             self.link_case.runner.measure(step, f"table {self.name}: {name}", value, limit, passed, unit, detail,
-                                          advisory=advisory)
+                                          advisory=advisory, clause=clause)
 
     def _place_many(self, wagers: list[tuple[int, str, Cents | None]]) -> list[WagerResult]:
         results = super()._place_many(wagers)

@@ -73,6 +73,7 @@ class Applies:
     """Where a clause applies: a jurisdiction, and the games, capabilities and denomination it is
     limited to (empty / None: any).  From the catalogue's ``scope:`` section."""
 
+    #: "" for a source that binds in every jurisdiction (the device contract)
     jurisdiction: str
     games: frozenset[str] = frozenset()
     capabilities: frozenset[str] = frozenset()
@@ -80,7 +81,8 @@ class Applies:
 
     def in_scope(self, jurisdictions: frozenset[str], game: str) -> bool:
         """Whether the clause belongs in the report of a table of ``game`` under ``jurisdictions``."""
-        return self.jurisdiction in jurisdictions and (not self.games or game in self.games)
+        return ((not self.jurisdiction or self.jurisdiction in jurisdictions)
+                and (not self.games or game in self.games))
 
     def not_applicable(self, capabilities: frozenset[str], denomination: int | None) -> str | None:
         """Why the clause does not apply at a table with these capabilities and denomination, or None."""

@@ -43,7 +43,7 @@ _CLAUSE_KEYS = frozenset((*_CLAUSE_REQUIRED, "out_of_scope", "params", "interpre
 _INTERP_REQUIRED = ("id", "question", "default", "choices", "reason", "clauses")
 _INTERP_KEYS = frozenset((*_INTERP_REQUIRED, "quote", "override"))
 _TOP_KEYS = frozenset(("spec", "sources", "clauses", "scope", "interpretations"))
-_SCOPE_KEYS = frozenset(("jurisdictions", "areas", "clauses"))
+_SCOPE_KEYS = frozenset(("jurisdictions", "every_jurisdiction", "areas", "clauses"))
 _APPLIES_KEYS = frozenset(("games", "capabilities", "denomination"))
 
 
@@ -358,7 +358,17 @@ def _scope(where: _Where, raw: Any, clauses: tuple[Clause, ...], sources: Mappin
             if f not in sources:
                 raise where.error(f"scope: jurisdiction {jur!r}: unknown source {f!r}", "scope", "jurisdictions", jur)
             by_source[f] = str(jur)
-    missing = sorted(set(sources) - set(by_source))
+    everywhere = raw.get("every_jurisdiction") or []
+    if not isinstance(everywhere, list):
+        raise where.error("scope: every_jurisdiction: expected a list of sources", "scope", "every_jurisdiction")
+    for f in everywhere:
+        if f not in sources:
+            raise where.error(f"scope: every_jurisdiction: unknown source {f!r}", "scope", "every_jurisdiction")
+        if f in by_source:
+            raise where.error(f"scope: source {f!r} is in jurisdiction {by_source[f]!r} and in every_jurisdiction",
+                              "scope", "every_jurisdiction")
+    # a source in every jurisdiction: its clauses carry no jurisdiction of their own ("")
+    missing = sorted(set(sources) - set(by_source) - set(everywhere))
     if raw.get("jurisdictions") is not None and missing:
         raise where.error(f"scope: source {missing[0]!r} has no jurisdiction", "scope", "jurisdictions")
     areas = {c.area for c in clauses}

@@ -37,6 +37,7 @@ STEP_MODULES = (
     "harness.suites.actions_randomness",
     "harness.suites.actions_probes",
     "harness.suites.actions_bounds",
+    "harness.suites.actions_contract",
     "harness.link.steps",
     "harness.link.faults",
 )

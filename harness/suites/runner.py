@@ -249,8 +249,9 @@ class CaseRunner:
                 f"    actual:   {_show(m.value, m.unit)}" + (f"\n    {m.detail}" if m.detail else ""))
 
     def measure(self, step: Step, name: str, value: Any, limit: Any, passed: bool, unit: str = "",
-                detail: str = "", *, advisory: bool = False) -> None:
-        clause = step.clause or ",".join(self.case.clauses)
+                detail: str = "", *, advisory: bool = False, clause: str | None = None) -> None:
+        """Record one measurement against ``clause`` (default: the step's, else the case's clauses)."""
+        clause = clause or step.clause or ",".join(self.case.clauses)
         m = Measured(name, value, unit, limit, passed, clause, detail, step, advisory)
         self.measured.append(m)
         if self.on_measure:

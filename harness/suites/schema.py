@@ -765,6 +765,17 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
                                 "that it does)")
     if action == "deal" and args.get("count") == 0:
         raise f.error("count", "dealing 0 cards deals nothing (at least 1)")
+    if action == "expect_answer":
+        from harness.suites.actions_contract import ANSWERS, not_a_request
+
+        why = not_a_request(str(args.get("cmd")))
+        if why:
+            raise f.error("cmd", why)
+        wrong = [a for a in args.get("answer") or () if a not in ANSWERS]
+        if wrong:
+            raise f.error("answer", f"{wrong[0]!r} is not an answer of the contract: {', '.join(ANSWERS)}")
+        if args.get("match") and "ok" not in (args.get("answer") or ("ok",)):
+            raise f.error("match", "fields to match in an answer the step does not accept (add ok to answer)")
     if action == "expect_meters" and not (args.get("delta") or args.get("grown") or args.get("equals")
                                           or args.get("at_least")
                                           or args.get("never_decreased") or args.get("conservation")):

@@ -434,6 +434,11 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
     excluded = _excluded_by_interpretation(in_force, case)
     if excluded:
         return excluded
+    from harness.suites.actions_contract import outside_contract
+
+    outside = outside_contract(profile, case)
+    if outside:
+        return outside
     if case.not_for_table:
         return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
     return no_performer(profile, case)

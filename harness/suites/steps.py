@@ -236,11 +236,37 @@ def lockout_button(runner: CaseRunner, step: Step) -> None:
     runner.round.closed_by_dealer = True
 
 
-@step("no_more_bets", Action(doc="the dealer calls no more bets", acts=("no-more-bets",)))
-def no_more_bets(runner: CaseRunner, step: Step) -> None:
-    runner._ctrl()
-    runner.perform(NoMoreBets())
-    runner.round.closed_by_dealer = True
+@step("no_more_bets", Action(
+    {"expect": choice("called", "refused", default="called"), "reason": Arg("str")}, shorthand="expect",
+    doc="the dealer calls no more bets; `expect: refused` probes a call the controller must refuse (no round "
+    "open; a table without a no-more-bets input, nmb-announcement first-card: docs/protocol.md section 8): a "
+    "REFUSED answer passes, `reason` a text the refusal must contain, and wagering must stay as it was",
+    acts=("no-more-bets",)))
+def no_more_bets(runner: CaseRunner, step: Step, expect: str = "called", reason: str | None = None) -> None:
+    ctrl = runner._ctrl()
+    if expect == "called":
+        runner.perform(NoMoreBets())
+        runner.round.closed_by_dealer = True
+        return
+    runner._pump()
+    locked = ctrl.lockout_state()
+    mark = len(runner.round.ctrl_events)
+    try:
+        runner.perform(NoMoreBets(probe=True))
+        got, why = "called", ""
+    except DeviceNak as exc:
+        if exc.code != "REFUSED":
+            raise
+        got, why = "refused", exc.reason
+    runner.measure(step, "no more bets", got + (f" ({why})" if why else ""),
+                   "refused" + (f" ({reason})" if reason else ""),
+                   got == "refused" and (reason is None or reason in why))
+    runner._pump(0.01)
+    now = ctrl.lockout_state()
+    told = [e.name for e in runner.round.ctrl_events[mark:] if e.name in ("no_more_bets", "lockout")]
+    runner.measure(step, "refused call left wagering as it was (locked, and no 'no_more_bets' or 'lockout' event)",
+                   f"locked {now}" + (f"; events {', '.join(told)}" if told else ""), f"locked {locked}; no event",
+                   now == locked and not told)
 
 
 @step("reset_key", Action({"meter": choice(*METERS, "pending", required=True)}, shorthand="meter",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from harness.bench.acts import ACTS, OpenRound, PressLockout, SetComm, TurnResetKey
+from harness.bench.acts import ACTS, NoMoreBets, OpenRound, PressLockout, SetComm, TurnResetKey
 from harness.bench.performers import Actuator, Performers
 from harness.bench.settings import PerformerSpec
 from harness.errors import DeviceError, DeviceTimeout, InputError
@@ -236,3 +236,31 @@ def test_an_actuator_probing_a_round_the_controller_must_refuse_sees_whether_wag
     assert refused.waited == 5.0
     assert button.perform(OpenRound(probe=True), Stage(opens=True)) is None
     assert relay.log == ["close 111", "open 111", "close 111", "open 111"]
+
+
+def test_an_actuator_probing_a_no_more_bets_call_the_controller_must_refuse_sees_whether_it_was_called() -> None:
+    """The no-more-bets button is pressed; with no 'no_more_bets' event after it the call was refused
+    (a REFUSED NAK, as the test channel answers); with one, the call was taken (the case judges it)."""
+    from harness.devices.link import DeviceEvent, DeviceNak
+
+    class Stage:
+        def __init__(self, called: bool) -> None:
+            self.called = called
+            self.events = [DeviceEvent("no_more_bets", {"event": "no_more_bets", "round": 1}, 1, 0)]  # an old call
+
+        def controller_events(self) -> list[DeviceEvent]:
+            return self.events
+
+        def _wait_for(self, what: str, pred: Any, timeout_s: float = 0.0) -> None:
+            if self.called:
+                self.events.append(DeviceEvent("no_more_bets", {"event": "no_more_bets", "round": 2}, 2, 0))
+            if not pred():
+                raise DeviceTimeout(f"no {what} within {timeout_s} s")
+
+    relay = FakeRelay()
+    button = Actuator(relay, PerformerSpec("actuator", "relay", "112", hold_ms=Decimal(1)))
+    with pytest.raises(DeviceNak, match=r"REFUSED: no 'no_more_bets' event within 5\.0 s of the button"):
+        button.perform(NoMoreBets(probe=True), Stage(called=False))
+    assert button.perform(NoMoreBets(probe=True), Stage(called=True)) is None
+    assert button.perform(NoMoreBets(), None) is None  # a call, not a probe: nothing observed
+    assert relay.log == ["close 112", "open 112"] * 3

@@ -96,6 +96,7 @@ ID_PREFIX_BY_SOURCE = {
     "000_45d581accf23eceb.txt": r"pa-midi-r9-",
     "002_f72af1483f886cc3.txt": r"pa-(?:4[0-9]{2}a[0-9]+|6[0-9]{2}a[0-9]+|ez|bac)-",
     "004_836245495542aa89.txt": r"wa-230-15-040-",
+    "protocol-1": r"contract-",
 }
 
 
@@ -287,6 +288,11 @@ BROKEN = {
                                  '    citation: "58 Pa. Code § 607a.2(c)"\n    citation: "x"\n'),
     "unknown key 'testible'": ("  - id: pa-ez-no-vigorish\n", "  - id: pa-ez-no-vigorish\n    testible: true\n"),
     "pay '40 to one'": ('params: {pay: "40 to 1"}', 'params: {pay: "40 to one"}'),
+    "every_jurisdiction: unknown source 'protocol-2'": ("  every_jurisdiction: [protocol-1]\n",
+                                                        "  every_jurisdiction: [protocol-1, protocol-2]\n"),
+    "is in jurisdiction 'WA' and in every_jurisdiction": (
+        "  every_jurisdiction: [protocol-1]\n", "  every_jurisdiction: [protocol-1, 004_836245495542aa89.txt]\n"),
+    "source 'protocol-1' has no jurisdiction": ("  every_jurisdiction: [protocol-1]\n", ""),
 }
 
 
