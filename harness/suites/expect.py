@@ -26,6 +26,7 @@ from harness.suites.payouts import (
     Paid,
     category_shown,
     measure_line_announced,
+    measure_meter_hit_amount,
     measure_no_phantom_settlement,
     measure_paid_once,
     measure_stake_reported,
@@ -156,6 +157,7 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
                          want_ret, got_ret == want_ret, unit="cents", detail=category_shown(got))
             measure_paid_once(runner, step, key, got)
             measure_line_announced(runner, step, key, got, award_returns_stake=ars)
+            measure_meter_hit_amount(runner, step, key, got, award_returns_stake=ars)
         if seat is None:
             measure_no_phantom_settlement(runner, step, paid)
             measure_stake_reported(runner, step, paid)
@@ -165,6 +167,7 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
     got = paid.get((seat, type))
     measure_paid_once(runner, step, (seat, type), got)
     measure_line_announced(runner, step, (seat, type), got, award_returns_stake=ars)
+    measure_meter_hit_amount(runner, step, (seat, type), got, award_returns_stake=ars)
     if none:
         got_ret = got.returned if got else 0
         runner.measure(step, f"seat {seat} {type} paid nothing", got_ret, 0, got_ret == 0, unit="cents")

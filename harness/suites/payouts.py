@@ -125,6 +125,35 @@ def measure_line_announced(runner: CaseRunner, step: Step, key: tuple[int, str],
                    detail=f"payout stake {stake} returned {returned}")
 
 
+#: the paytable lines that take a meter: each is announced by a ``hit`` naming the meter
+METER_LINES = tuple(c for c in (*ROYAL9_CATEGORIES, *HIT_AND_RUN_CATEGORIES) if c in METERS or c == "8-plus-cards")
+
+
+def measure_meter_hit_amount(runner: CaseRunner, step: Step, key: tuple[int, str], got: Paid | None,
+                             *, award_returns_stake: bool) -> None:
+    """A wager paid a meter jackpot (Royal 9 mega, major, minor; Hit and Run 8-plus-cards): the ``hit``
+    of that meter for its seat in the round announces the award the ``payout`` pays (docs/protocol.md,
+    section 8), whether the meter resets at the hit or after the payment, so the payout meters the
+    hits are booked on hold what the players were paid.  Judged where the seat won that line alone
+    and was paid by one event (the award is then returned less the stake where award-returns-stake
+    holds, all of returned where not)."""
+    if got is None or got.times != 1 or got.category not in METER_LINES:
+        return
+    seat, kind = key
+    lines = [e.payload for e in runner.round.ctrl_events if e.name == "hit" and e.payload.get("seat") == seat
+             and e.payload.get("category") != MYSTERY_CATEGORY]
+    hits = [h for h in lines if h.get("category") == got.category and h.get("meter") is not None]
+    if len(lines) != 1 or len(hits) != 1 or hits[0].get("amount") is None:
+        return  # announced with another line, or not in this round (a linked award comes later)
+    paid = got.events[0]
+    stake, returned = int(paid["stake"]), int(paid["returned"])
+    allowed = sorted({returned - stake, returned - (stake if award_returns_stake else 0)})
+    amount = hits[0].get("amount")
+    runner.measure(step, f"seat {seat} {kind} hit amount for meter line {got.category} ({hits[0].get('meter')})",
+                   amount, " or ".join(map(str, allowed)), amount in allowed, unit="cents",
+                   detail=f"payout stake {stake} returned {returned} paid by {paid.get('paid_by')}")
+
+
 def measure_no_phantom_settlement(runner: CaseRunner, step: Step, paid: Mapping[Key, Paid]) -> None:
     """A Royal 9 ``payout`` that settles a wager (category ``null``: it lost) at a seat where no Royal 9
     wager was accepted settles a wager that was never placed (docs/protocol.md, section 8: one
