@@ -74,7 +74,8 @@ def render(score: Score) -> str:
                  f"ERROR, {kills['TIMEOUT']} by TIMEOUT, {kills['CRASH']} by CRASH); "
                  f"{len(score.equivalent)} equivalent, {len(score.compliant)} compliant, "
                  f"{len(score.unobservable)} unobservable, {len(score.unexplained)} without a reason")
-    lines.append(f"mutation score {score.score()}% (killed / (all - equivalent - compliant)); "
+    lines.append(f"mutation score {score.score()}% (killed / (all - equivalent)); "
+                 f"{score.score(compliant_out=True)}% leaving the compliant survivors out too; "
                  f"{score.score(fail_only=True)}% counting FAIL kills only")
     lines.append(f"wall time {score.wall_seconds} s ({score.jobs} job(s) at once)")
     return "\n".join(lines)
@@ -83,6 +84,7 @@ def render(score: Score) -> str:
 def to_json(score: Score) -> dict[str, Any]:
     return {
         "score_percent": str(score.score()),
+        "score_compliant_out_percent": str(score.score(compliant_out=True)),
         "score_fail_only_percent": str(score.score(fail_only=True)),
         "wall_seconds": str(score.wall_seconds),
         "jobs": score.jobs,

@@ -21,9 +21,10 @@ Steps (``tablecert defects --mutants``):
    runs reuse the kill matrix's runner (:func:`harness.killmatrix.run_subprocess`): each its own
    pytest process, its own emulator, its own record, ended with its process group at the deadline.
 
-The score is killed / (all - equivalent - compliant), with every kind of kill counted, and printed
-also with FAIL kills alone (a compliant mutant changes behaviour within what the regulation permits:
-it is no defect, like an equivalent one).  The reviewed reasons of the survivors are :mod:`harness.mutation.survivors`.
+The score is killed / (all - equivalent), with every kind of kill counted: a compliant survivor
+(the behaviour changes within what the regulation permits) counts as not killed.  It is printed
+also with the compliant survivors left out like the equivalent ones, and with FAIL kills alone.
+The reviewed reasons of the survivors are :mod:`harness.mutation.survivors`.
 """
 
 from __future__ import annotations
@@ -310,8 +311,11 @@ class Score:
     def killed(self) -> int:
         return sum(1 for o in self.outcomes if o.killed)
 
-    def score(self, fail_only: bool = False) -> Decimal:
-        denominator = len(self.outcomes) - len(self.equivalent) - len(self.compliant)
+    def score(self, fail_only: bool = False, *, compliant_out: bool = False) -> Decimal:
+        """killed / (all - equivalent), in percent: a compliant survivor counts as not killed.  With
+        ``compliant_out`` the compliant survivors leave the denominator too (a device built that way
+        would rightly pass); with ``fail_only`` only FAIL kills count."""
+        denominator = len(self.outcomes) - len(self.equivalent) - (len(self.compliant) if compliant_out else 0)
         kills = self.count("KILLED") if fail_only else self.killed
         return Decimal(0) if denominator <= 0 else (Decimal(100) * kills / denominator).quantize(Decimal("0.1"))
 

@@ -219,14 +219,17 @@ def test_judging_one_run(cases: list[CaseOutcome], error: str | None, verdict: s
     assert mrun.judge(result)[0] == verdict
 
 
-def test_the_score_leaves_equivalent_and_compliant_mutants_out() -> None:
+def test_the_score_leaves_equivalent_mutants_out_and_counts_compliant_ones_as_survivors() -> None:
     pts = [_point("base", n) for n in range(1, 11)]
     outcomes = [mrun.Outcome(p, "KILLED") for p in pts[:8]] + [mrun.Outcome(pts[8], "SURVIVED"),
                                                               mrun.Outcome(pts[9], "NOT-COVERED")]
     score = mrun.Score(outcomes, [], Decimal(3), 2, 10)
     assert score.score() == Decimal("80.0") and len(score.unexplained) == 2
+    score.reasons = {pts[8].id: ("equivalent", "same program"), pts[9].id: ("compliant", "the device's choice")}
+    assert score.score() == Decimal("88.9") and score.score(compliant_out=True) == Decimal("100.0")
     score.reasons = {pts[8].id: ("equivalent", "same program"), pts[9].id: ("unobservable", "internal")}
-    assert score.score() == Decimal("88.9") and not score.unexplained and len(score.unobservable) == 1
+    assert score.score() == score.score(compliant_out=True) == Decimal("88.9")
+    assert not score.unexplained and len(score.unobservable) == 1
     text = report.render(score)
     assert "10 mutant(s): 8 killed" in text and "88.9%" in text and "same program" in text
     data = report.to_json(score)
