@@ -139,7 +139,7 @@ def settle_round(ctrl: Controller) -> None:
                 hit = ctrl.bank.hit(category, paid_by="attendant")
                 fixed_award -= hit.paid
                 _meter_hit(ctrl, sr.seat, category, category, hit)
-                by = "attendant" if hit.pending or by == "attendant" else by
+                by = "attendant"  # a meter jackpot is the attendant's to pay, at either reset timing (section 8)
             else:
                 pay = ctrl.r9.paytable[category]
                 ctrl.emit("hit", seat=sr.seat, category=category, meter=None,

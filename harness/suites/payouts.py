@@ -131,21 +131,25 @@ METER_LINES = tuple(c for c in (*ROYAL9_CATEGORIES, *HIT_AND_RUN_CATEGORIES) if 
 
 def measure_meter_hit_amount(runner: CaseRunner, step: Step, key: tuple[int, str], got: Paid | None,
                              *, award_returns_stake: bool) -> None:
-    """A wager paid a meter jackpot (Royal 9 mega, major, minor; Hit and Run 8-plus-cards): the ``hit``
-    of that meter for its seat in the round announces the award the ``payout`` pays (docs/protocol.md,
-    section 8), whether the meter resets at the hit or after the payment, so the payout meters the
-    hits are booked on hold what the players were paid.  Judged where the seat won that line alone
-    and was paid by one event (the award is then returned less the stake where award-returns-stake
-    holds, all of returned where not)."""
+    """A wager paid a meter jackpot (Royal 9 mega, major, minor; Hit and Run 8-plus-cards): its
+    ``payout`` says the attendant pays it, and the ``hit`` of that meter for its seat in the round
+    announces the award the payout pays (docs/protocol.md, section 8), whether the meter resets at
+    the hit or after the payment, so the payout meters the hits are booked on hold what the players
+    were paid.  The amount is judged where the seat won that line alone and was paid by one event
+    (the award is then returned less the stake where award-returns-stake holds, all of returned
+    where not)."""
     if got is None or got.times != 1 or got.category not in METER_LINES:
         return
     seat, kind = key
+    paid = got.events[0]
+    runner.measure(step, f"seat {seat} {kind} meter line {got.category} paid by", paid.get("paid_by"), "attendant",
+                   paid.get("paid_by") == "attendant",
+                   detail="docs/protocol.md section 8: an attendant pays a meter jackpot, whenever the meter resets")
     lines = [e.payload for e in runner.round.ctrl_events if e.name == "hit" and e.payload.get("seat") == seat
              and e.payload.get("category") != MYSTERY_CATEGORY]
     hits = [h for h in lines if h.get("category") == got.category and h.get("meter") is not None]
     if len(lines) != 1 or len(hits) != 1 or hits[0].get("amount") is None:
         return  # announced with another line, or not in this round (a linked award comes later)
-    paid = got.events[0]
     stake, returned = int(paid["stake"]), int(paid["returned"])
     allowed = sorted({returned - stake, returned - (stake if award_returns_stake else 0)})
     amount = hits[0].get("amount")

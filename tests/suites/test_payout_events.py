@@ -122,18 +122,19 @@ def test_a_meter_line_hit_announces_the_award_the_payout_pays() -> None:
                           1, 1)
         runner = _runner([hit, _payout(2, 5_000_500, category="mega", seat=2)])
         expect_payout(runner, STEP, type="royal9", seat=2, returned=5_000_500)
-        assert _failed(runner) == ([] if ok else [("seat 2 royal9 hit amount for meter line mega (mega)", amount)])
+        assert _failed(runner) == [("seat 2 royal9 meter line mega paid by", "table")] + (  # _payout: by table
+            [] if ok else [("seat 2 royal9 hit amount for meter line mega (mega)", amount)])
     # announced with another line at the seat: the payout is their sum, no amount is judged
     both = [DeviceEvent("hit", {"event": "hit", "seat": 2, "category": "mega", "meter": "mega", "amount": 1}, 1, 1),
             _hit(2, 2_500, category="royal9", seat=2), _payout(3, 5_000_500, category="mega", seat=2)]
     runner = _runner(both)
     expect_payout(runner, STEP, type="royal9", seat=2, returned=5_000_500)
-    assert not [m for m in runner.measured if "meter line" in m.name]
+    assert not [m for m in runner.measured if "hit amount for meter line" in m.name]
 
 
 def test_a_meter_line_and_a_losing_wager_need_no_fixed_line_hit() -> None:
-    runner = _runner([_payout(1, 0, category=None), _payout(2, 0, category="lose", kind="player"),
-                      _payout(3, 5000500, category="mega", seat=2)])
+    mega = DeviceEvent("payout", {**_payout(3, 5000500, category="mega", seat=2).payload, "paid_by": "attendant"}, 3, 3)
+    runner = _runner([_payout(1, 0, category=None), _payout(2, 0, category="lose", kind="player"), mega])
     expect_payout(runner, STEP, type="royal9", seat=1, none=True)
     expect_payout(runner, STEP, type="royal9", seat=2, returned=5000500)
     expect_payout(runner, STEP, type="player", seat=1, returned=0)
