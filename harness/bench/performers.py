@@ -183,6 +183,14 @@ class Relay(Protocol):
     def open_channel(self, channel: str) -> None: ...
 
 
+#: a probed button -> (the command it stands for, what shows it was taken and how, the event that does)
+_PROBE_SIGNS: dict[type, tuple[str, str, str, Callable[[DeviceEvent], bool]]] = {
+    OpenRound: ("round.open", "round opened", " (no 'lockout' event unlocking wagering)",
+                lambda e: e.name == "lockout" and e.payload.get("locked") is False),
+    NoMoreBets: ("round.no_more_bets", "'no_more_bets' event", "", lambda e: e.name == "no_more_bets"),
+}
+
+
 class Actuator(Performer):
     """A relay channel wired to a button (held ``hold_ms``), a key (turned ``hold_ms``) or a cable
     (a closed channel breaks the link)."""
@@ -206,22 +214,12 @@ class Actuator(Performer):
             probe = isinstance(act, OpenRound | NoMoreBets) and act.probe
             seen = len(stage.controller_events()) if probe else 0
             self._pulse(self.spec.channel)
-            if isinstance(act, NoMoreBets) and probe:  # refused: no 'no_more_bets' event follows
+            if probe:  # refused: the act's sign never follows the button
+                cmd, sign, how, seen_it = _PROBE_SIGNS[type(act)]
                 try:
-                    stage._wait_for("no more bets called", lambda: any(e.name == "no_more_bets"
-                                                                       for e in stage.controller_events()[seen:]),
-                                    OBSERVE_S)
+                    stage._wait_for(sign, lambda: any(seen_it(e) for e in stage.controller_events()[seen:]), OBSERVE_S)
                 except DeviceTimeout:
-                    raise DeviceNak("round.no_more_bets", "REFUSED", f"no 'no_more_bets' event within {OBSERVE_S} s "
-                                    "of the button", 0) from None
-                return None
-            if isinstance(act, OpenRound) and probe:  # refused: the controller never opens wagering
-                try:
-                    stage._wait_for("round opened", lambda: any(e.name == "lockout" and e.payload.get("locked") is False
-                                                                for e in stage.controller_events()[seen:]), OBSERVE_S)
-                except DeviceTimeout:
-                    raise DeviceNak("round.open", "REFUSED", f"no round opened within {OBSERVE_S} s of the button "
-                                    "(no 'lockout' event unlocking wagering)", 0) from None
+                    raise DeviceNak(cmd, "REFUSED", f"no {sign} within {OBSERVE_S} s of the button{how}", 0) from None
             return None
         if isinstance(act, TurnResetKey):
             channel = self.spec.channels.get(act.meter)
@@ -283,15 +281,11 @@ class Operator(Performer):
             self._ask(act, stage)
             ev = self._sensor_event(stage, seen, "wager_removed", act.seat, act.type)
             return Removal(bool(ev.payload.get("removed")), str(ev.payload.get("reason") or ""))
-        if isinstance(act, TurnResetKey) and act.probe:
+        if isinstance(act, TurnResetKey | NoMoreBets) and act.probe:
             answer = self._ask(act, stage, raise_on_cannot=False)
-            if answer.answer == "cannot":  # the controller refused the key, as the operator saw it
-                raise DeviceNak("reset_key", "REFUSED", answer.note or "refused (seen by the operator)", 0)
-            return None
-        if isinstance(act, NoMoreBets) and act.probe:
-            answer = self._ask(act, stage, raise_on_cannot=False)
-            if answer.answer == "cannot":  # the controller refused the call, as the operator saw it
-                raise DeviceNak("round.no_more_bets", "REFUSED", answer.note or "refused (seen by the operator)", 0)
+            if answer.answer == "cannot":  # the controller refused the key or the call, as the operator saw it
+                cmd = "reset_key" if isinstance(act, TurnResetKey) else "round.no_more_bets"
+                raise DeviceNak(cmd, "REFUSED", answer.note or "refused (seen by the operator)", 0)
             return None
         if isinstance(act, OpenRound):
             answer = self._ask(act, stage, raise_on_cannot=not act.probe)

@@ -142,8 +142,8 @@ def _table_key_refused(t: TableRunner, step: Step, common: str, meter: str) -> N
         wait_until(f"table {t.name} to show the award on {meter} pending", lambda: meter in t._read_meters().pending)
     except DeviceTimeout:
         t.measure(step, f"its own reset key on {meter} (common {common})",
-                         "no award pending at the table: key not turned", "REFUSED while the award waits", True,
-                         clause=clause)
+                  "no award pending at the table: key not turned", "REFUSED while the award waits", True,
+                  clause=clause)
         return
     try:
         t._ctrl().reset_key(meter)
@@ -152,8 +152,8 @@ def _table_key_refused(t: TableRunner, step: Step, common: str, meter: str) -> N
         got = f"REFUSED ({exc.reason})" if exc.code == "REFUSED" else f"{exc.code} ({exc.reason})"
     still = meter in t._read_meters().pending
     t.measure(step, f"its own reset key on {meter} (common {common}) while the award waits",
-                     f"{got}; {'still pending' if still else 'no longer pending'}", "REFUSED; still pending",
-                     got.startswith("REFUSED") and still, clause=clause)
+              f"{got}; {'still pending' if still else 'no longer pending'}", "REFUSED; still pending",
+              got.startswith("REFUSED") and still, clause=clause)
 
 
 # ---------------------------------------------------------------------------- faults

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from harness.suites.model import Case
     from harness.suites.runner import CaseRunner
 
-#: the NAK codes of docs/protocol.md section 3, and ``ok`` for an answer
-ANSWERS = ("ok", "BAD_CRC", "BAD_FRAME", "UNKNOWN_CMD", "BAD_ARGS", "REFUSED", "BUSY", "VERSION", "POWER")
+#: ``ok`` for an answer, and the NAK codes of docs/protocol.md section 3
+ANSWERS = ("ok", *vocabulary.NAK_CODES)
 
 
 def not_a_request(cmd: str) -> str | None:
@@ -107,14 +107,7 @@ def _fields(answer: dict[str, Any], match: dict[str, Any]) -> list[str]:
 def expect_answer(runner: CaseRunner, step: Step, cmd: str, role: str = "controller",
                   args: dict[str, Any] | None = None, answer: tuple[str, ...] | None = None,
                   match: dict[str, Any] | None = None) -> None:
-    wanted = tuple(answer or ("ok",))
-    unknown = [a for a in wanted if a not in ANSWERS]
-    if unknown:
-        raise AssertionError(f"expect_answer: {', '.join(unknown)} is not an answer of the contract "
-                             f"({', '.join(ANSWERS)})")
-    why = not_a_request(cmd)
-    if why:
-        raise AssertionError(f"expect_answer: {why}")
+    wanted = tuple(answer or ("ok",))  # the answers and the command were checked with the suite
     dev = _device(runner, role)
     ctrl = runner.rig.controller
     config_before = ctrl.config().raw if ctrl is not None else None
