@@ -259,6 +259,8 @@ def _cases(
     _scoped_clauses(f, clauses, requires)
     games = attempt(lambda: _games(f, "games"), frozenset()) if "games" in f else suite_games
     title = attempt(lambda: f.get_str("title"), "")
+    with guard():
+        _check_title(f, title, variants)
     timeout_s = attempt(lambda: f.get_int("timeout_s", 60, lo=1, hi=3600), 60)
     ctx.requires, ctx.games = requires, games
     given_node = attempt(lambda: check_map(f.raw("given"), f.loc("given"), f"{f.what}.given")) if "given" in f else None
@@ -357,7 +359,35 @@ def _with(case: Case, steps: tuple[Step, ...], binding: Any, *, not_for_table: s
           bind_error: str | None = None) -> Case:
     from dataclasses import replace
 
-    return replace(case, steps=steps, given=binding.shown(), not_for_table=not_for_table, bind_error=bind_error)
+    title = fill_title(case.title, {**case.variant, **binding.shown()})
+    return replace(case, title=title, steps=steps, given=binding.shown(), not_for_table=not_for_table,
+                   bind_error=bind_error)
+
+
+def _check_title(f: Fields, title: str, variants: list[Mapping[str, Any]]) -> None:
+    """A ``${name}`` in the title must be a parameter of every variant or a ``given:`` name: a title
+    is shown in the report, the appendix, JUnit, Allure and on the terminal, never as a template."""
+    given_raw = f.raw("given") if "given" in f else None
+    given = set(map(str, given_raw)) if isinstance(given_raw, Mapping) else set()
+    for name in _VAR.findall(title):
+        missing = [i + 1 for i, v in enumerate(variants) if name not in v]
+        if name in given or not missing:
+            continue
+        known = sorted(set().union(*(set(v) for v in variants)) | given)
+        where = "" if len(missing) == len(variants) else f" in params variant {missing[0]}"
+        raise f.error("title", f"'${{{name}}}' in the title is not a parameter{where} nor a given "
+                               f"(known: {', '.join(known) or 'none'})")
+
+
+def fill_title(title: str, values: Mapping[str, Any]) -> str:
+    """The title with each ``${name}`` replaced by its parameter or given value (a list of seats is
+    written 1,2,3); a given that did not bind (the case is not applicable) is written as ``?``."""
+    def repl(m: re.Match[str]) -> str:
+        if m.group(1) not in values:
+            return "?"
+        value = values[m.group(1)]
+        return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+    return _VAR.sub(repl, title) if "${" in title else title
 
 
 def _steps(f: Fields, values: Mapping[str, Any], ctx: _Ctx) -> tuple[Step, ...]:

@@ -78,3 +78,39 @@ def test_shipped_suites_validate() -> None:
     assert paths
     for p in paths:
         assert load_suite(p).cases
+
+
+def test_titles_are_filled_from_each_variant(tmp_path: Path) -> None:
+    p = _write(tmp_path, """  - id: c1
+    title: "A ${denomination} wager returns ${award}"
+    clauses: [pa-midi-r9-f1-royal9]
+    params: [{denomination: 5, award: "$30"}, {denomination: 1, award: "$6"}]
+    steps:
+      - open_round
+      - wager: {seat: 1}
+      - deal: {cards: "QH 4S 9D 3C"}
+      - expect_payout: {seat: 1, returned: "${award}"}
+""")
+    assert [c.title for c in load_suite(p).cases] == ["A 5 wager returns $30", "A 1 wager returns $6"]
+
+
+def test_a_title_placeholder_no_variant_fills_is_refused(tmp_path: Path) -> None:
+    p = _write(tmp_path, """  - id: c1
+    title: "Returns ${award}"
+    clauses: [pa-midi-r9-f1-royal9]
+    params: [{denomination: 5, award: "$30"}, {denomination: 1}]
+    steps:
+      - open_round
+      - wager: {seat: 1}
+      - deal: {cards: "QH 4S 9D 3C"}
+      - expect_payout: oracle
+""")
+    with pytest.raises(InputError, match=r"x.suite.yaml:6:12: .*'\$\{award\}' in the title is not a parameter "
+                                         r"in params variant 2"):
+        load_suite(p)
+
+
+def test_no_shipped_title_is_a_template() -> None:
+    for p in sorted((ROOT / "suites").rglob("*.suite.yaml")):
+        for case in load_suite(p).cases:
+            assert "${" not in case.title, (p, case.name, case.title)
