@@ -10,6 +10,8 @@ mean two things:
 2      bad input: a suite, profile, stack, record or command line that cannot be used
 3      rig or device error, or an incomplete run (a device stopped answering, a port is
        missing, a case ended ERROR/TIMEOUT, cases were not run)
+4      PARTIAL: every selected case passed, but the run selected only part of the applicable
+       cases of the certification suites (``FILE::CASE``, ``-k``, ``--tc-clause``): no certification
 130    interrupted (Ctrl-C / SIGINT, SIGTERM): never reported as a device fault
 =====  =================================================================================
 
@@ -26,11 +28,13 @@ PASS: Final = 0
 FAIL: Final = 1
 BAD_INPUT: Final = 2
 RIG_ERROR: Final = 3
+PARTIAL: Final = 4
 INTERRUPTED: Final = 130
 
 #: run verdict -> exit status (the record's verdict decides the status, never pytest's own code)
 BY_VERDICT: Final[dict[str, int]] = {
     "PASS": PASS,
+    "PARTIAL": PARTIAL,
     "FAIL": FAIL,
     "INVALID": FAIL,
     "ERROR": RIG_ERROR,
@@ -45,6 +49,7 @@ def for_verdict(verdict: str) -> int:
 
 
 def worst(*codes: int) -> int:
-    """The status of several results together: interrupted > bad input > rig error > fail > pass."""
-    rank = {PASS: 0, FAIL: 1, RIG_ERROR: 2, BAD_INPUT: 3, INTERRUPTED: 4}
-    return max(codes, key=lambda c: rank.get(c, 2), default=PASS)
+    """The status of several results together: interrupted > bad input > rig error > fail > partial >
+    pass."""
+    rank = {PASS: 0, PARTIAL: 1, FAIL: 2, RIG_ERROR: 3, BAD_INPUT: 4, INTERRUPTED: 5}
+    return max(codes, key=lambda c: rank.get(c, 3), default=PASS)

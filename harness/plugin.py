@@ -275,6 +275,37 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """How many of the applicable cases of every suite under ``suites/`` the run selected, kept for
+    the record: a run of ``FILE::CASE``, ``-k`` or ``--tc-clause`` is PARTIAL, never a certification.
+    A resumed run keeps the selection its first sitting wrote in the journal."""
+    config = session.config
+    if not config.getoption("--tc-profile") or config.getoption("--tc-resume") \
+            or config.getoption("--tc-no-record"):
+        return
+    from harness.suites.schema import expand_suites, load_suite
+    from harness.suites.session import SELECTION, not_applicable, profile_for
+    from harness.suites.stacks import project_root
+
+    try:
+        profile, interp = profile_for(config)
+    except InputError:
+        return  # reported once by the session fixture, as a usage error
+    scope = project_root() / "suites"
+    loaded = suites_used(config)
+    applicable: set[str] = set()
+    for path in expand_suites([scope]):
+        try:
+            suite = loaded.get(str(path)) or load_suite(path, profile=profile)
+        except InputError:
+            continue  # a suite that does not load is not part of what can be certified
+        applicable |= {c.name for c in suite.cases if not_applicable(profile, interp, c) is None}
+    cases = (getattr(item, "tc_case", None) for item in session.items)
+    selected = {case.name for case in cases if case is not None}
+    config.stash[SELECTION] = {"selected": len(applicable & selected), "applicable": len(applicable),
+                               "scope": "suites/"}
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """A resumed run whose every case had finished before: its sitting still checks the devices'
     identity and finishes the record (no case item asked for the session fixture)."""

@@ -421,7 +421,8 @@ def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) ->
         print("\ntablecert run: INTERRUPTED" + (f"; not run: {', '.join(skipped)}" if skipped else ""),
               file=sys.stderr)
         return exitcodes.INTERRUPTED
-    overall = {exitcodes.PASS: "PASS", exitcodes.FAIL: "FAIL", exitcodes.BAD_INPUT: "BAD INPUT",
-               exitcodes.RIG_ERROR: "ERROR or INCOMPLETE", exitcodes.INTERRUPTED: "INTERRUPTED"}[status]
+    overall = {exitcodes.PASS: "PASS", exitcodes.PARTIAL: "PARTIAL", exitcodes.FAIL: "FAIL",
+               exitcodes.BAD_INPUT: "BAD INPUT", exitcodes.RIG_ERROR: "ERROR or INCOMPLETE",
+               exitcodes.INTERRUPTED: "INTERRUPTED"}[status]
     print(f"\noverall: {overall} (exit {status})")
     return status

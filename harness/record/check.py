@@ -141,6 +141,7 @@ META = obj({}, {
     "profile_name": TEXT, "jurisdiction": TEXT, "game": TEXT, "standards": STRINGS,
     "submitting_party": TEXT, "lab": TEXT, "operator": TEXT, "station": TEXT,
     "pre_submission": boolean, "command": STRINGS, "run_id": optional(RUN_ID),
+    "selection": optional(obj({"selected": integer(0), "applicable": integer(0), "scope": TEXT})),
 })
 HARNESS = obj({"version": TEXT, "git_revision": TEXT}, {"git_dirty": optional(boolean)})
 INPUT = obj({"path": TEXT, "kind": one_of(*INPUT_KINDS), "sha256": HEX64, "size": integer(0)})

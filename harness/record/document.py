@@ -123,9 +123,20 @@ class Record:
             return "ERROR", reasons
         if incomplete:
             return "INCOMPLETE", reasons
+        partial = self.partial()
+        if partial:
+            return "PARTIAL", [partial + ": the selected cases passed; the run certifies nothing beyond them"]
         na = counts["NOT APPLICABLE"]
         return "PASS", ["every case that applies to the profile passed"
                         + (f" ({na} not applicable, each with its reason)" if na else "")]
+
+    def partial(self) -> str | None:
+        """``PARTIAL: 1 of 202 applicable cases selected`` when the run selected only part of the
+        certification suites' cases that apply to the profile; None for a whole run."""
+        sel = self.meta.selection
+        if not sel or sel.get("selected", 0) >= sel.get("applicable", 0):
+            return None
+        return f"PARTIAL: {sel['selected']} of {sel['applicable']} applicable cases selected"
 
     @property
     def verdict(self) -> str:

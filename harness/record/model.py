@@ -29,7 +29,7 @@ SCHEMA = "tablecert/record/1"
 #: INTERRUPTED: the operator stopped the run (Ctrl-C), never a device fault.
 OUTCOMES = ("PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP", "NOT APPLICABLE", "INCONCLUSIVE", "INTERRUPTED")
 #: overall verdicts of a run (exit statuses: harness.exitcodes)
-VERDICTS = ("PASS", "FAIL", "ERROR", "INCOMPLETE", "INTERRUPTED")
+VERDICTS = ("PASS", "PARTIAL", "FAIL", "ERROR", "INCOMPLETE", "INTERRUPTED")
 
 #: 58 Pa. Code 607a.2(b) identity fields, in the order a report lists them
 IDENTITY_FIELDS = (
@@ -103,6 +103,9 @@ class RunMeta:
     pre_submission: bool = False
     command: list[str] = field(default_factory=list)
     run_id: str | None = None
+    #: how much of the certification suites the run selected: ``selected`` of the ``applicable``
+    #: cases of every suite under ``scope`` (None: not known, as in records before it was kept)
+    selection: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = jsonable(dataclasses.asdict(self), "meta")

@@ -319,6 +319,10 @@ def _limitations(record: Record, matrix: Any, equipment: list[dict[str, Any]], e
     out = []
     if record.meta.pre_submission:
         out.append("Vendor pre-submission run: this is not a certification report.")
+    partial = record.partial()
+    if partial:
+        out.append(f"{partial}: this report covers a selection of the certification suites, not a "
+                   "certification of the device.")
     if emulated:
         out.append("Devices under test were tablecert's built-in emulators: this report certifies no hardware.")
     out.append(f"{counts['OUT OF SCOPE']} clause(s) in scope are not testable on a device (filings, layouts, "
@@ -361,6 +365,7 @@ def signature(record: Record, digest: str | None, signed: Mapping[str, Any] | No
         "digest": digest or "",
         "key_fingerprint": fingerprint,
         "signer": signer,
+        "scope": str((signed or {}).get("scope") or ""),
     }
 
 

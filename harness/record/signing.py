@@ -36,6 +36,8 @@ from harness.record.digest import canonical_json, record_digest, run_dir_of
 SIGNATURE_FILE = "record.sig"
 SIGNATURE_SCHEMA = "tablecert/signature/1"
 _PAYLOAD_KEYS = ("schema", "run_id", "record_digest", "signer", "key_fingerprint", "signed_at")
+#: signed too where present: ``scope`` says the record is PARTIAL (``tablecert sign --partial``)
+_OPTIONAL_PAYLOAD_KEYS = ("scope",)
 MAX_KEY_BYTES = 64 * 1024
 
 
@@ -95,12 +97,14 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
     return key
 
 
-def sign_record(record: Path, key_path: Path, signer: str) -> dict[str, Any]:
+def sign_record(record: Path, key_path: Path, signer: str, *, partial: bool = False) -> dict[str, Any]:
     """Sign a record that verifies; write ``record.sig`` and render ``record.html`` again with its
     signature block; return what was written.
 
-    Raises :class:`InputError` for a bad key or signer, ``ValueError`` listing the problems when the
-    record does not verify (nobody signs a record that fails verification).
+    Raises :class:`InputError` for a bad key or signer, or for a PARTIAL record without
+    ``partial`` (a selection is no certification: signing one must be meant, and the signature then
+    says so in its ``scope``), ``ValueError`` listing the problems when the record does not verify
+    (nobody signs a record that fails verification).
     """
     from harness.record.digest import verify
     from harness.record.journal import load_record, utc_now
@@ -114,13 +118,19 @@ def sign_record(record: Path, key_path: Path, signer: str) -> dict[str, Any]:
     if problems:
         raise ValueError("; ".join(problems))
     digest = record_digest(run_dir)
+    rec = load_record(run_dir)
+    scope = rec.partial()
+    if scope and not partial:
+        raise InputError(f"{scope}: a partial run is not a certification; sign it with --partial, and the "
+                         "signature says so")
     payload = {
         "schema": SIGNATURE_SCHEMA,
-        "run_id": load_record(run_dir).run_id,
+        "run_id": rec.run_id,
         "record_digest": digest,
         "signer": signer,
         "key_fingerprint": fingerprint(key.public_key()),
         "signed_at": utc_now(),
+        **({"scope": scope} if scope else {}),
     }
     raw_public = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     document = {
@@ -153,7 +163,9 @@ def _read_signature(run_dir: Path) -> dict[str, Any]:
     path = run_dir / SIGNATURE_FILE
     data = parse_json(read_input(path, limit=MAX_KEY_BYTES, what="signature file"), str(path), 1)
     keys = (*_PAYLOAD_KEYS, "public_key", "signature")
-    if not isinstance(data, dict) or set(data) != set(keys) or not all(isinstance(data[k], str) for k in keys):
+    extra = [k for k in _OPTIONAL_PAYLOAD_KEYS if isinstance(data, dict) and k in data]
+    if not isinstance(data, dict) or set(data) != {*keys, *extra} \
+            or not all(isinstance(data[k], str) for k in (*keys, *extra)):
         raise InputError(f"not a {SIGNATURE_SCHEMA} signature (fields {', '.join(keys)}, all text)",
                          path=str(path), line=1)
     if data["schema"] != SIGNATURE_SCHEMA:
@@ -193,7 +205,7 @@ def signature_problems(record: Path, public_key: Ed25519PublicKey | None = None)
         if fingerprint(public_key) != sig["key_fingerprint"]:
             problems.append(f"{SIGNATURE_FILE}: signed with key {sig['key_fingerprint']}, not with the key given "
                             f"({fingerprint(public_key)})")
-    payload = {k: sig[k] for k in _PAYLOAD_KEYS}
+    payload = {k: sig[k] for k in (*_PAYLOAD_KEYS, *_OPTIONAL_PAYLOAD_KEYS) if k in sig}
     try:
         key.verify(signature, canonical_json(payload))
     except InvalidSignature:
@@ -228,6 +240,7 @@ def signature_info(run_dir: Path) -> dict[str, Any] | None:
         "key_fingerprint": sig.get("key_fingerprint", ""),
         "signed_at": sig.get("signed_at", ""),
         "record_digest": sig.get("record_digest", ""),
+        "scope": sig.get("scope", ""),
         "intact": not problems,
         "problems": problems,
     }

@@ -499,6 +499,16 @@ def no_performer(profile: Profile, case: Case) -> str | None:
 _PROFILE_KEY = pytest.StashKey[tuple[Profile, Interpretations]]()
 
 
+#: what the run selected of the certification suites (RunMeta.selection), counted by the plugin
+#: when collection finishes; absent for a resumed run (its journal keeps the first sitting's)
+SELECTION = pytest.StashKey[dict[str, Any]]()
+
+
+def selection(config: pytest.Config) -> dict[str, Any] | None:
+    """The plugin's count of the selection (harness.plugin.pytest_collection_finish), or None."""
+    return config.stash.get(SELECTION, None)
+
+
 def profile_for(config: pytest.Config) -> tuple[Profile, Interpretations]:
     """The run's profile and interpretations, loaded once per pytest session."""
     if _PROFILE_KEY not in config.stash:
@@ -586,6 +596,7 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
         pre_submission=bool(config.getoption("--tc-pre-submission")),
         command=list(sys.argv),
         run_id=run_id,
+        selection=selection(config),
     )
     rec = RunRecorder.create(root, meta)
     rec.add_input_file(profile.source_path, "profile")
