@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -396,6 +396,7 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
     rep = _report_fields(record)
     m = record.meta
     counts = {k: v for k, v in record.counts().items() if v}
+    shown = [case_context(record, i, c, detail=False) for i, c in cases]
     return {
         "report": {
             "number": report_number or f"TC-{record.run_id}",
@@ -424,7 +425,9 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "matrix": {"counts": matrix.counts(), "unknown": matrix.unknown,
                    "rows": [_matrix_row(r, anchors) for r in matrix.rows]},
         "findings": found,
-        "cases": [case_context(record, i, c, detail=False) for i, c in cases],
+        "cases": shown,
+        "na_groups": grouped(c for c in shown if c["verdict"] == "NOT APPLICABLE"),
+        "unchecked_groups": grouped((c for c in shown if c["verdict"] in UNCHECKED), by_verdict=True),
         "equipment": equipment,
         "timing": _timing(record, equipment),
         "identities": _identities(record),
@@ -438,6 +441,20 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "notes": list(record.notes),
         "profile_snapshot": json.dumps(record.profile, indent=2, sort_keys=True, ensure_ascii=False),
     }
+
+
+#: verdicts of cases that reached no verdict on the device: listed apart, grouped by reason
+UNCHECKED = ("ERROR", "TIMEOUT", "SKIP", "INTERRUPTED", "INCONCLUSIVE")
+
+
+def grouped(cases: Iterable[Mapping[str, Any]], *, by_verdict: bool = False) -> list[tuple[Any, list[Any]]]:
+    """Cases grouped by the first line of their message (and verdict), the largest group first, then
+    by reason: a reader sees "profile lacks capability mystery (20 cases)" once, not twenty times."""
+    groups: dict[Any, list[Any]] = {}
+    for c in cases:
+        reason = (c.get("message") or "").splitlines()[0] if c.get("message") else ""
+        groups.setdefault((c["verdict"], reason) if by_verdict else reason, []).append(c)
+    return sorted(groups.items(), key=lambda kv: (-len(kv[1]), str(kv[0])))
 
 
 def _sittings(record: Record) -> list[dict[str, Any]]:

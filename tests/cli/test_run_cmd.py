@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import exitcodes
 from harness.record import load_record, verify
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +23,7 @@ def _run(tmp_path: Path, *extra: str, more: tuple[Path, ...] = ()) -> subprocess
 
 def test_split_run_merges_worker_records(tmp_path: Path) -> None:
     proc = _run(tmp_path, "-n", "2")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == exitcodes.PARTIAL, proc.stdout + proc.stderr  # two suites of the certification
     merged = [d for d in tmp_path.iterdir() if d.name.endswith("-emulated-hit-and-run")]
     workers = sorted(d for d in tmp_path.iterdir() if "-gw" in d.name)
     assert len(merged) == 1 and len(workers) == 2
@@ -31,7 +32,7 @@ def test_split_run_merges_worker_records(tmp_path: Path) -> None:
     assert len(record.cases) == sum(len(load_record(w).cases) for w in workers) > 0
     assert all(c.verdict in ("PASS", "NOT APPLICABLE") for c in record.cases)
     assert any(c.verdict == "PASS" for c in record.cases)
-    assert "PASS" in proc.stdout and str(merged[0] / "record.html") in proc.stdout
+    assert "PARTIAL" in proc.stdout and str(merged[0] / "record.html") in proc.stdout
 
 
 def test_unknown_profile_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -44,14 +45,16 @@ def test_unknown_profile_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 def test_cases_that_do_not_apply_are_recorded_not_applicable_with_their_reason(tmp_path: Path) -> None:
     proc = _run(tmp_path, more=(ROOT / "suites" / "royal9" / "paytable-1.suite.yaml",))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == exitcodes.PARTIAL, proc.stdout + proc.stderr
     (run_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
     record = load_record(run_dir)
     na = [c for c in record.cases if c.verdict == "NOT APPLICABLE"]
     assert na and all(c.message for c in na)
     assert all("royal9" in (c.message or "") for c in na if "paytable-1" in c.suite_file)
-    assert record.derived_verdict()[0] == "PASS"
-    assert "overall: PASS (exit 0)" in proc.stdout
+    assert record.derived_verdict()[0] == "PARTIAL"  # not applicable cases never make a run partial: the
+    assert "overall: PARTIAL (exit 4)" in proc.stdout  # selection of three suites does
+    assert record.partial() == f"PARTIAL: {record.meta.selection['selected']} of " \
+        f"{record.meta.selection['applicable']} applicable cases selected"
 
 
 def test_missing_port_is_error_exit_3_everywhere(tmp_path: Path) -> None:
@@ -155,7 +158,7 @@ def test_a_profile_file_of_any_name_gets_a_valid_run_id(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "harness", "run", str(ROOT / "suites" / "hit-and-run"), "-q",
            "--profile", str(long_name), "--profile", str(spaced), "--report-dir", str(tmp_path / "reports")]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == exitcodes.PARTIAL, proc.stdout + proc.stderr  # one suite folder of the certification
     assert "Traceback" not in proc.stdout + proc.stderr
     runs = sorted((tmp_path / "reports").iterdir())
     assert len(runs) == 2

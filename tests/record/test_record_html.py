@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from recordkit import identity
+from recordkit import build_run, identity
 
 from harness.cli import main
 from harness.record import load_record, record_digest
@@ -253,3 +253,19 @@ def test_signature_block_names_the_signer_and_key_fingerprint(make_run, tmp_path
     assert fingerprint in sig and "by Example Test Lab" in sig and "the signature matches" in sig
     assert main(["report", str(run_dir)]) == 0
     assert fingerprint in (run_dir / "record.html").read_text("utf-8")
+
+
+def test_not_applicable_and_unchecked_cases_are_grouped_by_reason_with_counts(tmp_path: Path) -> None:
+    from harness.record.report import grouped
+
+    cases = [{"verdict": "NOT APPLICABLE", "message": m, "id": str(i)}
+             for i, m in enumerate(["lacks mystery", "lacks mystery", "other game", "lacks mystery"])]
+    groups = grouped(cases)
+    assert [(reason, [c["id"] for c in group]) for reason, group in groups] == [
+        ("lacks mystery", ["0", "1", "3"]), ("other game", ["2"])]
+    errors = [{"verdict": v, "message": "DeviceTimeout: controller\ntraceback", "id": v} for v in ("ERROR", "TIMEOUT")]
+    assert [key for key, _ in grouped(errors, by_verdict=True)] == [
+        ("ERROR", "DeviceTimeout: controller"), ("TIMEOUT", "DeviceTimeout: controller")]
+    run = build_run(tmp_path, verdicts=("PASS", "ERROR", "ERROR"))
+    page = (run / "record.html").read_text("utf-8")
+    assert page.count("DeviceTimeout: controller</td><td class=\"num\">2</td>") == 1
