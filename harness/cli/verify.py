@@ -68,6 +68,31 @@ def unchecked_entries(run_dir: Path) -> list[str]:
     return sorted(p.name for p in run_dir.iterdir() if p.name not in known)
 
 
+def folder_notes(run_dir: Path) -> list[str]:
+    """What a reader should know of a record that verified: a folder renamed (a lab's report
+    number: the run id inside the record is what the digest and the signature name), the schema
+    it was verified by, views another build rendered."""
+    import os
+
+    from harness.record.journal import load_record
+    from harness.record.model import SCHEMA
+    from harness.record.views import views_note
+
+    record = load_record(run_dir)
+    notes = []
+    folder = Path(os.path.realpath(run_dir)).name
+    if folder != record.run_id:
+        notes.append(f"the folder is named {folder[:80]!r}; it holds run {record.run_id} (the run id inside the "
+                     "record is what its digest and signature name)")
+    if record.schema != SCHEMA:
+        notes.append(f"written as {record.schema} by tablecert {record.harness_version} (git "
+                     f"{record.git_revision[:12]}), verified by that schema's rules")
+    note = views_note(run_dir)
+    if note:
+        notes.append(note)
+    return notes
+
+
 def run(args: argparse.Namespace) -> int:
     from harness.record.digest import record_digest, run_dir_of, verify
     from harness.record.journal import load_record
@@ -98,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"{args.record}: FAILED VERIFICATION ({len(problems)} problem(s)); verdict NOT VALID")
         return out.status(status_of(problems))
     out.print(f"OK {args.record}: digest {record_digest(run_dir)}, verdict {verdict}")
+    for note in folder_notes(run_dir):
+        out.print(f"{args.record}: {note}")
     if info is not None:
         how = "checked against the key given" if public is not None else "intact; give --key PUB to check whose key"
         out.print(f"signed by {info['signer']} at {info['signed_at']}, key {info['key_fingerprint']} ({how})")

@@ -135,10 +135,6 @@ def verify(record_dir: Path, expected_digest: str | None = None, *, views: bool 
     problems: list[str] = []
     if not record.complete:
         problems.append(f"{INCOMPLETE} (the run did not finish; {len(record.cases)} finished case(s))")
-    folder = Path(os.path.realpath(run_dir)).name
-    if folder != record.run_id:
-        problems.append(f"the folder is named {folder[:80]!r} but holds run {record.run_id}: a run folder is named "
-                        "by its run id (a copied or renamed record)")
     state = {name: member_problem(run_dir, name) for name in (RECORD_FILE, JOURNAL_FILE, MANIFEST_FILE)}
     for name, problem in state.items():
         if problem not in (None, "missing"):

@@ -18,6 +18,7 @@ from typing import Any
 from harness.record.model import (
     OUTCOMES,
     SCHEMA,
+    SCHEMAS,
     CaseResult,
     DeviceIdentity,
     Evidence,
@@ -184,8 +185,8 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Record:
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"schema {data.get('schema')!r} is not {SCHEMA}")
+        if data.get("schema") not in SCHEMAS:
+            raise ValueError(f"schema {data.get('schema')!r} is none of {', '.join(SCHEMAS)}")
         harness = data.get("harness") or {}
         return cls(
             run_id=data["run_id"],
@@ -212,4 +213,5 @@ class Record:
             bench=dict(data.get("bench") or {}),
             sittings=[Sitting.from_dict(s) for s in data.get("sittings") or []],
             stored_verdict=data.get("verdict"),
+            schema=data["schema"],
         )

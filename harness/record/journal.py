@@ -386,7 +386,7 @@ def write_journal(run_dir: Path, record: Record) -> None:
     """Write the complete journal of a record made in one go (a merged record), fact by fact as a
     run would have written it, so every record keeps a journal ``verify`` can hold it to."""
     entries: list[Mapping[str, Any]] = [{
-        "type": "header", "schema": SCHEMA, "run_id": record.run_id, "started_at": record.started_at,
+        "type": "header", "schema": record.schema, "run_id": record.run_id, "started_at": record.started_at,
         "harness": {"version": record.harness_version, "git_revision": record.git_revision,
                     "git_dirty": record.git_dirty},
         "meta": record.meta.to_dict(),

@@ -20,7 +20,13 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-SCHEMA = "tablecert/record/1"
+#: the record schema this version writes, and every schema it reads and verifies (docs/record.md,
+#: "Schema versions"): a record is verified by the rules of its own version, never migrated in place.
+#:   tablecert/record/1: the first release.
+#:   tablecert/record/2: the verdict PARTIAL and ``meta.selection`` (how much of the certification
+#:     suites the run selected); every field of version 1 read as before.
+SCHEMA = "tablecert/record/2"
+SCHEMAS = ("tablecert/record/1", SCHEMA)
 
 #: outcomes of a measurement, a step and a case (OpenHTF's split: a rig ERROR/TIMEOUT is never a FAIL).
 #: NOT APPLICABLE: the case does not apply to the profile (capability, game, denomination,
@@ -109,6 +115,8 @@ class RunMeta:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = jsonable(dataclasses.asdict(self), "meta")
+        if data.get("selection") is None:  # not known: written as records before it was kept were
+            data.pop("selection", None)
         return data
 
     @classmethod

@@ -16,7 +16,7 @@ from harness.errors import InputError
 from harness.record import sittings
 from harness.record.digest import JOURNAL_FILE, RECORD_FILE, run_dir_of
 from harness.record.document import InputFile, Record
-from harness.record.model import SCHEMA, CaseResult, DeviceIdentity, RunMeta
+from harness.record.model import SCHEMAS, CaseResult, DeviceIdentity, RunMeta
 
 #: the note of a journal whose last line a kill cut short
 CUT_LINE_NOTE = "the journal's last line was cut short by the interruption and is ignored"
@@ -65,8 +65,9 @@ def load_journal(path: Path) -> Record:
 def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
     kind = entry.get("type")
     if record is None:
-        if kind != "header" or entry.get("schema") != SCHEMA:
-            raise InputError(f"not a {SCHEMA} journal", path=str(path), line=n)
+        if kind != "header" or entry.get("schema") not in SCHEMAS:
+            raise InputError(f"not a tablecert journal of a schema this version reads ({', '.join(SCHEMAS)})",
+                             path=str(path), line=n)
         record = Record(
             run_id=entry["run_id"],
             started_at=entry["started_at"],
@@ -74,6 +75,7 @@ def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
             harness_version=entry["harness"]["version"],
             git_revision=entry["harness"]["git_revision"],
             git_dirty=entry["harness"].get("git_dirty"),
+            schema=entry["schema"],
         )
         sittings.start(record, record.started_at, list(record.meta.command))
     elif kind == "input":
@@ -126,8 +128,9 @@ def load_record(target: Path | str) -> Record:
 
     data = parse_json(read_input(path, limit=MAX_RECORD_BYTES, what="record"), str(path), 1)
     check_record_data(data, str(path))
-    if data.get("schema") != SCHEMA:
-        raise InputError(f"not a {SCHEMA} record (schema {str(data.get('schema'))[:40]!r})", path=str(path), line=1)
+    if data.get("schema") not in SCHEMAS:
+        raise InputError(f"not a record of a schema this version reads ({', '.join(SCHEMAS)}): schema "
+                         f"{str(data.get('schema'))[:40]!r}", path=str(path), line=1)
     try:
         return Record.from_dict(data)
     except (ValueError, KeyError, TypeError) as exc:

@@ -148,12 +148,13 @@ def _show_in_report(run_dir: Path) -> None:
     folder's record.html is what ``verify`` renders again, the signature block included)."""
     from harness.record.digest import verify
     from harness.record.journal import load_record
-    from harness.record.views import HTML_FILE, render_one
+    from harness.record.views import HTML_FILE, render_one, stamp
 
     html = render_one(run_dir, load_record(run_dir), verify(run_dir, views=False), HTML_FILE)
     if (run_dir / HTML_FILE).is_symlink():
         (run_dir / HTML_FILE).unlink()
     (run_dir / HTML_FILE).write_bytes(html)
+    stamp(run_dir, HTML_FILE)
 
 
 def _read_signature(run_dir: Path) -> dict[str, Any]:

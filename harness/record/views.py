@@ -14,10 +14,21 @@ compares it byte for byte: a lab report edited from FAIL to PASS, a failure remo
 absent is not a problem (``tablecert report RECORD --format all`` renders every one).  The packaged
 templates render the folder's views; a lab's own template (``report --template``) renders a copy
 written elsewhere (``--out``).
+
+Byte-for-byte holds only for the build of tablecert that rendered a view: a later release renders
+the same record differently (a new table, a new chart).  So each view written into the folder is
+stamped in ``views.json`` with the fingerprint of the build that rendered it (:func:`renderer_id`);
+``verify`` compares a view whose stamp is this build's, and says of the others that they were
+rendered by another build and were not compared (:func:`views_note`): an archived record still
+verifies years later, by its digest, and ``tablecert report RECORD --format all`` renders its views
+again with the build at hand.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Callable, Mapping
@@ -35,6 +46,50 @@ GAP_FILE = "gap-report.md"
 #: every view a run folder may hold (the PDF is a print of the report, made by Chromium)
 VIEW_FILES = (HTML_FILE, APPENDIX_FILE, JUNIT_FILE, GAP_FILE)
 PDF_FILE = "record.pdf"
+#: which build rendered each view of the folder: view name -> :func:`renderer_id`
+STAMP_FILE = "views.json"
+
+
+@functools.cache
+def renderer_id() -> str:
+    """The fingerprint of this build of tablecert: SHA-256 over every file of the package (code,
+    templates, the catalogue), so any change that could change a rendered byte changes it."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def stamps(run_dir: Path) -> dict[str, str]:
+    """``views.json`` of the folder: view name -> the build that rendered it (empty when absent or
+    unreadable: views written before stamps were kept)."""
+    try:
+        data = json.loads((run_dir / STAMP_FILE).read_bytes()) if not (run_dir / STAMP_FILE).is_symlink() else {}
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def stamp(run_dir: Path, *names: str) -> None:
+    """Record that this build rendered the views ``names`` of the folder."""
+    data = {**stamps(run_dir), **dict.fromkeys(names, renderer_id())}
+    path = run_dir / STAMP_FILE
+    if path.is_symlink():
+        path.unlink()
+    path.write_bytes(json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
+
+
+def views_note(run_dir: Path) -> str | None:
+    """What ``verify`` says of the views another build rendered (not compared), or None."""
+    from harness.record.folder import present
+
+    mine, seen = renderer_id(), stamps(run_dir)
+    other = [n for n in (*VIEW_FILES, ALLURE_DIR) if present(run_dir, n) and seen.get(n) != mine]
+    if not other:
+        return None
+    return (f"{', '.join(other)}: rendered by another build of tablecert (not {mine}), not compared byte for byte: "
+            f"the record verified by its digest; {AGAIN}")
 
 
 def write_record(run_dir: Path, record: Record) -> str:
@@ -95,8 +150,11 @@ def render_views(run_dir: Path, record: Record, problems: list[str]) -> None:
     for name in (HTML_FILE, APPENDIX_FILE, JUNIT_FILE):
         _replace(run_dir / name, renderers[name]())
     write_allure_results(record, run_dir, run_dir / ALLURE_DIR, digest=record_digest(run_dir))
+    written = [HTML_FILE, APPENDIX_FILE, JUNIT_FILE, ALLURE_DIR]
     if record.meta.pre_submission:
         _replace(run_dir / GAP_FILE, renderers[GAP_FILE]())
+        written.append(GAP_FILE)
+    stamp(run_dir, *written)
 
 
 def _replace(path: Path, data: bytes) -> None:
@@ -113,15 +171,16 @@ def view_problems(run_dir: Path, record: Record) -> list[str]:
 
     out: list[str] = []
     renderers = _renderers(run_dir, record, [])
+    mine, seen = renderer_id(), stamps(run_dir)
     for name in VIEW_FILES:
-        if not present(run_dir, name):
-            continue
+        if not present(run_dir, name) or seen.get(name) != mine:
+            continue  # absent, or rendered by another build: views_note says so
         problem = member_problem(run_dir, name)
         if problem is not None:
             out.append(f"{name}: {problem}")
         elif read_member(run_dir, name) != renderers[name]():
             out.append(f"{name}: differs from what the record renders (edited after the run); {AGAIN}")
-    if present(run_dir, ALLURE_DIR):
+    if present(run_dir, ALLURE_DIR) and seen.get(ALLURE_DIR) == mine:
         out.extend(_allure_problems(run_dir, record))
     return out
 
@@ -161,4 +220,4 @@ def known_entries() -> Mapping[str, Any]:
     from harness.record.signing import SIGNATURE_FILE
 
     return {RECORD_FILE: "record", JOURNAL_FILE: "record", MANIFEST_FILE: "record", EVIDENCE_DIR: "record",
-            SIGNATURE_FILE: "signature", ALLURE_DIR: "view", **dict.fromkeys(VIEW_FILES, "view")}
+            SIGNATURE_FILE: "signature", ALLURE_DIR: "view", STAMP_FILE: "view", **dict.fromkeys(VIEW_FILES, "view")}

@@ -94,7 +94,7 @@ def _journal_append(entry: bytes) -> Callable[[Path], None]:
 
 
 R, J = "record.json", "journal.jsonl"
-SECOND_HEADER = (b'{"type":"header","schema":"tablecert/record/1","run_id":"x","started_at":"t",'
+SECOND_HEADER = (b'{"type":"header","schema":"tablecert/record/2","run_id":"x","started_at":"t",'
                  b'"harness":{"version":"1","git_revision":"r"}}')
 DOUBLE_VERDICT = b'"verdict":"FAIL","verdict":'
 CORPUS: dict[str, Bad] = {
@@ -108,7 +108,8 @@ CORPUS: dict[str, Bad] = {
     "deep-nesting": Bad(_raw_record(b"[" * 100_000 + b"]" * 100_000), R, 1, "nested too deeply"),
     "bad-utf8": Bad(_raw_record(b'{"schema": "\xff"}'), R, 1, "not valid JSON"),
     "empty-file": Bad(_raw_record(b""), R, 1, "not valid JSON"),
-    "wrong-schema": Bad(_record(_set("schema", "tablecert/record/9")), R, 1, "not a tablecert/record/1 record"),
+    "wrong-schema": Bad(_record(_set("schema", "tablecert/record/9")), R, 1,
+                        "not a record of a schema this version reads"),
     "run-id-dotdot": Bad(_record(_set("run_id", "..")), R, 1, "record.run_id: '..' is not a run id"),
     "run-id-slash": Bad(_record(_set("run_id", "../../etc")), R, 1, "record.run_id: '../../etc' is not a run id"),
     "run-id-number": Bad(_record(_set("run_id", 7)), R, 1, "record.run_id: expected a string, got a number"),
@@ -142,7 +143,7 @@ CORPUS: dict[str, Bad] = {
     # --- journal.jsonl: line by line
     "journal-not-json": Bad(_journal_line(3, lambda _line: b"{oops"), J, 3, "not valid JSON"),
     "journal-first-not-header": Bad(_journal_line(1, lambda _line: b'{"type":"finish","finished_at":"x"}'), J, 1,
-                                    "not a tablecert/record/1 journal"),
+                                    "not a tablecert journal of a schema this version reads"),
     "journal-unknown-type": Bad(_journal_entry(2, _set("type", "backdoor")), J, 2,
                                 "type 'backdoor' is not one of header"),
     "journal-case-missing": Bad(_journal_line(7, lambda _line: b'{"type":"case"}'), J, 7, "case: missing 'case'"),

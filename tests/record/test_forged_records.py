@@ -585,14 +585,15 @@ def test_a_signed_record_says_whose_key_in_its_report(runs: tuple[Path, Path]) -
     assert "Integrity: signed.</strong> Signed by Example Test Lab, J. Tester with key SHA256:" in html
 
 
-def test_a_copy_in_a_folder_named_like_another_run_does_not_verify(runs: tuple[Path, Path], tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    """The folder is the run (row 47): a copy under another run's id, or any other name, is refused."""
-    for name in (runs[1].name, f"{runs[0].name}-renamed"):
+def test_a_copy_in_a_folder_of_another_name_verifies_and_says_which_run_it_holds(
+        runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A lab renames a run folder to its report number: the run id inside the record is what the
+    digest and the signature name, so the copy verifies, and verify says which run it holds."""
+    for name in (runs[1].name, f"{runs[0].name}-renamed", "TC-2026-0042"):
         copy = tmp_path / name
         shutil.copytree(runs[0], copy)
-        assert main(["verify", str(copy)]) == 1
-        assert f"the folder is named '{name}' but holds run {runs[0].name}" in capsys.readouterr().out
+        assert main(["verify", str(copy)]) == 0
+        assert f"the folder is named '{name}'; it holds run {runs[0].name}" in capsys.readouterr().out
     link = tmp_path / "latest"
     link.symlink_to(runs[0])  # a symlink to the run folder is the run folder
     assert main(["verify", str(link)]) == 0

@@ -24,7 +24,7 @@ def test_finished_run_round_trips(make_run) -> None:
     run_dir = make_run()
     record = load_record(run_dir)
     assert record.complete
-    assert record.schema == "tablecert/record/1"
+    assert record.schema == "tablecert/record/2"
     assert [c.verdict for c in record.cases] == ["PASS", "FAIL", "ERROR"]
     assert record.verdict == "FAIL"
     fail = record.case("case-1-fail")
