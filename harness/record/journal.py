@@ -249,13 +249,14 @@ class RunRecorder:
                 view = view[os.write(self._fd, view) :]
             os.fsync(self._fd)
 
-    def add_input_file(self, path: Path | str, kind: str) -> InputFile:
-        """Hash a suite, fixture or profile file into the record."""
+    def add_input_file(self, path: Path | str, kind: str, *, name: str | None = None) -> InputFile:
+        """Hash a suite, fixture or profile file into the record (under ``name``: the path as the
+        record shows it, e.g. relative to the checkout; by default ``path``)."""
         if kind not in INPUT_KINDS:
             raise ValueError(f"input kind {kind!r} is not one of {', '.join(INPUT_KINDS)}")
         p = Path(path)
         try:
-            item = InputFile(p.as_posix(), kind, sha256_file(p), p.stat().st_size)
+            item = InputFile(name or p.as_posix(), kind, sha256_file(p), p.stat().st_size)
         except OSError as exc:
             raise InputError(f"{p}: cannot read ({exc.strerror})") from exc
         self.record.inputs.append(item)

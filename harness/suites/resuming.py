@@ -79,7 +79,9 @@ def begin_sitting(config: pytest.Config, session: TcSession, resume: Resumption)
     try:
         session.rig = open_rig(session.profile, listen=session.listen, defects=session.defects)
         session._open_bench(session.rig, run_id)
-        session.recorder = resume.begin(list(sys.argv), session.read_identities())
+        from harness.suites.session import command_line
+
+        session.recorder = resume.begin(command_line(sys.argv), session.read_identities())
     except IdentityChanged as exc:
         _close(session)
         pytest.exit(f"tablecert: run {run_id} not resumed: a device is not the one the run started with "

@@ -8,6 +8,7 @@ records it; a compliance FAIL, a rig ERROR and a TIMEOUT are kept distinct.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 import traceback
@@ -397,7 +398,7 @@ class TcSession:
     def _begin(self, case: Case) -> Any:
         if self.recorder is None:
             return None
-        return self.recorder.begin_case(case.name, case.title, list(case.clauses), case.path,
+        return self.recorder.begin_case(case.name, case.title, list(case.clauses), in_checkout(case.path),
                                         {**case.variant, **{f"given {k}": v for k, v in case.given.items()}})
 
     def _record_skip(self, case: Case, why: str, outcome: str = "SKIP") -> None:
@@ -558,6 +559,26 @@ def _reproduce(case: Case, profile: Profile, defects: tuple[str, ...] = ()) -> d
     return out
 
 
+def in_checkout(path: str | Path) -> str:
+    """A path as the record keeps it: relative to the checkout when under it (a report read on
+    another machine shows no host's folders), else as it is."""
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(project_root().resolve()).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def command_line(argv: list[str]) -> list[str]:
+    """The pytest command of the run as the record keeps it: ``pytest`` for the interpreter's
+    entry point, and every existing path under the checkout relative to it."""
+    out = ["pytest"]
+    for arg in argv[1:]:
+        path, sep, rest = arg.partition("::")
+        out.append(in_checkout(path) + sep + rest if os.path.isabs(path) and os.path.exists(path) else arg)
+    return out
+
+
 def _relative(path: str | Path) -> str:
     """A path as the user would type it from the checkout (relative when under it)."""
     p = Path(path).resolve()
@@ -594,12 +615,12 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
         operator=config.getoption("--tc-operator") or "",
         station=station,
         pre_submission=bool(config.getoption("--tc-pre-submission")),
-        command=list(sys.argv),
+        command=command_line(sys.argv),
         run_id=run_id,
         selection=selection(config),
     )
     rec = RunRecorder.create(root, meta)
-    rec.add_input_file(profile.source_path, "profile")
+    rec.add_input_file(profile.source_path, "profile", name=in_checkout(profile.source_path))
     rec.set_profile_snapshot(dict(profile.raw))
     from harness.regulations.catalogue import load_catalogue
 
