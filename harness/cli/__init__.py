@@ -42,6 +42,8 @@ COMMANDS: dict[str, str] = {
     "report": "harness.cli.report",
     "verify": "harness.cli.verify",
     "merge": "harness.cli.merge",
+    "history": "harness.cli.history",
+    "diff": "harness.cli.diff",
     "keygen": "harness.cli.keygen",
     "sign": "harness.cli.sign",
 }

@@ -222,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
             progress.start(i)
             interrupted = _run_profile(cmd, root, pr, progress)
             _judge(pr)
+            _index(pr, report_root)
             progress.finish(i)
             if interrupted:
                 break
@@ -349,6 +350,20 @@ def _pump_progress(fd: int, pr: ProfileRun, progress: Any) -> None:
                 if event.get("outcome") != "NOT APPLICABLE":
                     pr.applicable_done += 1
             progress.update(pr, event)
+
+
+def _index(pr: ProfileRun, report_root: Path) -> None:
+    """Index the profile's finished records in the run history (``tablecert history``).  The record
+    on disk is what counts: an index that cannot be written costs a line on stderr, never the run."""
+    from harness.history.index import index_run, open_index, url_for
+
+    try:
+        engine = open_index(url_for(report_root))
+        for d in pr.dirs:
+            index_run(engine, d)
+    except Exception as exc:  # the index is a convenience: the record is kept whatever it says
+        print(f"tablecert run: the history index was not updated ({str(exc)[:200]}); "
+              f"`tablecert history --rebuild --reports {report_root}` indexes the records again", file=sys.stderr)
 
 
 def _judge(pr: ProfileRun) -> None:

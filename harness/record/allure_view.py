@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import uuid as uuidlib
 from datetime import datetime
@@ -188,6 +189,18 @@ class _Logger(AllureFileLogger):
         path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
 
 
+def link_or_copy(src: Path, dst: Path) -> None:
+    """An attachment that is an evidence file: a hard link to it (no second copy on the disk; the
+    evidence stays the file the manifest hashes), a copy where the folder cannot hold a link."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists() or dst.is_symlink():
+        dst.unlink()
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
 def write_allure_results(record: Record, run_dir: Path, out_dir: Path, digest: str | None = None) -> list[Path]:
     """Write one result per case (and its attachments), environment.properties and categories.json."""
     if out_dir.is_symlink() or out_dir.is_file():
@@ -202,7 +215,7 @@ def write_allure_results(record: Record, run_dir: Path, out_dir: Path, digest: s
             ext = PurePosixPath(ev.path).suffix or ".bin"
             if src.is_file() and not src.is_symlink():
                 source = f"{_uuid(record, n, f'evidence-{k}')}-attachment{ext}"
-                logger.report_attached_file(str(src), source)
+                link_or_copy(src, out_dir / source)
                 result.attachments.append(Attachment(name=ev.name or PurePosixPath(ev.path).name, source=source,
                                                      type=MIME.get(ext.lower(), "application/octet-stream")))
         if case.measurements:

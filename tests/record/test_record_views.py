@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from recordkit import CONTROL_BYTES
+from recordkit import CONTROL_BYTES, build_run
 
 from harness.cli import main
 from harness.record import IDENTITY_FIELDS, load_record, record_digest
@@ -154,3 +154,10 @@ def test_cli_report_gap_format(make_run, capsys: pytest.CaptureFixture[str], tmp
     assert "# Pre-submission gap report" in capsys.readouterr().out
     assert main(["report", str(run_dir), "--format", "junit", "--out", str(tmp_path / "j.xml")]) == 0
     ET.parse(tmp_path / "j.xml")
+
+
+def test_allure_attachments_are_hard_links_to_the_evidence_not_copies(tmp_path: Path) -> None:
+    run = build_run(tmp_path, verdicts=("PASS",))
+    evidence = {p.stat().st_ino for p in (run / "evidence").rglob("*") if p.is_file()}
+    attached = [p for p in (run / "allure-results").glob("*-attachment.txt") if p.stat().st_nlink > 1]
+    assert evidence and {p.stat().st_ino for p in attached} == evidence
