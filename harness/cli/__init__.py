@@ -44,6 +44,7 @@ COMMANDS: dict[str, str] = {
     "merge": "harness.cli.merge",
     "history": "harness.cli.history",
     "diff": "harness.cli.diff",
+    "clean": "harness.cli.clean",
     "keygen": "harness.cli.keygen",
     "sign": "harness.cli.sign",
 }

@@ -202,6 +202,16 @@ def query(engine: sa.Engine, *, device: str | None = None, firmware: str | None 
             for r in found]
 
 
+def forget(engine: sa.Engine, folder: Path) -> None:
+    """Remove the rows of the run indexed from ``folder`` (a folder deleted by ``tablecert clean``)."""
+    where = str(Path(folder).absolute())
+    with engine.begin() as conn:
+        ids = [r for (r,) in conn.execute(sa.select(runs.c.run_id).where(runs.c.folder == where))]
+        if ids:
+            conn.execute(devices.delete().where(devices.c.run_id.in_(ids)))
+            conn.execute(runs.delete().where(runs.c.run_id.in_(ids)))
+
+
 def folder_of(engine: sa.Engine, run_id: str) -> str | None:
     """The folder the index has for ``run_id``, or None."""
     with engine.connect() as conn:

@@ -95,3 +95,28 @@ def test_a_bad_index_url_is_one_message(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["history", "--db", "nosuchdriver://x/y"]) == 2
     err = capsys.readouterr().err
     assert "history index" in err and "Traceback" not in err
+
+
+def test_clean_keeps_the_newest_and_every_signed_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.record.signing import generate_key, sign_record
+
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    made = []
+    for n in range(4):
+        run = build_run(tmp_path / f"w{n}", verdicts=("PASS",))
+        made.append(Path(shutil.move(str(run), reports / run.name)))
+    key = tmp_path / "lab.key"
+    generate_key(key)
+    sign_record(made[0], key, "Example Test Lab")  # the oldest, signed
+    assert main(["history", "--reports", str(reports), "--rebuild"]) == 0
+    assert main(["clean", "--reports", str(reports), "--keep", "1", "--dry-run"]) == 0
+    assert "would delete" in capsys.readouterr().out and all(p.exists() for p in made)
+    assert main(["clean", "--reports", str(reports), "--keep", "1"]) == 0
+    out = capsys.readouterr().out
+    assert [p.exists() for p in made] == [True, False, False, True]
+    assert f"kept {made[0]}: a signed record" in out and "4 run(s): 2 deleted, 2 kept" in out
+    engine = open_index(url_for(reports))
+    assert sorted(r.run_id for r in query(engine)) == sorted([made[0].name, made[3].name])
+    assert main(["clean", "--reports", str(reports), "--keep", "0", "--force"]) == 0
+    assert not any(p.exists() for p in made) and query(engine) == []
