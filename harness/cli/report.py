@@ -8,7 +8,8 @@ a record that agrees only with its own manifest is "unverified without digest or
 in docs/report.md) and ``--report-number`` sets the number printed on every page: that is a lab's
 copy, written with ``--out`` elsewhere than the run folder's views (the folder's views are the
 packaged rendering, which ``verify`` renders again and compares).  ``--pdf`` prints the report
-through headless Chromium to ``record.pdf`` (A4, "Page x of y").  ``--format gap`` renders the
+to ``record.pdf`` (A4, "Page x of y") with WeasyPrint, installed with tablecert (no browser needed),
+or ``--pdf-engine chromium`` through headless Chromium.  ``--format gap`` renders the
 vendor pre-submission gap report (Markdown) instead, ``--format junit`` the JUnit XML and
 ``--format all`` every view into the run directory.  ``--out`` is a file to write: a directory, a
 device (``/dev/null``, ``/dev/full``) or a FIFO is refused (exit 2).
@@ -23,10 +24,10 @@ from pathlib import Path
 from harness import exitcodes
 from harness.errors import DeviceError, InputError
 
-HELP = "Render the lab report (HTML, --pdf through Chromium), the gap report or JUnit XML from a run record"
+HELP = "Render the lab report (HTML, --pdf to print it), the gap report or JUnit XML from a run record"
 EXAMPLE = """\
 tablecert report reports/20250101T120000Z-1a2b3c                 # rewrites record.html and its appendix
-tablecert report reports/20250101T120000Z-1a2b3c --pdf           # and prints record.pdf (headless Chromium)
+tablecert report reports/20250101T120000Z-1a2b3c --pdf           # and prints record.pdf (WeasyPrint)
 tablecert report reports/20250101T120000Z-1a2b3c --template lab.html.j2 --report-number AL-2025-017 \\
     --out AL-2025-017.html --pdf
 tablecert report reports/20250101T120000Z-1a2b3c --format gap    # prints the gap report
@@ -44,8 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-number", default=None, metavar="N",
                         help="report number printed on every page (default: TC-<run id>)")
     parser.add_argument("--pdf", nargs="?", const=True, default=False, metavar="FILE",
-                        help="also print the report to PDF through headless Chromium (default: record.pdf "
-                             "next to the report)")
+                        help="also print the report to PDF (default: record.pdf next to the report)")
+    parser.add_argument("--pdf-engine", choices=("auto", "weasyprint", "chromium"), default="auto",
+                        help="the PDF printer: weasyprint (installed with tablecert), chromium (headless, where "
+                             "installed); auto: weasyprint where it loads (default)")
 
 
 def writable_out(path: Path, flag: str = "--out") -> Path:
@@ -147,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
 
         pdf = Path(args.pdf) if isinstance(args.pdf, str) else html_out.with_suffix(".pdf")
         try:
-            pages = print_pdf(html_out, pdf)
+            pages = print_pdf(html_out, pdf, engine=args.pdf_engine)
         except DeviceError as exc:
             print(f"tablecert report: {exc}", file=sys.stderr)
             return exitcodes.RIG_ERROR

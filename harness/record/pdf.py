@@ -1,10 +1,12 @@
-"""Printing the lab report to PDF through headless Chromium (Debian's ``chromium`` package).
+"""Printing the lab report to PDF: WeasyPrint (installed with tablecert from PyPI, no browser), or
+headless Chromium where a lab prefers it (Debian's ``chromium`` package).
 
-The report's print stylesheet sets A4 pages with "Page x of y" and the report number in the page
-margins; Chromium lays them out (``--print-to-pdf``, its own header and footer off).  Chromium runs
-in its own process group with a throw-away profile directory and a deadline: on timeout the group
-is ended (only what this module started).  No network: the report is a local file with nothing
-external in it.
+The report's print stylesheet sets A4 pages with "Page x of y" in the page margins (CSS paged
+media, which WeasyPrint lays out itself), page breaks that keep a table row, a finding or a chart
+whole, and print sizes.  WeasyPrint renders in this process and reads only the report's own file
+(no network: the report has nothing external in it, and any other URL is refused).  Chromium runs in
+its own process group with a throw-away profile directory and a deadline: on timeout the group is
+ended (only what this module started).
 """
 
 from __future__ import annotations
@@ -63,8 +65,41 @@ def run_chromium(args: list[str], timeout_s: float = TIMEOUT_S) -> subprocess.Co
         return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
-def print_pdf(html: Path, pdf: Path, timeout_s: float = TIMEOUT_S) -> int:
-    """Print ``html`` to ``pdf``; return its page count."""
+#: the PDF printers ``tablecert report --pdf-engine`` offers; ``auto`` is WeasyPrint where it imports
+ENGINES = ("auto", "weasyprint", "chromium")
+
+
+class PrinterMissing(DeviceError):
+    """The PDF printer asked for is not installed."""
+
+
+def print_pdf(html: Path, pdf: Path, timeout_s: float = TIMEOUT_S, engine: str = "auto") -> int:
+    """Print ``html`` to ``pdf`` with ``engine``; return its page count."""
+    if engine in ("auto", "weasyprint"):
+        try:
+            import weasyprint  # noqa: F401 - imported here: the PDF printer is loaded only to print
+        except (ImportError, OSError) as exc:  # OSError: the Pango library it needs is missing
+            if engine == "weasyprint":
+                raise PrinterMissing(f"weasyprint cannot be loaded ({exc}): pip install 'tablecert[pdf]'") from None
+        else:
+            return print_weasyprint(html, pdf)
+    return print_chromium(html, pdf, timeout_s)
+
+
+def print_weasyprint(html: Path, pdf: Path) -> int:
+    """Print with WeasyPrint; return the page count."""
+    import weasyprint
+
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    # the report's own files and inline data only: never the network
+    fetcher = weasyprint.URLFetcher(allowed_protocols={"file", "data"}, timeout=5)
+    document = weasyprint.HTML(filename=str(html.resolve()), url_fetcher=fetcher).render()
+    document.write_pdf(str(pdf))
+    return len(document.pages)
+
+
+def print_chromium(html: Path, pdf: Path, timeout_s: float = TIMEOUT_S) -> int:
+    """Print ``html`` to ``pdf`` through headless Chromium; return its page count."""
     pdf.parent.mkdir(parents=True, exist_ok=True)
     res = run_chromium([f"--print-to-pdf={pdf.resolve()}", html.resolve().as_uri()], timeout_s)
     if res.returncode != 0 or not pdf.is_file() or pdf.stat().st_size == 0:

@@ -95,7 +95,8 @@ def test_missing_chromium_fails_in_ci_and_skips_elsewhere(monkeypatch: pytest.Mo
 @pytest.mark.timeout(600)
 def test_passing_run_of_one_profile_prints_to_at_most_40_a4_pages(tmp_path: Path) -> None:
     """The main job on the largest built-in profile, then `tablecert report --pdf`: the report prints
-    through Chromium, every page numbered, within 40 pages, with the whole clause matrix."""
+    through Chromium and through WeasyPrint, every page numbered and with text, within 40 pages, with
+    the whole clause matrix."""
     import re
     import sys
 
@@ -108,13 +109,21 @@ def test_passing_run_of_one_profile_prints_to_at_most_40_a4_pages(tmp_path: Path
                          cwd=ROOT, capture_output=True, text=True, timeout=540, check=False)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     (run_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
-    pdf = tmp_path / "report.pdf"
-    out = subprocess.run([sys.executable, "-m", "harness", "report", str(run_dir), "--pdf", str(pdf)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
-    assert out.returncode == 0, out.stdout + out.stderr
-    pages = int(re.search(r"(\d+) page\(s\)", out.stdout).group(1))
-    assert pdf.read_bytes()[:5] == b"%PDF-"
-    assert 5 <= pages <= 40, f"{pages} pages"
+    for engine in ("chromium", "weasyprint"):  # a lab's browser, and the printer installed with tablecert
+        pdf = tmp_path / f"report-{engine}.pdf"
+        out = subprocess.run([sys.executable, "-m", "harness", "report", str(run_dir), "--pdf", str(pdf),
+                              "--pdf-engine", engine], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                             check=False)
+        assert out.returncode == 0, out.stdout + out.stderr
+        pages = int(re.search(r"(\d+) page\(s\)", out.stdout).group(1))
+        assert pdf.read_bytes()[:5] == b"%PDF-"
+        assert 5 <= pages <= 40, f"{engine}: {pages} pages"
+        if engine == "weasyprint":
+            from pypdf import PdfReader
+
+            texts = [page.extract_text() for page in PdfReader(pdf).pages]
+            assert len(texts) == pages and all(t.strip() for t in texts), engine
+            assert all(f"Page {n} of {pages}" in t for n, t in enumerate(texts, 1))
     html = (run_dir / "record.html").read_text("utf-8")
     matrix = build_matrix(load_record(run_dir))
     assert all(f"<code>{row.clause_id}</code>" in html for row in matrix.rows)
