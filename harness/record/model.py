@@ -37,6 +37,10 @@ OUTCOMES = ("PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP", "NOT APPLICABLE", "INCON
 #: overall verdicts of a run (exit statuses: harness.exitcodes)
 VERDICTS = ("PASS", "PARTIAL", "FAIL", "ERROR", "INCOMPLETE", "INTERRUPTED")
 
+#: the measurement holding every timed round's lock-out latency of a case: ``[[round, ms or null,
+#: "counter" | "host"], ...]`` (the report charts them against the limit)
+ROUND_LATENCIES = "lock-out latency of each timed round"
+
 #: 58 Pa. Code 607a.2(b) identity fields, in the order a report lists them
 IDENTITY_FIELDS = (
     "manufacturer",

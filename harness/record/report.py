@@ -21,7 +21,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from harness.errors import InputError
 from harness.money import fmt, parse_amount
+from harness.record.charts import latencies, latency_chart, meter_pictures, uncertainty_ms
 from harness.record.clauses import clause_info
 from harness.record.document import Record
 from harness.record.gap import findings, reading_line
@@ -251,11 +253,32 @@ def _timing(record: Record, equipment: list[dict[str, Any]]) -> dict[str, Any]:
     else:
         uncertainty = "not stated: give timing.lockout_uncertainty_ms or the counter's calibration uncertainty"
     limit = timing.get("lockout_deadline_ms", "1.0") if isinstance(timing, Mapping) else "1.0"
+    u_ms = uncertainty_ms(str(stated)) if stated is not None else (
+        uncertainty_ms(counter["uncertainty"]) if counter and counter["uncertainty"] else None)
+    rounds = latencies(record)
+    try:
+        chart = latency_chart(rounds, Decimal(str(limit)), u_ms)
+    except (InvalidOperation, ValueError):
+        chart = ""
     return {
+        "chart": chart, "rounds": len(rounds),
         "method": method, "uncertainty": uncertainty, "limit_ms": str(limit), "count": len(readings),
         "min_ms": str(min(values)) if values else "", "max_ms": str(max(values)) if values else "",
         "failed": sum(1 for _c, m in readings if m.outcome == "FAIL"),
     }
+
+
+def _reset_amounts(record: Record) -> dict[str, int]:
+    """meter -> the reset amount the profile's Rules Submission gives it (a dashed line on its chart)."""
+    rules = _profile(record).get("rules")
+    meters = rules.get("meters") if isinstance(rules, Mapping) else None
+    out = {}
+    for name, spec in (meters or {}).items() if isinstance(meters, Mapping) else ():
+        try:
+            out[str(name)] = parse_amount(spec["reset"])
+        except (KeyError, TypeError, ValueError, InputError):
+            continue
+    return out
 
 
 def _identities(record: Record) -> list[dict[str, Any]]:
@@ -430,6 +453,7 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "unchecked_groups": grouped((c for c in shown if c["verdict"] in UNCHECKED), by_verdict=True),
         "equipment": equipment,
         "timing": _timing(record, equipment),
+        "meters": meter_pictures(record, _reset_amounts(record)),
         "identities": _identities(record),
         "identity_changed": {role: list(f) for role, f in record.identity_changed().items()},
         "interpretations": _interpretations(record),

@@ -28,6 +28,16 @@ WIDTH, HEIGHT = 640, 220
 LEFT, RIGHT, TOP, BOTTOM = 96, 16, 28, 34
 #: fewer readings than this and there is no chart
 MIN_READINGS = 2
+#: the charts' own style, inside each ``<svg>``: a PDF printer that draws inline SVG by itself
+#: (WeasyPrint) does not apply the page's stylesheet to it, and a chart is then black boxes
+SVG_STYLE = (
+    "<style>.plot{fill:#fbfcfd;stroke:#d0d7de}.line{fill:none;stroke:#0969da;stroke-width:2}"
+    ".pt{fill:#0969da}.pt.hit{fill:#cf222e}.expected{stroke:#1a7f37;stroke-dasharray:6 4;stroke-width:1.5}"
+    ".mark{stroke:#cf222e;stroke-width:1}.band{fill:#fff8c5;stroke:none}"
+    "text{font-size:11px;fill:#424a53;font-family:sans-serif}.ctitle{font-size:13px;font-weight:700}"
+    ".ylab,.xlab1,.elab{text-anchor:end}.elab{fill:#1a7f37}.mlab{fill:#cf222e}.miss{font-size:13px;font-weight:700}"
+    "</style>"
+)
 
 
 def _time(value: Any) -> Fraction:
@@ -38,12 +48,12 @@ def _is_reading_numbers(points: Sequence[Sequence[Any]]) -> bool:
     return all(isinstance(p[0], int) and not isinstance(p[0], bool) and p[0] == i for i, p in enumerate(points))
 
 
-def _x_label(value: Fraction, readings: bool) -> str:
+def _x_label(value: Fraction, readings: bool, unit: str = "ms") -> str:
     if readings:
         return f"reading {value.numerator + 1}"
     if value.denominator == 1:
-        return f"{value.numerator} ms"
-    return f"{Decimal(value.numerator) / Decimal(value.denominator):.3f} ms"
+        return f"{value.numerator} {unit}"
+    return f"{Decimal(value.numerator) / Decimal(value.denominator):.3f} {unit}"
 
 
 def _ordered(points: Sequence[Sequence[Any]]) -> list[tuple[Fraction, int, str]]:
@@ -71,10 +81,12 @@ def _y(cents: int, lo: int, hi: int) -> int:
     return TOP + ph - (cents - lo) * ph // ((hi - lo) or 1)
 
 
-def meter_chart(meter: str, points: Sequence[Sequence[Any]], expected: Sequence[tuple[str, int]] = ()) -> str:
+def meter_chart(meter: str, points: Sequence[Sequence[Any]], expected: Sequence[tuple[str, int]] = (),
+                unit: str = "ms") -> str:
     """One ``<svg>`` element charting a meter's amount over its readings ("" under two readings).
 
-    ``expected``: (label, cents) amounts the meter was expected to show, drawn as dashed lines."""
+    ``expected``: (label, cents) amounts the meter was expected to show, drawn as dashed lines;
+    ``unit``: what the points' times count (ms in a case, s over a whole run)."""
     if len(points) < MIN_READINGS:
         return ""
     pts = _ordered(points)
@@ -90,15 +102,16 @@ def meter_chart(meter: str, points: Sequence[Sequence[Any]], expected: Sequence[
     name = escape(meter)
     marks = sum(1 for *_, m in pts if m)
     parts = [
-        f'<svg class="chart" role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'aria-label="{name} meter timeline">',
+        f'<svg class="chart" role="img" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" aria-label="{name} meter timeline">{SVG_STYLE}',
         f"<title>{name} meter: {len(coords)} readings, {marks} marked hit/reset</title>",
         f'<rect x="{LEFT}" y="{TOP}" width="{WIDTH - LEFT - RIGHT}" height="{x_axis - TOP}" class="plot"/>',
         f'<text x="{LEFT}" y="{TOP - 10}" class="ctitle">{name}</text>',
         f'<text x="{LEFT - 6}" y="{TOP + 4}" class="ylab">{escape(fmt(hi))}</text>',
         f'<text x="{LEFT - 6}" y="{x_axis}" class="ylab">{escape(fmt(lo))}</text>',
-        f'<text x="{LEFT}" y="{x_axis + 18}" class="xlab0">{escape(_x_label(pts[0][0], readings))}</text>',
-        f'<text x="{WIDTH - RIGHT}" y="{x_axis + 18}" class="xlab1">{escape(_x_label(pts[-1][0], readings))}</text>',
+        f'<text x="{LEFT}" y="{x_axis + 18}" class="xlab0">{escape(_x_label(pts[0][0], readings, unit))}</text>',
+        f'<text x="{WIDTH - RIGHT}" y="{x_axis + 18}" class="xlab1">'
+        f'{escape(_x_label(pts[-1][0], readings, unit))}</text>',
     ]
     for label, cents in expected:
         y = _y(cents, lo, hi)
@@ -112,7 +125,7 @@ def meter_chart(meter: str, points: Sequence[Sequence[Any]], expected: Sequence[
                          f'<text x="{x + 3}" y="{TOP + 12}" class="mlab">{escape(mark)}</text>')
     parts.append(f'<path d="{"".join(path)}" class="line"/>')
     for (x, y), (t, c, mark) in zip(coords, pts, strict=True):
-        label = escape(f"{_x_label(t, readings)}: {fmt(c)}" + (f" ({mark})" if mark else ""))
+        label = escape(f"{_x_label(t, readings, unit)}: {fmt(c)}" + (f" ({mark})" if mark else ""))
         parts.append(f'<circle cx="{x}" cy="{y}" r="3" class="pt{" hit" if mark else ""}">'
                      f"<title>{label}</title></circle>")
     parts.append("</svg>")

@@ -31,6 +31,7 @@ from harness.devices.link import DeviceNak
 from harness.devices.roles import MeterReading, Wager
 from harness.errors import DeviceError
 from harness.money import Cents, fmt
+from harness.record.model import ROUND_LATENCIES
 from harness.suites.actions_games import offered_types
 from harness.suites.expect import lockout_limit
 from harness.suites.model import Step
@@ -258,6 +259,10 @@ def expect_lockout_rounds(runner: CaseRunner, step: Step, within_ms: Decimal | N
                    detail=f"{how}; " + ("; ".join(shown) or "none")
                    + (f"; within the bench's jitter ({jitter} ms) of the limit: "
                       + ", ".join(f"round {r.n} {ms} ms" for r, ms in unsure) if unsure else ""))
+    runner.measure(step, ROUND_LATENCIES,
+                   [[r.n, r.ms, "counter" if r.by_counter else "host"] for r in rounds], f"<= {limit}",
+                   not over and not missing, unit="ms", detail="every round of the case: its number, its "
+                   "latency (null: no lock-out) and what timed it")
     if not timed:
         return
     worst_round, worst = max(timed, key=lambda t: t[1])

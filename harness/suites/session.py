@@ -12,6 +12,7 @@ import os
 import sys
 import time
 import traceback
+from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -194,11 +195,14 @@ class TcSession:
                 rec.measure(Measurement(m.name, _jsonable(m.value), m.unit, _jsonable(m.limit), m.outcome,
                                         m.clause, m.detail))
 
-        points: dict[str, list[tuple[int, int] | tuple[int, int, str]]] = {}
+        points: dict[str, list[tuple[str, int] | tuple[str, int, str]]] = {}
+        case_t0 = time.monotonic_ns()
 
         def meter_point(meter: str, cents: int, marks: tuple[str, ...] = ()) -> None:
+            # the reading's time: milliseconds since the case began, to 0.1 ms (a decimal string)
+            t_ms = str(Decimal((time.monotonic_ns() - case_t0) // 100_000) / 10)
             series = points.setdefault(meter, [])
-            series.append((len(series), cents, "+".join(marks)) if marks else (len(series), cents))
+            series.append((t_ms, cents, "+".join(marks)) if marks else (t_ms, cents))
 
         def make_runner() -> CaseRunner:
             made = CaseRunner(case, rig, self.oracle, on_measure=on_measure, on_step=on_step, meter_point=meter_point,
