@@ -139,9 +139,15 @@ def _expected_lines(record: Record, case: CaseResult, meter: str) -> list[tuple[
 
 
 def charts(record: Record, case: CaseResult) -> list[Markup]:
+    """A case's meter charts; a meter that never moved in the case is a sentence, not a flat line."""
     out = []
     for meter, points in sorted(case.timelines.items()):
-        if len(points) >= MIN_READINGS:
+        if len(points) >= MIN_READINGS and len({p[1] for p in points}) == 1:
+            marks = sum(1 for p in points if len(p) > 2)
+            out.append(Markup('<p class="flat">{}</p>').format(
+                f"The {meter} meter stayed at {fmt(int(points[0][1]))} over {len(points)} readings"
+                + (f" ({marks} marked hit or reset)." if marks else ".")))
+        elif len(points) >= MIN_READINGS:
             svg = meter_chart(meter, points, _expected_lines(record, case, meter))
             if svg:
                 out.append(Markup(svg))  # built from escaped text and integers (harness.record.svg)

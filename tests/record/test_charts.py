@@ -67,3 +67,14 @@ def test_the_report_page_carries_both_pictures(tmp_path: Path) -> None:
     run = build_run(tmp_path, verdicts=("PASS",))
     html = (run / "record.html").read_text("utf-8")
     assert "Meters over the run" in html and 'aria-label="mega meter timeline"' in html
+
+
+def test_a_case_s_flat_meter_is_a_sentence_in_the_appendix(tmp_path: Path) -> None:
+    from harness.record.report import charts
+
+    record = load_record(build_run(tmp_path, verdicts=("PASS",)))
+    case = record.cases[0]
+    case.timelines["minor"] = [["0.0", 45_000], ["12.5", 45_000]]
+    shown = [str(c) for c in charts(record, case)]
+    assert '<p class="flat">The minor meter stayed at $450.00 over 2 readings.</p>' in shown
+    assert any("<svg" in c and "mega meter timeline" in c for c in shown)
