@@ -217,6 +217,7 @@ class TerminalRelay:
             text = withdrawn(str(message["withdraw"]), float(message.get("timeout_s") or 0), message.get("answer"),
                              here=NAME, why=str(message.get("why") or "timeout"))
             if text.strip():
+                self._write("\n")  # off the "> " line the answer would have been typed on
                 self.say(text.strip())
             with self._lock:
                 if self.current == message["withdraw"]:

@@ -88,7 +88,7 @@ function drawSheet(sheet) {
 function showLast(last) {
   if (!last || last.id === lastShown) return;
   lastShown = last.id;
-  $("last").textContent = last.id + " (" + last.message + "): " + last.outcome;
+  $("last").textContent = "previous prompt " + last.id + " (" + last.message + "): " + last.outcome;
   $("last").className = last.answer;
   $("last").dataset.id = last.id;
   $("last").hidden = false;
