@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import pty
 import re
@@ -160,3 +161,32 @@ def test_a_person_answers_every_prompt_on_the_terminal_and_the_case_passes(tmp_p
     assert bench["front_ends"] == ["bench console", "terminal"]
     if os.environ.get("TABLECERT_UPDATE_SCREENSHOT") == "1":
         (Path(__file__).resolve().parents[2] / "docs" / "img" / "bench-terminal.txt").write_text(text, "utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(200)
+def test_ctrl_c_during_a_prompt_ends_the_run_interrupted_with_the_prompt_kept(tmp_path: Path) -> None:
+    profile = human_bench_profile(tmp_path)
+    reports = tmp_path / "reports"
+    env = {**os.environ, "TERM": "xterm-256color"}
+    env.pop("CI", None)
+    argv = [*tablecert_command(), "run", CASE, "--profile", str(profile), "--operator", "J. Doe",
+            "--report-dir", str(reports), "-q"]
+    term = Terminal(argv, tmp_path, env)
+    try:
+        pid = term.wait_for(PROMPT).group(1)
+        os.write(term.fd, b"\x03")  # Ctrl-C on the terminal
+        term.wait_for(re.compile(rf"\(prompt {pid}: the run was interrupted\)"))
+        term.wait_for(re.compile(r"tablecert run: INTERRUPTED"))
+        deadline = time.monotonic() + 60
+        while term.status is None and time.monotonic() < deadline:
+            term.pump()
+        assert term.status == 130, term.text[-3000:]
+    finally:
+        term.close()
+    prompts, _bench = record_prompts(reports)
+    assert [e["prompt"]["id"] for e in prompts] == [pid]
+    assert prompts[0]["answer"] is None and prompts[0]["unanswered"]["why"] == "interrupted"
+    (run,) = [d for d in reports.iterdir() if d.is_dir()]
+    record = json.loads((run / "record.json").read_text("utf-8"))
+    assert record["verdict"] == "INTERRUPTED"
