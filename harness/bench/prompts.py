@@ -57,6 +57,7 @@ NEXT = {
 }
 MISSTACK_NEXT = ("Done: the shoe's reading is judged as it is; Cannot: the shoe was misstacked and the case "
                  "is run again from its start (never a FAIL)")
+CONFIRM_NEXT = "Done: you saw it happen; Cannot: you did not (the bench check says so; a note may say what you saw)"
 AFTER = "Cannot: this case ends as an ERROR of the rig; Abort: the run stops INTERRUPTED (tablecert run --resume)"
 
 
@@ -92,6 +93,8 @@ class Prompt:
         """What happens after each answer (see :data:`NEXT`)."""
         if self.question == "misstack":
             return MISSTACK_NEXT
+        if self.question == "confirm":
+            return CONFIRM_NEXT
         done = NEXT.get(self.act.kind, "tablecert goes on with the case")
         return f"Done: {done}. {AFTER}"
 
