@@ -67,10 +67,10 @@ class BenchSession:
         from harness.bench import jitter
 
         try:
-            self.jitter = jitter.measure(rig)
             self._open_actuators(rig)
-            if self.broker is not None:
+            if self.broker is not None:  # first: the person sees the console's address as soon as can be
                 self._open_front_ends(rig)
+            self.jitter = jitter.measure(rig)
         except BaseException:
             self.close()
             raise
