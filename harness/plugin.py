@@ -58,6 +58,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tc-bench-twin", action="store_true", default=False,
                     help="run the profile's bench twin: no test channel, a scripted operator, relays and the "
                          "bench supply perform every act (harness.bench.twin)")
+    group.addoption("--tc-bench-rehearsal", action="store_true", default=False,
+                    help="with --tc-bench-twin: a person answers the prompts on the bench console or the terminal "
+                         "while the scripted operator's hands carry out the acts (harness.bench.twin)")
     group.addoption("--tc-listen", action="store", default="pty", choices=("pty", "tcp"),
                     help="how the emulators listen: pty (default) or 127.0.0.1 TCP")
     group.addoption("--tc-pre-submission", action="store_true", default=False,

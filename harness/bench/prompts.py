@@ -18,7 +18,9 @@ asked the same way.
 
 ``cannot`` ends the case as an ERROR of the rig (the act could not be carried out), ``abort`` stops
 the run (INTERRUPTED, resumable with ``tablecert run --resume``), no answer by the deadline ends
-the case as a TIMEOUT.
+the case as a TIMEOUT (the record keeps which prompt went unanswered and for how long, and every
+front end is told).  Each prompt also says what happens after each answer (:data:`NEXT`), so a
+person at arm's length knows what the harness will do with it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,25 @@ from harness.errors import DeviceError, DeviceTimeout
 
 ANSWERS = ("done", "cannot", "abort")
 EVENTS_KEPT = 200
+
+
+#: what tablecert does once the act is Done, by act kind (shown under the instruction)
+NEXT = {
+    "load": "tablecert then has the cards dealt and compares the shoe's card events with the sheet",
+    "deal": "tablecert compares the shoe's card events with what the round needs",
+    "wager": "tablecert checks the sensors' wager events against the wager sheet",
+    "remove-wager": "tablecert checks whether the sensors accepted or refused the removal",
+    "open-round": "tablecert waits for the controller's round-open event",
+    "no-more-bets": "tablecert checks the controller's no-more-bets event and the lock-out",
+    "lockout-button": "tablecert checks the controller's lock-out event and its time",
+    "reset-key": "tablecert reads the meters and checks the reset",
+    "power": "tablecert waits for the devices to answer again and reads their meters",
+    "comm": "tablecert checks how the controller reports the cable",
+}
+MISSTACK_NEXT = ("Done: the shoe's reading is judged as it is; Cannot: the shoe was misstacked and the case "
+                 "is run again from its start (never a FAIL)")
+CONFIRM_NEXT = "Done: you saw it happen; Cannot: you did not (the bench check says so; a note may say what you saw)"
+AFTER = "Cannot: this case ends as an ERROR of the rig; Abort: the run stops INTERRUPTED (tablecert run --resume)"
 
 
 def utc_now() -> str:
@@ -68,6 +89,16 @@ class Prompt:
     bulk: bool = False
 
     @property
+    def next(self) -> str:
+        """What happens after each answer (see :data:`NEXT`)."""
+        if self.question == "misstack":
+            return MISSTACK_NEXT
+        if self.question == "confirm":
+            return CONFIRM_NEXT
+        done = NEXT.get(self.act.kind, "tablecert goes on with the case")
+        return f"Done: {done}. {AFTER}"
+
+    @property
     def deadline_ns(self) -> int:
         return self.asked_ns + int(self.timeout_s * 1e9)
 
@@ -78,7 +109,7 @@ class Prompt:
         return {
             "id": self.id, "message": self.message, "act": self.act.to_dict(), "sheet": self.act.sheet(),
             "case": self.case, "step": self.step, "timeout_s": int(self.timeout_s), "asked_at": self.asked_at,
-            "question": self.question, "answers": list(ANSWERS), "bulk": self.bulk,
+            "question": self.question, "answers": list(ANSWERS), "bulk": self.bulk, "next": self.next,
         }
 
 
@@ -144,6 +175,8 @@ class PromptBroker:
         self.waited_ns = 0
         #: the prompts asked now are a step's bulk rounds (:meth:`bulk_rounds`)
         self.bulk = False
+        #: how the last prompt ended (a front end shows it after the prompt has gone)
+        self.last: dict[str, Any] | None = None
 
     @contextlib.contextmanager
     def bulk_rounds(self) -> Iterator[None]:
@@ -177,20 +210,24 @@ class PromptBroker:
             self.current, self._answer = prompt, None
         for fe in list(self.front_ends):
             fe.offer(prompt)
-        with self._cond:
-            while self._answer is None:
-                left = prompt.left_s()
-                if left <= 0:
-                    break
-                self._cond.wait(left)
-            answer, self.current = self._answer, None
-        self.waited_ns += time.monotonic_ns() - prompt.asked_ns
-        entry = {"prompt": prompt.to_dict(), "answer": answer.to_dict() if answer else None}
-        self._log.append(entry)
-        for fe in list(self.front_ends):
-            fe.withdraw(prompt, answer)
+        interrupted = False
+        try:
+            with self._cond:
+                while self._answer is None:
+                    left = prompt.left_s()
+                    if left <= 0:
+                        break
+                    self._cond.wait(left)
+        except BaseException:  # Ctrl-C during the prompt: kept as evidence, then passed on
+            interrupted = True
+            raise
+        finally:
+            with self._cond:
+                answer, self.current = self._answer, None
+            self._finish(prompt, answer, interrupted)
         if answer is None:
-            raise DeviceTimeout(f"the operator did not answer within {prompt.timeout_s:g} s: {prompt.message}")
+            raise DeviceTimeout(f"the operator did not answer within {prompt.timeout_s:g} s (prompt {prompt.id}, "
+                                f"{prompt.act.kind}): {prompt.message}")
         if answer.answer == "abort":
             raise OperatorAborted(f"the operator ({answer.operator or 'unnamed'}) aborted the run at: "
                                   f"{prompt.message}")
@@ -198,6 +235,30 @@ class PromptBroker:
             raise OperatorCannot(f"the operator ({answer.operator or 'unnamed'}) could not: {prompt.message}"
                                  + (f" ({answer.note})" if answer.note else ""))
         return answer
+
+    def _finish(self, prompt: Prompt, answer: Answer | None, interrupted: bool) -> None:
+        """Log how ``prompt`` ended and withdraw it from every front end."""
+        waited_ns = time.monotonic_ns() - prompt.asked_ns
+        self.waited_ns += waited_ns
+        waited_ms = waited_ns // 1_000_000
+        entry: dict[str, Any] = {"prompt": prompt.to_dict(), "answer": answer.to_dict() if answer else None}
+        if answer is None:
+            entry["unanswered"] = {"why": "interrupted" if interrupted else "timeout", "after_ms": waited_ms}
+        self._log.append(entry)
+        if answer is not None:
+            outcome = (f"answered {answer.answer} by {answer.operator or 'the operator'} on the "
+                       f"{answer.front_end or 'bench'} after {answer.after_ms / 1000:.1f} s")
+        elif interrupted:
+            outcome = f"the run was interrupted after {waited_ms / 1000:.1f} s"
+        else:
+            outcome = f"timed out: no answer within {prompt.timeout_s:g} s; the case ends TIMEOUT"
+        with self._cond:
+            self.last = {"id": prompt.id, "message": prompt.message, "case": prompt.case,
+                         "answer": answer.answer if answer else ("interrupted" if interrupted else "timeout"),
+                         "outcome": outcome}
+        for fe in list(self.front_ends):
+            with contextlib.suppress(Exception):  # a front end gone away must not hide the answer
+                fe.withdraw(prompt, answer)
 
     def answer(self, prompt_id: str, answer: str, *, operator: str = "", note: str = "",
                front_end: str = "") -> str | None:
@@ -248,4 +309,5 @@ class PromptBroker:
                 "prompt": None if prompt is None else {**prompt.to_dict(), "left_s": round(prompt.left_s(), 1)},
                 "events": [e for e in b.events if e["n"] > since],
                 "last_event": b.event_count,
+                "last": self.last,
             }

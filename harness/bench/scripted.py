@@ -16,6 +16,10 @@ pace as every other prompt: a realistic bench keeps a person's pace throughout.
 ``misstack_every`` N misstacks every Nth shoe it stacks from a sheet (two neighbouring cards
 swapped), so the redo path (a misstack is a redo, never a FAIL) runs in CI too; asked whether the
 cards dealt were the sheet's, it answers truthfully.
+
+With ``answers="bulk"`` it is only a person's hands: it carries out every act, but answers only the
+prompts of bulk rounds (and Cannot when the table refuses); a person reads each other prompt on the
+bench console or the terminal and answers it there (``tablecert run --bench-twin --console``).
 """
 
 from __future__ import annotations
@@ -82,7 +86,8 @@ class ScriptedOperator:
 
     def __init__(self, hands: Hands, broker: PromptBroker, round_length: RoundLength, *,
                  pace: HumanPace | None = None, seed: int = 1, misstack_every: int = 0,
-                 operator: str = "scripted operator", bulk_pace: HumanPace | None = None) -> None:
+                 operator: str = "scripted operator", bulk_pace: HumanPace | None = None,
+                 answers: str = "all") -> None:
         self.hands = hands
         self.broker = broker
         self.round_length = round_length
@@ -93,6 +98,7 @@ class ScriptedOperator:
         self.rng = random.Random(seed)
         self.misstack_every = misstack_every
         self.operator = operator
+        self.answers = answers
         #: the cards in the shoe as this person put them there, top first, and those pulled out
         self.in_shoe: list[Card] = []
         self.stacks = 0
@@ -125,12 +131,16 @@ class ScriptedOperator:
                 answer, note = "cannot", str(exc)
             except (DeviceError, OSError, ValueError) as exc:
                 answer, note = "cannot", f"{type(exc).__name__}: {exc}"
+            if self.answers == "bulk" and answer == "done" and not prompt.bulk:
+                continue  # the person answers (see the module docstring)
             self.broker.answer(prompt.id, answer, operator=self.operator, note=note, front_end=self.name)
 
     def carry_out(self, prompt: Prompt) -> tuple[str, str]:
         self.pace = self.bulk_pace if prompt.bulk and self.bulk_pace is not None else self.regular_pace
         pace, rng, act = self.pace, self.rng, prompt.act
         pace.wait(rng, pace.read)
+        if prompt.question == "confirm":  # the bench check: it cannot see the table, it takes the relay's word
+            return "done", "the scripted operator cannot see the table; the relay answered"
         if prompt.question == "misstack":
             pace.wait(rng, pace.look)
             return ("cannot", "the shoe was misstacked") if self.misstacked else ("done", "stacked as the sheet")

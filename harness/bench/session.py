@@ -5,6 +5,12 @@ actuator of ``bench.actuators`` by its explicit VISA resource (an emulated bench
 emulator`` is the emulator's switch unit), and, when any act is the operator's, the prompt broker
 with its front ends: the scripted operator on an emulated bench that asks for one, otherwise the
 bench console on 127.0.0.1 and the controlling terminal, as the profile's ``bench.operator`` says.
+
+Under ``tablecert run`` the terminal is ``tablecert run``'s (:mod:`harness.bench.relay`): the console's
+address is said there, before the first case, and the terminal front end is the relayed one; it is
+attached only when a person can answer on that terminal, and the run says so when only the console
+can.  A scripted operator does not turn the console off: a profile that asks for the console or the
+terminal beside it gets them, which is how ``tablecert run --bench-twin --console`` rehearses a bench.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ class BenchSession:
         self.performers = Performers(self.settings, relays=self.relays, broker=self.broker)
         #: the host-stamp jitter measured when the bench opened (harness.bench.jitter)
         self.jitter: dict[str, Any] | None = None
+        #: the line to ``tablecert run``, which owns the terminal (harness.bench.relay), if any
+        self.link: Any = None
 
     @property
     def jitter_ms(self) -> Decimal | None:
@@ -59,10 +67,10 @@ class BenchSession:
         from harness.bench import jitter
 
         try:
-            self.jitter = jitter.measure(rig)
             self._open_actuators(rig)
-            if self.broker is not None:
+            if self.broker is not None:  # first: the person sees the console's address as soon as can be
                 self._open_front_ends(rig)
+            self.jitter = jitter.measure(rig)
         except BaseException:
             self.close()
             raise
@@ -105,22 +113,49 @@ class BenchSession:
             bulk = op.scripted.bulk_speed
             self.broker.attach(ScriptedOperator(hands, self.broker, round_length, pace=HumanPace(op.scripted.speed),
                                                 seed=op.scripted.seed, misstack_every=op.scripted.misstack_every,
-                                                operator=self.broker.operator or "scripted operator",
-                                                bulk_pace=None if bulk is None else HumanPace(bulk)))
-            return
+                                                operator=("scripted operator" if op.scripted.answers != "all"
+                                                          else self.broker.operator or "scripted operator"),
+                                                bulk_pace=None if bulk is None else HumanPace(bulk),
+                                                answers=op.scripted.answers))
+        from harness.bench.relay import RelayLink
+
+        self.link = RelayLink.from_environment()
         if self.console_wanted:
             from harness.bench.console import BenchConsole
 
             self.console = BenchConsole(self.broker, port=op.console_port)
             self.broker.attach(self.console)
-            sys.stderr.write(f"\ntablecert: bench console at {self.console.url}\n")
-            sys.stderr.flush()
+            self._say(f"tablecert: bench console at {self.console.url}")
         if op.terminal:
-            from harness.bench.terminal import TerminalFrontEnd
+            self._attach_terminal()
+        if self.link is not None:
+            self.link.serve(self.broker)
 
-            terminal = TerminalFrontEnd.open(self.broker)
-            if terminal is not None:
-                self.broker.attach(terminal)
+    def _attach_terminal(self) -> None:
+        assert self.broker is not None
+        if self.link is not None:
+            from harness.bench.relay import RelayedTerminal
+
+            if self.link.terminal:
+                self.broker.attach(RelayedTerminal(self.link))
+                self._say("tablecert: answer each prompt on this terminal (d, c or a, then Enter)"
+                          + (" or on the bench console" if self.console is not None else ""))
+            elif self.console is not None:
+                self._say("tablecert: no terminal to answer on (standard input is not a terminal): "
+                          "only the bench console can answer")
+            return
+        from harness.bench.terminal import TerminalFrontEnd
+
+        terminal = TerminalFrontEnd.open(self.broker)
+        if terminal is not None:
+            self.broker.attach(terminal)
+
+    def _say(self, text: str) -> None:
+        """A line for the person: on ``tablecert run``'s terminal, and on stderr (the record's log)."""
+        if self.link is not None:
+            self.link.say(text)
+        sys.stderr.write(f"\n{text}\n")
+        sys.stderr.flush()
 
     # ------------------------------------------------------------------ cases
 
@@ -139,6 +174,9 @@ class BenchSession:
     def close(self) -> None:
         if self.broker is not None:
             self.broker.close()
+        if self.link is not None:
+            self.link.close()
+            self.link = None
         for relay in self.relays.values():
             with contextlib.suppress(Exception):
                 relay.write("ROUT:OPEN:ALL")

@@ -89,6 +89,10 @@ class ScriptedOperator:
     misstack_every: int = 0
     #: the pace of a step's bulk rounds (prompts marked bulk, no act's timing judged); None: ``speed``
     bulk_speed: Decimal | None = None
+    #: ``all``: it answers every prompt; ``bulk``: it carries out every act but answers only the bulk
+    #: rounds' prompts (and Cannot when the table refuses): a person answers the rest on the console
+    #: or the terminal (the rehearsal, ``tablecert run --bench-twin --console``)
+    answers: str = "all"
 
 
 @dataclass(frozen=True)
@@ -233,15 +237,17 @@ def _operator(bf: Fields, emulated: bool) -> OperatorSettings:
         if not emulated:
             raise of.error("scripted", "a scripted operator acts through an emulator's physical side; this "
                                        "profile names no emulated device")
-        sf = of.get_map("scripted", optional=("speed", "seed", "misstack_every", "bulk_speed"))
+        sf = of.get_map("scripted", optional=("speed", "seed", "misstack_every", "bulk_speed", "answers"))
         scripted = ScriptedOperator(sf.get_decimal("speed", Decimal(1), lo=Decimal("0.01"), hi=Decimal(100_000)),
                                     sf.get_int("seed", 1, lo=0), sf.get_int("misstack_every", 0, lo=0),
-                                    sf.get_decimal("bulk_speed", None, lo=Decimal("0.01"), hi=Decimal(100_000)))
+                                    sf.get_decimal("bulk_speed", None, lo=Decimal("0.01"), hi=Decimal(100_000)),
+                                    sf.get_enum("answers", ("all", "bulk"), "all"))
+    # a scripted operator answers by itself: the console and the terminal come beside it only when asked for
     return OperatorSettings(
         name=of.get_str("name", ""),
-        console=of.get_bool("console", True),
+        console=of.get_bool("console", scripted is None),
         console_port=of.get_int("console_port", 0, lo=0, hi=65535),
-        terminal=of.get_bool("terminal", True),
+        terminal=of.get_bool("terminal", scripted is None),
         prompt_timeout_s=of.get_int("prompt_timeout_s", 900, lo=1, hi=7 * 24 * 3600),
         scripted=scripted,
     )

@@ -10,19 +10,26 @@ from __future__ import annotations
 
 import contextlib
 import select
+import textwrap
 import threading
-from typing import IO
+from typing import IO, Any
 
 from harness.bench.prompts import Answer, Prompt, PromptBroker
 
 KEYS = {"d": "done", "done": "done", "c": "cannot", "cannot": "cannot", "a": "abort", "abort": "abort"}
 
 
-def render(prompt: Prompt) -> str:
-    """A prompt as plain text: the instruction, then its sheet (card faces with suit symbols)."""
-    lines = ["", "=" * 72, f"tablecert needs the operator  [{prompt.id}]  case {prompt.case}",
-             f"  {prompt.step}" if prompt.step else "", "", f"  >> {prompt.message}"]
-    sheet = prompt.act.sheet() if prompt.question == "act" else None
+BELL = "\a"
+
+
+def render(prompt: Prompt | dict[str, Any]) -> str:
+    """A prompt as plain text: the instruction, then its sheet (card faces with suit symbols), what
+    happens next and the keys.  ``prompt`` may be a :class:`Prompt` or its ``to_dict()`` (a prompt
+    relayed from another process, :mod:`harness.bench.relay`)."""
+    p = prompt.to_dict() if isinstance(prompt, Prompt) else prompt
+    lines = ["", "=" * 72, f"tablecert needs the operator  [{p['id']}]  case {p['case']}",
+             f"  {p['step']}" if p.get("step") else "", "", f"  >> {p['message']}"]
+    sheet = p.get("sheet") if p.get("question", "act") == "act" else None
     if sheet and sheet["kind"] == "stack":
         lines.append(f"  {sheet['title']} (top card first):")
         for i, face in enumerate(sheet["cards"], 1):
@@ -31,10 +38,31 @@ def render(prompt: Prompt) -> str:
         lines.append("  wager sheet:")
         for row in sheet["rows"]:
             lines.append(f"    seat {row['seat']}:  {row['area']:<14} {row['amount']}")
-    minutes, seconds = divmod(int(prompt.timeout_s), 60)
+    if p.get("next"):
+        lines += ["", *textwrap.wrap(f"next: {p['next']}", 70, initial_indent="  ", subsequent_indent="        ")]
+    minutes, seconds = divmod(int(p["timeout_s"]), 60)
     lines += ["", f"  [d]one   [c]annot (a note may follow)   [a]bort the run      (within {minutes}:{seconds:02d})",
               "=" * 72]
     return "\n".join(x for x in lines if x is not None) + "\n> "
+
+
+def withdrawn(prompt_id: str, timeout_s: float, answer: dict[str, Any] | None, *, here: str,
+              why: str = "timeout") -> str:
+    """What a front end says when a prompt has gone: timed out, or answered on another front end."""
+    if answer is None:
+        if why == "interrupted":
+            return f"\n(prompt {prompt_id}: the run was interrupted)\n"
+        return f"\n(prompt {prompt_id}: no answer within {timeout_s:g} s: timed out, the case ends TIMEOUT)\n"
+    if answer.get("front_end") != here:
+        return (f"\n(prompt {prompt_id}: answered {answer['answer']} by {answer.get('operator') or 'the operator'} "
+                f"on the {answer.get('front_end') or 'bench'})\n")
+    return ""
+
+
+def parse(line: str) -> tuple[str | None, str]:
+    """A typed line as (answer, note); answer None when the word is not one of the keys."""
+    word, _, note = line.strip().partition(" ")
+    return KEYS.get(word.lower()), note.strip()
 
 
 class TerminalFrontEnd:
@@ -61,16 +89,15 @@ class TerminalFrontEnd:
 
     def offer(self, prompt: Prompt) -> None:
         self.current = prompt
-        self._write(render(prompt))
+        self._write(BELL + render(prompt))
 
     def withdraw(self, prompt: Prompt, answer: Answer | None) -> None:
         if self.current is prompt:
             self.current = None
-        if answer is None:
-            self._write(f"\n(no answer within {prompt.timeout_s:g} s)\n")
-        elif answer.front_end != self.name:
-            self._write(f"\n(answered {answer.answer} by {answer.operator or 'the operator'} on the "
-                        f"{answer.front_end})\n")
+        last = self.broker.last or {}
+        why = str(last.get("answer")) if last.get("id") == prompt.id else "timeout"
+        self._write(withdrawn(prompt.id, prompt.timeout_s, answer.to_dict() if answer else None, here=self.name,
+                              why=why))
 
     def _write(self, text: str) -> None:
         with contextlib.suppress(OSError, ValueError):
@@ -91,15 +118,14 @@ class TerminalFrontEnd:
             self.handle(line)
 
     def handle(self, line: str) -> None:
-        word, _, note = line.strip().partition(" ")
-        answer = KEYS.get(word.lower())
+        answer, note = parse(line)
         prompt = self.current
         if prompt is None:
             return
         if answer is None:
             self._write("answer d (done), c (cannot) or a (abort)\n> ")
             return
-        problem = self.broker.answer(prompt.id, answer, note=note.strip(), front_end=self.name)
+        problem = self.broker.answer(prompt.id, answer, note=note, front_end=self.name)
         if problem:
             self._write(f"{problem}\n")
 

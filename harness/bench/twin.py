@@ -13,6 +13,11 @@ cases needing those two acts, NOT APPLICABLE on the twin with that reason
 
 ``tablecert run --bench-twin`` (pytest ``--tc-bench-twin``) runs a profile's twin; the record keeps
 the twin's profile snapshot, so the report says how every act was performed.
+
+``tablecert run --bench-twin --console`` (pytest ``--tc-bench-rehearsal``) is the rehearsal of a lab
+bench before its hardware arrives: the scripted operator's hands carry out every act, but a person
+answers every prompt (bar a step's bulk rounds) on the bench console or the terminal, so each
+instruction, sheet and countdown of the run is seen as the bench will show it.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ COMM_CHANNEL = "110"
 
 
 def twin_mapping(profile: Profile, *, speed: Decimal = CI_SPEED, seed: int = 1,
-                 misstack_every: int = 0, bulk_speed: Decimal | None = CI_BULK_SPEED) -> dict[str, Any]:
+                 misstack_every: int = 0, bulk_speed: Decimal | None = CI_BULK_SPEED,
+                 rehearsal: bool = False) -> dict[str, Any]:
     """The twin's profile data (see the module docstring)."""
     if not profile.is_emulated:
         raise InputError(f"{profile.source_path}: a bench twin is made of an emulated profile; "
@@ -55,6 +61,9 @@ def twin_mapping(profile: Profile, *, speed: Decimal = CI_SPEED, seed: int = 1,
                                 "scripted": {"speed": str(speed), "seed": seed, "misstack_every": misstack_every}}
     if bulk_speed is not None:
         operator["scripted"]["bulk_speed"] = str(bulk_speed)
+    if rehearsal:  # the hands are scripted, the answers a person's (see the module docstring)
+        operator.update(name="", console=True, terminal=True)
+        operator["scripted"]["answers"] = "bulk"
     raw["bench"] = {
         "performers": {
             "load": "operator", "deal": "operator", "wager": "operator", "remove-wager": "operator",

@@ -28,6 +28,7 @@ from harness.errors import InputError, error_lines
 #: subcommand name -> module; order is the order ``tablecert --help`` lists them in
 COMMANDS: dict[str, str] = {
     "run": "harness.cli.run_cmd",
+    "bench": "harness.cli.bench_cmd",
     "deal": "harness.cli.deal",
     "math": "harness.cli.math_cmd",
     "stack": "harness.cli.stack",

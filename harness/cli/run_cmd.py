@@ -42,6 +42,7 @@ tablecert run suites/lockout/lockout.suite.yaml::no-more-bets --profile my-bench
 tablecert run --profile my-bench.yaml --lab "ACME Labs" --operator jdoe --submitting-party "ACME Gaming LLC"
 tablecert run --profile device_profiles/emulated-midi-5.yaml --defect lockout-late --pre-submission
 tablecert run --bench-twin --profile device_profiles/emulated-midi-5.yaml   # as a lab bench would
+tablecert run --bench-twin --console --profile device_profiles/emulated-midi-5.yaml   # rehearse: you answer
 tablecert run --resume reports/20250101T120000Z-emulated-midi-5   # go on with an interrupted or killed run
 tablecert run -n 2 -- -x --maxfail 3            # two emulator instances per profile; pytest options after --
 """
@@ -68,6 +69,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bench-twin", action="store_true",
                    help="run each emulated profile's bench twin: no test channel; a scripted operator, relays "
                         "and the bench supply perform every act (docs/device-profiles.md, 'The bench')")
+    p.add_argument("--console", action="store_true",
+                   help="with --bench-twin: rehearse the bench; the bench console and this terminal show every "
+                        "prompt and you answer it, while the twin's scripted hands carry out the acts")
     p.add_argument("--resume", default=None, metavar="RUN",
                    help="continue an interrupted or killed run from its journal (a run folder, or a run id under "
                         "--report-dir): the cases it finished are not run again, the devices' identity is checked "
@@ -201,6 +205,9 @@ def run(args: argparse.Namespace) -> int:
             if not prof.is_emulated:
                 raise InputError(f"--defect: profile {prof.name} reaches real devices; defects exist only in "
                                  "the built-in emulators")
+    if getattr(args, "console", False) and not getattr(args, "bench_twin", False):
+        raise InputError("--console rehearses a bench twin: give --bench-twin too (a bench profile's own "
+                         "bench.operator says where its prompts go)")
     if getattr(args, "bench_twin", False):
         from harness.bench.twin import bench_twin
 
@@ -271,6 +278,8 @@ def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr:
         cmd.append("--tc-pre-submission")
     if getattr(args, "bench_twin", False):
         cmd.append("--tc-bench-twin")
+    if getattr(args, "console", False):
+        cmd.append("--tc-bench-rehearsal")
     return cmd + passthrough
 
 
@@ -292,14 +301,19 @@ def _terminate_as_interrupt() -> Any:
 
 def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> bool:
     """Run one profile's pytest; returns True when the operator interrupted it."""
+    from harness.bench.relay import TerminalRelay
+
+    relay = TerminalRelay(progress.note, hold=getattr(progress, "hold", None))  # the operator's terminal is ours
     read_fd, write_fd = os.pipe()
     cmd = [*cmd, "--tc-progress-fd", str(write_fd)]
     t0 = time.monotonic()
     # its own session: the terminal's Ctrl-C reaches only us, and we pass exactly one interrupt on
     # (a second keypress reaching pytest while it writes the record would cut the record short)
     proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, pass_fds=(write_fd,), start_new_session=True)
+                            stdin=subprocess.DEVNULL, pass_fds=(write_fd, relay.child_fd()), start_new_session=True,
+                            env={**os.environ, **({} if _split_over_workers(cmd) else relay.env())})
     os.close(write_fd)
+    relay.start()
     assert proc.stdout is not None
     readers = [threading.Thread(target=_pump_output, args=(proc.stdout, progress), daemon=True),
                threading.Thread(target=_pump_progress, args=(read_fd, pr, progress), daemon=True)]
@@ -324,8 +338,14 @@ def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> b
                 pr.exit_code = proc.wait(timeout=10)
     for t in readers:
         t.join(timeout=10)
+    relay.close()
     pr.seconds = time.monotonic() - t0
     return interrupted
+
+
+def _split_over_workers(cmd: list[str]) -> bool:
+    """The cases are split over xdist workers (``-n``): no bench prompt is relayed to them."""
+    return "-n" in cmd
 
 
 def _pump_output(stream: IO[bytes], progress: Any) -> None:

@@ -125,6 +125,16 @@ class Progress:
     def note(self, line: str) -> None:
         self._print(line)
 
+    def hold(self, on: bool) -> None:
+        """Stop the live bar while a person answers a prompt on the terminal (``on``), start it again after."""
+        with self._lock:
+            if self._rich is None:
+                return
+            if on:
+                self._rich.stop()
+            else:
+                self._rich.start()
+
     def _refresh(self) -> None:
         if self._rich is not None:
             done, total = self.totals()

@@ -522,7 +522,7 @@ def profile_for(config: pytest.Config) -> tuple[Profile, Interpretations]:
         if config.getoption("--tc-bench-twin"):
             from harness.bench.twin import bench_twin
 
-            profile = bench_twin(profile)
+            profile = bench_twin(profile, rehearsal=bool(config.getoption("--tc-bench-rehearsal")))
         config.stash[_PROFILE_KEY] = (profile, Interpretations.from_overrides(dict(profile.interpretations)))
     return config.stash[_PROFILE_KEY]
 

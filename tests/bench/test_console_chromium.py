@@ -233,3 +233,92 @@ def test_the_bench_console_drives_a_whole_case_in_headless_chromium(tmp_path: Pa
             hands.close()
         bench.close()
         rig.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_person_answers_every_prompt_of_tablecert_run_in_chromium(tmp_path: Path) -> None:
+    """``tablecert run`` as a lab runs it off a terminal (stdin not a terminal, output to a pipe: only
+    the console can answer, and the run says so).  The test reads the console's address from the
+    run's output, opens it in Chromium, reads each instruction off the page, does the act at the
+    emulated table's physical side and clicks Done; the case passes.  No scripted operator."""
+    from benchperson import (
+        CASE,
+        Person,
+        console_state,
+        emulator_addresses,
+        human_bench_profile,
+        record_prompts,
+        tablecert_command,
+    )
+
+    binary = _chromium()
+    profile = human_bench_profile(tmp_path)
+    emu_tmp = tmp_path / "emu"
+    emu_tmp.mkdir()
+    reports = tmp_path / "reports"
+    out_path = tmp_path / "run-output.txt"
+    with open(out_path, "wb") as out:
+        proc = subprocess.Popen([*tablecert_command(), "run", CASE, "--profile", str(profile), "--operator",
+                                 "J. Doe", "--report-dir", str(reports), "-q"],
+                                cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                env={**os.environ, "TMPDIR": str(emu_tmp)}, start_new_session=True)
+    browser: Browser | None = None
+    person: Person | None = None
+    try:
+        def address() -> str | None:
+            for line in out_path.read_text("utf-8", "replace").splitlines():
+                if line.startswith("tablecert: bench console at "):
+                    return line.rsplit(" ", 1)[1]
+            if proc.poll() is not None:
+                raise AssertionError(out_path.read_text("utf-8", "replace")[-3000:])
+            return None
+
+        url = _wait("the console's address in the run's output", address)
+        _wait("the run to say only the console can answer",
+              lambda: "only the bench console can answer" in out_path.read_text("utf-8", "replace"))
+        person = Person(profile, str(emulator_addresses(emu_tmp)["physical"]))
+        browser = Browser(binary, tmp_path / "chromium-profile")
+        browser.call("Page.navigate", url=url)
+        _wait("console page", lambda: browser.js("document.readyState") == "complete")
+        browser.js("document.getElementById('operator').value = 'J. Page'; "
+                   "document.getElementById('operator').dispatchEvent(new Event('change')); true")
+        answered: list[str] = []
+        deadline = time.monotonic() + 240
+        while proc.poll() is None and time.monotonic() < deadline:
+            shown = browser.js("(() => { const p = document.getElementById('prompt');"
+                               " return p.hidden ? '' : p.dataset.id + '|' +"
+                               " document.getElementById('instruction').textContent + '|' + document.title; })()")
+            if not shown or shown.split("|", 1)[0] in answered:
+                time.sleep(0.05)
+                continue
+            pid, instruction, title = shown.split("|", 2)
+            assert title.startswith("\u25b6 ACTION NEEDED") and instruction in title  # the alert
+            state = console_state(url)["prompt"]
+            assert state is not None and state["id"] == pid and state["message"] == instruction
+            assert browser.js("document.getElementById('next').textContent").startswith("Next: Done: tablecert")
+            answer, note = person.act(state)
+            assert answer == "done", (instruction, note)
+            browser.js("document.getElementById('done').click(); true")
+            answered.append(pid)
+            # the page shows how the prompt ended (unless that was the last prompt and the run is over)
+            _wait("the page to show the answer",
+                  lambda p=pid: proc.poll() is not None or browser.js(
+                      "document.getElementById('last').dataset.id || ''") == p, 30)
+        assert proc.wait(60) == 0, out_path.read_text("utf-8", "replace")[-3000:]
+        assert int(browser.js("document.body.dataset.alerts || '0'")) == len(answered)
+    finally:
+        if browser is not None:
+            browser.close()
+        if person is not None:
+            person.close()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
+    output = out_path.read_text("utf-8", "replace")
+    assert "overall: PASS (exit 0)" in output
+    prompts, bench = record_prompts(reports)
+    assert [e["prompt"]["id"] for e in prompts] == answered and len(answered) >= 6
+    assert {e["answer"]["front_end"] for e in prompts} == {"bench console"}
+    assert {e["answer"]["operator"] for e in prompts} == {"J. Page"}
+    assert bench["front_ends"] == ["bench console"]  # no terminal to answer on: it is not claimed

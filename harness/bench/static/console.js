@@ -5,6 +5,44 @@ const $ = (id) => document.getElementById(id);
 let lastEvent = 0;
 let prompt = null;
 let deadline = 0;
+let lastShown = "";
+let audio = null;
+const TITLE = document.title;
+
+// An alert when a new instruction arrives: a tone (WebAudio; a browser plays it only once the page
+// has been clicked, hence the "sound on" button), the title changes and the prompt flashes.
+function beep() {
+  if (!audio) return;
+  if (audio.state === "suspended") audio.resume();
+  [0, 0.25].forEach((at) => {
+    const osc = audio.createOscillator(), gain = audio.createGain();
+    osc.frequency.value = 880;
+    gain.gain.setValueAtTime(0.25, audio.currentTime + at);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + at + 0.2);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(audio.currentTime + at);
+    osc.stop(audio.currentTime + at + 0.2);
+  });
+}
+
+function alertNew(p) {
+  document.title = "\u25b6 ACTION NEEDED: " + p.message;
+  document.body.classList.remove("alert");
+  void document.body.offsetWidth;
+  document.body.classList.add("alert");
+  document.body.dataset.alerts = String(Number(document.body.dataset.alerts || 0) + 1);
+  beep();
+}
+
+$("sound").addEventListener("click", () => {
+  if (!audio) {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (Ctx) audio = new Ctx();
+  }
+  $("sound").classList.add("on");
+  $("sound").textContent = "sound is on";
+  beep();
+});
 
 $("operator").value = localStorage.getItem("tablecert-operator") || "";
 $("operator").addEventListener("change", () => localStorage.setItem("tablecert-operator", $("operator").value));
@@ -47,11 +85,21 @@ function drawSheet(sheet) {
   }
 }
 
+function showLast(last) {
+  if (!last || last.id === lastShown) return;
+  lastShown = last.id;
+  $("last").textContent = "previous prompt " + last.id + " (" + last.message + "): " + last.outcome;
+  $("last").className = last.answer;
+  $("last").dataset.id = last.id;
+  $("last").hidden = false;
+}
+
 function showPrompt(p) {
   if (!p) {
     prompt = null;
     $("prompt").hidden = true;
     $("idle").hidden = false;
+    document.title = TITLE;
     return;
   }
   if (!prompt || prompt.id !== p.id) {
@@ -59,6 +107,8 @@ function showPrompt(p) {
     $("prompt-case").textContent = "case " + p.case;
     $("prompt-step").textContent = p.step;
     $("instruction").textContent = p.message;
+    $("next").textContent = p.next ? "Next: " + p.next : "";
+    alertNew(p);
     drawSheet(p.question === "act" ? p.sheet : null);
     $("note").value = "";
     $("answer-error").textContent = "";
@@ -114,6 +164,7 @@ async function poll() {
       const st = await r.json();
       showProgress(st, st.progress);
       showPrompt(st.prompt);
+      showLast(st.last);
       addEvents(st.events);
       document.body.dataset.connected = "yes";
     } else {
