@@ -377,6 +377,8 @@ def _index(pr: ProfileRun, report_root: Path) -> None:
     on disk is what counts: an index that cannot be written costs a line on stderr, never the run."""
     from harness.history.index import index_run, open_index, url_for
 
+    if not pr.dirs:
+        return  # nothing was recorded: nothing to index, and no index made in an empty folder
     try:
         engine = open_index(url_for(report_root))
         for d in pr.dirs:

@@ -141,7 +141,7 @@ def test_a_misstacked_shoe_is_redone_not_failed(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     verdicts = _run(tmp_path, path, suites="suites/baccarat/natural.suite.yaml")
     assert verdicts and set(verdicts.values()) == {"PASS"}, verdicts
-    run = next((tmp_path / "record").iterdir())
+    run = next(d for d in (tmp_path / "record").iterdir() if d.is_dir())
     redos = sorted(run.glob("evidence/*/redo-*.json"))
     assert redos, "no case was redone"
     first = json.loads(redos[0].read_text())

@@ -65,7 +65,7 @@ def test_missing_port_is_error_exit_3_everywhere(tmp_path: Path) -> None:
            "--profile", str(profile), "--report-dir", str(tmp_path / "reports")]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    (run_dir,) = (tmp_path / "reports").iterdir()
+    (run_dir,) = [d for d in (tmp_path / "reports").iterdir() if d.is_dir()]
     record = load_record(run_dir)
     assert record.derived_verdict()[0] == "ERROR"
     first = record.cases[0]
@@ -129,7 +129,7 @@ def test_one_defect_pre_submission_gap_report_is_short_and_its_command_reproduce
            "--defect", "lockout-late", "--pre-submission", "--report-dir", str(tmp_path / "first")]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    (run_dir,) = (tmp_path / "first").iterdir()
+    (run_dir,) = [d for d in (tmp_path / "first").iterdir() if d.is_dir()]
     gap = (run_dir / "gap-report.md").read_text("utf-8")
     findings = gap.count("\n## ") - gap.count("\n## Not checked")
     assert findings == 1, gap
@@ -141,7 +141,7 @@ def test_one_defect_pre_submission_gap_report_is_short_and_its_command_reproduce
     again = subprocess.run([sys.executable, "-m", "harness", *argv[1:], "-q", "--report-dir", str(tmp_path / "again")],
                            cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert again.returncode == 1, again.stdout + again.stderr
-    (rerun,) = (tmp_path / "again").iterdir()
+    (rerun,) = [d for d in (tmp_path / "again").iterdir() if d.is_dir()]
     record = load_record(rerun)
     assert [c.verdict for c in record.cases] == ["FAIL"]
     assert record.cases[0].case_id == argv[2].split("::")[1]
@@ -160,7 +160,7 @@ def test_a_profile_file_of_any_name_gets_a_valid_run_id(tmp_path: Path) -> None:
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == exitcodes.PARTIAL, proc.stdout + proc.stderr  # one suite folder of the certification
     assert "Traceback" not in proc.stdout + proc.stderr
-    runs = sorted((tmp_path / "reports").iterdir())
+    runs = sorted(d for d in (tmp_path / "reports").iterdir() if d.is_dir())
     assert len(runs) == 2
     for run in runs:
         assert len(run.name) <= 80 and " " not in run.name and "(" not in run.name

@@ -122,6 +122,6 @@ def test_the_case_written_for_a_survivor_does_not_pass_its_mutant(tmp_path: Path
            str(ROOT / "device_profiles" / f"{profile}.yaml"), "--report-dir", str(tmp_path / "r")]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240, check=False)
     assert (tmp_path / "r").is_dir(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    (run_dir,) = (tmp_path / "r").iterdir()
+    (run_dir,) = [d for d in (tmp_path / "r").iterdir() if d.is_dir()]
     (result,) = load_record(run_dir).cases
     assert result.verdict in kills, f"{mutant}: {result.verdict}\n{(result.message or '')[:1500]}"

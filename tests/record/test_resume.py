@@ -52,7 +52,7 @@ def test_a_killed_then_interrupted_bench_run_resumes_to_the_uninterrupted_verdic
     whole = tmp_path / "whole"
     done = _tablecert("run", str(SUITE), "--profile", str(PROFILE), "--bench-twin", "--report-dir", str(whole), "-q")
     assert done.returncode == exitcodes.PARTIAL, done.stdout[-2000:]  # one suite: a selection
-    uninterrupted = _verdicts(next(whole.iterdir()))
+    uninterrupted = _verdicts(next(d for d in whole.iterdir() if d.is_dir()))
 
     # sitting 1: killed with SIGKILL (the run and the emulator it started, by their process group)
     cmd = [sys.executable, "-m", "pytest", str(SUITE), "--tc-profile", str(PROFILE), "--tc-bench-twin",

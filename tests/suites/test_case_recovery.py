@@ -44,7 +44,7 @@ def _run(tmp_path: Path, text: str) -> tuple[str, dict[str, Any]]:
            "--profile", str(ROOT / "device_profiles" / "emulated-midi-5.yaml"), "--report-dir", str(tmp_path / "r")]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert (tmp_path / "r").is_dir(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    (run_dir,) = (tmp_path / "r").iterdir()
+    (run_dir,) = [d for d in (tmp_path / "r").iterdir() if d.is_dir()]
     return proc.stdout, {c.case_id: c for c in load_record(run_dir).cases}
 
 

@@ -41,7 +41,7 @@ def test_jackpot_cases_pass_with_a_mystery_award_in_their_round(tmp_path: Path, 
            "-q", "-k", "mega-hit-reset or minor-hit-reset or major-hit-reset",
            "--profile", str(profile), "--report-dir", str(tmp_path / "r")]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
-    (run_dir,) = (tmp_path / "r").iterdir()
+    (run_dir,) = [d for d in (tmp_path / "r").iterdir() if d.is_dir()]
     cases = {c.case_id: c.verdict for c in load_record(run_dir).cases if c.verdict != "NOT APPLICABLE"}
     assert cases == {"mega-hit-reset": "PASS", "minor-hit-reset": "PASS", "major-hit-reset": "PASS"}, \
         proc.stdout[-3000:]
@@ -83,7 +83,7 @@ def test_a_case_that_opens_a_round_after_an_attendant_paid_mystery_award_pays_it
     cmd = [sys.executable, "-m", "harness", "run", str(ROOT / "suites" / "progressive" / "limits.suite.yaml"),
            "-q", "-k", case, "--profile", str(profile), "--report-dir", str(tmp_path / "r")]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
-    (run_dir,) = (tmp_path / "r").iterdir()
+    (run_dir,) = [d for d in (tmp_path / "r").iterdir() if d.is_dir()]
     cases = {c.case_id: c.verdict for c in load_record(run_dir).cases if c.verdict != "NOT APPLICABLE"}
     assert cases == {case: "PASS"}, proc.stdout[-3000:]
     transcript = (run_dir / "evidence" / case / "controller-transcript.txt").read_text()
