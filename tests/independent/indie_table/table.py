@@ -290,7 +290,7 @@ class Table:
         self.layout.clear()
         self.first_stake.clear()
         self.phase = "settled"
-        self.emit("controller", {"event": "round_end", "round": self.round, "void": False})
+        self.emit("controller", {"event": "round_end", "round": self.round})
 
     # ------------------------------------------------------------------ commands
     def identity(self, role: str) -> dict[str, Any]:
@@ -399,6 +399,10 @@ class Table:
             raise Refused("no such wager")
         if (self.phase != "open" or self.locked) and "remove-after-close" not in self.faults:
             raise Refused("wagering is closed")
+        base = ("player", "banker", "tie")
+        if (key[1] in base and (seat, "royal9") in self.layout
+                and not any((seat, t) in self.layout for t in base if t != key[1])):
+            raise Refused("a Royal 9 wager at this seat needs its base wager (629a Royal 9 (b)): remove it first")
         del self.layout[key]
         self.first_stake.pop(key, None)
         return ("rsp", {"removed": True})
@@ -527,8 +531,17 @@ class Table:
                 raise BadArgs("commission out of range")
             new["commission"] = val
         elif key == "seats":
-            if not isinstance(val, list):
-                raise BadArgs("seats must be a list")
+            if not isinstance(val, list) or not 1 <= len(val) <= 9:
+                raise BadArgs("seats must be a list of one to nine seats")
+            for entry in val:
+                if not isinstance(entry, dict) or set(entry) != {"seat", "combo"}:
+                    raise BadArgs("each seat is {seat, combo}")
+                seat, combo = entry["seat"], entry["combo"]
+                if type(seat) is not int or not 1 <= seat <= 9:
+                    raise BadArgs("seat must be 1..9")
+                if combo is not None and (not isinstance(combo, list) or len(combo) != 2
+                                          or not all(game.valid_card(c) for c in combo)):
+                    raise BadArgs("combo must be a pair of cards or null")
             if val != new["seats"]:
                 raise Refused(REFUSE_SEATS)
         elif key == "mystery":
