@@ -24,10 +24,13 @@ FIXED_PORTS = {"shoe": 47310, "sensors": 47311, "controller": 47312, "power": 47
 
 
 class Device:
-    def __init__(self, state_dir: Path, faults: list[str], python: str = sys.executable) -> None:
+    def __init__(self, state_dir: Path, faults: list[str], profile: Path = PROFILE) -> None:
         self.state_dir = state_dir
         self.ready = state_dir / "ready"
-        cmd = [python, "-m", "indie_table", "--state-dir", str(state_dir / "nv"), "--ready-file", str(self.ready)]
+        self.template = profile
+        preset = "midi-1" if profile.name.endswith("midi-1.yaml") else "midi-5"
+        cmd = [sys.executable, "-m", "indie_table", "--state-dir", str(state_dir / "nv"), "--preset", preset,
+               "--ready-file", str(self.ready)]
         for fault in faults:
             cmd += ["--fault", fault]
         self.log = open(state_dir / "device.log", "wb")  # noqa: SIM115 (closed in stop)
@@ -47,10 +50,10 @@ class Device:
         raise TimeoutError("device not listening within the deadline")
 
     def profile(self) -> Path:
-        text = PROFILE.read_text()
+        text = self.template.read_text()
         for role, port in FIXED_PORTS.items():
             text = text.replace(str(port), str(self.ports[role]))
-        out = self.state_dir / PROFILE.name
+        out = self.state_dir / self.template.name
         out.write_text(text)
         return out
 
@@ -68,13 +71,14 @@ class Device:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fault", action="append", default=[])
+    ap.add_argument("--profile", default=str(PROFILE), help="independent-midi-5.yaml or independent-midi-1.yaml")
     ap.add_argument("--report-dir", default=str(ROOT / "reports"))
     ap.add_argument("--timeout-s", type=float, default=3600.0, help="deadline for the whole tablecert run")
     ap.add_argument("suites", nargs="*", default=[])
     args = ap.parse_args(argv)
     tablecert = ROOT / ".venv" / "bin" / "tablecert"
     with tempfile.TemporaryDirectory(prefix="indie-table-") as tmp:
-        dev = Device(Path(tmp), args.fault)
+        dev = Device(Path(tmp), args.fault, Path(args.profile).resolve())
         try:
             dev.wait_ready()
             profile = dev.profile()

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -42,10 +43,8 @@ class DeviceLine:
             sock = self.client
             if sock is None:
                 return
-            try:
+            with contextlib.suppress(OSError):
                 sock.sendall(data)
-            except OSError:
-                pass
 
     def _frame(self, ftype: int, seq: int, payload: dict[str, Any]) -> bytes:
         corrupt = False
@@ -81,10 +80,8 @@ class DeviceLine:
             with self.send_lock:
                 old, self.client = self.client, sock
             if old is not None:
-                try:
+                with contextlib.suppress(OSError):
                     old.close()
-                except OSError:
-                    pass
             if "event-seq-restarts-on-reconnect" in self.table.faults:
                 self.event_seq = 0
             threading.Thread(target=self._read, args=(sock,), name=f"{self.role}-read", daemon=True).start()
@@ -108,10 +105,8 @@ class DeviceLine:
         with self.send_lock:
             if self.client is sock:
                 self.client = None
-        try:
+        with contextlib.suppress(OSError):
             sock.close()
-        except OSError:
-            pass
 
     def _item(self, item: tuple[int, int, dict[str, Any]] | wire.FrameError) -> None:
         if not self.table.powered or time.monotonic() < self.silent_until:
@@ -275,8 +270,8 @@ class ScpiServer:
                 buf += data
                 while b"\n" in buf:
                     line, buf = buf.split(b"\n", 1)
-                    for cmd in line.decode("ascii", "replace").strip().split(";"):
-                        cmd = cmd.strip()
+                    for part in line.decode("ascii", "replace").strip().split(";"):
+                        cmd = part.strip()
                         if not cmd:
                             continue
                         ans = self.command(cmd)

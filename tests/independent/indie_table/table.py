@@ -74,6 +74,13 @@ PRESETS: dict[str, dict[str, Any]] = {
         "mystery": None,
     },
 }
+PRESETS["midi-1"] = json.loads(json.dumps(PRESETS["midi-5"]))
+PRESETS["midi-1"].update({"denomination": 100, "meters": {
+    "mega": {"rate": "1.25", "initial": 1000000, "reset": 1000000, "payout_limit": 10000000,
+             "display_capacity": 99999999},
+    "major": {"rate": "0.5", "initial": 9000, "reset": 9000, "payout_limit": 200000, "display_capacity": 9999999},
+    "minor": {"rate": "0.35", "initial": 9000, "reset": 9000, "payout_limit": 200000, "display_capacity": 9999999},
+}})
 
 
 class Table:
@@ -352,9 +359,9 @@ class Table:
     # sensors
     def _sensors_wager_place(self, req: dict[str, Any]) -> Reply:
         seat, wtype, amount = req.get("seat"), req.get("type"), req.get("amount")
-        if type(seat) is not int or not 1 <= seat <= 9:
-            if not ("bad-seat-accepted" in self.faults and type(seat) is int):
-                raise BadArgs("seat must be 1..9")
+        if (type(seat) is not int or not 1 <= seat <= 9) and not (
+                "bad-seat-accepted" in self.faults and type(seat) is int):
+            raise BadArgs("seat must be 1..9")
         if wtype not in WAGER_TYPES:
             raise BadArgs(f"unknown wager type {wtype!r}")
         if type(amount) is not int:
