@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -76,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout-s", type=float, default=3600.0, help="deadline for the whole tablecert run")
     ap.add_argument("suites", nargs="*", default=[])
     args = ap.parse_args(argv)
+    # a SIGTERM ends the run through the finally below: tablecert is killed, the table stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tablecert = ROOT / ".venv" / "bin" / "tablecert"
     with tempfile.TemporaryDirectory(prefix="indie-table-") as tmp:
         dev = Device(Path(tmp), args.fault, Path(args.profile).resolve())

@@ -14,6 +14,7 @@ from run_independent import ROOT, Device
 
 TABLECERT = ROOT / ".venv" / "bin" / "tablecert"
 IDENTITY = "suites/identity/identity.suite.yaml"
+CONTRACT = "suites/contract/contract.suite.yaml"
 
 
 def _run(tmp_path: Path, faults: list[str], suite: str) -> tuple[int, dict[str, object]]:
@@ -51,12 +52,13 @@ def test_clean_table_passes_the_identity_suite(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_wrong_game_type_fault_fails_the_identity_suite(tmp_path: Path) -> None:
-    rc, record = _run(tmp_path, ["wrong-game-type"], IDENTITY)
+def test_void_keeps_layout_fault_fails_the_contract_suite(tmp_path: Path) -> None:
+    rc, record = _run(tmp_path, ["void-keeps-layout"], CONTRACT)
     assert rc == 1
     assert record["verdict"] == "FAIL"
-    failed = [c for c in record["cases"] if c["verdict"] == "FAIL"]
-    assert failed
+    failed = {c["case_id"]: c for c in record["cases"] if c["verdict"] == "FAIL"}
+    assert list(failed) == ["contract-void-round"]
+    assert "contract-8-void-round" in failed["contract-void-round"]["clauses"]
 
 
 def test_device_refuses_an_unknown_fault_name(tmp_path: Path) -> None:
