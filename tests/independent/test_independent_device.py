@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import probe
 import pytest
 from indie_table import wire
 from run_independent import ROOT, Device
@@ -66,3 +67,10 @@ def test_device_refuses_an_unknown_fault_name(tmp_path: Path) -> None:
                           cwd=Path(__file__).parent, capture_output=True, text=True, timeout=30, check=False)
     assert proc.returncode == 2
     assert "invalid choice" in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", sorted(probe.SCENARIOS))
+def test_fault_shows_on_the_wire(fault: str) -> None:
+    scenario = probe.SCENARIOS[fault]
+    assert probe.observe(None, scenario) != probe.observe(fault, scenario)

@@ -381,7 +381,7 @@ class Table:
             return "bad-seat"
         if not self.link_up and "comm-loss-ignored" not in self.faults:
             return "comm-lost"
-        if self.phase != "open" or self.locked:
+        if self.phase not in ("open", "dealing") or self.locked:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
         if wtype not in OFFERED:
             return "disabled"
@@ -404,7 +404,7 @@ class Table:
         key = (seat, str(wtype))
         if key not in self.layout:
             raise Refused("no such wager")
-        if (self.phase != "open" or self.locked) and "remove-after-close" not in self.faults:
+        if (self.phase not in ("open", "dealing") or self.locked) and "remove-after-close" not in self.faults:
             raise Refused("wagering is closed")
         base = ("player", "banker", "tie")
         if (key[1] in base and (seat, "royal9") in self.layout
