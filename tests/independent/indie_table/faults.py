@@ -1,0 +1,25 @@
+"""Firmware faults this device can be started with (`--fault NAME`); FAULTS.md says what each breaks."""
+
+FAULTS = {
+    "pending-forgotten-at-power-up": "a jackpot waiting for the reset key is lost at power-up",
+    "round-counter-restarts": "the round number starts again from 1 after a power cycle",
+    "lockout-late-first-round": "the lock-out is 5 ms late in the first round after power-up",
+    "card-256-missed": "the 256th card out of a shoe is not seen by the lock-out",
+    "replace-wager-settles-first": "a wager placed again is listed at the new amount, settled at the first",
+    "config-partial-apply": "a refused configuration write keeps the fields applied before the refused one",
+    "denomination-old-paytable": "after a denomination write the fixed lines pay the first denomination's paytable",
+    "excess-dropped": "a contribution past the cap is dropped, not diverted",
+    "wrong-game-type": "the controller's identity says game_type baccarat",
+    "tie-pays-8-for-1": "a winning Tie returns 8 x stake (8 for 1) instead of 9 x (8 to 1)",
+    "remove-after-close": "a wager can be taken off the layout after wagering closed",
+    "event-seq-restarts-on-reconnect": "event SEQ restarts at 1 whenever the host reconnects",
+    "cumulative-counts-fixed-lines": "the payout meters also count fixed Royal 9 lines",
+    "reset-key-without-hit": "the reset key with nothing pending resets the meter (turns it back)",
+    "payout-limit-unchecked": "a payout limit at or below the meter's current amount is accepted",
+    "comm-loss-ignored": "losing the sensors link neither locks out nor refuses wagers",
+    "no-base-wager-accepted": "a Royal 9 wager is accepted at a seat without a base wager",
+    "button-no-event": "the lock-out button locks but sends no lockout event",
+    "bad-seat-accepted": "a wager at a seat the table does not have (e.g. 8, 10) is accepted",
+    "void-keeps-layout": "a voided round leaves the wagers on the layout",
+    "residual-rounded-away": "contributions drop the fraction of a cent instead of carrying it",
+}

@@ -1,0 +1,153 @@
+"""Midibaccarat with the Royal 9 wager: the tableau (58 Pa. Code 629a.8) and the Royal 9 paytable
+(629a Royal 9 (e)-(g)), pure functions on card strings like "KS".
+
+Choices where the text leaves one (named as `tablecert catalogue --interpretations` names them; the
+defaults): a personal combination is suit-specific; order of the two cards does not matter; one
+award per wager, the first paytable row it makes; mega envy only to a seat with a Royal 9 wager and
+not to the mega winner; awards hand the stake back too; commission rounded down to the cent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Decimal
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+FACES = "JQK"
+
+
+def valid_card(card: object) -> bool:
+    return isinstance(card, str) and len(card) == 2 and card[0] in RANKS and card[1] in SUITS
+
+
+def value(card: str) -> int:
+    rank = card[0]
+    if rank == "A":
+        return 1
+    if rank in "TJQK":
+        return 0
+    return int(rank)
+
+
+def cards_needed(cards: list[str]) -> int:
+    """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known."""
+    if len(cards) < 4:
+        return 4
+    p = (value(cards[0]) + value(cards[2])) % 10
+    b = (value(cards[1]) + value(cards[3])) % 10
+    if p >= 8 or b >= 8:
+        return 4
+    if p <= 5:  # player draws
+        if len(cards) < 5:
+            return 5
+        p3 = value(cards[4])
+        draw = (b <= 2 or (b == 3 and p3 != 8) or (b == 4 and 2 <= p3 <= 7)
+                or (b == 5 and 4 <= p3 <= 7) or (b == 6 and p3 in (6, 7)))
+        return 6 if draw else 5
+    # player stands on 6 or 7
+    return 5 if b <= 5 else 4
+
+
+@dataclass
+class Hands:
+    player: list[str]
+    banker: list[str]
+
+    @property
+    def p_total(self) -> int:
+        return sum(value(c) for c in self.player) % 10
+
+    @property
+    def b_total(self) -> int:
+        return sum(value(c) for c in self.banker) % 10
+
+    @property
+    def winner(self) -> str:
+        if self.p_total > self.b_total:
+            return "player"
+        if self.b_total > self.p_total:
+            return "banker"
+        return "tie"
+
+
+def hands(cards: list[str]) -> Hands:
+    player = [cards[0], cards[2]]
+    banker = [cards[1], cards[3]]
+    n = cards_needed(cards)
+    if n >= 5:
+        p = (value(cards[0]) + value(cards[2])) % 10
+        if p <= 5:
+            player.append(cards[4])
+            if n == 6:
+                banker.append(cards[5])
+        else:
+            banker.append(cards[4])
+    return Hands(player, banker)
+
+
+def base_payout(wtype: str, stake: int, winner: str, commission: Decimal) -> tuple[str, int]:
+    """(category, returned) for a Player, Banker or Tie wager: 1 to 1, 1 to 1 less commission, 8 to 1."""
+    if wtype == "tie":
+        return ("win", stake * 9) if winner == "tie" else ("lose", 0)
+    if winner == "tie":
+        return "push", stake
+    if wtype == winner:
+        if wtype == "banker":
+            vig = (Decimal(stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
+            return "win", 2 * stake - int(vig)
+        return "win", 2 * stake
+    return "lose", 0
+
+
+FIXED = {  # 629a Royal 9 (f)(1) for $5, (g)(1) for $1: cents
+    500: {"mega-envy": 500000, "suited-royal9-tie": 150000, "royal9-tie": 25000, "suited-royal9": 5000,
+          "royal9": 2500},
+    100: {"mega-envy": 100000, "suited-royal9-tie": 30000, "royal9-tie": 5000, "suited-royal9": 1000,
+          "royal9": 500},
+}
+FLOORS = {500: {"mega": 5000000, "major": 45000, "minor": 45000},
+          100: {"mega": 1000000, "major": 9000, "minor": 9000}}
+
+
+def _royal9(two: list[str]) -> tuple[bool, bool]:
+    a, b = two
+    r9 = (a[0] in FACES and b[0] == "9") or (b[0] in FACES and a[0] == "9")
+    return r9, r9 and a[1] == b[1]
+
+
+def _has(two: list[str], combo: list[str]) -> bool:
+    return sorted(two) == sorted(combo)
+
+
+@dataclass
+class R9Result:
+    category: str | None = None  # the first paytable row the seat's wager makes
+    meter: str | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | None]) -> R9Result:
+    p2 = [cards[0], cards[2]]
+    b2 = [cards[1], cards[3]]
+    own = combos.get(seat)
+    if own is not None and _has(p2, own) and _has(b2, own):
+        return R9Result("mega", "mega")
+    if own is not None and _has(b2, own):
+        return R9Result("major", "major")
+    if own is not None and _has(p2, own):
+        return R9Result("minor", "minor")
+    for other, combo in combos.items():
+        if other != seat and combo is not None and _has(p2, combo) and _has(b2, combo):
+            return R9Result("mega-envy")
+    pr, ps = _royal9(p2)
+    br, bs = _royal9(b2)
+    if ps and bs:
+        return R9Result("suited-royal9-tie")
+    if pr and br:
+        return R9Result("royal9-tie")
+    if ps or bs:
+        return R9Result("suited-royal9")
+    if pr or br:
+        return R9Result("royal9")
+    return R9Result(None)

@@ -1,0 +1,384 @@
+"""Transport: one 127.0.0.1 TCP server per role (docs/protocol.md section 1: a profile names it
+`socket://127.0.0.1:PORT`), plus SCPI servers for a time-interval counter and a bench power supply
+(section 9, `TCPIP::127.0.0.1::PORT::SOCKET`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+from . import wire
+from .table import Table
+
+NAK_REASON_OFF = "off_contract"
+
+
+class DeviceLine:
+    """One device's byte stream: a single host at a time; the event SEQ survives reconnections."""
+
+    def __init__(self, role: str, port: int, table: Table) -> None:
+        self.role = role
+        self.table = table
+        self.srv = socket.create_server(("127.0.0.1", port), reuse_port=False)
+        self.port = self.srv.getsockname()[1]
+        self.client: socket.socket | None = None
+        self.send_lock = threading.Lock()
+        self.event_seq = 0
+        self.no_answer = 0
+        self.bad_crc = 0
+        self.garbage = 0
+        self.off_contract = 0
+        self.silent_until = 0.0
+        self.stop = threading.Event()
+        threading.Thread(target=self._accept, name=f"{role}-accept", daemon=True).start()
+
+    # -- sending
+    def _send(self, data: bytes) -> None:
+        with self.send_lock:
+            sock = self.client
+            if sock is None:
+                return
+            with contextlib.suppress(OSError):
+                sock.sendall(data)
+
+    def _frame(self, ftype: int, seq: int, payload: dict[str, Any]) -> bytes:
+        corrupt = False
+        if self.bad_crc > 0:
+            self.bad_crc -= 1
+            corrupt = True
+        return wire.encode(ftype, seq, payload, corrupt_crc=corrupt)
+
+    def event(self, payload: dict[str, Any]) -> None:
+        if not self.table.powered or time.monotonic() < self.silent_until or self.client is None:
+            return
+        self.event_seq = self.event_seq % 65535 + 1
+        self._send(self._frame(wire.EVT, self.event_seq, payload))
+
+    def answer(self, ftype: int, seq: int, payload: dict[str, Any]) -> None:
+        if self.garbage > 0:
+            self.garbage -= 1
+            self._send(b"\x13\x37\xa5\x5a\x01\x02\x00")  # noise with a false start of frame
+            return
+        if self.off_contract > 0 and ftype == wire.RSP:
+            self.off_contract -= 1
+            payload = dict(payload, off_contract=True)
+        self._send(self._frame(ftype, seq, payload))
+
+    # -- receiving
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                sock, _ = self.srv.accept()
+            except OSError:
+                return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self.send_lock:
+                old, self.client = self.client, sock
+            if old is not None:
+                with contextlib.suppress(OSError):
+                    old.close()
+            if "event-seq-restarts-on-reconnect" in self.table.faults:
+                self.event_seq = 0
+            threading.Thread(target=self._read, args=(sock,), name=f"{self.role}-read", daemon=True).start()
+
+    def _read(self, sock: socket.socket) -> None:
+        dec = wire.Decoder()
+        sock.settimeout(0.5)
+        while not self.stop.is_set():
+            try:
+                data = sock.recv(65536)
+            except TimeoutError:
+                if dec.buf:
+                    dec.abandon()
+                continue
+            except OSError:
+                break
+            if not data:
+                break
+            for item in dec.feed(data):
+                self._item(item)
+        with self.send_lock:
+            if self.client is sock:
+                self.client = None
+        with contextlib.suppress(OSError):
+            sock.close()
+
+    def _item(self, item: tuple[int, int, dict[str, Any]] | wire.FrameError) -> None:
+        if not self.table.powered or time.monotonic() < self.silent_until:
+            return  # a dark device answers nothing
+        if isinstance(item, wire.FrameError):
+            self.answer(wire.NAK, item.seq, {"code": item.code, "reason": item.reason})
+            return
+        ftype, seq, payload = item
+        if ftype != wire.REQ:
+            return  # the device ignores what is not a request
+        if self.no_answer > 0:
+            self.no_answer -= 1
+            return
+        reply = self.table.handle(self.role, payload)
+        if reply[0] == "rsp":
+            self.answer(wire.RSP, seq, {"ok": True, **reply[1]})
+        elif reply[0] == "nak":
+            self.answer(wire.NAK, seq, {"code": reply[1], "reason": reply[2]})
+        elif reply[0] == "fault":
+            self._fault(seq, reply[1])
+        elif reply[0] == "deal":
+            self._deal(seq, reply[1])
+
+    # -- test channel helpers
+    def _fault(self, seq: int, req: dict[str, Any]) -> None:
+        kind = req.get("kind")
+        count = req.get("count", 1)
+        after_ms = req.get("after_ms", 0)
+        duration_ms = req.get("duration_ms", 200)
+        if not all(type(v) is int and v >= 0 for v in (count, after_ms, duration_ms)):
+            self.answer(wire.NAK, seq, {"code": "BAD_ARGS", "reason": "count, after_ms, duration_ms: integers"})
+            return
+        ans: dict[str, Any] = {"ok": True, "kind": kind, "count": count, "after_ms": after_ms}
+        if kind in ("misread", "error"):
+            if self.role != "shoe":
+                self.answer(wire.NAK, seq, {"code": "BAD_ARGS", "reason": f"{kind} is a shoe fault"})
+                return
+            self.answer(wire.RSP, seq, {"ok": True, "kind": kind})
+            if kind == "misread":
+                self.table.misread_next += 1
+            else:
+                code, text = req.get("code", "E1"), req.get("text", "reader error")
+                self.event({"event": "error", "code": str(code), "text": str(text)})
+            return
+        if kind == "no-answer":
+            self.answer(wire.RSP, seq, ans)
+            self.no_answer = count
+        elif kind == "bad-crc":
+            self.answer(wire.RSP, seq, ans)
+            self.bad_crc = count
+        elif kind == "garbage":
+            self.answer(wire.RSP, seq, ans)
+            self.garbage = count
+        elif kind == "off-contract":
+            self.answer(wire.RSP, seq, ans)
+            self.off_contract = count
+        elif kind == "disconnect":
+            self.answer(wire.RSP, seq, ans)
+            threading.Timer(max(after_ms, 50) / 1000, self._drop).start()
+        elif kind == "reboot":
+            self.answer(wire.RSP, seq, ans)
+            threading.Timer(after_ms / 1000, self._reboot, args=(duration_ms,)).start()
+        elif kind == "power-loss":
+            self.answer(wire.RSP, seq, ans)
+            dur = req.get("duration_ms")
+            threading.Timer(after_ms / 1000, self._power_loss, args=(dur,)).start()
+        else:
+            self.answer(wire.NAK, seq, {"code": "BAD_ARGS", "reason": f"no fault kind {kind!r}"})
+
+    def _drop(self) -> None:
+        with self.send_lock:
+            sock, self.client = self.client, None
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+            except OSError:
+                pass
+
+    def _reboot(self, duration_ms: int) -> None:
+        self.silent_until = time.monotonic() + duration_ms / 1000
+        time.sleep(duration_ms / 1000)
+        self.event_seq = 0
+        if self.role == "controller":
+            self.table.reboot_controller()
+
+    def _power_loss(self, duration_ms: int | None) -> None:
+        self.table.power_off()
+        if duration_ms is not None:
+            threading.Timer(duration_ms / 1000, self.table.power_on).start()
+
+    def _deal(self, seq: int, req: dict[str, Any]) -> None:
+        table = self.table
+        count = req.get("count")
+        pace_us = req.get("pace_us", 1000)
+        if (count is not None and (type(count) is not int or count < 0)) or type(pace_us) is not int or pace_us < 0:
+            self.answer(wire.NAK, seq, {"code": "BAD_ARGS", "reason": "count and pace_us: integers"})
+            return
+        with table.lock:
+            if table.dealing:
+                self.answer(wire.NAK, seq, {"code": "BUSY", "reason": "the shoe is dealing"})
+                return
+            n = len(table.shoe_cards) if count is None else min(count, len(table.shoe_cards))
+            if pace_us == 0:
+                for _ in range(n):
+                    table.deal_one()
+                self.answer(wire.RSP, seq, {"ok": True, "dealing": n, "cards_remaining": len(table.shoe_cards)})
+                return
+            table.dealing = True
+            table.deal_stop.clear()
+            self.answer(wire.RSP, seq, {"ok": True, "dealing": n,
+                                        "cards_remaining": len(table.shoe_cards) - n})
+        epoch = table.power_epoch
+
+        def run() -> None:
+            try:
+                for _ in range(n):
+                    if table.deal_stop.wait(pace_us / 1e6) or table.power_epoch != epoch:
+                        return
+                    table.deal_one()
+            finally:
+                with table.lock:
+                    if table.power_epoch == epoch:
+                        table.dealing = False
+
+        threading.Thread(target=run, name="deal", daemon=True).start()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.srv.close()
+        self._drop()
+
+
+class ScpiServer:
+    """Newline-terminated SCPI over a 127.0.0.1 socket."""
+
+    def __init__(self, port: int, idn: str) -> None:
+        self.srv = socket.create_server(("127.0.0.1", port))
+        self.port = self.srv.getsockname()[1]
+        self.idn = idn
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self.srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(sock,), daemon=True).start()
+
+    def _serve(self, sock: socket.socket) -> None:
+        buf = b""
+        with sock:
+            while True:
+                try:
+                    data = sock.recv(4096)
+                except OSError:
+                    return
+                if not data:
+                    return
+                buf += data
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    for part in line.decode("ascii", "replace").strip().split(";"):
+                        cmd = part.strip()
+                        if not cmd:
+                            continue
+                        ans = self.command(cmd)
+                        if ans is not None:
+                            try:
+                                sock.sendall(ans.encode() + b"\n")
+                            except OSError:
+                                return
+
+    def command(self, cmd: str) -> str | None:
+        up = cmd.upper()
+        if up == "*IDN?":
+            return self.idn
+        if up == "*OPC?":
+            return "1"
+        return None
+
+
+class PowerSupply(ScpiServer):
+    def __init__(self, port: int, table: Table) -> None:
+        self.table = table
+        self.volt = "12.000"
+        super().__init__(port, "Independent Table Works,PSU-1,ITW-P-0001,1.0")
+
+    def command(self, cmd: str) -> str | None:
+        up = cmd.upper()
+        if up in ("OUTP ON", "OUTP 1", "OUTPUT ON"):
+            self.table.power_on()
+            return None
+        if up in ("OUTP OFF", "OUTP 0", "OUTPUT OFF"):
+            self.table.power_off()
+            return None
+        if up in ("OUTP?", "OUTPUT?"):
+            return "1" if self.table.powered else "0"
+        if up.startswith("VOLT "):
+            self.volt = f"{float(cmd.split()[1]):.3f}"  # SCPI text, not money
+            return None
+        if up == "VOLT?":
+            return self.volt
+        return super().command(cmd)
+
+
+class Counter(ScpiServer):
+    """Time interval from the first card-out edge after INIT to the next rising edge of the lock-out line."""
+
+    def __init__(self, port: int, table: Table) -> None:
+        self.cv = threading.Condition()
+        self.armed = False
+        self.start_ns: int | None = None
+        self.stop_ns: int | None = None
+        self.lock_level = True
+        self.timeout_s = 2.0
+        table.on_card_line = self.card_edge
+        table.on_lock_line = self.lock_line
+        super().__init__(port, "Independent Table Works,TIC-1,ITW-T-0001,1.0")
+
+    def card_edge(self) -> None:
+        now = time.perf_counter_ns()
+        with self.cv:
+            if self.armed and self.start_ns is None:
+                self.start_ns = now
+
+    def lock_line(self, level: bool) -> None:
+        now = time.perf_counter_ns()
+        with self.cv:
+            rising = level and not self.lock_level
+            self.lock_level = level
+            if rising and self.armed and self.start_ns is not None and self.stop_ns is None:
+                self.stop_ns = now
+                self.cv.notify_all()
+
+    def command(self, cmd: str) -> str | None:
+        up = cmd.upper()
+        if up == "INIT":
+            with self.cv:
+                self.armed, self.start_ns, self.stop_ns = True, None, None
+            return None
+        if up.startswith("SYST:TIM"):
+            arg = cmd.split()[1] if len(cmd.split()) > 1 else "2"
+            self.timeout_s = 3600.0 if arg.upper() == "INF" else float(arg)
+            return None
+        if up == "FETC?":
+            with self.cv:
+                if not self.armed:
+                    return None
+                self.cv.wait_for(lambda: self.stop_ns is not None, timeout=self.timeout_s)
+                if self.stop_ns is None or self.start_ns is None:
+                    return "9.91E+37"
+                return f"{(self.stop_ns - self.start_ns) / 1e9:.9E}"
+        return super().command(cmd)
+
+
+def serve(table: Table, ports: dict[str, int], ready_file: str | None) -> dict[str, Any]:
+    lines = {role: DeviceLine(role, ports.get(role, 0), table) for role in ("shoe", "sensors", "controller")}
+    power = PowerSupply(ports.get("power", 0), table)
+    counter = Counter(ports.get("counter", 0), table)
+
+    def emit(role: str, payload: dict[str, Any]) -> None:
+        lines[role].event(payload)
+
+    table.emit = emit
+    bound = {role: line.port for role, line in lines.items()}
+    bound["power"] = power.port
+    bound["counter"] = counter.port
+    if ready_file:
+        tmp = ready_file + ".tmp"
+        with open(tmp, "w") as fh:
+            fh.write(" ".join(f"{k}={v}" for k, v in bound.items()) + "\n")
+        os.replace(tmp, ready_file)
+    return {"lines": lines, "power": power, "counter": counter, "ports": bound}

@@ -1,0 +1,655 @@
+"""The table: dealing shoe, bet sensors and Royal 9 progressive controller, one state machine.
+
+Every command handler runs under one lock and returns ("rsp", payload) / ("nak", code, reason).
+Events go out through `emit(role, payload)` at the moment they happen (docs/protocol.md section 5).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from decimal import ROUND_FLOOR, Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from . import game
+
+WAGER_TYPES = ("royal9", "player", "banker", "tie", "dragon7", "panda8", "hit-and-run", "blackjack",
+               "streak3-player", "streak3-banker")
+OFFERED = ("player", "banker", "tie", "royal9")
+METERS = ("mega", "major", "minor")
+
+# Permitted choices this vendor made (docs/protocol.md section 6.4 lets a device refuse writes).
+REFUSE_SEATS = "personal combinations are printed on the layout (629a Royal 9 (e)(5)); order a new layout"
+REFUSE_DECKS = "the shoe's deck count is fixed while a meter shows an amount (461a.12(i))"
+
+Reply = tuple[Any, ...]
+
+
+class Refused(Exception):
+    pass
+
+
+class BadArgs(Exception):
+    pass
+
+
+def dec_str(d: Decimal) -> str:
+    if d == 0:
+        return "0"
+    text = format(d.normalize(), "f")
+    return text
+
+
+def parse_rate(text: object) -> Decimal:
+    if not isinstance(text, str):
+        raise BadArgs("rate must be a decimal string")
+    try:
+        rate = Decimal(text)
+    except InvalidOperation as exc:
+        raise BadArgs(f"rate {text!r} is not a decimal") from exc
+    if not rate.is_finite() or rate < 0:
+        raise BadArgs(f"rate {text!r} out of range")
+    return rate
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "midi-5": {
+        "game": "midibaccarat", "denomination": 500, "decks": 8, "commission": "5",
+        "seats": [{"seat": 1, "combo": ["KS", "9S"]}, {"seat": 2, "combo": ["KH", "9H"]},
+                  {"seat": 3, "combo": ["KD", "9D"]}, {"seat": 4, "combo": ["KC", "9C"]},
+                  {"seat": 5, "combo": ["KS", "9H"]}, {"seat": 6, "combo": ["KH", "9D"]},
+                  {"seat": 7, "combo": ["KD", "9C"]}],
+        "meters": {
+            "mega": {"rate": "1.25", "initial": 5000000, "reset": 5000000, "payout_limit": 25000000,
+                     "display_capacity": 99999999},
+            "major": {"rate": "0.5", "initial": 45000, "reset": 45000, "payout_limit": 1000000,
+                      "display_capacity": 9999999},
+            "minor": {"rate": "0.35", "initial": 45000, "reset": 45000, "payout_limit": 1000000,
+                      "display_capacity": 9999999},
+        },
+        "mystery": None,
+    },
+}
+PRESETS["midi-1"] = json.loads(json.dumps(PRESETS["midi-5"]))
+PRESETS["midi-1"].update({"denomination": 100, "meters": {
+    "mega": {"rate": "1.25", "initial": 1000000, "reset": 1000000, "payout_limit": 10000000,
+             "display_capacity": 99999999},
+    "major": {"rate": "0.5", "initial": 9000, "reset": 9000, "payout_limit": 200000, "display_capacity": 9999999},
+    "minor": {"rate": "0.35", "initial": 9000, "reset": 9000, "payout_limit": 200000, "display_capacity": 9999999},
+}})
+
+
+class Table:
+    def __init__(self, state_dir: Path, preset: str, faults: set[str],
+                 identity: dict[str, str] | None = None) -> None:
+        self.lock = threading.RLock()
+        self.faults = faults
+        self.state_dir = state_dir
+        self.nv_path = state_dir / "nv.json"
+        self.emit: Callable[[str, dict[str, Any]], None] = lambda role, payload: None
+        self.on_lock_line: Callable[[bool], None] = lambda level: None
+        self.on_card_line: Callable[[], None] = lambda: None
+        self.preset = preset
+        self.identity_base = identity or {}
+        self.powered = True
+        self.boots = 0
+        self.power_epoch = 0
+        self.link_up = True
+        self.shoe_cards: list[str] = []
+        self.cards_dealt = 0
+        self.dealing = False
+        self.deal_stop = threading.Event()
+        self.misread_next = 0
+        self._load_nv()
+        self._power_up_volatile()
+
+    # ------------------------------------------------------------------ non-volatile storage
+    def _load_nv(self) -> None:
+        if self.nv_path.exists():
+            nv = json.loads(self.nv_path.read_text())
+        else:
+            cfg = json.loads(json.dumps(PRESETS[self.preset]))
+            nv = {"config": cfg,
+                  "meters": {m: cfg["meters"][m]["initial"] for m in cfg["meters"]},
+                  "residual": {m: "0" for m in cfg["meters"]},
+                  "diverted": {m: 0 for m in cfg["meters"]},
+                  "cumulative_paid": 0, "paid_by_table": 0, "paid_by_attendant": 0,
+                  "pending": [], "round": 0, "paid_denomination": cfg["denomination"]}
+        self.config: dict[str, Any] = nv["config"]
+        self.meters: dict[str, int] = nv["meters"]
+        self.residual: dict[str, Decimal] = {m: Decimal(v) for m, v in nv["residual"].items()}
+        self.diverted: dict[str, int] = nv["diverted"]
+        self.cumulative_paid: int = nv["cumulative_paid"]
+        self.paid_by_table: int = nv["paid_by_table"]
+        self.paid_by_attendant: int = nv["paid_by_attendant"]
+        self.pending: list[dict[str, Any]] = nv["pending"]
+        self.round: int = nv["round"]
+        # the paytable in force: follows the denomination (fault: stays at the first one)
+        self.paid_denomination: int = nv.get("paid_denomination", self.config["denomination"])
+        if "pending-forgotten-at-power-up" in self.faults and self.boots > 0:
+            self.pending = []
+        if "round-counter-restarts" in self.faults and self.boots > 0:
+            self.round = 0
+        self._save_nv()
+
+    def _save_nv(self) -> None:
+        nv = {"config": self.config, "meters": self.meters,
+              "residual": {m: dec_str(v) for m, v in self.residual.items()},
+              "diverted": self.diverted, "cumulative_paid": self.cumulative_paid,
+              "paid_by_table": self.paid_by_table, "paid_by_attendant": self.paid_by_attendant,
+              "pending": self.pending, "round": self.round, "paid_denomination": self.paid_denomination}
+        tmp = self.nv_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(nv))
+        os.replace(tmp, self.nv_path)
+
+    def _power_up_volatile(self) -> None:
+        self.phase = "idle"  # idle, open, dealing, settled
+        self.locked = True
+        self.cause: str | None = "power"
+        self.layout: dict[tuple[int, str], int] = {}
+        self.first_stake: dict[tuple[int, str], int] = {}
+        self.round_cards: list[str] = []
+        self.first_round_after_power = True
+
+    # ------------------------------------------------------------------ power
+    def power_off(self) -> None:
+        with self.lock:
+            self.powered = False
+            self.power_epoch += 1
+            self.deal_stop.set()
+            self.dealing = False
+
+    def power_on(self) -> None:
+        with self.lock:
+            if self.powered:
+                return
+            self.powered = True
+            self.boots += 1
+            self.link_up = True
+            self._load_nv()
+            self._power_up_volatile()
+            self.on_lock_line(True)
+            self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
+
+    def reboot_controller(self) -> None:
+        with self.lock:
+            self.boots += 1
+            self._load_nv()
+            self._power_up_volatile()
+            self.on_lock_line(True)
+            self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def seats(self) -> dict[int, list[str] | None]:
+        return {s["seat"]: s["combo"] for s in self.config["seats"]}
+
+    def _live(self) -> bool:
+        return self.phase in ("open", "dealing") or bool(self.layout)
+
+    def _cap(self, meter: str) -> int | None:
+        m = self.config["meters"][meter]
+        caps = [c for c in (m.get("payout_limit"), m.get("display_capacity")) if c is not None]
+        return min(caps) if caps else None
+
+    def _close_wagering(self, cause: str) -> None:
+        """Wagering closes: the lock-out event, then the Royal 9 wagers contribute (section 8)."""
+        if not self.locked:
+            self.locked = True
+            self.cause = cause
+            self.on_lock_line(True)
+            self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
+            self._contribute()
+        elif cause == "comm-lost":
+            self.cause = cause
+            self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
+
+    def _contribute(self) -> None:
+        total = sum(amount for (seat, wtype), amount in self.layout.items() if wtype == "royal9")
+        if not total:
+            return
+        for meter, mcfg in self.config["meters"].items():
+            growth = Decimal(total) * Decimal(mcfg["rate"]) / 100
+            if "residual-rounded-away" in self.faults:
+                growth = growth.to_integral_value(rounding=ROUND_FLOOR)
+            amount = Decimal(self.meters[meter]) + self.residual[meter] + growth
+            cap = self._cap(meter)
+            if cap is not None and amount > cap:
+                excess = amount - cap
+                whole = int(excess.to_integral_value(rounding=ROUND_FLOOR))
+                if "excess-dropped" not in self.faults:
+                    self.diverted[meter] += whole
+                self.meters[meter] = cap
+                self.residual[meter] = excess - whole
+            else:
+                whole = int(amount.to_integral_value(rounding=ROUND_FLOOR))
+                self.meters[meter] = whole
+                self.residual[meter] = amount - whole
+        self._save_nv()
+
+    # ------------------------------------------------------------------ card out (the shoe's line)
+    def card_out(self, card: str) -> None:
+        """The shoe's card-out line: the controller sees a card leave the shoe."""
+        self.on_card_line()
+        blind = "card-256-missed" in self.faults and self.cards_dealt % 256 == 0
+        if self.phase == "open":
+            if not self.locked and not blind:
+                if "lockout-late-first-round" in self.faults and self.first_round_after_power:
+                    time.sleep(0.005)
+                self._close_wagering("card")
+            self.phase = "dealing"
+            self.first_round_after_power = False
+        if self.phase == "dealing":
+            self.round_cards.append(card)
+            if len(self.round_cards) >= game.cards_needed(self.round_cards):
+                self._settle()
+
+    def _settle(self) -> None:
+        cards = self.round_cards
+        hands = game.hands(cards)
+        winner = hands.winner
+        commission = Decimal(self.config.get("commission", "5"))
+        stakes = dict(self.layout)
+        if "replace-wager-settles-first" in self.faults:
+            stakes.update({k: v for k, v in self.first_stake.items() if k in stakes})
+        for (seat, wtype), stake in sorted(stakes.items()):
+            if wtype == "royal9":
+                continue
+            category, returned = game.base_payout(wtype, stake, winner, commission)
+            if "tie-pays-8-for-1" in self.faults and wtype == "tie" and category == "win":
+                returned = stake * 8
+            self.emit("controller", {"event": "payout", "seat": seat, "type": wtype, "category": category,
+                                     "stake": stake, "returned": returned, "paid_by": "table"})
+        denom = self.paid_denomination if "denomination-old-paytable" in self.faults else self.config["denomination"]
+        fixed = game.FIXED.get(denom, game.FIXED[500])
+        seats = self.seats
+        for (seat, wtype), stake in sorted(stakes.items()):
+            if wtype != "royal9":
+                continue
+            res = game.royal9_category(cards, seat, seats)
+            cat = res.category
+            if cat is None:
+                self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": None,
+                                         "stake": stake, "returned": 0, "paid_by": "table"})
+                continue
+            if cat in METERS and cat in self.meters:
+                amount = self.meters[cat]
+                self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": cat,
+                                         "amount": amount})
+                self.pending.append({"meter": cat, "seat": seat, "amount": amount, "category": cat})
+                self._save_nv()
+                self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
+                                         "stake": stake, "returned": stake + amount, "paid_by": "attendant"})
+                continue
+            award = fixed[cat]
+            self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": None,
+                                     "amount": award})
+            if "cumulative-counts-fixed-lines" in self.faults:
+                self.cumulative_paid += award
+                self.paid_by_table += award
+                self._save_nv()
+            self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
+                                     "stake": stake, "returned": stake + award, "paid_by": "table"})
+        self.layout.clear()
+        self.first_stake.clear()
+        self.phase = "settled"
+        self.emit("controller", {"event": "round_end", "round": self.round})
+
+    # ------------------------------------------------------------------ commands
+    def identity(self, role: str) -> dict[str, Any]:
+        ident = {"manufacturer": "Independent Table Works", "model": f"ITW-{role.upper()}",
+                 "serial": {"shoe": "ITW-S-0001", "sensors": "ITW-B-0001", "controller": "ITW-C-0001"}[role],
+                 "software_id": f"ITW-{role}-FW-1.0", "location": "bench 1", "asset_number": "ITW-A-0001",
+                 "game_type": "midibaccarat"}
+        if role == "controller":
+            ident.update({"controller_type": "ITW Royal 9 controller", "software_name": "itw-r9",
+                          "software_version": "1.0.0"})
+            if "wrong-game-type" in self.faults:
+                ident["game_type"] = "baccarat"
+        ident.update(self.identity_base)
+        return ident
+
+    def config_view(self) -> dict[str, Any]:
+        return {k: v for k, v in self.config.items() if not k.startswith("_")}
+
+    def meters_view(self) -> dict[str, Any]:
+        return {"meters": dict(self.meters), "residual": {m: dec_str(v) for m, v in self.residual.items()},
+                "diverted": dict(self.diverted), "cumulative_paid": self.cumulative_paid,
+                "paid_by_table": self.paid_by_table, "paid_by_attendant": self.paid_by_attendant,
+                "pending": [dict(p) for p in self.pending]}
+
+    def handle(self, role: str, req: dict[str, Any]) -> Reply:
+        cmd = req.get("cmd")
+        if not isinstance(cmd, str):
+            return ("nak", "BAD_FRAME", "no cmd")
+        try:
+            with self.lock:
+                return self._dispatch(role, cmd, req)
+        except Refused as exc:
+            return ("nak", "REFUSED", str(exc))
+        except BadArgs as exc:
+            return ("nak", "BAD_ARGS", str(exc))
+
+    def _dispatch(self, role: str, cmd: str, req: dict[str, Any]) -> Reply:
+        if cmd == "hello":
+            if req.get("version") != 1:
+                return ("nak", "VERSION", "this device speaks protocol version 1")
+            return ("rsp", {"protocol": 1, "role": role})
+        if cmd == "identity":
+            return ("rsp", self.identity(role))
+        if cmd == "ping":
+            return ("rsp", {})
+        if cmd.startswith("test."):
+            return self._test(role, cmd, req)
+        handler = getattr(self, f"_{role}_{cmd.replace('.', '_')}", None)
+        if handler is None:
+            return ("nak", "UNKNOWN_CMD", f"{cmd} is not a {role} command")
+        result: Reply = handler(req)
+        return result
+
+    # shoe
+    def _shoe_shoe_status(self, req: dict[str, Any]) -> Reply:
+        state = "dealing" if self.dealing else ("ready" if self.shoe_cards else "empty")
+        return ("rsp", {"state": state, "cards_dealt": self.cards_dealt, "cards_remaining": len(self.shoe_cards)})
+
+    # sensors
+    def _sensors_wager_place(self, req: dict[str, Any]) -> Reply:
+        seat, wtype, amount = req.get("seat"), req.get("type"), req.get("amount")
+        if (type(seat) is not int or not 1 <= seat <= 9) and not (
+                "bad-seat-accepted" in self.faults and type(seat) is int):
+            raise BadArgs("seat must be 1..9")
+        if wtype not in WAGER_TYPES:
+            raise BadArgs(f"unknown wager type {wtype!r}")
+        if type(amount) is not int:
+            raise BadArgs("amount must be integer cents")
+        assert isinstance(seat, int) and isinstance(wtype, str)
+        reason = self._refusal(seat, wtype, amount)
+        if reason is not None:
+            return ("rsp", {"accepted": False, "reason": reason})
+        key = (seat, wtype)
+        if key not in self.layout:
+            self.first_stake[key] = amount
+        self.layout[key] = amount
+        return ("rsp", {"accepted": True, "reason": None})
+
+    def _refusal(self, seat: int, wtype: str, amount: int) -> str | None:
+        if seat not in self.seats and "bad-seat-accepted" not in self.faults:
+            return "bad-seat"
+        if not self.link_up and "comm-loss-ignored" not in self.faults:
+            return "comm-lost"
+        if self.phase not in ("open", "dealing") or self.locked:
+            return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
+        if wtype not in OFFERED:
+            return "disabled"
+        if amount <= 0:
+            return "bad-amount"
+        if wtype == "royal9":
+            if amount != self.config["denomination"]:
+                return "bad-amount"
+            if "no-base-wager-accepted" not in self.faults and not any(
+                    (seat, t) in self.layout for t in ("player", "banker", "tie")):
+                return "no-base-wager"
+        return None
+
+    def _sensors_wager_remove(self, req: dict[str, Any]) -> Reply:
+        seat, wtype = req.get("seat"), req.get("type")
+        if type(seat) is not int or not 1 <= seat <= 9:
+            raise BadArgs("seat must be 1..9")
+        if wtype not in WAGER_TYPES:
+            raise BadArgs(f"unknown wager type {wtype!r}")
+        key = (seat, str(wtype))
+        if key not in self.layout:
+            raise Refused("no such wager")
+        if (self.phase not in ("open", "dealing") or self.locked) and "remove-after-close" not in self.faults:
+            raise Refused("wagering is closed")
+        base = ("player", "banker", "tie")
+        if (key[1] in base and (seat, "royal9") in self.layout
+                and not any((seat, t) in self.layout for t in base if t != key[1])):
+            raise Refused("a Royal 9 wager at this seat needs its base wager (629a Royal 9 (b)): remove it first")
+        del self.layout[key]
+        self.first_stake.pop(key, None)
+        return ("rsp", {"removed": True})
+
+    def _sensors_wager_list(self, req: dict[str, Any]) -> Reply:
+        wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in sorted(self.layout.items())]
+        return ("rsp", {"wagers": wagers})
+
+    # controller
+    def _controller_config_get(self, req: dict[str, Any]) -> Reply:
+        return ("rsp", self.config_view())
+
+    def _controller_meters_get(self, req: dict[str, Any]) -> Reply:
+        return ("rsp", self.meters_view())
+
+    def _controller_lockout_get(self, req: dict[str, Any]) -> Reply:
+        return ("rsp", {"locked": self.locked, "cause": self.cause if self.locked else None})
+
+    def _controller_lockout_press(self, req: dict[str, Any]) -> Reply:
+        if not self.locked:
+            if "button-no-event" in self.faults:
+                self.locked, self.cause = True, "button"
+                self.on_lock_line(True)
+                self._contribute()
+            else:
+                self._close_wagering("button")
+        return ("rsp", {"locked": True})
+
+    def _controller_round_open(self, req: dict[str, Any]) -> Reply:
+        if self.phase in ("open", "dealing"):
+            raise Refused("the last round is not settled")
+        if self.pending:
+            raise Refused("a payment waits for the reset key")
+        if not self.link_up:
+            raise Refused("the sensors link is down")
+        self.round += 1
+        self._save_nv()
+        self.layout.clear()
+        self.first_stake.clear()
+        self.round_cards = []
+        self.phase = "open"
+        self.locked = False
+        self.cause = None
+        self.on_lock_line(False)
+        self.emit("controller", {"event": "lockout", "locked": False, "cause": "round-open"})
+        return ("rsp", {"round": self.round})
+
+    def _controller_round_no_more_bets(self, req: dict[str, Any]) -> Reply:
+        if self.phase not in ("open", "dealing"):
+            raise Refused("no round is open")
+        self.emit("controller", {"event": "no_more_bets", "round": self.round})
+        self._close_wagering("no-more-bets")
+        return ("rsp", {"round": self.round})
+
+    def _controller_round_settle(self, req: dict[str, Any]) -> Reply:
+        if self.phase not in ("open", "dealing"):
+            raise Refused("no round is open")
+        if self.phase == "dealing" or self.round_cards:
+            raise Refused("the tableau still needs a card")
+        self._close_wagering("no-more-bets")
+        if "void-keeps-layout" not in self.faults:
+            self.layout.clear()
+            self.first_stake.clear()
+        self.phase = "settled"
+        self.emit("controller", {"event": "round_end", "round": self.round, "void": True})
+        return ("rsp", {"round": self.round, "void": True})
+
+    def _controller_reset_key(self, req: dict[str, Any]) -> Reply:
+        meter = req.get("meter")
+        if not isinstance(meter, str):
+            raise BadArgs("meter must be a meter name")
+        if meter not in self.meters:
+            raise Refused(f"no meter {meter}")
+        mine = [p for p in self.pending if p["meter"] == meter]
+        if not mine and "reset-key-without-hit" not in self.faults:
+            raise Refused("nothing to reset")
+        paid = sum(p["amount"] for p in mine)
+        self.pending = [p for p in self.pending if p["meter"] != meter]
+        self.cumulative_paid += paid
+        self.paid_by_attendant += paid
+        self.meters[meter] = self.config["meters"][meter]["reset"]
+        self._save_nv()
+        self.emit("controller", {"event": "reset", "meter": meter, "amount": self.meters[meter]})
+        return ("rsp", {"meter": meter, "amount": self.meters[meter]})
+
+    def _controller_config_set(self, req: dict[str, Any]) -> Reply:
+        fields = {k: v for k, v in req.items() if k != "cmd"}
+        allowed = {"denomination", "decks", "seats", "meters", "mystery", "commission"}
+        for key in fields:
+            if key not in allowed:
+                raise BadArgs(f"{key} is not configurable")
+        if self._live():
+            raise Refused("live: a round is open or a wager is on the layout")
+        new = json.loads(json.dumps(self.config))
+        partial = "config-partial-apply" in self.faults
+        for key in ("denomination", "decks", "commission", "meters", "seats", "mystery"):
+            if key not in fields:
+                continue
+            try:
+                self._set_field(new, key, fields[key])
+            except Refused:
+                if partial:
+                    self.config = new
+                    self._save_nv()
+                raise
+        self.config = new
+        self._save_nv()
+        return ("rsp", self.config_view())
+
+    def _set_field(self, new: dict[str, Any], key: str, val: Any) -> None:
+        if key == "denomination":
+            if type(val) is not int or val <= 0:
+                raise BadArgs("denomination must be positive integer cents")
+            if val not in game.FLOORS:
+                raise Refused("629a Royal 9 has paytables for $5 and $1 only")
+            self._check_floors(val, new["meters"])
+            new["denomination"] = val
+        elif key == "decks":
+            if type(val) is not int or not 1 <= val <= 16:
+                raise BadArgs("decks must be 1..16")
+            if val != new["decks"]:
+                raise Refused(REFUSE_DECKS)
+        elif key == "commission":
+            rate = parse_rate(val)
+            if rate > 100:
+                raise BadArgs("commission out of range")
+            new["commission"] = val
+        elif key == "seats":
+            if not isinstance(val, list) or not 1 <= len(val) <= 9:
+                raise BadArgs("seats must be a list of one to nine seats")
+            for entry in val:
+                if not isinstance(entry, dict) or set(entry) != {"seat", "combo"}:
+                    raise BadArgs("each seat is {seat, combo}")
+                seat, combo = entry["seat"], entry["combo"]
+                if type(seat) is not int or not 1 <= seat <= 9:
+                    raise BadArgs("seat must be 1..9")
+                if combo is not None and (not isinstance(combo, list) or len(combo) != 2
+                                          or not all(game.valid_card(c) for c in combo)):
+                    raise BadArgs("combo must be a pair of cards or null")
+            if val != new["seats"]:
+                raise Refused(REFUSE_SEATS)
+        elif key == "mystery":
+            if val is not None:
+                raise Refused("this controller has no mystery progressive")
+        elif key == "meters":
+            if not isinstance(val, dict):
+                raise BadArgs("meters must be an object")
+            for name, sub in val.items():
+                if name not in new["meters"]:
+                    raise BadArgs(f"no meter {name}")
+                if not isinstance(sub, dict):
+                    raise BadArgs(f"meters.{name} must be an object")
+                m = new["meters"][name]
+                for fkey, fval in sub.items():
+                    if fkey == "rate":
+                        parse_rate(fval)
+                        m["rate"] = fval
+                    elif fkey in ("initial", "reset"):
+                        if type(fval) is not int or fval < 0:
+                            raise BadArgs(f"{fkey} must be cents")
+                        m[fkey] = fval
+                    elif fkey in ("payout_limit", "display_capacity"):
+                        if fval is not None and (type(fval) is not int or fval <= 0):
+                            raise BadArgs(f"{fkey} must be cents or null")
+                        m[fkey] = fval
+                    else:
+                        raise BadArgs(f"meters.{name}.{fkey} is not configurable")
+                self._check_meter(name, m)
+            self._check_floors(new["denomination"], new["meters"])
+
+    def _check_meter(self, name: str, m: dict[str, Any]) -> None:
+        now = self.meters[name]
+        limit, cap = m.get("payout_limit"), m.get("display_capacity")
+        if limit is not None and cap is not None and limit > cap:
+            raise Refused(f"{name}: payout limit above the display capacity (461a.12(j))")
+        if limit is not None and limit <= now and "payout-limit-unchecked" not in self.faults:
+            raise Refused(f"{name}: payout limit must be greater than the current amount (461a.12(k)(1))")
+        if cap is not None and cap < now:
+            raise Refused(f"{name}: display capacity below the current amount (461a.12(j))")
+        if m["reset"] > now:
+            raise Refused(f"{name}: reset above the current amount")
+        for fkey in ("initial", "reset"):
+            for c in (limit, cap):
+                if c is not None and m[fkey] > c:
+                    raise Refused(f"{name}: {fkey} above the meter's limit")
+
+    def _check_floors(self, denom: int, meters: dict[str, Any]) -> None:
+        floors = game.FLOORS.get(denom, {})
+        for name, floor in floors.items():
+            if name in meters:
+                for fkey in ("initial", "reset"):
+                    if meters[name][fkey] < floor:
+                        raise Refused(f"{name} {fkey} below the floor of 629a Royal 9 for this denomination")
+
+    # ------------------------------------------------------------------ test channel
+    def _test(self, role: str, cmd: str, req: dict[str, Any]) -> Reply:
+        if cmd == "test.fault":
+            return ("fault", req)  # the transport carries out line faults
+        if cmd == "test.state" and role == "controller":
+            return ("rsp", {"phase": self.phase, "locked": self.locked, "cause": self.cause, "round": self.round,
+                            "cards": list(self.round_cards), "link_up": self.link_up, "boots": self.boots})
+        if cmd == "test.link" and role == "controller":
+            up = req.get("up")
+            if not isinstance(up, bool):
+                raise BadArgs("up must be true or false")
+            self.link_up = up
+            if not up and "comm-loss-ignored" not in self.faults:
+                self._close_wagering("comm-lost")
+            return ("rsp", {"up": up})
+        if role == "shoe" and cmd == "test.load":
+            cards = req.get("cards")
+            if not isinstance(cards, list) or not all(game.valid_card(c) for c in cards):
+                raise BadArgs("cards must be a list of cards like KS")
+            if self.dealing:
+                return ("nak", "BUSY", "the shoe is dealing")
+            if req.get("check_decks"):
+                for c in set(cards):
+                    if cards.count(c) > self.config["decks"]:
+                        raise BadArgs(f"{c} appears more often than {self.config['decks']} decks hold")
+            self.shoe_cards = list(cards)
+            self.cards_dealt = 0
+            return ("rsp", {"cards_remaining": len(self.shoe_cards)})
+        if role == "shoe" and cmd == "test.deal":
+            return ("deal", req)
+        if role == "shoe" and cmd == "test.shuffle":
+            raise Refused("this shoe has no shuffler")
+        return ("nak", "UNKNOWN_CMD", f"{cmd} is not a {role} test command")
+
+    def deal_one(self) -> bool:
+        """One card leaves the shoe: the card-out line, then the read card on the shoe's line."""
+        with self.lock:
+            if not self.shoe_cards or not self.powered:
+                return False
+            card = self.shoe_cards.pop(0)
+            self.cards_dealt += 1
+            n = self.cards_dealt
+            if self.misread_next:
+                self.misread_next -= 1
+                self.emit("shoe", {"event": "misread", "n": n, "raw": "??"})
+            else:
+                self.emit("shoe", {"event": "card", "card": card, "n": n})
+            self.card_out(card)
+            return True

@@ -1,0 +1,121 @@
+"""Framing of the reference wire protocol (docs/protocol.md, sections 2 and 3), device side.
+
+Written from the protocol document only: SOF A5 5A, VER, TYPE, SEQ u16 BE, LEN u16 BE, JSON payload,
+CRC-16/CCITT-FALSE over VER..payload.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+SOF = b"\xa5\x5a"
+VER = 1
+REQ, RSP, NAK, EVT = 0x01, 0x02, 0x03, 0x04
+MAX_LEN = 4096
+
+
+def crc16(data: bytes) -> int:
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
+            crc &= 0xFFFF
+    return crc
+
+
+def encode(ftype: int, seq: int, payload: dict[str, Any], corrupt_crc: bool = False) -> bytes:
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    head = struct.pack(">BBHH", VER, ftype, seq & 0xFFFF, len(body))
+    crc = crc16(head + body)
+    if corrupt_crc:
+        crc ^= 0x5A5A
+    return SOF + head + body + struct.pack(">H", crc)
+
+
+class FrameError(Exception):
+    def __init__(self, code: str, seq: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.seq = seq
+        self.reason = reason
+
+
+def _no_dupes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _no_float(text: str) -> Any:
+    raise ValueError("floating-point number")
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not allowed")
+
+
+def parse_payload(raw: bytes) -> dict[str, Any]:
+    obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_dupes, parse_float=_no_float,
+                     parse_constant=_no_constant)
+    if not isinstance(obj, dict):
+        raise ValueError("payload is not an object")
+    return obj
+
+
+class Decoder:
+    """Incremental receiver: feed bytes, get (type, seq, payload) or FrameError items."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+
+    def feed(self, data: bytes) -> list[tuple[int, int, dict[str, Any]] | FrameError]:
+        self.buf += data
+        out: list[tuple[int, int, dict[str, Any]] | FrameError] = []
+        while True:
+            start = self.buf.find(SOF)
+            if start < 0:
+                # keep a trailing A5 that may begin a SOF
+                self.buf = self.buf[-1:] if self.buf[-1:] == b"\xa5" else bytearray()
+                return out
+            if start:
+                del self.buf[:start]
+            if len(self.buf) < 8:
+                return out
+            ver, ftype, seq, length = struct.unpack(">BBHH", bytes(self.buf[2:8]))
+            if length > MAX_LEN:
+                del self.buf[:2]
+                continue
+            total = 8 + length + 2
+            if len(self.buf) < total:
+                return out
+            frame = bytes(self.buf[:total])
+            (crc,) = struct.unpack(">H", frame[-2:])
+            if crc16(frame[2:-2]) != crc:
+                del self.buf[:2]
+                out.append(FrameError("BAD_CRC", 0, "bad CRC"))
+                continue
+            del self.buf[:total]
+            if ver != VER:
+                out.append(FrameError("VERSION", seq, f"frame version {ver}; this device speaks 1"))
+                continue
+            if ftype not in (REQ, RSP, NAK, EVT):
+                out.append(FrameError("BAD_FRAME", seq, f"unknown frame type {ftype}"))
+                continue
+            try:
+                payload = parse_payload(frame[8:-2])
+            except (ValueError, UnicodeDecodeError) as exc:
+                out.append(FrameError("BAD_FRAME", seq, f"bad payload: {exc}"))
+                continue
+            out.append((ftype, seq, payload))
+
+    def abandon(self) -> None:
+        """A partial frame that went quiet: drop its SOF and rescan (section 2)."""
+        if self.buf.startswith(SOF):
+            del self.buf[:2]
+        self.feed(b"")

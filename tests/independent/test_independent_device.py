@@ -1,0 +1,76 @@
+"""The independent table (tests/independent/indie_table), started as a process of its own, certified
+through the CLI as a user would: a suite passes on it clean and fails on it with a fault."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import probe
+import pytest
+from indie_table import wire
+from run_independent import ROOT, Device
+
+TABLECERT = ROOT / ".venv" / "bin" / "tablecert"
+IDENTITY = "suites/identity/identity.suite.yaml"
+CONTRACT = "suites/contract/contract.suite.yaml"
+
+
+def _run(tmp_path: Path, faults: list[str], suite: str) -> tuple[int, dict[str, object]]:
+    dev = Device(tmp_path, faults)
+    try:
+        dev.wait_ready(deadline_s=20)
+        profile = dev.profile()
+        reports = tmp_path / "reports"
+        proc = subprocess.run([str(TABLECERT), "run", "--profile", str(profile), "--report-dir", str(reports), "-q",
+                               suite], cwd=ROOT, timeout=240, check=False, capture_output=True, text=True)
+    finally:
+        dev.stop()
+    records = sorted(reports.glob("*/record.json"))
+    assert records, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return proc.returncode, json.loads(records[-1].read_text())
+
+
+def test_golden_frames_of_the_protocol_document() -> None:
+    assert wire.crc16(b"123456789") == 0x29B1
+    hello = wire.encode(wire.REQ, 1, {"cmd": "hello", "version": 1})
+    assert hello.hex() == ("a55a01010001001b7b22636d64223a2268656c6c6f222c2276657273696f6e223a317d7a5a")
+    nak = wire.encode(wire.NAK, 3, {"code": "REFUSED", "reason": "live"})
+    assert nak[-2:] == b"\x15\x5a"
+    assert wire.Decoder().feed(b"\x00\x01" + hello) == [(wire.REQ, 1, {"cmd": "hello", "version": 1})]
+
+
+def test_clean_table_passes_the_identity_suite(tmp_path: Path) -> None:
+    rc, record = _run(tmp_path, [], IDENTITY)
+    assert rc == 0
+    assert record["verdict"] == "PASS"
+    cases = record["cases"]
+    assert isinstance(cases, list) and cases
+    assert all(c["verdict"] in ("PASS", "NOT APPLICABLE") for c in cases)
+    assert any(c["verdict"] == "PASS" for c in cases)
+
+
+@pytest.mark.slow
+def test_void_keeps_layout_fault_fails_the_contract_suite(tmp_path: Path) -> None:
+    rc, record = _run(tmp_path, ["void-keeps-layout"], CONTRACT)
+    assert rc == 1
+    assert record["verdict"] == "FAIL"
+    failed = {c["case_id"]: c for c in record["cases"] if c["verdict"] == "FAIL"}
+    assert list(failed) == ["contract-void-round"]
+    assert "contract-8-void-round" in failed["contract-void-round"]["clauses"]
+
+
+def test_device_refuses_an_unknown_fault_name(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "indie_table", "--state-dir", str(tmp_path), "--fault", "nope"],
+                          cwd=Path(__file__).parent, capture_output=True, text=True, timeout=30, check=False)
+    assert proc.returncode == 2
+    assert "invalid choice" in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", sorted(probe.SCENARIOS))
+def test_fault_shows_on_the_wire(fault: str) -> None:
+    scenario = probe.SCENARIOS[fault]
+    assert probe.observe(None, scenario) != probe.observe(fault, scenario)
