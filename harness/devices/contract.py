@@ -1,4 +1,6 @@
-"""The contract check: every message a reference driver receives is held to ``protocol.schema.json``.
+"""The contract check: every message a reference driver receives is held to the schema of the contract
+version its device negotiated (``protocol.schema.json`` the newest, ``protocol-<n>.schema.json`` an
+older one).
 
 docs/protocol.md says what a compliant device sends; the schema says it field by field (built from
 :mod:`harness.devices.vocabulary` by :mod:`harness.devices.schema_build`, shipped as package data).
@@ -23,11 +25,19 @@ from typing import Any
 
 from harness.devices.framing import EVT, NAK, RSP
 from harness.devices.schema_check import Check, Compiler
+from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.errors import DeviceError
 
 SCHEMA_FILE = "protocol.schema.json"
 #: how the schema is cited in an error (it ships inside the package)
 SCHEMA_CITED = "harness/devices/protocol.schema.json"
+
+
+def schema_file(version: int = PROTOCOL_VERSION) -> str:
+    """The shipped file of contract ``version``: the newest is ``protocol.schema.json``."""
+    if version not in PROTOCOL_VERSIONS:
+        raise ValueError(f"protocol version {version!r}: tablecert speaks {', '.join(map(str, PROTOCOL_VERSIONS))}")
+    return SCHEMA_FILE if version == PROTOCOL_VERSION else f"protocol-{version}.schema.json"
 _VALUE_LIMIT = 80
 
 #: (frame type, the command answered or None, payload) -> the violation or None
@@ -37,9 +47,12 @@ Checker = Callable[[int, "str | None", Mapping[str, Any]], "ContractError | None
 class ContractError(DeviceError):
     """A device sent a message outside docs/protocol.md: which message, where in it, what is wrong."""
 
-    def __init__(self, device: str, message: str, path: str, problem: str, definition: str) -> None:
+    def __init__(self, device: str, message: str, path: str, problem: str, definition: str,
+                 version: int = PROTOCOL_VERSION) -> None:
+        cited = f"harness/devices/{schema_file(version)}"
         super().__init__(f"{device}: {message} is outside the protocol contract at '{path}': {problem} "
-                         f"(docs/protocol.md; {SCHEMA_CITED} #/$defs/{definition})")
+                         f"(docs/protocol.md version {version}; {cited} #/$defs/{definition})")
+        self.version = version
         self.device = device
         self.message = message
         self.path = path
@@ -48,9 +61,9 @@ class ContractError(DeviceError):
 
 
 @functools.cache
-def schema() -> dict[str, Any]:
-    """The shipped schema document."""
-    text = resources.files("harness.devices").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+def schema(version: int = PROTOCOL_VERSION) -> dict[str, Any]:
+    """The shipped schema document of contract ``version`` (the newest by default)."""
+    text = resources.files("harness.devices").joinpath(schema_file(version)).read_text(encoding="utf-8")
     document: dict[str, Any] = json.loads(text)
     return document
 
@@ -78,6 +91,7 @@ class Contract:
 
     def __init__(self, document: Mapping[str, Any] | None = None) -> None:
         self.document = document if document is not None else schema()
+        self.version = int(self.document.get("x-version", PROTOCOL_VERSION))
         self.messages: Mapping[str, Any] = self.document["x-messages"]
         self._compiler = Compiler(self.document)
         self._fast: dict[str, Check] = {}
@@ -85,8 +99,9 @@ class Contract:
 
     @classmethod
     @functools.cache
-    def shipped(cls) -> Contract:
-        return cls()
+    def shipped(cls, version: int = PROTOCOL_VERSION) -> Contract:
+        """The contract of ``version`` as shipped (one instance per version: compiled checks are shared)."""
+        return cls(schema(version))
 
     # ------------------------------------------------------------------ one message
 
@@ -167,7 +182,7 @@ class Contract:
         if not isinstance(name, str) or name not in sent:
             return ContractError(device, f"event {_shown(name)}", "event",
                                  f"a {role} sends no such event (it sends {', '.join(sent) or 'none'})",
-                                 f"event:{name}" if isinstance(name, str) else "event")
+                                 f"event:{name}" if isinstance(name, str) else "event", self.version)
         return self._error(device, f"'{name}' event", _local(sent[name]), payload)
 
     def check_reply(self, device: str, cmd: str, payload: Mapping[str, Any], role: str | None = None
@@ -186,7 +201,7 @@ class Contract:
         found = self.problem(definition, payload)
         if found is None:
             return None
-        return ContractError(device, message, found[0], found[1], definition)
+        return ContractError(device, message, found[0], found[1], definition, self.version)
 
     def checker(self, role: str, device: str) -> Checker:
         """The link's check for a device of ``role`` (named ``device`` in errors)."""

@@ -157,7 +157,7 @@ def test_a_reply_with_a_mistyped_field_is_an_error_naming_its_path(pty_end: Any)
     from harness.devices.drivers.reference import ReferenceController
 
     peer = pty_end.peer([
-        (_req(1, "hello", version=1), _rsp(1, protocol=1, role="controller")),
+        (_req(1, "hello", version=2, versions=[2, 1]), _rsp(1, protocol=2, role="controller")),
         (_req(2, "meters.get"), _rsp(2, **{**METERS, "meters": {"mega": "5000000"}})),
         (_req(3, "meters.get"), _rsp(3, **METERS)),
     ])
@@ -175,7 +175,7 @@ def test_an_event_outside_the_contract_is_raised_by_the_next_event_read(pty_end:
     from harness.devices.drivers.reference import ReferenceController
 
     peer = pty_end.peer([
-        (_req(1, "hello", version=1), [_rsp(1, protocol=1, role="controller"),
+        (_req(1, "hello", version=2, versions=[2, 1]), [_rsp(1, protocol=2, role="controller"),
                                        _evt(1, **{**PAYOUT, "category": "jackpot"}),
                                        _evt(2, event="card", card="KS", n=1),
                                        _evt(3, **PAYOUT)]),
