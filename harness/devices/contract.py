@@ -7,9 +7,13 @@ docs/protocol.md says what a compliant device sends; the schema says it field by
 The link calls :meth:`Contract.checker`'s function on every RSP, NAK and EVT it decodes, in its
 reading thread (the receive stamp is already taken).  A message outside the contract becomes a
 :class:`ContractError`, a :class:`~harness.errors.DeviceError` naming the message, the field path and
-what is wrong with it: the request it answers fails with it, an event is not delivered and the next
-read of the device's events raises it.  The case ends ERROR with the transcript as evidence (the
-violation is noted there too) and the run goes on with the next case.
+what is wrong with it, with one error per top-level field at fault (``parts``).  The fault stays with
+its field: the message is delivered as an :class:`OffContract` payload, whose faulty fields raise
+their error when read and whose other fields read as sent, so a case that needs nothing from those
+fields goes on and one that reads them ends ERROR naming the field.  Only a message that cannot be
+read at all (not an object, no ``ok``, a NAK, an event this role does not send) fails whole.  The
+link notes every violation in the transcript and keeps them by message kind and field for the
+record's contract findings (:mod:`harness.record.contract_findings`).
 
 Speed: a compiled yes/no check (:mod:`harness.devices.schema_check`) passes valid messages in a few
 µs; only when it says no is the ``jsonschema`` library asked, and its verdict and wording decide.
@@ -53,11 +57,50 @@ class ContractError(DeviceError):
         super().__init__(f"{device}: {message} is outside the protocol contract at '{path}': {problem} "
                          f"(docs/protocol.md version {version}; {cited} #/$defs/{definition})")
         self.version = version
+        #: top-level field -> the error of that field ("" for the message as a whole)
+        self.parts: dict[str, ContractError] = {}
         self.device = device
         self.message = message
         self.path = path
         self.problem = problem
         self.definition = definition
+
+    @property
+    def whole(self) -> bool:
+        """The message cannot be read at all: not an object, no ``ok``, or no field to blame."""
+        return not self.parts or "" in self.parts or "ok" in self.parts or "event" in self.parts
+
+
+class OffContract(dict[str, Any]):
+    """A payload some of whose top-level fields are outside the contract: reading one of those
+    (``[key]`` or ``get``, sent or missing) raises its :class:`ContractError`; every other field
+    reads as sent.  Copies that must keep the faults use :meth:`without`."""
+
+    def __init__(self, data: Mapping[str, Any], broken: Mapping[str, ContractError]) -> None:
+        super().__init__(data)
+        self.broken = dict(broken)
+
+    def __getitem__(self, key: str) -> Any:
+        error = self.broken.get(key)
+        if error is not None:
+            raise error
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        error = self.broken.get(key)
+        if error is not None:
+            raise error
+        return super().get(key, default)
+
+    def without(self, *keys: str) -> OffContract:
+        return OffContract({k: v for k, v in super().items() if k not in keys}, self.broken)
+
+
+def fields_of(payload: Mapping[str, Any], *drop: str) -> dict[str, Any]:
+    """``payload`` without ``drop`` (``ok``), keeping the faults of an :class:`OffContract` payload."""
+    if isinstance(payload, OffContract):
+        return payload.without(*drop)
+    return {k: v for k, v in payload.items() if k not in drop}
 
 
 @functools.cache
@@ -135,18 +178,32 @@ class Contract:
 
     @staticmethod
     def _described(err: Any) -> tuple[str, str]:
+        parts, problem = Contract._located(err)
+        return field_path(parts), problem
+
+    @staticmethod
+    def _located(err: Any) -> tuple[list[Any], str]:
         path = list(err.absolute_path)
         if err.validator == "additionalProperties" and isinstance(err.instance, Mapping):
             props = err.schema.get("properties", {}) if isinstance(err.schema, Mapping) else {}
             extra = sorted(k for k in err.instance if k not in props and not str(k).startswith("x-"))
             if extra:
-                return field_path([*path, extra[0]]), (f"a field the contract does not have (value "
-                                                       f"{_shown(err.instance[extra[0]])})")
+                return [*path, extra[0]], f"a field the contract does not have (value {_shown(err.instance[extra[0]])})"
         if err.validator == "required" and isinstance(err.validator_value, list) and isinstance(err.instance, Mapping):
             missing = [k for k in err.validator_value if k not in err.instance]
             if missing:
-                return field_path([*path, missing[0]]), "missing (the contract requires it)"
-        return field_path(path), str(err.message)
+                return [*path, missing[0]], "missing (the contract requires it)"
+        return path, str(err.message)
+
+    def parts(self, definition: str, payload: Any) -> dict[str, tuple[str, str]]:
+        """Every top-level field at fault: ``field -> (field path, what is wrong)``, the first error
+        of each field; ``""`` for the message as a whole."""
+        out: dict[str, tuple[str, str]] = {}
+        for err in self._validator(definition).iter_errors(payload):
+            parts, problem = self._located(err)
+            top = str(parts[0]) if parts and isinstance(payload, Mapping) else ""
+            out.setdefault(top, (field_path(parts), problem))
+        return out
 
     def _validator(self, definition: str) -> Any:
         found = self._library.get(definition)
@@ -201,7 +258,10 @@ class Contract:
         found = self.problem(definition, payload)
         if found is None:
             return None
-        return ContractError(device, message, found[0], found[1], definition, self.version)
+        error = ContractError(device, message, found[0], found[1], definition, self.version)
+        error.parts = {top: ContractError(device, message, path, problem, definition, self.version)
+                       for top, (path, problem) in self.parts(definition, payload).items()}
+        return error
 
     def checker(self, role: str, device: str) -> Checker:
         """The link's check for a device of ``role`` (named ``device`` in errors)."""

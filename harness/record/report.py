@@ -23,6 +23,7 @@ from markupsafe import Markup
 
 from harness.money import fmt, parse_amount
 from harness.record.clauses import clause_info
+from harness.record.contract_findings import lines as contract_lines
 from harness.record.document import Record
 from harness.record.gap import findings, reading_line
 from harness.record.integrity import integrity
@@ -419,6 +420,8 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "matrix": {"counts": matrix.counts(), "unknown": matrix.unknown,
                    "rows": [_matrix_row(r, anchors) for r in matrix.rows]},
         "findings": found,
+        "contract": {"versions": dict(record.contract.get("versions") or {}),
+                     "findings": contract_lines(record.contract)},
         "cases": [case_context(record, i, c, detail=False) for i, c in cases],
         "equipment": equipment,
         "timing": _timing(record, equipment),

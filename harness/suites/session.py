@@ -23,6 +23,7 @@ from harness.games.interpretations import Interpretations
 from harness.interrupts import deferred
 from harness.profiles import load_profile
 from harness.profiles.model import Profile
+from harness.record import contract_findings
 from harness.suites.expected import Oracle
 from harness.suites.model import Case
 from harness.suites.rig import Rig, open_rig
@@ -58,6 +59,8 @@ class TcSession:
         self.done = 0
         #: the interrupted or killed run this session continues (tablecert run --resume)
         self.resuming: Any = None
+        #: the record's contract section (versions negotiated, findings; harness.record.contract_findings)
+        self.contract: dict[str, Any] = {"versions": {}, "findings": []}
 
     # ------------------------------------------------------------------ construction
 
@@ -104,6 +107,9 @@ class TcSession:
             raise
         if self.recorder is not None:
             self._record_identities("start")
+            self.contract = {"versions": contract_findings.versions(self.rig.devices()), "findings": []}
+            if self.contract["versions"]:
+                self.recorder.set_contract(self.contract)
         self._open_bench(self.rig)
         return self.rig
 
@@ -241,6 +247,8 @@ class TcSession:
                     self.bench.case_finished(case.name, verdict, self.done, self.total)
                 self._bench_evidence(rec, runner)
                 tails = self._evidence(rig, rec, marks)
+                if self.recorder is not None and contract_findings.collect(self.contract, rig.devices(), case.name):
+                    self.recorder.set_contract(self.contract)
                 for meter, pts in points.items():
                     if rec is not None:
                         rec.meter_timeline(meter, pts)

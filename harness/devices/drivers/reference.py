@@ -24,7 +24,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Self
 
 from harness.cards import Card, parse_card
-from harness.devices.contract import Contract
+from harness.devices.contract import Contract, OffContract, fields_of
 from harness.devices.framing import RSP
 from harness.devices.link import DeviceEvent, DeviceNak, FramedLink, Reply
 from harness.devices.roles import (
@@ -320,7 +320,7 @@ def _parse_config(r: Mapping[str, Any]) -> ControllerConfig:
             payout_limit=_opt_int(m, "payout_limit", f"{where} meters.{name}"),
             display_capacity=_opt_int(m, "display_capacity", f"{where} meters.{name}"),
         )
-    raw = {k: v for k, v in r.items() if k != "ok"}
+    raw = fields_of(r, "ok")
     return ControllerConfig(_int(r, "denomination", where), tuple(seats), meters, r.get("mystery"), raw)
 
 
@@ -340,22 +340,43 @@ def payments(pending: Any) -> list[dict[str, Any]]:
 
 
 def _parse_meters(reply: Reply) -> MeterReading:
-    r = reply.payload
-    if isinstance(r.get("pending"), Mapping):  # version 1's keyed shape: the same model as version 2's list
-        r = {**r, "pending": payments(r["pending"])}
+    r: Mapping[str, Any] = reply.payload
+    # a field outside the contract is left unread: the reading raises its error where it is read
+    broken = {k: e for k, e in r.broken.items() if k in _READING} if isinstance(r, OffContract) else {}
+    if isinstance(r, OffContract):
+        r = OffContract({k: v for k, v in dict.items(r) if k not in broken}, r.broken)
+    if "pending" not in broken and isinstance(r.get("pending"), Mapping):
+        r = _replaced(r, "pending", payments(r["pending"]))  # version 1's keyed shape, read as version 2's list
     where = "meters.get"
-    amounts = r.get("meters") or {}
-    residual = r.get("residual") or {}
+
+    def read(name: str, parse: Any, empty: Any) -> Any:
+        return empty if name in broken else parse()
+
+    amounts = read("meters", lambda: r.get("meters") or {}, {})
+    residual = read("residual", lambda: r.get("residual") or {}, {})
     return MeterReading(
         meters={str(k): _int(amounts, k, f"{where} meters") for k in amounts},
         residual={str(k): _decimal(v, f"{where} residual.{k}") for k, v in residual.items()},
-        cumulative_paid=_int(r, "cumulative_paid", where),
-        paid_by_table=_int(r, "paid_by_table", where),
-        paid_by_attendant=_int(r, "paid_by_attendant", where),
+        cumulative_paid=read("cumulative_paid", lambda: _int(r, "cumulative_paid", where), 0),
+        paid_by_table=read("paid_by_table", lambda: _int(r, "paid_by_table", where), 0),
+        paid_by_attendant=read("paid_by_attendant", lambda: _int(r, "paid_by_attendant", where), 0),
         t_ns=reply.t_reply_ns,
-        raw={k: v for k, v in r.items() if k != "ok"},
-        pending=tuple(sorted(str(p["meter"]) for p in payments(r.get("pending")) if "meter" in p)),
+        raw=fields_of(r, "ok"),
+        pending=read("pending", lambda: tuple(sorted(str(p["meter"]) for p in payments(r.get("pending"))
+                                                      if "meter" in p)), ()),
+        broken=broken,
     )
+
+
+#: the reply fields a meter reading reads (each the reading's field of the same name)
+_READING = frozenset({"meters", "residual", "cumulative_paid", "paid_by_table", "paid_by_attendant", "pending"})
+
+
+def _replaced(r: Mapping[str, Any], key: str, value: Any) -> Mapping[str, Any]:
+    """``r`` with ``key`` replaced, keeping the faults of an off-contract payload."""
+    if isinstance(r, OffContract):
+        return OffContract({**dict(dict.items(r)), key: value}, r.broken)
+    return {**r, key: value}
 
 
 class ReferenceController(ReferenceDevice, ProgressiveController):
