@@ -29,7 +29,7 @@ from harness.suites.model import Case
 from harness.suites.rig import Rig, open_rig
 from harness.suites.runner import CaseRunner, ComplianceFailure, Inconclusive, Measured
 from harness.suites.stacks import project_root
-from harness.suites.steps import turn_pending_keys
+from harness.suites.steps import settle_pending_keys
 
 DEFAULT_PROFILE = Path("device_profiles") / "emulated-midi-5.yaml"
 #: a case whose premise does not hold at the table (a misstack) is run at most this often
@@ -324,7 +324,7 @@ class TcSession:
         self._refile_meters(ctrl)
         if runner is not None:
             with contextlib.suppress(DeviceError):
-                turn_pending_keys(runner)
+                settle_pending_keys(runner)
 
     def _pay_leftover(self, rig: Rig, runner: CaseRunner | None) -> None:
         """After a case that passed: an award it did not script (a mystery trigger its rounds
@@ -335,7 +335,7 @@ class TcSession:
                 or getattr(rig, "recover", None) is not None:
             return
         with contextlib.suppress(DeviceError):
-            turn_pending_keys(runner)
+            settle_pending_keys(runner)
 
     def _power_cycle(self, rig: Rig, ctrl: Any) -> None:
         if rig.power is None or "power" in self.dead:

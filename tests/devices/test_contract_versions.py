@@ -144,3 +144,37 @@ def test_a_contract_version_tablecert_does_not_speak_is_refused_in_the_profile(t
                        encoding="utf-8")
     with pytest.raises(InputError, match="contract_version"):
         load_profile(profile)
+
+
+def test_between_cases_an_unreadable_pending_turns_every_meters_key() -> None:
+    """Recovery after a case: with ``pending`` outside the contract the keys waiting cannot be known,
+    so each meter's key is turned (a meter with nothing waiting refuses); with ``pending`` readable
+    only the waiting meters' keys are turned."""
+    from decimal import Decimal
+
+    from harness.devices.link import NakError
+    from harness.devices.roles import MeterReading
+    from harness.suites.steps import settle_pending_keys
+
+    class Runner:
+        def __init__(self, reading: MeterReading) -> None:
+            self.reading = reading
+            self.turned: list[str] = []
+
+        def _read_meters(self) -> MeterReading:
+            return self.reading
+
+        def perform(self, act: Any) -> None:
+            if act.meter != "mega":
+                raise NakError("reset_key", "REFUSED", "nothing to reset", 1)
+            self.turned.append(act.meter)
+
+    meters = {"mega": 5000043, "major": 45000, "minor": 45000}
+    residual = {k: Decimal(0) for k in meters}
+    broken = MeterReading(meters, residual, 0, 0, 0, broken={"pending": _error("pending", "not an array")})
+    runner = Runner(broken)
+    assert settle_pending_keys(runner) == ("mega",)  # type: ignore[arg-type]
+    assert runner.turned == ["mega"]
+    readable = Runner(MeterReading(meters, residual, 0, 0, 0, pending=("mega",)))
+    assert settle_pending_keys(readable) == ("mega",)  # type: ignore[arg-type]
+    assert readable.turned == ["mega"]
