@@ -179,6 +179,13 @@ def test_an_answer_outside_the_contract_is_one_finding_per_kind_and_costs_no_cas
         "device": "controller", "message": "reply to meters.get", "definition": "reply:meters.get", "version": 2,
         "fields": [{"path": "off_contract", "problem": "a field the contract does not have (value true)",
                     "first_case": "off-contract-answer-goes-on"}]}]
+    from harness.record.gap import render_gap_report as gap_report
+
+    shown = ("controller: reply to meters.get outside contract version 2 (#/$defs/reply:meters.get) at "
+             "'off_contract': a field the contract does not have (value true) (first in off-contract-answer-goes-on)")
+    assert "## Messages outside the protocol contract" in gap_report(run.record)
+    assert shown in " ".join(gap_report(run.record).split())
+    assert shown.replace("'", "&#39;") in (run.run_dir / "record.html").read_text(encoding="utf-8")
 
 
 def test_every_run_finished_its_record(runs: dict[str, Run]) -> None:
