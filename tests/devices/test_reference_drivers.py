@@ -187,7 +187,7 @@ def test_a_device_that_speaks_no_offered_version_is_a_clear_rig_error(pty_end: P
         (req(2, "hello", version=1), encode_frame(NAK, 2, {"code": "VERSION", "reason": "3 only"})),
     ])
     with pytest.raises(DeviceError, match=r"speaks none of the protocol versions tablecert offers \(2, 1\).*"
-                                          r"NAK VERSION to 2: 3 only; 1: 3 only"):
+                                          r"NAK to 2: VERSION 3 only; 1: VERSION 3 only"):
         ReferenceController.open(pty_end.path)
     peer.check()
 
@@ -200,7 +200,8 @@ def test_a_device_answering_a_version_not_offered_is_a_clear_rig_error(pty_end: 
 
 
 def test_a_version_1_device_is_judged_by_version_1_and_read_into_the_same_model(pty_end: PtyEnd) -> None:
-    """A device of contract version 1 reads ``version`` only: it refuses 2, answers 1.  From then on
+    """A device of contract version 1 reads ``version`` only: it refuses the offer (here BAD_ARGS for
+    the ``versions`` it does not know; NAK VERSION to 2 does the same), answers 1.  From then on
     version 1's schema judges it: ``pending`` keyed by meter (version 1 gave it no shape) and a field
     the host does not know (version 1: hosts ignore it) pass, and the reading is the model a version-2
     device's list gives."""
@@ -208,7 +209,7 @@ def test_a_version_1_device_is_judged_by_version_1_and_read_into_the_same_model(
     reading = {"meters": {"mega": 5000043}, "residual": {"mega": "0.5"}, "cumulative_paid": 0,
                "paid_by_table": 0, "paid_by_attendant": 0}
     peer = pty_end.peer([
-        (req(1, "hello", version=2, versions=[2, 1]), encode_frame(NAK, 1, {"code": "VERSION", "reason": "1 only"})),
+        (req(1, "hello", version=2, versions=[2, 1]), encode_frame(NAK, 1, {"code": "BAD_ARGS", "reason": "what?"})),
         (req(2, "hello", version=1), rsp(2, protocol=1, role="controller")),
         (req(3, "meters.get"), rsp(3, **reading, pending={"mega": payment}, vendor_note="v1")),
     ])

@@ -147,7 +147,8 @@ class ReferenceDevice:
         """Version negotiation (docs/protocol.md section 6.1): the host offers every version it speaks,
         newest first (``version`` the newest, ``versions`` all of them); the device answers the one it
         speaks.  A device of version 1, which reads ``version`` only, answers NAK VERSION to a newer
-        one, and the host offers the older versions one by one.  The answer is held to the schema of
+        one (or BAD_ARGS to the unknown ``versions``), and the host offers the older versions one by
+        one.  The answer is held to the schema of
         the version it names, and that schema judges every later message of the device."""
         offers = [{"version": PROTOCOL_VERSION, "versions": list(reversed(PROTOCOL_VERSIONS))},
                   *({"version": n} for n in reversed(PROTOCOL_VERSIONS[:-1]))]
@@ -160,15 +161,16 @@ class ReferenceDevice:
                 try:
                     answer = self.request("hello", **offer)
                 except DeviceNak as exc:
-                    if exc.code != "VERSION":
+                    # VERSION: not this version; BAD_ARGS: a version-1 device that does not know `versions`
+                    if exc.code not in ("VERSION", "BAD_ARGS"):
                         raise
-                    refusals.append(f"{offer['version']}: {exc.reason}")
+                    refusals.append(f"{offer['version']}: {exc.code} {exc.reason}".rstrip())
                     continue
                 break
             else:
                 raise DeviceError(f"{self.link.name}: the device speaks none of the protocol versions tablecert "
                                   f"offers ({', '.join(map(str, reversed(PROTOCOL_VERSIONS)))}); it answered "
-                                  f"NAK VERSION to {'; '.join(refusals)}")
+                                  f"NAK to {'; '.join(refusals)}")
         finally:
             self.link.checker = checker
         spoken = answer.get("protocol")
