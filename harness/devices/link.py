@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.devices.contract import OffContract
 from harness.devices.framing import (
     EVT,
     NAK,
@@ -144,8 +145,10 @@ class FramedLink:
         self.events_dropped = 0
         #: checks every message received (set by the driver before its first request); None: none
         self.checker: Checker | None = None
-        #: events the checker rejected, raised one by one by the next event read
+        #: events the checker rejected whole, raised one by one by the next event read
         self._rejected: deque[DeviceError] = deque()
+        #: (message definition, field path) -> [the first violation there, how many messages had it]
+        self.contract_seen: dict[tuple[str, str], list[Any]] = {}
         self._decoder = FrameDecoder()
         self._stale_ns = int(stale_partial_s * 1e9)
         self._max_events = max_events
@@ -267,7 +270,12 @@ class FramedLink:
             while True:
                 self._raise_rejected()
                 for i, ev in enumerate(self._events):
-                    if ev.name == name and (predicate is None or predicate(ev)):
+                    try:
+                        taken = ev.name == name and (predicate is None or predicate(ev))
+                    except DeviceError:  # the predicate read a field outside the contract: not left for later
+                        del self._events[i]
+                        raise
+                    if taken:
                         del self._events[i]
                         return ev
                 if self._error is not None:
@@ -347,13 +355,14 @@ class FramedLink:
             return
         for pending in targets:
             broken = self._check(frame, pending.cmd, t_ns)
-            if broken is not None:
+            if broken is not None and (frame.type != RSP or getattr(broken, "whole", True)):
                 pending.error = broken
             elif frame.type == RSP:
                 if frame.payload.get("ok") is not True:
                     pending.error = DeviceError(f"{self.name}: RSP to {pending.cmd} lacks \"ok\": true")
-                else:
-                    pending.reply = Reply(frame.payload, frame.seq, pending.t_sent_ns, t_ns)
+                else:  # a field outside the contract costs only the reader of that field
+                    payload = frame.payload if broken is None else OffContract(frame.payload, broken.parts)  # type: ignore[attr-defined]
+                    pending.reply = Reply(payload, frame.seq, pending.t_sent_ns, t_ns)
             else:
                 code = str(frame.payload.get("code", "?"))
                 reason = str(frame.payload.get("reason", "") or "")
@@ -370,12 +379,13 @@ class FramedLink:
                                  expected=expected, got=frame.seq)
         self._last_event_seq = frame.seq
         broken = self._check(frame, None, t_ns)
-        if broken is not None:
+        if broken is not None and getattr(broken, "whole", True):
             with self._cond:
                 self._rejected.append(broken)
                 self._cond.notify_all()
             return
-        event = DeviceEvent(str(frame.payload.get("event", "")), frame.payload, frame.seq, t_ns)
+        payload = frame.payload if broken is None else OffContract(frame.payload, broken.parts)  # type: ignore[attr-defined]
+        event = DeviceEvent(str(frame.payload.get("event", "")), payload, frame.seq, t_ns)
         with self._cond:
             if len(self._events) >= self._max_events:
                 self._events.popleft()
@@ -390,6 +400,11 @@ class FramedLink:
         broken = checker(frame.type, cmd, frame.payload)
         if broken is not None:
             self.transcript.note(f"contract: {broken}", t_ns)
+            with self._lock:
+                for part in (getattr(broken, "parts", None) or {"": broken}).values():
+                    key = (str(getattr(part, "definition", "")), str(getattr(part, "path", "")))
+                    seen = self.contract_seen.setdefault(key, [part, 0])
+                    seen[1] += 1
         return broken
 
     def _fail(self, exc: DeviceError) -> None:

@@ -147,6 +147,21 @@ class MeterReading:
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
     #: meters whose hit waits for the attendant's payment and the reset key (461a.12(b)(3), (b)(5))
     pending: tuple[str, ...] = ()
+    #: fields the device sent outside the protocol contract: reading one raises its error (a
+    #: ``ContractError`` naming the field), so only a case that needs that field is cost by it
+    broken: Mapping[str, Exception] = field(default_factory=dict, compare=False, repr=False)
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _READING_FIELDS:
+            broken = object.__getattribute__(self, "broken")
+            if name in broken:
+                raise broken[name]
+        return object.__getattribute__(self, name)
+
+
+#: the fields of a meter reading that a reply field outside the contract can leave unreadable
+_READING_FIELDS = frozenset({"meters", "residual", "cumulative_paid", "paid_by_table", "paid_by_attendant",
+                             "pending"})
 
 
 EventPredicate = Callable[[DeviceEvent], bool]

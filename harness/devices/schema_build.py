@@ -1,9 +1,12 @@
-"""Builds ``protocol.schema.json``, the JSON Schema (Draft 2020-12) of every frame payload of the
-reference protocol, version 1, from the vocabularies of :mod:`harness.devices.vocabulary`.
+"""Builds the JSON Schemas (Draft 2020-12) of every frame payload of the reference protocol, one per
+contract version (``protocol.schema.json`` the newest, ``protocol-<n>.schema.json`` each older one
+a device may still speak), from the vocabularies of :mod:`harness.devices.vocabulary`.
 
-The schema file is shipped as package data and is what the drivers validate against
-(:mod:`harness.devices.contract`); this module is how it is written, so an enumeration is typed once.
-Regenerate after a change (a test fails while the shipped file differs)::
+The schema files are shipped as package data and are what the drivers validate against
+(:mod:`harness.devices.contract`: the version ``hello`` negotiated judges every message of that
+device); this module is how they are written, so an enumeration is typed once and a version differs
+from the next only where :data:`CHANGES` says.  Regenerate after a change (a test fails while a
+shipped file differs)::
 
     .venv/bin/python -m harness.devices.schema_build
 
@@ -25,6 +28,29 @@ from harness.devices import vocabulary as v
 SCHEMA_PATH = Path(__file__).with_name("protocol.schema.json")
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 VENDOR: dict[str, Any] = {"^x-": {}}
+
+#: the change log: version -> each change that made a device conforming to the version before it
+#: non-conforming (docs/protocol.md, "Versions and change log" says the same in prose)
+CHANGES: dict[int, tuple[str, ...]] = {
+    2: (
+        "closed objects: a field a device-to-host message does not name is outside the contract (only "
+        "vendor fields `x-...` are ignored); version 1 said hosts ignore fields they do not know",
+        "meters.get `pending` is required and is a list of payments `{meter, seat, amount, category}`; "
+        "version 1 named it among the additions without a shape or a requirement (a device may send it "
+        "keyed by meter: `{\"mega\": {seat, amount, category}}`)",
+        "meters.get `diverted` is required for every meter standing at its cap (docs/protocol.md section "
+        "6.4); version 1 made `diverted` an optional addition",
+        "hello offers every version the host speaks (`versions`) and the device answers the one it speaks; "
+        "version 1 offered one version",
+    ),
+}
+#: the version this module is building (set by :func:`build`)
+_building = max(CHANGES)
+
+
+def path_of(version: int) -> Path:
+    """Where the schema of ``version`` is shipped: the newest as ``protocol.schema.json``."""
+    return SCHEMA_PATH if version == v.PROTOCOL_VERSION else SCHEMA_PATH.with_name(f"protocol-{version}.schema.json")
 
 
 def ref(name: str) -> dict[str, Any]:
@@ -53,7 +79,8 @@ def obj(props: dict[str, Any], required: tuple[str, ...] = (), desc: str = "", *
         out["required"] = list(required)
     if vendor:
         out["patternProperties"] = VENDOR
-    out["additionalProperties"] = False
+    if not vendor or _building >= 2:  # version 1: hosts ignore the fields of a device they do not know
+        out["additionalProperties"] = False
     out.update(more)
     return out
 
@@ -140,6 +167,25 @@ def _accepted_reason() -> dict[str, Any]:
             "else": {"properties": {"reason": ref("refusal")}}}
 
 
+def _offer() -> dict[str, Any]:
+    """What ``hello`` offers: the highest version (and, from version 2, every version) the host speaks."""
+    out: dict[str, Any] = {"version": {"type": "integer", "minimum": 1}}
+    if _building >= 2:
+        out["versions"] = {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1}
+    return out
+
+
+def _pending(payment: dict[str, Any]) -> dict[str, Any]:
+    """meters.get ``pending``: a list of payments; version 1 gave no shape, so a device may also key
+    them by meter (the payment without its ``meter``)."""
+    listed = {"type": "array", "items": payment}
+    if _building >= 2:
+        return listed
+    keyed = obj({k: s for k, s in payment["properties"].items() if k != "meter"},
+                tuple(k for k in payment["required"] if k != "meter"))
+    return {"anyOf": [listed, {"type": "object", "propertyNames": ref("meter"), "additionalProperties": keyed}]}
+
+
 def _requests() -> dict[str, dict[str, Any]]:
     count = ref("count")
     cfg = _types()["configuration"]
@@ -154,8 +200,7 @@ def _requests() -> dict[str, dict[str, Any]]:
                                                          vendor=False)}
     faults = [*v.LINE_FAULTS, *v.SHOE_FAULTS]
     return {
-        "hello": request("hello", "version negotiation", {"version": {"type": "integer", "minimum": 1}},
-                         ("version",)),
+        "hello": request("hello", "version negotiation", _offer(), ("version",)),
         "identity": request("identity", "the 607a.2(b) identity"),
         "ping": request("ping", "liveness"),
         "shoe.status": request("shoe.status", "the shoe's state"),
@@ -210,7 +255,7 @@ def _replies() -> dict[str, dict[str, Any]]:
     round_no = ref("round")
     return {
         "hello": reply("protocol spoken and role played",
-                       {"protocol": {"const": v.PROTOCOL_VERSION}, "role": enum(v.DEVICE_ROLES)},
+                       {"protocol": {"const": _building}, "role": enum(v.DEVICE_ROLES)},
                        ("protocol", "role")),
         "identity": reply("607a.2(b)(2) identity; which fields are required depends on the role", ident),
         "ping": reply("alive"),
@@ -238,11 +283,12 @@ def _replies() -> dict[str, dict[str, Any]]:
             "residual": {"type": "object", "propertyNames": ref("meter"), "additionalProperties": ref("decimal")},
             "diverted": named_cents,
             "cumulative_paid": ref("cents"), "paid_by_table": ref("cents"), "paid_by_attendant": ref("cents"),
-            "pending": {"type": "array", "items": pending},
+            "pending": _pending(pending),
             "link": obj({"table": ref("link-name"), "up": {"type": "boolean"}, "outbox": ref("count"),
                          "meters": ref("link-meters")}, ("table", "up", "outbox", "meters"),
                         "on a linked table: the link's state (section 14)"),
-        }, ("meters", "residual", "cumulative_paid", "paid_by_table", "paid_by_attendant", "pending")),
+        }, ("meters", "residual", "cumulative_paid", "paid_by_table", "paid_by_attendant",
+            *(("pending",) if _building >= 2 else ()))),
         "lockout.get": reply("locked or open, and why", {"locked": {"type": "boolean"},
                                                          "cause": nullable(ref("lockout-cause"))}, ("locked", "cause")),
         "lockout.press": reply("locked", {"locked": {"const": True}}, ("locked",)),
@@ -326,7 +372,7 @@ def _link() -> dict[str, dict[str, Any]]:
     positive = {"type": "integer", "minimum": 1}
     common_cents = ref("common-cents")
     ident = {k: ref("identity-text") for k in v.IDENTITY_FIELDS}
-    hello = reply("protocol spoken and role played", {"protocol": {"const": v.PROTOCOL_VERSION},
+    hello = reply("protocol spoken and role played", {"protocol": {"const": _building},
                                                       "role": {"const": v.LINK_ROLE}}, ("protocol", "role"))
     common = obj({"initial": cents, "reset": cents, "payout_limit": nullable(cents),
                   "display_capacity": nullable(cents)}, ("initial", "reset"))
@@ -376,7 +422,7 @@ def _link() -> dict[str, dict[str, Any]]:
             "defects": {"type": "array", "items": ref("text")}}, ("boots", "last", "cut")),
     }
     host_requests = {
-        "hello": request("hello", "version negotiation", {"version": positive}, ("version",)),
+        "hello": request("hello", "version negotiation", _offer(), ("version",)),
         "identity": request("identity", "the 607a.2(b) identity"),
         "ping": request("ping", "liveness"),
         "config.get": request("config.get", "the common meters and the tables"),
@@ -403,7 +449,7 @@ def _link() -> dict[str, dict[str, Any]]:
                        {"on": {"const": True}}, ("on",)),
     }
     table_requests = {
-        "hello": request("hello", "version negotiation", {"version": positive}, ("version",)),
+        "hello": request("hello", "version negotiation", _offer(), ("version",)),
         "ping": request("ping", "liveness"),
         "link.join": request("link.join", "a table joins the link by its name", {"table": name}, ("table",)),
         "link.contribute": request("link.contribute", "a contribution: the round's accepted Royal 9 wagers", {
@@ -446,8 +492,21 @@ def _link() -> dict[str, dict[str, Any]]:
     return out
 
 
-def build() -> dict[str, Any]:
-    """The schema document (deterministic: the same vocabularies give the same bytes)."""
+def build(version: int = v.PROTOCOL_VERSION) -> dict[str, Any]:
+    """The schema document of contract ``version`` (deterministic: the same vocabularies give the
+    same bytes)."""
+    global _building
+    if version not in v.PROTOCOL_VERSIONS:
+        spoken = ", ".join(map(str, v.PROTOCOL_VERSIONS))
+        raise ValueError(f"protocol version {version}: this tablecert speaks {spoken}")
+    before, _building = _building, version
+    try:
+        return _build(version)
+    finally:
+        _building = before
+
+
+def _build(version: int) -> dict[str, Any]:
     defs: dict[str, Any] = {k: s for k, s in _types().items() if k != "configuration"}
     requests, replies, events = _requests(), _replies(), _events()
     defs.update({f"request:{k}": s for k, s in requests.items()})
@@ -479,30 +538,36 @@ def build() -> dict[str, Any]:
     }
     return {
         "$schema": DRAFT,
-        "$id": "urn:tablecert:protocol:1",
-        "title": "tablecert reference protocol, version 1: frame payloads",
+        "$id": f"urn:tablecert:protocol:{version}",
+        "title": f"tablecert reference protocol, version {version}: frame payloads",
         "description": "One schema per message kind in $defs (request:<cmd>, reply:<cmd>, event:<name>, nak); "
                        "x-messages lists them by direction and role. See docs/protocol.md.",
+        "x-version": version,
+        # what changed from each earlier version: every change made a conforming device non-conforming
+        "x-changes": {str(n): list(CHANGES[n]) for n in sorted(CHANGES) if n <= version},
         "x-messages": messages,
         "anyOf": [ref(f"request:{k}") for k in requests] + [ref(f"event:{k}") for k in events] + [ref("nak")],
         "$defs": defs,
     }
 
 
-def render() -> str:
-    return json.dumps(build(), indent=1, ensure_ascii=False) + "\n"
+def render(version: int = v.PROTOCOL_VERSION) -> str:
+    return json.dumps(build(version), indent=1, ensure_ascii=False) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    text = render()
-    if args == ["--check"]:
-        same = SCHEMA_PATH.exists() and SCHEMA_PATH.read_text(encoding="utf-8") == text
-        print(f"{SCHEMA_PATH}: {'up to date' if same else 'differs from the vocabularies: regenerate it'}")
-        return 0 if same else 1
-    SCHEMA_PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {SCHEMA_PATH}")
-    return 0
+    status = 0
+    for version in v.PROTOCOL_VERSIONS:
+        path, text = path_of(version), render(version)
+        if args == ["--check"]:
+            same = path.exists() and path.read_text(encoding="utf-8") == text
+            print(f"{path}: {'up to date' if same else 'differs from the vocabularies: regenerate it'}")
+            status = status or (0 if same else 1)
+        else:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
+    return status
 
 
 if __name__ == "__main__":

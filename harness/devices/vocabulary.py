@@ -1,4 +1,4 @@
-"""Every enumerated value of the reference protocol, version 1, in one place (docs/protocol.md, section 14).
+"""Every enumerated value of the reference protocol in one place (docs/protocol.md, section 14).
 
 The JSON Schema of the messages (``protocol.schema.json``, built by :mod:`harness.devices.schema_build`),
 the emulators, the drivers and the suite vocabulary take their lists from here, and a test compares
@@ -14,7 +14,10 @@ from harness.games.royal9 import CATEGORIES as ROYAL9_CATEGORIES
 from harness.games.royal9 import MAX_SEATS
 from harness.progressive.mystery import DISTRIBUTIONS
 
-PROTOCOL_VERSION = 1
+#: the contract versions this tablecert speaks, oldest first (docs/protocol.md, "Versions and change
+#: log"); the newest is what the emulators speak unless a profile asks for an older one
+PROTOCOL_VERSIONS = (1, 2)
+PROTOCOL_VERSION = PROTOCOL_VERSIONS[-1]
 
 #: the three devices that speak the framed protocol (the counter and power supply speak SCPI)
 DEVICE_ROLES = ("shoe", "sensors", "controller")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.devices import vocabulary
-from harness.devices.vocabulary import NOT_AN_EMULATOR, PROTOCOL_VERSION
+from harness.devices.vocabulary import NOT_AN_EMULATOR
 from harness.emulators.config import EmulatorConfig
 
 Emit = Callable[[str, dict[str, Any]], None]
@@ -74,6 +74,18 @@ def arg(req: Mapping[str, Any], name: str, kind: type | tuple[type, ...], defaul
     return value
 
 
+def hello(req: Mapping[str, Any], spoken: int, role: str) -> Answer:
+    """Version negotiation as a device that speaks contract version ``spoken`` (docs/protocol.md
+    section 6.1): from version 2 the host's ``versions`` are read, version 1 reads ``version`` only."""
+    offered = req.get("versions") if spoken >= 2 else None
+    if not isinstance(offered, list):
+        offered = [req.get("version", spoken)]
+    if spoken not in offered:
+        return Refusal("VERSION", f"protocol {', '.join(map(repr, offered))} not supported "
+                                  f"(this device speaks {spoken})")
+    return {"protocol": spoken, "role": role}
+
+
 class Device:
     """Base of the shoe, sensors and controller: dispatch, hello/identity/ping, power."""
 
@@ -113,10 +125,7 @@ class Device:
                 return Refusal("BAD_ARGS", str(exc))
 
     def _hello(self, req: Mapping[str, Any]) -> Answer:
-        version = req.get("version", PROTOCOL_VERSION)
-        if version != PROTOCOL_VERSION:
-            return Refusal("VERSION", f"protocol {version!r} not supported (this device speaks 1)")
-        return {"protocol": PROTOCOL_VERSION, "role": self.role}
+        return hello(req, self.cfg.contract_version, self.role)
 
     def power_off(self) -> None:
         """Volatile state is lost; subclasses clear theirs."""

@@ -24,6 +24,7 @@ from typing import Any
 from harness import __version__
 from harness.cards import parse_card
 from harness.devices import vocabulary
+from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.emulators.defects import check_defects
 from harness.errors import InputError
 from harness.games.payouts import parse_pay
@@ -86,6 +87,9 @@ class EmulatorConfig:
     #: ``"7 to 1"``), None when the Rules Submission does not offer it (Wash. Admin. Code
     #: 230-15-040(8)(b))
     streak3_pays: str | None = None
+    #: the contract version the device speaks (docs/protocol.md, "Versions and change log"): the newest
+    #: unless the profile's ``emulator.contract_version`` asks for an older one (the old shapes)
+    contract_version: int = PROTOCOL_VERSION
 
     @property
     def streak3(self) -> bool:
@@ -156,6 +160,8 @@ class EmulatorConfig:
         if self.seed is not None:
             emulator["seed"] = self.seed
         emulator["test_channel"] = self.test_channel
+        if self.contract_version != PROTOCOL_VERSION:
+            emulator["contract_version"] = self.contract_version
         out = {"game": self.game, "rules": rules, "emulator": emulator,
                "interpretations": dict(self.interpretations)}
         if self.wiring:
@@ -223,11 +229,19 @@ class EmulatorConfig:
             wiring=_wiring((d.get("bench") or {}).get("performers") or {}),
             link=dict(d["link"]) if isinstance(d.get("link"), Mapping) else None,
             streak3_pays=_streak3_pays(rules.get("streak3")),
+            contract_version=_contract_version(emu.get("contract_version", PROTOCOL_VERSION)),
         )
         cfg = cfg.with_changes(**overrides) if overrides else cfg
         check_defects(cfg.defects)
         check_table(cfg)
         return cfg
+
+
+def _contract_version(value: Any) -> int:
+    if isinstance(value, bool) or value not in PROTOCOL_VERSIONS:
+        spoken = ", ".join(map(str, PROTOCOL_VERSIONS))
+        raise InputError(f"emulator.contract_version {value!r}: expected one of {spoken}")
+    return int(value)
 
 
 def _streak3_pays(streak3: Any) -> str | None:

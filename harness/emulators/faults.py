@@ -31,8 +31,8 @@ The RSP to the command itself is always sent intact; the fault applies to what f
     state); the bench supply's ``OUTP ON`` restores it, or ``duration_ms`` if given.
 ``off-contract``
     the next ``count`` answers (RSP) carry a field the protocol contract does not have
-    (``"off_contract": true``): a host that holds every message to the contract ends the case ERROR
-    naming the field, and the run goes on.
+    (``"off_contract": true``): a host that holds every message to the contract reports the message
+    kind once, naming the field; only a case that reads the field is cost by it.
 
 Other kinds go to the device itself (the shoe's ``misread`` and ``error``).
 """

@@ -37,7 +37,8 @@ from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
 from harness import __version__
-from harness.emulators.base import PROTOCOL_VERSION, Answer, BadArgs, Refusal, arg
+from harness.devices.vocabulary import PROTOCOL_VERSION
+from harness.emulators.base import Answer, BadArgs, Refusal, arg, hello
 from harness.emulators.config import IDENTITY_FIELDS, program_hash
 from harness.emulators.defects import LINK_RATE_OFF
 from harness.emulators.link_config import LinkConfig, LinkTableConfig
@@ -125,10 +126,7 @@ class LinkController:
         return Refusal("UNKNOWN_CMD", f"a link controller takes no {cmd!r} from a table"), peer
 
     def hello(self, req: Mapping[str, Any]) -> Answer:
-        version = req.get("version", PROTOCOL_VERSION)
-        if version != PROTOCOL_VERSION:
-            return Refusal("VERSION", f"protocol {version!r} not supported (this device speaks 1)")
-        return {"protocol": PROTOCOL_VERSION, "role": ROLE}
+        return hello(req, PROTOCOL_VERSION, ROLE)
 
     def _join(self, req: Mapping[str, Any]) -> tuple[Answer, str | None]:
         name = arg(req, "table", str)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from harness.devices.link import FramedLink, NakError
 from harness.devices.transcript import Entry, Transcript
 from harness.devices.transport import SerialTransport
+from harness.devices.vocabulary import PROTOCOL_VERSION
 from harness.errors import DeviceError
 from harness.money import Cents
 
@@ -163,7 +164,7 @@ class TableLink:
         except DeviceError:
             return False
         try:
-            link.call("hello", {"version": 1}, ANSWER_S)
+            link.call("hello", {"version": PROTOCOL_VERSION, "versions": [PROTOCOL_VERSION]}, ANSWER_S)
             joined = link.call("link.join", {"table": self.table}, ANSWER_S).payload
         except (DeviceError, NakError):
             link.close()

@@ -303,7 +303,9 @@ def meters_get(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
         "cumulative_paid": ctrl.accounts.cumulative_paid,
         "paid_by_table": ctrl.accounts.paid_by_table,
         "paid_by_attendant": ctrl.accounts.paid_by_attendant,
-        "pending": [{"meter": k, **v} for k, v in sorted(ctrl.accounts.pending.items())],
+        # contract version 1 gave pending no shape: the version-1 persona keys the payments by meter
+        "pending": ({k: dict(v) for k, v in sorted(ctrl.accounts.pending.items())} if ctrl.cfg.contract_version == 1
+                    else [{"meter": k, **v} for k, v in sorted(ctrl.accounts.pending.items())]),
         **({"link": {"table": ctrl.link.table, "up": ctrl.link.up, "outbox": len(ctrl.link.outbox),
                      "meters": dict(ctrl.link.meters)}} if ctrl.link is not None else {}),
     }

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.bench.settings import BenchSettings, parse_bench
+from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.errors import InputError
 from harness.profiles import lookups
 from harness.profiles.lineparams import COUNTER_KEYS, SERIAL_KEYS, line_options
@@ -251,7 +252,7 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
     if "emulator" not in f:
         return EmulatorSettings()
     ef = f.get_map("emulator", optional=("lockout_latency_ms", "deal_pace_ms", "defect", "identity", "seed",
-                                         "nv_dir", "test_channel"))
+                                         "nv_dir", "test_channel", "contract_version"))
     d = EmulatorSettings()
     latency = ef.get_decimal("lockout_latency_ms", d.lockout_latency_ms, lo=Decimal(0), hi=Decimal(60_000))
     defect = ef.raw("defect")
@@ -278,6 +279,8 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
         seed=ef.get_int("seed", None, lo=0),
         nv_dir=ef.get_str("nv_dir", None),
         test_channel=ef.get_bool("test_channel", True),
+        contract_version=ef.get_int("contract_version", PROTOCOL_VERSION, lo=PROTOCOL_VERSIONS[0],
+                                    hi=PROTOCOL_VERSIONS[-1]),
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.bench.settings import BenchSettings
 from harness.cards import Card
+from harness.devices.vocabulary import PROTOCOL_VERSION
 from harness.games.payouts import Pay
 from harness.money import Cents
 from harness.progressive.meter import MeterConfig
@@ -171,6 +172,9 @@ class EmulatorSettings:
     #: the emulator answers its test channel (``test.*``, remote wagers and buttons); false: it
     #: refuses them like a real device and every act is performed at its physical side
     test_channel: bool = True
+    #: the contract version the emulated devices speak (docs/protocol.md, "Versions and change log"):
+    #: the newest unless an older one is asked for, to certify what a device of that version sends
+    contract_version: int = PROTOCOL_VERSION
 
 
 @dataclass(frozen=True)

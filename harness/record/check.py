@@ -174,7 +174,7 @@ RECORD = obj(
      "interpretations": list_of(map_of(exact)), "identities": map_of(map_of(IDENTITY)),
      "identity_changed": map_of(STRINGS), "counts": map_of(integer(0)), "verdict": one_of(*VERDICTS, "INVALID"),
      "verdict_reasons": STRINGS, "merged_from": list_of(map_of(exact)), "notes": STRINGS,
-     "bench": map_of(exact), "sittings": list_of(SITTING)},
+     "bench": map_of(exact), "sittings": list_of(SITTING), "contract": map_of(exact)},
 )
 JOURNAL = {
     "header": obj({"type": TEXT, "schema": TEXT, "run_id": RUN_ID, "started_at": TEXT, "harness": HARNESS},
@@ -186,6 +186,7 @@ JOURNAL = {
     "case": obj({"type": TEXT, "case": CASE}),
     "merged": obj({"type": TEXT, "merged_from": list_of(map_of(exact))}),
     "bench": obj({"type": TEXT, "bench": map_of(exact)}),
+    "contract": obj({"type": TEXT, "contract": map_of(exact)}),
     "finish": obj({"type": TEXT, "finished_at": TEXT}, {"interrupted": boolean}),
     "resume": obj({"type": TEXT, "sitting": integer(2), "started_at": TEXT, "identities": map_of(IDENTITY)},
                   {"command": STRINGS, "rerun": STRINGS, "set_aside": SET_ASIDE,

@@ -70,6 +70,10 @@ class Record:
     stored_verdict: str | None = None
     #: the operator stopped the run (Ctrl-C, SIGTERM) before every selected case had run
     interrupted: bool = False
+    #: the protocol contract: ``versions`` (role -> the version its device negotiated) and
+    #: ``findings`` (each message kind a device sent outside it, once, with its fields;
+    #: harness.record.contract_findings)
+    contract: dict[str, Any] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- derived facts
     def identity_changed(self) -> dict[str, list[str]]:
@@ -181,6 +185,7 @@ class Record:
             "notes": list(self.notes),
             "bench": jsonable(self.bench, "bench"),
             "sittings": [s.to_dict() for s in self.sittings],
+            **({"contract": jsonable(self.contract, "contract")} if self.contract else {}),
         }
 
     @classmethod
@@ -212,6 +217,7 @@ class Record:
             notes=list(data.get("notes") or []),
             bench=dict(data.get("bench") or {}),
             sittings=[Sitting.from_dict(s) for s in data.get("sittings") or []],
+            contract=dict(data.get("contract") or {}),
             stored_verdict=data.get("verdict"),
             schema=data["schema"],
         )

@@ -29,6 +29,7 @@ from typing import Any
 
 from harness.money import fmt
 from harness.record.clauses import clause_info
+from harness.record.contract_findings import lines as contract_lines
 from harness.record.document import Record
 from harness.record.model import CaseResult, Measurement
 
@@ -252,6 +253,15 @@ def render_gap_report(record: Record, problems: Sequence[str] = (),
             more = f" and {len(cases) - SHOWN_READINGS} more" if len(cases) > SHOWN_READINGS else ""
             lines.append(_clip(f"- {first.verdict} ({len(cases)}): {names}{more}: {_first_line(first.message)}",
                                2 * WIDTH))
+        lines.append("")
+    outside = contract_lines(record.contract)
+    if outside:
+        lines += ["## Messages outside the protocol contract", "",
+                  "Each message kind once, with its fields (docs/protocol.md section 3); only the cases that "
+                  "read such a field are in error.", ""]
+        for line in outside:  # in full: the vendor needs every field named
+            lines += textwrap.wrap(f"- {line}", WIDTH, subsequent_indent="  ", break_on_hyphens=False,
+                                   break_long_words=False)
         lines.append("")
     changed = record.identity_changed()
     if changed:

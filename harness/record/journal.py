@@ -277,6 +277,11 @@ class RunRecorder:
         self.record.bench = jsonable(dict(bench), "bench")
         self._append({"type": "bench", "bench": self.record.bench})
 
+    def set_contract(self, contract: Mapping[str, Any]) -> None:
+        """The protocol contract section as it stands (versions negotiated, findings so far)."""
+        self.record.contract = jsonable(dict(contract), "contract")
+        self._append({"type": "contract", "contract": self.record.contract})
+
     def set_identity(self, when: str, role: str, identity: DeviceIdentity) -> None:
         """A device's 607a.2(b) identity read at the ``start`` or the ``end`` of the run."""
         if when not in ("start", "end"):

@@ -96,6 +96,8 @@ def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
         record.sittings = []  # a merged record's cases ran in its sources' sittings (merged_from)
     elif kind == "bench":
         record.bench = dict(entry["bench"])
+    elif kind == "contract":
+        record.contract = dict(entry["contract"])
     elif kind == "resume":
         sittings.resumed(record, entry)
     elif kind == "finish":

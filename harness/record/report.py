@@ -25,6 +25,7 @@ from harness.errors import InputError
 from harness.money import fmt, parse_amount
 from harness.record.charts import latencies, latency_chart, meter_pictures, uncertainty_ms
 from harness.record.clauses import clause_info
+from harness.record.contract_findings import lines as contract_lines
 from harness.record.document import Record
 from harness.record.gap import findings, reading_line
 from harness.record.integrity import integrity
@@ -454,6 +455,8 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "matrix": {"counts": matrix.counts(), "unknown": matrix.unknown,
                    "rows": [_matrix_row(r, anchors) for r in matrix.rows]},
         "findings": found,
+        "contract": {"versions": dict(record.contract.get("versions") or {}),
+                     "findings": contract_lines(record.contract)},
         "cases": shown,
         "na_groups": grouped(c for c in shown if c["verdict"] == "NOT APPLICABLE"),
         "unchecked_groups": grouped((c for c in shown if c["verdict"] in UNCHECKED), by_verdict=True),

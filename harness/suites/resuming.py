@@ -92,6 +92,9 @@ def begin_sitting(config: pytest.Config, session: TcSession, resume: Resumption)
                     f"identity ({type(exc).__name__}: {exc})", returncode=EXIT_RIG)
     assert session.bench is not None and session.recorder is not None
     session.recorder.set_bench(session.bench.summary())
+    # the contract section goes on from the record's: findings of earlier sittings are kept
+    session.contract = dict(resume.record.contract) or {"versions": {}, "findings": []}
+    session.contract.setdefault("findings", [])
     sys.stderr.write(f"\ntablecert: run {run_id} resumed in sitting {resume.sitting}: identities as at the start; "
                      f"{len(resume.finished)} case(s) finished before, {len(resume.rerun)} run again\n")
 

@@ -25,12 +25,13 @@ from harness.games.interpretations import Interpretations
 from harness.interrupts import deferred
 from harness.profiles import load_profile
 from harness.profiles.model import Profile
+from harness.record import contract_findings
 from harness.suites.expected import Oracle
 from harness.suites.model import Case
 from harness.suites.rig import Rig, open_rig
 from harness.suites.runner import CaseRunner, ComplianceFailure, Inconclusive, Measured
 from harness.suites.stacks import project_root
-from harness.suites.steps import turn_pending_keys
+from harness.suites.steps import settle_pending_keys
 
 DEFAULT_PROFILE = Path("device_profiles") / "emulated-midi-5.yaml"
 #: a case whose premise does not hold at the table (a misstack) is run at most this often
@@ -60,6 +61,8 @@ class TcSession:
         self.done = 0
         #: the interrupted or killed run this session continues (tablecert run --resume)
         self.resuming: Any = None
+        #: the record's contract section (versions negotiated, findings; harness.record.contract_findings)
+        self.contract: dict[str, Any] = {"versions": {}, "findings": []}
 
     # ------------------------------------------------------------------ construction
 
@@ -106,6 +109,9 @@ class TcSession:
             raise
         if self.recorder is not None:
             self._record_identities("start")
+            self.contract = {"versions": contract_findings.versions(self.rig.devices()), "findings": []}
+            if self.contract["versions"]:
+                self.recorder.set_contract(self.contract)
         self._open_bench(self.rig)
         return self.rig
 
@@ -246,6 +252,8 @@ class TcSession:
                     self.bench.case_finished(case.name, verdict, self.done, self.total)
                 self._bench_evidence(rec, runner)
                 tails = self._evidence(rig, rec, marks)
+                if self.recorder is not None and contract_findings.collect(self.contract, rig.devices(), case.name):
+                    self.recorder.set_contract(self.contract)
                 for meter, pts in points.items():
                     if rec is not None:
                         rec.meter_timeline(meter, pts)
@@ -321,7 +329,7 @@ class TcSession:
         self._refile_meters(ctrl)
         if runner is not None:
             with contextlib.suppress(DeviceError):
-                turn_pending_keys(runner)
+                settle_pending_keys(runner)
 
     def _pay_leftover(self, rig: Rig, runner: CaseRunner | None) -> None:
         """After a case that passed: an award it did not script (a mystery trigger its rounds
@@ -332,7 +340,7 @@ class TcSession:
                 or getattr(rig, "recover", None) is not None:
             return
         with contextlib.suppress(DeviceError):
-            turn_pending_keys(runner)
+            settle_pending_keys(runner)
 
     def _power_cycle(self, rig: Rig, ctrl: Any) -> None:
         if rig.power is None or "power" in self.dead:

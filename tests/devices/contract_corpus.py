@@ -133,7 +133,7 @@ def royal9_session(t: Table) -> None:
     ctl.lockout_state()
     ctl.test_state()
     with pytest.raises(DeviceNak):
-        ctl.request("hello", version=2)  # NAK VERSION
+        ctl.request("hello", version=99)  # NAK VERSION
     # a round: a mega hit at seat 1 and a mystery award, refusals of every kind
     ctl.open_round()
     mystery = t.server.table.controller.bank["mystery"]  # type: ignore[index]
@@ -371,7 +371,7 @@ def link_table_messages(tmp: Path) -> list[Message]:
                     Message("link-table", f"link-table:reply:{cmd}", {"ok": True, **answer})))
 
     for t in ("t1", "t2"):
-        send(t, "hello", version=1)
+        send(t, "hello", version=2, versions=[2])
         send(t, "link.join", table=t)
     send("t1", "link.contribute", table="t1", n=1, round=1, wagers=[{"seat": 1, "amount": 500}])
     send("t1", "link.hit", table="t1", n=2, round=1, seat=1, meter="mega-5", category="mega")

@@ -103,8 +103,10 @@ def test_the_compiled_check_agrees_with_jsonschema(corpus: list[Message], contra
     assert compared > 5000
 
 
-def test_a_field_an_emulator_sends_without_the_schema_is_an_error_naming_it(tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_field_an_emulator_sends_without_the_schema_is_caught_naming_it(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The field is noted and kept for the record, and raises where it is read; the reading's own
+    fields read as sent (nothing in the model needs the extra field)."""
     real = settle.meters_get
 
     def with_extra(ctrl: Any, req: Any) -> Any:
@@ -112,11 +114,14 @@ def test_a_field_an_emulator_sends_without_the_schema_is_an_error_naming_it(tmp_
 
     monkeypatch.setattr(settle, "meters_get", with_extra)
     with served(profile_config("emulated-midi-5", tmp_path), tmp_path / "run") as table:
+        reading = table.controller.meters()
+        assert set(reading.meters) == {"mega", "major", "minor"}
         with pytest.raises(ContractError) as err:
-            table.controller.meters()
+            reading.raw.get("jackpots_today")
         assert err.value.path == "jackpots_today"
         assert "reply to meters.get" in str(err.value) and "jackpots_today" in str(err.value)
         assert "contract: " in "\n".join(e.text for e in table.controller.transcript.entries)
+        assert list(table.controller.link.contract_seen) == [("reply:meters.get", "jackpots_today")]
         table.controller.ping()  # the device still answers: the run goes on
 
 
@@ -153,44 +158,78 @@ PAYOUT = {"event": "payout", "seat": 1, "type": "royal9", "category": "royal9", 
           "paid_by": "table"}
 
 
-def test_a_reply_with_a_mistyped_field_is_an_error_naming_its_path(pty_end: Any) -> None:
+def test_a_mistyped_field_costs_only_its_reader_and_is_kept_once_per_kind_and_field(pty_end: Any) -> None:
+    """A meter reading whose ``meters`` is outside the contract is still delivered: reading
+    ``meters`` raises the error naming the path, the payout meters and ``pending`` read as sent.  The
+    link keeps one entry per message kind and field, counting the messages."""
     from harness.devices.drivers.reference import ReferenceController
 
+    bad = {**METERS, "meters": {"mega": "5000000"}, "cumulative_paid": 7}
     peer = pty_end.peer([
-        (_req(1, "hello", version=1), _rsp(1, protocol=1, role="controller")),
-        (_req(2, "meters.get"), _rsp(2, **{**METERS, "meters": {"mega": "5000000"}})),
-        (_req(3, "meters.get"), _rsp(3, **METERS)),
+        (_req(1, "hello", version=2, versions=[2, 1]), _rsp(1, protocol=2, role="controller")),
+        (_req(2, "meters.get"), _rsp(2, **bad)),
+        (_req(3, "meters.get"), _rsp(3, **bad)),
+        (_req(4, "meters.get"), _rsp(4, **METERS)),
     ])
     with ReferenceController.open(pty_end.path) as ctl:
+        reading = ctl.meters()
         with pytest.raises(ContractError) as err:
-            ctl.meters()
+            reading.meters  # noqa: B018 - the read is the point
         assert err.value.path == "meters.mega"
         assert "is not of type 'integer'" in str(err.value) and "reply to meters.get" in str(err.value)
+        assert (reading.cumulative_paid, reading.pending) == (7, ())  # the rest reads as sent
         assert any("contract: " in e.text and "meters.mega" in e.text for e in ctl.transcript.entries)
+        with pytest.raises(ContractError):
+            ctl.meters().meters  # noqa: B018
         assert ctl.meters().meters == {"mega": 5000000}  # the next answer is judged on its own
+        seen = ctl.link.contract_seen
+        assert list(seen) == [("reply:meters.get", "meters.mega")] and seen[("reply:meters.get", "meters.mega")][1] == 2
     peer.check()
 
 
-def test_an_event_outside_the_contract_is_raised_by_the_next_event_read(pty_end: Any) -> None:
+def test_a_required_field_missing_costs_only_its_reader(pty_end: Any) -> None:
+    """``pending`` left out of a version-2 reading: the meters read as sent, ``pending`` raises."""
     from harness.devices.drivers.reference import ReferenceController
 
     peer = pty_end.peer([
-        (_req(1, "hello", version=1), [_rsp(1, protocol=1, role="controller"),
-                                       _evt(1, **{**PAYOUT, "category": "jackpot"}),
-                                       _evt(2, event="card", card="KS", n=1),
-                                       _evt(3, **PAYOUT)]),
+        (_req(1, "hello", version=2, versions=[2, 1]), _rsp(1, protocol=2, role="controller")),
+        (_req(2, "meters.get"), _rsp(2, **{k: v for k, v in METERS.items() if k != "pending"})),
+    ])
+    with ReferenceController.open(pty_end.path) as ctl:
+        reading = ctl.meters()
+        assert reading.meters == {"mega": 5000000}
+        with pytest.raises(ContractError, match="at 'pending': missing"):
+            reading.pending  # noqa: B018
+        with pytest.raises(ContractError, match="at 'pending': missing"):
+            reading.raw.get("pending")
+    peer.check()
+
+
+def test_an_event_field_outside_the_contract_costs_its_reader_and_an_unknown_event_the_next_read(
+        pty_end: Any) -> None:
+    """A payout whose category is outside the contract is delivered: its category raises when read,
+    its other fields read as sent.  An event the role does not send cannot be read at all: the next
+    read of the events raises it."""
+    from harness.devices.drivers.reference import ReferenceController
+
+    peer = pty_end.peer([
+        (_req(1, "hello", version=2, versions=[2, 1]), [_rsp(1, protocol=2, role="controller"),
+                                                         _evt(1, **{**PAYOUT, "category": "jackpot"}),
+                                                         _evt(2, event="card", card="KS", n=1),
+                                                         _evt(3, **PAYOUT)]),
     ])
     with ReferenceController.open(pty_end.path) as ctl:
         deadline = time.monotonic() + 2.0
         while len([e for e in ctl.transcript.entries if e.kind == "frame"]) < 5 and time.monotonic() < deadline:
             time.sleep(0.01)
-        with pytest.raises(ContractError) as first:
+        with pytest.raises(ContractError) as unknown:
             ctl.events()
+        assert "a controller sends no such event" in str(unknown.value)
+        off, good = ctl.events()
+        assert off.payload["seat"] == 1 and off.payload.get("returned") == 3000
+        with pytest.raises(ContractError) as first:
+            off.payload["category"]
         assert first.value.path == "category" and "'payout' event" in str(first.value)
-        with pytest.raises(ContractError) as second:
-            ctl.wait_event("payout", 1.0)
-        assert "a controller sends no such event" in str(second.value)
-        good = ctl.wait_event("payout", 1.0)  # the valid event was queued as usual
         assert good.payload == PAYOUT
     peer.check()
 

@@ -22,7 +22,7 @@ def rsp(seq: int, **body: object) -> bytes:
     return encode_frame(RSP, seq, {"ok": True, **body})
 
 
-HELLO = (req(1, "hello", version=1), rsp(1, protocol=1, role="link-controller"))
+HELLO = (req(1, "hello", version=2, versions=[2, 1]), rsp(1, protocol=2, role="link-controller"))
 
 
 def test_contribution_golden_frame_of_the_protocol_document() -> None:
@@ -67,7 +67,7 @@ def test_tables_meters_hits_and_the_reset_key(pty_end: PtyEnd) -> None:
 
 
 def test_a_device_in_another_role_is_refused(pty_end: PtyEnd) -> None:
-    peer = pty_end.peer([(req(1, "hello", version=1), rsp(1, protocol=1, role="controller"))])
+    peer = pty_end.peer([(req(1, "hello", version=2, versions=[2, 1]), rsp(1, protocol=2, role="controller"))])
     with pytest.raises(DeviceError, match="link-controller"):
         ReferenceLinkController.open(pty_end.path)
     peer.check()

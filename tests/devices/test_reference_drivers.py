@@ -24,7 +24,8 @@ def rsp(seq: int, **body: object) -> bytes:
 
 
 def hello(role: str) -> tuple[bytes, bytes]:
-    return req(1, "hello", version=1), rsp(1, protocol=1, role=role)
+    """The host's offer (every version it speaks, newest first) and a version-2 device's answer."""
+    return req(1, "hello", version=2, versions=[2, 1]), rsp(1, protocol=2, role=role)
 
 
 IDENTITY = {
@@ -168,7 +169,7 @@ def test_shoe_test_channel_and_card_events(pty_end: PtyEnd) -> None:
 
 
 def test_wrong_role_is_a_rig_error_and_closes_the_port(pty_end: PtyEnd) -> None:
-    peer = pty_end.peer([(req(1, "hello", version=1), rsp(1, protocol=1, role="sensors"))])
+    peer = pty_end.peer([(req(1, "hello", version=2, versions=[2, 1]), rsp(1, protocol=2, role="sensors"))])
     with pytest.raises(DeviceError, match="answers as 'sensors'"):
         ReferenceShoe.open(pty_end.path)
     peer.check()
@@ -178,10 +179,65 @@ def test_wrong_role_is_a_rig_error_and_closes_the_port(pty_end: PtyEnd) -> None:
     peer2.check()
 
 
-def test_version_nak_on_hello(pty_end: PtyEnd) -> None:
-    peer = pty_end.peer([(req(1, "hello", version=1), encode_frame(NAK, 1, {"code": "VERSION", "reason": "2 only"}))])
-    with pytest.raises(DeviceError, match="VERSION"):
+def test_a_device_that_speaks_no_offered_version_is_a_clear_rig_error(pty_end: PtyEnd) -> None:
+    """Every version offered, newest first, each answered NAK VERSION: an ERROR naming the offers and
+    the device's words, at connect time."""
+    peer = pty_end.peer([
+        (req(1, "hello", version=2, versions=[2, 1]), encode_frame(NAK, 1, {"code": "VERSION", "reason": "3 only"})),
+        (req(2, "hello", version=1), encode_frame(NAK, 2, {"code": "VERSION", "reason": "3 only"})),
+    ])
+    with pytest.raises(DeviceError, match=r"speaks none of the protocol versions tablecert offers \(2, 1\).*"
+                                          r"NAK to 2: VERSION 3 only; 1: VERSION 3 only"):
         ReferenceController.open(pty_end.path)
+    peer.check()
+
+
+def test_a_device_answering_a_version_not_offered_is_a_clear_rig_error(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(req(1, "hello", version=2, versions=[2, 1]), rsp(1, protocol=3, role="controller"))])
+    with pytest.raises(DeviceError, match=r"answers hello with protocol 3, a version tablecert did not offer"):
+        ReferenceController.open(pty_end.path)
+    peer.check()
+
+
+def test_a_version_1_device_is_judged_by_version_1_and_read_into_the_same_model(pty_end: PtyEnd) -> None:
+    """A device of contract version 1 reads ``version`` only: it refuses the offer (here BAD_ARGS for
+    the ``versions`` it does not know; NAK VERSION to 2 does the same), answers 1.  From then on
+    version 1's schema judges it: ``pending`` keyed by meter (version 1 gave it no shape) and a field
+    the host does not know (version 1: hosts ignore it) pass, and the reading is the model a version-2
+    device's list gives."""
+    payment = {"seat": 1, "amount": 5000043, "category": "mega"}
+    reading = {"meters": {"mega": 5000043}, "residual": {"mega": "0.5"}, "cumulative_paid": 0,
+               "paid_by_table": 0, "paid_by_attendant": 0}
+    peer = pty_end.peer([
+        (req(1, "hello", version=2, versions=[2, 1]), encode_frame(NAK, 1, {"code": "BAD_ARGS", "reason": "what?"})),
+        (req(2, "hello", version=1), rsp(2, protocol=1, role="controller")),
+        (req(3, "meters.get"), rsp(3, **reading, pending={"mega": payment}, vendor_note="v1")),
+    ])
+    with ReferenceController.open(pty_end.path) as ctl:
+        assert ctl.protocol == 1
+        got = ctl.meters()
+        assert got.pending == ("mega",)
+        assert got.raw["pending"] == [{"meter": "mega", **payment}]
+        assert got.meters == {"mega": 5000043}
+    peer.check()
+
+
+def test_a_version_2_device_is_judged_by_version_2(pty_end: PtyEnd) -> None:
+    """The same keyed ``pending`` from a device that negotiated version 2 is outside its contract,
+    named by field."""
+    reading = {"meters": {"mega": 5000043}, "residual": {"mega": "0.5"}, "cumulative_paid": 0,
+               "paid_by_table": 0, "paid_by_attendant": 0}
+    peer = pty_end.peer([
+        hello("controller"),
+        (req(2, "meters.get"), rsp(2, **reading, pending={"mega": {"seat": 1, "amount": 5000043}})),
+    ])
+    with ReferenceController.open(pty_end.path) as ctl:
+        assert ctl.protocol == 2
+        reading = ctl.meters()
+        assert reading.meters == {"mega": 5000043}
+        with pytest.raises(DeviceError, match=r"reply to meters.get is outside the protocol contract at 'pending'.*"
+                                              r"docs/protocol.md version 2"):
+            reading.pending  # noqa: B018 - the read is the point
     peer.check()
 
 

@@ -40,7 +40,7 @@ def _instrument(rm: pyvisa.ResourceManager, resource: str) -> pyvisa.resources.M
 def test_full_round_over_real_frames(emulator: EmulatorProcess) -> None:
     shoe, sensors, ctrl = (RawClient(emulator.address(r)) for r in ("shoe", "sensors", "controller"))
     try:
-        assert ctrl.request("hello", version=1).payload == {"ok": True, "protocol": 1, "role": "controller"}
+        assert ctrl.request("hello", version=2).payload == {"ok": True, "protocol": 2, "role": "controller"}
         assert ctrl.request("round.open").payload == {"ok": True, "round": 1}
         assert ctrl.event("lockout").payload["locked"] is False
         for seat in (1, 2):

@@ -19,8 +19,10 @@ MYSTERY = {"configuration": 1, "distribution": "uniform", "paid_by": "table"}
 
 def test_hello_identity_unknown_and_version() -> None:
     with bench() as b:
-        assert b.ok("shoe", "hello", version=1) == {"protocol": 1, "role": "shoe"}
-        assert b.refused("shoe", "hello", version=2).code == "VERSION"
+        assert b.ok("shoe", "hello", version=2) == {"protocol": 2, "role": "shoe"}
+        assert b.ok("shoe", "hello", version=2, versions=[2, 1]) == {"protocol": 2, "role": "shoe"}
+        assert b.refused("shoe", "hello", version=1).code == "VERSION"
+        assert b.refused("shoe", "hello", version=99, versions=[99]).code == "VERSION"
         ident = b.ok("controller", "identity")
         for field in ("manufacturer", "model", "serial", "software_id", "controller_type", "software_name",
                       "software_version", "program_hash", "location", "asset_number", "game_type"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from harness.devices.contract import fields_of
 from harness.devices.drivers.reference import ReferenceDevice, _decimal, _int, _shape, parse_meters
 from harness.devices.roles import LinkController, LinkedTable, LinkHit, MeterReading
 from harness.errors import DeviceError
@@ -26,7 +27,7 @@ class ReferenceLinkController(ReferenceDevice, LinkController):
 
     def config(self) -> dict[str, Any]:
         """``config.get`` as sent (common meters, tables, the simultaneous-hit policy)."""
-        return {k: v for k, v in self.request("config.get").items() if k != "ok"}
+        return fields_of(self.request("config.get"), "ok")
 
     def tables(self) -> tuple[LinkedTable, ...]:
         with _shape("config.get"):

@@ -1,10 +1,15 @@
 """Drivers for the reference protocol (docs/protocol.md): shoe, bet sensors, progressive controller.
 
-Each driver owns one ``FramedLink``.  On open it says ``hello`` and checks that the device speaks
-protocol 1 and plays the role the profile put it in: a shoe cabled where the controller should be
-is a rig ERROR at connect time, not a confusing FAIL later.  Profile entry keys: ``port`` (a device
-path, a pty symlink, ``socket://127.0.0.1:PORT``, ``rfc2217://...``), optional ``baudrate``
-(default 115200), ``timeout_ms`` (per request, default 1000) and ``exclusive`` (default true).
+Each driver owns one ``FramedLink``.  On open it says ``hello``, offering every contract version
+tablecert speaks (docs/protocol.md, "Versions and change log"), and checks that the device answers
+one of them and plays the role the profile put it in: a device that speaks no offered version, or a
+shoe cabled where the controller should be, is a rig ERROR at connect time, not a confusing FAIL
+later.  The negotiated version's schema judges every later message of that device, and where a field
+changed shape between versions the driver reads either shape into the same model.
+
+Profile entry keys: ``port`` (a device path, a pty symlink, ``socket://127.0.0.1:PORT``,
+``rfc2217://...``), optional ``baudrate`` (default 115200), ``timeout_ms`` (per request, default
+1000) and ``exclusive`` (default true).
 
 Every message a driver receives is held to the protocol contract (``protocol.schema.json``,
 :mod:`harness.devices.contract`) before anything reads it: a device that sends a field the contract
@@ -19,8 +24,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Self
 
 from harness.cards import Card, parse_card
-from harness.devices.contract import Contract
-from harness.devices.link import DeviceEvent, FramedLink, Reply
+from harness.devices.contract import Contract, OffContract, fields_of
+from harness.devices.framing import RSP
+from harness.devices.link import DeviceEvent, DeviceNak, FramedLink, Reply
 from harness.devices.roles import (
     BetSensors,
     CardEvent,
@@ -38,7 +44,7 @@ from harness.devices.roles import (
 )
 from harness.devices.transcript import Transcript
 from harness.devices.transport import DEFAULT_BAUDRATE, SerialTransport
-from harness.devices.vocabulary import PROTOCOL_VERSION
+from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.errors import DeviceError, InputError
 from harness.money import Cents
 
@@ -108,7 +114,9 @@ class ReferenceDevice:
                  contract: Contract | None = None) -> None:
         self.link = link
         self.timeout_s = timeout_s
-        # before the first request: hello's answer is held to the contract too
+        #: the contract version the device speaks (negotiated by :meth:`hello`)
+        self.protocol = contract.version if contract is not None else PROTOCOL_VERSION
+        self._contract = contract
         link.checker = (contract or Contract.shipped()).checker(self.role, link.name)
         if hello:
             try:
@@ -136,14 +144,50 @@ class ReferenceDevice:
         return self.call(cmd, timeout_s, **args).payload
 
     def hello(self) -> dict[str, Any]:
-        """Version negotiation: the host offers 1; a device that cannot speak it NAKs VERSION."""
-        answer = self.request("hello", version=PROTOCOL_VERSION)
-        if answer.get("protocol") != PROTOCOL_VERSION:
-            raise DeviceError(f"{self.link.name}: device speaks protocol {answer.get('protocol')!r}, "
-                              f"expected {PROTOCOL_VERSION}")
+        """Version negotiation (docs/protocol.md section 6.1): the host offers every version it speaks,
+        newest first (``version`` the newest, ``versions`` all of them); the device answers the one it
+        speaks.  A device of version 1, which reads ``version`` only, answers NAK VERSION to a newer
+        one (or BAD_ARGS to the unknown ``versions``), and the host offers the older versions one by
+        one.  The answer is held to the schema of
+        the version it names, and that schema judges every later message of the device."""
+        offers = [{"version": PROTOCOL_VERSION, "versions": list(reversed(PROTOCOL_VERSIONS))},
+                  *({"version": n} for n in reversed(PROTOCOL_VERSIONS[:-1]))]
+        if self._contract is not None:  # a contract given by the caller: offer its version only
+            offers = [{"version": self._contract.version}]
+        checker, self.link.checker = self.link.checker, None  # the answer is judged by the version it names
+        refusals: list[str] = []
+        try:
+            for offer in offers:
+                try:
+                    answer = self.request("hello", **offer)
+                except DeviceNak as exc:
+                    # VERSION: not this version; BAD_ARGS: a version-1 device that does not know `versions`
+                    if exc.code not in ("VERSION", "BAD_ARGS"):
+                        raise
+                    refusals.append(f"{offer['version']}: {exc.code} {exc.reason}".rstrip())
+                    continue
+                break
+            else:
+                raise DeviceError(f"{self.link.name}: the device speaks none of the protocol versions tablecert "
+                                  f"offers ({', '.join(map(str, reversed(PROTOCOL_VERSIONS)))}); it answered "
+                                  f"NAK to {'; '.join(refusals)}")
+        finally:
+            self.link.checker = checker
+        spoken = answer.get("protocol")
+        offered = offer.get("versions", [offer["version"]])
+        if not isinstance(spoken, int) or isinstance(spoken, bool) or spoken not in offered:
+            raise DeviceError(f"{self.link.name}: device answers hello with protocol {spoken!r}, a version "
+                              f"tablecert did not offer (offered {', '.join(map(str, offered))})")
+        contract = self._contract or Contract.shipped(spoken)
+        broken = contract.checker(self.role, self.link.name)(RSP, "hello", answer)
+        if broken is not None:
+            raise broken
         if answer.get("role") != self.role:
             raise DeviceError(f"{self.link.name}: device answers as {answer.get('role')!r}, "
                               f"the profile puts it in the {self.role!r} role")
+        self.protocol = spoken
+        self.link.checker = contract.checker(self.role, self.link.name)
+        self.link.transcript.note(f"hello: protocol version {spoken} negotiated")
         return answer
 
     def identity(self) -> DeviceIdentity:
@@ -278,7 +322,7 @@ def _parse_config(r: Mapping[str, Any]) -> ControllerConfig:
             payout_limit=_opt_int(m, "payout_limit", f"{where} meters.{name}"),
             display_capacity=_opt_int(m, "display_capacity", f"{where} meters.{name}"),
         )
-    raw = {k: v for k, v in r.items() if k != "ok"}
+    raw = fields_of(r, "ok")
     return ControllerConfig(_int(r, "denomination", where), tuple(seats), meters, r.get("mystery"), raw)
 
 
@@ -287,21 +331,54 @@ def parse_meters(reply: Reply) -> MeterReading:
         return _parse_meters(reply)
 
 
+def payments(pending: Any) -> list[dict[str, Any]]:
+    """``pending`` in the version-2 shape, a list of payments with their ``meter``, read from either
+    shape: version 1 gave none, so a device may key the payments by meter (``{"mega": {"seat": 1,
+    "amount": 5000043, "category": "mega"}}``); the list comes out in meter order."""
+    if isinstance(pending, Mapping):
+        return [{"meter": str(name), **(dict(p) if isinstance(p, Mapping) else {})}
+                for name, p in sorted(pending.items())]
+    return [dict(p) for p in pending or () if isinstance(p, Mapping)]
+
+
 def _parse_meters(reply: Reply) -> MeterReading:
-    r = reply.payload
+    r: Mapping[str, Any] = reply.payload
+    # a field outside the contract is left unread: the reading raises its error where it is read
+    broken = {k: e for k, e in r.broken.items() if k in _READING} if isinstance(r, OffContract) else {}
+    if isinstance(r, OffContract):
+        r = OffContract({k: v for k, v in dict.items(r) if k not in broken}, r.broken)
+    if "pending" not in broken and isinstance(r.get("pending"), Mapping):
+        r = _replaced(r, "pending", payments(r["pending"]))  # version 1's keyed shape, read as version 2's list
     where = "meters.get"
-    amounts = r.get("meters") or {}
-    residual = r.get("residual") or {}
+
+    def read(name: str, parse: Any, empty: Any) -> Any:
+        return empty if name in broken else parse()
+
+    amounts = read("meters", lambda: r.get("meters") or {}, {})
+    residual = read("residual", lambda: r.get("residual") or {}, {})
     return MeterReading(
         meters={str(k): _int(amounts, k, f"{where} meters") for k in amounts},
         residual={str(k): _decimal(v, f"{where} residual.{k}") for k, v in residual.items()},
-        cumulative_paid=_int(r, "cumulative_paid", where),
-        paid_by_table=_int(r, "paid_by_table", where),
-        paid_by_attendant=_int(r, "paid_by_attendant", where),
+        cumulative_paid=read("cumulative_paid", lambda: _int(r, "cumulative_paid", where), 0),
+        paid_by_table=read("paid_by_table", lambda: _int(r, "paid_by_table", where), 0),
+        paid_by_attendant=read("paid_by_attendant", lambda: _int(r, "paid_by_attendant", where), 0),
         t_ns=reply.t_reply_ns,
-        raw={k: v for k, v in r.items() if k != "ok"},
-        pending=tuple(sorted(str(p["meter"]) for p in r.get("pending") or () if isinstance(p, dict) and "meter" in p)),
+        raw=fields_of(r, "ok"),
+        pending=read("pending", lambda: tuple(sorted(str(p["meter"]) for p in payments(r.get("pending"))
+                                                      if "meter" in p)), ()),
+        broken=broken,
     )
+
+
+#: the reply fields a meter reading reads (each the reading's field of the same name)
+_READING = frozenset({"meters", "residual", "cumulative_paid", "paid_by_table", "paid_by_attendant", "pending"})
+
+
+def _replaced(r: Mapping[str, Any], key: str, value: Any) -> Mapping[str, Any]:
+    """``r`` with ``key`` replaced, keeping the faults of an off-contract payload."""
+    if isinstance(r, OffContract):
+        return OffContract({**dict(dict.items(r)), key: value}, r.broken)
+    return {**r, key: value}
 
 
 class ReferenceController(ReferenceDevice, ProgressiveController):
