@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from harness import exitcodes
+from harness import exitcodes, interrupts
 from harness.cli.numbers import count
 from harness.errors import InputError
 from harness.suites.stacks import project_root
@@ -178,6 +178,8 @@ class ProfileRun:
     tally: dict[str, int] = field(default_factory=dict)
     where: str = ""
     dirs: list[Path] = field(default_factory=list)
+    #: the run folder's lock (harness.record.lock), handed to the pytest process
+    lock: Any = None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -213,10 +215,14 @@ def run(args: argparse.Namespace) -> int:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     estimates = applicable_counts(suites, profiles)
     run_ids = run_ids_for(stamp, [prof.name or p.stem for prof, p in zip(profiles, paths, strict=True)])
-    runs = [ProfileRun(p.stem, p, report_root / rid, n) for p, rid, n in zip(paths, run_ids, estimates, strict=True)]
+    run_ids, locks = reserve_run_ids(report_root, run_ids)  # unique and locked, even started the same second
+    runs = [ProfileRun(p.stem, p, report_root / rid, n, lock=lock)
+            for p, rid, n, lock in zip(paths, run_ids, estimates, locks, strict=True)]
     progress = Progress(runs)
     interrupted = False
-    with _terminate_as_interrupt(), progress:
+    with _terminate_as_interrupt(), progress, contextlib.ExitStack() as held:
+        for lock in locks:
+            held.callback(lock.release)
         for i, pr in enumerate(runs):
             cmd = _pytest_command(args, root, suites, pr, passthrough)
             progress.start(i)
@@ -250,6 +256,30 @@ def run_ids_for(stamp: str, names: list[str]) -> list[str]:
     return out
 
 
+def reserve_run_ids(report_root: Path, run_ids: list[str]) -> tuple[list[str], list[Any]]:
+    """Each run id made unique and locked (harness.record.lock): another run holding or having made
+    one (started in the same second) moves ours to ``-2``, ``-3``."""
+    from harness.record.lock import reserve
+
+    try:
+        report_root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--report-dir {report_root}: cannot be made ({exc.strerror})") from None
+    out: list[str] = []
+    locks: list[Any] = []
+    try:
+        for rid in run_ids:
+            got, lock = reserve(report_root, rid, set(out))
+            out.append(got)
+            locks.append(lock)
+    except OSError as exc:
+        for lock in locks:
+            lock.release()
+        raise InputError(f"--report-dir {report_root}: a run folder cannot be reserved there ({exc.strerror})") \
+            from None
+    return out, locks
+
+
 def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr: ProfileRun,
                     passthrough: list[str]) -> list[str]:
     cmd = [sys.executable, "-m", "pytest", *suites, "-p", "no:cacheprovider",
@@ -273,31 +303,25 @@ def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr:
     return cmd + passthrough
 
 
-@contextlib.contextmanager
 def _terminate_as_interrupt() -> Any:
-    """SIGTERM to ``tablecert run`` is handled like Ctrl-C (the running profile keeps its record)."""
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
+    """SIGTERM or SIGHUP to ``tablecert run`` is handled like Ctrl-C (the running profile keeps its record)."""
+    from harness.interrupts import stop_signals
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
+    return stop_signals()
 
 
 def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> bool:
     """Run one profile's pytest; returns True when the operator interrupted it."""
     read_fd, write_fd = os.pipe()
     cmd = [*cmd, "--tc-progress-fd", str(write_fd)]
+    env = {**os.environ, interrupts.PARENT_ENV: str(os.getpid()), **(pr.lock.environment() if pr.lock else {})}
     t0 = time.monotonic()
     # its own session: the terminal's Ctrl-C reaches only us, and we pass exactly one interrupt on
     # (a second keypress reaching pytest while it writes the record would cut the record short)
+    # and it dies with us (harness.interrupts.die_with_parent): it watches the pid given here
     proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, pass_fds=(write_fd,), start_new_session=True)
+                            stdin=subprocess.DEVNULL, pass_fds=(write_fd, *([pr.lock.fd] if pr.lock else [])),
+                            start_new_session=True, env=env)
     os.close(write_fd)
     assert proc.stdout is not None
     readers = [threading.Thread(target=_pump_output, args=(proc.stdout, progress), daemon=True),
@@ -310,17 +334,16 @@ def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> b
     except KeyboardInterrupt:
         interrupted = pr.interrupted = True
         progress.note(f"tablecert run: interrupted; {pr.name} is writing its record (Ctrl-C again to stop it)")
+        # SIGTERM, never SIGINT: a script without job control ignores SIGINT, and so would pytest
         with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGINT)
-        try:
-            pr.exit_code = proc.wait(timeout=INTERRUPT_GRACE_S)
-        except (KeyboardInterrupt, subprocess.TimeoutExpired):
-            proc.terminate()
+            proc.send_signal(signal.SIGTERM)
+        with interrupts.again(proc.kill):  # a second Ctrl-C stops it: its journal keeps the finished cases
             try:
-                pr.exit_code = proc.wait(timeout=10)
+                pr.exit_code = proc.wait(timeout=INTERRUPT_GRACE_S)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 pr.exit_code = proc.wait(timeout=10)
+    interrupts.reap_group(proc.pid)  # its emulators, when it was killed before it could stop them
     for t in readers:
         t.join(timeout=10)
     pr.seconds = time.monotonic() - t0
@@ -354,6 +377,7 @@ def _pump_progress(fd: int, pr: ProfileRun, progress: Any) -> None:
 def _judge(pr: ProfileRun) -> None:
     """The profile's verdict and exit status, from its record (merging worker records first)."""
     from harness.record import load_record, verify
+    from harness.record.hostfault import unfinished_verdict
     from harness.record.merge import merge_records
 
     rdir = pr.run_dir
@@ -380,6 +404,10 @@ def _judge(pr: ProfileRun) -> None:
         record = load_record(d)
         for c in record.cases:
             pr.tally[c.verdict] = pr.tally.get(c.verdict, 0) + 1
+        unfinished = unfinished_verdict(record, d, pr.exit_code, pr.interrupted)
+        if unfinished is not None:  # killed, disk full: an ERROR (exit 3) or INTERRUPTED, resumable
+            statuses.append(unfinished)
+            continue
         problems = verify(d)
         if problems:
             verdict, reasons = "INVALID", [f"the record does not verify: {problems[0]}"]
