@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.record.atomic import replace_folder, write_atomic
 from harness.record.digest import RECORD_FILE, canonical_json, record_digest, write_manifest
 from harness.record.document import Record
 
@@ -39,11 +40,7 @@ PDF_FILE = "record.pdf"
 
 def write_record(run_dir: Path, record: Record) -> str:
     """Write ``record.json`` (canonical) and ``record.sha256``; return the record digest."""
-    path = run_dir / RECORD_FILE
-    with path.open("wb") as fh:
-        fh.write(canonical_json(record.to_dict()))
-        fh.flush()
-        os.fsync(fh.fileno())
+    write_atomic(run_dir / RECORD_FILE, canonical_json(record.to_dict()))
     return write_manifest(run_dir, [ev.path for ev in record.evidence()])
 
 
@@ -94,17 +91,16 @@ def render_views(run_dir: Path, record: Record, problems: list[str]) -> None:
     renderers = _renderers(run_dir, record, problems)
     for name in (HTML_FILE, APPENDIX_FILE, JUNIT_FILE):
         _replace(run_dir / name, renderers[name]())
-    write_allure_results(record, run_dir, run_dir / ALLURE_DIR, digest=record_digest(run_dir))
+    digest = record_digest(run_dir)
+    replace_folder(run_dir / ALLURE_DIR, lambda new: write_allure_results(record, run_dir, new, digest=digest))
     if record.meta.pre_submission:
         _replace(run_dir / GAP_FILE, renderers[GAP_FILE]())
 
 
 def _replace(path: Path, data: bytes) -> None:
     """Write ``data`` as a new regular file at ``path`` (whatever was there: a symlink is replaced,
-    never followed)."""
-    if path.is_symlink():
-        path.unlink()
-    path.write_bytes(data)
+    never followed), atomically: a failed write leaves the previous file whole."""
+    write_atomic(path, data)
 
 
 def view_problems(run_dir: Path, record: Record) -> list[str]:
