@@ -133,14 +133,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tablecert: interrupted", file=sys.stderr)
         return exitcodes.INTERRUPTED
     except BrokenPipeError:
-        # output piped into `head` and closed early: the reader never saw the whole result, so
-        # the command must not claim success; a problem it found keeps its status (harness.exitcodes)
-        import os
+        return _broken_pipe(code)
+    except OSError as exc:  # a path the system refuses, a full disk: one line (harness.oserrors)
+        from harness import oserrors
 
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return code if code not in (None, exitcodes.PASS) else exitcodes.RIG_ERROR
+        print(f"tablecert {args.command}: {oserrors.describe(exc)}", file=sys.stderr)
+        return oserrors.status(exc)
+
+
+def _broken_pipe(code: int | None) -> int:
+    """Output piped into `head` and closed early: the reader never saw the whole result, so the
+    command must not claim success; a problem it found keeps its status (harness.exitcodes)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return code if code not in (None, exitcodes.PASS) else exitcodes.RIG_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover
