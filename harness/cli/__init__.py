@@ -98,7 +98,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _text_streams() -> None:
+    """On a locale that cannot show every character (LANG=C without UTF-8, an ASCII terminal), a
+    character it lacks is written as an escape (\\xa7 for the section sign), never an
+    UnicodeEncodeError in the middle of the output."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = (getattr(stream, "encoding", "") or "").lower().replace("-", "")
+        if reconfigure is not None and encoding not in ("utf8", "utf8sig"):
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _text_streams()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     # ``tablecert run ... -- ARGS``: everything after the first ``--`` goes to pytest unchanged
@@ -119,6 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tablecert {args.command}: '--' passes options to pytest; only `tablecert run` takes them",
                   file=sys.stderr)
             return 2
+        own = [a for a in passthrough if a.startswith("--tc")]
+        if own:  # the run id, profile and report folder are tablecert's: never set behind its back
+            print(f"tablecert {args.command}: {own[0].split('=', 1)[0][:60]} after '--': tablecert's own --tc-* "
+                  f"options are set by tablecert {args.command}'s options, not passed to pytest (see tablecert "
+                  f"{args.command} --help)", file=sys.stderr)
+            return exitcodes.BAD_INPUT
         args.passthrough = passthrough
     code: int | None = None
     try:

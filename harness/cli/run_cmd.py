@@ -186,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.cli.run_progress import Progress, applicable_counts
     from harness.profiles import load_profile
 
+    _check_names(args)
     if getattr(args, "resume", None):
         from harness.cli.run_resume import resume
 
@@ -232,6 +233,17 @@ def run(args: argparse.Namespace) -> int:
             if interrupted:
                 break
     return _summary(runs, args.pre_submission, interrupted)
+
+
+def _check_names(args: argparse.Namespace) -> None:
+    """--operator, --lab, --station, --submitting-party: text a record can hold and a reader can see."""
+    from harness.textcheck import option_text_problem
+
+    for opt in ("operator", "lab", "station", "submitting_party"):
+        value = getattr(args, opt, None)
+        problem = option_text_problem(value) if isinstance(value, str) else None
+        if problem:
+            raise InputError(f"--{opt.replace('_', '-')} {problem}")
 
 
 #: room left in a run id (at most 80 characters) after the time stamp, for the profile's name and
