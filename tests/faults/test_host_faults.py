@@ -13,9 +13,7 @@ from harness import faultmatrix
 def test_host_fault(fault: str, tmp_path: Path) -> None:
     out = faultmatrix.FAULTS[fault](tmp_path)
     print(out.line())
-    assert out.ok, out.line()
-    assert out.verdict != "PASS" and out.status != 0
-    assert out.final == f"PASS ({faultmatrix.CASES} cases)"
+    assert out.ok, out.line()  # the three checks (faultmatrix.judge) and the fault's own expectations
 
 
 def test_the_matrix_refuses_an_unknown_fault(capsys: pytest.CaptureFixture[str]) -> None:
