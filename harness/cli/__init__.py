@@ -111,7 +111,11 @@ def _text_streams() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     _text_streams()
-    parser = build_parser()
+    try:
+        parser = build_parser()  # imports every command: Ctrl-C in the first second lands here
+    except KeyboardInterrupt:
+        print("tablecert: interrupted", file=sys.stderr)
+        return exitcodes.INTERRUPTED
     argv = list(sys.argv[1:] if argv is None else argv)
     # ``tablecert run ... -- ARGS``: everything after the first ``--`` goes to pytest unchanged
     passthrough: list[str] | None = None

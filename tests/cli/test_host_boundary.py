@@ -52,3 +52,16 @@ def test_output_on_an_ascii_only_locale(command: list[str]) -> None:
     assert out.returncode == 0, out.stderr.decode("ascii", "replace")[-500:]
     assert b"Traceback" not in out.stderr
     out.stdout.decode("ascii")  # every byte ASCII: characters the locale lacks are escaped
+
+
+@pytest.mark.parametrize("command", [
+    ["validate", "{long}.yaml"], ["report", "{long}"], ["keygen", "{long}.key"], ["verify", "{long}"],
+    ["run", "{long}.suite.yaml", "--profile", PROFILE], ["run", "--resume", "{long}"],
+])
+def test_a_file_name_too_long_is_a_message_never_a_traceback(command: list[str], tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    long = str(tmp_path / ("x" * 300))
+    assert main([arg.replace("{long}", long) for arg in command]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
