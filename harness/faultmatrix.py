@@ -182,7 +182,7 @@ def judge(out: Outcome, report_dir: Path, *, resume: bool = True) -> Outcome:
     finished = {c.case_id: c.finished_at for c in record.cases if c.verdict != "INTERRUPTED"}
     out.kept = len(finished)
     out.verdict = record.derived_verdict()[0] if record.complete else "UNFINISHED"
-    if out.status == 0 or (out.verdict == "PASS" and len(record.cases) < CASES):  # judge: incomplete runs only
+    if (out.status == 0 or out.verdict == "PASS") and len(record.cases) < CASES:
         out.problems.append(f"an incomplete run said PASS (exit {out.status}, record {out.verdict}, "
                             f"{len(record.cases)} of {CASES} cases)")
     ver = tablecert("verify", str(run_dir))

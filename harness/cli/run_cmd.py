@@ -425,7 +425,12 @@ def _judge(pr: ProfileRun) -> None:
             verdict, reasons = "INVALID", [f"the record does not verify: {problems[0]}"]
         else:
             verdict, reasons = record.derived_verdict()
-        if pr.interrupted and verdict != "INTERRUPTED":
+        whole = not parts and not record.merged_from and \
+            sum(c.verdict != "NOT APPLICABLE" for c in record.cases) >= (pr.collected or 0)
+        if pr.interrupted and verdict != "INTERRUPTED" and whole:
+            # the stop came after every selected case had its verdict (harness.suites.session): the record decides
+            reasons = [*reasons, "stopped after every selected case had finished: the record is whole"]
+        elif pr.interrupted and verdict != "INTERRUPTED":
             verdict, reasons = "INTERRUPTED", ["the run was interrupted", *reasons]
         statuses.append((exitcodes.for_verdict(verdict), verdict, reasons))
     worst = exitcodes.worst(*(s[0] for s in statuses))
@@ -456,8 +461,8 @@ def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) ->
                 print(gap.read_text("utf-8"))
     ran = [pr for pr in runs if pr.exit_code is not None]
     status = exitcodes.worst(*(pr.status for pr in ran)) if ran else exitcodes.RIG_ERROR
-    if interrupted:
-        skipped = [pr.name for pr in runs if pr.exit_code is None]
+    skipped = [pr.name for pr in runs if pr.exit_code is None]
+    if interrupted and (skipped or any(pr.status == exitcodes.INTERRUPTED for pr in ran)):
         print("\ntablecert run: INTERRUPTED" + (f"; not run: {', '.join(skipped)}" if skipped else ""),
               file=sys.stderr)
         return exitcodes.INTERRUPTED
