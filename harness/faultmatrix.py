@@ -370,11 +370,12 @@ def fault_same_second(tmp: Path) -> Outcome:
     verdicts = []
     for d in dirs:
         ver = tablecert("verify", str(d))
-        verdicts.append(f"{d.name[-12:]}:{ver.returncode}")
+        verdicts.append(f"{d.name.split('Z-', 1)[-1]} exit {ver.returncode}")
         if ver.returncode != 0:
             out.problems.append(f"{d.name} does not verify: {first_line(ver.stdout + ver.stderr)}")
-    out.verify = " ".join(verdicts)
-    out.verdict = f"{len(dirs)} records"
+    out.verify = ", ".join(verdicts)
+    stamps = {d.name.split("Z-", 1)[0] for d in dirs}
+    out.verdict = f"{len(dirs)} records" + (" (same second)" if len(stamps) == 1 else "")
     if len(dirs) != 2 or out.status != 0:
         out.problems.append(f"{len(dirs)} run folders, exit statuses {[p.returncode for p in procs]} "
                             "(two whole PASS records expected)")
