@@ -86,18 +86,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _terminate_as_interrupt() -> None:
-    """SIGTERM during a certification run ends it like Ctrl-C: the finished cases are written into
-    a finished record whose verdict is INTERRUPTED (exit 130), instead of a process killed mid-write."""
-    import signal
-    import threading
+    """SIGTERM or SIGHUP during a certification run ends it like Ctrl-C: the finished cases are
+    written into a finished record whose verdict is INTERRUPTED (exit 130), instead of a process
+    killed mid-write.  Started by ``tablecert run`` (its pid in ``TABLECERT_PARENT_PID``), the
+    process also ends that way when ``tablecert run`` dies (``kill -9``, a closed terminal): the
+    record is never left to a process nobody reads (harness.interrupts)."""
+    from harness.interrupts import die_with_parent, install_stop_signals, parent_from_environment
 
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    signal.signal(signal.SIGTERM, interrupt)
+    parent = parent_from_environment()
+    install_stop_signals(parent)
+    if parent is not None:
+        die_with_parent(parent)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -197,6 +196,9 @@ def tc_session(request: pytest.FixtureRequest) -> Iterator[TcSession]:
 
     session = TcSession.from_config(request.config)
     session.total = sum(1 for item in request.session.items if getattr(item, "tc_case", None) is not None)
+    if not hasattr(request.config, "workerinput"):  # a worker runs a share of the items it collected
+        session.selected = {case.name for item in request.session.items
+                            if (case := getattr(item, "tc_case", None)) is not None}
     if session.resuming is not None:
         from harness.suites.resuming import begin_sitting
 

@@ -93,3 +93,22 @@ def unclosed_quote(lines: list[str], before: int) -> tuple[int, int] | None:
                 i = j
             i += 1
     return found
+
+
+#: the longest name an option may give the record (--operator, --lab, --station, --submitting-party)
+OPTION_TEXT_CHARS = 200
+
+
+def option_text_problem(value: str) -> str | None:
+    """Why a command-line value cannot go into a record (a name: ``--operator``), or ``None``: bytes
+    that are not UTF-8 (a Latin-1 terminal), a line break, a character a reader cannot see as written
+    (:func:`unseen_character`), or more than :data:`OPTION_TEXT_CHARS` characters."""
+    bad = next((ch for ch in value if 0xD800 <= ord(ch) <= 0xDFFF), None)
+    if bad is not None:
+        return (f"holds the byte 0x{ord(bad) - 0xDC00:02X}, which is not UTF-8 (a terminal set to another encoding?); "
+                "give the name in UTF-8")
+    if "\n" in value or "\t" in value:
+        return "holds a line break or a tab; give one line"
+    if len(value) > OPTION_TEXT_CHARS:
+        return f"is {len(value)} characters long; at most {OPTION_TEXT_CHARS}"
+    return unseen_character(value)

@@ -102,8 +102,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _text_streams() -> None:
+    """On a locale that cannot show every character (LANG=C without UTF-8, an ASCII terminal), a
+    character it lacks is written as an escape (\\xa7 for the section sign), never an
+    UnicodeEncodeError in the middle of the output."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = (getattr(stream, "encoding", "") or "").lower().replace("-", "")
+        if reconfigure is not None and encoding not in ("utf8", "utf8sig"):
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    _text_streams()
+    try:
+        parser = build_parser()  # imports every command: Ctrl-C in the first second lands here
+    except KeyboardInterrupt:
+        print("tablecert: interrupted", file=sys.stderr)
+        return exitcodes.INTERRUPTED
     argv = list(sys.argv[1:] if argv is None else argv)
     # ``tablecert run ... -- ARGS``: everything after the first ``--`` goes to pytest unchanged
     passthrough: list[str] | None = None
@@ -123,6 +139,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tablecert {args.command}: '--' passes options to pytest; only `tablecert run` takes them",
                   file=sys.stderr)
             return 2
+        own = [a for a in passthrough if a.startswith("--tc")]
+        if own:  # the run id, profile and report folder are tablecert's: never set behind its back
+            print(f"tablecert {args.command}: {own[0].split('=', 1)[0][:60]} after '--': tablecert's own --tc-* "
+                  f"options are set by tablecert {args.command}'s options, not passed to pytest (see tablecert "
+                  f"{args.command} --help)", file=sys.stderr)
+            return exitcodes.BAD_INPUT
         args.passthrough = passthrough
     code: int | None = None
     try:
@@ -137,14 +159,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tablecert: interrupted", file=sys.stderr)
         return exitcodes.INTERRUPTED
     except BrokenPipeError:
-        # output piped into `head` and closed early: the reader never saw the whole result, so
-        # the command must not claim success; a problem it found keeps its status (harness.exitcodes)
-        import os
+        return _broken_pipe(code)
+    except OSError as exc:  # a path the system refuses, a full disk: one line (harness.oserrors)
+        from harness import oserrors
 
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return code if code not in (None, exitcodes.PASS) else exitcodes.RIG_ERROR
+        print(f"tablecert {args.command}: {oserrors.describe(exc)}", file=sys.stderr)
+        return oserrors.status(exc)
+
+
+def _broken_pipe(code: int | None) -> int:
+    """Output piped into `head` and closed early: the reader never saw the whole result, so the
+    command must not claim success; a problem it found keeps its status (harness.exitcodes)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return code if code not in (None, exitcodes.PASS) else exitcodes.RIG_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -90,6 +90,7 @@ def _lab_copy(args: argparse.Namespace, run_dir: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harness.cli.verify import status_of
+    from harness.record.atomic import write_atomic, write_text_atomic
     from harness.record.digest import record_digest, run_dir_of, verify
     from harness.record.gap import render_gap_report
     from harness.record.html import render_html
@@ -120,18 +121,18 @@ def run(args: argparse.Namespace) -> int:
             if args.out is None:
                 sys.stdout.write(text)
                 return status_of(problems)
-            out.write_text(text, "utf-8")
+            write_text_atomic(out, text)
         elif args.format == "junit":
             out = args.out or run_dir / JUNIT_FILE
-            out.write_bytes(render_one(run_dir, record, problems, JUNIT_FILE))
+            write_atomic(out, render_one(run_dir, record, problems, JUNIT_FILE))
         elif args.template is not None or args.report_number is not None:
             digest = record_digest(run_dir) if record.complete else None
-            out.write_text(render_html(record, digest=digest, problems=problems, template=args.template,
-                                       report_number=args.report_number, signed=signature_info(run_dir)), "utf-8")
+            write_text_atomic(out, render_html(record, digest=digest, problems=problems, template=args.template,
+                                               report_number=args.report_number, signed=signature_info(run_dir)))
             html_out = out
         else:
             out = args.out or run_dir / HTML_FILE
-            out.write_bytes(render_one(run_dir, record, problems, HTML_FILE))
+            write_atomic(out, render_one(run_dir, record, problems, HTML_FILE))
             html_out = out
     except BrokenPipeError:
         raise  # the reader of stdout went away: harness.cli ends with the status for that

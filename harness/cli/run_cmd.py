@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from harness import exitcodes
+from harness import exitcodes, interrupts
 from harness.cli.numbers import count
 from harness.errors import InputError
 from harness.suites.stacks import project_root
@@ -182,12 +182,15 @@ class ProfileRun:
     tally: dict[str, int] = field(default_factory=dict)
     where: str = ""
     dirs: list[Path] = field(default_factory=list)
+    #: the run folder's lock (harness.record.lock), handed to the pytest process
+    lock: Any = None
 
 
 def run(args: argparse.Namespace) -> int:
     from harness.cli.run_progress import Progress, applicable_counts
     from harness.profiles import load_profile
 
+    _check_names(args)
     if getattr(args, "resume", None):
         from harness.cli.run_resume import resume
 
@@ -220,10 +223,14 @@ def run(args: argparse.Namespace) -> int:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     estimates = applicable_counts(suites, profiles)
     run_ids = run_ids_for(stamp, [prof.name or p.stem for prof, p in zip(profiles, paths, strict=True)])
-    runs = [ProfileRun(p.stem, p, report_root / rid, n) for p, rid, n in zip(paths, run_ids, estimates, strict=True)]
+    run_ids, locks = reserve_run_ids(report_root, run_ids)  # unique and locked, even started the same second
+    runs = [ProfileRun(p.stem, p, report_root / rid, n, lock=lock)
+            for p, rid, n, lock in zip(paths, run_ids, estimates, locks, strict=True)]
     progress = Progress(runs)
     interrupted = False
-    with _terminate_as_interrupt(), progress:
+    with _terminate_as_interrupt(), progress, contextlib.ExitStack() as held:
+        for lock in locks:
+            held.callback(lock.release)
         for i, pr in enumerate(runs):
             cmd = _pytest_command(args, root, suites, pr, passthrough)
             progress.start(i)
@@ -234,6 +241,17 @@ def run(args: argparse.Namespace) -> int:
             if interrupted:
                 break
     return _summary(runs, args.pre_submission, interrupted)
+
+
+def _check_names(args: argparse.Namespace) -> None:
+    """--operator, --lab, --station, --submitting-party: text a record can hold and a reader can see."""
+    from harness.textcheck import option_text_problem
+
+    for opt in ("operator", "lab", "station", "submitting_party"):
+        value = getattr(args, opt, None)
+        problem = option_text_problem(value) if isinstance(value, str) else None
+        if problem:
+            raise InputError(f"--{opt.replace('_', '-')} {problem}")
 
 
 #: room left in a run id (at most 80 characters) after the time stamp, for the profile's name and
@@ -256,6 +274,30 @@ def run_ids_for(stamp: str, names: list[str]) -> list[str]:
             rid = f"{base}-{n}"
         out.append(rid)
     return out
+
+
+def reserve_run_ids(report_root: Path, run_ids: list[str]) -> tuple[list[str], list[Any]]:
+    """Each run id made unique and locked (harness.record.lock): another run holding or having made
+    one (started in the same second) moves ours to ``-2``, ``-3``."""
+    from harness.record.lock import reserve
+
+    try:
+        report_root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--report-dir {report_root}: cannot be made ({exc.strerror})") from None
+    out: list[str] = []
+    locks: list[Any] = []
+    try:
+        for rid in run_ids:
+            got, lock = reserve(report_root, rid, set(out))
+            out.append(got)
+            locks.append(lock)
+    except OSError as exc:
+        for lock in locks:
+            lock.release()
+        raise InputError(f"--report-dir {report_root}: a run folder cannot be reserved there ({exc.strerror})") \
+            from None
+    return out, locks
 
 
 def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr: ProfileRun,
@@ -283,20 +325,11 @@ def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr:
     return cmd + passthrough
 
 
-@contextlib.contextmanager
 def _terminate_as_interrupt() -> Any:
-    """SIGTERM to ``tablecert run`` is handled like Ctrl-C (the running profile keeps its record)."""
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
+    """SIGTERM or SIGHUP to ``tablecert run`` is handled like Ctrl-C (the running profile keeps its record)."""
+    from harness.interrupts import stop_signals
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
+    return stop_signals()
 
 
 def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> bool:
@@ -306,12 +339,16 @@ def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> b
     relay = TerminalRelay(progress.note, hold=getattr(progress, "hold", None))  # the operator's terminal is ours
     read_fd, write_fd = os.pipe()
     cmd = [*cmd, "--tc-progress-fd", str(write_fd)]
+    env = {**os.environ, interrupts.PARENT_ENV: str(os.getpid()), **(pr.lock.environment() if pr.lock else {})}
     t0 = time.monotonic()
     # its own session: the terminal's Ctrl-C reaches only us, and we pass exactly one interrupt on
     # (a second keypress reaching pytest while it writes the record would cut the record short)
+    # and it dies with us (harness.interrupts.die_with_parent): it watches the pid given here
     proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, pass_fds=(write_fd, relay.child_fd()), start_new_session=True,
-                            env={**os.environ, **({} if _split_over_workers(cmd) else relay.env())})
+                            stdin=subprocess.DEVNULL,
+                            pass_fds=(write_fd, relay.child_fd(), *([pr.lock.fd] if pr.lock else [])),
+                            start_new_session=True,
+                            env={**env, **({} if _split_over_workers(cmd) else relay.env())})
     os.close(write_fd)
     relay.start()
     assert proc.stdout is not None
@@ -325,17 +362,16 @@ def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> b
     except KeyboardInterrupt:
         interrupted = pr.interrupted = True
         progress.note(f"tablecert run: interrupted; {pr.name} is writing its record (Ctrl-C again to stop it)")
+        # SIGTERM, never SIGINT: a script without job control ignores SIGINT, and so would pytest
         with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGINT)
-        try:
-            pr.exit_code = proc.wait(timeout=INTERRUPT_GRACE_S)
-        except (KeyboardInterrupt, subprocess.TimeoutExpired):
-            proc.terminate()
+            proc.send_signal(signal.SIGTERM)
+        with interrupts.again(proc.kill):  # a second Ctrl-C stops it: its journal keeps the finished cases
             try:
-                pr.exit_code = proc.wait(timeout=10)
+                pr.exit_code = proc.wait(timeout=INTERRUPT_GRACE_S)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 pr.exit_code = proc.wait(timeout=10)
+    interrupts.reap_group(proc.pid)  # its emulators, when it was killed before it could stop them
     for t in readers:
         t.join(timeout=10)
     relay.close()
@@ -391,6 +427,7 @@ def _index(pr: ProfileRun, report_root: Path) -> None:
 def _judge(pr: ProfileRun) -> None:
     """The profile's verdict and exit status, from its record (merging worker records first)."""
     from harness.record import load_record, verify
+    from harness.record.hostfault import unfinished_verdict
     from harness.record.merge import merge_records
 
     rdir = pr.run_dir
@@ -417,12 +454,21 @@ def _judge(pr: ProfileRun) -> None:
         record = load_record(d)
         for c in record.cases:
             pr.tally[c.verdict] = pr.tally.get(c.verdict, 0) + 1
+        unfinished = unfinished_verdict(record, d, pr.exit_code, pr.interrupted)
+        if unfinished is not None:  # killed, disk full: an ERROR (exit 3) or INTERRUPTED, resumable
+            statuses.append(unfinished)
+            continue
         problems = verify(d)
         if problems:
             verdict, reasons = "INVALID", [f"the record does not verify: {problems[0]}"]
         else:
             verdict, reasons = record.derived_verdict()
-        if pr.interrupted and verdict != "INTERRUPTED":
+        whole = not parts and not record.merged_from and \
+            sum(c.verdict != "NOT APPLICABLE" for c in record.cases) >= (pr.collected or 0)
+        if pr.interrupted and verdict != "INTERRUPTED" and whole:
+            # the stop came after every selected case had its verdict (harness.suites.session): the record decides
+            reasons = [*reasons, "stopped after every selected case had finished: the record is whole"]
+        elif pr.interrupted and verdict != "INTERRUPTED":
             verdict, reasons = "INTERRUPTED", ["the run was interrupted", *reasons]
         statuses.append((exitcodes.for_verdict(verdict), verdict, reasons))
     worst = exitcodes.worst(*(s[0] for s in statuses))
@@ -453,8 +499,8 @@ def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) ->
                 print(gap.read_text("utf-8"))
     ran = [pr for pr in runs if pr.exit_code is not None]
     status = exitcodes.worst(*(pr.status for pr in ran)) if ran else exitcodes.RIG_ERROR
-    if interrupted:
-        skipped = [pr.name for pr in runs if pr.exit_code is None]
+    skipped = [pr.name for pr in runs if pr.exit_code is None]
+    if interrupted and (skipped or any(pr.status == exitcodes.INTERRUPTED for pr in ran)):
         print("\ntablecert run: INTERRUPTED" + (f"; not run: {', '.join(skipped)}" if skipped else ""),
               file=sys.stderr)
         return exitcodes.INTERRUPTED

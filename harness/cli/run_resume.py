@@ -10,7 +10,8 @@ compared with the one read at the start of the run (58 Pa. Code 607a.2(b) fields
 says which cases ran in which sitting, with the start and end of each (docs/record.md, "Sittings").
 
 Exit status: the whole run's verdict (0 PASS, 1 FAIL, 3 ERROR or INCOMPLETE, 130 interrupted again);
-2 when the run cannot be continued as recorded (finished, merged, the profile or a suite changed);
+2 when the run cannot be continued as recorded (finished, merged, the profile or a suite changed),
+or when another process writes its folder (a run or a resume holds its lock: harness.record.lock);
 3 when a device is not the one the run started with, or cannot be opened (nothing is written: the run
 stays resumable).
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from harness import exitcodes
 from harness.errors import InputError
+from harness.record.lock import RunLock
 
 #: options of the recorded pytest command that belong to the sitting that ran it, not to the run
 _DROP_WITH_VALUE = ("--tc-progress-fd", "--tc-run-id", "--tc-report-dir", "--tc-resume", "-n", "--numprocesses",
@@ -63,11 +65,6 @@ def pytest_args(command: list[str], operator: str | None) -> list[str]:
 
 
 def resume(args: argparse.Namespace) -> int:
-    from harness.cli.run_cmd import ProfileRun, _judge, _run_profile, _summary, _terminate_as_interrupt
-    from harness.cli.run_progress import Progress
-    from harness.record.digest import JOURNAL_FILE
-    from harness.record.journal import load_journal
-    from harness.record.resume import Resumption
     from harness.suites.stacks import project_root
 
     given = [f"--{name.replace('_', '-')}" for name in _FROM_JOURNAL if getattr(args, name, None)]
@@ -76,10 +73,29 @@ def resume(args: argparse.Namespace) -> int:
                          f"drop {', '.join(given)}")
     root = project_root()
     run_dir = run_folder(args, root)
-    before = Resumption(run_dir)  # finished, merged, no journal: bad input before anything starts
+    try:
+        lock = RunLock.acquire(run_dir)  # one writer: a second resume (or the run itself) is refused, exit 2
+    except OSError as exc:
+        raise InputError(f"{run_dir}: the run folder cannot be locked for writing ({exc.strerror})") from None
+    try:
+        return _resume(args, root, run_dir, lock)
+    finally:
+        lock.release()
+
+
+def _resume(args: argparse.Namespace, root: Path, run_dir: Path, lock: RunLock) -> int:
+    from harness.cli.run_cmd import ProfileRun, _judge, _run_profile, _summary, _terminate_as_interrupt
+    from harness.cli.run_progress import Progress
+    from harness.record.digest import JOURNAL_FILE
+    from harness.record.journal import load_journal
+    from harness.record.resume import Resumption
+    from harness.record.signing import SIGNATURE_FILE
+
+    before = Resumption(run_dir)  # finished, merged, no journal, another run's: bad input before anything starts
+    signed = (run_dir / SIGNATURE_FILE).exists()
     record = before.record
     profile = _option(record.meta.command, "--tc-profile") or record.meta.profile_name
-    pr = ProfileRun(record.meta.profile_name or run_dir.name, Path(profile), run_dir, 0)
+    pr = ProfileRun(record.meta.profile_name or run_dir.name, Path(profile), run_dir, 0, lock=lock)
     cmd = [sys.executable, "-m", "pytest", *pytest_args(list(record.meta.command), args.operator),
            "--tc-resume", str(run_dir)]
     print(f"tablecert run: resuming run {record.run_id} (sitting {before.sitting}): {len(before.finished)} case(s) "
@@ -95,7 +111,12 @@ def resume(args: argparse.Namespace) -> int:
         else:
             _judge(pr)
         progress.finish(0)
-    return _summary([pr], False, interrupted)
+    status = _summary([pr], False, interrupted)
+    if signed and not (run_dir / SIGNATURE_FILE).exists():
+        print(f"tablecert run: the record was signed before this sitting; its signature no longer signs it and was "
+              f"moved to {run_dir}/set-aside/: the record needs signing again (tablecert sign {run_dir} --key ...)",
+              file=sys.stderr)
+    return status
 
 
 def _option(command: list[str], name: str) -> str | None:

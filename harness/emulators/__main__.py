@@ -7,11 +7,13 @@ input prints one line on stderr and exits 2.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Sequence
 
 from harness.errors import InputError
+from harness.interrupts import die_with_parent
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # what an interruption means (it records INTERRUPTED and stops us with SIGTERM); an emulator
     # that died of the keypress would be recorded as a device that went away.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the process that started us gone (the run killed with -9, out of memory): we go too
+    die_with_parent(os.getppid(), signal.SIGTERM, pdeathsig=False)
 
     args = build_parser().parse_args(argv)
     try:

@@ -36,6 +36,7 @@ from harness.emulators.base import Refusal
 from harness.emulators.link_config import LinkConfig
 from harness.emulators.link_controller import LinkController
 from harness.errors import InputError
+from harness.interrupts import die_with_parent
 
 PARTIAL_TIMEOUT_S = 0.5
 WRITE_DEADLINE_S = 0.5
@@ -299,6 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     server = LinkServer(cfg, Path(args.run_dir))
     signal.signal(signal.SIGTERM, lambda *_: server.stop())
+    die_with_parent(os.getppid(), signal.SIGTERM, pdeathsig=False)  # the run gone, the link goes too
     try:
         print(json.dumps(server.open()), flush=True)
         server.serve_forever()

@@ -97,6 +97,9 @@ def _device(role: str, f: Fields) -> DeviceSpec:
         if not _PORT.match(port):
             raise f.error("port", f"'{port}' is not a serial device path or URL (e.g. "
                                   "/dev/serial/by-id/..., socket://127.0.0.1:7001, or emulator)")
+        url_problem = _url_problem(port)
+        if url_problem:
+            raise f.error("port", url_problem)
         if _UNSTABLE_PORT.match(port) and "match" not in f:
             raise f.error("port", f"{port} is not a stable identity (the number follows plug-in order): "
                                   "use /dev/serial/by-id/... or add match: {serial: ...}")
@@ -111,6 +114,10 @@ def _device(role: str, f: Fields) -> DeviceSpec:
     if "match" in f:
         mf = f.get_map("match", optional=MATCH_FIELDS)
         match = {str(k): mf.get_str(str(k)) for k in mf}
+        for key, value in match.items():
+            if not value.strip():
+                raise mf.error(key, f"an empty {key} pins nothing: give the value the device reports, or leave "
+                                    f"{key} out")
     calibration: dict[str, str] = {}
     if "calibration" in f:
         cf = f.get_map("calibration", required=("due",), optional=_CALIBRATION_KEYS)
@@ -149,11 +156,43 @@ def _device(role: str, f: Fields) -> DeviceSpec:
 def _devices(f: Fields) -> dict[str, DeviceSpec]:
     df = f.get_map("devices", required=REQUIRED_ROLES, optional=ROLES)
     out: dict[str, DeviceSpec] = {}
+    claimed: dict[tuple[str, str], str] = {}
     for role in df:
         if role in ROLES:
             with guard():
-                out[role] = _device(role, df.get_map(role, required=("driver",), optional=_DEVICE_KEYS))
+                fields = df.get_map(role, required=("driver",), optional=_DEVICE_KEYS)
+                spec = _device(role, fields)
+                out[role] = spec
+                for key, address in (("port", spec.port), ("resource", spec.resource)):
+                    if address is None or address == EMULATOR:
+                        continue
+                    first = claimed.setdefault((key, _same_address(address)), role)
+                    if first != role:
+                        raise fields.error(key, f"{address} is also the {first}'s {key}: one {key} reaches one "
+                                                "device (two roles on it would read each other's answers)")
     return out
+
+
+def _same_address(address: str) -> str:
+    """One spelling of an address (VISA names are case-blind; a URL's scheme and host too)."""
+    if "::" in address:
+        return address.upper()
+    scheme, sep, rest = address.partition("://")
+    return f"{scheme.lower()}{sep}{rest.lower()}" if sep else address
+
+
+def _url_problem(port: str) -> str | None:
+    """Why a ``socket://`` or ``rfc2217://`` port cannot be reached, or None (a device path: None)."""
+    scheme, sep, rest = port.partition("://")
+    if not sep or scheme.lower() not in ("socket", "rfc2217"):
+        return None
+    hostport = rest.split("/", 1)[0].split("?", 1)[0]
+    host, colon, number = hostport.rpartition(":")
+    if not colon or not host or not number:
+        return f"'{port}' has no port number: write {scheme}://HOST:PORT (e.g. {scheme}://192.0.2.10:7001)"
+    if not number.isdigit() or not 1 <= int(number) <= 65535:
+        return f"'{port}': port {number} is not a TCP port (1 to 65535)"
+    return None
 
 
 def _capabilities(f: Fields) -> frozenset[str]:

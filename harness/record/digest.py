@@ -59,7 +59,9 @@ def manifest_text(run_dir: Path, evidence_paths: list[str]) -> str:
 def write_manifest(run_dir: Path, evidence_paths: list[str]) -> str:
     """Write ``record.sha256`` and return the record digest (SHA-256 of the manifest bytes)."""
     text = manifest_text(run_dir, evidence_paths)
-    (run_dir / MANIFEST_FILE).write_bytes(text.encode("utf-8"))
+    from harness.record.atomic import write_atomic
+
+    write_atomic(run_dir / MANIFEST_FILE, text.encode("utf-8"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -217,6 +219,9 @@ def _evidence_problems(run_dir: Path, record: Any, recorded: dict[str, str], ent
                 problems.append(f"{ev.path}: evidence file missing (case {case.case_id})")
             elif problem is not None:
                 problems.append(f"{ev.path}: {problem} (case {case.case_id})")
+            elif ev.size and os.lstat(run_dir / ev.path).st_size != ev.size:  # sizes first: never hash a huge file
+                problems.append(f"{ev.path}: SHA-256 differs from the record (case {case.case_id}): it has "
+                                f"{os.lstat(run_dir / ev.path).st_size} bytes, the record says {ev.size}")
             elif sha256_member(run_dir, ev.path) != ev.sha256:
                 problems.append(f"{ev.path}: SHA-256 differs from the record (case {case.case_id})")
             if ev.path in entries and entries[ev.path] != ev.sha256:

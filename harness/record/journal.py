@@ -34,6 +34,7 @@ from harness.record.digest import (
     sha256_file,
 )
 from harness.record.document import InputFile, Record
+from harness.record.lock import RunLock
 from harness.record.model import (
     SCHEMA,
     CaseResult,
@@ -202,6 +203,8 @@ class RunRecorder:
         self.meta = meta
         self._lock = threading.Lock()
         self._fd: int | None = None
+        #: the run folder's lock (harness.record.lock), released by :meth:`release`
+        self.lock: RunLock | None = None
         self._case_ids: set[str] = set()
         self._evidence_dirs: set[str] = set()
         self.record = Record(
@@ -220,9 +223,19 @@ class RunRecorder:
         if safe_name(run_id) != run_id:
             raise InputError(f"run id {run_id!r} may only use letters, digits, '.', '_' and '-'")
         run_dir = Path(report_root) / run_id
-        run_dir.mkdir(parents=True, exist_ok=False)
+        Path(report_root).mkdir(parents=True, exist_ok=True)
+        lock = RunLock.hold(run_dir)  # another writer of this folder: refused before anything is written
+        try:
+            if run_dir.exists():
+                raise InputError(f"{run_dir}: a run folder of this id exists already; give another run id "
+                                 "(or continue that run: tablecert run --resume)")
+            run_dir.mkdir()
+        except BaseException:
+            lock.release()
+            raise
         meta.run_id = run_id
         rec = cls(run_dir, meta, run_id)
+        rec.lock = lock
         rec._fd = os.open(run_dir / JOURNAL_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         fsync_dir(run_dir)
         r = rec.record
@@ -366,7 +379,18 @@ class RunRecorder:
         self.record.complete = True
         sittings.finished(self.record, self.record.finished_at, interrupted)
         write_views(self.run_dir, self.record)
+        self.release()
         return self.run_dir
+
+    def release(self) -> None:
+        """Stop writing: close the journal, let go of the run folder's lock (another writer may come)."""
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
     @classmethod
     def reopen(cls, run_dir: Path, record: Record) -> RunRecorder:

@@ -24,6 +24,7 @@ from harness.record import sittings
 from harness.record.digest import EVIDENCE_DIR, JOURNAL_FILE, MANIFEST_FILE, RECORD_FILE, sha256_file
 from harness.record.document import Record
 from harness.record.journal import RunRecorder, fsync_dir, git_revision, utc_now
+from harness.record.lock import RunLock
 from harness.record.model import DeviceIdentity, jsonable
 from harness.record.replay import CUT_LINE_NOTE, load_journal
 
@@ -42,6 +43,9 @@ class Resumption:
             raise InputError(f"{self.run_dir}: no {JOURNAL_FILE} here (--resume takes a run folder under reports/)")
         self.record: Record = load_journal(journal)
         rec = self.record
+        if rec.run_id != self.run_dir.name:
+            raise InputError(f"{self.run_dir}: the journal here is of run {rec.run_id}; a run is resumed in its "
+                             f"own folder (reports/{rec.run_id})")
         if rec.merged_from:
             raise InputError(f"{self.run_dir}: a merged record; resume the runs it was merged from")
         if rec.complete and not rec.interrupted:
@@ -50,6 +54,8 @@ class Resumption:
         self.rerun = sittings.to_rerun(rec)
         #: cases finished in earlier sittings: the next sitting does not run them
         self.finished = {c.case_id for c in rec.cases} - set(self.rerun)
+        #: where :meth:`begin` moved the signature of a signed record (it needs signing again)
+        self.signature_set_aside: str | None = None
 
     @property
     def sitting(self) -> int:
@@ -105,19 +111,45 @@ class Resumption:
         changes = self.identity_changes(identities)
         if changes:
             raise IdentityChanged("; ".join(changes))
+        lock = RunLock.hold(self.run_dir)  # one writer: another resume of this run is refused here
+        try:
+            return self._begin(command, identities, lock)
+        except BaseException:
+            lock.release()
+            raise
+
+    def _begin(self, command: list[str], identities: Mapping[str, DeviceIdentity], lock: RunLock) -> RunRecorder:
         dropped = self._drop_cut_line()
         if dropped:  # the journal no longer holds the cut line: its resume line says what was dropped
             self.record.notes = [n for n in self.record.notes if n != CUT_LINE_NOTE]
         for name in (RECORD_FILE, MANIFEST_FILE):
             (self.run_dir / name).unlink(missing_ok=True)
         moved = self._set_aside()
+        self.signature_set_aside = self._set_signature_aside()
+        if self.signature_set_aside:
+            moved.append(self.signature_set_aside)
         rec = RunRecorder.reopen(self.run_dir, self.record)
+        rec.lock = lock
         rec.resume_sitting({
             "sitting": self.sitting, "started_at": utc_now(), "command": list(command), "rerun": list(self.rerun),
             "identities": {role: ident.to_dict() for role, ident in sorted(identities.items())},
             "set_aside": moved, **({"dropped_cut_line": dropped} if dropped else {}),
         })
         return rec
+
+    def _set_signature_aside(self) -> str | None:
+        """A signed interrupted record: its signature signs the record as it was, not the one this
+        sitting makes; moved to ``set-aside/sitting-N/`` (the record needs signing again)."""
+        from harness.record.signing import SIGNATURE_FILE
+
+        path = self.run_dir / SIGNATURE_FILE
+        if not path.exists():
+            return None
+        rel = Path(sittings.SET_ASIDE_DIR) / f"sitting-{self.sitting}" / SIGNATURE_FILE
+        (self.run_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, self.run_dir / rel)
+        fsync_dir(self.run_dir)
+        return rel.as_posix()
 
     def _drop_cut_line(self) -> int:
         """A line the kill cut short would run into the next one: cut the journal back to its last

@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from harness.errors import InputError
+from harness.record.atomic import write_atomic
 from harness.record.digest import canonical_json, record_digest, run_dir_of
 
 SIGNATURE_FILE = "record.sig"
@@ -138,7 +139,7 @@ def sign_record(record: Path, key_path: Path, signer: str, *, partial: bool = Fa
         "public_key": base64.b64encode(raw_public).decode("ascii"),
         "signature": base64.b64encode(key.sign(canonical_json(payload))).decode("ascii"),
     }
-    (run_dir / SIGNATURE_FILE).write_bytes(canonical_json(document) + b"\n")
+    write_atomic(run_dir / SIGNATURE_FILE, canonical_json(document) + b"\n")
     _show_in_report(run_dir)
     return document
 
@@ -153,7 +154,7 @@ def _show_in_report(run_dir: Path) -> None:
     html = render_one(run_dir, load_record(run_dir), verify(run_dir, views=False), HTML_FILE)
     if (run_dir / HTML_FILE).is_symlink():
         (run_dir / HTML_FILE).unlink()
-    (run_dir / HTML_FILE).write_bytes(html)
+    write_atomic(run_dir / HTML_FILE, html)
     stamp(run_dir, HTML_FILE)
 
 

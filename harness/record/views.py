@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.record.atomic import replace_folder, write_atomic
 from harness.record.digest import RECORD_FILE, canonical_json, record_digest, write_manifest
 from harness.record.document import Record
 
@@ -74,10 +75,7 @@ def stamps(run_dir: Path) -> dict[str, str]:
 def stamp(run_dir: Path, *names: str) -> None:
     """Record that this build rendered the views ``names`` of the folder."""
     data = {**stamps(run_dir), **dict.fromkeys(names, renderer_id())}
-    path = run_dir / STAMP_FILE
-    if path.is_symlink():
-        path.unlink()
-    path.write_bytes(json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
+    write_atomic(run_dir / STAMP_FILE, json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
 
 
 def views_note(run_dir: Path) -> str | None:
@@ -94,11 +92,7 @@ def views_note(run_dir: Path) -> str | None:
 
 def write_record(run_dir: Path, record: Record) -> str:
     """Write ``record.json`` (canonical) and ``record.sha256``; return the record digest."""
-    path = run_dir / RECORD_FILE
-    with path.open("wb") as fh:
-        fh.write(canonical_json(record.to_dict()))
-        fh.flush()
-        os.fsync(fh.fileno())
+    write_atomic(run_dir / RECORD_FILE, canonical_json(record.to_dict()))
     return write_manifest(run_dir, [ev.path for ev in record.evidence()])
 
 
@@ -149,7 +143,8 @@ def render_views(run_dir: Path, record: Record, problems: list[str]) -> None:
     renderers = _renderers(run_dir, record, problems)
     for name in (HTML_FILE, APPENDIX_FILE, JUNIT_FILE):
         _replace(run_dir / name, renderers[name]())
-    write_allure_results(record, run_dir, run_dir / ALLURE_DIR, digest=record_digest(run_dir))
+    digest = record_digest(run_dir)
+    replace_folder(run_dir / ALLURE_DIR, lambda new: write_allure_results(record, run_dir, new, digest=digest))
     written = [HTML_FILE, APPENDIX_FILE, JUNIT_FILE, ALLURE_DIR]
     if record.meta.pre_submission:
         _replace(run_dir / GAP_FILE, renderers[GAP_FILE]())
@@ -159,10 +154,8 @@ def render_views(run_dir: Path, record: Record, problems: list[str]) -> None:
 
 def _replace(path: Path, data: bytes) -> None:
     """Write ``data`` as a new regular file at ``path`` (whatever was there: a symlink is replaced,
-    never followed)."""
-    if path.is_symlink():
-        path.unlink()
-    path.write_bytes(data)
+    never followed), atomically: a failed write leaves the previous file whole."""
+    write_atomic(path, data)
 
 
 def view_problems(run_dir: Path, record: Record) -> list[str]:

@@ -71,6 +71,7 @@ def deselect_finished(config: pytest.Config, items: list[pytest.Item]) -> None:
 
 def begin_sitting(config: pytest.Config, session: TcSession, resume: Resumption) -> None:
     """Open the devices, compare identities, start the sitting; exit 3 (journal untouched) when refused."""
+    from harness.record.lock import RunLocked
     from harness.record.resume import IdentityChanged
     from harness.suites.rig import open_rig
 
@@ -82,6 +83,9 @@ def begin_sitting(config: pytest.Config, session: TcSession, resume: Resumption)
         from harness.suites.session import command_line
 
         session.recorder = resume.begin(command_line(sys.argv), session.read_identities())
+    except RunLocked as exc:
+        _close(session)
+        pytest.exit(f"tablecert: run {run_id} not resumed: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
     except IdentityChanged as exc:
         _close(session)
         pytest.exit(f"tablecert: run {run_id} not resumed: a device is not the one the run started with "

@@ -63,6 +63,11 @@ class TcSession:
         self.resuming: Any = None
         #: the record's contract section (versions negotiated, findings; harness.record.contract_findings)
         self.contract: dict[str, Any] = {"versions": {}, "findings": []}
+        #: ids of the cases selected for this session (None: not known, an xdist worker's share);
+        #: the record is finished as a whole run only when each has a verdict
+        self.selected: set[str] | None = None
+        #: a write of the record failed (disk full, file too large, path too long): the run stops
+        self.host_fault: str | None = None
 
     # ------------------------------------------------------------------ construction
 
@@ -81,7 +86,13 @@ class TcSession:
                 raise pytest.UsageError("--tc-resume continues a record; --tc-no-record writes none")
             check_inputs(config, resume, profile)  # the recorder comes with the sitting (harness.suites.resuming)
         elif not config.getoption("--tc-no-record"):
-            recorder = _make_recorder(config, profile)
+            try:
+                recorder = _make_recorder(config, profile)
+            except OSError as exc:  # no room, a read-only folder, a path too long: nothing can be certified
+                pytest.exit(f"tablecert: the run record cannot be written: {_host_fault(exc)}",
+                            returncode=HOST_FAULT_EXIT)
+            except InputError as exc:  # the run folder exists, or another process writes it
+                raise pytest.UsageError(str(exc)) from None
         session = cls(profile, recorder=recorder, listen=config.getoption("--tc-listen"),
                       defects=tuple(config.getoption("--tc-defect")))
         session.operator = config.getoption("--tc-operator") or ""
@@ -156,6 +167,11 @@ class TcSession:
         return out
 
     def close(self) -> None:
+        # a signal now (the run's parent gone, a second Ctrl-C) waits until the record is finished
+        with deferred():
+            self._close()
+
+    def _close(self) -> None:
         try:
             if self.rig is not None and self.recorder is not None:
                 with contextlib.suppress(Exception):  # best effort after a device died
@@ -166,8 +182,34 @@ class TcSession:
             if self.rig is not None:
                 self.rig.close()
             if self.recorder is not None:
-                path = self.recorder.finish(interrupted=self.interrupted)
-                sys.stderr.write(f"\ntablecert: record written to {path}\n")
+                self._finish_record()
+
+    def _finish_record(self) -> None:
+        """Finish the record: INTERRUPTED (resumable) when a selected case has no verdict, whatever
+        ended the session; not at all after a host fault (the journal keeps the finished cases and
+        ``tablecert run --resume`` continues it)."""
+        assert self.recorder is not None
+        if self.host_fault is not None:
+            sys.stderr.write(f"\ntablecert: the record of run {self.recorder.run_id} was left unfinished: "
+                             f"{self.host_fault}; its journal keeps every finished case (tablecert run --resume "
+                             f"{self.recorder.run_dir})\n")
+            self.recorder.release()
+            return
+        recorded = {c.case_id for c in self.recorder.record.cases}
+        missing = sorted((self.selected or set()) - recorded)
+        if missing and not self.interrupted:
+            self.interrupted = True
+            sys.stderr.write(f"\ntablecert: {len(missing)} selected case(s) have no verdict (first: {missing[0]}): "
+                             "the record is INTERRUPTED, and tablecert run --resume runs them\n")
+        try:
+            path = self.recorder.finish(interrupted=self.interrupted)
+        except OSError as exc:
+            self.recorder.release()
+            self.host_fault = _host_fault(exc)
+            sys.stderr.write(f"\ntablecert: the record of run {self.recorder.run_id} could not be finished: "
+                             f"{self.host_fault} (tablecert run --resume {self.recorder.run_dir} finishes it)\n")
+            return
+        sys.stderr.write(f"\ntablecert: record written to {path}\n")
 
     # ------------------------------------------------------------------ cases
 
@@ -246,7 +288,7 @@ class TcSession:
             self.interrupted = True
             raise
         finally:
-            with deferred():  # a Ctrl-C now would cut the case's record in two: it waits until it is written
+            with deferred(), self._writing():  # a Ctrl-C now would cut the case's record in two
                 self.done += 1
                 if self.bench is not None:
                     self.bench.case_finished(case.name, verdict, self.done, self.total)
@@ -265,10 +307,22 @@ class TcSession:
                 if rec is not None:
                     self.recorder.end_case(rec, verdict, message,
                                            reproduce=_reproduce(case, self.profile, self.defects))
+            if self.host_fault is not None:
+                pytest.exit(f"tablecert: run stopped: the record cannot be written: {self.host_fault}",
+                            returncode=HOST_FAULT_EXIT)
             if verdict not in ("PASS", "INTERRUPTED", "INCONCLUSIVE"):
                 self._recover(rig, runner)
             elif verdict != "INTERRUPTED":
                 self._pay_leftover(rig, runner)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Any:
+        """A write of the record that fails on the host (disk full, ``ulimit -f``, a path too long)
+        is a host fault: noted, and the run stops after this case (exit 3), never a device verdict."""
+        try:
+            yield
+        except OSError as exc:
+            self.host_fault = _host_fault(exc)
 
     def _run_redoing(self, runner: CaseRunner, make_runner: Any, rec: Any, rig: Rig) -> CaseRunner:
         """Run the case; when its premise did not hold at the table (a misstacked shoe) void the
@@ -417,10 +471,23 @@ class TcSession:
         """Record a case that did not run: NOT APPLICABLE to the profile, or SKIP (could not run)."""
         if self.recorder is None:
             return
-        with deferred():
+        with deferred(), self._writing():
             rec = self._begin(case)
             self.recorder.end_case(rec, outcome, why, reproduce=_reproduce(case, self.profile, self.defects)
                                    if outcome == "SKIP" else None)
+        if self.host_fault is not None:
+            pytest.exit(f"tablecert: run stopped: the record cannot be written: {self.host_fault}",
+                        returncode=HOST_FAULT_EXIT)
+
+
+#: pytest's exit status when a host fault stopped the run (harness.exitcodes.RIG_ERROR)
+HOST_FAULT_EXIT = 3
+
+
+def _host_fault(exc: OSError) -> str:
+    """One line for a write the host refused."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    return f"{exc.strerror or type(exc).__name__}{where}"
 
 
 def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str | None:
