@@ -78,6 +78,10 @@ class Sensors(Device):
         return seat, kind
 
     def _place(self, req: Mapping[str, Any]) -> Answer:
+        seat = req.get("seat")
+        if "refuses-with-refused" in self.cfg.personas and isinstance(seat, int) and not isinstance(seat, bool) \
+                and not SEAT_MIN <= seat <= SEAT_MAX:  # REFUSED is a refusal as BAD_ARGS is (section 6.3)
+            return Refusal("REFUSED", f"seat {seat}: this table has no such seat")
         seat, kind = self._seat_type(req)
         reason = self.detect(seat, kind, arg(req, "amount", int))
         return {"accepted": reason is None, "reason": reason}

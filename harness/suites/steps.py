@@ -35,7 +35,9 @@ from harness.devices import vocabulary
 from harness.devices.link import DeviceNak, NakError
 from harness.errors import DeviceError
 from harness.money import Cents
+from harness.profiles.configwrites import field_of_wire
 from harness.suites.model import Step
+from harness.suites.permitted import permitted_refusal
 from harness.suites.registry import Action, Arg, choice, step
 from harness.suites.timing import record_round
 
@@ -438,6 +440,10 @@ def configure(runner: CaseRunner, step: Step, set: Mapping[str, Any], expect: st
         got, why = "accepted", ""
     except NakError as exc:  # REFUSED: the device's application-level answer
         got, why = "refused", exc.reason
+        if expect == "accepted":
+            for key in set:
+                permitted_refusal(runner, step, field_of_wire(str(key)), f"{got} ({why})",
+                                  f"what this case checks on a written {field_of_wire(str(key))} does not apply")
     ok = got == expect and (reason is None or reason in why)
     runner.measure(step, "configuration write", got + (f" ({why})" if why else ""),
                  expect + (f" ({reason})" if reason else ""), ok)
