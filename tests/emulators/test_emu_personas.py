@@ -1,0 +1,86 @@
+"""Each persona (harness.emulators.personas) really behaves as it says, and the reference does not."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from emu_helpers import PLAIN_NATURAL, bench, profile
+
+from harness.emulators.config import EmulatorConfig
+from harness.emulators.personas import PERSONAS, apply_persona
+from harness.errors import InputError
+
+ROTATED = [{"seat": 1, "combo": ["KH", "9H"]}, {"seat": 2, "combo": ["KS", "9S"]}, {"seat": 3}]
+
+
+def test_fixed_configuration_refuses_every_change_and_takes_the_configuration_in_force() -> None:
+    with bench(mapping=profile(persona="fixed-configuration")) as b:
+        before = b.ok("controller", "config.get")
+        for change in ({"denomination": 100}, {"seats": ROTATED}, {"decks": 6}, {"commission": "4"},
+                       {"meters": {"major": {"payout_limit": 2_000_000}}}, {"hit_soft17": False}):
+            nak = b.refused("controller", "config.set", **change)
+            assert (nak.code, nak.reason) == ("REFUSED", "the configuration is fixed by the Rules Submission")
+        assert b.ok("controller", "config.get") == before
+        assert b.ok("controller", "config.set", decks=before["decks"])["decks"] == before["decks"]
+    with bench() as ref:  # the reference takes the same write
+        assert ref.ok("controller", "config.set", decks=6)["decks"] == 6
+
+
+def test_no_rewrite_while_amounts_keeps_denomination_combinations_and_decks_but_takes_the_meters() -> None:
+    with bench(mapping=profile(persona="no-rewrite-while-amounts")) as b:
+        assert all(v > 0 for v in b.meters()["meters"].values())  # the meters show their initial amounts
+        for change, named in (({"denomination": 100}, "denomination"), ({"seats": ROTATED}, "combinations"),
+                              ({"decks": 6}, "decks")):
+            nak = b.refused("controller", "config.set", **change)
+            assert nak.code == "REFUSED" and named in nak.reason and "461a.12(i)" in nak.reason
+        b.deal(PLAIN_NATURAL)
+        assert b.ok("controller", "config.set", meters={"major": {"payout_limit": 2_000_000}})[
+            "meters"]["major"]["payout_limit"] == 2_000_000
+        assert b.ok("controller", "config.set", commission="4")["commission"] == "4"
+    with bench() as ref:
+        assert ref.ok("controller", "config.set", seats=ROTATED)["seats"][0]["combo"] == ["KH", "9H"]
+
+
+def test_lockout_at_the_limit_takes_four_fifths_of_the_deadline() -> None:
+    data = apply_persona({**profile(), "timing": {"lockout_deadline_ms": "2.5"}}, "lockout-at-the-limit")
+    del data["emulator"]["lockout_latency_us"]  # the persona's lockout_latency_ms decides
+    assert data["emulator"]["lockout_latency_ms"] == "2.00"
+    assert EmulatorConfig.from_mapping(data).lockout_latency_us == 2000
+    assert EmulatorConfig.from_mapping(profile()).lockout_latency_us == 0
+
+
+def test_omits_optional_fields_leaves_out_model_program_hash_and_the_raw_reading() -> None:
+    with bench(mapping=profile(persona="omits-optional-fields")) as b:
+        ident = b.ok("controller", "identity")
+        assert "model" not in ident and "program_hash" not in ident
+        assert ident["manufacturer"] and ident["software_version"]  # the required ones stay
+        b.ok("shoe", "test.load", cards=PLAIN_NATURAL)
+        b.ok("shoe", "test.fault", kind="misread")
+        b.ok("shoe", "test.deal", pace_us=0)
+        misread = b.wait_for("misread")
+        assert "raw" not in misread and misread["n"] == 1
+    with bench() as ref:
+        assert ref.ok("controller", "identity")["model"]
+        ref.ok("shoe", "test.load", cards=PLAIN_NATURAL)
+        ref.ok("shoe", "test.fault", kind="misread")
+        ref.ok("shoe", "test.deal", pace_us=0)
+        assert ref.wait_for("misread")["raw"] == "??"
+
+
+def test_refuses_with_refused_where_the_contract_allows_either_code() -> None:
+    for persona, code in (("refuses-with-refused", "REFUSED"), (None, "BAD_ARGS")):
+        with bench(mapping=profile(**({"persona": persona} if persona else {}))) as b:
+            assert b.refused("sensors", "wager.place", seat=10, type="player", amount=500).code == code
+            assert b.refused("controller", "config.set", decks=0).code == code
+            # a malformed value stays BAD_ARGS for both: that one the contract fixes
+            assert b.refused("controller", "config.set", seats=[{"seat": 1, "combo": ["KS"]}]).code == "BAD_ARGS"
+
+
+def test_an_unknown_persona_is_refused_and_every_persona_has_a_declaration_or_none() -> None:
+    with pytest.raises(InputError, match="persona 'fixed-config': unknown"):
+        EmulatorConfig.from_mapping(profile(persona="fixed-config"))
+    writes = {n: p.config_writes for n, p in PERSONAS.items()}
+    assert writes["fixed-configuration"] is not None and set(writes["fixed-configuration"].values()) == {"never"}
+    assert writes["lockout-at-the-limit"] is None
+    assert Decimal(apply_persona(profile(), "lockout-at-the-limit")["emulator"]["lockout_latency_ms"]) == 4
