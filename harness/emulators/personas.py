@@ -66,6 +66,11 @@ PERSONAS: dict[str, Persona] = {p.name: p for p in (
             "leaves out every field docs/protocol.md marks optional: identity model and program_hash, a "
             "misread card's raw reading",
             "docs/protocol.md sections 6.1 and 6.2: model, program_hash and raw are optional"),
+    Persona("reordered-events",
+            "the shoe reports each card after the controller has acted on it: the events of the round's last "
+            "card (payouts, hits, round_end) come before that card's own card event",
+            "docs/protocol.md section 8: the shoe's card events travel on the shoe's own line and may arrive "
+            "after round_end; the regulations fix no order between two devices' reports"),
     Persona("refuses-with-refused",
             "answers NAK REFUSED where the contract lets it choose REFUSED or BAD_ARGS: a wager at a seat "
             "outside 1..9, a deck count outside 1..16",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 
 import pytest
@@ -84,3 +85,19 @@ def test_an_unknown_persona_is_refused_and_every_persona_has_a_declaration_or_no
     assert writes["fixed-configuration"] is not None and set(writes["fixed-configuration"].values()) == {"never"}
     assert writes["lockout-at-the-limit"] is None
     assert Decimal(apply_persona(profile(), "lockout-at-the-limit")["emulator"]["lockout_latency_ms"]) == 4
+
+
+def test_reordered_events_reports_the_last_card_after_the_round_end() -> None:
+    for persona, last_card_first in (("reordered-events", False), (None, True)):
+        with bench(mapping=profile(**({"persona": persona} if persona else {}))) as b:
+            b.ok("controller", "round.open")
+            b.wager(1, "player", 500)
+            b.deal(PLAIN_NATURAL)
+            b.wait_for("round_end")
+            deadline = time.monotonic() + 2.0
+            while len(b.named("card")) < 4 and time.monotonic() < deadline:
+                time.sleep(0.001)
+            names = [ev["event"] for role, ev in b.events if role == "shoe" and ev["event"] == "card"
+                     or ev["event"] == "round_end"]
+            assert names.count("card") == 4
+            assert (names.index("round_end") == 4) is last_card_first, names
