@@ -97,7 +97,7 @@ def test_reordered_events_reports_the_last_card_after_the_round_end() -> None:
             deadline = time.monotonic() + 2.0
             while len(b.named("card")) < 4 and time.monotonic() < deadline:
                 time.sleep(0.001)
-            names = [ev["event"] for role, ev in b.events if role == "shoe" and ev["event"] == "card"
+            names = [ev["event"] for role, ev in b.events if (role == "shoe" and ev["event"] == "card")
                      or ev["event"] == "round_end"]
             assert names.count("card") == 4
             assert (names.index("round_end") == 4) is last_card_first, names
