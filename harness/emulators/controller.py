@@ -422,7 +422,7 @@ class Controller(Device):
         if self.live() and "config-while-live" not in self.cfg.defects:
             return Refusal("REFUSED", "live: a round is open or wagers are on the layout")
         decks = req.get("decks")
-        if "refuses-with-refused" in self.cfg.personas and isinstance(decks, int) and not isinstance(decks, bool) \
+        if "other-refusal-reasons" in self.cfg.personas and isinstance(decks, int) and not isinstance(decks, bool) \
                 and not 1 <= decks <= 16:  # a value outside the range: REFUSED is a refusal as BAD_ARGS is
             return Refusal("REFUSED", f"decks {decks}: this table takes 1 to 16 decks")
         try:

@@ -71,10 +71,12 @@ PERSONAS: dict[str, Persona] = {p.name: p for p in (
             "card (payouts, hits, round_end) come before that card's own card event",
             "docs/protocol.md section 8: the shoe's card events travel on the shoe's own line and may arrive "
             "after round_end; the regulations fix no order between two devices' reports"),
-    Persona("refuses-with-refused",
-            "answers NAK REFUSED where the contract lets it choose REFUSED or BAD_ARGS: a wager at a seat "
-            "outside 1..9, a deck count outside 1..16",
-            "docs/protocol.md sections 6.3 and 8: either is a refusal"),
+    Persona("other-refusal-reasons",
+            "gives the other refusal where the contract lets it choose: NAK REFUSED rather than BAD_ARGS for a "
+            "wager at a seat outside 1..9 and a deck count outside 1..16, and no-base-wager before any other "
+            "cause for a Royal 9 wager at a seat with no base-game wager",
+            "docs/protocol.md sections 6.3 and 8: either NAK is a refusal; the contract fixes no order between "
+            "two refusal causes that both hold (629a Royal 9 (b) and the closed layout, a seat the table lacks)"),
 )}
 
 

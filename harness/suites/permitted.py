@@ -83,3 +83,19 @@ def permitted_refusal(runner: CaseRunner, step: Step, name: str, got: str, moot:
                    detail="461a.12(i) constrains changes once a meter shows an amount; no clause requires a "
                    "controller to take the write")
     raise NotApplicableHere(f"the device refuses {name} writes ({why}): {moot}")
+
+
+#: base-game wagers that open the Royal 9 option at a seat (629a Royal 9 (b))
+BASE_WAGERS = ("player", "banker", "tie")
+
+
+def refusal_reasons(runner: CaseRunner, seat: int, kind: str, reason: str) -> tuple[str, ...]:
+    """The refusal reasons that each state a true cause when a case expects ``reason``: a Royal 9
+    wager at a seat holding no base-game wager this round is also refused ``no-base-wager`` (629a
+    Royal 9 (b)), and the contract fixes no order between two causes that both hold (a seat the
+    table does not have, a closed layout)."""
+    out = [reason]
+    if kind == "royal9" and reason != "no-base-wager" and runner.requires_base_wager \
+            and not any((seat, base) in runner.round.wagers for base in BASE_WAGERS):
+        out.append("no-base-wager")
+    return tuple(out)

@@ -69,13 +69,23 @@ def test_omits_optional_fields_leaves_out_model_program_hash_and_the_raw_reading
         assert ref.wait_for("misread")["raw"] == "??"
 
 
-def test_refuses_with_refused_where_the_contract_allows_either_code() -> None:
-    for persona, code in (("refuses-with-refused", "REFUSED"), (None, "BAD_ARGS")):
+def test_other_refusal_reasons_answers_refused_where_the_contract_allows_either_code() -> None:
+    for persona, code in (("other-refusal-reasons", "REFUSED"), (None, "BAD_ARGS")):
         with bench(mapping=profile(**({"persona": persona} if persona else {}))) as b:
             assert b.refused("sensors", "wager.place", seat=10, type="player", amount=500).code == code
             assert b.refused("controller", "config.set", decks=0).code == code
             # a malformed value stays BAD_ARGS for both: that one the contract fixes
             assert b.refused("controller", "config.set", seats=[{"seat": 1, "combo": ["KS"]}]).code == "BAD_ARGS"
+
+
+def test_other_refusal_reasons_gives_no_base_wager_before_the_seat_and_the_lock() -> None:
+    for persona, first in (("other-refusal-reasons", "no-base-wager"), (None, "bad-seat")):
+        mapping = {**profile(**({"persona": persona} if persona else {})), "interpretations": {}}
+        with bench(mapping=mapping) as b:
+            b.ok("controller", "round.open")
+            assert b.wager(9) == first  # seat 9: not on this three-seat table, and no base wager there
+            assert b.wager(1, "player", 1000) is None
+            assert b.wager(1) is None  # with its base wager the Royal 9 wager is taken
 
 
 def test_an_unknown_persona_is_refused_and_every_persona_has_a_declaration_or_none() -> None:

@@ -118,3 +118,15 @@ def test_a_device_that_keeps_its_combinations_passes_declared_and_fails_undeclar
     verdicts = _run(tmp_path, undeclared, cases)  # config-write: every field writable between rounds
     assert verdicts == {"r9-combinations-written-between-rounds": "FAIL",
                         "denomination-write-meets-its-floors": "FAIL"}
+
+
+def test_a_royal9_refusal_may_give_either_true_cause_and_no_other() -> None:
+    from harness.suites.permitted import refusal_reasons
+
+    bare = SimpleNamespace(round=SimpleNamespace(wagers={}), requires_base_wager=True)
+    based = SimpleNamespace(round=SimpleNamespace(wagers={(3, "banker"): 1000}), requires_base_wager=True)
+    optional = SimpleNamespace(round=SimpleNamespace(wagers={}), requires_base_wager=False)
+    assert refusal_reasons(bare, 3, "royal9", "bad-seat") == ("bad-seat", "no-base-wager")  # type: ignore[arg-type]
+    assert refusal_reasons(based, 3, "royal9", "locked-out") == ("locked-out",)  # type: ignore[arg-type]
+    assert refusal_reasons(optional, 3, "royal9", "bad-seat") == ("bad-seat",)  # type: ignore[arg-type]
+    assert refusal_reasons(bare, 3, "player", "locked-out") == ("locked-out",)  # type: ignore[arg-type]
