@@ -64,8 +64,9 @@ PERSONAS: dict[str, Persona] = {p.name: p for p in (
             "629a Royal 9 (a)(2) and the profile's timing.lockout_deadline_ms: any latency within the limit"),
     Persona("omits-optional-fields",
             "leaves out every field docs/protocol.md marks optional: identity model and program_hash, a "
-            "misread card's raw reading",
-            "docs/protocol.md sections 6.1 and 6.2: model, program_hash and raw are optional"),
+            "misread card's raw reading, meters.get diverted for a meter below its cap",
+            "docs/protocol.md sections 6.1, 6.2 and 8: model, program_hash and raw are optional, diverted is "
+            "required only for a meter standing at its cap"),
     Persona("reordered-events",
             "the shoe reports each card after the controller has acted on it: the events of the round's last "
             "card (payouts, hits, round_end) come before that card's own card event",

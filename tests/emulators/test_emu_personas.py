@@ -56,6 +56,15 @@ def test_omits_optional_fields_leaves_out_model_program_hash_and_the_raw_reading
         ident = b.ok("controller", "identity")
         assert "model" not in ident and "program_hash" not in ident
         assert ident["manufacturer"] and ident["software_version"]  # the required ones stay
+        assert b.meters()["diverted"] == {}  # no meter stands at its cap: diverted is optional below it
+        b.ok("controller", "config.set", meters={"minor": {"payout_limit": 45_001}})
+        b.ok("controller", "round.open")
+        b.wager(1, "royal9", 500)
+        b.wager(2, "royal9", 500)
+        b.deal(PLAIN_NATURAL)
+        b.wait_for("round_end")
+        shown = b.meters()
+        assert shown["meters"]["minor"] == 45_001 and list(shown["diverted"]) == ["minor"]  # required at the cap
         b.ok("shoe", "test.load", cards=PLAIN_NATURAL)
         b.ok("shoe", "test.fault", kind="misread")
         b.ok("shoe", "test.deal", pace_us=0)
@@ -63,6 +72,7 @@ def test_omits_optional_fields_leaves_out_model_program_hash_and_the_raw_reading
         assert "raw" not in misread and misread["n"] == 1
     with bench() as ref:
         assert ref.ok("controller", "identity")["model"]
+        assert set(ref.meters()["diverted"]) == {"mega", "major", "minor"}
         ref.ok("shoe", "test.load", cards=PLAIN_NATURAL)
         ref.ok("shoe", "test.fault", kind="misread")
         ref.ok("shoe", "test.deal", pace_us=0)
