@@ -110,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--defect selects defects for --matrix; to list some, name them: tablecert defects NAME")
     if args.bench_twin:
         raise InputError("--bench-twin goes with --matrix: tablecert defects --matrix --bench-twin")
+    if args.persona is not None:
+        raise InputError("--persona goes with --matrix: tablecert defects --matrix --persona NAME")
     defects = selected(names)
     if args.json:
         print(json.dumps([dataclasses.asdict(d) for d in defects], indent=2, ensure_ascii=False))
@@ -166,6 +168,8 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         if not args.json:
             print(f"kill matrix: {text}", file=sys.stderr, flush=True)
 
+    if args.persona is not None and args.variants:
+        raise InputError("--persona: the shipped tables only (a variant set draws its own personas)")
     tables = None
     if args.variants:
         import secrets
@@ -182,8 +186,6 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
                                                                    for v, p in zip(chosen, paths, strict=True)),
               file=sys.stderr, flush=True)
     if args.persona is not None:
-        if args.variants:
-            raise InputError("--persona: the shipped tables only (a variant set draws its own personas)")
         tables = _persona_tables(args.persona)
         progress(f"persona {args.persona}: " + "; ".join(sorted(set(tables.values()))))
     matrix = killmatrix.run_matrix(names, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables,

@@ -88,3 +88,27 @@ def test_matrix_variants_are_other_tables_than_the_shipped_ones() -> None:
     for v in tables:
         load_profile_text(v.yaml(), f"{v.name}.yaml")
         assert not v.profile.get("interpretations")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_set_of_24_draws_every_persona_and_the_reference(seed: int) -> None:
+    from harness.emulators.personas import PERSONAS
+
+    variants = vm.generate(seed, 24)
+    assert {v.persona for v in variants} == {None, *PERSONAS}
+    for v in variants:
+        assert f"persona {v.persona or 'reference'}; " in v.summary() or v.kind == "link"
+        assert v.profile.get("emulator", {}).get("persona") == v.persona or v.kind == "link"
+        if v.persona is not None:
+            assert v.kind in PERSONAS[v.persona].kinds
+            declared = PERSONAS[v.persona].config_writes
+            if declared is not None:  # the profile says what such a device takes
+                assert v.profile["config_writes"] == dict(declared)
+                assert "config-write" not in v.profile["capabilities"]
+
+
+def test_personas_can_be_chosen_or_left_out() -> None:
+    only = vm.generate(3, 6, ["fixed-configuration"])
+    assert {v.persona for v in only if v.kind != "link"} == {"fixed-configuration"}
+    assert {v.persona for v in vm.generate(3, 6, [None])} == {None}
+    assert [v.yaml() for v in vm.generate(3, 6, [None])] != [v.yaml() for v in only]
