@@ -63,20 +63,27 @@ def never_written(profile: Profile, case: Case) -> str | None:
             f"this case checks on a written {never[0]} does not apply")
 
 
-def refusal_permitted(profile: Profile, name: str) -> str | None:
-    """Why the device may refuse a write of field ``name`` now (the harness always runs with the
-    meters showing amounts), or None when the profile declares it writable between rounds."""
+def refusal_permitted(profile: Profile, name: str, shown: Iterable[str] = ()) -> str | None:
+    """Why the device may refuse a write of field ``name`` now, or None when it may not: the profile
+    declares it writable between rounds, or writable while no meter shows an amount and none does
+    (``shown``: the meters showing an amount)."""
     when = profile.writes(name)
-    if when == "between-rounds":
+    shown = tuple(shown)
+    if when == "between-rounds" or (when == "no-amount-shown" and not shown):
         return None
-    return f"config_writes: {name}: {when}; it {WHEN_TEXT[when]}"
+    also = f" ({', '.join(shown)} show amounts)" if when == "no-amount-shown" else ""
+    return f"config_writes: {name}: {when}; it {WHEN_TEXT[when]}{also}"
 
 
 def permitted_refusal(runner: CaseRunner, step: Step, name: str, got: str, moot: str) -> None:
     """Record a refusal of ``name`` the profile permits as the device's choice and end the case NOT
     APPLICABLE (``moot``: what of the case no longer applies); return when the refusal is not
     permitted (the caller judges it as before)."""
-    why = refusal_permitted(runner.profile, name)
+    when = runner.profile.writes(name)
+    if when == "between-rounds":
+        return
+    shown = [m for m, cents in runner._read_meters().meters.items() if cents > 0] if when == "no-amount-shown" else []
+    why = refusal_permitted(runner.profile, name, shown)
     if why is None:
         return
     runner.measure(step, f"{name} write: the device's permitted choice", got, f"accepted, or refused ({why})", True,

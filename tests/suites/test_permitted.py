@@ -45,7 +45,8 @@ class _Ctrl:
         return SimpleNamespace(seats=[SimpleNamespace(seat=s["seat"], combo=s.get("combo")) for s in self.reads])
 
 
-def _runner(writes: str, ctrl: _Ctrl) -> Any:
+def _runner(writes: str, ctrl: _Ctrl, shown: dict[str, int] | None = None) -> Any:
+    shown = {"mega": 5_000_000, "major": 45_000, "minor": 45_000} if shown is None else shown
     profile = dataclasses.replace(load_profile(MIDI5),
                                   config_writes={**ALL_BETWEEN_ROUNDS, "combinations": writes})
     measured: list[Measured] = []
@@ -55,7 +56,9 @@ def _runner(writes: str, ctrl: _Ctrl) -> Any:
 
     oracle: Any = SimpleNamespace()
     oracle.with_combos = lambda combos: oracle
-    return SimpleNamespace(profile=profile, _ctrl=lambda: ctrl, measure=measure, measured=measured, oracle=oracle)
+    meters = SimpleNamespace(meters=dict(shown))
+    return SimpleNamespace(profile=profile, _ctrl=lambda: ctrl, measure=measure, measured=measured, oracle=oracle,
+                           _read_meters=lambda: meters)
 
 
 def _filed() -> list[dict[str, Any]]:
@@ -69,6 +72,13 @@ def test_a_refusal_the_profile_permits_is_recorded_and_ends_the_case_not_applica
         configure_combos(runner, STEP, "rotated")
     (m,) = runner.measured
     assert m.passed and m.value.startswith("refused (REFUSED") and "no-amount-shown" in m.limit
+    assert "mega, major, minor show amounts" in m.limit
+
+
+def test_a_refusal_while_no_meter_shows_an_amount_is_not_permitted_by_no_amount_shown() -> None:
+    runner = _runner("no-amount-shown", _Ctrl(refuse=True, reads=_filed()), shown={"mega": 0, "major": 0})
+    configure_combos(runner, STEP, "rotated")
+    assert [m.passed for m in runner.measured] == [False]
 
 
 def test_a_refusal_of_a_field_declared_writable_is_still_a_fail() -> None:
