@@ -49,6 +49,15 @@ def test_lockout_at_the_limit_takes_four_fifths_of_the_deadline() -> None:
     assert data["emulator"]["lockout_latency_ms"] == "2.00"
     assert EmulatorConfig.from_mapping(data).lockout_latency_us == 2000
     assert EmulatorConfig.from_mapping(profile()).lockout_latency_us == 0
+    with bench(mapping=data) as b:  # the controller schedules its lock-out that long after the first card
+        b.ok("controller", "round.open")
+        b.ok("shoe", "test.load", cards=PLAIN_NATURAL)
+        b.ok("shoe", "test.deal", count=1, pace_us=0)
+        deadline = time.monotonic() + 2
+        while not any(e["cause"] == "card" for e in b.named("lockout")) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        lock = b.ok("controller", "test.state")["last_card_lock"]
+        assert lock["due_ns"] - lock["card_ns"] == 2_000_000
 
 
 def test_omits_optional_fields_leaves_out_model_program_hash_and_the_raw_reading() -> None:
