@@ -151,6 +151,11 @@ class Variant:
         return head + yaml.safe_dump(self.profile, sort_keys=False, width=110)
 
     def summary(self) -> str:
+        """The persona and the Rules Submission, one line."""
+        return f"persona {self.persona or 'reference'}; {self.rules_summary()}"
+
+    def rules_summary(self) -> str:
+        """The Rules Submission alone, one line."""
         if "link" in self.profile:
             from harness.link.variants import summary
 
@@ -167,7 +172,7 @@ class Variant:
             bits.append(f"streak3 pays {rules['streak3']['pays']}")
         interp = self.profile.get("interpretations") or {}
         bits += [f"{k}={_show(v)}" for k, v in interp.items()]
-        return f"persona {self.persona or 'reference'}; " + "; ".join(bits)
+        return "; ".join(bits)
 
 
 def _show(value: Any) -> str:

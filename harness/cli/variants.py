@@ -118,9 +118,9 @@ def run(args: argparse.Namespace) -> int:
             for line in o.failures[:20]:
                 print(f"  {line}")
             chosen_personas = "".join(f" --persona {n}" for n in dict.fromkeys(args.persona))
-            print(f"  persona {o.variant.persona or 'reference'}; Rules Submission: {o.variant.summary()}")
-            print(f"  reproduce: tablecert variants --count {args.count} --seed {seed}{chosen_personas} "
-                  f"--only {o.variant.index}")
+            print(f"  reproduce (persona {o.variant.persona or 'reference'}, Rules Submission "
+                  f"{o.variant.rules_summary()}): tablecert variants --count {args.count} --seed {seed}"
+                  f"{chosen_personas} --only {o.variant.index}")
             print(f"         or: tablecert run --profile {o.profile_path}")
     if not failed and not keep:
         import shutil
