@@ -138,17 +138,25 @@ class Variant:
     profile: dict[str, Any]
     #: what this variant stands for in the coverage plan, as short labels
     covers: tuple[str, ...] = ()
+    #: the permitted behaviour its emulator takes (harness.emulators.personas); None: the reference's
+    persona: str | None = None
 
     @property
     def name(self) -> str:
         return str(self.profile["name"])
 
     def yaml(self) -> str:
-        head = (f"# Variant {self.index} of seed {self.seed} ({self.kind}): a compliant Rules Submission drawn by\n"
+        head = (f"# Variant {self.index} of seed {self.seed} ({self.kind}, persona {self.persona or 'reference'}): "
+                "a compliant Rules Submission drawn by\n"
                 f"# tablecert variants; the built-in emulators implement it.  Covers: {', '.join(self.covers)}\n")
         return head + yaml.safe_dump(self.profile, sort_keys=False, width=110)
 
     def summary(self) -> str:
+        """The persona and the Rules Submission, one line."""
+        return f"persona {self.persona or 'reference'}; {self.rules_summary()}"
+
+    def rules_summary(self) -> str:
+        """The Rules Submission alone, one line."""
         if "link" in self.profile:
             from harness.link.variants import summary
 
@@ -188,9 +196,30 @@ class _Plan:
     denomination: list[int] = field(default_factory=list)
     interp: list[dict[str, Any]] = field(default_factory=list)
     extremes: list[str | None] = field(default_factory=list)
+    persona: list[str | None] = field(default_factory=list)
 
 
-def _plan(seed: int, count: int) -> _Plan:
+def _personas(seed: int, kinds: Sequence[str], allowed: Sequence[str | None]) -> list[str | None]:
+    """A persona for each variant: every allowed persona on some variant of a kind it means something
+    on, the reference behaviour (None) among them, the rest drawn."""
+    from harness.emulators.personas import PERSONAS
+
+    rng = random.Random(f"personas:{seed}")
+    out: list[str | None] = [None] * len(kinds)
+    free = list(range(len(kinds)))
+    rng.shuffle(free)
+    for name in allowed:
+        fits = [i for i in free if name is None or kinds[i] in PERSONAS[name].kinds]
+        if fits:
+            out[fits[0]] = name
+            free.remove(fits[0])
+    for i in free:
+        fits_i = [n for n in allowed if n is None or kinds[i] in PERSONAS[n].kinds]
+        out[i] = rng.choice(fits_i) if fits_i else None
+    return out
+
+
+def _plan(seed: int, count: int, personas: Sequence[str | None] = ()) -> _Plan:
     rng = random.Random(f"plan:{seed}")
     plan = _Plan()
     base = ["royal9", "royal9-mystery", "royal9", "ez-baccarat", "hit-and-run", "royal9", "baccarat",
@@ -220,17 +249,24 @@ def _plan(seed: int, count: int) -> _Plan:
     rng.shuffle(r9)
     for i, which in zip(r9, ("0.1", "5"), strict=False):
         plan.extremes[i] = which
+    plan.persona = _personas(seed, plan.kind, personas) if personas else [None] * count
     return plan
 
 
 # -------------------------------------------------------------------------------- one variant
 
 
-def generate(seed: int, count: int) -> list[Variant]:
-    """``count`` compliant Rules Submissions drawn from ``seed`` (see the module docstring)."""
+def generate(seed: int, count: int, personas: Sequence[str | None] | None = None) -> list[Variant]:
+    """``count`` compliant Rules Submissions drawn from ``seed`` (see the module docstring), each
+    played by the emulators with one of ``personas`` (permitted behaviours; None the reference one;
+    default every persona and the reference)."""
     if count < 1:
         raise ValueError("count must be at least 1")
-    plan = _plan(seed, count)
+    if personas is None:
+        from harness.emulators.personas import PERSONAS
+
+        personas = (None, *PERSONAS)
+    plan = _plan(seed, count, personas)
     return [_variant(seed, i, plan) for i in range(count)]
 
 
@@ -339,7 +375,13 @@ def _variant(seed: int, i: int, plan: _Plan, *, matrix: bool = False) -> Variant
     covers += [f"{k}={_show(v)}" for k, v in sorted(interp.items())]
     profile["emulator"] = {"lockout_latency_ms": str(latency), "deal_pace_ms": "15", "defect": None,
                            "seed": rng.randrange(1, 2**31)}
-    return Variant(seed, i, kind, profile, tuple(covers))
+    persona = plan.persona[i] if plan.persona else None
+    if persona is not None:
+        from harness.emulators.personas import apply_persona
+
+        profile = apply_persona(profile, persona)
+        covers.append(f"persona {persona}")
+    return Variant(seed, i, kind, profile, tuple(covers), persona)
 
 
 def _meter(rng: random.Random, floor: Cents, extreme: str | None, name: str, matrix: bool = False) -> dict[str, str]:

@@ -33,6 +33,7 @@ tablecert defects --json                # machine-readable list
 tablecert defects --matrix --jobs 2     # the kill matrix: every defect fails a case citing its clause
 tablecert defects --matrix --defect rate-off --defect shoe-misread --json
 tablecert defects --matrix --variants --seed 7   # on five variants drawn from seed 7 instead of the shipped tables
+tablecert defects --matrix --persona fixed-configuration --jobs 1  # on the shipped tables played by a persona
 tablecert defects --matrix --bench-twin --jobs 1 # on the bench twins: no test channel, the scripted operator
 tablecert emulate --defect lockout-late # then run the suites against it: some case must FAIL
 tablecert defects --mutants --list      # every mutant of the device-side emulator code, by id
@@ -64,6 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deadline", type=duration(86_400), default=None, metavar="SECONDS",
                         help="with --matrix or --mutants: end a run still going after this long (default 300; "
                              "240 per mutant run)")
+    parser.add_argument("--persona", default=None, metavar="NAME",
+                        help="with --matrix: the shipped tables played by this persona, a permitted behaviour "
+                        "(tablecert variants --personas lists them)")
     parser.add_argument("--mutants", action="store_true",
                         help="the mutation score: mutate the device-side emulator code one change at a time and "
                              "certify each mutant emulator; a mutant some case does not pass is killed")
@@ -106,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--defect selects defects for --matrix; to list some, name them: tablecert defects NAME")
     if args.bench_twin:
         raise InputError("--bench-twin goes with --matrix: tablecert defects --matrix --bench-twin")
+    if args.persona is not None:
+        raise InputError("--persona goes with --matrix: tablecert defects --matrix --persona NAME")
     defects = selected(names)
     if args.json:
         print(json.dumps([dataclasses.asdict(d) for d in defects], indent=2, ensure_ascii=False))
@@ -118,6 +124,34 @@ def run(args: argparse.Namespace) -> int:
     print(f"\n{len(defects)} defect(s); run one with: tablecert emulate --defect NAME; "
           "prove them all with: tablecert defects --matrix")
     return 0
+
+
+def _persona_tables(persona: str) -> dict[str, str]:
+    """Kind of table -> a profile of the shipped table played by ``persona`` (written to a temporary
+    folder); a link keeps the shipped profile (its tables are single-table emulators of their own)."""
+    import tempfile
+    from pathlib import Path
+
+    import yaml
+
+    from harness import killmatrix
+    from harness.emulators.personas import PERSONAS, apply_persona
+
+    if persona not in PERSONAS:
+        raise InputError(f"--persona {persona}: unknown (known: {', '.join(sorted(PERSONAS))})")
+    folder = Path(tempfile.mkdtemp(prefix=f"tablecert-matrix-{persona}-"))
+    tables: dict[str, str] = {}
+    for kind, shipped in killmatrix.PROFILE_FOR_TABLE.items():
+        if kind == "link":
+            tables[kind] = shipped
+            continue
+        data = yaml.safe_load(killmatrix.profile_path(shipped).read_text())
+        data = apply_persona(data, persona)
+        data["name"] = f"{shipped}.{persona}"
+        path = folder / f"{shipped}.{persona}.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False, width=110))
+        tables[kind] = str(path)
+    return tables
 
 
 def _matrix(args: argparse.Namespace, names: list[str]) -> int:
@@ -134,6 +168,8 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         if not args.json:
             print(f"kill matrix: {text}", file=sys.stderr, flush=True)
 
+    if args.persona is not None and args.variants:
+        raise InputError("--persona: the shipped tables only (a variant set draws its own personas)")
     tables = None
     if args.variants:
         import secrets
@@ -149,6 +185,9 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         print(f"kill matrix: variants of seed {seed}: " + "; ".join(f"{p} ({v.summary()})"
                                                                    for v, p in zip(chosen, paths, strict=True)),
               file=sys.stderr, flush=True)
+    if args.persona is not None:
+        tables = _persona_tables(args.persona)
+        progress(f"persona {args.persona}: " + "; ".join(sorted(set(tables.values()))))
     matrix = killmatrix.run_matrix(names, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables,
                                    bench_twin=args.bench_twin)
     if args.json:

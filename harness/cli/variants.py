@@ -27,6 +27,8 @@ tablecert variants --count 24 --seed 7          # 24 variants, every one must PA
 tablecert variants --count 24 --seed 7 --only 5 # reproduce variant 5 of that set
 tablecert variants --count 24 --seed 7 --list   # the profiles only, without running them
 tablecert variants --count 4 --jobs 2 --work-dir reports/variants
+tablecert variants --count 3 --persona fixed-configuration   # every variant played by that persona
+tablecert variants --personas                   # list the personas (permitted behaviours)
 """
 
 
@@ -42,6 +44,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline", type=duration(86_400), default=900.0, metavar="SECONDS",
                    help="end a variant's run still going after this long (default 900)")
     p.add_argument("--list", action="store_true", help="write and list the profiles; run nothing")
+    p.add_argument("--persona", action="append", default=[], metavar="NAME",
+                   help="draw only these personas (repeatable; 'reference' for the reference behaviour; "
+                   "default: every persona and the reference)")
+    p.add_argument("--personas", action="store_true", help="list the personas and exit")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("suites", nargs="*", metavar="SUITES", help="suite files or directories (default: all)")
 
@@ -53,8 +59,18 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--count {args.count}: at least 1")
     if args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: at least 1")
+    from harness.emulators.personas import PERSONAS
+
+    if args.personas:
+        for p in PERSONAS.values():
+            print(f"{p.name:<26} {p.description}\n{'':<26} permitted: {p.permitted_by}")
+        return 0
+    for name in args.persona:
+        if name != "reference" and name not in PERSONAS:
+            raise InputError(f"--persona {name}: unknown (known: reference, {', '.join(sorted(PERSONAS))})")
+    drawn = [None if n == "reference" else n for n in dict.fromkeys(args.persona)] or None
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
-    every = vm.generate(seed, args.count)
+    every = vm.generate(seed, args.count, drawn)
     for i in args.only:
         if not 0 <= i < args.count:
             raise InputError(f"--only {i}: the set has variants 0 to {args.count - 1}")
@@ -86,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             "variants": [{"index": o.variant.index, "name": o.variant.name, "passed": o.passed,
                           "exit": o.exit_code, "seconds": str(o.seconds), "tally": o.tally,
                           "failures": o.failures, "profile": str(o.profile_path),
-                          "covers": list(o.variant.covers)} for o in outcomes],
+                          "covers": list(o.variant.covers), "persona": o.variant.persona} for o in outcomes],
             "interpretation_choices": {k: sorted(v) for k, v in covered.items()},
         }, indent=2))
     else:
@@ -101,7 +117,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"\nFAILED variant {o.variant.index} of seed {seed} ({o.variant.name}):")
             for line in o.failures[:20]:
                 print(f"  {line}")
-            print(f"  reproduce: tablecert variants --count {args.count} --seed {seed} --only {o.variant.index}")
+            chosen_personas = "".join(f" --persona {n}" for n in dict.fromkeys(args.persona))
+            print(f"  reproduce (persona {o.variant.persona or 'reference'}, Rules Submission "
+                  f"{o.variant.rules_summary()}): tablecert variants --count {args.count} --seed {seed}"
+                  f"{chosen_personas} --only {o.variant.index}")
             print(f"         or: tablecert run --profile {o.profile_path}")
     if not failed and not keep:
         import shutil

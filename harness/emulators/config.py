@@ -26,6 +26,7 @@ from harness.cards import parse_card
 from harness.devices import vocabulary
 from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.emulators.defects import check_defects
+from harness.emulators.personas import check_personas
 from harness.errors import InputError
 from harness.games.payouts import parse_pay
 from harness.money import Cents, parse_amount, parse_rate
@@ -68,6 +69,8 @@ class EmulatorConfig:
     deal_pace_us: int = 15_000
     identity: Mapping[str, str] = field(default_factory=dict)
     defects: frozenset[str] = frozenset()
+    #: permitted behaviours other than the reference's (harness.emulators.personas)
+    personas: frozenset[str] = frozenset()
     nv_dir: Path | None = None
     #: fsync every non-volatile write (off: the emulated power loss is in-process, see nvstore.py)
     nv_fsync: bool = False
@@ -122,6 +125,9 @@ class EmulatorConfig:
             "game_type": self.game,
         }
         base.update({k: str(v) for k, v in self.identity.items() if k in IDENTITY_FIELDS})
+        if "omits-optional-fields" in self.personas:  # docs/protocol.md 6.1: optional
+            base.pop("model", None)
+            base.pop("program_hash", None)
         if self.interpretations.get("id-fields-from-device") == "manufacturer-fields":
             # the operator assigns location and asset number; this device does not report them
             for key in ("location", "asset_number"):
@@ -154,6 +160,7 @@ class EmulatorConfig:
         emulator: dict[str, Any] = {
             "lockout_latency_us": self.lockout_latency_us, "deal_pace_us": self.deal_pace_us,
             "identity": dict(self.identity), "defects": sorted(self.defects), "nv_fsync": self.nv_fsync,
+            "personas": sorted(self.personas),
         }
         if self.nv_dir is not None:
             emulator["nv_dir"] = str(self.nv_dir)
@@ -208,6 +215,9 @@ class EmulatorConfig:
         defects = emu.get("defect") or emu.get("defects") or ()
         if isinstance(defects, str):
             defects = (defects,)
+        personas = emu.get("persona") or emu.get("personas") or ()
+        if isinstance(personas, str):
+            personas = (personas,)
         cfg = cls(
             game=game,
             denomination=denomination,
@@ -221,6 +231,7 @@ class EmulatorConfig:
             deal_pace_us=_micros(emu, "deal_pace", 15_000),
             identity=dict(emu.get("identity") or {}),
             defects=frozenset(str(x) for x in defects),
+            personas=frozenset(str(x) for x in personas),
             nv_dir=Path(emu["nv_dir"]) if emu.get("nv_dir") else None,
             seed=int(emu["seed"]) if emu.get("seed") is not None else None,
             nv_fsync=bool(emu.get("nv_fsync", False)),
@@ -233,6 +244,7 @@ class EmulatorConfig:
         )
         cfg = cfg.with_changes(**overrides) if overrides else cfg
         check_defects(cfg.defects)
+        check_personas(cfg.personas)
         check_table(cfg)
         return cfg
 

@@ -37,7 +37,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.cards import Card, parse_card
-from harness.emulators import bent, defects, settle
+from harness.emulators import bent, defects, personas, settle
 from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig, apply_wire_changes, check_table, table_to_wire
@@ -421,10 +421,17 @@ class Controller(Device):
     def _config_set(self, req: Mapping[str, Any]) -> Answer:
         if self.live() and "config-while-live" not in self.cfg.defects:
             return Refusal("REFUSED", "live: a round is open or wagers are on the layout")
+        decks = req.get("decks")
+        if "other-refusal-reasons" in self.cfg.personas and isinstance(decks, int) and not isinstance(decks, bool) \
+                and not 1 <= decks <= 16:  # a value outside the range: REFUSED is a refusal as BAD_ARGS is
+            return Refusal("REFUSED", f"decks {decks}: this table takes 1 to 16 decks")
         try:
             new = apply_wire_changes(self.cfg, req)
         except (InputError, KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BadArgs(f"config.set: {exc}") from None
+        kept = personas.kept_fields(self, new)
+        if kept:
+            return Refusal("REFUSED", kept)
         changed = {n for n, m in new.meters.items() if self.cfg.meters.get(n) != m}
         current = {n: a for n, a in (self.bank.amounts() if self.bank else {}).items() if n in changed}
         lowered = settle.mystery_lowered(self, new)

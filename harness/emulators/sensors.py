@@ -78,12 +78,19 @@ class Sensors(Device):
         return seat, kind
 
     def _place(self, req: Mapping[str, Any]) -> Answer:
+        seat = req.get("seat")
+        if "other-refusal-reasons" in self.cfg.personas and isinstance(seat, int) and not isinstance(seat, bool) \
+                and not SEAT_MIN <= seat <= SEAT_MAX:  # REFUSED is a refusal as BAD_ARGS is (section 6.3)
+            return Refusal("REFUSED", f"seat {seat}: this table has no such seat")
         seat, kind = self._seat_type(req)
         reason = self.detect(seat, kind, arg(req, "amount", int))
         return {"accepted": reason is None, "reason": reason}
 
     def detect(self, seat: int, kind: str, amount: Cents) -> str | None:
         """Chips in a betting area: the controller accepts the wager (None) or gives its reason."""
+        if "other-refusal-reasons" in self.cfg.personas and kind == "royal9" and self._requires_base() \
+                and not any((seat, base) in self.wagers for base in BASE_TYPES):
+            return "no-base-wager"  # a true cause, given before the controller's own (section 6.3)
         reason = self.gate(seat, kind, amount)
         if reason is None and (seat, kind) in self.riding:
             reason = RIDING  # the chips of a riding wager are on that area: it cannot be placed again

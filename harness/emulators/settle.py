@@ -290,6 +290,19 @@ def fresh_bank(ctrl: Controller) -> MeterBank | None:
     return MeterBank(meters) if meters or local else None
 
 
+def _diverted(ctrl: Controller, amounts: Mapping[str, Cents]) -> dict[str, Cents]:
+    """``diverted`` of ``meters.get``: every meter; with persona ``omits-optional-fields`` only the
+    meters standing at their cap, where docs/protocol.md (section 8) requires it."""
+    bank = ctrl.bank
+    if bank is None:
+        return {}
+    out = {n: m.diverted for n, m in bank.meters.items()}
+    if "omits-optional-fields" in ctrl.cfg.personas:
+        caps = {n: m.cap for n, m in ctrl.cfg.meters.items()}
+        out = {n: d for n, d in out.items() if (c := caps.get(n)) is not None and amounts.get(n, 0) >= c}
+    return out
+
+
 def meters_get(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     bank = ctrl.bank
     amounts = meter_amounts(ctrl)
@@ -299,7 +312,7 @@ def meters_get(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     return {
         "meters": amounts,
         "residual": bank.residuals() if bank else {},
-        "diverted": {n: m.diverted for n, m in bank.meters.items()} if bank else {},
+        "diverted": _diverted(ctrl, amounts),
         "cumulative_paid": ctrl.accounts.cumulative_paid,
         "paid_by_table": ctrl.accounts.paid_by_table,
         "paid_by_attendant": ctrl.accounts.paid_by_attendant,

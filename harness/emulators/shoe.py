@@ -112,7 +112,16 @@ class Shoe(Device):
         self.dealt += 1
         if self._misread_next:
             self._misread_next = False
-            self.emit("misread", n=self.dealt, raw="??")
+            if "omits-optional-fields" in self.cfg.personas:  # raw is optional (docs/protocol.md 6.2)
+                self.emit("misread", n=self.dealt)
+            else:
+                self.emit("misread", n=self.dealt, raw="??")
+        elif "reordered-events" in self.cfg.personas:
+            # the controller hears of the card first; the shoe's own line reports it after the
+            # controller's events for it (settlement and round_end on a last card): section 8
+            self.on_card_out(card, t_ns)
+            self.emit("card", card=card.code, n=self.dealt)
+            return
         else:
             self.emit("card", card=card.code, n=self.dealt)
         self.on_card_out(card, t_ns)

@@ -69,9 +69,12 @@ def _name(node: ast.AST) -> str:
 
 
 def is_defect_expr(node: ast.AST) -> bool:
-    """``self.cfg.defects``, ``ctrl.cfg.defects``, ``cfg.defects``, or a local alias ``bent``."""
+    """``self.cfg.defects``, ``ctrl.cfg.defects``, ``cfg.defects``, or a local alias ``bent``; and
+    ``cfg.personas``: a persona's branch (harness.emulators.personas) runs only with that permitted
+    behaviour switched on, never in the clean emulator a mutant is certified as (the variants prove
+    those PASS, and the kill matrix on a persona that the defects are still caught)."""
     if isinstance(node, ast.Attribute):
-        return node.attr == "defects"
+        return node.attr in ("defects", "personas")
     return isinstance(node, ast.Name) and node.id in ("defects", "bent")
 
 

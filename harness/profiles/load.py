@@ -20,6 +20,7 @@ from harness.bench.settings import BenchSettings, parse_bench
 from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.errors import InputError
 from harness.profiles import lookups
+from harness.profiles.configwrites import NONE_WRITABLE, parse_config_writes
 from harness.profiles.lineparams import COUNTER_KEYS, SERIAL_KEYS, line_options
 from harness.profiles.linked import parse_link
 from harness.profiles.model import EMULATOR, DeviceSpec, EmulatorSettings, Profile, RulesSubmission, Timing
@@ -56,7 +57,7 @@ MATCH_FIELDS = ("manufacturer", "model", "serial", "software_id", "software_vers
                 "asset_number", "usb_serial")
 _TOP_KEYS = ("spec", "name", "description", "game", "jurisdiction", "devices", "capabilities", "rules",
              "timing", "interpretations", "emulator", "report", "bench",
-             "randomness", "link")
+             "randomness", "link", "config_writes")
 _DEVICE_KEYS = ("driver", "port", "resource", "baudrate", "backend", "match", "calibration", "feeds", *SERIAL_KEYS,
                 *COUNTER_KEYS)
 #: the roles a bench supply may feed (``devices.power.feeds``)
@@ -291,7 +292,7 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
     if "emulator" not in f:
         return EmulatorSettings()
     ef = f.get_map("emulator", optional=("lockout_latency_ms", "deal_pace_ms", "defect", "identity", "seed",
-                                         "nv_dir", "test_channel", "contract_version"))
+                                         "nv_dir", "test_channel", "contract_version", "persona"))
     d = EmulatorSettings()
     latency = ef.get_decimal("lockout_latency_ms", d.lockout_latency_ms, lo=Decimal(0), hi=Decimal(60_000))
     defect = ef.raw("defect")
@@ -305,6 +306,14 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
         raise ef.error("lockout_latency_ms", f"{latency} ms is not below timing.lockout_deadline_ms "
                                              f"{timing.lockout_deadline_ms}: a clean emulator would fail its "
                                              "own lock-out cases")
+    persona = ef.raw("persona")
+    if persona is not None:
+        from harness.emulators.personas import PERSONAS
+
+        persona = check_str(persona, ef.loc("persona"), "emulator.persona")
+        if persona not in PERSONAS:
+            raise ef.error("persona", f"unknown persona {shown(persona)}{suggest(persona, PERSONAS)} "
+                                      "(tablecert variants --personas lists them)")
     identity: dict[str, str] = {}
     if "identity" in ef:
         idf = ef.get_map("identity", optional=[m for m in MATCH_FIELDS if m != "usb_serial"]
@@ -314,6 +323,7 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
         lockout_latency_ms=latency,
         deal_pace_ms=ef.get_decimal("deal_pace_ms", d.deal_pace_ms, lo=Decimal(0), hi=Decimal(60_000)),
         defect=defect,
+        persona=persona,
         identity=MappingProxyType(identity),
         seed=ef.get_int("seed", None, lo=0),
         nv_dir=ef.get_str("nv_dir", None),
@@ -359,6 +369,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
             if key in f:
                 report(f.error(key, f"a link profile files {key} per table, under link.tables"))
         caps = attempt(lambda: _capabilities(f), frozenset())
+        config_writes, caps = attempt(lambda: parse_config_writes(f, caps), (NONE_WRITABLE, caps))
         if game is not None:
             _check_capabilities(f, game, caps, devices)
         interpretations = attempt(lambda: _interpretations(f), {})
@@ -409,6 +420,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         bench=bench,
         randomness=randomness,
         link=link,
+        config_writes=config_writes,
     )
 
 

@@ -166,6 +166,8 @@ class EmulatorSettings:
     deal_pace_ms: Decimal = Decimal("15")
     #: one defect name (``tablecert defects``) or None for a clean emulator
     defect: str | None = None
+    #: one permitted behaviour (harness.emulators.personas) or None for the reference behaviour
+    persona: str | None = None
     identity: Mapping[str, str] = field(default_factory=_frozen)
     seed: int | None = None
     nv_dir: str | None = None
@@ -261,6 +263,13 @@ class Profile:
     #: a link of tables on common meters (``link:``); then ``devices`` and ``rules`` are empty and
     #: every table's are under ``link.tables``
     link: LinkSettings | None = None
+    #: configuration field -> when the device lets an operator write it (``config_writes:``; every
+    #: field ``between-rounds`` under capability ``config-write``, ``never`` without it)
+    config_writes: Mapping[str, str] = field(default_factory=_frozen)
+
+    def writes(self, name: str) -> str:
+        """When the device takes a write of configuration field ``name`` (harness.profiles.configwrites)."""
+        return self.config_writes.get(name, "between-rounds" if "config-write" in self.capabilities else "never")
 
     @property
     def is_emulated(self) -> bool:

@@ -28,6 +28,7 @@ from harness.suites.expect import expected_round, measure_paid_once
 from harness.suites.expected import meters_at_settlement, qualifying_stakes
 from harness.suites.model import Step
 from harness.suites.payouts import settlements
+from harness.suites.permitted import permitted_refusal
 from harness.suites.registry import Action, Arg, choice, step
 from harness.suites.steps import settle_round
 
@@ -164,7 +165,9 @@ def expect_r9_combos(runner: CaseRunner, step: Step) -> None:
     doc="629a Royal 9 (e)(5), 461a.12(i): with no round open, write every seat's personal combination: "
     "`rotated` gives each seat with a combination in the Rules Submission the combination of the seat "
     "before it (the first seat the last one's), `profile` the combinations as filed; the write must be "
-    "accepted and `config.get` must read back exactly what was written",
+    "accepted and `config.get` must read back exactly what was written.  A refusal the profile's "
+    "`config_writes: {combinations: ...}` permits (never, no-amount-shown) is recorded and the case is "
+    "NOT APPLICABLE",
 ))
 def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
     rules = runner.profile.rules
@@ -182,6 +185,8 @@ def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
         got, why = "accepted", ""
     except DeviceNak as exc:
         got, why = "refused", f"{exc.code}: {exc.reason}"
+        permitted_refusal(runner, step, "combinations", f"{got} ({why})",
+                          "play under written combinations, which this case checks, does not apply")
     runner.measure(step, f"personal combinations write ({order}: {len(owners)} seat(s))",
                    got + (f" ({why})" if why else ""), "accepted", got == "accepted")
     if got != "accepted":

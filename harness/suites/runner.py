@@ -25,6 +25,7 @@ from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents, fmt
 from harness.suites.expected import ExpectedRound, Oracle
 from harness.suites.model import Case, Step
+from harness.suites.permitted import NotApplicableHere
 from harness.suites.registry import lookup
 from harness.suites.rig import Rig
 from harness.suites.timing import LockTiming, RoundLock
@@ -170,6 +171,15 @@ class CaseRunner:
                     raise ComplianceFailure("\n".join(self.describe(m) for m in failed_before)
                                             + f"\nthen the case could not go on at step {i} "
                                               f"({step.action}): {exc}") from exc
+                raise
+            except NotApplicableHere as exc:
+                # a choice the rules leave to the device made the rest of the case moot; a clause the
+                # device already broke in this case is still the verdict
+                failed_before = [m for m in self.measured if not m.passed and not m.advisory]
+                if failed_before:
+                    raise ComplianceFailure("\n".join(self.describe(m) for m in failed_before)) from exc
+                if self.on_step:
+                    self.on_step(i, step, "NOT APPLICABLE", {"reason": str(exc), **self._performed()})
                 raise
             failed = [m for m in self.measured[before:] if not m.passed and not m.advisory]
             advisory = any(m.advisory for m in self.measured[before:])

@@ -28,6 +28,7 @@ from harness.profiles.model import Profile
 from harness.record import contract_findings
 from harness.suites.expected import Oracle
 from harness.suites.model import Case
+from harness.suites.permitted import NotApplicableHere, never_written
 from harness.suites.rig import Rig, open_rig
 from harness.suites.runner import CaseRunner, ComplianceFailure, Inconclusive, Measured
 from harness.suites.stacks import project_root
@@ -270,6 +271,9 @@ class TcSession:
         except Inconclusive as exc:
             verdict, message = "INCONCLUSIVE", str(exc)
             pytest.skip(f"INCONCLUSIVE: {exc}")
+        except NotApplicableHere as exc:  # the device's permitted choice made the rest of the case moot
+            verdict, message = "NOT APPLICABLE", str(exc)
+            pytest.skip(f"NOT APPLICABLE: {exc}")
         except DeviceTimeout as exc:
             verdict, message = "TIMEOUT", str(exc)
             self._note_dead(rig, exc)
@@ -299,7 +303,7 @@ class TcSession:
                 for meter, pts in points.items():
                     if rec is not None:
                         rec.meter_timeline(meter, pts)
-                if verdict != "PASS" and tails:
+                if verdict not in ("PASS", "NOT APPLICABLE") and tails:
                     message = (message or "") + "\n\ndevice transcript (tail):\n" + tails
                     exc_now = sys.exc_info()[1]
                     if exc_now is not None:
@@ -519,6 +523,9 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
     outside = outside_contract(profile, case)
     if outside:
         return outside
+    refused = never_written(profile, case)
+    if refused:
+        return refused
     if case.not_for_table:
         return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
     return no_performer(profile, case)

@@ -250,6 +250,9 @@ def test_one_real_run_is_read_back_from_its_record() -> None:
     (["defects", "--matrix", "--deadline", "0"], "--deadline"),
     (["defects", "--defect", "rate-off"], "--matrix"),
     (["defects", "--bench-twin"], "goes with --matrix"),
+    (["defects", "--persona", "reordered-events"], "goes with --matrix"),
+    (["defects", "--matrix", "--persona", "nope"], "--persona nope: unknown"),
+    (["defects", "--matrix", "--variants", "--persona", "reordered-events"], "the shipped tables only"),
 ])
 def test_bad_matrix_arguments_exit_2_with_one_line(argv: list[str], message: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
@@ -344,3 +347,14 @@ def test_the_kill_matrix_on_bench_twins_catches_one_defect_of_each_kind() -> Non
     assert all(line.split()[2] == "CAUGHT" for line in rows.values()), rows
     assert "kill matrix on bench twins PASSED" in out
     print(out.splitlines()[-1])  # the wall time, for the CI log
+
+
+def test_the_matrix_on_a_persona_runs_the_shipped_tables_played_by_it() -> None:
+    from harness.cli.defects import _persona_tables
+    from harness.profiles import load_profile
+
+    tables = _persona_tables("fixed-configuration")
+    assert set(tables) == set(killmatrix.PROFILE_FOR_TABLE) and tables["link"] == "emulated-link-4"
+    midi = load_profile(tables["royal9"])
+    assert midi.name == "emulated-midi-5.fixed-configuration" and midi.emulator.persona == "fixed-configuration"
+    assert set(midi.config_writes.values()) == {"never"} and "config-write" not in midi.capabilities

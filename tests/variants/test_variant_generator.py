@@ -9,6 +9,7 @@ test command (``scripts/test.sh``: ``tablecert variants --count 24`` with a fres
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -88,3 +89,53 @@ def test_matrix_variants_are_other_tables_than_the_shipped_ones() -> None:
     for v in tables:
         load_profile_text(v.yaml(), f"{v.name}.yaml")
         assert not v.profile.get("interpretations")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_set_of_24_draws_every_persona_and_the_reference(seed: int) -> None:
+    from harness.emulators.personas import PERSONAS
+
+    variants = vm.generate(seed, 24)
+    assert {v.persona for v in variants} == {None, *PERSONAS}
+    for v in variants:
+        assert v.summary() == f"persona {v.persona or 'reference'}; {v.rules_summary()}"
+        assert v.profile.get("emulator", {}).get("persona") == v.persona or v.kind == "link"
+        if v.persona is not None:
+            assert v.kind in PERSONAS[v.persona].kinds
+            declared = PERSONAS[v.persona].config_writes
+            if declared is not None:  # the profile says what such a device takes
+                assert v.profile["config_writes"] == dict(declared)
+                assert "config-write" not in v.profile["capabilities"]
+
+
+def test_personas_can_be_chosen_or_left_out() -> None:
+    only = vm.generate(3, 6, ["fixed-configuration"])
+    assert {v.persona for v in only if v.kind != "link"} == {"fixed-configuration"}
+    assert {v.persona for v in vm.generate(3, 6, [None])} == {None}
+    assert [v.yaml() for v in vm.generate(3, 6, [None])] != [v.yaml() for v in only]
+
+
+def test_a_failed_variant_prints_its_persona_and_rules_in_the_reproduce_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from harness.cli import main
+
+    def failing(chosen: list[vm.Variant], **kw: object) -> list[vm.Outcome]:
+        return [vm.Outcome(v, 1, Decimal(1), tmp_path / f"{v.name}.yaml", "0/1/0/0", ["some-case FAIL"])
+                for v in chosen]
+
+    monkeypatch.setattr(vm, "run_variants", failing)
+    argv = ["variants", "--count", "6", "--seed", "3", "--persona", "fixed-configuration", "--only", "0",
+            "--work-dir", str(tmp_path)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    (v,) = [x for x in vm.generate(3, 6, ["fixed-configuration"]) if x.index == 0]
+    line = next(x for x in out.splitlines() if "reproduce" in x)
+    assert f"persona {v.persona or 'reference'}, Rules Submission {v.rules_summary()}" in line
+    assert line.endswith("tablecert variants --count 6 --seed 3 --persona fixed-configuration --only 0")
+
+
+def test_an_unknown_persona_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main
+
+    assert main(["variants", "--count", "2", "--persona", "fixed-config", "--list"]) == 2
+    assert "--persona fixed-config: unknown" in capsys.readouterr().err
