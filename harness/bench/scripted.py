@@ -76,7 +76,13 @@ class HumanPace:
 
     def wait(self, rng: random.Random, seconds: float) -> None:
         factor = math.exp(rng.gauss(0.0, self.spread))
-        time.sleep(seconds * factor / float(self.speed))
+        pause = seconds * factor / float(self.speed)
+        if pause >= MIN_PAUSE_S:  # a shorter sleep lasts as long as the thread's wake-up, not the pause
+            time.sleep(pause)
+
+
+#: the shortest pause slept (s): a hurried pace's pauses under it (``bulk_speed``) are not slept
+MIN_PAUSE_S = 0.001
 
 
 class ScriptedOperator:

@@ -33,8 +33,8 @@ from harness.profiles.model import Profile
 
 #: the scripted operator's pace in CI: a person's delays (harness.bench.scripted.HumanPace) / 500
 CI_SPEED = Decimal(500)
-#: its pace in a step's bulk rounds (the mystery awards' thousands of rounds; no act's timing is
-#: judged there): a person's delays / 50,000, so the twin's verdicts come in CI time
+#: its pace in a step's bulk rounds (the mystery awards' thousands of rounds, the shoe battery's shoes;
+#: no act's timing is judged there): a person's delays / 50,000, so the twin's verdicts come in CI time
 CI_BULK_SPEED = Decimal(50_000)
 LOCKOUT_CHANNEL = "101"
 COMM_CHANNEL = "110"

@@ -151,16 +151,19 @@ def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[S
     out = []
     decks = runner.shoe_decks
     builtin = "shuffler" in runner.profile.capabilities
-    for k in range(count):
-        runner.perform(LoadShoe(shuffled=True, decks=decks, seed=seed + k, by_shuffler=builtin))
-        before = len(runner.cards_read())
-        runner.perform(Deal(count=cards))
+    # the shoes of a statistic: thousands of cards where no act's timing is judged, so the prompts are a
+    # step's bulk rounds (a person is told so; a scripted operator may hurry them, as the award rounds')
+    with runner.performers.bulk_rounds():
+        for k in range(count):
+            runner.perform(LoadShoe(shuffled=True, decks=decks, seed=seed + k, by_shuffler=builtin))
+            before = len(runner.cards_read())
+            runner.perform(Deal(count=cards))
 
-        def dealt(start: int = before) -> bool:
-            return len(runner.cards_read()) - start >= cards
+            def dealt(start: int = before) -> bool:
+                return len(runner.cards_read()) - start >= cards
 
-        runner._wait_for(f"{cards} card events from the shoe", dealt, timeout_s=10.0)
-        out.append(ShoeObservation(tuple(c.code for c in runner.cards_read()[before: before + cards])))
+            runner._wait_for(f"{cards} card events from the shoe", dealt, timeout_s=10.0)
+            out.append(ShoeObservation(tuple(c.code for c in runner.cards_read()[before: before + cards])))
     return out
 
 

@@ -6,6 +6,7 @@ Each is registered with :func:`harness.suites.registry.step` and called by the r
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -349,6 +350,10 @@ def _host_stamped(runner: CaseRunner, step: Step, latency: Decimal, limit: Decim
                           "a time-interval counter decides")
 
 
+#: how long ``expect_event`` waits for an event still on its way (s)
+EVENT_WAIT_S = 0.05
+
+
 @step("expect_event", Action(
     {"event": choice(*EVENTS, required=True), "match": Arg("map"), "absent": Arg("bool", default=False),
      "count": Arg("int"), "except": Arg("map")},
@@ -360,11 +365,12 @@ def _host_stamped(runner: CaseRunner, step: Step, latency: Decimal, limit: Decim
 ))
 def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match: Mapping[str, Any] | None = None,
                  count: int | None = None, **args: Any) -> None:
-    runner._pump(0.05)
     # the shoe's events (card, misread, error) come on the shoe's line, the rest on the controller's
-    pool = runner.round.shoe_events if event in SHOE_EVENTS else runner.round.ctrl_events
     want = dict(match or {})
     left_out = dict(args.get("except") or {})
+
+    def pool() -> list[Any]:
+        return runner.round.shoe_events if event in SHOE_EVENTS else runner.round.ctrl_events
 
     def fits(e: Any, fields: Mapping[str, Any]) -> bool:
         return all(str(e.payload.get(k)) == str(v) for k, v in fields.items())
@@ -372,7 +378,17 @@ def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match
     def ok(e: Any) -> bool:
         return e.name == event and fits(e, want) and not (left_out and fits(e, left_out))
 
-    found = [e for e in pool if ok(e)]
+    # an event still on its way gets EVENT_WAIT_S.  An absence or an exact count waits for the
+    # device's next event or EVENT_WAIT_S as before; the event sought ends the wait when it is there
+    # (the same verdict: it was there within EVENT_WAIT_S), not the device's first event of any kind
+    if absent or count is not None:
+        runner._pump(EVENT_WAIT_S)
+    else:
+        end = time.monotonic() + EVENT_WAIT_S
+        runner._pump(0.0)
+        while not any(ok(e) for e in pool()) and time.monotonic() < end:
+            runner._pump(min(0.005, max(0.0, end - time.monotonic())))
+    found = [e for e in pool() if ok(e)]
     desc = f"'{event}' event" + (f" with {want}" if want else "") + (f" other than {left_out}" if left_out else "")
     if absent:
         runner.measure(step, f"no {desc}", len(found), 0, not found, unit="events")
@@ -381,7 +397,7 @@ def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match
                        detail="; ".join(f"{e.name} {e.payload}" for e in found[:6]))
     else:
         runner.measure(step, desc, len(found), ">= 1", bool(found), unit="events",
-                     detail="; ".join(f"{e.name} {e.payload}" for e in pool[-6:]))
+                     detail="; ".join(f"{e.name} {e.payload}" for e in pool()[-6:]))
 
 
 @step("expect_identity", Action({"fields": Arg("str-list")}, doc="every 607a.2(b) identity field present"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -358,7 +359,11 @@ def hits_to_pay(runner: CaseRunner) -> tuple[list[str], tuple[str, ...]]:
     one it reports paid by the table (a mystery award) is paid and reset at once.  A controller
     whose pending payments disagree with that has lost track of who pays (a FAIL of the case, not a
     refused key turned blindly)."""
-    runner._pump(0.01)
+    # every hit and payout of a round comes before its round_end on the controller's line
+    # (docs/protocol.md, section 8): once round_end is in, they are too, and nothing is waited for; a
+    # linked meter's hit may follow round_end (it waits for the link controller), so a link waits
+    settled = any(e.name == "round_end" for e in runner.round.ctrl_events)
+    runner._pump(0.0 if settled and runner.profile.link is None else 0.01)
     by_seat = {(int(e.payload["seat"]), str(e.payload.get("category"))): str(e.payload.get("paid_by"))
                for e in runner.round.ctrl_events if e.name == "payout" and e.payload.get("type") in ("royal9",
                                                                                                     "hit-and-run")}
@@ -416,13 +421,23 @@ def _went_dark(runner: CaseRunner, step: Step, within_s: float = 0.3) -> None:
     relay that did not open, a backup that kept it alive), so nothing the case sees afterwards shows
     what survives a power loss: the case ends as an ERROR with that reason, never a PASS."""
     spec = runner.profile.devices.get("power")
-    for role in spec.powers if spec is not None else ("controller",):
-        device = runner._ctrl() if role == "controller" else getattr(runner.rig, role, None)
-        if device is None:
-            continue
+    fed = [(role, runner._ctrl() if role == "controller" else getattr(runner.rig, role, None))
+           for role in (spec.powers if spec is not None else ("controller",))]
+    fed = [(role, device) for role, device in fed if device is not None]
+
+    def answers(device: Any) -> bool:
         try:
             device.request("ping", timeout_s=within_s)
         except DeviceError:
+            return False
+        return True
+
+    # every device fed is pinged at once, each with its own deadline: the silences overlap instead of
+    # adding up (one 0.3 s wait per power cut, not one per device)
+    with ThreadPoolExecutor(max_workers=max(1, len(fed)), thread_name_prefix="went-dark") as pool:
+        alive = list(pool.map(answers, [device for _role, device in fed]))
+    for (role, _device), answered in zip(fed, alive, strict=True):
+        if not answered:
             runner.measure(step, f"the {role} went dark with its power off", f"no answer within {within_s} s",
                            "no answer", True)
             continue

@@ -233,6 +233,7 @@ def test_a_run_that_records_nothing_is_reported(monkeypatch: pytest.MonkeyPatch)
     assert killmatrix.clean_problems(result)
 
 
+@pytest.mark.slow  # a certification run
 def test_one_real_run_is_read_back_from_its_record() -> None:
     job = Job("emulated-midi-5", ("pa-607a2-b2iii-manufacturer",), "rate-off")
     result = killmatrix.run_subprocess(job, 120)
@@ -284,6 +285,7 @@ def test_listing_shows_the_clause_ids(capsys: pytest.CaptureFixture[str]) -> Non
 
 # -- on the bench twins ---------------------------------------------------------------------------------
 
+@pytest.mark.slow  # bench-twin certification runs
 def test_on_bench_twins_every_run_is_a_twin_and_the_shuffler_defects_are_off_bench(tmp_path: Path) -> None:
     clean, runs = killmatrix.plan(bench_twin=True)
     assert all(j.bench_twin for j in [*clean, *runs])

@@ -333,6 +333,7 @@ def test_the_listing(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(json.loads(capsys.readouterr().out)) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)  # parses every mutation point of the tree: ~100 s on a loaded 2-core machine
 def test_the_cli_exits_by_the_score(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     real = mrun.run_mutants

@@ -111,6 +111,7 @@ def _mutant(module: str, function: str, operator: str, code: str) -> str:
     return found[0]
 
 
+@pytest.mark.slow  # a certification case on a mutated emulator per target (~30 s each on a loaded machine)
 @pytest.mark.parametrize(("where", "case", "profile", "kills"), TARGETS,
                          ids=[f"{t[1].split('::')[1]}-{t[2]}" for t in TARGETS])
 def test_the_case_written_for_a_survivor_does_not_pass_its_mutant(tmp_path: Path, where: tuple[str, str, str, str],

@@ -90,6 +90,7 @@ def test_mega_hit_paid_and_reset() -> None:
     assert res.meter_hits.get("mega") == 2
 
 
+@pytest.mark.slow  # ~60 s on a loaded machine
 def test_mystery_hits_within_must_hit_by() -> None:
     # 7 seats x 25 cents a round reach the $1,000 must-hit-by from the $250 reseed within 429 rounds
     res = run_soak(load_profile(PROFILES / "emulated-midi-5-mystery.yaml"), SoakOptions(rounds=440, seed=8))

@@ -1,8 +1,8 @@
 """The variant generator (``tablecert variants``): every drawn Rules Submission is a valid profile,
 and a set of 24 covers what issue 9 asks of it, whatever the seed.
 
-The proof that every variant PASSes is the certification of the set itself, run by the README's
-test command (``scripts/test.sh``: ``tablecert variants --count 24`` with a fresh seed, printed, and
+The proof that every variant PASSes is the certification of the set itself, run in CI after the
+README's test command (``.ci/run``: ``tablecert variants --count 24`` with a fresh seed, printed, and
 ``tablecert defects --matrix --variants``); these tests check the generator's own promises fast.
 """
 
