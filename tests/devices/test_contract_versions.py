@@ -118,7 +118,7 @@ def test_a_version_1_device_passes_the_meter_cases_after_the_version_2_change(tm
     cmd = [sys.executable, "-m", "harness", "run", "suites/progressive/meters.suite.yaml", "--profile", str(profile),
            "--report-dir", str(tmp_path / "reports"), "-q", "-k", "mega-hit-reset or rate-per-wager-5"]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE_S, check=False)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.returncode == 4, done.stdout[-3000:] + done.stderr[-3000:]  # PARTIAL: two cases selected
     (run_dir,) = [d for d in (tmp_path / "reports").iterdir() if d.is_dir()]
     record = load_record(run_dir)
     assert {c.case_id: c.verdict for c in record.cases} == {"mega-hit-reset": "PASS", "rate-per-wager-5": "PASS"}
