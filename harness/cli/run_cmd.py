@@ -32,7 +32,7 @@ from typing import IO, Any
 from harness import exitcodes
 from harness.cli.numbers import count
 from harness.errors import InputError
-from harness.suites.stacks import project_root
+from harness.paths import project_root
 
 HELP = "run certification suites against a device profile (default: all suites, built-in emulators)"
 EXAMPLE = """
