@@ -103,7 +103,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             name,
             help=mod.HELP,
             description=mod.HELP,
-            epilog="Example:\n" + "\n".join("  " + line for line in mod.EXAMPLE.strip().splitlines()),
+            epilog="Example:\n" + "\n".join("  " + line for line in mod.EXAMPLE.strip().splitlines())
+                   + getattr(mod, "EXIT_STATUS", "").rstrip(),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         if only is None or name == only:

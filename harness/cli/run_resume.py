@@ -84,7 +84,9 @@ def resume(args: argparse.Namespace) -> int:
            "--tc-resume", str(run_dir)]
     print(f"tablecert run: resuming run {record.run_id} (sitting {before.sitting}): {len(before.finished)} case(s) "
           f"finished, {len(before.rerun)} to run again", file=sys.stderr, flush=True)
-    progress = Progress([pr])
+    from harness.cli.run_summary import record_case_seconds
+
+    progress = Progress([pr], case_seconds=[record_case_seconds(run_dir)])  # the earlier sittings' rate
     with _terminate_as_interrupt(), progress:
         progress.start(0)
         interrupted = _run_profile(cmd, root, pr, progress)
