@@ -1,0 +1,108 @@
+"""``--shard K/N`` and ``--collect``: a matrix spread over separate processes merges into the table
+and verdict of one run (tablecert variants, the smallest real matrix: two variants, one short suite)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.cli.shard import Shard, load_shards, shard_spec
+from harness.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = [sys.executable, "-m", "harness", "variants", "--count", "2", "--seed", "7", "--jobs", "1",
+            str(ROOT / "suites" / "identity")]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_the_shards_split_a_list_into_disjoint_parts_that_cover_it(n: int) -> None:
+    items = list(range(17))
+    parts = [Shard(k, n).pick(items) for k in range(1, n + 1)]
+    assert sorted(x for p in parts for x in p) == items
+    assert max(map(len, parts)) - min(map(len, parts)) <= 1
+
+
+@pytest.mark.parametrize("bad", ["0/2", "3/2", "2", "a/b", "1/0", "-1/2", "1/2/3"])
+def test_a_bad_shard_is_refused(bad: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        shard_spec(bad)
+
+
+def test_the_command_line_refuses_a_bad_shard_or_a_shard_without_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["variants", "--shard", "3/2", "--seed", "1"]) == 2
+    assert main(["variants", "--shard", "1/2", "--count", "2"]) == 2
+    assert "--shard needs --seed" in capsys.readouterr().err
+
+
+def _doc(path: Path, shard: str, **fields: object) -> str:
+    path.write_text(json.dumps({"kind": "variants", "shard": shard, "seed": 7, "count": 2, **fields}))
+    return str(path)
+
+
+def test_collect_refuses_what_is_not_the_whole_run(tmp_path: Path) -> None:
+    one, two = _doc(tmp_path / "1.json", "1/2"), _doc(tmp_path / "2.json", "2/2")
+    assert [d["shard"] for d in load_shards([two, one], "variants", ("seed",))] == ["1/2", "2/2"]
+    with pytest.raises(InputError, match="shard.*2 of 2 missing"):
+        load_shards([one], "variants", ("seed",))
+    with pytest.raises(InputError, match="given twice"):
+        load_shards([one, one, two], "variants", ("seed",))
+    other = _doc(tmp_path / "3.json", "2/2", seed=8)
+    with pytest.raises(InputError, match="seed 8 differs"):
+        load_shards([one, other], "variants", ("seed",))
+    with pytest.raises(InputError, match="run in 3"):
+        load_shards([one, _doc(tmp_path / "4.json", "2/3")], "variants", ("seed",))
+    with pytest.raises(InputError, match="not the --json result"):
+        load_shards([_doc(tmp_path / "5.json", "1/1", kind="mutants")], "variants", ("seed",))
+    (tmp_path / "6.json").write_text("{")
+    with pytest.raises(InputError, match="not JSON"):
+        load_shards([str(tmp_path / "6.json")], "variants", ())
+
+
+def _same(doc: dict[str, object]) -> dict[str, object]:
+    """A result without what differs between two runs of one set: times and work folders."""
+    out = {k: v for k, v in doc.items() if k not in ("wall_seconds", "shard")}
+    out["variants"] = [{k: v for k, v in row.items() if k not in ("seconds", "profile")}
+                       for row in doc["variants"]]  # type: ignore[attr-defined]
+    return out
+
+
+def _table(text: str) -> str:
+    return re.sub(r"\d+\.\d+ ?s", "T", text)
+
+
+def test_two_shards_in_separate_processes_merge_into_the_single_run(tmp_path: Path) -> None:
+    def start(*extra: str, out: Path) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([*VARIANTS, *extra, "--json"], cwd=ROOT, stdout=out.open("wb"),
+                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+
+    single, shards = tmp_path / "single.json", [tmp_path / f"shard-{k}.json" for k in (1, 2)]
+    procs = [start(out=single), *(start("--shard", f"{k}/2", out=p) for k, p in zip((1, 2), shards, strict=True))]
+    try:
+        codes = [p.wait(timeout=600) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
+    one = json.loads(single.read_text())
+    parts = [json.loads(p.read_text()) for p in shards]
+    assert [len(p["variants"]) for p in parts] == [1, 1] and codes[1:] == [codes[0]] * 2
+
+    def collect(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "harness", "variants", "--collect", *map(str, shards), *extra],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+
+    merged_json, merged_text = collect("--json"), collect()
+    assert merged_json.returncode == merged_text.returncode == codes[0]
+    assert _same(json.loads(merged_json.stdout)) == _same(one)
+    # the table of the single run, printed from its own result, equals the merged table
+    again = subprocess.run([sys.executable, "-m", "harness", "variants", "--collect", str(single)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert _table(merged_text.stdout) == _table(again.stdout) and "2/2 variant(s)" in again.stdout
