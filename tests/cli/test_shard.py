@@ -8,7 +8,9 @@ import json
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +51,7 @@ def _doc(path: Path, shard: str, **fields: object) -> str:
 def test_collect_refuses_what_is_not_the_whole_run(tmp_path: Path) -> None:
     one, two = _doc(tmp_path / "1.json", "1/2"), _doc(tmp_path / "2.json", "2/2")
     assert [d["shard"] for d in load_shards([two, one], "variants", ("seed",))] == ["1/2", "2/2"]
-    with pytest.raises(InputError, match="shard.*2 of 2 missing"):
+    with pytest.raises(InputError, match=r"shard\(s\) 2 of 2 missing"):
         load_shards([one], "variants", ("seed",))
     with pytest.raises(InputError, match="given twice"):
         load_shards([one, one, two], "variants", ("seed",))
@@ -106,3 +108,51 @@ def test_two_shards_in_separate_processes_merge_into_the_single_run(tmp_path: Pa
     again = subprocess.run([sys.executable, "-m", "harness", "variants", "--collect", str(single)], cwd=ROOT,
                            capture_output=True, text=True, timeout=120, check=False)
     assert _table(merged_text.stdout) == _table(again.stdout) and "2/2 variant(s)" in again.stdout
+
+
+# -- the kill matrix: shards of the defects, each with the clean runs its defects need -------------
+
+def _fake_runner(missed: tuple[str, ...] = (), clean_fail: str | None = None) -> Any:
+    """Each run answered from its job: a clean run passes one case per clause (the case of the clause
+    ``clean_fail`` FAILs: only the shard of a defect breaking it sees that); a defect run FAILs a case
+    citing its first clause unless ``missed``."""
+    from harness.killmatrix import CaseOutcome, JobResult
+
+    def run(job: Any, deadline_s: float) -> Any:
+        if job.defect is None:
+            return JobResult(job, [CaseOutcome(f"clean-{c}", "FAIL" if c == clean_fail else "PASS", (c,))
+                                   for c in job.clauses], Decimal("1.5"))
+        verdict = "PASS" if job.defect in missed else "FAIL"
+        return JobResult(job, [CaseOutcome(f"case-{job.defect}", verdict, job.clauses[:1]),
+                               CaseOutcome("other", "TIMEOUT", job.clauses[:1], "no answer")], Decimal("2.5"))
+
+    return run
+
+
+@pytest.mark.parametrize("fake", [{}, {"missed": ("rate-off",)}, {"clean_fail": "pa-midi-r9-f2-rate-5"}])
+def test_kill_matrix_shards_merge_into_the_single_run(fake: dict[str, Any], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from harness import killmatrix
+
+    real = killmatrix.run_matrix
+    monkeypatch.setattr(killmatrix, "run_matrix",
+                        lambda names, **kw: real(names, jobs=kw["jobs"], runner=_fake_runner(**fake)))
+    single = main(["defects", "--matrix"])
+    whole = capsys.readouterr().out
+    files = []
+    for k in (1, 2, 3):
+        code = main(["defects", "--matrix", "--shard", f"{k}/3", "--json"])
+        files.append(tmp_path / f"{k}.json")
+        files[-1].write_text(capsys.readouterr().out)
+        assert code in (0, 1)
+    assert main(["defects", "--matrix", "--collect", *map(str, files)]) == single
+    merged = capsys.readouterr().out
+    assert _table(merged) == _table(whole)
+    assert ("kill matrix PASSED" in whole) == (single == 0)
+    shards = [json.loads(f.read_text()) for f in files]
+    ran = sorted(r["name"] for s in shards for r in s["defects"])
+    if not fake.get("clean_fail"):  # each defect ran in exactly one shard
+        assert ran == sorted(shards[0]["selection"]) and len(ran) > 3
+    else:  # the shard whose clean run failed ran no defect; the others did, but the whole run would not
+        assert ran and "defect runs were not started" in merged
