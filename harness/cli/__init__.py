@@ -104,7 +104,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help=mod.HELP,
             description=mod.HELP,
             epilog="Example:\n" + "\n".join("  " + line for line in mod.EXAMPLE.strip().splitlines())
-                   + getattr(mod, "EXIT_STATUS", "").rstrip(),
+                   + ("\n\n" + mod.EXIT_STATUS.strip() if getattr(mod, "EXIT_STATUS", "") else ""),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         if only is None or name == only:

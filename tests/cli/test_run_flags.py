@@ -163,3 +163,13 @@ def test_the_estimate_uses_each_profile_s_previous_rate() -> None:
     assert unknown.remaining_s() is not None  # the rate measured so far (4 cases done)
     fresh = [SimpleNamespace(name="a", estimate=10, collected=None, applicable_done=0)]
     assert Progress(fresh, stream=io.StringIO(), live=False).remaining_s() is None
+
+
+def test_a_coloured_pytest_line_reaches_a_live_display_as_text() -> None:
+    stream = io.StringIO()
+    runs = [SimpleNamespace(name="a", estimate=1, collected=None, applicable_done=0)]
+    with Progress(runs, stream=stream, live=True) as progress:
+        progress.output("\x1b[31mFAILED suites/x.suite.yaml::a - expected 1\x1b[0m")
+        progress.output("\x1b[32m.\x1b[0mn [100%]")  # chatter: left out
+    out = stream.getvalue()
+    assert "FAILED suites/x.suite.yaml::a - expected 1" in out and "[100%]" not in out

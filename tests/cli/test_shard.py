@@ -156,3 +156,48 @@ def test_kill_matrix_shards_merge_into_the_single_run(fake: dict[str, Any], tmp_
         assert ran == sorted(shards[0]["selection"]) and len(ran) > 3
     else:  # the shard whose clean run failed ran no defect; the others did, but the whole run would not
         assert ran and "defect runs were not started" in merged
+
+
+# -- the mutation run: shards of the mutants, each with its own traced clean runs -------------------
+
+def test_mutant_shards_merge_into_the_single_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.killmatrix import CaseOutcome, JobResult
+    from harness.mutation import hook
+    from harness.mutation import run as mrun
+    from harness.mutation.operators import Point
+
+    points = [Point("nvstore", line, 4, "drop-call", "f", "x()") for line in (10, 20, 21, 40, 50)]
+    killed = {points[1].id, points[3].id}
+
+    def runner(job: Any, deadline_s: float) -> Any:  # a mutant run: every suite, FAIL where told
+        mutant = dict(job.env)[hook.MUTANT_ENV]
+        return JobResult(job, [CaseOutcome("s.yaml::a", "FAIL" if mutant in killed else "PASS", (), "expected 1")],
+                         Decimal("3.0"))
+
+    real = mrun.run_mutants
+    monkeypatch.setattr(mrun, "all_points", lambda: points)
+    monkeypatch.setattr(mrun, "run_mutants", lambda chosen, **kw: real(
+        chosen, jobs=1, runner=runner, trace=False, profiles=("emulated-midi-5",), reasons=kw.get("reasons")))
+    single = main(["defects", "--mutants", "--no-trace"])
+    whole = capsys.readouterr().out
+    files = []
+    for k in (1, 2):
+        main(["defects", "--mutants", "--no-trace", "--shard", f"{k}/2", "--json"])
+        files.append(tmp_path / f"{k}.json")
+        files[-1].write_text(capsys.readouterr().out)
+    parts = [json.loads(f.read_text()) for f in files]
+    assert [[m["id"] for m in p["mutants"]] for p in parts] == [[p.id for p in points[0::2]],
+                                                                [p.id for p in points[1::2]]]
+    assert main(["defects", "--mutants", "--collect", *map(str, files)]) == single == 1  # survivors, no reason
+    assert _table(capsys.readouterr().out) == _table(whole)
+    assert "5 mutant(s): 2 killed" in whole
+    main(["defects", "--mutants", "--collect", *map(str, files), "--json"])
+    merged = json.loads(capsys.readouterr().out)
+    assert [m["outcome"] for m in merged["mutants"]] == ["SURVIVED", "KILLED", "SURVIVED", "KILLED", "SURVIVED"]
+    assert merged["score_percent"] == "40.0"
+    with pytest.raises(InputError, match="not in this source"):
+        monkeypatch.setattr(mrun, "all_points", lambda: points[:4])
+        from harness.cli.mutants import _collect
+
+        _collect(argparse.Namespace(collect=[str(f) for f in files], json=False))
