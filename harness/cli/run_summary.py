@@ -78,13 +78,14 @@ def rerun_selection(run_dir: Path, root: Path) -> tuple[list[str], str | None]:
 
 def previous_case_seconds(report_root: Path, run_name: str, before: str) -> float | None:
     """Seconds per applicable case in the newest record under ``report_root`` of the profile whose
-    run ids end in ``-<run_name>`` and that started before ``before`` (a run id's time stamp), or
+    run ids are ``<stamp>-<run_name>`` and that started before ``before`` (a run id's time stamp), or
     None when there is none (or it ran no applicable case)."""
     if not report_root.is_dir():
         return None
-    suffix = f"-{run_name}"
+    # a run id is STAMP-NAME, the stamp 16 characters (20250101T120000Z): the same NAME, an earlier stamp
     older = sorted((d for d in report_root.iterdir()
-                    if d.is_dir() and d.name.endswith(suffix) and d.name[:16] < before[:16]), reverse=True)
+                    if d.is_dir() and d.name[16:17] == "-" and d.name[17:] == run_name and d.name[:16] < before[:16]),
+                   reverse=True)
     for d in older[:5]:
         rate = record_case_seconds(d)
         if rate is not None:

@@ -118,6 +118,7 @@ def test_a_run_writes_its_summary_and_one_junit_file(tmp_path: Path) -> None:
     assert rate == pytest.approx(sum(c.duration_ms for c in ran) / 1000 / len(ran))
     assert rs.previous_case_seconds(tmp_path / "reports", "emulated-mini-baccarat", "19700101T000000Z") is None
     assert rs.previous_case_seconds(tmp_path / "reports", "emulated-midi-5", stamp) is None
+    assert rs.previous_case_seconds(tmp_path / "reports", "mini-baccarat", stamp) is None  # another profile's tail
 
 
 def test_collect_only_ends_cleanly_and_writes_no_record(tmp_path: Path) -> None:
