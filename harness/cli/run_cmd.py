@@ -226,8 +226,6 @@ def run(args: argparse.Namespace) -> int:
     suites = _suites(args, root)
     paths = _profiles(args, root)
     profiles = [load_profile(p) for p in paths]  # validate up front: a bad profile is one line and exit 2
-    if args.list:
-        return run_list.list_cases(suites, args.keyword, profiles, root)
     if args.defect:
         from harness.emulators.defects import check_defects
 
@@ -243,6 +241,8 @@ def run(args: argparse.Namespace) -> int:
             keep = [i for i, prof in enumerate(profiles) if prof.link is None]
             paths, profiles = [paths[i] for i in keep], [profiles[i] for i in keep]
         profiles = [bench_twin(prof) for prof in profiles]  # InputError for a profile with no emulator
+    if args.list:  # after the bench twin: its N/A reasons are the bench's
+        return run_list.list_cases(suites, args.keyword, profiles, root)
     passthrough = list(getattr(args, "passthrough", []) or [])
     report_root = _report_root(args, root)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
