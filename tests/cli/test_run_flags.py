@@ -89,6 +89,8 @@ def test_output_paths_are_checked_before_anything_runs(tmp_path: Path, capsys: p
     assert "a folder" in capsys.readouterr().err
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # one certification run of the contract suite
 def test_a_run_writes_its_summary_and_one_junit_file(tmp_path: Path) -> None:
     js, xml = tmp_path / "summary.json", tmp_path / "all.xml"
     cmd = [sys.executable, "-m", "harness", "run", str(CONTRACT), "--profile", str(PROFILE), "--report-dir",
@@ -121,6 +123,7 @@ def test_a_run_writes_its_summary_and_one_junit_file(tmp_path: Path) -> None:
     assert rs.previous_case_seconds(tmp_path / "reports", "mini-baccarat", stamp) is None  # another profile's tail
 
 
+@pytest.mark.timeout(600)
 def test_collect_only_ends_cleanly_and_writes_no_record(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "harness", "run", str(CONTRACT), "--profile", str(PROFILE), "--report-dir",
            str(tmp_path), "--", "--collect-only", "-q"]

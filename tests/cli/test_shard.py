@@ -20,7 +20,7 @@ from harness.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = [sys.executable, "-m", "harness", "variants", "--count", "2", "--seed", "7", "--jobs", "1",
-            str(ROOT / "suites" / "identity")]
+            "--deadline", "400", str(ROOT / "suites" / "identity")]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7])
@@ -79,6 +79,8 @@ def _table(text: str) -> str:
     return re.sub(r"\d+\.\d+ ?s", "T", text)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # four certification runs of one suite, two at a time (about a minute unloaded)
 def test_two_shards_in_separate_processes_merge_into_the_single_run(tmp_path: Path) -> None:
     def start(*extra: str, out: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen([*VARIANTS, *extra, "--json"], cwd=ROOT, stdout=out.open("wb"),
