@@ -214,8 +214,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.cli import run_list, run_summary
 
     root = project_root()
-    for flag, out in (("--junitxml", args.junitxml), ("--json", args.json_path)):
-        run_summary.check_writable(flag, out)
+    run_summary.check_outputs(args)
     if args.rerun_failed:
         if args.suites:
             raise InputError("--rerun-failed takes the cases from the record: give no SUITES with it")
@@ -265,10 +264,7 @@ def run(args: argparse.Namespace) -> int:
             if interrupted:
                 break
     status = _summary(runs, args.pre_submission, interrupted)
-    if args.json_path:
-        run_summary.write_json(args.json_path, runs, status, OVERALL.get(status, "ERROR or INCOMPLETE"))
-    if args.junitxml:
-        run_summary.write_junit(args.junitxml, runs)
+    run_summary.write_outputs(args, runs, status, OVERALL.get(status, "ERROR or INCOMPLETE"))
     return status
 
 

@@ -29,7 +29,7 @@ _DROP_WITH_VALUE = ("--tc-progress-fd", "--tc-run-id", "--tc-report-dir", "--tc-
                     "--dist")
 #: options ``--resume`` cannot take: they come from the journal
 _FROM_JOURNAL = ("suites", "profile", "defect", "bench_twin", "keyword", "workers", "pre_submission", "lab",
-                 "station", "submitting_party")
+                 "station", "submitting_party", "list", "rerun_failed")
 
 
 def run_folder(args: argparse.Namespace, root: Path) -> Path:
@@ -74,6 +74,9 @@ def resume(args: argparse.Namespace) -> int:
     if given:
         raise InputError(f"--resume takes the suites, the profile and the options from the run's journal; "
                          f"drop {', '.join(given)}")
+    from harness.cli.run_summary import check_outputs, record_case_seconds, write_outputs
+
+    check_outputs(args)
     root = project_root()
     run_dir = run_folder(args, root)
     before = Resumption(run_dir)  # finished, merged, no journal: bad input before anything starts
@@ -84,8 +87,6 @@ def resume(args: argparse.Namespace) -> int:
            "--tc-resume", str(run_dir)]
     print(f"tablecert run: resuming run {record.run_id} (sitting {before.sitting}): {len(before.finished)} case(s) "
           f"finished, {len(before.rerun)} to run again", file=sys.stderr, flush=True)
-    from harness.cli.run_summary import record_case_seconds
-
     progress = Progress([pr], case_seconds=[record_case_seconds(run_dir)])  # the earlier sittings' rate
     with _terminate_as_interrupt(), progress:
         progress.start(0)
@@ -97,7 +98,11 @@ def resume(args: argparse.Namespace) -> int:
         else:
             _judge(pr)
         progress.finish(0)
-    return _summary([pr], False, interrupted)
+    status = _summary([pr], False, interrupted)
+    from harness.cli.run_cmd import OVERALL
+
+    write_outputs(args, [pr], status, OVERALL.get(status, "ERROR or INCOMPLETE"))
+    return status
 
 
 def _option(command: list[str], name: str) -> str | None:

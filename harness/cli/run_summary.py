@@ -131,6 +131,19 @@ def write_json(path: str, runs: Sequence[Any], status: int, overall: str) -> Non
     _write(path, (json.dumps(summary_json(runs, status, overall), indent=2) + "\n").encode())
 
 
+def write_outputs(args: Any, runs: Sequence[Any], status: int, overall: str) -> None:
+    """``--json PATH`` and ``--junitxml PATH`` of a finished (or interrupted) run, where given."""
+    if getattr(args, "json_path", None):
+        write_json(args.json_path, runs, status, overall)
+    if getattr(args, "junitxml", None):
+        write_junit(args.junitxml, runs)
+
+
+def check_outputs(args: Any) -> None:
+    for flag, out in (("--junitxml", getattr(args, "junitxml", None)), ("--json", getattr(args, "json_path", None))):
+        check_writable(flag, out)
+
+
 def junit_all(runs: Sequence[Any]) -> bytes:
     """One ``<testsuites>`` holding every record's ``<testsuite>`` (harness.record.junit)."""
     import xml.etree.ElementTree as ET

@@ -177,3 +177,12 @@ def test_a_coloured_pytest_line_reaches_a_live_display_as_text() -> None:
         progress.output("\x1b[32m.\x1b[0mn [100%]")  # chatter: left out
     out = stream.getvalue()
     assert "FAILED suites/x.suite.yaml::a - expected 1" in out and "[100%]" not in out
+
+
+def test_resume_refuses_list_and_rerun_failed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = build_run(tmp_path, verdicts=("PASS",))
+    assert main(["run", "--resume", str(run), "--list"]) == 2
+    assert "drop --list" in capsys.readouterr().err
+    assert main(["run", "--resume", str(run), "--rerun-failed", str(run)]) == 2
+    assert "drop --rerun-failed" in capsys.readouterr().err
+    assert main(["run", "--resume", str(run), "--json", str(tmp_path)]) == 2  # a folder: refused before anything
