@@ -452,13 +452,53 @@ def to_json(matrix: Matrix) -> dict[str, Any]:
         "wall_seconds": str(matrix.wall_seconds),
         "jobs": matrix.jobs,
         "clean": [{"profile": j.job.profile, "clauses": list(j.job.clauses), "passed": not clean_problems(j),
-                   "problems": clean_problems(j), "seconds": str(j.seconds),
+                   "problems": clean_problems(j), "seconds": str(j.seconds), "error": j.error,
                    "cases": [{"case": c.case_id, "verdict": c.verdict} for c in j.cases]} for j in matrix.clean],
         "bench_twin": matrix.bench_twin,
         "defects": [{"name": r.defect.name, "profile": r.profile, "clauses": list(r.defect.clauses),
                      "verdict": "CAUGHT" if r.caught else "OFF-BENCH" if r.off_bench else "MISSED",
                      "off_bench": r.off_bench, "caught_by": r.caught_by,
                      "not_counted": [{"case": c, "verdict": v} for c, v in r.not_counted],
-                     "retried_after": r.retried,
+                     "retried_after": r.retried, "reasons": r.reasons,
                      "error": r.error, "seconds": str(r.seconds)} for r in matrix.rows],
     }
+
+
+def merge_json(docs: Sequence[Mapping[str, Any]], order: Sequence[str]) -> Matrix:
+    """One matrix from the ``to_json`` results of shards that split the defects ``order`` (the
+    whole run's selection, in its order): the rows of every shard, in that order; per profile one
+    clean run holding every shard's cases of it (each shard's clean run cites its own defects'
+    clauses; together they are the whole run's).  When a clean run does not pass the whole run
+    starts no defect run, so then no row is kept either; the wall time is the longest shard's."""
+    position = {name: i for i, name in enumerate(order)}
+    rows: list[Row] = []
+    for doc in docs:
+        for r in doc["defects"]:
+            rows.append(Row(DEFECTS[r["name"]], r["profile"], list(r["caught_by"]),
+                            [(c["case"], c["verdict"]) for c in r["not_counted"]], r["error"], Decimal(r["seconds"]),
+                            r["off_bench"], dict(r.get("reasons") or {}), r["retried_after"]))
+    rows.sort(key=lambda row: position.get(row.defect.name, len(position)))
+    bench_twin = any(bool(doc.get("bench_twin")) for doc in docs)
+    first_row: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        first_row.setdefault(_name(row.profile), i)
+    clean: dict[str, JobResult] = {}
+    for doc in docs:
+        for c in doc["clean"]:
+            key = _name(c["profile"])
+            have = clean.get(key)
+            if have is None:
+                have = clean[key] = JobResult(Job(c["profile"], (), None, bench_twin=bench_twin))
+            clauses = dict.fromkeys([*have.job.clauses, *c["clauses"]])
+            have.job = Job(have.job.profile, tuple(clauses), None, bench_twin=bench_twin)
+            known = {case.case_id for case in have.cases}
+            have.cases += [CaseOutcome(case["case"], case["verdict"], ()) for case in c["cases"]
+                           if case["case"] not in known]
+            have.seconds += Decimal(c["seconds"])
+            have.error = have.error or c.get("error")
+    runs = sorted(clean.values(), key=lambda j: first_row.get(_name(j.job.profile), len(rows)))
+    wall = max((Decimal(doc["wall_seconds"]) for doc in docs), default=Decimal(0))
+    jobs = max((int(doc["jobs"]) for doc in docs), default=1)
+    if not all(clean_problems(r) == [] for r in runs):
+        rows = []
+    return Matrix(runs, rows, wall, jobs, bench_twin)

@@ -321,6 +321,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         finish_if_nothing_ran(session)
 
 
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
+    """A case that does not apply to the profile is NOT APPLICABLE in pytest's own lines and tally
+    too (pytest would count it "skipped": a skip is a case that could not run; this one has nothing to run)."""
+    if report.skipped and "NOT APPLICABLE" in str(report.longrepr):
+        return "not applicable", "n", ("NOT APPLICABLE", {"yellow": True})
+    return None
+
+
 # -- progress for `tablecert run` (one JSON line per event on --tc-progress-fd) -----------------------
 
 class ProgressReporter:

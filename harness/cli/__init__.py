@@ -77,7 +77,20 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(self.prog, message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not an option), or None."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with ``only``, the other commands are listed by name and help
+    line without their flags (building a command's flags may import what the command needs:
+    ``tablecert validate`` does not pay for the stack search's vocabulary)."""
     parser = _Parser(
         prog="tablecert",
         description="Certification test harness for casino table-game devices.",
@@ -94,11 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
             name,
             help=mod.HELP,
             description=mod.HELP,
-            epilog="Example:\n" + "\n".join("  " + line for line in mod.EXAMPLE.strip().splitlines()),
+            epilog="Example:\n" + "\n".join("  " + line for line in mod.EXAMPLE.strip().splitlines())
+                   + ("\n\n" + mod.EXIT_STATUS.strip() if getattr(mod, "EXIT_STATUS", "") else ""),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        mod.add_arguments(p)
-        p.set_defaults(_module=mod)
+        if only is None or name == only:
+            mod.add_arguments(p)
+            p.set_defaults(_module=mod)
     return parser
 
 
@@ -115,12 +130,14 @@ def _text_streams() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     _text_streams()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # only the named command's flags are built (none for `tablecert --help`): start-up imports what
+    # that command needs, and never scipy or numpy (tests/cli/test_startup.py)
     try:
-        parser = build_parser()  # imports every command: Ctrl-C in the first second lands here
+        parser = build_parser(chosen_command(argv) or "")  # imports the command: Ctrl-C in its first second
     except KeyboardInterrupt:
         print("tablecert: interrupted", file=sys.stderr)
         return exitcodes.INTERRUPTED
-    argv = list(sys.argv[1:] if argv is None else argv)
     # ``tablecert run ... -- ARGS``: everything after the first ``--`` goes to pytest unchanged
     passthrough: list[str] | None = None
     if "--" in argv:

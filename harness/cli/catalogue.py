@@ -16,10 +16,12 @@ import sys
 import textwrap
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
-from harness.regulations.catalogue import Catalogue, Clause, Interpretation, load_catalogue
+
+if TYPE_CHECKING:
+    from harness.regulations.catalogue import Catalogue, Clause, Interpretation
 
 HELP = "list the regulation clauses (testable or out of scope) and the named interpretations"
 EXAMPLE = """
@@ -119,6 +121,8 @@ def _print_interpretation(i: Interpretation) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.regulations.catalogue import load_catalogue
+
     cat = load_catalogue()
     if args.interpretations:
         interps = cat.interpretations()

@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from harness.suites.stacks import project_root
+from harness.paths import project_root
 
 HELP = "clause -> cases table; exit 1 when a testable clause has no case"
 EXAMPLE = """

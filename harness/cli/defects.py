@@ -20,8 +20,10 @@ import argparse
 import dataclasses
 import json
 import sys
+from decimal import Decimal
 from typing import Any
 
+from harness.cli import shard as sh
 from harness.cli.numbers import MAX_SEED, count, duration
 from harness.errors import InputError
 
@@ -40,6 +42,10 @@ tablecert defects --mutants --list      # every mutant of the device-side emulat
 tablecert defects --mutants --jobs 2    # the mutation score: each mutant emulator certified (long)
 tablecert defects --mutants --sample 5 --seed 1 --json
 tablecert defects --mutants --mutant 'controller:265:21:const-0>1'   # reproduce one
+tablecert defects --matrix --shard 1/3 --json > matrix-1.json   # a third of the defects, on one of 3 machines
+tablecert defects --matrix --collect matrix-1.json matrix-2.json matrix-3.json   # the whole matrix's table
+tablecert defects --mutants --shard 2/32 --json > mutants-2.json   # 1/32 of the mutation run
+tablecert defects --mutants --collect mutants-*.json
 """
 
 
@@ -76,6 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=count(1, 1_000_000), default=None, metavar="N",
                         help="with --mutants: N mutants drawn from --seed (default seed 0)")
     parser.add_argument("--list", action="store_true", help="with --mutants: list the mutants, run nothing")
+    sh.add_arguments(parser, "defects (--matrix) or mutants (--mutants)")
     parser.add_argument("--no-trace", action="store_true",
                         help="with --mutants: skip the traced clean runs; every case of the first two profiles "
                              "runs for each mutant (NOT-COVERED is then never said)")
@@ -104,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
         return run_mutants(args)
     if args.mutant or args.sample is not None or args.list or args.no_trace:
         raise InputError("--mutant, --sample, --list and --no-trace go with --mutants")
+    if args.collect and not args.matrix:
+        raise InputError("--collect goes with --matrix or --mutants: tablecert defects --matrix --collect FILE...")
+    if args.shard and not args.matrix:
+        raise InputError("--shard goes with --matrix or --mutants")
     if args.matrix:
         return _matrix(args, names)
     if args.defect:
@@ -154,6 +165,12 @@ def _persona_tables(persona: str) -> dict[str, str]:
     return tables
 
 
+def _matrix_key(selection: list[str], doc: dict[str, Any]) -> dict[str, Any]:
+    """What shards of one kill matrix share (``--collect`` checks it): the whole selection, in order."""
+    return {"kind": "kill-matrix", "selection": list(selection), "variants_seed": doc.get("variants_seed"),
+            "bench_twin": bool(doc.get("bench_twin"))}
+
+
 def _matrix(args: argparse.Namespace, names: list[str]) -> int:
     from harness import killmatrix
 
@@ -162,7 +179,15 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
     deadline = killmatrix.DEFAULT_DEADLINE_S if args.deadline is None else args.deadline
     if deadline <= 0:
         raise InputError(f"--deadline {args.deadline:g}: must be positive")
-    selected(names)  # an unknown name is bad input before anything starts
+    every = [d.name for d in selected(names)]  # an unknown name is bad input before anything starts
+    if args.collect:
+        docs = sh.load_shards(args.collect, "kill-matrix", ("selection", "variants_seed", "bench_twin"))
+        merged = killmatrix.merge_json(docs, docs[0]["selection"])
+        print(json.dumps({**killmatrix.to_json(merged), **_matrix_key(docs[0]["selection"], docs[0]), "shard": "1/1"},
+                         indent=2, ensure_ascii=False) if args.json else killmatrix.render(merged))
+        return 0 if merged.passed else 1
+    if args.shard and args.variants and args.seed is None:
+        raise InputError("--shard with --variants needs --seed: every shard must draw the same variants")
 
     def progress(text: str) -> None:
         if not args.json:
@@ -171,6 +196,7 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
     if args.persona is not None and args.variants:
         raise InputError("--persona: the shipped tables only (a variant set draws its own personas)")
     tables = None
+    seed = None
     if args.variants:
         import secrets
         import tempfile
@@ -188,10 +214,19 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
     if args.persona is not None:
         tables = _persona_tables(args.persona)
         progress(f"persona {args.persona}: " + "; ".join(sorted(set(tables.values()))))
-    matrix = killmatrix.run_matrix(names, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables,
-                                   bench_twin=args.bench_twin)
+    mine = args.shard.pick(every) if args.shard else every
+    if not mine:  # more shards than defects: this one has none (run_matrix of no names would run them all)
+        matrix = killmatrix.Matrix([], [], Decimal(0), args.jobs, args.bench_twin)
+    else:
+        matrix = killmatrix.run_matrix(mine, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables,
+                                       bench_twin=args.bench_twin)
     if args.json:
-        print(json.dumps(killmatrix.to_json(matrix), indent=2, ensure_ascii=False))
+        key = {**_matrix_key(every, {"variants_seed": seed if args.variants else None, "bench_twin": args.bench_twin}),
+               "shard": str(args.shard or sh.Shard(1, 1))}
+        print(json.dumps({**killmatrix.to_json(matrix), **key}, indent=2, ensure_ascii=False))
+    elif not mine:
+        print(f"kill matrix: shard {args.shard} has no defect of the {len(every)} selected")
+        return 0
     else:
         print(killmatrix.render(matrix))
     return 0 if matrix.passed else 1

@@ -11,8 +11,6 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from harness.emulators.config import load_config
-
 HELP = "run a profile's emulated shoe, sensors, controller and instruments (ptys or loopback TCP)"
 EXAMPLE = """\
 tablecert emulate --profile device_profiles/emulated-midi-5.yaml --listen pty --run-dir /tmp/table1
@@ -32,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.emulators.config import load_config
     from harness.emulators.server import serve
     from harness.profiles import load_profile
 

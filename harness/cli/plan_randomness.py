@@ -11,9 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from harness.profiles.load import load_profile
-from harness.randomness.plan import profile_plans, render, to_json
-
 HELP = "Sample sizes and bench time for the statistical batteries (shuffler, shoe, mystery awards) of a profile."
 EXAMPLE = """\
 tablecert plan-randomness --profile device_profiles/emulated-midi-5-mystery.yaml
@@ -26,6 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.profiles.load import load_profile
+    from harness.randomness.plan import profile_plans, render, to_json  # scipy: only when planning
+
     profile = load_profile(args.profile)
     plans = profile_plans(profile)
     if args.json:

@@ -31,8 +31,9 @@ from typing import IO, Any
 
 from harness import exitcodes, interrupts
 from harness.cli.numbers import count
+from harness.cli.run_summary import colour_on, paint, pytest_colour
 from harness.errors import InputError
-from harness.suites.stacks import project_root
+from harness.paths import project_root
 
 HELP = "run certification suites against a device profile (default: all suites, built-in emulators)"
 EXAMPLE = """
@@ -45,6 +46,20 @@ tablecert run --bench-twin --profile device_profiles/emulated-midi-5.yaml   # as
 tablecert run --bench-twin --console --profile device_profiles/emulated-midi-5.yaml   # rehearse: you answer
 tablecert run --resume reports/20250101T120000Z-emulated-midi-5   # go on with an interrupted or killed run
 tablecert run -n 2 -- -x --maxfail 3            # two emulator instances per profile; pytest options after --
+tablecert run suites/lockout --profile device_profiles/emulated-mini-baccarat.yaml --list   # what would run, N/A why
+tablecert run --rerun-failed reports/20250101T120000Z-emulated-midi-5   # only the cases that record did not pass
+tablecert run --junitxml results.xml --json summary.json   # one JUnit file for every profile; the run summary
+"""
+#: shown after the example in ``--help`` (harness.exitcodes)
+EXIT_STATUS = """
+Exit status (the records' verdicts decide it, never pytest's own code):
+  0    PASS: every profile's record passed (or --list / -- --collect-only selected cases)
+  1    FAIL: a compliance failure, or a record that does not verify
+  2    bad input: a suite, profile or command line that cannot be used; a selection of nothing
+  3    a rig or device error, or an incomplete run (ERROR, TIMEOUT, cases not run)
+  4    PARTIAL: every selected case passed, but the run selected only part of the applicable cases
+       of the certification suites (FILE::CASE, a suite folder, -k): no certification
+  130  interrupted (Ctrl-C, SIGTERM): the running profile wrote its record
 """
 #: ``tablecert run ... -- ARGS``: ARGS reach pytest unchanged
 PASSTHROUGH = True
@@ -80,6 +95,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-n", dest="workers", type=count(1, 64), default=0, metavar="N",
                    help="split cases over N emulator instances (pytest-xdist --dist loadfile)")
     p.add_argument("-q", "--quiet", action="store_true", help="less pytest output")
+    p.add_argument("--list", action="store_true",
+                   help="list the cases the run would select for each profile, with the reason of each NOT "
+                        "APPLICABLE one; run nothing")
+    p.add_argument("--rerun-failed", default=None, metavar="RUN",
+                   help="run only the cases RUN's record did not pass (FAIL, ERROR, TIMEOUT, ...), against its "
+                        "profile unless --profile is given (like pytest --lf, from a record)")
+    p.add_argument("--junitxml", default=None, metavar="PATH", help="write one JUnit XML file for every profile")
+    p.add_argument("--json", dest="json_path", default=None, metavar="PATH",
+                   help="write the run summary (each profile's verdict, exit status, tally, records) as JSON")
 
 
 def _profiles(args: argparse.Namespace, root: Path) -> list[Path]:
@@ -196,7 +220,17 @@ def run(args: argparse.Namespace) -> int:
 
         return resume(args)
 
+    from harness.cli import run_list, run_summary
+
     root = project_root()
+    run_summary.check_outputs(args)
+    if args.rerun_failed:
+        if args.suites:
+            raise InputError("--rerun-failed takes the cases from the record: give no SUITES with it")
+        args.suites, recorded = run_summary.rerun_selection(
+            run_summary.run_folder(args.rerun_failed, _report_root(args, root)), root)
+        if not args.profile and recorded:
+            args.profile = [recorded]
     suites = _suites(args, root)
     paths = _profiles(args, root)
     profiles = [load_profile(p) for p in paths]  # validate up front: a bad profile is one line and exit 2
@@ -218,15 +252,23 @@ def run(args: argparse.Namespace) -> int:
             keep = [i for i, prof in enumerate(profiles) if prof.link is None]
             paths, profiles = [paths[i] for i in keep], [profiles[i] for i in keep]
         profiles = [bench_twin(prof) for prof in profiles]  # InputError for a profile with no emulator
+    if args.list:  # after the bench twin: its N/A reasons are the bench's
+        return run_list.list_cases(suites, args.keyword, profiles, root)
     passthrough = list(getattr(args, "passthrough", []) or [])
     report_root = _report_root(args, root)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     estimates = applicable_counts(suites, profiles)
     run_ids = run_ids_for(stamp, [prof.name or p.stem for prof, p in zip(profiles, paths, strict=True)])
+    if run_list.collect_only(passthrough):
+        listed = [ProfileRun(p.stem, p, report_root / rid, n) for p, rid, n in zip(paths, run_ids, estimates,
+                                                                                   strict=True)]
+        return run_list.run_collect_only(
+            [(pr.name, _pytest_command(args, root, suites, pr, passthrough)) for pr in listed], root)
+    rates = [run_summary.previous_case_seconds(report_root, rid.removeprefix(stamp + "-"), stamp) for rid in run_ids]
     run_ids, locks = reserve_run_ids(report_root, run_ids)  # unique and locked, even started the same second
     runs = [ProfileRun(p.stem, p, report_root / rid, n, lock=lock)
             for p, rid, n, lock in zip(paths, run_ids, estimates, locks, strict=True)]
-    progress = Progress(runs)
+    progress = Progress(runs, case_seconds=rates)
     interrupted = False
     with _terminate_as_interrupt(), progress, contextlib.ExitStack() as held:
         for lock in locks:
@@ -240,7 +282,9 @@ def run(args: argparse.Namespace) -> int:
             progress.finish(i)
             if interrupted:
                 break
-    return _summary(runs, args.pre_submission, interrupted)
+    status = _summary(runs, args.pre_submission, interrupted)
+    run_summary.write_outputs(args, runs, status, OVERALL.get(status, "ERROR or INCOMPLETE"))
+    return status
 
 
 def _check_names(args: argparse.Namespace) -> None:
@@ -305,7 +349,7 @@ def _pytest_command(args: argparse.Namespace, root: Path, suites: list[str], pr:
     cmd = [sys.executable, "-m", "pytest", *suites, "-p", "no:cacheprovider",
            "--rootdir", str(root), "-c", str(root / "pyproject.toml"),
            "--tc-profile", str(pr.path), "--tc-report-dir", str(pr.run_dir.parent), "--tc-run-id", pr.run_dir.name,
-           "-o", "testpaths=", "-rfE"]
+           "-o", "testpaths=", "-rfE", "--no-header", *pytest_colour(sys.stdout)]
     cmd += ["-q"] if args.quiet else []
     if args.keyword:
         cmd += ["-k", args.keyword]
@@ -481,7 +525,13 @@ def _judge(pr: ProfileRun) -> None:
                    (f"{rdir}-gw* ({len(pr.dirs)} records)" if len(pr.dirs) > 1 else rdir))
 
 
+OVERALL = {exitcodes.PASS: "PASS", exitcodes.PARTIAL: "PARTIAL", exitcodes.FAIL: "FAIL",
+           exitcodes.BAD_INPUT: "BAD INPUT",
+           exitcodes.RIG_ERROR: "ERROR or INCOMPLETE", exitcodes.INTERRUPTED: "INTERRUPTED"}
+
+
 def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) -> int:
+    colour = colour_on(sys.stdout)
     print("\nprofile                      verdict      pass fail error skip  n/a    time  record")
     for pr in runs:
         t = pr.tally
@@ -489,7 +539,7 @@ def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) ->
                  t.get("SKIP", 0) + t.get("INTERRUPTED", 0) + t.get("INCONCLUSIVE", 0), t.get("NOT APPLICABLE", 0)]
         counts = " ".join(f"{n:>4}" for n in cells) if pr.dirs else f"{'-':>4} " * 4 + f"{'-':>4}"
         secs = f"{pr.seconds:6.1f}s" if pr.exit_code is not None else "      -"
-        print(f"{pr.name:<28} {pr.verdict:<11} {counts} {secs}  {pr.where or '-'}")
+        print(f"{pr.name:<28} {paint(f'{pr.verdict:<11}', pr.verdict, colour)} {counts} {secs}  {pr.where or '-'}")
         for reason in pr.reasons:
             print(f"{'':<28}   {reason}")
         for d in pr.dirs:
@@ -504,8 +554,6 @@ def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) ->
         print("\ntablecert run: INTERRUPTED" + (f"; not run: {', '.join(skipped)}" if skipped else ""),
               file=sys.stderr)
         return exitcodes.INTERRUPTED
-    overall = {exitcodes.PASS: "PASS", exitcodes.PARTIAL: "PARTIAL", exitcodes.FAIL: "FAIL",
-               exitcodes.BAD_INPUT: "BAD INPUT", exitcodes.RIG_ERROR: "ERROR or INCOMPLETE",
-               exitcodes.INTERRUPTED: "INTERRUPTED"}[status]
-    print(f"\noverall: {overall} (exit {status})")
+    overall = OVERALL[status]
+    print(f"\noverall: {paint(overall, overall, colour)} (exit {status})")
     return status

@@ -4,12 +4,18 @@ Each profile's pytest process reports every finished case on a pipe (``--tc-prog
 :mod:`harness.plugin`); the estimate counts the cases that apply to each profile (those NOT
 APPLICABLE take no time) and divides the time spent so far by the applicable cases finished.  On a
 terminal the display is a live bar drawn by rich, with pytest's own output printed above it; off a
-terminal (CI logs, a pipe) it is plain lines: one when a profile starts, one at most every
-:data:`PLAIN_EVERY_S` seconds while it runs, and one when it ends.
+terminal (CI logs, a pipe) it is plain lines: one at most every :data:`PLAIN_EVERY_S` seconds
+while a profile runs, and one when it ends (its verdict, the time it took and the time left).
+
+Where the previous record of the same profile exists (``case_seconds``: its seconds per applicable
+case, :func:`harness.cli.run_summary.previous_case_seconds`), the time left counts each profile's
+cases at that profile's own rate; a resumed or a narrowed run is then not estimated from the rate
+of a slower profile, nor from the first case's start-up alone.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -19,6 +25,32 @@ from typing import Any
 
 #: seconds between plain progress lines off a terminal
 PLAIN_EVERY_S = 30.0
+
+#: pytest's lines that every profile would repeat and that say nothing the profile's own line does
+#: not: the session header, the collection count, the progress dots, the closing tally (its verdict
+#: and counts are in the profile's line); failures, errors and warnings are kept
+_CHATTER = re.compile(
+    r"^\s*$"
+    r"|^=+ test session starts =+$"
+    r"|^collect(ed|ing) .*\d+ items?.*$"
+    r"|^created: \d+/\d+ workers?$|^\d+ workers? \[\d+ items?\]$"
+    r"|^(\S+\.yaml )?[.FEsxXn]+\s*(\[\s*\d+%\])?$"
+    r"|^=* ?(\d+ [a-z ]+,? ?)+ in [\d.]+s( \([\d:]+\))? ?=*$"
+)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def is_chatter(line: str) -> bool:
+    """A line of pytest's output the run's display leaves out (see :data:`_CHATTER`)."""
+    return bool(_CHATTER.match(_ANSI.sub("", line)))
+
+
+def tally_text(tally: dict[str, int]) -> str:
+    """``4 pass, 3 n/a``: a profile's cases by verdict, NOT APPLICABLE never called skipped."""
+    order = ("PASS", "FAIL", "ERROR", "TIMEOUT", "INCONCLUSIVE", "SKIP", "INTERRUPTED", "NOT APPLICABLE")
+    names = {"NOT APPLICABLE": "n/a"}
+    keys = [k for k in order if tally.get(k)] + sorted(k for k in tally if k not in order and tally[k])
+    return ", ".join(f"{tally[k]} {names.get(k, k.lower())}" for k in keys)
 
 
 def applicable_counts(suites: Sequence[str], profiles: Sequence[Any]) -> list[int]:
@@ -56,8 +88,10 @@ def _clock(seconds: float) -> str:
 class Progress:
     """Overall progress over the profile runs (``ProfileRun`` objects of :mod:`harness.cli.run_cmd`)."""
 
-    def __init__(self, runs: Sequence[Any], *, stream: Any = None, live: bool | None = None) -> None:
+    def __init__(self, runs: Sequence[Any], *, stream: Any = None, live: bool | None = None,
+                 case_seconds: Sequence[float | None] | None = None) -> None:
         self.runs = list(runs)
+        self.case_seconds = list(case_seconds) if case_seconds is not None else [None] * len(self.runs)
         self.stream = stream or sys.stdout
         self.live = self.stream.isatty() if live is None else live
         self._lock = threading.Lock()
@@ -76,10 +110,19 @@ class Progress:
         return done, max(total, done)
 
     def remaining_s(self) -> float | None:
-        done, total = self.totals()
-        if done == 0:
-            return None
-        return (time.monotonic() - self._t0) / done * (total - done)
+        done = self.totals()[0]
+        measured = (time.monotonic() - self._t0) / done if done else None
+        left = 0.0
+        for run, previous in zip(self.runs, self.case_seconds, strict=True):
+            cases = run.collected if run.collected is not None else run.estimate
+            todo = max(cases - run.applicable_done, 0)
+            if not todo:
+                continue
+            rate = previous if previous is not None else measured
+            if rate is None:
+                return None
+            left += todo * rate
+        return left
 
     def describe(self) -> str:
         done, total = self.totals()
@@ -119,7 +162,15 @@ class Progress:
                 self.stream.flush()
 
     def output(self, line: str) -> None:
-        """A line of a profile's pytest output."""
+        """A line of a profile's pytest output (its repeated chatter left out: :func:`is_chatter`)."""
+        if is_chatter(line):
+            return
+        if self._rich is not None and "\x1b[" in line:
+            from rich.text import Text
+
+            with self._lock:
+                self._rich.console.print(Text.from_ansi(line), soft_wrap=True)
+            return
         self._print(line)
 
     def note(self, line: str) -> None:
@@ -149,11 +200,8 @@ class Progress:
 
     def start(self, index: int) -> None:
         self._current = index
-        run = self.runs[index]
         self._last_plain = time.monotonic()
-        what = f"{run.estimate} applicable case(s)" if run.estimate else "the cases left are being counted"
-        self._print(f"== [{index + 1}/{len(self.runs)}] {run.name}: {what}")
-        self._refresh()
+        self._refresh()  # one line per profile: its end (off a terminal; on one, the bar names it)
 
     def update(self, run: Any, event: dict[str, Any]) -> None:
         self._refresh()
@@ -162,5 +210,7 @@ class Progress:
         run = self.runs[index]
         left = self.remaining_s() if index + 1 < len(self.runs) else None
         eta = f"; about {_clock(left)} left for {len(self.runs) - index - 1} profile(s)" if left else ""
-        self._print(f"== [{index + 1}/{len(self.runs)}] {run.name}: {run.verdict} in {_clock(run.seconds)}{eta}")
+        tally = tally_text(getattr(run, "tally", {}) or {})
+        self._print(f"== [{index + 1}/{len(self.runs)}] {run.name}: {run.verdict} in {_clock(run.seconds)}"
+                    + (f" ({tally})" if tally else "") + eta)
         self._refresh()

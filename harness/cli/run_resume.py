@@ -31,7 +31,7 @@ _DROP_WITH_VALUE = ("--tc-progress-fd", "--tc-run-id", "--tc-report-dir", "--tc-
                     "--dist")
 #: options ``--resume`` cannot take: they come from the journal
 _FROM_JOURNAL = ("suites", "profile", "defect", "bench_twin", "keyword", "workers", "pre_submission", "lab",
-                 "station", "submitting_party")
+                 "station", "submitting_party", "list", "rerun_failed")
 
 
 def run_folder(args: argparse.Namespace, root: Path) -> Path:
@@ -71,6 +71,9 @@ def resume(args: argparse.Namespace) -> int:
     if given:
         raise InputError(f"--resume takes the suites, the profile and the options from the run's journal; "
                          f"drop {', '.join(given)}")
+    from harness.cli.run_summary import check_outputs
+
+    check_outputs(args)
     root = project_root()
     run_dir = run_folder(args, root)
     try:
@@ -86,6 +89,7 @@ def resume(args: argparse.Namespace) -> int:
 def _resume(args: argparse.Namespace, root: Path, run_dir: Path, lock: RunLock) -> int:
     from harness.cli.run_cmd import ProfileRun, _judge, _run_profile, _summary, _terminate_as_interrupt
     from harness.cli.run_progress import Progress
+    from harness.cli.run_summary import record_case_seconds, write_outputs
     from harness.record.digest import JOURNAL_FILE
     from harness.record.journal import load_journal
     from harness.record.resume import Resumption
@@ -100,7 +104,7 @@ def _resume(args: argparse.Namespace, root: Path, run_dir: Path, lock: RunLock) 
            "--tc-resume", str(run_dir)]
     print(f"tablecert run: resuming run {record.run_id} (sitting {before.sitting}): {len(before.finished)} case(s) "
           f"finished, {len(before.rerun)} to run again", file=sys.stderr, flush=True)
-    progress = Progress([pr])
+    progress = Progress([pr], case_seconds=[record_case_seconds(run_dir)])  # the earlier sittings' rate
     with _terminate_as_interrupt(), progress:
         progress.start(0)
         interrupted = _run_profile(cmd, root, pr, progress)
@@ -116,6 +120,9 @@ def _resume(args: argparse.Namespace, root: Path, run_dir: Path, lock: RunLock) 
         print(f"tablecert run: the record was signed before this sitting; its signature no longer signs it and was "
               f"moved to {run_dir}/set-aside/: the record needs signing again (tablecert sign {run_dir} --key ...)",
               file=sys.stderr)
+    from harness.cli.run_cmd import OVERALL
+
+    write_outputs(args, [pr], status, OVERALL.get(status, "ERROR or INCOMPLETE"))
     return status
 
 

@@ -19,10 +19,6 @@ import sys
 
 from harness.cli.numbers import MAX_SEED, count
 from harness.errors import InputError
-from harness.games.interpretations import DEFAULT
-from harness.stackbuilder import VOCABULARY, Impossible, NotFound, Stack, build_stack
-from harness.stackbuilder.fixtures import default_royal9_setup, profile_setup, write_fixtures
-from harness.stackbuilder.render import as_json, as_sheet, as_yaml
 
 HELP = "Find a shoe stack that produces a wanted result; print it as suite YAML and a stacking sheet."
 EXAMPLE = """\
@@ -34,6 +30,8 @@ tablecert stack --write-fixtures        # regenerate fixtures/stacks/*.yaml"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from harness.stackbuilder import VOCABULARY
+
     p.add_argument("--game", choices=("baccarat", "ez-baccarat", "hit-and-run"), help="the game (required)")
     p.add_argument("--want", help="wanted result; combine with '+'. Valid: " + ", ".join(VOCABULARY))
     combos = p.add_mutually_exclusive_group()
@@ -67,6 +65,12 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported when the command runs: `tablecert --help` does not pay for the stack search
+    from harness.games.interpretations import DEFAULT
+    from harness.stackbuilder import Impossible, NotFound, Stack, build_stack
+    from harness.stackbuilder.fixtures import default_royal9_setup, profile_setup, write_fixtures
+    from harness.stackbuilder.render import as_json, as_sheet, as_yaml
+
     if args.write_fixtures:
         for path in write_fixtures():
             print(f"wrote {path}")

@@ -23,14 +23,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import exitcodes
 from harness.cli.output import Out
 from harness.errors import InputError, render
-from harness.profiles import SPEC_PREFIX as PROFILE_PREFIX
-from harness.profiles import profile_from_node
-from harness.yamlload import YMap, load_yaml
+
+if TYPE_CHECKING:
+    from harness.yamlload import YMap
 
 HELP = "check device profiles, suites and stack files for errors without running anything"
 EXAMPLE = """
@@ -123,6 +123,11 @@ def _kind_without_spec(path: Path, node: YMap) -> str | None:
 def validate_file(path: Path, *, named: bool = True, profile: Any = None) -> Any:
     """Raise :class:`InputError` if ``path`` is not a valid profile, suite or stack file
     (:class:`Foreign` for another tool's YAML met in a directory walk)."""
+    # imported here, not above: `tablecert --help` builds this command's parser without them
+    from harness.profiles import SPEC_PREFIX as PROFILE_PREFIX
+    from harness.profiles import profile_from_node
+    from harness.yamlload import YMap, load_yaml
+
     name = str(path)
     node = load_yaml(path)
     spec = node.get("spec") if isinstance(node, YMap) else None

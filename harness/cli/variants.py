@@ -17,7 +17,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+from harness.cli import shard as sh
 from harness.cli.numbers import MAX_SEED, count, duration
 from harness.errors import InputError
 
@@ -29,6 +31,8 @@ tablecert variants --count 24 --seed 7 --list   # the profiles only, without run
 tablecert variants --count 4 --jobs 2 --work-dir reports/variants
 tablecert variants --count 3 --persona fixed-configuration   # every variant played by that persona
 tablecert variants --personas                   # list the personas (permitted behaviours)
+tablecert variants --count 24 --seed 7 --shard 2/4 --json > shard-2.json   # a quarter, on one of 4 machines
+tablecert variants --collect shard-1.json shard-2.json shard-3.json shard-4.json   # the table of the whole run
 """
 
 
@@ -50,11 +54,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--personas", action="store_true", help="list the personas and exit")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("suites", nargs="*", metavar="SUITES", help="suite files or directories (default: all)")
+    sh.add_arguments(p, "variants")
 
 
 def run(args: argparse.Namespace) -> int:
     from harness import variants as vm
 
+    if args.collect:
+        return _collect(args)
+    if args.shard and args.seed is None:
+        raise InputError("--shard needs --seed: every shard must draw the same variants")
     if args.count < 1:
         raise InputError(f"--count {args.count}: at least 1")
     if args.jobs < 1:
@@ -75,9 +84,12 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= i < args.count:
             raise InputError(f"--only {i}: the set has variants 0 to {args.count - 1}")
     chosen = [every[i] for i in args.only] if args.only else every
+    if args.shard:
+        chosen = args.shard.pick(chosen)
     keep = args.work_dir is not None
     work = Path(args.work_dir) if keep else Path(tempfile.mkdtemp(prefix=f"tablecert-variants-{seed}-"))
-    print(f"tablecert variants: seed {seed}, {len(chosen)} of {args.count} variant(s), {args.jobs} at once; "
+    part = f" (shard {args.shard})" if args.shard else ""
+    print(f"tablecert variants: seed {seed}, {len(chosen)} of {args.count} variant(s){part}, {args.jobs} at once; "
           f"work folder {work}", file=sys.stderr, flush=True)
     if args.list:
         for v, path in zip(chosen, vm.write(chosen, work / "profiles"), strict=True):
@@ -94,11 +106,27 @@ def run(args: argparse.Namespace) -> int:
     outcomes = vm.run_variants(chosen, jobs=args.jobs, work_dir=work, deadline_s=args.deadline,
                                suites=args.suites, progress=progress)
     wall = round(time.monotonic() - t0, 1)
+    # what --collect needs to merge shards (an unsharded run is shard 1/1 of itself)
+    extra = {"kind": "variants", "shard": str(args.shard or sh.Shard(1, 1)), "only": list(args.only),
+             "suites": list(args.suites)}
+    failed = _report(args, seed, outcomes, wall, extra)
+    if not failed and not keep:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if not failed else 1
+
+
+def _report(args: argparse.Namespace, seed: int, outcomes: list[Any], wall: float,
+            extra: dict[str, Any]) -> list[Any]:
+    """Print the table (or ``--json``) of ``outcomes``; returns those that did not pass."""
+    from harness import variants as vm
+
     failed = [o for o in outcomes if not o.passed]
-    covered = vm.choices_covered(chosen)
+    covered = vm.choices_covered(o.variant for o in outcomes)
     if args.json:
         print(json.dumps({
-            "seed": seed, "count": args.count, "wall_seconds": wall, "passed": not failed,
+            "seed": seed, "count": args.count, "wall_seconds": wall, "passed": not failed, **extra,
             "variants": [{"index": o.variant.index, "name": o.variant.name, "passed": o.passed,
                           "exit": o.exit_code, "seconds": str(o.seconds), "tally": o.tally,
                           "failures": o.failures, "profile": str(o.profile_path),
@@ -122,8 +150,29 @@ def run(args: argparse.Namespace) -> int:
                   f"{o.variant.rules_summary()}): tablecert variants --count {args.count} --seed {seed}"
                   f"{chosen_personas} --only {o.variant.index}")
             print(f"         or: tablecert run --profile {o.profile_path}")
-    if not failed and not keep:
-        import shutil
+    return failed
 
-        shutil.rmtree(work, ignore_errors=True)
+
+def _collect(args: argparse.Namespace) -> int:
+    """``--collect``: the shards' results merged, printed as one run of the whole set prints them."""
+    from decimal import Decimal
+
+    from harness import variants as vm
+
+    docs = sh.load_shards(args.collect, "variants", ("seed", "count", "only", "suites"))
+    seed, total = int(docs[0]["seed"]), int(docs[0]["count"])
+    every = vm.generate(seed, total)
+    outcomes = []
+    for doc in docs:
+        for v in doc["variants"]:
+            variant = every[int(v["index"])]
+            outcomes.append(vm.Outcome(variant, int(v["exit"]), Decimal(v["seconds"]), Path(v["profile"]),
+                                       v["tally"], list(v["failures"])))
+    order = {i: n for n, i in enumerate(docs[0]["only"] or range(total))}
+    outcomes.sort(key=lambda o: order.get(o.variant.index, o.variant.index))
+    args.count = total
+    # the wall time of the whole run: its longest shard's (the shards ran at once)
+    wall = max(float(doc["wall_seconds"]) for doc in docs)
+    whole = {"kind": "variants", "shard": "1/1", "only": docs[0]["only"], "suites": docs[0]["suites"]}
+    failed = _report(args, seed, outcomes, wall, whole)
     return 0 if not failed else 1

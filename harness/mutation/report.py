@@ -4,8 +4,12 @@ wall time, and every survivor with its reviewed reason (or ``NO REASON``, which 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
+from harness.errors import InputError
+from harness.mutation.operators import Point
 from harness.mutation.run import KILLS, Outcome, Score, trace_left_out
 
 OUTCOMES = ("KILLED", "ERROR", "TIMEOUT", "CRASH", "SURVIVED", "NOT-COVERED")
@@ -44,7 +48,7 @@ def render(score: Score) -> str:
     for t in score.traces:
         left = trace_left_out(t)
         lines.append(f"trace {t.profile}: {len(t.passed)} case(s) passed, "
-                     f"{sum(len(v) for v in t.lines.values())} line(s) of the mutated modules ran"
+                     f"{t.line_count()} line(s) of the mutated modules ran"
                      + (f"; not passing clean, never selected: {', '.join(left)}" if left else ""))
     outcomes = score.outcomes
     lines.append("")
@@ -94,8 +98,10 @@ def to_json(score: Score) -> dict[str, Any]:
         "compliant": len(score.compliant),
         "unobservable": len(score.unobservable),
         "unexplained": len(score.unexplained),
-        "traces": [{"profile": t.profile, "passed": len(t.passed), "not_passing_clean": trace_left_out(t)}
-                   for t in score.traces],
+        "traces": [{"profile": t.profile, "passed": len(t.passed), "not_passing_clean": trace_left_out(t),
+                    "passed_cases": list(t.passed), "lines_ran": t.line_count()} for t in score.traces],
+        "trace_seconds": str(score.trace_seconds),
+        "total_points": score.total_points,
         "mutants": [{"id": o.point.id, "module": o.point.module, "function": o.point.function,
                      "operator": o.point.operator, "family": family(o.point.operator), "code": o.point.code,
                      "outcome": o.verdict, "profile": o.profile, "by": o.by, "cases_run": o.cases_run,
@@ -104,3 +110,36 @@ def to_json(score: Score) -> dict[str, Any]:
                      if o.point.id in score.reasons and not o.killed else None}
                     for o in score.outcomes],
     }
+
+
+def merge_json(docs: Sequence[Mapping[str, Any]], points: Sequence[Point],
+               reasons: Mapping[str, tuple[str, str]]) -> Score:
+    """One score from the ``to_json`` results of shards that split ``points`` (the whole run's
+    selection, in its order): every shard's mutants, in that order; the traced clean runs of the
+    first shard (every shard traces the same profiles); the problems of any; the wall time of the
+    longest shard.  ``reasons`` are the reviewed survivors' (survivors.yaml)."""
+    from harness import killmatrix
+    from harness.mutation.run import Trace
+
+    by_id = {p.id: p for p in points}
+    rows: dict[str, Outcome] = {}
+    for doc in docs:
+        for m in doc["mutants"]:
+            point = by_id.get(m["id"])
+            if point is None:
+                raise InputError(f"--collect: mutant {m['id']} is not one of this source's selection: the shards "
+                                 "ran another version of the emulator code")
+            rows[m["id"]] = Outcome(point, m["outcome"], m["profile"], m["by"], int(m["cases_run"]),
+                                    Decimal(m["seconds"]), m["detail"])
+    traces = []
+    for t in docs[0]["traces"]:
+        left = [killmatrix.CaseOutcome(case, verdict, ())
+                for case, verdict in (text.rsplit(" ", 1) for text in t["not_passing_clean"])]
+        traces.append(Trace(t["profile"], list(t.get("passed_cases") or []),
+                            result=killmatrix.JobResult(killmatrix.Job(t["profile"], ()), left),
+                            lines_ran=int(t.get("lines_ran") or 0)))
+    problems = [p for doc in docs for p in doc["problems"]]
+    wall = max(Decimal(doc["wall_seconds"]) for doc in docs)
+    return Score([rows[p.id] for p in points if p.id in rows], traces, wall, max(int(d["jobs"]) for d in docs),
+                 len(points), reasons, list(dict.fromkeys(problems)),
+                 max(Decimal(doc.get("trace_seconds") or 0) for doc in docs))

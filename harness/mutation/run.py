@@ -116,6 +116,12 @@ class Trace:
     #: module -> line -> case node ids that ran it (``None`` among them: while starting)
     lines: dict[str, dict[int, set[str | None]]] = field(default_factory=dict)
     result: killmatrix.JobResult | None = None
+    #: how many lines ran, when the trace is read back from a result (``--collect``) without them
+    lines_ran: int | None = None
+
+    def line_count(self) -> int:
+        """How many lines of the mutated modules ran in the traced run."""
+        return self.lines_ran if self.lines_ran is not None else sum(len(v) for v in self.lines.values())
 
     def ran(self, point: Point, end_line: int) -> set[str | None]:
         """The cases that ran the point's lines (``None``: the emulator's start)."""

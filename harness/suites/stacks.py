@@ -13,12 +13,12 @@ shipped tables of ``harness.stackbuilder.fixtures`` (the ones its notes name) ar
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from harness import paths
 from harness.cards import Card, parse_cards
 from harness.errors import InputError, InputErrors, error_lines
 from harness.schema import Fields, attempt, check_map, check_str, collecting, guard, in_order, suggest
@@ -49,15 +49,7 @@ class StackDir:
     file_errors: list[InputError] = field(default_factory=list)
 
 
-def project_root() -> Path:
-    """The checkout (or ``$TABLECERT_HOME``): where ``suites/``, ``fixtures/`` and profiles live."""
-    env = os.environ.get("TABLECERT_HOME")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve().parents[2]
-    if (here / "suites").is_dir():
-        return here
-    return Path.cwd()
+project_root = paths.project_root  # the checkout: harness.paths (kept here for its many importers)
 
 
 def fixtures_dir(fixtures: Path | None = None) -> Path:
