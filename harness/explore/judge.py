@@ -148,12 +148,13 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
         check("shoe.status (cards_dealt, cards_remaining)", (s.dealt, len(s.shoe)), got.shoe, R.SHOE.name)
     if out.settlement is not None:
         paid = dict(out.settlement.payouts)
-        shown = dict(got.payouts or {})
-        for wager in sorted(set(paid) | set(shown)):
-            if paid.get(wager) != shown.get(wager):
+        sent = dict(got.payouts or {})
+        cards = " ".join(out.settlement.cards)
+        for wager in sorted(set(paid) | set(sent)):
+            if paid.get(wager) != sent.get(wager):
                 rule = R.ROYAL9_PAY.name if wager[1] == "royal9" else R.SETTLE.name
-                diffs.append(Difference(f"payout seat {wager[0]} {wager[1]} (stake, returned, category) for "
-                                        f"{' '.join(out.settlement.cards)}", paid.get(wager), shown.get(wager), rule))
+                diffs.append(Difference(f"payout seat {wager[0]} {wager[1]} (stake, returned, category) for {cards}",
+                                        paid.get(wager), sent.get(wager), rule))
         if out.settlement.round is not None and got.round_end is not None:
             check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
     if got.identity is not None and identity is not None:
