@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shrink", default="60s", metavar="T", help="time allowed to shrink a finding (default 60s)")
     parser.add_argument("--report-dir", default="reports", metavar="D", help="where the run folder goes")
     parser.add_argument("--listen", choices=("pty", "tcp"), default="pty", help="how an emulator is reached")
+    parser.add_argument("--fresh", action="store_true",
+                        help="an emulated profile: a new emulator for every sequence (each starts from the table as "
+                             "filed: slower, shrinks faults that need a history better)")
     parser.add_argument("--no-verify", action="store_true", help="do not run the written case to confirm it")
 
 
@@ -97,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                           "--seed", str(seed), *(["--defect", args.defect] if args.defect else [])])
     print(f"tablecert explore: {profile.name}, seed {seed}, budget {budget:.0f} s -> {run_dir}", flush=True)
     session = Session(profile, defect=args.defect, listen=args.listen, steps=args.steps, shrink_s=shrink,
-                      work_dir=run_dir / "device")
+                      work_dir=run_dir / "device", fresh=args.fresh)
 
     def progress(stats: Any, elapsed: float) -> None:
         print(f"  {elapsed:6.1f} s  {stats.ops:,} operations in {stats.sequences:,} sequences", file=sys.stderr,

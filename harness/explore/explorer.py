@@ -15,9 +15,11 @@ import contextlib
 import random
 import shutil
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +55,7 @@ from harness.explore.ops import (
 from harness.explore.replay import round_need, start_outcome
 from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
-from harness.suites.rig import Rig, open_rig
+from harness.suites.rig import Rig, open_rig, start_profile_emulator
 
 
 class FindingError(AssertionError):
@@ -88,17 +90,20 @@ class Session:
     """One exploration: the profile, its model, the device (fresh per sequence where emulated)."""
 
     def __init__(self, profile: Profile, *, defect: str | None = None, listen: str = "pty",
-                 steps: int = 120, work_dir: Path | None = None, shrink_s: float = 60.0) -> None:
+                 steps: int = 120, work_dir: Path | None = None, shrink_s: float = 60.0,
+                 fresh: bool = False) -> None:
         self.profile = profile
         self.model = TableModel(profile)
         self.defects = (defect,) if defect else ()
         self.listen = listen
         self.steps = steps
         self.enabled = available_ops(profile)
+        self.fresh = fresh and profile.is_emulated
         self.stats = Stats()
         self.failure: FindingError | None = None
         self.first_failure_s: float | None = None
         self.shrink_s = shrink_s
+        self.budget_s = float("inf")
         self.t0 = time.perf_counter()
         self._own_dir = work_dir is None
         self.work_dir = work_dir or Path(tempfile.mkdtemp(prefix="tablecert-explore-"))
@@ -106,6 +111,10 @@ class Session:
         self._table: Table | None = None
         self._n = 0
         self.identity: dict[str, Any] | None = None
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explore-emulator")
+        self._next: Future[Any] | None = None
+        self._stopping: list[Future[None]] = []
+        self._lock = threading.Lock()
         #: the model's state where the last sequence ended
         self.last_state: State | None = None
         shoe = [c for c, n in shoe_composition(profile.rules.decks).items() for _ in range(n)]
@@ -117,22 +126,32 @@ class Session:
     def open_table(self) -> tuple[Table, State, dict[str, Any] | None]:
         """The table for one sequence, and the model's state for it.
 
-        The first sequence starts from the table as filed (a fresh emulator; a bench as it stands,
-        adopted).  Later sequences go on on the same device, brought to rest first: the sensors link
-        restored, the power cycled (or, with no power performer, an open round voided); then its
-        configuration, meters, payments and layout are adopted as they stand."""
+        With ``fresh`` (an emulated profile only) every sequence gets a new emulator, so that a sequence
+        (and every shrunk candidate of it) starts from the table as filed; the next emulator process starts in the
+        background while a sequence plays (only the processes overlap: two rigs' drivers never do,
+        they share the VISA resource manager).  Otherwise the same devices go on: before each later
+        sequence they are brought to rest (the sensors link restored, the power cycled or an open round
+        voided) and their meters, payments, layout and configuration adopted as they stand."""
+        fresh = self.fresh
         first = self._table is None
-        if self._table is None:
-            rig = open_rig(self.profile, listen=self.listen, run_dir=self.work_dir, defects=self.defects)
+        if fresh or self._table is None:
+            if self._rig is not None:
+                self._retire(self._rig)
+            if fresh:
+                emulator = self._next.result() if self._next is not None else self._start_emulator()
+                self._next = self._pool.submit(self._start_emulator)
+                rig = open_rig(self.profile, listen=self.listen, emulator=emulator)
+            else:
+                rig = open_rig(self.profile, listen=self.listen, run_dir=self.work_dir)
             self._rig = rig
             self._table = Table(self.profile, rig, _performers(self.profile, rig), royal9=self.model.royal9)
-            self.identity = None
         table = self._table
-        if not first:
+        assert table is not None
+        if not first and not fresh:
             self._rest(table)
         obs = table.read(Observed())
         obs.identity = table.identity()
-        if first and self.profile.is_emulated:
+        if fresh or (first and self.profile.is_emulated):
             state = self.model.initial()
         else:
             state = adopt(self.model, obs, config=not first)
@@ -142,6 +161,21 @@ class Session:
         if self.identity is None:
             self.identity = dict(obs.identity)
         return table, state, self.identity
+
+    def _start_emulator(self) -> Any:
+        with self._lock:
+            self._n += 1
+            run_dir = self.work_dir / f"sequence-{self._n}"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        return start_profile_emulator(self.profile, listen=self.listen, run_dir=run_dir, defects=self.defects)
+
+    def _retire(self, rig: Rig) -> None:
+        """Close a sequence's drivers now; stop its emulator in the background."""
+        emulator, rig.emulator = rig.emulator, None
+        rig.close()
+        self._rig = self._table = None
+        if emulator is not None:
+            self._stopping.append(self._pool.submit(_stop_emulator, emulator))
 
     def _rest(self, table: Table) -> None:
         last = self.last_state
@@ -154,6 +188,10 @@ class Session:
             if settle is not None:
                 with contextlib.suppress(DeviceError):
                     settle()
+
+    def budget_over(self) -> bool:
+        """No failure yet and the exploration's budget is spent."""
+        return self.first_failure_s is None and time.perf_counter() - self.t0 > self.budget_s
 
     def shrink_over(self) -> bool:
         """Shrinking stops ``shrink_s`` after the first failure (the shortest failing sequence so far
@@ -171,6 +209,14 @@ class Session:
         if self._rig is not None:
             self._rig.close()
             self._rig = self._table = None
+        if self._next is not None:
+            with contextlib.suppress(Exception):
+                _stop_emulator(self._next.result())
+            self._next = None
+        for stopping in self._stopping:
+            with contextlib.suppress(Exception):
+                stopping.result()
+        self._pool.shutdown(wait=True)
         if self._own_dir:
             shutil.rmtree(self.work_dir, ignore_errors=True)
 
@@ -214,6 +260,11 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def _stop_emulator(emulator: Any) -> None:
+    emulator.stop()
+    shutil.rmtree(emulator.run_dir, ignore_errors=True)
+
+
 def _performers(profile: Profile, rig: Rig) -> Performers:
     relays: dict[str, Any] = {}
     if profile.bench.actuators:
@@ -237,8 +288,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def __init__(self) -> None:
             super().__init__()
             self.ops: list[Op] = []
-            self.idle = session.shrink_over()
-            if self.idle:  # shrinking has had its time: every further candidate passes untried
+            self.idle = session.shrink_over() or session.budget_over()
+            if self.idle:  # the time is up (to explore, or to shrink): every further sequence passes untried
+                self.state = model.initial()
                 return
             session.stats.sequences += 1
             self.table, self.state, self.identity = session.open_table()
@@ -388,6 +440,7 @@ def explore(session: Session, *, seed: int, budget_s: float, examples_per_batch:
                     stateful_step_count=session.steps, suppress_health_check=list(HealthCheck),
                     phases=(Phase.generate, Phase.shrink), print_blob=False, report_multiple_bugs=False)
     t0 = session.t0 = time.perf_counter()
+    session.budget_s = budget_s
     batch = 0
     found_at: float | None = None
     try:
