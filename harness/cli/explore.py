@@ -26,7 +26,7 @@ from typing import Any
 from harness.cli.numbers import MAX_SEED, count
 from harness.errors import InputError
 
-HELP = "random legal operation sequences against a device, every observable checked against a model; shrunk to a YAML case"
+HELP = "random legal operation sequences against a device, every observable checked by a model; shrunk to a case"
 EXAMPLE = """
 tablecert explore --profile device_profiles/emulated-midi-5.yaml --budget 10m --seed 1
 tablecert explore --profile device_profiles/emulated-midi-5.yaml --budget 60s --defect reset-key-idle-resets
