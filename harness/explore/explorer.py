@@ -142,7 +142,7 @@ class Session:
                 self._next = self._pool.submit(self._start_emulator)
                 rig = open_rig(self.profile, listen=self.listen, emulator=emulator)
             else:
-                rig = open_rig(self.profile, listen=self.listen, run_dir=self.work_dir)
+                rig = open_rig(self.profile, listen=self.listen, run_dir=self.work_dir, defects=self.defects)
             self._rig = rig
             self._table = Table(self.profile, rig, _performers(self.profile, rig), royal9=self.model.royal9)
         table = self._table
