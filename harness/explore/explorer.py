@@ -58,6 +58,10 @@ from harness.profiles.model import Profile
 from harness.suites.rig import Rig, open_rig, start_profile_emulator
 
 
+class RigError(Exception):
+    """The device did not answer (a timeout, a line down): the exploration ends as an ERROR."""
+
+
 class FindingError(AssertionError):
     """The device did something the model permits nowhere."""
 
@@ -102,6 +106,8 @@ class Session:
         self.stats = Stats()
         self.failure: FindingError | None = None
         self.first_failure_s: float | None = None
+        #: the rig error that ended the exploration (a device that stopped answering)
+        self.rig_error: str | None = None
         self.shrink_s = shrink_s
         self.budget_s = float("inf")
         self.t0 = time.perf_counter()
@@ -288,7 +294,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def __init__(self) -> None:
             super().__init__()
             self.ops: list[Op] = []
-            self.idle = session.shrink_over() or session.budget_over()
+            self.idle = session.shrink_over() or session.budget_over() or session.rig_error is not None
             if self.idle:  # the time is up (to explore, or to shrink): every further sequence passes untried
                 self.state = model.initial()
                 return
@@ -312,8 +318,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             try:
                 obs = self.table.perform(op, round_need(model, s, op))
             except DeviceError as exc:
-                session.failed(self.ops, [Difference("the device", "an answer", f"{type(exc).__name__}: {exc}",
-                                                     outs[0].rules[0])])
+                # a device that does not answer is the rig's ERROR, as in a certification run, never a finding
+                session.rig_error = f"operation {len(self.ops)} ({op.describe()}): {type(exc).__name__}: {exc}"
+                raise RigError(session.rig_error) from exc
             t2 = time.perf_counter()
             out, diffs = judge(model, outs, obs, self.identity)
             stats = session.stats
@@ -450,7 +457,9 @@ def explore(session: Session, *, seed: int, budget_s: float, examples_per_batch:
             batch += 1
             try:
                 test()
-            except (FindingError, Flaky):
+            except (FindingError, RigError, Flaky):
+                if session.rig_error is not None:
+                    raise DeviceError(session.rig_error) from None
                 if session.failure is None:
                     raise
                 found_at = time.perf_counter() - t0
