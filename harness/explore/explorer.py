@@ -12,6 +12,7 @@ shortest sequence that still fails.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 import shutil
 import tempfile
@@ -21,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,10 @@ from harness.explore.replay import round_need, start_outcome
 from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
 from harness.suites.rig import Rig, open_rig, start_profile_emulator
+
+
+#: the reply deadline on an emulated profile's ports (a host under load answers late, the device is not late)
+EMULATOR_TIMEOUT_MS = 10_000
 
 
 class RigError(Exception):
@@ -96,6 +102,10 @@ class Session:
     def __init__(self, profile: Profile, *, defect: str | None = None, listen: str = "pty",
                  steps: int = 120, work_dir: Path | None = None, shrink_s: float = 60.0,
                  fresh: bool = False) -> None:
+        if profile.is_emulated:  # an emulator's speed is not under test: a loaded host must not end the run
+            timing = dataclasses.replace(profile.timing, response_timeout_ms=max(profile.timing.response_timeout_ms,
+                                                                                 Decimal(EMULATOR_TIMEOUT_MS)))
+            profile = dataclasses.replace(profile, timing=timing)
         self.profile = profile
         self.model = TableModel(profile)
         self.defects = (defect,) if defect else ()
