@@ -59,7 +59,6 @@ from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
 from harness.suites.rig import Rig, open_rig, start_profile_emulator
 
-
 #: the reply deadline on an emulated profile's ports (a host under load answers late, the device is not late)
 EMULATOR_TIMEOUT_MS = 10_000
 
