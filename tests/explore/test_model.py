@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.cards import shoe_composition
 from harness.explore import rules as R
 from harness.explore.judge import Observed, differences, judge
 from harness.explore.model import Outcome, State, TableModel
@@ -174,6 +175,7 @@ def test_every_rule_cites_a_catalogue_clause() -> None:
     assert {r.clause for r in R.RULES.values()} <= known
 
 
+SHOE = list(shoe_composition(8).elements())
 OP_STRATEGY = st.one_of(
     st.just(OpenRound()), st.just(PressLockout()), st.just(NoMoreBets()), st.just(DealFirst()), st.just(DealRest()),
     st.just(PowerCycle()), st.builds(Comm, st.booleans()),
@@ -186,7 +188,6 @@ OP_STRATEGY = st.one_of(
                                             {"meters": {"mega": {"reset": 4_999_999}}}])),
     st.integers(0, 2**32).map(lambda n: LoadShoe(tuple(c.code for c in random.Random(n).sample(SHOE, 60)))),
 )
-SHOE = [c for c in __import__("harness.cards", fromlist=["shoe_composition"]).shoe_composition(8).elements()]
 
 
 @settings(max_examples=60, deadline=None)
