@@ -203,6 +203,17 @@ class Session:
             if settle is not None:
                 with contextlib.suppress(DeviceError):
                     settle()
+        # the filed configuration written back (as the suites' recovery does), so that a sequence starts
+        # from the Rules Submission and replays the same on a fresh device; a refusal leaves it as it is
+        filed = self.model.initial()
+        changes: dict[str, Any] = {"meters": {n: {"rate": str(c.rate), "initial": c.initial, "reset": c.reset,
+                                                  "payout_limit": c.payout_limit}
+                                              for n, c in filed.meter_cfg.items()}}
+        if self.model.royal9:
+            changes["denomination"] = filed.denomination
+        if filed.meter_cfg or self.model.royal9:
+            with contextlib.suppress(DeviceError):
+                table.ctrl.set_config(**changes)
 
     def budget_over(self) -> bool:
         """No failure yet and the exploration's budget is spent."""
