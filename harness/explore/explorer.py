@@ -175,6 +175,7 @@ class Session:
             self.failed([], diffs)
         if self.identity is None:
             self.identity = dict(obs.identity)
+        self.stats.rules[R.CONFIG_AS_FILED.name if first or fresh else R.POWER.name] += 1
         return table, state, self.identity
 
     def _start_emulator(self) -> Any:
@@ -381,10 +382,18 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
               biased=st.booleans(), rng=st.randoms(use_true_random=False))
         def play_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random) -> None:
             """A whole round: opened, wagered, dealt from the shoe (loaded first when it cannot give a
-            round), settled."""
+            round), settled.  One in four (``rng``) is a meter jackpot's round: a seat's personal king-9
+            on the Player hand and a Royal 9 wager at that seat."""
             self.play(OpenRound())
             self.wagers(placed)
-            if not model.legal(self.state, DealFirst()):
+            combos = [(s.seat, s.combo) for s in session.profile.rules.seats if s.combo is not None]
+            if combos and model.royal9 and rng.random() < 0.25:
+                seat, combo = rng.choice(combos)
+                self.wagers([(seat, "player", 500), (seat, "royal9", 500)])
+                filler = rng.sample(session.shoe, 4)
+                cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
+                self.play(LoadShoe(tuple(c.code for c in cards)))
+            elif not model.legal(self.state, DealFirst()):
                 pool = session.biased if biased else session.shoe
                 self.play(LoadShoe(tuple(c.code for c in rng.sample(pool, 6))))
             self.play(DealFirst())

@@ -428,9 +428,11 @@ class TableModel:
                 upd["rate"] = Decimal(str(upd["rate"]))
             new = dataclasses.replace(cfg, **upd)
             amount = n.meters[name].amount
-            if "payout_limit" in upd and (new.payout_limit is None or new.payout_limit <= amount):
+            # a value written again as it stands establishes or changes nothing (461a.12(k)(1))
+            if "payout_limit" in upd and new.payout_limit != cfg.payout_limit \
+                    and (new.payout_limit is None or new.payout_limit <= amount):
                 broken.append(R.CONFIG_LIMIT)
-            if "reset" in upd and new.reset > amount:
+            if "reset" in upd and new.reset != cfg.reset and new.reset > amount:
                 broken.append(R.CONFIG_LIMIT)
             n.meter_cfg[name] = new
         den = None if n.denomination is None or not self.royal9 else n.denomination // 100

@@ -136,6 +136,11 @@ def test_config_writes(model: TableModel) -> None:
     assert below.answer.codes == {"REFUSED", "BAD_ARGS"} and below.state.denomination == 500
     limit = one(model, s, ConfigWrite({"meters": {"mega": {"payout_limit": 5_000_000}}}))
     assert R.CONFIG_LIMIT.name in limit.rules
+    # the limit in force written again changes nothing: permitted even where the meter stands at it
+    capped = s.clone()
+    capped.meters["major"].amount = capped.meter_cfg["major"].payout_limit or 0
+    again = model.step(capped, ConfigWrite({"meters": {"major": {"payout_limit": capped.meters["major"].amount}}}))
+    assert {o.choice for o in again} == {"config write in range taken", "config write in range refused"}
     live = play(model, s, OpenRound())
     assert one(model, live, ConfigWrite({"meters": {"major": {"rate": "2"}}})).rules == (R.CONFIG_LIVE.name,)
 
