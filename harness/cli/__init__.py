@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "defects": "harness.cli.defects",
     "variants": "harness.cli.variants",
     "soak": "harness.cli.soak",
+    "explore": "harness.cli.explore",
     "plan-randomness": "harness.cli.plan_randomness",
     "report": "harness.cli.report",
     "verify": "harness.cli.verify",

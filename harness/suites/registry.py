@@ -38,6 +38,7 @@ STEP_MODULES = (
     "harness.suites.actions_probes",
     "harness.suites.actions_bounds",
     "harness.suites.actions_contract",
+    "harness.suites.actions_explore",
     "harness.link.steps",
     "harness.link.faults",
 )

@@ -43,12 +43,14 @@ class Rig:
 
 
 def open_rig(
-    profile: Profile, *, listen: str = "pty", run_dir: Path | None = None, defects: tuple[str, ...] = ()
+    profile: Profile, *, listen: str = "pty", run_dir: Path | None = None, defects: tuple[str, ...] = (),
+    emulator: Any = None,
 ) -> Rig:
     """Start the emulator if the profile asks for one, then open every role's driver.
 
-    ``defects`` adds emulator defects to the profile's own (the defect matrix uses it).  A link
-    profile's rig is the link's (harness.link.rig)."""
+    ``defects`` adds emulator defects to the profile's own (the defect matrix uses it); ``emulator``
+    is one already started for this profile (:func:`start_profile_emulator`; the rig stops it when
+    closed).  A link profile's rig is the link's (harness.link.rig)."""
     if profile.link is not None:
         from harness.link.rig import open_link_rig
 
@@ -57,12 +59,8 @@ def open_rig(
     addresses: dict[str, Any] = {}
     try:
         if profile.is_emulated:
-            from harness.emulators.process import start_emulator
-
-            chosen = [profile.emulator.defect] if profile.emulator.defect else []
-            chosen += [d for d in defects if d not in chosen]
-            # the profile as loaded (a bench twin differs from its file), not the file itself
-            rig.emulator = start_emulator(dict(profile.raw), listen, run_dir, defects=chosen)
+            rig.emulator = emulator or start_profile_emulator(profile, listen=listen, run_dir=run_dir,
+                                                              defects=defects)
             addresses = rig.emulator.addresses
         for role, spec in profile.devices.items():
             entry: dict[str, Any] = {"driver": spec.driver}
@@ -84,6 +82,17 @@ def open_rig(
         rig.close()
         raise
     return rig
+
+
+def start_profile_emulator(profile: Profile, *, listen: str = "pty", run_dir: Path | None = None,
+                           defects: tuple[str, ...] = ()) -> Any:
+    """The emulator process of an emulated profile, with its own defect and ``defects``."""
+    from harness.emulators.process import start_emulator
+
+    chosen = [profile.emulator.defect] if profile.emulator.defect else []
+    chosen += [d for d in defects if d not in chosen]
+    # the profile as loaded (a bench twin differs from its file), not the file itself
+    return start_emulator(dict(profile.raw), listen, run_dir, defects=chosen)
 
 
 def check_identity(role: str, device: Device, match: dict[str, str]) -> None:

@@ -1,0 +1,267 @@
+"""The device side of the explorer: one operation carried out at the table, every observable read.
+
+The acts (a wager, the dealer's buttons, the reset key, the power, the sensors cable, the shoe) go
+through the profile's performers (:mod:`harness.bench.performers`: the emulator's test channel, a
+relay actuator, the bench supply), exactly as the suites perform them; the reads (``config.get``,
+``meters.get``, ``wager.list``, ``lockout.get``, ``shoe.status``, ``identity``) through the role
+drivers of the rig (:func:`harness.suites.rig.open_rig`).  Nothing here knows what the answers should
+be: that is the model's (:mod:`harness.explore.model`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from harness.bench import acts
+from harness.bench.performers import Performers
+from harness.cards import Card, parse_card
+from harness.devices.link import DeviceEvent, DeviceNak
+from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
+from harness.errors import DeviceError, DeviceTimeout
+from harness.explore.judge import Observed, normalise_config
+from harness.explore.model import Pending
+from harness.explore.ops import (
+    Comm,
+    ConfigWrite,
+    DealFirst,
+    DealRest,
+    LoadShoe,
+    NoMoreBets,
+    Op,
+    OpenRound,
+    PlaceWager,
+    PowerCycle,
+    PressLockout,
+    RemoveWager,
+    ResetKey,
+)
+from harness.profiles.model import Profile
+from harness.suites.rig import Rig
+
+#: the acts the explorer cannot do without (a bench whose operator performs one cannot be explored)
+NEEDED_ACTS = ("load", "deal", "wager", "remove-wager", "open-round")
+#: optional acts: an operation whose act nobody on the bench can perform is left out
+OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-bets", "reset_key": "reset-key",
+                 "power_cycle": "power", "comm": "comm"}
+MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
+SETTLE_TIMEOUT_S = 5.0
+
+
+def why_not_explorable(profile: Profile) -> str | None:
+    """Why the profile's bench cannot be explored (an act only a person performs), or None."""
+    for kind in NEEDED_ACTS:
+        who = profile.bench.performer(kind).kind
+        if who not in MACHINE_PERFORMERS:
+            return (f"the explorer plays thousands of operations and cannot ask a person for each: act '{kind}' is "
+                    f"performed by {who} on this bench (it needs the test channel; docs/explore.md)")
+    return None
+
+
+def available_ops(profile: Profile) -> set[str]:
+    """Names of the optional operations some machine performer of the bench can carry out."""
+    out = set()
+    for op, kind in OPTIONAL_ACTS.items():
+        if profile.bench.performer(kind).kind in MACHINE_PERFORMERS:
+            out.add(op)
+    if profile.devices.get("power") is None and "power_cycle" in out \
+            and profile.bench.performer("power").kind == "supply":
+        out.discard("power_cycle")
+    return out
+
+
+class _Stage:
+    """What a performer may use of the explorer (the runner's :class:`~harness.bench.performers.Stage`)."""
+
+    def __init__(self, rig: Rig, round_length: Callable[[list[Card]], int | None]) -> None:
+        self.rig = rig
+        self._round_length = round_length
+        self.ctrl_events: list[DeviceEvent] = []
+
+    def _pump(self, timeout_s: float = 0.0) -> None:
+        if self.rig.controller is not None:
+            self.ctrl_events.extend(self.rig.controller.events(timeout_s))
+
+    def _wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not pred():
+            if time.monotonic() > deadline:
+                raise DeviceTimeout(f"{what} not seen within {timeout_s} s")
+            self._pump(0.02)
+
+    def cards_read(self) -> list[Card]:
+        return []
+
+    def sensor_events(self) -> list[DeviceEvent]:
+        return []
+
+    def controller_events(self) -> list[DeviceEvent]:
+        return list(self.ctrl_events)
+
+    def round_length(self, cards: list[Card]) -> int | None:
+        return self._round_length(cards)
+
+    def where(self) -> tuple[str, str]:
+        return ("explore", "")
+
+
+class Table:
+    """The device under test, as the explorer drives and reads it."""
+
+    def __init__(self, profile: Profile, rig: Rig, performers: Performers, *, royal9: bool) -> None:
+        self.profile = profile
+        self.rig = rig
+        self.performers = performers
+        self.royal9 = royal9
+        shoe, sensors, ctrl = rig.shoe, rig.sensors, rig.controller
+        if shoe is None or sensors is None or ctrl is None:
+            raise DeviceError("the explorer needs a shoe, bet sensors and a progressive controller")
+        self.shoe: Shoe = shoe
+        self.sensors: BetSensors = sensors
+        self.ctrl: ProgressiveController = ctrl
+        self.stage = _Stage(rig, lambda cards: None)
+        self.lockout_wait_s = float(profile.timing.lockout_deadline_ms) / 1000 + 0.2
+        #: cards the round dealing now still needs after its first (DealRest)
+        self.round_rest = 0
+
+    # ------------------------------------------------------------------ reads
+
+    def identity(self) -> dict[str, str | None]:
+        return self.ctrl.identity().to_dict()
+
+    def _lockout(self) -> tuple[bool, str | None]:
+        request = getattr(self.ctrl, "request", None)
+        if request is None:
+            return self.ctrl.lockout_state(), "?"
+        got = request("lockout.get")
+        cause = got.get("cause")
+        return bool(got.get("locked")), None if cause is None else str(cause)
+
+    def read(self, obs: Observed) -> Observed:
+        """Every observable, into ``obs``."""
+        obs.config = normalise_config(self.ctrl.config().raw, self.royal9)
+        reading = self.ctrl.meters()
+        obs.meters = dict(reading.meters)
+        obs.residual = {k: Decimal(v) for k, v in reading.residual.items()}
+        div = reading.raw.get("diverted")
+        obs.diverted = {str(k): v for k, v in div.items()} if isinstance(div, Mapping) else None
+        obs.cumulative_paid = reading.cumulative_paid
+        obs.paid_by_table = reading.paid_by_table
+        obs.paid_by_attendant = reading.paid_by_attendant
+        obs.pending = tuple(sorted(Pending(str(p.get("meter")), int(p.get("seat", 0)), int(p.get("amount", 0)),
+                                           str(p.get("category")))
+                                   for p in reading.raw.get("pending") or () if isinstance(p, Mapping)))
+        obs.layout = tuple(sorted((w.seat, w.type, w.amount) for w in self.sensors.wagers()))
+        obs.locked, obs.cause = self._lockout()
+        st = self.shoe.status()
+        obs.shoe = (st.cards_dealt, st.cards_remaining)
+        return obs
+
+    # ------------------------------------------------------------------ acts
+
+    def _perform(self, act: acts.Act) -> Any:
+        return self.performers.perform(act, self.stage)
+
+    def perform(self, op: Op, round_need: int = 0) -> Observed:
+        """Carry out ``op`` and read every observable after it.  ``round_need``: for DealFirst, the
+        cards the round takes (the model knows it from the cards loaded)."""
+        self.ctrl.events(0.0)
+        obs = Observed()
+        try:
+            self._act(op, obs, round_need)
+        except DeviceNak as exc:
+            obs.code, obs.fields = exc.code, {}
+        return self.read(obs)
+
+    def _act(self, op: Op, obs: Observed, round_need: int) -> None:
+        if isinstance(op, OpenRound):
+            number = self._perform(acts.OpenRound())
+            obs.fields = {"round": number} if isinstance(number, int) else {}
+        elif isinstance(op, PlaceWager):
+            res = self._perform(acts.PlaceWagers(wagers=(Wager(op.seat, op.type, op.amount),)))[0]
+            obs.accepted, obs.reason = res.accepted, res.reason
+        elif isinstance(op, RemoveWager):
+            removal = self._perform(acts.RemoveWager(seat=op.seat, type=op.type))
+            if not removal.removed:
+                obs.code = "REFUSED"
+            obs.fields = {"removed": True} if removal.removed else {}
+        elif isinstance(op, PressLockout):
+            self._perform(acts.PressLockout())
+            obs.fields = {"locked": True}
+        elif isinstance(op, NoMoreBets):
+            self._perform(acts.NoMoreBets())
+        elif isinstance(op, LoadShoe):
+            self._perform(acts.LoadShoe(cards=tuple(parse_card(c) for c in op.cards), decks=self.profile.rules.decks))
+        elif isinstance(op, DealFirst):
+            self.round_rest = round_need - 1
+            self._perform(acts.Deal(count=1, pace_us=0))
+            self._until_locked()
+        elif isinstance(op, DealRest):
+            self._deal_rest(obs)
+        elif isinstance(op, ResetKey):
+            amount = self._perform(acts.TurnResetKey(meter=op.meter))
+            obs.fields = {"meter": op.meter, "amount": amount} if isinstance(amount, int) else {}
+        elif isinstance(op, ConfigWrite):
+            self.ctrl.set_config(**dict(op.changes))
+        elif isinstance(op, PowerCycle):
+            self._power_cycle(obs)
+        elif isinstance(op, Comm):
+            self._perform(acts.SetComm(connected=op.up))
+            if not op.up:
+                self._until_locked()
+        else:  # pragma: no cover - every op is handled above
+            raise DeviceError(f"the explorer cannot perform {op.name}")
+
+    def _until_locked(self) -> None:
+        """Wagering must close within the profile's lock-out deadline: wait that long for it."""
+        deadline = time.monotonic() + self.lockout_wait_s
+        while time.monotonic() < deadline:
+            if self._lockout()[0]:
+                return
+            time.sleep(0.002)
+
+    def _deal_rest(self, obs: Observed) -> None:
+        seen: list[DeviceEvent] = []
+        self._perform(acts.Deal(count=self.round_rest, pace_us=0))
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        while not any(e.name == "round_end" for e in seen):
+            if time.monotonic() > deadline:
+                raise DeviceTimeout(f"no round_end within {SETTLE_TIMEOUT_S} s of the round's last card")
+            seen.extend(self.ctrl.events(0.02))
+        payouts: dict[tuple[int, str], tuple[int, int, str | None]] = {}
+        for e in seen:
+            p = e.payload
+            if e.name == "payout" and p.get("category") != "mystery":
+                key = (int(p.get("seat", 0)), str(p.get("type")))
+                got = (int(p.get("stake", 0)), int(p.get("returned", 0)),
+                       None if p.get("category") is None else str(p.get("category")))
+                if key in payouts:  # paid twice: both kept, the sums shown
+                    old = payouts[key]
+                    got = (old[0] + got[0], old[1] + got[1], f"{old[2]} and {got[2]} (paid twice)")
+                payouts[key] = got
+            elif e.name == "round_end" and isinstance(p.get("round"), int):
+                obs.round_end = int(p["round"])
+        obs.payouts = payouts
+
+    def _power_cycle(self, obs: Observed) -> None:
+        self._perform(acts.SwitchPower(on=False))
+        time.sleep(0.05)
+        self._perform(acts.SwitchPower(on=True))
+        deadline = time.monotonic() + 10.0
+        while True:
+            try:
+                for dev in (self.ctrl, self.sensors, self.shoe):
+                    ping = getattr(dev, "ping", None)
+                    if ping is not None:
+                        ping()
+                break
+            except DeviceError:
+                if time.monotonic() > deadline:
+                    raise DeviceTimeout("the table did not answer within 10 s of its power coming back") from None
+                time.sleep(0.02)
+        back = time.monotonic() + 1.0  # the lock-out with cause power, once it is back
+        while self._lockout()[1] not in ("power", "?") and time.monotonic() < back:
+            time.sleep(0.01)
+        obs.identity = self.identity()

@@ -1,0 +1,503 @@
+"""Random legal operation sequences against a device, judged by the model after every step.
+
+Hypothesis's stateful testing (:class:`hypothesis.stateful.RuleBasedStateMachine`) chooses each next
+operation among those the model says are legal in its current state, the device carries it out
+(:mod:`harness.explore.device`), and :func:`harness.explore.judge.judge` compares every observable
+with every outcome the model permits.  The first difference raises :class:`FindingError`; Hypothesis
+then shrinks the sequence, re-running each candidate from a fresh device (an emulated profile gets a
+new emulator process per sequence, so a sequence reproduces on its own), and the last run is the
+shortest sequence that still fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import random
+import shutil
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.errors import Flaky
+from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, precondition, rule
+
+from harness.bench.performers import Performers
+from harness.cards import Card, shoe_composition
+from harness.errors import DeviceError
+from harness.explore import rules as R
+from harness.explore.device import Table, available_ops
+from harness.explore.judge import Difference, Observed, adopt, differences, judge
+from harness.explore.model import R9_METERS, State, TableModel
+from harness.explore.ops import (
+    Comm,
+    ConfigWrite,
+    DealFirst,
+    DealRest,
+    LoadShoe,
+    NoMoreBets,
+    Op,
+    OpenRound,
+    PlaceWager,
+    PowerCycle,
+    PressLockout,
+    RemoveWager,
+    ResetKey,
+)
+from harness.explore.replay import round_need, start_outcome
+from harness.games.royal9 import royal9_floors
+from harness.profiles.model import Profile
+from harness.suites.rig import Rig, open_rig, start_profile_emulator
+
+#: the reply deadline on an emulated profile's ports (a host under load answers late, the device is not late)
+EMULATOR_TIMEOUT_MS = 10_000
+
+
+class RigError(Exception):
+    """The device did not answer (a timeout, a line down): the exploration ends as an ERROR."""
+
+
+class FindingError(AssertionError):
+    """The device did something the model permits nowhere."""
+
+    def __init__(self, ops: list[Op], differences: list[Difference]) -> None:
+        super().__init__("; ".join(d.text() for d in differences))
+        self.ops = list(ops)
+        self.differences = differences
+
+
+@dataclass
+class Stats:
+    ops: int = 0
+    sequences: int = 0
+    device_s: float = 0.0
+    model_s: float = 0.0
+    rules: Counter[str] = field(default_factory=Counter)
+    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
+    choices: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"operations": self.ops, "sequences": self.sequences,
+                "device_s": round(self.device_s, 3), "model_s": round(self.model_s, 3),
+                "rules": {name: self.rules.get(name, 0) for name in R.RULES},
+                "rules_covered": sum(1 for name in R.RULES if self.rules.get(name)), "rules_total": len(R.RULES),
+                "state_pairs": {f"{phase} x {op}": n for (phase, op), n in sorted(self.pairs.items())},
+                "choices": dict(sorted(self.choices.items()))}
+
+
+class Session:
+    """One exploration: the profile, its model, the device (fresh per sequence where emulated)."""
+
+    def __init__(self, profile: Profile, *, defect: str | None = None, listen: str = "pty",
+                 steps: int = 120, work_dir: Path | None = None, shrink_s: float = 60.0,
+                 fresh: bool = False) -> None:
+        if profile.is_emulated:  # an emulator's speed is not under test: a loaded host must not end the run
+            timing = dataclasses.replace(profile.timing, response_timeout_ms=max(profile.timing.response_timeout_ms,
+                                                                                 Decimal(EMULATOR_TIMEOUT_MS)))
+            profile = dataclasses.replace(profile, timing=timing)
+        self.profile = profile
+        self.model = TableModel(profile)
+        self.defects = (defect,) if defect else ()
+        self.listen = listen
+        self.steps = steps
+        self.enabled = available_ops(profile)
+        self.fresh = fresh and profile.is_emulated
+        self.stats = Stats()
+        self.failure: FindingError | None = None
+        self.first_failure_s: float | None = None
+        #: the rig error that ended the exploration (a device that stopped answering)
+        self.rig_error: str | None = None
+        self.shrink_s = shrink_s
+        self.budget_s = float("inf")
+        self.t0 = time.perf_counter()
+        self._own_dir = work_dir is None
+        self.work_dir = work_dir or Path(tempfile.mkdtemp(prefix="tablecert-explore-"))
+        self._rig: Rig | None = None   # kept across sequences on a bench that is not emulated
+        self._table: Table | None = None
+        self._n = 0
+        self.identity: dict[str, Any] | None = None
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explore-emulator")
+        self._next: Future[Any] | None = None
+        self._stopping: list[Future[None]] = []
+        self._lock = threading.Lock()
+        #: the model's state where the last sequence ended
+        self.last_state: State | None = None
+        shoe = [c for c, n in shoe_composition(profile.rules.decks).items() for _ in range(n)]
+        self.shoe: list[Card] = shoe
+        self.biased = [c for c in shoe if c.rank in (13, 12, 9)]
+
+    # ------------------------------------------------------------------ the device
+
+    def open_table(self) -> tuple[Table, State, dict[str, Any] | None]:
+        """The table for one sequence, and the model's state for it.
+
+        With ``fresh`` (an emulated profile only) every sequence gets a new emulator, so that a sequence
+        (and every shrunk candidate of it) starts from the table as filed; the next emulator process starts in the
+        background while a sequence plays (only the processes overlap: two rigs' drivers never do,
+        they share the VISA resource manager).  Otherwise the same devices go on: before each later
+        sequence they are brought to rest (the sensors link restored, the power cycled or an open round
+        voided) and their meters, payments, layout and configuration adopted as they stand."""
+        fresh = self.fresh
+        first = self._table is None
+        if fresh or self._table is None:
+            if self._rig is not None:
+                self._retire(self._rig)
+            if fresh:
+                emulator = self._next.result() if self._next is not None else self._start_emulator()
+                self._next = self._pool.submit(self._start_emulator)
+                rig = open_rig(self.profile, listen=self.listen, emulator=emulator)
+            else:
+                rig = open_rig(self.profile, listen=self.listen, run_dir=self.work_dir, defects=self.defects)
+            self._rig = rig
+            self._table = Table(self.profile, rig, _performers(self.profile, rig), royal9=self.model.royal9)
+        table = self._table
+        assert table is not None
+        if not first and not fresh:
+            self._rest(table)
+        obs = table.read(Observed())
+        obs.identity = table.identity()
+        if fresh or (first and self.profile.is_emulated):
+            state = self.model.initial()
+        else:
+            state = adopt(self.model, obs, config=not first)
+        diffs = differences(self.model, start_outcome(state), obs, self.identity)
+        if diffs:
+            self.failed([], diffs)
+        if self.identity is None:
+            self.identity = dict(obs.identity)
+        self.stats.rules[R.CONFIG_AS_FILED.name if first or fresh else R.POWER.name] += 1
+        return table, state, self.identity
+
+    def _start_emulator(self) -> Any:
+        with self._lock:
+            self._n += 1
+            run_dir = self.work_dir / f"sequence-{self._n}"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        return start_profile_emulator(self.profile, listen=self.listen, run_dir=run_dir, defects=self.defects)
+
+    def _retire(self, rig: Rig) -> None:
+        """Close a sequence's drivers now; stop its emulator in the background."""
+        emulator, rig.emulator = rig.emulator, None
+        rig.close()
+        self._rig = self._table = None
+        if emulator is not None:
+            self._stopping.append(self._pool.submit(_stop_emulator, emulator))
+
+    def _rest(self, table: Table) -> None:
+        last = self.last_state
+        if last is not None and not last.link_up:
+            table.perform(Comm(True))
+        if "power_cycle" in self.enabled:
+            table.perform(PowerCycle())
+        elif last is not None and last.phase == "open":
+            settle = getattr(table.ctrl, "settle_round", None)
+            if settle is not None:
+                with contextlib.suppress(DeviceError):
+                    settle()
+        # the filed configuration written back (as the suites' recovery does), so that a sequence starts
+        # from the Rules Submission and replays the same on a fresh device; a refusal leaves it as it is
+        filed = self.model.initial()
+        changes: dict[str, Any] = {"meters": {n: {"rate": str(c.rate), "initial": c.initial, "reset": c.reset,
+                                                  "payout_limit": c.payout_limit}
+                                              for n, c in filed.meter_cfg.items()}}
+        if self.model.royal9:
+            changes["denomination"] = filed.denomination
+        if filed.meter_cfg or self.model.royal9:
+            with contextlib.suppress(DeviceError):
+                table.ctrl.set_config(**changes)
+
+    def budget_over(self) -> bool:
+        """No failure yet and the exploration's budget is spent."""
+        return self.first_failure_s is None and time.perf_counter() - self.t0 > self.budget_s
+
+    def shrink_over(self) -> bool:
+        """Shrinking stops ``shrink_s`` after the first failure (the shortest failing sequence so far
+        is the finding)."""
+        return self.first_failure_s is not None and time.perf_counter() - self.t0 > self.first_failure_s + self.shrink_s
+
+    def failed(self, ops: list[Op], diffs: list[Difference]) -> None:
+        """Record the failure (the last one recorded is the shrunk sequence's) and raise it."""
+        if self.first_failure_s is None:
+            self.first_failure_s = time.perf_counter() - self.t0
+        self.failure = FindingError(ops, diffs)
+        raise self.failure
+
+    def close(self) -> None:
+        if self._rig is not None:
+            self._rig.close()
+            self._rig = self._table = None
+        if self._next is not None:
+            with contextlib.suppress(Exception):
+                _stop_emulator(self._next.result())
+            self._next = None
+        for stopping in self._stopping:
+            with contextlib.suppress(Exception):
+                stopping.result()
+        self._pool.shutdown(wait=True)
+        if self._own_dir:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+
+    # ------------------------------------------------------------------ strategies
+
+    def config_write(self, s: State, template: tuple[str, str, str]) -> dict[str, Any] | None:
+        """One configuration write from a template (:data:`CONFIG_TEMPLATES`) for state ``s``: at, just
+        inside and just outside each bound; None where the table has no such field."""
+        field, meter, value = template
+        royal9 = self.model.royal9
+        den = s.denomination
+        if field == "denomination":
+            return {"denomination": int(value)} if royal9 else None
+        cfg = s.meter_cfg.get(meter)
+        if cfg is None:
+            return None
+        floor = royal9_floors(den // 100).get(meter, 0) if royal9 and den in (100, 500) else 0
+        amount = s.meters[meter].amount
+        if field == "rate":
+            return {"meters": {meter: {"rate": value}}}
+        if field == "denomination+reset":
+            if not royal9:
+                return None
+            return {"denomination": 100 if den == 500 else 500, "meters": {meter: {"reset": max(floor - 1, 0)}}}
+        name, _sign, shift = value.partition("+") if "+" in value else value.partition("-")
+        base = {"floor": floor, "amount": amount, "capacity": cfg.display_capacity}[name]
+        if base is None:
+            return None
+        number = base + int(shift or 0) * (-1 if "-" in value else 1)
+        return {"meters": {meter: {field: number}}} if number >= 0 else None
+
+
+CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
+    ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
+    *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
+        ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"),
+        ("reset", "floor-1"), ("reset", "floor"), ("reset", "amount"), ("reset", "amount+1"),
+        ("initial", "floor-1"), ("initial", "floor+100"),
+        ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+700"),
+        ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""))),
+)
+
+
+def _stop_emulator(emulator: Any) -> None:
+    emulator.stop()
+    shutil.rmtree(emulator.run_dir, ignore_errors=True)
+
+
+def _performers(profile: Profile, rig: Rig) -> Performers:
+    relays: dict[str, Any] = {}
+    if profile.bench.actuators:
+        from harness.bench.session import BenchSession
+
+        bench = BenchSession(profile)
+        bench._open_actuators(rig)
+        relays = bench.relays
+    return Performers(profile.bench, relays=relays)
+
+
+def machine_for(session: Session) -> type[RuleBasedStateMachine]:
+    """The state machine class of one exploration (its rules drawn from the model's table)."""
+    model = session.model
+    seats = [*model.seats, max(model.seats) + 1]
+    types = list(model.types) + [t for t in ("dragon7",) if t not in model.types]
+    amounts = [100, 500, 1000, 2500, 0]
+    enabled = session.enabled
+
+    class Explore(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ops: list[Op] = []
+            self.idle = session.shrink_over() or session.budget_over() or session.rig_error is not None
+            if self.idle:  # the time is up (to explore, or to shrink): every further sequence passes untried
+                self.state = model.initial()
+                return
+            session.stats.sequences += 1
+            self.table, self.state, self.identity = session.open_table()
+
+        def teardown(self) -> None:
+            if not self.idle:
+                session.last_state = self.state
+
+        def play(self, op: Op) -> None:
+            if self.idle:
+                return
+            s = self.state
+            if not model.legal(s, op):
+                return
+            t0 = time.perf_counter()
+            outs = model.step(s, op)
+            t1 = time.perf_counter()
+            self.ops.append(op)
+            try:
+                obs = self.table.perform(op, round_need(model, s, op))
+            except DeviceError as exc:
+                # a device that does not answer is the rig's ERROR, as in a certification run, never a finding
+                session.rig_error = f"operation {len(self.ops)} ({op.describe()}): {type(exc).__name__}: {exc}"
+                raise RigError(session.rig_error) from exc
+            t2 = time.perf_counter()
+            out, diffs = judge(model, outs, obs, self.identity)
+            stats = session.stats
+            stats.model_s += (t1 - t0) + (time.perf_counter() - t2)
+            stats.device_s += t2 - t1
+            stats.ops += 1
+            if out is None:
+                session.failed(self.ops, diffs)
+            assert out is not None
+            stats.rules.update(out.rules)
+            stats.pairs[(s.phase, op.name)] += 1
+            if out.choice is not None:
+                stats.choices[out.choice] += 1
+            self.state = out.state
+
+        @rule()
+        def open_round(self) -> None:
+            self.play(OpenRound())
+
+        @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types), amount=st.sampled_from(amounts))
+        def wager(self, seat: int, kind: str, amount: int) -> None:
+            self.play(PlaceWager(seat, kind, amount))
+
+        @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
+                                        st.sampled_from(amounts[:4])), min_size=1, max_size=6))
+        def wagers(self, placed: list[tuple[int, str, int]]) -> None:
+            """Several wagers the table offers, a Royal 9 wager at the denomination in force."""
+            for seat, kind, amount in placed:
+                self.play(PlaceWager(seat, kind, (self.state.denomination or amount) if kind == "royal9" else amount))
+
+        @precondition(lambda self: model.royal9)
+        @rule(seat=st.sampled_from(seats), amount=st.sampled_from([None, 100, 500]))
+        def wager_royal9(self, seat: int, amount: int | None) -> None:
+            self.play(PlaceWager(seat, "royal9", self.state.denomination or 500 if amount is None else amount))
+
+        @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
+                                        st.sampled_from(amounts[:4])), min_size=1, max_size=6),
+              biased=st.booleans(), rng=st.randoms(use_true_random=False))
+        def play_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random) -> None:
+            """A whole round: opened, wagered, dealt from the shoe (loaded first when it cannot give a
+            round), settled.  One in four (``rng``) is a meter jackpot's round: a seat's personal king-9
+            on the Player hand and a Royal 9 wager at that seat."""
+            self.play(OpenRound())
+            self.wagers(placed)
+            combos = [(s.seat, s.combo) for s in session.profile.rules.seats if s.combo is not None]
+            if combos and model.royal9 and rng.random() < 0.25:
+                seat, combo = rng.choice(combos)
+                self.wagers([(seat, "player", 500), (seat, "royal9", 500)])
+                filler = rng.sample(session.shoe, 4)
+                cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
+                self.play(LoadShoe(tuple(c.code for c in cards)))
+            elif not model.legal(self.state, DealFirst()):
+                pool = session.biased if biased else session.shoe
+                self.play(LoadShoe(tuple(c.code for c in rng.sample(pool, 6))))
+            self.play(DealFirst())
+            self.play(DealRest())
+
+        @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types))
+        def remove_wager(self, seat: int, kind: str) -> None:
+            self.play(RemoveWager(seat, kind))
+
+        @precondition(lambda self: "lockout_button" in enabled)
+        @rule(roll=st.integers(0, 1))
+        def lockout_button(self, roll: int) -> None:
+            if roll:
+                self.play(PressLockout())
+
+        @precondition(lambda self: "no_more_bets" in enabled)
+        @rule()
+        def no_more_bets(self) -> None:
+            self.play(NoMoreBets())
+
+        @rule(n=st.integers(6, 400), biased=st.booleans(), rng=st.randoms(use_true_random=False))
+        def load(self, n: int, biased: bool, rng: random.Random) -> None:
+            pool = session.biased if biased else session.shoe
+            cards = rng.sample(pool, min(n, len(pool)))
+            self.play(LoadShoe(tuple(c.code for c in cards)))
+
+        @rule(rest=st.booleans())
+        def deal(self, rest: bool) -> None:
+            """The round's first card, and (``rest``) at once the others: a round is dealt whole as
+            often as it is interrupted after its first card."""
+            self.play(DealRest() if self.state.phase == "dealing" else DealFirst())
+            if rest and self.state.phase == "dealing":
+                self.play(DealRest())
+
+        @precondition(lambda self: "reset_key" in enabled and bool(model.profile.rules.meters))
+        @rule(meter=st.sampled_from(R9_METERS))
+        def reset_key(self, meter: str) -> None:
+            self.play(ResetKey(meter))
+
+        @rule(template=st.sampled_from(CONFIG_TEMPLATES))
+        def config_write(self, template: tuple[str, str, str]) -> None:
+            changes = session.config_write(self.state, template)
+            if changes is not None:
+                self.play(ConfigWrite(changes))
+
+        @precondition(lambda self: "power_cycle" in enabled)
+        @rule(roll=st.integers(0, 3))
+        def power_cycle(self, roll: int) -> None:
+            """One power cycle in four draws: often enough to meet every phase, rare enough to let rounds
+            finish."""
+            if roll == 3:
+                self.play(PowerCycle())
+
+        @precondition(lambda self: "comm" in enabled)
+        @rule(roll=st.integers(0, 3))
+        def comm(self, roll: int) -> None:
+            """The sensors link cut one draw in four; a cut link is restored at the next draw."""
+            if not self.state.link_up or roll == 3:
+                self.play(Comm(not self.state.link_up))
+
+    Explore.__name__ = Explore.__qualname__ = f"Explore_{session.profile.name.replace('-', '_')}"
+    return Explore
+
+
+@dataclass
+class Result:
+    finding: FindingError | None
+    error: str | None
+    elapsed_s: float
+    to_find_s: float | None
+    stats: Stats
+    batches: int
+
+
+def explore(session: Session, *, seed: int, budget_s: float, examples_per_batch: int = 4,
+            progress: Callable[[Stats, float], None] | None = None) -> Result:
+    """Sequences until the budget is spent or the device differs from the model (then shrunk)."""
+    machine = machine_for(session)
+    conf = settings(deadline=None, database=None, derandomize=False, max_examples=examples_per_batch,
+                    stateful_step_count=session.steps, suppress_health_check=list(HealthCheck),
+                    phases=(Phase.generate, Phase.shrink), print_blob=False, report_multiple_bugs=False)
+    t0 = session.t0 = time.perf_counter()
+    session.budget_s = budget_s
+    batch = 0
+    found_at: float | None = None
+    try:
+        while time.perf_counter() - t0 < budget_s:
+            test = get_state_machine_test(machine, settings=conf)
+            test = hypothesis_seed(seed * 1_000_003 + batch)(test)
+            batch += 1
+            try:
+                test()
+            except (FindingError, RigError, Flaky):
+                if session.rig_error is not None:
+                    raise DeviceError(session.rig_error) from None
+                if session.failure is None:
+                    raise
+                found_at = time.perf_counter() - t0
+                break
+            if progress is not None:
+                progress(session.stats, time.perf_counter() - t0)
+    except DeviceError as exc:
+        return Result(None, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0, None, session.stats, batch)
+    elapsed = time.perf_counter() - t0
+    finding = session.failure if found_at is not None else None
+    return Result(finding, None, elapsed, session.first_failure_s if finding is not None else None,
+                  session.stats, batch)

@@ -1,0 +1,216 @@
+"""What the device showed after one step, and the model's judgement of it (pure).
+
+:class:`Observed` is every observable read after a step, in plain normalised values.  :func:`judge`
+compares it with each outcome the model permits and returns the one the device took, or, when none
+matches, the differences from the closest one, each with the rule it breaks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from harness.explore import rules as R
+from harness.explore.model import Outcome, Pending, State, TableModel
+from harness.money import Cents
+
+
+@dataclass
+class Observed:
+    """One step's answer and every observable read after it."""
+
+    #: ``ok`` or the NAK code the device answered
+    code: str = "ok"
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    #: a wager's answer
+    accepted: bool | None = None
+    reason: str | None = None
+    #: configuration, normalised by :func:`config_view`; None when not read
+    config: Mapping[str, Any] | None = None
+    meters: Mapping[str, Cents] = field(default_factory=dict)
+    residual: Mapping[str, Decimal] = field(default_factory=dict)
+    #: ``diverted`` as reported (None: the device reports none)
+    diverted: Mapping[str, Cents] | None = None
+    cumulative_paid: Cents = 0
+    paid_by_table: Cents = 0
+    paid_by_attendant: Cents = 0
+    pending: tuple[Pending, ...] = ()
+    layout: tuple[tuple[int, str, Cents], ...] = ()
+    locked: bool = True
+    #: the lock-out cause as lockout.get reports it; "?" where the driver cannot read it
+    cause: str | None = "?"
+    #: (cards_dealt, cards_remaining); None when not read
+    shoe: tuple[int, int] | None = None
+    #: a settled round's payouts by (seat, type): (stake, returned, category), and its round_end number
+    payouts: Mapping[tuple[int, str], tuple[Cents, Cents, str | None]] | None = None
+    round_end: int | None = None
+    #: identity fields, when read (at the start and after a power cycle)
+    identity: Mapping[str, str | None] | None = None
+
+
+@dataclass(frozen=True)
+class Difference:
+    what: str
+    expected: Any
+    got: Any
+    rule: str
+
+    def text(self) -> str:
+        return f"{self.what}: expected {self.expected!r}, the device shows {self.got!r}"
+
+
+def config_view(state: State) -> dict[str, Any]:
+    """The model's configuration in the form :func:`normalise_config` gives a device's."""
+    meters = {name: {"rate": _rate(c.rate), "initial": c.initial, "reset": c.reset,
+                     "payout_limit": c.payout_limit, "display_capacity": c.display_capacity}
+              for name, c in state.meter_cfg.items()}
+    return {"denomination": state.denomination, "meters": meters}
+
+
+def normalise_config(raw: Mapping[str, Any], royal9: bool) -> dict[str, Any]:
+    meters = {}
+    for name, m in dict(raw.get("meters") or {}).items():
+        meters[str(name)] = {"rate": _rate(m.get("rate")), "initial": m.get("initial"), "reset": m.get("reset"),
+                             "payout_limit": m.get("payout_limit"), "display_capacity": m.get("display_capacity")}
+    return {"denomination": raw.get("denomination") if royal9 else None, "meters": meters}
+
+
+def _rate(value: Any) -> str:
+    try:
+        return format(Decimal(str(value)).normalize(), "f")
+    except ArithmeticError:
+        return str(value)
+
+
+def _meter_rule(out: Outcome) -> str:
+    for name in (R.RESET_KEY.name, R.CONTRIBUTE.name, R.POWER.name):
+        if name in out.rules:
+            return name
+    return R.NO_TURN_BACK.name
+
+
+def differences(model: TableModel, out: Outcome, got: Observed, identity: Mapping[str, Any] | None) -> list[Difference]:
+    """Every observable where ``got`` differs from outcome ``out`` (empty: the device took it)."""
+    s = out.state
+    own = out.rules[0]
+    diffs: list[Difference] = []
+
+    def check(what: str, expected: Any, actual: Any, rule: str) -> None:
+        if expected != actual:
+            diffs.append(Difference(what, expected, actual, rule))
+
+    ans = out.answer
+    if ans.accepted is not None:
+        if got.accepted != ans.accepted:
+            want = "accepted" if ans.accepted else f"refused ({' or '.join(sorted(ans.reasons))})"
+            shown = "accepted" if got.accepted else f"refused ({got.reason})"
+            diffs.append(Difference("the wager's answer", want, shown, own))
+        elif not ans.accepted and got.reason not in ans.reasons:
+            diffs.append(Difference("the wager's refusal reason", " or ".join(sorted(ans.reasons)), got.reason, own))
+    elif got.code not in ans.codes:
+        diffs.append(Difference("the answer", " or ".join(sorted(ans.codes)), got.code, own))
+    elif got.code == "ok":
+        for key, value in ans.fields.items():
+            if value is not None and key in got.fields and got.fields[key] != value:
+                rule = R.ROUND_NUMBER.name if key == "round" else own
+                diffs.append(Difference(f"the answer's {key}", value, got.fields.get(key), rule))
+    if got.config is not None:
+        check("config.get", config_view(s), got.config, R.CONFIG_RANGE.name if own.startswith("config") else
+              R.CONFIG_AS_FILED.name)
+    meter_rule = _meter_rule(out)
+    check("meters.get meters", {n: m.amount for n, m in s.meters.items()}, dict(got.meters), meter_rule)
+    check("meters.get residual", {n: m.residual for n, m in s.meters.items()},
+          {n: got.residual.get(n, Decimal(0)) for n in s.meters}, meter_rule)
+    for name, m in s.meters.items():
+        cap = s.meter_cfg[name].cap
+        reported = None if got.diverted is None else got.diverted.get(name)
+        if reported is None and cap is not None and m.amount >= cap:
+            diffs.append(Difference(f"meters.get diverted {name} (the meter stands at its cap)", m.diverted,
+                                    "not reported", R.CAP.name))
+        elif reported is not None:
+            check(f"meters.get diverted {name}", m.diverted, reported, R.CAP.name)
+    for key in ("cumulative_paid", "paid_by_table", "paid_by_attendant"):
+        check(f"meters.get {key}", getattr(s, key), getattr(got, key), R.PAYOUT_METERS.name)
+    pend_rule = R.RESET_KEY.name if own == R.RESET_KEY.name else R.POWER.name if own == R.POWER.name else R.HIT.name
+    check("meters.get pending", [_pending(p) for p in s.pending], [_pending(p) for p in got.pending], pend_rule)
+    layout_rule = {R.REMOVE.name: R.REMOVE.name, R.POWER.name: R.POWER.name, R.SHOE.name: R.SETTLE.name,
+                   R.OPEN.name: R.OPEN.name}.get(own, R.WAGER_ACCEPT.name if own != R.BASE_WAGER.name else own)
+    check("wager.list", sorted((seat, kind, a) for (seat, kind), a in s.layout.items()), sorted(got.layout),
+          layout_rule)
+    lock_rule = own if own in (R.POWER.name, R.LINK.name, R.NMB.name) else R.LOCKOUT.name
+    check("lockout.get locked", s.locked, got.locked, lock_rule)
+    if got.cause != "?":
+        check("lockout.get cause", s.cause if s.locked else None, got.cause, lock_rule)
+    if got.shoe is not None and s.shoe is not None:
+        check("shoe.status (cards_dealt, cards_remaining)", (s.dealt, len(s.shoe)), got.shoe, R.SHOE.name)
+    if out.settlement is not None:
+        paid = dict(out.settlement.payouts)
+        sent = dict(got.payouts or {})
+        cards = " ".join(out.settlement.cards)
+        for wager in sorted(set(paid) | set(sent)):
+            if paid.get(wager) != sent.get(wager):
+                rule = R.ROYAL9_PAY.name if wager[1] == "royal9" else R.SETTLE.name
+                diffs.append(Difference(f"payout seat {wager[0]} {wager[1]} (stake, returned, category) for {cards}",
+                                        paid.get(wager), sent.get(wager), rule))
+        if out.settlement.round is not None and got.round_end is not None:
+            check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
+    if got.identity is not None and identity is not None:
+        for key, value in identity.items():
+            check(f"identity {key}", value, got.identity.get(key), R.IDENTITY.name)
+    if got.identity is not None:
+        game_type = got.identity.get("game_type")
+        if game_type not in (None, "", model.profile.game):
+            diffs.append(Difference("identity game_type", model.profile.game, game_type, R.IDENTITY.name))
+    return diffs
+
+
+def _pending(p: Pending) -> tuple[str, int, Cents, str]:
+    return (p.meter, p.seat, p.amount, p.category)
+
+
+def judge(model: TableModel, outcomes: list[Outcome], got: Observed,
+          identity: Mapping[str, Any] | None = None) -> tuple[Outcome | None, list[Difference]]:
+    """The outcome the device took (its round number learnt where the model did not know it yet), or
+    None with the differences from the closest permitted outcome."""
+    best: list[Difference] | None = None
+    for out in outcomes:
+        if out.state.round is None and got.code == "ok" and isinstance(got.fields.get("round"), int) \
+                and "round" in out.answer.fields:
+            out.state.round = int(got.fields["round"])
+            out.answer = type(out.answer)(out.answer.codes, {**out.answer.fields, "round": out.state.round},
+                                          out.answer.accepted, out.answer.reasons)
+        diffs = differences(model, out, got, identity)
+        if not diffs:
+            return out, []
+        if best is None or len(diffs) < len(best):
+            best = diffs
+    return None, best or []
+
+
+def adopt(model: TableModel, got: Observed, *, config: bool = False) -> State:
+    """The state of a table already in play: every meter, payment and the layout as the device shows
+    them (and, with ``config``, its configuration: writes taken earlier stay), the configuration
+    otherwise as filed, the round number and the shoe unknown."""
+    s = model.initial()
+    if config and got.config is not None:
+        s.denomination = got.config.get("denomination")
+        for name, m in dict(got.config.get("meters") or {}).items():
+            if name in s.meter_cfg:
+                s.meter_cfg[name] = dataclasses.replace(
+                    s.meter_cfg[name], rate=Decimal(m["rate"]), initial=m["initial"], reset=m["reset"],
+                    payout_limit=m["payout_limit"], display_capacity=m["display_capacity"])
+    for name, m in s.meters.items():
+        m.amount = got.meters.get(name, m.amount)
+        m.residual = got.residual.get(name, Decimal(0))
+        m.diverted = (got.diverted or {}).get(name, 0)
+    s.cumulative_paid, s.paid_by_table = got.cumulative_paid, got.paid_by_table
+    s.paid_by_attendant = got.paid_by_attendant
+    s.pending = got.pending
+    s.layout = {(seat, kind): amount for seat, kind, amount in got.layout}
+    s.locked = got.locked
+    s.cause = got.cause if got.cause != "?" else ("power" if got.locked else None)
+    s.phase = "open" if not got.locked else "settled"
+    return s

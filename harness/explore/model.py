@@ -1,0 +1,468 @@
+"""An executable model of the device contract: one table, pure (no I/O, no clock, no randomness).
+
+The state is every observable of a table a host can read: the controller's configuration, its meters
+with their fractions of a cent, what it diverted at a cap, the payout meters and the payments waiting
+for the reset key, the layout, the lock-out and its cause, the round number, the phase of the round,
+the shoe's counts and the sensors link.  :meth:`TableModel.step` takes one legal operation
+(:mod:`harness.explore.ops`) and returns every *permitted* outcome: what the device must answer and
+the state afterwards.  Where docs/protocol.md lets the device choose (a configuration write inside the
+ranges taken or refused, the cause a second lock-out reports, which of several applicable refusal
+reasons it gives), there is one outcome per choice, labelled; the explorer keeps the one the device
+took and counts it, so no one choice is assumed.
+
+It is built from the rules, not from any device: the round is settled by the oracle
+(:class:`harness.suites.expected.Oracle` over :mod:`harness.games`), the meters grow by the exact
+arithmetic of :mod:`harness.progressive.meter`, configurations are judged by
+:func:`harness.progressive.floors.configuration_problems`, and the rest is docs/protocol.md sections
+6 and 8, each as a :mod:`harness.explore.rules` rule with its clause.
+
+Not modelled yet (the explorer does not play them): the mystery progressive, Hit and Run, the
+three-games wager, linked tables, voided rounds, writes of seats, decks or commission, and timing
+(the lock-out latency is the suites' measurement).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from harness.cards import parse_card
+from harness.errors import InputError
+from harness.explore import rules as R
+from harness.explore.ops import (
+    Comm,
+    ConfigWrite,
+    DealFirst,
+    DealRest,
+    LoadShoe,
+    NoMoreBets,
+    Op,
+    OpenRound,
+    PlaceWager,
+    PowerCycle,
+    PressLockout,
+    RemoveWager,
+    ResetKey,
+)
+from harness.games.baccarat import deal_round
+from harness.games.interpretations import Interpretations
+from harness.money import Cents
+from harness.profiles.model import Profile
+from harness.progressive.floors import configuration_problems
+from harness.progressive.meter import MeterConfig, grow_to_cap
+from harness.suites.expected import Oracle
+
+BASE = ("player", "banker", "tie")
+EZ = ("dragon7", "panda8")
+R9_METERS = ("mega", "major", "minor")
+#: games the model plays (the others are refused by :func:`unsupported`)
+GAMES = ("minibaccarat", "midibaccarat", "baccarat", "ez-baccarat")
+
+
+def unsupported(profile: Profile) -> str | None:
+    """Why the model cannot stand for this profile's table, or None."""
+    if profile.link is not None:
+        return "a link of tables (the model is one table)"
+    if profile.game not in GAMES:
+        return f"game {profile.game} (the model plays {', '.join(GAMES)})"
+    if profile.rules.mystery is not None:
+        return "the mystery progressive (its hidden trigger is not modelled yet)"
+    interp = Interpretations.from_overrides(dict(profile.interpretations)).as_dict()
+    if interp.get("meter-reset-timing") != "after-payment":
+        return "meter-reset-timing at-hit (only after-payment is modelled yet)"
+    if interp.get("lockout-automatic") is False:
+        return "lockout-automatic false (the model closes wagering on the first card)"
+    return None
+
+
+@dataclass
+class MeterState:
+    amount: Cents
+    residual: Decimal = Decimal(0)
+    diverted: Cents = 0
+
+
+@dataclass(frozen=True, order=True)
+class Pending:
+    meter: str
+    seat: int
+    amount: Cents
+    category: str
+
+
+@dataclass
+class State:
+    denomination: Cents | None
+    meter_cfg: dict[str, MeterConfig]
+    meters: dict[str, MeterState]
+    cumulative_paid: Cents = 0
+    paid_by_table: Cents = 0
+    paid_by_attendant: Cents = 0
+    pending: tuple[Pending, ...] = ()
+    layout: dict[tuple[int, str], Cents] = field(default_factory=dict)
+    #: idle (after power-up) | open | dealing | settled
+    phase: str = "idle"
+    locked: bool = True
+    cause: str | None = "power"
+    #: the last round number; None until the device first shows one
+    round: int | None = None
+    #: cards left in the shoe, top first; None while unknown (after a power cycle, before a load)
+    shoe: tuple[str, ...] | None = None
+    dealt: int = 0
+    round_cards: tuple[str, ...] = ()
+    round_need: int = 0
+    link_up: bool = True
+    #: a round opened was lost at power-off before it was settled: its number may be given again
+    round_lost: bool = False
+
+    def clone(self) -> State:
+        new = copy.copy(self)
+        new.meter_cfg = dict(self.meter_cfg)
+        new.meters = {k: dataclasses.replace(v) for k, v in self.meters.items()}
+        new.layout = dict(self.layout)
+        return new
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the device must answer: ``codes`` it may answer with (``ok`` or NAK codes), and for an
+    ``ok`` the fields it must carry (``None`` values: any)."""
+
+    codes: frozenset[str] = frozenset({"ok"})
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    #: a wager's answer: accepted, or refused with one of these reasons
+    accepted: bool | None = None
+    reasons: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """The payouts a settled round must send, by (seat, wager type): (stake, returned, category)."""
+
+    payouts: Mapping[tuple[int, str], tuple[Cents, Cents, str | None]]
+    round: int | None
+    cards: tuple[str, ...]
+
+
+@dataclass
+class Outcome:
+    #: the permitted behaviour this outcome stands for (None where the rules allow one)
+    choice: str | None
+    answer: Answer
+    state: State
+    #: the rules this outcome applied (coverage; the first is the op's own)
+    rules: tuple[str, ...]
+    settlement: Settlement | None = None
+
+
+REFUSED = frozenset({"REFUSED"})
+
+
+class TableModel:
+    """The contract's table for one profile (its Rules Submission and interpretations)."""
+
+    def __init__(self, profile: Profile) -> None:
+        why = unsupported(profile)
+        if why is not None:
+            raise InputError(f"{profile.source_path}: the explorer's model cannot play {why}")
+        self.profile = profile
+        self.interp = Interpretations.from_overrides(dict(profile.interpretations))
+        values = self.interp.as_dict()
+        self.requires_base = bool(values.get("r9-requires-base-wager", True))
+        self.residual_on_reset = str(values.get("meter-residual-on-reset", "carry"))
+        self.nmb_input = values.get("nmb-announcement", "controller-input") != "first-card"
+        rules = profile.rules
+        self.seats = tuple(s.seat for s in rules.seats)
+        self.royal9 = rules.denomination is not None and any(s.combo is not None for s in rules.seats)
+        self.types = BASE + (EZ if profile.game == "ez-baccarat" else ()) + (("royal9",) if self.royal9 else ())
+        self.decks = rules.decks
+        self._oracles: dict[Cents | None, Oracle] = {}
+
+    # ------------------------------------------------------------------ the start
+
+    def initial(self) -> State:
+        """The table as filed: the Rules Submission's configuration, every meter at its initial
+        amount, nothing paid, nothing pending, idle after power-up."""
+        rules = self.profile.rules
+        cfg = {name: dataclasses.replace(m, name=name) for name, m in rules.meters.items()}
+        return State(denomination=rules.denomination * 100 if rules.denomination is not None else None,
+                     meter_cfg=cfg, meters={n: MeterState(m.initial) for n, m in cfg.items()})
+
+    def oracle(self, denomination: Cents | None) -> Oracle:
+        got = self._oracles.get(denomination)
+        if got is None:
+            rules = self.profile.rules
+            den = None if denomination is None else denomination // 100
+            profile = dataclasses.replace(self.profile, rules=dataclasses.replace(rules, denomination=den))
+            got = self._oracles[denomination] = Oracle(profile, self.interp)
+        return got
+
+    # ------------------------------------------------------------------ legality (what may be played)
+
+    def round_length(self, cards: tuple[str, ...]) -> int | None:
+        try:
+            return deal_round([parse_card(c) for c in cards[:6]]).cards_used
+        except InputError:
+            return None
+
+    def legal(self, s: State, op: Op) -> bool:
+        if isinstance(op, DealFirst):
+            return s.phase == "open" and s.shoe is not None and self.round_length(s.shoe) is not None
+        if isinstance(op, DealRest):
+            return s.phase == "dealing"
+        if isinstance(op, LoadShoe):
+            return s.phase != "dealing"
+        if isinstance(op, Comm):
+            return s.link_up != op.up
+        if isinstance(op, PowerCycle):
+            return s.link_up
+        if isinstance(op, ResetKey):
+            return op.meter in s.meter_cfg
+        return True
+
+    # ------------------------------------------------------------------ one step
+
+    def step(self, s: State, op: Op) -> list[Outcome]:
+        """Every permitted outcome of ``op`` in state ``s`` (``s`` itself is not changed)."""
+        handler = getattr(self, "_" + op.name)
+        out: list[Outcome] = handler(s, op)
+        return out
+
+    def _unchanged(self, s: State, rule: R.Rule, codes: frozenset[str] = REFUSED, choice: str | None = None) -> Outcome:
+        return Outcome(choice, Answer(codes), s.clone(), (rule.name,))
+
+    def _open_round(self, s: State, op: OpenRound) -> list[Outcome]:
+        if s.phase in ("open", "dealing") or s.pending or not s.link_up:
+            return [self._unchanged(s, R.OPEN)]
+        n = s.clone()
+        n.round = None if s.round is None else s.round + 1
+        n.phase, n.locked, n.cause = "open", False, None
+        n.layout = {}
+        n.round_lost = False
+        out = [Outcome(None, Answer(fields={"round": n.round}), n, (R.OPEN.name, R.ROUND_NUMBER.name))]
+        if s.round_lost and s.round is not None:
+            again = n.clone()
+            again.round = s.round
+            out[0].choice = "a round lost at power-off numbered anew"
+            out.append(Outcome("a round lost at power-off numbered again", Answer(fields={"round": s.round}), again,
+                               (R.OPEN.name, R.ROUND_NUMBER.name)))
+        return out
+
+    def refusal_reasons(self, s: State, op: PlaceWager) -> set[str]:
+        reasons: set[str] = set()
+        if op.seat not in self.seats:
+            reasons.add("bad-seat")
+        if op.type not in self.types:
+            reasons.add("disabled")
+        if op.amount <= 0 or (op.type == "royal9" and op.amount != s.denomination):
+            reasons.add("bad-amount")
+        if not s.link_up:
+            reasons.add("comm-lost")
+        if s.phase != "open" or s.locked:
+            reasons.add("locked-out")
+            if s.cause == "no-more-bets":
+                reasons.add("no-more-bets")
+            if s.cause == "comm-lost":
+                reasons.add("comm-lost")
+        if op.type == "royal9" and self.requires_base and not any((op.seat, b) in s.layout for b in BASE):
+            reasons.add("no-base-wager")
+        return reasons
+
+    def _wager(self, s: State, op: PlaceWager) -> list[Outcome]:
+        reasons = self.refusal_reasons(s, op)
+        if reasons:
+            rule = R.BASE_WAGER if reasons == {"no-base-wager"} else R.WAGER_REFUSE
+            return [Outcome(None, Answer(accepted=False, reasons=frozenset(reasons)), s.clone(), (rule.name,))]
+        n = s.clone()
+        n.layout[(op.seat, op.type)] = op.amount
+        return [Outcome(None, Answer(accepted=True), n, (R.WAGER_ACCEPT.name,))]
+
+    def _remove_wager(self, s: State, op: RemoveWager) -> list[Outcome]:
+        key = (op.seat, op.type)
+        if key not in s.layout or s.phase != "open" or s.locked or not s.link_up:
+            codes = REFUSED | {"BAD_ARGS"} if op.seat not in self.seats else REFUSED
+            return [self._unchanged(s, R.REMOVE, codes)]
+        n = s.clone()
+        del n.layout[key]
+        if (op.type in BASE and self.requires_base and (op.seat, "royal9") in n.layout
+                and not any((op.seat, b) in n.layout for b in BASE)):
+            both = n.clone()
+            del both.layout[(op.seat, "royal9")]
+            return [self._unchanged(s, R.BASE_WAGER, choice="base under a Royal 9 kept"),
+                    Outcome("the Royal 9 removed with its base", Answer(fields={"removed": True}), both,
+                            (R.BASE_WAGER.name,))]
+        return [Outcome(None, Answer(fields={"removed": True}), n, (R.REMOVE.name,))]
+
+    def _close(self, n: State, cause: str) -> tuple[str, ...]:
+        """Wagering closes now with ``cause``: the Royal 9 wagers on the layout contribute."""
+        n.locked, n.cause = True, cause
+        return (R.LOCKOUT.name, *self._contribute(n))
+
+    def _contribute(self, n: State) -> tuple[str, ...]:
+        stakes = [a for (_seat, kind), a in sorted(n.layout.items()) if kind == "royal9"]
+        if not stakes or not n.meter_cfg:
+            return ()
+        applied = [R.CONTRIBUTE.name]
+        for name, cfg in n.meter_cfg.items():
+            m = n.meters[name]
+            for stake in stakes:
+                total = m.residual + Decimal(stake) * cfg.rate / 100
+                whole = int(total)
+                m.residual = total - whole
+                m.amount, excess = grow_to_cap(m.amount, whole, cfg.cap)
+                if excess:
+                    m.diverted += excess
+                    applied.append(R.CAP.name)
+        return tuple(applied)
+
+    def _second_close(self, s: State, cause: str, rule: R.Rule, fields: Mapping[str, Any]) -> list[Outcome]:
+        """A closing act while wagering is already closed: the cause may stay or become ``cause``."""
+        keep = s.clone()
+        new = s.clone()
+        new.cause = cause
+        out = [Outcome(f"{rule.name}: cause stays", Answer(fields=fields), keep, (rule.name,))]
+        if s.cause != cause:
+            out.append(Outcome(f"{rule.name}: cause becomes {cause}", Answer(fields=fields), new, (rule.name,)))
+        return out
+
+    def _lockout_button(self, s: State, op: PressLockout) -> list[Outcome]:
+        if s.phase == "open" and not s.locked:
+            n = s.clone()
+            return [Outcome(None, Answer(fields={"locked": True}), n, self._close(n, "button"))]
+        return self._second_close(s, "button", R.LOCKOUT, {"locked": True})
+
+    def _no_more_bets(self, s: State, op: NoMoreBets) -> list[Outcome]:
+        if not self.nmb_input or s.phase in ("idle", "settled"):
+            return [self._unchanged(s, R.NMB)]
+        if s.phase == "open" and not s.locked:
+            n = s.clone()
+            return [Outcome(None, Answer(), n, (R.NMB.name, *self._close(n, "no-more-bets")))]
+        return [self._unchanged(s, R.NMB, choice="no-more-bets refused once closed"),
+                *self._second_close(s, "no-more-bets", R.NMB, {})]
+
+    def _load(self, s: State, op: LoadShoe) -> list[Outcome]:
+        n = s.clone()
+        n.shoe, n.dealt = tuple(op.cards), 0
+        return [Outcome(None, Answer(fields={}), n, (R.SHOE.name,))]
+
+    def _deal_first(self, s: State, op: DealFirst) -> list[Outcome]:
+        assert s.shoe is not None
+        n = s.clone()
+        need = self.round_length(s.shoe)
+        assert need is not None
+        n.round_need = need
+        n.round_cards, n.shoe = s.shoe[:1], s.shoe[1:]
+        n.dealt += 1
+        n.phase = "dealing"
+        if not s.locked:
+            return [Outcome(None, Answer(), n, (R.SHOE.name, *self._close(n, "card")))]
+        keep = Outcome("first card after the lock-out: cause stays", Answer(), n, (R.SHOE.name, R.LOCKOUT.name))
+        if s.cause == "card":
+            return [keep]
+        card = n.clone()
+        card.cause = "card"
+        return [keep, Outcome("first card after the lock-out: cause card", Answer(), card,
+                              (R.SHOE.name, R.LOCKOUT.name))]
+
+    def _deal_rest(self, s: State, op: DealRest) -> list[Outcome]:
+        assert s.shoe is not None
+        n = s.clone()
+        rest = s.round_need - len(s.round_cards)
+        cards = s.round_cards + s.shoe[:rest]
+        n.shoe, n.dealt = s.shoe[rest:], s.dealt + rest
+        n.round_cards, n.round_need = (), 0
+        applied = [R.SHOE.name, R.SETTLE.name]
+        amounts = {name: m.amount for name, m in n.meters.items()}
+        expected = self.oracle(s.denomination).round([parse_card(c) for c in cards], dict(s.layout), amounts)
+        payouts: dict[tuple[int, str], tuple[Cents, Cents, str | None]] = {}
+        pending = list(n.pending)
+        for key, p in sorted(expected.payouts.items()):
+            payouts[key] = (p.stake, p.returned, p.category)
+            if key[1] == "royal9":
+                applied.append(R.ROYAL9_PAY.name)
+            for meter in p.meters:
+                applied.append(R.HIT.name)
+                pending.append(Pending(meter, key[0], amounts[meter], str(p.category)))
+        n.pending = tuple(sorted(pending))
+        n.layout = {}
+        n.phase = "settled"
+        return [Outcome(None, Answer(), n, tuple(dict.fromkeys(applied)),
+                        Settlement(payouts, s.round, cards))]
+
+    def _reset_key(self, s: State, op: ResetKey) -> list[Outcome]:
+        paid = [p for p in s.pending if p.meter == op.meter]
+        if not paid:
+            return [self._unchanged(s, R.RESET_KEY)]
+        n = s.clone()
+        cfg = n.meter_cfg[op.meter]
+        m = n.meters[op.meter]
+        m.amount = cfg.reset
+        if self.residual_on_reset == "discard":
+            m.residual = Decimal(0)
+        total = sum(p.amount for p in paid)
+        n.paid_by_attendant += total
+        n.cumulative_paid += total
+        n.pending = tuple(p for p in s.pending if p.meter != op.meter)
+        return [Outcome(None, Answer(fields={"meter": op.meter, "amount": cfg.reset}), n,
+                        (R.RESET_KEY.name, R.PAYOUT_METERS.name))]
+
+    def config_after(self, s: State, changes: Mapping[str, Any]) -> tuple[State | None, list[R.Rule]]:
+        """The state a configuration write leaves when taken, or None with the rules that refuse it."""
+        n = s.clone()
+        broken: list[R.Rule] = []
+        if "denomination" in changes:
+            den = changes["denomination"]
+            if not self.royal9 or den not in (100, 500):
+                return None, [R.CONFIG_RANGE]
+            n.denomination = den
+        for name, fields in dict(changes.get("meters") or {}).items():
+            cfg = n.meter_cfg.get(name)
+            if cfg is None:
+                return None, [R.CONFIG_RANGE]
+            upd = dict(fields)
+            if "rate" in upd:
+                upd["rate"] = Decimal(str(upd["rate"]))
+            new = dataclasses.replace(cfg, **upd)
+            amount = n.meters[name].amount
+            # a value written again as it stands establishes or changes nothing (461a.12(k)(1))
+            if "payout_limit" in upd and new.payout_limit != cfg.payout_limit \
+                    and (new.payout_limit is None or new.payout_limit <= amount):
+                broken.append(R.CONFIG_LIMIT)
+            if "reset" in upd and new.reset != cfg.reset and new.reset > amount:
+                broken.append(R.CONFIG_LIMIT)
+            n.meter_cfg[name] = new
+        den = None if n.denomination is None or not self.royal9 else n.denomination // 100
+        for problem in configuration_problems(n.meter_cfg.values(), den):
+            broken.append(R.CONFIG_FLOOR if "floor" in problem else R.CONFIG_LIMIT)
+        return (None, broken) if broken else (n, [])
+
+    def _config_write(self, s: State, op: ConfigWrite) -> list[Outcome]:
+        if s.phase in ("open", "dealing") or s.layout:
+            return [self._unchanged(s, R.CONFIG_LIVE)]
+        after, broken = self.config_after(s, op.changes)
+        if after is None:
+            return [Outcome(None, Answer(REFUSED | {"BAD_ARGS"}), s.clone(),
+                            tuple(dict.fromkeys([R.CONFIG_RANGE.name, *(r.name for r in broken)])))]
+        return [Outcome("config write in range taken", Answer(), after, (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name)),
+                self._unchanged(s, R.CONFIG_RANGE, choice="config write in range refused")]
+
+    def _power_cycle(self, s: State, op: PowerCycle) -> list[Outcome]:
+        n = s.clone()
+        n.round_lost = s.round_lost or s.phase in ("open", "dealing")
+        n.phase, n.locked, n.cause = "idle", True, "power"
+        n.layout, n.round_cards, n.round_need = {}, (), 0
+        n.shoe, n.dealt = None, 0
+        return [Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name))]
+
+    def _comm(self, s: State, op: Comm) -> list[Outcome]:
+        n = s.clone()
+        n.link_up = op.up
+        if op.up:
+            return [Outcome(None, Answer(), n, (R.LINK.name,))]
+        if s.phase == "open" and not s.locked:
+            return [Outcome(None, Answer(), n, (R.LINK.name, *self._close(n, "comm-lost")))]
+        return self._second_close(n, "comm-lost", R.LINK, {})

@@ -1,0 +1,205 @@
+"""The operations the explorer plays at a table, as plain frozen data.
+
+An operation says *what* happens (a wager placed, a card dealt, the power cut), never how: the model
+(:mod:`harness.explore.model`) says what the device must answer and how every observable changes, and
+the device side (:mod:`harness.explore.device`) carries it out through the profile's drivers and
+performers.  Each operation serialises to one small mapping (``to_dict``/``from_dict``), the form a
+shrunk sequence takes in a YAML case.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from harness.errors import InputError
+
+
+@dataclass(frozen=True)
+class Op:
+    name: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.name}
+        for key, value in self.__dict__.items():
+            out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def describe(self) -> str:
+        args = ", ".join(f"{k}={v}" for k, v in self.to_dict().items() if k != "op")
+        return f"{self.name}({args})"
+
+
+@dataclass(frozen=True)
+class OpenRound(Op):
+    name: ClassVar[str] = "open_round"
+
+
+@dataclass(frozen=True)
+class PlaceWager(Op):
+    name: ClassVar[str] = "wager"
+    seat: int = 1
+    type: str = "player"
+    amount: int = 500
+
+
+@dataclass(frozen=True)
+class RemoveWager(Op):
+    name: ClassVar[str] = "remove_wager"
+    seat: int = 1
+    type: str = "player"
+
+
+@dataclass(frozen=True)
+class PressLockout(Op):
+    name: ClassVar[str] = "lockout_button"
+
+
+@dataclass(frozen=True)
+class NoMoreBets(Op):
+    name: ClassVar[str] = "no_more_bets"
+
+
+@dataclass(frozen=True)
+class LoadShoe(Op):
+    """Cards into the shoe, top first (replacing what was left)."""
+
+    name: ClassVar[str] = "load"
+    cards: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DealFirst(Op):
+    """The round's first card out of the shoe (wagering must close on it)."""
+
+    name: ClassVar[str] = "deal_first"
+
+
+@dataclass(frozen=True)
+class DealRest(Op):
+    """The rest of the round's cards: the controller settles the round."""
+
+    name: ClassVar[str] = "deal_rest"
+
+
+@dataclass(frozen=True)
+class ResetKey(Op):
+    name: ClassVar[str] = "reset_key"
+    meter: str = "mega"
+
+
+@dataclass(frozen=True)
+class ConfigWrite(Op):
+    """``config.set`` with these fields (a meter's fields nested under ``meters``)."""
+
+    name: ClassVar[str] = "config_write"
+    changes: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": self.name, "changes": _plain(self.changes)}
+
+    def __hash__(self) -> int:
+        return hash(repr(_plain(self.changes)))
+
+
+@dataclass(frozen=True)
+class PowerCycle(Op):
+    """The table's power off, then on again (volatile state lost, non-volatile kept)."""
+
+    name: ClassVar[str] = "power_cycle"
+
+
+@dataclass(frozen=True)
+class Comm(Op):
+    """The controller-sensors link cut (``up: false``) or restored."""
+
+    name: ClassVar[str] = "comm"
+    up: bool = False
+
+
+OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
+                                                  LoadShoe, DealFirst, DealRest, ResetKey, ConfigWrite,
+                                                  PowerCycle, Comm)}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def op_from_dict(data: Mapping[str, Any], where: str = "op") -> Op:
+    """The operation a mapping written by :meth:`Op.to_dict` stands for (``InputError`` otherwise)."""
+    name = data.get("op")
+    cls = OPS.get(str(name))
+    if cls is None:
+        raise InputError(f"{where}: unknown operation {name!r} (known: {', '.join(OPS)})")
+    args = {k: v for k, v in data.items() if k != "op"}
+    known = set(cls.__dataclass_fields__)
+    extra = sorted(set(args) - known)
+    if extra:
+        raise InputError(f"{where}: operation {name} takes no {', '.join(extra)}")
+    if cls is LoadShoe:
+        cards = args.get("cards", [])
+        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            raise InputError(f"{where}: load cards must be a list of card codes")
+        return LoadShoe(tuple(cards))
+    if cls is ConfigWrite:
+        changes = args.get("changes")
+        if not isinstance(changes, Mapping):
+            raise InputError(f"{where}: config_write changes must be a mapping")
+        return ConfigWrite(dict(changes))
+    for key, value in args.items():
+        want = type(cls.__dataclass_fields__[key].default)
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise InputError(f"{where}: {name} {key} must be {want.__name__}, got {value!r}")
+    return cls(**args)
+
+
+def op_text(op: Op) -> str:
+    """One line a person reads and a YAML case holds: ``wager seat=3 type=player amount=500``,
+    ``load KS 9H ...``, ``config_write {"meters": {"major": {"reset": 44999}}}``, ``comm down``."""
+    if isinstance(op, LoadShoe):
+        return " ".join(("load", *op.cards))
+    if isinstance(op, ConfigWrite):
+        return "config_write " + json.dumps(_plain(op.changes), sort_keys=True)
+    if isinstance(op, Comm):
+        return "comm up" if op.up else "comm down"
+    if isinstance(op, ResetKey):
+        return f"reset_key {op.meter}"
+    args = " ".join(f"{k}={v}" for k, v in op.to_dict().items() if k != "op")
+    return f"{op.name} {args}".strip()
+
+
+def parse_op(text: str, where: str = "op") -> Op:
+    """The operation :func:`op_text` wrote (``InputError`` naming ``where`` otherwise)."""
+    name, _sep, rest = text.strip().partition(" ")
+    rest = rest.strip()
+    cls = OPS.get(name)
+    if cls is None:
+        raise InputError(f"{where}: unknown operation {name!r} (known: {', '.join(OPS)})")
+    if cls is LoadShoe:
+        return LoadShoe(tuple(rest.split()))
+    if cls is ConfigWrite:
+        try:
+            changes = json.loads(rest)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: config_write takes a JSON object: {exc.msg}") from None
+        return op_from_dict({"op": name, "changes": changes}, where)
+    if cls is Comm:
+        if rest not in ("up", "down"):
+            raise InputError(f"{where}: comm takes up or down, not {rest!r}")
+        return Comm(rest == "up")
+    if cls is ResetKey:
+        return ResetKey(rest or "mega")
+    args: dict[str, Any] = {}
+    for item in rest.split():
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise InputError(f"{where}: {item!r} is not key=value")
+        args[key] = int(value) if value.lstrip("-").isdigit() else value
+    return op_from_dict({"op": name, **args}, where)

@@ -1,0 +1,66 @@
+"""A written sequence played again against a device, judged by the model step by step.
+
+The YAML case an exploration writes (``expect_sequence``, :mod:`harness.suites.actions_explore`)
+replays its operations here: from the table as it stands (its meters, payments and layout adopted,
+its configuration held to the profile's Rules Submission), each operation through the same
+performers, every observable compared with the model after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from harness.explore import rules as R
+from harness.explore.device import Table
+from harness.explore.judge import Difference, Observed, adopt, differences, judge
+from harness.explore.model import Answer, Outcome, State, TableModel
+from harness.explore.ops import DealFirst, DealRest, Op
+
+
+def start_outcome(state: State) -> Outcome:
+    """The table before the first operation: as filed (its configuration) and as it stands."""
+    return Outcome(None, Answer(), state, (R.CONFIG_AS_FILED.name,))
+
+
+def round_need(model: TableModel, state: State, op: Op) -> int:
+    """The cards the round being dealt takes (the device side deals exactly that many)."""
+    if isinstance(op, DealRest):
+        return state.round_need
+    if isinstance(op, DealFirst) and state.shoe is not None:
+        return model.round_length(state.shoe) or 0
+    return 0
+
+
+@dataclass
+class Step:
+    index: int
+    op: Op | None
+    #: empty: the device did as the model permits
+    differences: list[Difference]
+    choice: str | None = None
+
+
+def replay(model: TableModel, table: Table, ops: list[Op]) -> Iterator[Step]:
+    """Each operation's judgement, in order; stops after the first that differs (step 0 is the table
+    before the first operation)."""
+    obs = table.read(Observed())
+    obs.identity = table.identity()
+    state = adopt(model, obs)
+    diffs = differences(model, start_outcome(state), obs, None)
+    yield Step(0, None, diffs)
+    if diffs:
+        return
+    identity = dict(obs.identity)
+    for i, op in enumerate(ops, 1):
+        if not model.legal(state, op):
+            yield Step(i, op, [Difference("the sequence", "an operation legal here", f"{op.name} in phase "
+                                          f"{state.phase}", R.RULES[R.SHOE.name].name)])
+            return
+        outs = model.step(state, op)
+        got = table.perform(op, round_need(model, state, op))
+        out, diffs = judge(model, outs, got, identity)
+        yield Step(i, op, diffs, out.choice if out is not None else None)
+        if out is None:
+            return
+        state = out.state

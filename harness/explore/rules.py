@@ -1,0 +1,98 @@
+"""The model's rules: each names the clause it comes from and the line of docs/protocol.md.
+
+A rule is registered once, by name (:func:`rule`); the model says which rules each step applied, the
+explorer counts them (coverage), and a finding cites the rule whose expectation the device broke: its
+clause goes into the YAML case it writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    #: a testable clause id of the regulation catalogue (``tablecert catalogue``)
+    clause: str
+    #: where the rule is written, for a person
+    source: str
+    text: str
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(name: str, clause: str, source: str, text: str) -> Rule:
+    """Register one rule (a name registered twice is a programming error)."""
+    if name in RULES:
+        raise ValueError(f"rule {name!r} registered twice")
+    RULES[name] = Rule(name, clause, source, text)
+    return RULES[name]
+
+
+OPEN = rule("round-open", "pa-461a12-b5-reset-mechanism", "docs/protocol.md section 8",
+            "round.open opens wagering with the next round number; REFUSED while a round is unsettled, a "
+            "payment waits for the reset key, or the sensors link is down")
+ROUND_NUMBER = rule("round-number", "pa-461a12-n-meter-kept-on-return", "docs/protocol.md sections 6.4, 8 (Power)",
+                    "round numbers go up by one, across power cycles (the round number is non-volatile)")
+WAGER_ACCEPT = rule("wager-accepted", "pa-midi-r9-a1-wagering-device", "docs/protocol.md section 6.3",
+                    "a wager placed while wagering is open is accepted and listed; placed again it replaces the "
+                    "amount")
+WAGER_REFUSE = rule("wager-refused", "pa-midi-r9-a2-lockout", "docs/protocol.md sections 6.3, 8, 12",
+                    "a wager is refused, with a reason of section 12, when wagering is closed, the seat, type or "
+                    "amount is not the table's, or the link is down; a refused wager leaves no trace")
+BASE_WAGER = rule("royal9-needs-base", "pa-midi-r9-b-requires-base-wager", "docs/protocol.md section 6.3",
+                  "a Royal 9 wager is refused no-base-wager at a seat without a Player, Banker or Tie wager, and "
+                  "the base wager cannot be withdrawn from under it")
+REMOVE = rule("wager-removed", "pa-629a7-c-no-more-bets", "docs/protocol.md section 6.3",
+              "wager.remove takes a wager off while wagering is open; REFUSED once it closes or with no such "
+              "wager")
+LOCKOUT = rule("lockout", "pa-midi-r9-a2-lockout", "docs/protocol.md section 8",
+               "wagering closes on the first card, the lock-out button, no more bets and a lost link, with that "
+               "cause; lockout.get reports it")
+NMB = rule("no-more-bets", "contract-8-round-commands-refused", "docs/protocol.md section 8",
+           "round.no_more_bets closes wagering with cause no-more-bets; REFUSED with no round open")
+CONTRIBUTE = rule("contribution", "pa-midi-r9-f2-rate-5", "docs/protocol.md section 8",
+                  "when wagering closes each Royal 9 wager adds wager x rate to every meter, the whole cents to "
+                  "the meter and the fraction to its residual, exactly, at the rates in force")
+CAP = rule("meter-cap", "pa-461a12-j-display-limit", "docs/protocol.md section 6.4 (Meters)",
+           "a meter stops at its payout limit or display capacity; the excess is diverted, never dropped")
+SETTLE = rule("settlement", "pa-bac-final-hands", "docs/protocol.md section 8",
+              "the round's last card settles every wager on the layout once, at the stake accepted, as the "
+              "oracle pays the cards at the paytable of the denomination in force; the layout is cleared")
+ROYAL9_PAY = rule("royal9-settlement", "pa-midi-r9-b-face-and-nine", "docs/protocol.md section 8",
+                  "every Royal 9 wager is settled as the Royal 9 oracle pays the first four cards")
+HIT = rule("meter-hit", "pa-461a12-b1-meter-shows-award", "docs/protocol.md section 8",
+           "a meter jackpot pays what the meter shows; the meter keeps showing it and the payment is pending "
+           "until the reset key")
+PAYOUT_METERS = rule("payout-meters", "pa-461a12-b4-cumulative-meter", "docs/protocol.md section 6.4 (Meters)",
+                     "the payout meters count progressive awards only, when paid (at the reset key for an "
+                     "attendant); never a fixed paytable line")
+RESET_KEY = rule("reset-key", "pa-461a12-b5-reset-mechanism", "docs/protocol.md sections 6.4, 8",
+                 "the reset key resets a meter whose payment is pending to its reset amount and books the "
+                 "payment; with nothing pending it is REFUSED and changes nothing")
+NO_TURN_BACK = rule("no-turning-back", "pa-461a12-h-no-turning-back", "docs/protocol.md section 6.4",
+                    "a meter moves only by contributions, a paid hit and its reset: never by a configuration "
+                    "write, a refusal or a power cycle")
+CONFIG_LIVE = rule("config-live", "pa-461a12-i-probability-not-decreased", "docs/protocol.md section 6.4",
+                   "config.set is REFUSED while a round is open or dealing or a wager is on the layout")
+CONFIG_RANGE = rule("config-range", "contract-6-4-config-set-arguments", "docs/protocol.md section 6.4",
+                    "config.set below a floor or outside a limit is refused and changes nothing (no field "
+                    "applied); one inside the ranges is taken whole or refused whole")
+CONFIG_FLOOR = rule("config-floor", "pa-midi-r9-floors-5", "docs/protocol.md section 6.4",
+                    "initial and reset amounts below the Royal 9 floors of the denomination are refused")
+CONFIG_LIMIT = rule("config-limit", "pa-461a12-k1-payout-limit", "docs/protocol.md section 6.4",
+                    "a payout limit at or below the meter's amount, or past its display capacity, is refused")
+CONFIG_AS_FILED = rule("config-as-filed", "pa-midi-r9-f2-rate-5", "docs/protocol.md section 6.4",
+                       "config.get reads the Rules Submission at the start, and every write taken afterwards")
+POWER = rule("power", "pa-461a12-n-meter-kept-on-return", "docs/protocol.md section 8 (Power)",
+             "after a power cycle the controller is idle and locked (cause power), the layout is empty; "
+             "configuration, meters, residuals, payout meters, pending payments and the round number are kept")
+LINK = rule("link-loss", "pa-midi-r9-a2-lockout", "docs/protocol.md section 8 (Link loss)",
+            "a lost sensors link closes wagering (comm-lost), wagers are refused comm-lost and round.open is "
+            "REFUSED until it is back; the meters are untouched")
+SHOE = rule("shoe", "pa-midi-r9-c-deal-order", "docs/protocol.md section 6.2",
+            "shoe.status counts the cards dealt since the shoe was loaded and those still in it")
+IDENTITY = rule("identity", "pa-607a2-b2ii-asset-or-game-type", "docs/protocol.md section 6.1",
+                "the identity names the profile's game where it reports a game type, and does not change")

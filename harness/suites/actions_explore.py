@@ -1,0 +1,53 @@
+"""``expect_sequence``: a sequence of operations the explorer found and shrunk, played again.
+
+``tablecert explore`` (docs/explore.md) writes each finding as a case with this one step: the
+operations in order (``open_round``, ``wager seat=1 type=player amount=100``, ``load 9S QS ...``,
+``deal_first``, ``deal_rest``, ``config_write {...}``, ``power_cycle``, ``comm down``, ...), each
+carried out through the bench's performers and judged by the explorer's model of the device
+contract (:mod:`harness.explore.model`): every observable after every operation (the meters to the
+fraction of a cent, the payout meters, the pending payments, the layout, the configuration, the
+lock-out and its cause, the shoe's counts, the round number, the identity) against every behaviour
+the contract permits.  One measurement per operation, against the clause of the rule it applies.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from harness.suites.registry import Action, Arg, step
+
+if TYPE_CHECKING:
+    from harness.suites.model import Step
+    from harness.suites.runner import CaseRunner
+
+
+@step("expect_sequence", Action(
+    {"ops": Arg("str-list", required=True)},
+    shorthand="ops",
+    doc="docs/explore.md: play the operations `ops` (as `tablecert explore` writes them: `open_round`, "
+    "`wager seat=1 type=player amount=100`, `remove_wager seat=1 type=player`, `lockout_button`, "
+    "`no_more_bets`, `load KS 9H ...`, `deal_first`, `deal_rest`, `reset_key mega`, `config_write {json}`, "
+    "`power_cycle`, `comm down|up`) from the table as it stands, and after each compare every observable "
+    "with the explorer's model of the device contract; stops at the first difference",
+    acts=("load", "deal", "wager", "remove-wager", "open-round"),
+))
+def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> None:
+    from harness.explore.device import Table
+    from harness.explore.model import TableModel
+    from harness.explore.ops import op_text, parse_op
+    from harness.explore.replay import replay
+    from harness.explore.rules import RULES
+
+    parsed = [parse_op(text, f"expect_sequence ops[{i}]") for i, text in enumerate(ops)]
+    model = TableModel(runner.profile)
+    table = Table(runner.profile, runner.rig, runner.performers, royal9=model.royal9)
+    table.stage = runner  # type: ignore[assignment]
+    for judged in replay(model, table, parsed):
+        name = "the table before the first operation" if judged.op is None else \
+            f"operation {judged.index}: {op_text(judged.op)}"[:200]
+        rule: Any = RULES.get(judged.differences[0].rule) if judged.differences else None
+        shown = "; ".join(d.text() for d in judged.differences) or "as the model permits"
+        runner.measure(step, name, shown[:2000], "as the model of docs/protocol.md permits", not judged.differences,
+                       detail=(f"rule {rule.name} ({rule.source}): {rule.text}" if rule is not None else
+                               judged.choice or ""),
+                       clause=rule.clause if rule is not None else None)

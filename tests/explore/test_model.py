@@ -1,0 +1,224 @@
+"""The explorer's model of the device contract, alone (pure: no device)."""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.cards import shoe_composition
+from harness.explore import rules as R
+from harness.explore.judge import Observed, differences, judge
+from harness.explore.model import Outcome, State, TableModel
+from harness.explore.ops import (
+    Comm,
+    ConfigWrite,
+    DealFirst,
+    DealRest,
+    LoadShoe,
+    NoMoreBets,
+    Op,
+    OpenRound,
+    PlaceWager,
+    PowerCycle,
+    PressLockout,
+    RemoveWager,
+    ResetKey,
+    op_text,
+    parse_op,
+)
+from harness.profiles.load import load_profile
+
+MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
+
+
+@pytest.fixture(scope="module")
+def model() -> TableModel:
+    return TableModel(MIDI5)
+
+
+def one(model: TableModel, s: State, op: Op) -> Outcome:
+    outs = model.step(s, op)
+    assert len(outs) == 1, [o.choice for o in outs]
+    return outs[0]
+
+
+def play(model: TableModel, s: State, *ops: Op) -> State:
+    for op in ops:
+        s = model.step(s, op)[0].state
+    return s
+
+
+def test_initial_is_the_rules_submission(model: TableModel) -> None:
+    s = model.initial()
+    assert s.denomination == 500
+    assert {n: m.amount for n, m in s.meters.items()} == {"mega": 5_000_000, "major": 45_000, "minor": 45_000}
+    assert (s.phase, s.locked, s.cause, s.layout, s.pending) == ("idle", True, "power", {}, ())
+
+
+def test_wager_refused_before_a_round_and_accepted_in_one(model: TableModel) -> None:
+    s = model.initial()
+    refused = one(model, s, PlaceWager(1, "player", 500))
+    assert refused.answer.accepted is False and refused.answer.reasons == {"locked-out"}
+    s = play(model, s, OpenRound())
+    s2 = one(model, s, PlaceWager(1, "player", 500)).state
+    s3 = one(model, s2, PlaceWager(1, "player", 2500)).state
+    assert s3.layout == {(1, "player"): 2500}  # placed again: the new amount replaces the first
+
+
+def test_royal9_needs_a_base_wager_and_the_denomination(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound())
+    out = one(model, s, PlaceWager(2, "royal9", 500))
+    assert out.answer.reasons == {"no-base-wager"} and out.rules == (R.BASE_WAGER.name,)
+    s = play(model, s, PlaceWager(2, "banker", 1000))
+    assert one(model, s, PlaceWager(2, "royal9", 100)).answer.reasons == {"bad-amount"}
+    assert one(model, s, PlaceWager(2, "royal9", 500)).answer.accepted is True
+
+
+def test_a_bad_seat_may_be_refused_with_another_applicable_reason(model: TableModel) -> None:
+    s = play(model, model.initial(), Comm(False))
+    assert one(model, s, PlaceWager(8, "royal9", 100)).answer.reasons >= {"bad-seat", "comm-lost"}
+
+
+def test_contribution_is_exact_at_the_lockout(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), PlaceWager(1, "royal9", 500))
+    out = one(model, s, PressLockout())
+    m = out.state.meters
+    # $5 x 1.25% = 6.25 cents, x 0.5% = 2.5 cents, x 0.35% = 1.75 cents
+    assert (m["mega"].amount, m["mega"].residual) == (5_000_006, Decimal("0.25"))
+    assert (m["major"].amount, m["major"].residual) == (45_002, Decimal("0.5"))
+    assert (m["minor"].amount, m["minor"].residual) == (45_001, Decimal("0.75"))
+    assert R.CONTRIBUTE.name in out.rules and out.state.cause == "button"
+    # the first card after the button: the device may keep the cause or report card (one outcome each)
+    s = play(model, out.state, LoadShoe(("2S", "3H", "4D", "5C", "6S", "7H")))
+    assert {o.choice for o in model.step(s, DealFirst())} == {"first card after the lock-out: cause stays",
+                                                              "first card after the lock-out: cause card"}
+
+
+def test_settlement_pays_the_stake_accepted_and_a_meter_jackpot_waits_for_the_key(model: TableModel) -> None:
+    # seat 1's suited king-9 (KS 9S) on the Player hand, the Banker without a Royal 9: a meter jackpot
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 100), PlaceWager(1, "player", 1000),
+             PlaceWager(1, "royal9", 500), LoadShoe(("KS", "2H", "9S", "3D", "4C", "5H")), DealFirst())
+    out = one(model, s, DealRest())
+    assert out.settlement is not None
+    stake, returned, _cat = out.settlement.payouts[(1, "player")]
+    assert stake == 1000 and returned == 2000
+    r9 = out.settlement.payouts[(1, "royal9")]
+    assert r9[2] in ("minor", "major", "mega")
+    pending = out.state.pending
+    assert len(pending) == 1 and pending[0].amount == out.state.meters[pending[0].meter].amount
+    assert (out.state.cumulative_paid, out.state.layout, out.state.phase) == (0, {}, "settled")
+    assert one(model, out.state, OpenRound()).answer.codes == {"REFUSED"}  # a payment waits for the key
+    keyed = one(model, out.state, ResetKey(pending[0].meter)).state
+    meter = pending[0].meter
+    assert keyed.pending == () and keyed.meters[meter].amount == keyed.meter_cfg[meter].reset
+    assert keyed.paid_by_attendant == keyed.cumulative_paid == pending[0].amount
+    assert keyed.meters[meter].residual == out.state.meters[meter].residual  # carried across the reset
+
+
+def test_reset_key_with_nothing_pending_is_refused_and_changes_nothing(model: TableModel) -> None:
+    s = model.initial()
+    out = one(model, s, ResetKey("mega"))
+    assert out.answer.codes == {"REFUSED"} and out.state.meters == s.meters
+
+
+def test_config_writes(model: TableModel) -> None:
+    s = model.initial()
+    inside = model.step(s, ConfigWrite({"meters": {"major": {"rate": "2"}}}))
+    assert {o.choice for o in inside} == {"config write in range taken", "config write in range refused"}
+    taken = next(o for o in inside if o.choice == "config write in range taken").state
+    assert taken.meter_cfg["major"].rate == Decimal(2) and taken.meters == s.meters  # never turned back
+    # the $1 floors (629a Royal 9 (g)(2)): the later field below its floor, so the denomination is not taken either
+    below = one(model, s, ConfigWrite({"denomination": 100, "meters": {"major": {"reset": 8_999}}}))
+    assert below.answer.codes == {"REFUSED", "BAD_ARGS"} and below.state.denomination == 500
+    limit = one(model, s, ConfigWrite({"meters": {"mega": {"payout_limit": 5_000_000}}}))
+    assert R.CONFIG_LIMIT.name in limit.rules
+    # the limit in force written again changes nothing: permitted even where the meter stands at it
+    capped = s.clone()
+    capped.meters["major"].amount = capped.meter_cfg["major"].payout_limit or 0
+    again = model.step(capped, ConfigWrite({"meters": {"major": {"payout_limit": capped.meters["major"].amount}}}))
+    assert {o.choice for o in again} == {"config write in range taken", "config write in range refused"}
+    live = play(model, s, OpenRound())
+    assert one(model, live, ConfigWrite({"meters": {"major": {"rate": "2"}}})).rules == (R.CONFIG_LIVE.name,)
+
+
+def test_power_cycle_keeps_what_is_non_volatile(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "tie", 500), PlaceWager(1, "royal9", 500),
+             PressLockout())
+    s.round = 7
+    after = one(model, s, PowerCycle()).state
+    assert (after.phase, after.locked, after.cause, after.layout) == ("idle", True, "power", {})
+    assert after.meters == s.meters and after.round == 7
+    # the round lost at power-off: numbered again or anew, both permitted
+    assert {o.answer.fields["round"] for o in model.step(after, OpenRound())} == {7, 8}
+
+
+def test_judge_names_the_rule_a_device_breaks_and_accepts_a_permitted_choice(model: TableModel) -> None:
+    s = model.initial()
+    outs = model.step(s, ConfigWrite({"meters": {"minor": {"reset": 45_000}}}))
+    shown = Observed(code="ok", config=None, meters={n: m.amount for n, m in s.meters.items()},
+                     residual={n: Decimal(0) for n in s.meters}, diverted={n: 0 for n in s.meters},
+                     locked=True, cause="power")
+    out, diffs = judge(model, outs, shown)
+    assert out is not None and not diffs and out.choice == "config write in range taken"
+    turned_back = Observed(**{**shown.__dict__, "meters": {**shown.meters, "major": 44_000}})
+    out, diffs = judge(model, outs, turned_back)
+    assert out is None and [d.rule for d in diffs] == [R.NO_TURN_BACK.name]
+    refused = Observed(**{**shown.__dict__, "code": "REFUSED", "cause": "button"})
+    diffs = differences(model, one(model, s, ResetKey("mega")), refused, None)
+    assert [d.what for d in diffs] == ["lockout.get cause"]
+
+
+def test_every_rule_cites_a_catalogue_clause() -> None:
+    from harness.regulations.catalogue import load_catalogue
+
+    cat = load_catalogue()
+    known = {c.id for c in cat.clauses}
+    assert {r.clause for r in R.RULES.values()} <= known
+
+
+SHOE = list(shoe_composition(8).elements())
+OP_STRATEGY = st.one_of(
+    st.just(OpenRound()), st.just(PressLockout()), st.just(NoMoreBets()), st.just(DealFirst()), st.just(DealRest()),
+    st.just(PowerCycle()), st.builds(Comm, st.booleans()),
+    st.builds(PlaceWager, st.integers(1, 8), st.sampled_from(["player", "banker", "tie", "royal9", "dragon7"]),
+              st.sampled_from([0, 100, 500, 2500])),
+    st.builds(RemoveWager, st.integers(1, 8), st.sampled_from(["player", "banker", "royal9"])),
+    st.builds(ResetKey, st.sampled_from(["mega", "major", "minor"])),
+    st.builds(ConfigWrite, st.sampled_from([{"denomination": 100}, {"denomination": 500},
+                                            {"meters": {"major": {"rate": "0.25"}}},
+                                            {"meters": {"mega": {"reset": 4_999_999}}}])),
+    st.integers(0, 2**32).map(lambda n: LoadShoe(tuple(c.code for c in random.Random(n).sample(SHOE, 60)))),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(OP_STRATEGY, max_size=80), st.randoms(use_true_random=False))
+def test_model_invariants_over_random_sequences(ops: list[Op], rng: random.Random) -> None:
+    """Whatever outcome is taken: a meter never goes down but at its reset key, residuals stay in
+    [0, 1), the layout is empty outside a round, and the contributions are exact."""
+    model = TableModel(MIDI5)
+    s = model.initial()
+    for op in ops:
+        if not model.legal(s, op):
+            continue
+        out = rng.choice(model.step(s, op))
+        n = out.state
+        for name, m in n.meters.items():
+            assert Decimal(0) <= m.residual < 1
+            if not isinstance(op, ResetKey):
+                assert m.amount >= s.meters[name].amount
+        if n.phase not in ("open", "dealing"):
+            assert n.layout == {}
+        if R.CONTRIBUTE.name in out.rules:
+            stakes = sum(a for (_seat, kind), a in s.layout.items() if kind == "royal9")
+            for name, cfg in n.meter_cfg.items():
+                before, after = s.meters[name], n.meters[name]
+                grown = (after.amount - before.amount) + (after.residual - before.residual) \
+                    + (after.diverted - before.diverted)
+                assert grown == Decimal(stakes) * cfg.rate / 100
+        assert parse_op(op_text(op)) == op
+        s = n
