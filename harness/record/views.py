@@ -62,20 +62,57 @@ def renderer_id() -> str:
     return h.hexdigest()[:16]
 
 
-def stamps(run_dir: Path) -> dict[str, str]:
-    """``views.json`` of the folder: view name -> the build that rendered it (empty when absent or
-    unreadable: views written before stamps were kept)."""
+def view_digest(run_dir: Path, name: str) -> str:
+    """SHA-256 of a view as the folder holds it (a folder view: over each file's path and bytes)."""
+    target = run_dir / name
+    h = hashlib.sha256()
+    if target.is_dir() and not target.is_symlink():
+        for path in sorted(p for p in target.rglob("*") if p.is_file()):
+            h.update(path.relative_to(target).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    else:
+        h.update(target.read_bytes())
+    return h.hexdigest()
+
+
+def _stamp_text(views: Mapping[str, Mapping[str, str]]) -> bytes:
+    body = {k: dict(sorted(v.items())) for k, v in sorted(views.items())}
+    seal = hashlib.sha256(canonical_json(body)).hexdigest()
+    return json.dumps({"views": body, "sha256": seal}, indent=1, sort_keys=True).encode() + b"\n"
+
+
+def read_stamps(run_dir: Path) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """``views.json``: view name -> {``renderer``, ``sha256``}, and what is wrong with the file (it
+    must be exactly what :func:`stamp` writes, its seal over the entries intact).  Absent: nothing,
+    no problem (views written before stamps were kept)."""
+    from harness.record.folder import member_problem, present, read_member
+
+    if not present(run_dir, STAMP_FILE):
+        return {}, []
+    problem = member_problem(run_dir, STAMP_FILE)
+    if problem is not None:
+        return {}, [f"{STAMP_FILE}: {problem}"]
+    raw = read_member(run_dir, STAMP_FILE)
     try:
-        data = json.loads((run_dir / STAMP_FILE).read_bytes()) if not (run_dir / STAMP_FILE).is_symlink() else {}
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        data = json.loads(raw)
+        views = {str(k): {"renderer": str(v["renderer"]), "sha256": str(v["sha256"])}
+                 for k, v in data["views"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return {}, [f"{STAMP_FILE}: not a views stamp (edited after the run); {AGAIN}"]
+    if _stamp_text(views) != raw:
+        return {}, [f"{STAMP_FILE}: its seal does not match its entries (edited after the run); {AGAIN}"]
+    return views, []
+
+
+def stamps(run_dir: Path) -> dict[str, str]:
+    """View name -> the build that rendered it (empty: no readable stamp)."""
+    return {name: entry["renderer"] for name, entry in read_stamps(run_dir)[0].items()}
 
 
 def stamp(run_dir: Path, *names: str) -> None:
-    """Record that this build rendered the views ``names`` of the folder."""
-    data = {**stamps(run_dir), **dict.fromkeys(names, renderer_id())}
-    write_atomic(run_dir / STAMP_FILE, json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
+    """Record that this build rendered the views ``names`` of the folder, with each one's digest."""
+    views = {**read_stamps(run_dir)[0],
+             **{n: {"renderer": renderer_id(), "sha256": view_digest(run_dir, n)} for n in names}}
+    write_atomic(run_dir / STAMP_FILE, _stamp_text(views))
 
 
 def views_note(run_dir: Path) -> str | None:
@@ -164,7 +201,13 @@ def view_problems(run_dir: Path, record: Record) -> list[str]:
 
     out: list[str] = []
     renderers = _renderers(run_dir, record, [])
-    mine, seen = renderer_id(), stamps(run_dir)
+    entries, out = read_stamps(run_dir)
+    mine = renderer_id()
+    seen = {name: entry["renderer"] for name, entry in entries.items()}
+    for name, entry in entries.items():  # a view another build rendered: unchanged since, at least
+        if name in (*VIEW_FILES, ALLURE_DIR) and present(run_dir, name) and member_problem(run_dir, name) is None \
+                and view_digest(run_dir, name) != entry["sha256"]:
+            out.append(f"{name}: differs from what {STAMP_FILE} says was rendered (edited after the run); {AGAIN}")
     for name in VIEW_FILES:
         if not present(run_dir, name) or seen.get(name) != mine:
             continue  # absent, or rendered by another build: views_note says so

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -112,8 +113,9 @@ def test_a_test_channel_performer_needs_an_emulator_with_a_test_channel() -> Non
 
 
 def test_a_scripted_operator_needs_an_emulator() -> None:
-    real = BASE.replace("port: emulator}", "port: socket://127.0.0.1:9}").replace("resource: emulator",
-                                                                                   "resource: TCPIP::h::1::SOCKET")
+    ports, resources = iter(range(9, 20)), iter(range(1, 10))  # one device a port (validate refuses sharing)
+    real = re.sub(r"port: emulator}", lambda _m: f"port: socket://127.0.0.1:{next(ports)}}}", BASE)
+    real = re.sub(r"resource: emulator", lambda _m: f"resource: TCPIP::h::{next(resources)}::SOCKET", real)
     text = real + "bench:\n  performers: {load: operator}\n  operator: {scripted: {speed: 10}}\n"
     assert "a scripted operator acts through an emulator's physical side" in _error(text)
 

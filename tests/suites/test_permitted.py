@@ -111,7 +111,7 @@ def _run(tmp_path: Path, data: dict[str, Any], cases: list[str]) -> dict[str, st
     cmd = [sys.executable, "-m", "harness", "run", *cases, "-q", "--profile", str(path), "--report-dir", str(report)]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert report.is_dir(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    (run_dir,) = report.iterdir()
+    (run_dir,) = [d for d in report.iterdir() if d.is_dir()]
     return {c.case_id: c.verdict for c in load_record(run_dir).cases}
 
 
