@@ -255,8 +255,25 @@ def _grown(runner: CaseRunner, step: Step, base_name: str, base: Any, now: Any, 
         want = capped(m, start, int(exact)) - start  # a meter at its limit stops there (461a.12(j), (k)(1))
         got = now.meters.get(name, 0) - start
         runner.measure(step, f"{name} meter growth since {base_name}", got, want, got == want, unit="cents",
+                       clause=step.clause or rate_clause(runner, name),
                        detail=f"{fmt(stakes)} wagered x {m.rate}% + {carried} c carried = {exact} c"
                               + (f"; stopped at the meter's limit {fmt(m.cap)}" if want < int(exact) and m.cap else ""))
+
+
+#: the clause a meter's rate of progression answers to: Royal 9 (f)(2) at $5, (g)(2) at $1, (h) for
+#: the mystery meter; a growth or conservation measurement of that meter judges it, whatever else
+#: the case cites (a gap finding then names the rate clause, not "no clause in common")
+RATE_CLAUSES = {("royal9", 5): "pa-midi-r9-f2-rate-5", ("royal9", 1): "pa-midi-r9-g2-rate-1"}
+MYSTERY_RATE_CLAUSE = "pa-midi-r9-h-rate"
+
+
+def rate_clause(runner: CaseRunner, meter: str) -> str | None:
+    """The rate clause a measurement of ``meter``'s growth judges, or None (another progressive)."""
+    if meter == "mystery":
+        return MYSTERY_RATE_CLAUSE
+    if meter in ("mega", "major", "minor") and "royal9" in runner.profile.capabilities:
+        return RATE_CLAUSES.get(("royal9", runner.profile.rules.denomination or 0))
+    return None
 
 
 def _never_decreased(runner: CaseRunner, step: Step) -> None:
@@ -284,7 +301,7 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
             continue
         got, want = contribution_check(settings.rate, stakes, base, now, name, settings.cap)
         runner.measure(step, f"{name} contributions conserved (growth + residual)", f"{got} cents",
-                     f"{want} cents", got == want,
+                     f"{want} cents", got == want, clause=step.clause or rate_clause(runner, name),
                      detail=f"{fmt(stakes)} wagered at {settings.rate}%")
 
 

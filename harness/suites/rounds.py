@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from harness.cards import format_cards
 from harness.suites.accounts import account_problems, residual_problems
-from harness.suites.expect import expected_round
+from harness.suites.expect import expected_round, rate_clause
 from harness.suites.expected import contribution_check, meter_settings, qualifying_stakes
 from harness.suites.model import Step
 from harness.suites.payouts import settlements
@@ -85,7 +85,8 @@ def play_rounds(
                    detail="; ".join(p for p in problems if "returned" in p)[:2000])
     bad_cons = [p for p in problems if "grew" in p]
     runner.measure(step, f"meter contributions conserved over {count} rounds", conservation_checks - len(bad_cons),
-                   conservation_checks, not bad_cons, unit="meter-rounds", detail="; ".join(bad_cons)[:2000])
+                   conservation_checks, not bad_cons, unit="meter-rounds", detail="; ".join(bad_cons)[:2000],
+                   clause=step.clause or rate_clause(runner, "mega"))
     measure_payments(runner, step, paying, count)
     runner.measure(step, f"payout meters moved by exactly the progressive awards, fractions of a cent carried "
                    f"across every reset, over {count} rounds", len(booked), 0, not booked, unit="rounds",
