@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -160,6 +161,9 @@ class Outcome:
 
 
 REFUSED = frozenset({"REFUSED"})
+
+
+_LIMIT_AGAINST_SETTINGS = re.compile(r"payout limit .* must be greater than the (initial|reset) amount")
 
 
 class TableModel:
@@ -436,8 +440,17 @@ class TableModel:
                 broken.append(R.CONFIG_LIMIT)
             n.meter_cfg[name] = new
         den = None if n.denomination is None or not self.royal9 else n.denomination // 100
+        was = None if s.denomination is None or not self.royal9 else s.denomination // 100
+        # only what the write brings in: a configuration adopted from the device as it stood may already
+        # break a bound the write does not touch (docs/protocol.md 6.4 judges the fields written), and a
+        # device may then take the write or refuse it (both outcomes are kept)
+        before = set(configuration_problems(s.meter_cfg.values(), was))
         for problem in configuration_problems(n.meter_cfg.values(), den):
-            broken.append(R.CONFIG_FLOOR if "floor" in problem else R.CONFIG_LIMIT)
+            # 461a.12(k)(1) holds a payout limit to the meter's *current* amount (checked above); a
+            # limit at or below the initial or reset amount is a Rules Submission's oddity, which a
+            # device may take or refuse: never a required refusal
+            if problem not in before and not _LIMIT_AGAINST_SETTINGS.search(problem):
+                broken.append(R.CONFIG_FLOOR if "floor" in problem else R.CONFIG_LIMIT)
         return (None, broken) if broken else (n, [])
 
     def _config_write(self, s: State, op: ConfigWrite) -> list[Outcome]:
