@@ -496,7 +496,7 @@ def run_one(variant: Variant, profile: Path, report_dir: Path, deadline_s: float
             raise
     outcome = Outcome(variant, code, Decimal(str(round(time.monotonic() - t0, 1))), profile)
     outcome.tally, outcome.failures = _read(report_dir / variant.name)
-    if code != 0 and not outcome.failures:
+    if code not in (exitcodes.PASS, exitcodes.PARTIAL) and not outcome.failures:
         tail = log.read_text(errors="replace").strip().splitlines()[-5:]
         outcome.failures = [f"run exit {code}: {' / '.join(tail)}"]
     return outcome

@@ -19,6 +19,7 @@ does not have, a value outside a vocabulary or a missing field is a rig ERROR na
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Self
@@ -228,9 +229,25 @@ class ReferenceShoe(ReferenceDevice, Shoe):
             raise DeviceError(f"shoe sent an unreadable card event: {exc}") from None
         return CardEvent(card, _int(ev.payload, "n", "card event"), ev.t_ns, ev.seq)
 
+    #: how long a load waits for a shoe still dealing the last cards of a round (NAK BUSY) to stop
+    BUSY_WAIT_S = 5.0
+
     def load(self, cards: Sequence[Card | str], *, check_decks: bool = True) -> int:
+        """Load a stack (test channel).  A shoe still dealing answers BUSY (docs/protocol.md section 3:
+        "cannot take the command now"): the load waits, by ``shoe.status``, until it stops dealing,
+        within :data:`BUSY_WAIT_S`, and is sent again once; any other refusal is the caller's."""
         codes = [c.code if isinstance(c, Card) else str(c) for c in cards]
-        r = self.request("test.load", cards=codes, check_decks=check_decks)
+        try:
+            r = self.request("test.load", cards=codes, check_decks=check_decks)
+        except DeviceNak as exc:
+            if exc.code != "BUSY":
+                raise
+            deadline = time.monotonic() + self.BUSY_WAIT_S
+            while self.status().state == "dealing":
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
+            r = self.request("test.load", cards=codes, check_decks=check_decks)
         return _int(r, "cards_remaining", "test.load")
 
     def deal(self, count: int | None = None, pace_us: int | None = None) -> None:
