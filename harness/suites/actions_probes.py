@@ -197,8 +197,14 @@ def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...
     declared = list(rules.meters) + (["hit-and-run"] if rules.hit_and_run is not None else [])
     names = declared if meters in (None, ("all",)) else list(meters or ())
     before = runner._read_meters()
-    runner.measure(step, "no hit waiting for the reset key before the keys are turned",
-                   ", ".join(before.pending) or "none", "none", not before.pending)
+    # a hit the controller announced in the case's own rounds may wait for its key (a mystery award
+    # triggers in any qualifying round, 629a Royal 9 (h)): its meter is left out of the probe; a
+    # payment waiting with no hit announced is what the reset key must never be turned over
+    announced = {str(e.payload.get("meter")) for e in runner.hits_seen}
+    unexplained = [m for m in before.pending if m not in announced]
+    runner.measure(step, "no hit waiting for the reset key before the keys are turned, but hits the controller "
+                   "announced", ", ".join(unexplained) or "none", "none", not unexplained,
+                   detail=f"announced and waiting: {', '.join(m for m in before.pending if m in announced) or 'none'}")
     answers, other = [], []
     runner._pump()
     mark = len(runner.round.ctrl_events)
