@@ -255,7 +255,7 @@ def _grown(runner: CaseRunner, step: Step, base_name: str, base: Any, now: Any, 
         want = capped(m, start, int(exact)) - start  # a meter at its limit stops there (461a.12(j), (k)(1))
         got = now.meters.get(name, 0) - start
         runner.measure(step, f"{name} meter growth since {base_name}", got, want, got == want, unit="cents",
-                       clause=step.clause or rate_clause(runner, name),
+                       clause=getattr(step, "clause", None) or rate_clause(runner, name),
                        detail=f"{fmt(stakes)} wagered x {m.rate}% + {carried} c carried = {exact} c"
                               + (f"; stopped at the meter's limit {fmt(m.cap)}" if want < int(exact) and m.cap else ""))
 
@@ -301,7 +301,7 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
             continue
         got, want = contribution_check(settings.rate, stakes, base, now, name, settings.cap)
         runner.measure(step, f"{name} contributions conserved (growth + residual)", f"{got} cents",
-                     f"{want} cents", got == want, clause=step.clause or rate_clause(runner, name),
+                     f"{want} cents", got == want, clause=getattr(step, "clause", None) or rate_clause(runner, name),
                      detail=f"{fmt(stakes)} wagered at {settings.rate}%")
 
 
