@@ -326,13 +326,7 @@ def fault_two_writers(tmp: Path) -> Outcome:
     from harness.record import load_record
 
     out = Outcome("two-writers")
-    proc = start(tmp)
-    try:
-        run_dir = wait_for_cases(tmp, 1, proc)
-    finally:
-        text = _stop(proc)
-    out.status = proc.returncode
-    no_traceback(out, "tablecert run", text)
+    run_dir = _stopped_after(out, tmp, 1)
     record = load_record(run_dir)
     out.verdict, out.kept = record.derived_verdict()[0], len(record.cases)
     first = subprocess.Popen(host([sys.executable, "-m", "harness", "run", "--resume", str(run_dir), "-q"]), cwd=ROOT,
@@ -389,16 +383,23 @@ def fault_same_second(tmp: Path) -> Outcome:
     return out
 
 
-def fault_signed_then_resumed(tmp: Path) -> Outcome:
-    """An interrupted run that was signed, then resumed: the old signature moves aside; sign again."""
-    out = Outcome("signed-then-resumed")
+def _stopped_after(out: Outcome, tmp: Path, cases: int) -> Path:
+    """Start a run, let ``cases`` cases finish, stop it (harness.faultmatrix._stop); its exit status
+    and any traceback go into ``out``; return its run folder."""
     proc = start(tmp)
     try:
-        run_dir = wait_for_cases(tmp, 2, proc)
+        run_dir = wait_for_cases(tmp, cases, proc)
     finally:
         text = _stop(proc)
     out.status = proc.returncode
     no_traceback(out, "tablecert run", text)
+    return run_dir
+
+
+def fault_signed_then_resumed(tmp: Path) -> Outcome:
+    """An interrupted run that was signed, then resumed: the old signature moves aside; sign again."""
+    out = Outcome("signed-then-resumed")
+    run_dir = _stopped_after(out, tmp, 2)
     key = tmp.parent / f"{tmp.name}-lab.key"
     made = tablecert("keygen", str(key))
     signed = tablecert("sign", str(run_dir), "--key", str(key), "--signer", "Fault Matrix Lab",
