@@ -33,11 +33,10 @@ from harness.errors import DeviceError
 from harness.money import Cents, fmt
 from harness.record.model import ROUND_LATENCIES
 from harness.suites.actions_games import offered_types
-from harness.suites.expect import lockout_limit
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, step
 from harness.suites.steps import WAGER_TYPES
-from harness.suites.timing import decided
+from harness.suites.timing import decided, lockout_limit
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner

@@ -35,7 +35,7 @@ from harness.suites.payouts import (
 )
 from harness.suites.registry import Action, Arg, choice, step
 from harness.suites.steps import EVENTS, SHOE_EVENTS, WAGER_TYPES, settle_round
-from harness.suites.timing import lock_timing
+from harness.suites.timing import lock_timing, lockout_limit
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -303,14 +303,6 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
         runner.measure(step, f"{name} contributions conserved (growth + residual)", f"{got} cents",
                      f"{want} cents", got == want, clause=getattr(step, "clause", None) or rate_clause(runner, name),
                      detail=f"{fmt(stakes)} wagered at {settings.rate}%")
-
-
-def lockout_limit(runner: CaseRunner) -> Decimal:
-    """The lock-out deadline in force: the profile's ``lockout-latency-limit-ms`` interpretation where
-    it chooses one, else its ``timing.lockout_deadline_ms``."""
-    if "lockout-latency-limit-ms" in runner.profile.interpretations:
-        return Decimal(str(runner.profile.interpretations["lockout-latency-limit-ms"]))
-    return runner.profile.timing.lockout_deadline_ms
 
 
 @step("expect_lockout", Action(

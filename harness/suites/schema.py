@@ -633,11 +633,16 @@ def _check_kind(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:
     if kind == "seats":
         return _seats(value, loc, what)
     if kind == "timing":
-        t = Fields(value, loc, what, required=("after",), optional=("n", "offset_ms"))
+        t = Fields(value, loc, what, required=("after",), optional=("n", "offset_ms", "past_limit_ms"))
+        if "offset_ms" in t and "past_limit_ms" in t:
+            raise t.loc("past_limit_ms").error(
+                f"{what}: give offset_ms or past_limit_ms, not both (past_limit_ms is counted from the "
+                "profile's lock-out limit)")
         return {
             "after": t.get_enum("after", TIMED_AFTER),
             "n": t.get_int("n", 1, lo=1, hi=MAX_INT),
             "offset_ms": t.get_decimal("offset_ms", None, lo=Decimal(0), hi=Decimal(MAX_MS)),
+            "past_limit_ms": t.get_decimal("past_limit_ms", None, lo=Decimal(0), hi=Decimal(MAX_MS)),
         }
     if kind == "meter-amounts":
         mf = _meters_map(value, loc, what, ctx)

@@ -40,7 +40,7 @@ from harness.profiles.configwrites import field_of_wire
 from harness.suites.model import Step
 from harness.suites.permitted import permitted_refusal, refusal_reasons
 from harness.suites.registry import Action, Arg, choice, step
-from harness.suites.timing import record_round
+from harness.suites.timing import lockout_limit, record_round
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -100,20 +100,29 @@ def open_round(runner: CaseRunner, step: Step, expect: str = "opened", reason: s
     doc="place a wager at a seat; `amount` defaults to the profile's denomination; `reason`: the refusal "
     "reason expected, and a Royal 9 wager at a seat with no base-game wager may give `no-base-wager` instead "
     "(both causes hold; the one seen is recorded); "
-    "`at: {after: first-card, offset_ms: '5'}` times the attempt relative to a dealing event",
+    "`at: {after: first-card, offset_ms: '5'}` times the attempt relative to a dealing event "
+    "(`past_limit_ms: '5'` in place of `offset_ms`: 5 ms past the profile's lock-out limit); an attempt "
+    "expected rejected that was sent within the lock-out limit of the first card, before any lock-out "
+    "was reported, may be accepted (recorded PERMITTED)",
     acts=("wager",),
 ))
 def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amount: Cents | None = None,
              reason: str | None = None, at: Mapping[str, Any] | None = None) -> None:
-    offset_note = ""
+    offset_note = within = ""
     if at is not None:
         t_event = runner._event_time(at["after"], at["n"])
-        offset_ns = int(Decimal(at["offset_ms"] or 0) * 1_000_000)
-        res = runner._place(seat, type, amount, after=at["after"], not_before_ns=t_event + offset_ns)
+        if at.get("past_limit_ms") is not None:
+            asked = lockout_limit(runner) + at["past_limit_ms"]
+            asked_note = f"asked: the {lockout_limit(runner)} ms lock-out limit + {at['past_limit_ms']} ms"
+        else:
+            asked = Decimal(at["offset_ms"] or 0)
+            asked_note = f"asked: {asked} ms"
+        res = runner._place(seat, type, amount, after=at["after"], not_before_ns=t_event + int(asked * 1_000_000))
         by = runner.profile.bench.performer("wager").kind
         what = "sent" if by == "test-channel" else f"placed ({by}; the sensors' report)"
-        offset_note = (f"{what} {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']} "
-                       f"(asked: {at['offset_ms']} ms)")
+        offset_note = f"{what} {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']} ({asked_note})"
+        if expect == "rejected" and res.accepted:
+            within = _within_lockout_limit(runner, res.t_sent_ns)
     else:
         res = runner._place(seat, type, amount)
     got = "accepted" if res.accepted else "rejected"
@@ -122,8 +131,30 @@ def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amo
     want = expect + (f" ({' or '.join(reasons)})" if reason else "")
     seen = f"reason seen: {res.reason} (permitted: {', '.join(reasons)})" if len(reasons) > 1 and not res.accepted \
         else ""
+    if within:
+        ok, want = True, f"{want}, or accepted within the lock-out limit"
     runner.measure(step, f"seat {seat} {type} wager", got + (f" ({res.reason})" if res.reason else ""),
-                 want, ok, detail="; ".join(x for x in (offset_note, res.nak, seen) if x))
+                 want, ok, detail="; ".join(x for x in (offset_note, res.nak, seen, within) if x))
+
+
+def _within_lockout_limit(runner: CaseRunner, t_sent_ns: int) -> str:
+    """Why a wager accepted after the first card is a behaviour the rules permit, or "": it was sent
+    within the lock-out limit of the round's first card (629a Royal 9 (a)(2) gives the controller
+    the profile's deadline to lock out; the host's stamps only shorten the interval the device saw
+    to the host's eye, so this never excuses a late lock-out), while wagering was still open (no
+    closing event received before it, the dealer closed nothing)."""
+    if not runner.round.cards or runner.round.closed_by_dealer:
+        return ""
+    first_ns = runner.round.cards[0][1]
+    if any(e.t_ns <= t_sent_ns and (e.name == "no_more_bets" or (e.name == "lockout" and e.payload.get("locked")))
+           for e in runner.round.ctrl_events):
+        return ""
+    elapsed = Decimal(t_sent_ns - first_ns) / 1_000_000
+    limit = lockout_limit(runner)
+    if elapsed > limit:
+        return ""
+    return (f"PERMITTED: sent {elapsed.quantize(Decimal('0.001'))} ms after the first card, within the "
+            f"{limit} ms lock-out limit and before any lock-out was reported; a controller may still take it")
 
 
 @step("wagers", Action(

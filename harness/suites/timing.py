@@ -28,6 +28,14 @@ LATE_EVENT_S = 0.5
 _MS = Decimal("0.001")
 
 
+def lockout_limit(runner: CaseRunner) -> Decimal:
+    """The lock-out deadline in force: the profile's ``lockout-latency-limit-ms`` interpretation where
+    it chooses one, else its ``timing.lockout_deadline_ms``."""
+    if "lockout-latency-limit-ms" in runner.profile.interpretations:
+        return Decimal(str(runner.profile.interpretations["lockout-latency-limit-ms"]))
+    return runner.profile.timing.lockout_deadline_ms
+
+
 @dataclass(frozen=True)
 class LockTiming:
     """One round's lock-out: host receive stamps always, the counter's interval when it measured."""
