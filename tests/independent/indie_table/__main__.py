@@ -13,7 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
-from .faults import FAULTS
+from .faults import ALL_FAULTS
 from .server import serve
 from .table import PRESETS, Table
 
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--preset", default="midi-5", choices=sorted(PRESETS))
     ap.add_argument("--port-base", type=int, default=0,
                     help="shoe=BASE, sensors=BASE+1, controller=BASE+2, power=BASE+3, counter=BASE+4 (0: any)")
-    ap.add_argument("--fault", action="append", default=[], choices=sorted(FAULTS), help="firmware fault")
+    ap.add_argument("--fault", action="append", default=[], choices=sorted(ALL_FAULTS), help="firmware fault")
     ap.add_argument("--ready-file", help="written with the bound ports once listening")
     args = ap.parse_args(argv)
     state = Path(args.state_dir)

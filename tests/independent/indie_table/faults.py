@@ -23,3 +23,42 @@ FAULTS = {
     "void-keeps-layout": "a voided round leaves the wagers on the layout",
     "residual-rounded-away": "contributions drop the fraction of a cent instead of carrying it",
 }
+
+# The second set (FAULTS2.md): written from docs/protocol.md and the regulation texts alone.
+FAULTS_SET2 = {
+    "card-n-not-reset-on-reload": "a shoe loaded again counts its cards on from the last shoe",
+    "misread-card-not-out": "a misread card is not signalled as out to the controller: it neither locks nor counts",
+    "last-seat-royal9-no-base": "a Royal 9 wager at the last seat (7) is refused no-base-wager beside a base wager",
+    "wager-increase-after-no-more-bets": "after no more bets a wager on the layout can be placed again at a new amount",
+    "no-more-bets-event-after-lockout": "round.no_more_bets sends its lockout event before the no_more_bets event",
+    "old-denomination-accepted": "after a denomination write, Royal 9 wagers are checked against the power-up one",
+    "base-removed-under-royal9": "the last base wager at a seat can be removed while its Royal 9 wager stays",
+    "banker-commission-on-push": "a Banker wager that pushes (tie) is returned less the commission",
+    "tableau-banker-3-draws-on-8": "the banker with 3 draws when the player's third card is an 8 (must stand)",
+    "losing-royal9-payout-skipped": "a losing Royal 9 wager at a seat whose base wagers all lost gets no payout event",
+    "major-hit-payout-twice": "a major jackpot hit sends its settlement payout twice",
+    "suited-tie-paid-as-tie": "a suited Royal 9 tie hand is paid as a Royal 9 tie hand ($250, not $1,500)",
+    "royal9-jack-not-face": "a jack and a nine are not recognised as a Royal 9",
+    "mega-envy-one-dollar-amount": "on the $5 table mega envy pays the $1 paytable's $1,000, not $5,000",
+    "minor-hit-shows-major-amount": "a minor jackpot hit reports and pays the major meter's amount",
+    "minor-rate-from-major": "the minor meter grows at the major meter's rate of progression",
+    "last-seat-contributes-twice": "a Royal 9 wager at the last seat (7) contributes twice to every meter",
+    "major-payout-limit-ignored": "the major meter is capped at its display capacity only, not at its payout limit",
+    "residual-lost-at-power-up": "the meters' residuals (fractions of a cent) are zero after a power cycle",
+    "meters-saved-every-tenth-round": "meter amounts are written to non-volatile storage only in every tenth round",
+    "reset-key-restores-initial": "the reset key puts a meter back to its initial amount, not its reset amount",
+    "paid-by-attendant-not-booked": "the reset key books cumulative_paid but not paid_by_attendant",
+    "second-meter-hit-not-pending": "when two meters are hit in one round only the first waits for the reset key",
+    "reset-write-turns-meter-back": "a write of a meter's reset amount sets the meter to it (turns it back)",
+    "commission-write-not-persisted": "a commission write is answered but not kept in non-volatile storage",
+    "config-write-open-round-accepted": "a configuration write is taken in an open round with no wager on the layout",
+    "identity-version-lost-after-power-up": "after a power cycle the controller's software_version is empty",
+    "comm-lost-no-event-when-locked": "losing the sensors link while already locked sends no comm-lost lockout event",
+    "link-restore-reopens-wagering": "the sensors link back mid-round reopens wagering; the wagers contribute again",
+    "reboot-no-power-lockout": "after a controller reboot no lockout event (cause power) is sent",
+    "event-seq-shared-across-lines": "one event counter is shared by the shoe, sensors and controller lines",
+    "lockout-late-after-void": "in the round after a voided round the lock-out on the first card is 3 ms late",
+    "meters-get-slow-with-pending": "meters.get answers after 150 ms while a payment waits for the reset key",
+}
+
+ALL_FAULTS = {**FAULTS, **FAULTS_SET2}

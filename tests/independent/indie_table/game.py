@@ -30,8 +30,11 @@ def value(card: str) -> int:
     return int(rank)
 
 
-def cards_needed(cards: list[str]) -> int:
-    """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known."""
+def cards_needed(cards: list[str], banker3_draws_on_8: bool = False) -> int:
+    """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
+
+    `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
+    """
     if len(cards) < 4:
         return 4
     p = (value(cards[0]) + value(cards[2])) % 10
@@ -42,7 +45,7 @@ def cards_needed(cards: list[str]) -> int:
         if len(cards) < 5:
             return 5
         p3 = value(cards[4])
-        draw = (b <= 2 or (b == 3 and p3 != 8) or (b == 4 and 2 <= p3 <= 7)
+        draw = (b <= 2 or (b == 3 and (p3 != 8 or banker3_draws_on_8)) or (b == 4 and 2 <= p3 <= 7)
                 or (b == 5 and 4 <= p3 <= 7) or (b == 6 and p3 in (6, 7)))
         return 6 if draw else 5
     # player stands on 6 or 7
@@ -71,10 +74,10 @@ class Hands:
         return "tie"
 
 
-def hands(cards: list[str]) -> Hands:
+def hands(cards: list[str], banker3_draws_on_8: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
-    n = cards_needed(cards)
+    n = cards_needed(cards, banker3_draws_on_8)
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
         if p <= 5:
@@ -110,9 +113,9 @@ FLOORS = {500: {"mega": 5000000, "major": 45000, "minor": 45000},
           100: {"mega": 1000000, "major": 9000, "minor": 9000}}
 
 
-def _royal9(two: list[str]) -> tuple[bool, bool]:
+def _royal9(two: list[str], faces: str = FACES) -> tuple[bool, bool]:
     a, b = two
-    r9 = (a[0] in FACES and b[0] == "9") or (b[0] in FACES and a[0] == "9")
+    r9 = (a[0] in faces and b[0] == "9") or (b[0] in faces and a[0] == "9")
     return r9, r9 and a[1] == b[1]
 
 
@@ -127,7 +130,9 @@ class R9Result:
     extra: dict[str, object] = field(default_factory=dict)
 
 
-def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | None]) -> R9Result:
+def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | None],
+                    slips: frozenset[str] = frozenset()) -> R9Result:
+    """`slips`: the faults of this function's paytable checks (royal9-jack-not-face, suited-tie-paid-as-tie)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -140,8 +145,11 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     for other, combo in combos.items():
         if other != seat and combo is not None and _has(p2, combo) and _has(b2, combo):
             return R9Result("mega-envy")
-    pr, ps = _royal9(p2)
-    br, bs = _royal9(b2)
+    faces = "KQ" if "royal9-jack-not-face" in slips else FACES
+    pr, ps = _royal9(p2, faces)
+    br, bs = _royal9(b2, faces)
+    if "suited-tie-paid-as-tie" in slips and pr and br:
+        return R9Result("royal9-tie")
     if ps and bs:
         return R9Result("suited-royal9-tie")
     if pr and br:

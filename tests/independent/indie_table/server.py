@@ -56,6 +56,10 @@ class DeviceLine:
     def event(self, payload: dict[str, Any]) -> None:
         if not self.table.powered or time.monotonic() < self.silent_until or self.client is None:
             return
+        if "event-seq-shared-across-lines" in self.table.faults:
+            self.table.shared_event_seq = self.table.shared_event_seq % 65535 + 1
+            self._send(self._frame(wire.EVT, self.table.shared_event_seq, payload))
+            return
         self.event_seq = self.event_seq % 65535 + 1
         self._send(self._frame(wire.EVT, self.event_seq, payload))
 

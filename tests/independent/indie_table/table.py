@@ -104,6 +104,7 @@ class Table:
         self.dealing = False
         self.deal_stop = threading.Event()
         self.misread_next = 0
+        self.shared_event_seq = 0  # fault event-seq-shared-across-lines
         self._load_nv()
         self._power_up_volatile()
 
@@ -134,11 +135,26 @@ class Table:
             self.pending = []
         if "round-counter-restarts" in self.faults and self.boots > 0:
             self.round = 0
+        if "residual-lost-at-power-up" in self.faults and self.boots > 0:
+            self.residual = {m: Decimal(0) for m in self.residual}
+        # fault old-denomination-accepted: the wager check keeps the denomination read at power-up
+        self.denomination_at_boot: int = self.config["denomination"]
+        # fault commission-write-not-persisted: storage keeps the commission read at power-up
+        self.commission_at_boot = self.config.get("commission")
         self._save_nv()
 
     def _save_nv(self) -> None:
-        nv = {"config": self.config, "meters": self.meters,
-              "residual": {m: dec_str(v) for m, v in self.residual.items()},
+        config: dict[str, Any] = self.config
+        meters: dict[str, Any] = self.meters
+        residual: dict[str, Any] = {m: dec_str(v) for m, v in self.residual.items()}
+        if "commission-write-not-persisted" in self.faults and "commission" in config:
+            config = dict(config, commission=self.commission_at_boot)
+        if ("meters-saved-every-tenth-round" in self.faults and self.round % 10 != 0
+                and self.nv_path.exists()):
+            old = json.loads(self.nv_path.read_text())
+            meters, residual = old["meters"], old["residual"]
+        nv = {"config": config, "meters": meters,
+              "residual": residual,
               "diverted": self.diverted, "cumulative_paid": self.cumulative_paid,
               "paid_by_table": self.paid_by_table, "paid_by_attendant": self.paid_by_attendant,
               "pending": self.pending, "round": self.round, "paid_denomination": self.paid_denomination}
@@ -154,6 +170,8 @@ class Table:
         self.first_stake: dict[tuple[int, str], int] = {}
         self.round_cards: list[str] = []
         self.first_round_after_power = True
+        self.after_void = False  # fault lockout-late-after-void
+        self.unlocked_before_comm_loss = False  # fault link-restore-reopens-wagering
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -181,7 +199,8 @@ class Table:
             self._load_nv()
             self._power_up_volatile()
             self.on_lock_line(True)
-            self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
+            if "reboot-no-power-lockout" not in self.faults:
+                self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -189,11 +208,16 @@ class Table:
         return {s["seat"]: s["combo"] for s in self.config["seats"]}
 
     def _live(self) -> bool:
+        if "config-write-open-round-accepted" in self.faults:
+            return bool(self.layout)
         return self.phase in ("open", "dealing") or bool(self.layout)
 
     def _cap(self, meter: str) -> int | None:
         m = self.config["meters"][meter]
-        caps = [c for c in (m.get("payout_limit"), m.get("display_capacity")) if c is not None]
+        limits = (m.get("payout_limit"), m.get("display_capacity"))
+        if "major-payout-limit-ignored" in self.faults and meter == "major":
+            limits = (None, m.get("display_capacity"))
+        caps = [c for c in limits if c is not None]
         return min(caps) if caps else None
 
     def _close_wagering(self, cause: str) -> None:
@@ -206,14 +230,20 @@ class Table:
             self._contribute()
         elif cause == "comm-lost":
             self.cause = cause
-            self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
+            if "comm-lost-no-event-when-locked" not in self.faults:
+                self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
 
     def _contribute(self) -> None:
         total = sum(amount for (seat, wtype), amount in self.layout.items() if wtype == "royal9")
+        if "last-seat-contributes-twice" in self.faults:
+            total += self.layout.get((max(self.seats), "royal9"), 0)
         if not total:
             return
         for meter, mcfg in self.config["meters"].items():
-            growth = Decimal(total) * Decimal(mcfg["rate"]) / 100
+            rate = mcfg["rate"]
+            if "minor-rate-from-major" in self.faults and meter == "minor" and "major" in self.config["meters"]:
+                rate = self.config["meters"]["major"]["rate"]
+            growth = Decimal(total) * Decimal(rate) / 100
             if "residual-rounded-away" in self.faults:
                 growth = growth.to_integral_value(rounding=ROUND_FLOOR)
             amount = Decimal(self.meters[meter]) + self.residual[meter] + growth
@@ -240,52 +270,73 @@ class Table:
             if not self.locked and not blind:
                 if "lockout-late-first-round" in self.faults and self.first_round_after_power:
                     time.sleep(0.005)
+                if "lockout-late-after-void" in self.faults and self.after_void:
+                    time.sleep(0.003)
                 self._close_wagering("card")
             self.phase = "dealing"
             self.first_round_after_power = False
+            self.after_void = False
         if self.phase == "dealing":
             self.round_cards.append(card)
-            if len(self.round_cards) >= game.cards_needed(self.round_cards):
+            slip = "tableau-banker-3-draws-on-8" in self.faults
+            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip):
                 self._settle()
 
     def _settle(self) -> None:
         cards = self.round_cards
-        hands = game.hands(cards)
+        hands = game.hands(cards, "tableau-banker-3-draws-on-8" in self.faults)
         winner = hands.winner
         commission = Decimal(self.config.get("commission", "5"))
         stakes = dict(self.layout)
         if "replace-wager-settles-first" in self.faults:
             stakes.update({k: v for k, v in self.first_stake.items() if k in stakes})
+        base_lost: dict[int, bool] = {}  # fault losing-royal9-payout-skipped
         for (seat, wtype), stake in sorted(stakes.items()):
             if wtype == "royal9":
                 continue
             category, returned = game.base_payout(wtype, stake, winner, commission)
+            base_lost[seat] = base_lost.get(seat, True) and category == "lose"
             if "tie-pays-8-for-1" in self.faults and wtype == "tie" and category == "win":
                 returned = stake * 8
+            if "banker-commission-on-push" in self.faults and wtype == "banker" and category == "push":
+                returned = stake - int((Decimal(stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR))
             self.emit("controller", {"event": "payout", "seat": seat, "type": wtype, "category": category,
                                      "stake": stake, "returned": returned, "paid_by": "table"})
         denom = self.paid_denomination if "denomination-old-paytable" in self.faults else self.config["denomination"]
         fixed = game.FIXED.get(denom, game.FIXED[500])
         seats = self.seats
+        slips = frozenset(self.faults & {"royal9-jack-not-face", "suited-tie-paid-as-tie"})
+        meter_hits = 0
         for (seat, wtype), stake in sorted(stakes.items()):
             if wtype != "royal9":
                 continue
-            res = game.royal9_category(cards, seat, seats)
+            res = game.royal9_category(cards, seat, seats, slips)
             cat = res.category
             if cat is None:
+                if "losing-royal9-payout-skipped" in self.faults and base_lost.get(seat, False):
+                    continue
                 self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": None,
                                          "stake": stake, "returned": 0, "paid_by": "table"})
                 continue
             if cat in METERS and cat in self.meters:
                 amount = self.meters[cat]
+                if "minor-hit-shows-major-amount" in self.faults and cat == "minor" and "major" in self.meters:
+                    amount = self.meters["major"]
                 self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": cat,
                                          "amount": amount})
-                self.pending.append({"meter": cat, "seat": seat, "amount": amount, "category": cat})
+                meter_hits += 1
+                if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
+                    self.pending.append({"meter": cat, "seat": seat, "amount": amount, "category": cat})
                 self._save_nv()
-                self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
-                                         "stake": stake, "returned": stake + amount, "paid_by": "attendant"})
+                payout = {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
+                          "stake": stake, "returned": stake + amount, "paid_by": "attendant"}
+                self.emit("controller", payout)
+                if "major-hit-payout-twice" in self.faults and cat == "major":
+                    self.emit("controller", dict(payout))
                 continue
             award = fixed[cat]
+            if "mega-envy-one-dollar-amount" in self.faults and cat == "mega-envy" and denom == 500:
+                award = 100000
             self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": None,
                                      "amount": award})
             if "cumulative-counts-fixed-lines" in self.faults:
@@ -310,6 +361,8 @@ class Table:
                           "software_version": "1.0.0"})
             if "wrong-game-type" in self.faults:
                 ident["game_type"] = "baccarat"
+            if "identity-version-lost-after-power-up" in self.faults and self.boots > 0:
+                ident["software_version"] = ""
         ident.update(self.identity_base)
         return ident
 
@@ -367,6 +420,11 @@ class Table:
         if type(amount) is not int:
             raise BadArgs("amount must be integer cents")
         assert isinstance(seat, int) and isinstance(wtype, str)
+        if ("wager-increase-after-no-more-bets" in self.faults and (seat, wtype) in self.layout
+                and self.cause == "no-more-bets" and self.phase == "open" and self.link_up
+                and wtype != "royal9" and amount > 0):
+            self.layout[(seat, wtype)] = amount
+            return ("rsp", {"accepted": True, "reason": None})
         reason = self._refusal(seat, wtype, amount)
         if reason is not None:
             return ("rsp", {"accepted": False, "reason": reason})
@@ -388,10 +446,15 @@ class Table:
         if amount <= 0:
             return "bad-amount"
         if wtype == "royal9":
-            if amount != self.config["denomination"]:
+            denom = self.config["denomination"]
+            if "old-denomination-accepted" in self.faults:
+                denom = self.denomination_at_boot
+            if amount != denom:
                 return "bad-amount"
             if "no-base-wager-accepted" not in self.faults and not any(
                     (seat, t) in self.layout for t in ("player", "banker", "tie")):
+                return "no-base-wager"
+            if "last-seat-royal9-no-base" in self.faults and seat == max(self.seats):
                 return "no-base-wager"
         return None
 
@@ -408,6 +471,7 @@ class Table:
             raise Refused("wagering is closed")
         base = ("player", "banker", "tie")
         if (key[1] in base and (seat, "royal9") in self.layout
+                and "base-removed-under-royal9" not in self.faults
                 and not any((seat, t) in self.layout for t in base if t != key[1])):
             raise Refused("a Royal 9 wager at this seat needs its base wager (629a Royal 9 (b)): remove it first")
         del self.layout[key]
@@ -423,6 +487,8 @@ class Table:
         return ("rsp", self.config_view())
 
     def _controller_meters_get(self, req: dict[str, Any]) -> Reply:
+        if "meters-get-slow-with-pending" in self.faults and self.pending:
+            time.sleep(0.15)
         return ("rsp", self.meters_view())
 
     def _controller_lockout_get(self, req: dict[str, Any]) -> Reply:
@@ -460,6 +526,10 @@ class Table:
     def _controller_round_no_more_bets(self, req: dict[str, Any]) -> Reply:
         if self.phase not in ("open", "dealing"):
             raise Refused("no round is open")
+        if "no-more-bets-event-after-lockout" in self.faults:
+            self._close_wagering("no-more-bets")
+            self.emit("controller", {"event": "no_more_bets", "round": self.round})
+            return ("rsp", {"round": self.round})
         self.emit("controller", {"event": "no_more_bets", "round": self.round})
         self._close_wagering("no-more-bets")
         return ("rsp", {"round": self.round})
@@ -474,6 +544,7 @@ class Table:
             self.layout.clear()
             self.first_stake.clear()
         self.phase = "settled"
+        self.after_void = True
         self.emit("controller", {"event": "round_end", "round": self.round, "void": True})
         return ("rsp", {"round": self.round, "void": True})
 
@@ -489,8 +560,10 @@ class Table:
         paid = sum(p["amount"] for p in mine)
         self.pending = [p for p in self.pending if p["meter"] != meter]
         self.cumulative_paid += paid
-        self.paid_by_attendant += paid
-        self.meters[meter] = self.config["meters"][meter]["reset"]
+        if "paid-by-attendant-not-booked" not in self.faults:
+            self.paid_by_attendant += paid
+        back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
+        self.meters[meter] = self.config["meters"][meter][back_to]
         self._save_nv()
         self.emit("controller", {"event": "reset", "meter": meter, "amount": self.meters[meter]})
         return ("rsp", {"meter": meter, "amount": self.meters[meter]})
@@ -516,6 +589,11 @@ class Table:
                     self._save_nv()
                 raise
         self.config = new
+        if "reset-write-turns-meter-back" in self.faults and isinstance(fields.get("meters"), dict):
+            for name, sub in fields["meters"].items():
+                if "reset" in sub:
+                    self.meters[name] = new["meters"][name]["reset"]
+                    self.residual[name] = Decimal(0)
         self._save_nv()
         return ("rsp", self.config_view())
 
@@ -615,9 +693,18 @@ class Table:
             up = req.get("up")
             if not isinstance(up, bool):
                 raise BadArgs("up must be true or false")
+            was_up = self.link_up
             self.link_up = up
+            if not up and was_up:
+                self.unlocked_before_comm_loss = not self.locked
             if not up and "comm-loss-ignored" not in self.faults:
                 self._close_wagering("comm-lost")
+            if (up and not was_up and "link-restore-reopens-wagering" in self.faults
+                    and self.unlocked_before_comm_loss and self.phase == "open"):
+                # the lock state from before the loss is restored
+                self.locked, self.cause = False, None
+                self.on_lock_line(False)
+                self.emit("controller", {"event": "lockout", "locked": False, "cause": "round-open"})
             return ("rsp", {"up": up})
         if role == "shoe" and cmd == "test.load":
             cards = req.get("cards")
@@ -630,7 +717,8 @@ class Table:
                     if cards.count(c) > self.config["decks"]:
                         raise BadArgs(f"{c} appears more often than {self.config['decks']} decks hold")
             self.shoe_cards = list(cards)
-            self.cards_dealt = 0
+            if "card-n-not-reset-on-reload" not in self.faults:
+                self.cards_dealt = 0
             return ("rsp", {"cards_remaining": len(self.shoe_cards)})
         if role == "shoe" and cmd == "test.deal":
             return ("deal", req)
@@ -649,6 +737,8 @@ class Table:
             if self.misread_next:
                 self.misread_next -= 1
                 self.emit("shoe", {"event": "misread", "n": n, "raw": "??"})
+                if "misread-card-not-out" in self.faults:
+                    return True  # the card-out line is raised only for a card read
             else:
                 self.emit("shoe", {"event": "card", "card": card, "n": n})
             self.card_out(card)
