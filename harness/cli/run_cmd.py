@@ -94,6 +94,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="only cases matching (pytest -k)")
     p.add_argument("-n", dest="workers", type=count(1, 64), default=0, metavar="N",
                    help="split cases over N emulator instances (pytest-xdist --dist loadfile)")
+    p.add_argument("--jobs", type=count(1, 64), default=1, metavar="N",
+                   help="run up to N profiles at once, each in its own pytest process with its own emulators "
+                        "and record (default 1; not with a person answering a bench's prompts)")
     p.add_argument("-q", "--quiet", action="store_true", help="less pytest output")
     p.add_argument("--list", action="store_true",
                    help="list the cases the run would select for each profile, with the reason of each NOT "
@@ -268,12 +271,23 @@ def run(args: argparse.Namespace) -> int:
     run_ids, locks = reserve_run_ids(report_root, run_ids)  # unique and locked, even started the same second
     runs = [ProfileRun(p.stem, p, report_root / rid, n, lock=lock)
             for p, rid, n, lock in zip(paths, run_ids, estimates, locks, strict=True)]
+    jobs = min(getattr(args, "jobs", 1) or 1, len(runs))
+    if jobs > 1:
+        _check_no_person(args, profiles)
     progress = Progress(runs, case_seconds=rates)
     interrupted = False
     with _terminate_as_interrupt(), progress, contextlib.ExitStack() as held:
         for lock in locks:
             held.callback(lock.release)
-        for i, pr in enumerate(runs):
+        if jobs > 1:
+            # the longest first (its previous record's rate, else the mean rate, times its cases): the
+            # last profile to start is a short one, so the two job slots end close together
+            mean = sum(r for r in rates if r is not None) / max(1, sum(r is not None for r in rates)) or 1.0
+            order = sorted(range(len(runs)), key=lambda i: -(rates[i] or mean) * runs[i].estimate)
+            interrupted = _run_at_once(runs, order, jobs,
+                                       lambda pr: _pytest_command(args, root, suites, pr, passthrough),
+                                       root, report_root, progress)
+        for i, pr in enumerate(runs if jobs == 1 else ()):
             cmd = _pytest_command(args, root, suites, pr, passthrough)
             progress.start(i)
             interrupted = _run_profile(cmd, root, pr, progress)
@@ -285,6 +299,89 @@ def run(args: argparse.Namespace) -> int:
     status = _summary(runs, args.pre_submission, interrupted)
     run_summary.write_outputs(args, runs, status, OVERALL.get(status, "ERROR or INCOMPLETE"))
     return status
+
+
+def _check_no_person(args: argparse.Namespace, profiles: list[Any]) -> None:
+    """--jobs N > 1: no profile may prompt a person (one terminal cannot hold two benches' prompts)."""
+    for prof in profiles:
+        person = prof.bench.uses_operator and (prof.bench.operator.scripted is None or getattr(args, "console", False))
+        if person:
+            raise InputError(f"--jobs: profile {prof.name} prompts a person at the bench; run it with --jobs 1 "
+                             "(one terminal answers one bench at a time)")
+
+
+def _run_at_once(runs: list[ProfileRun], order: list[int], jobs: int, command: Any, root: Path,
+                 report_root: Path, progress: Any) -> bool:
+    """Run the profiles ``jobs`` at a time (``--jobs``): each in its own pytest process, emulators and
+    record, judged and indexed as it ends; its pytest output is printed when it ends, whole (two
+    profiles' lines never interleave).  Ctrl-C or SIGTERM stops every running profile the way a run
+    of one is stopped (each writes its record) and starts no other; returns True then."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    stop = threading.Event()
+    running: dict[int, subprocess.Popen[bytes]] = {}
+    guard = threading.Lock()
+
+    def one(i: int) -> None:
+        pr = runs[i]
+        if stop.is_set():
+            return
+        progress.start(i)
+        buffered = _Buffered(progress)
+        _run_profile(command(pr), root, pr, buffered, started=lambda proc: running.__setitem__(i, proc))
+        running.pop(i, None)
+        _judge(pr)
+        with guard:  # one writer of the history index at a time
+            _index(pr, report_root)
+        buffered.flush()
+        progress.finish(i)
+
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="profile")
+    futures = [pool.submit(one, i) for i in order]
+    try:
+        for f in futures:
+            f.result()
+    except KeyboardInterrupt:
+        stop.set()
+        progress.note(f"tablecert run: interrupted; {', '.join(runs[i].name for i in sorted(running))} "
+                      "writing their records (Ctrl-C again to stop them)")
+        for i, proc in list(running.items()):
+            runs[i].interrupted = True
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+        def kill_all() -> None:
+            for proc in list(running.values()):
+                proc.kill()
+
+        with interrupts.again(kill_all):
+            for f in futures:
+                with contextlib.suppress(Exception):
+                    f.result(timeout=INTERRUPT_GRACE_S + 30)
+        pool.shutdown(wait=False, cancel_futures=True)
+        return True
+    pool.shutdown(wait=True)
+    return False
+
+
+class _Buffered:
+    """A profile's view of the progress display while several run at once: its pytest output is
+    kept and printed whole when it ends; everything else goes to the display."""
+
+    def __init__(self, progress: Any) -> None:
+        self.progress = progress
+        self.lines: list[str] = []
+        self.hold = getattr(progress, "hold", None)
+
+    def output(self, line: str) -> None:
+        self.lines.append(line)
+
+    def flush(self) -> None:
+        for line in self.lines:
+            self.progress.output(line)
+        self.lines.clear()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.progress, name)
 
 
 def _check_names(args: argparse.Namespace) -> None:
@@ -376,11 +473,16 @@ def _terminate_as_interrupt() -> Any:
     return stop_signals()
 
 
-def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> bool:
-    """Run one profile's pytest; returns True when the operator interrupted it."""
+def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any,
+                 started: Any = None) -> bool:
+    """Run one profile's pytest; returns True when the operator interrupted it.  ``started`` is
+    called with the process once it runs (``--jobs``: the main thread stops it on Ctrl-C, and no
+    profile reads the terminal: none prompts a person)."""
     from harness.bench.relay import TerminalRelay
 
-    relay = TerminalRelay(progress.note, hold=getattr(progress, "hold", None))  # the operator's terminal is ours
+    # the operator's terminal is ours
+    relay = TerminalRelay(progress.note, hold=getattr(progress, "hold", None),
+                          terminal=False if started is not None else None)
     read_fd, write_fd = os.pipe()
     cmd = [*cmd, "--tc-progress-fd", str(write_fd)]
     env = {**os.environ, interrupts.PARENT_ENV: str(os.getpid()), **(pr.lock.environment() if pr.lock else {})}
@@ -394,6 +496,8 @@ def _run_profile(cmd: list[str], root: Path, pr: ProfileRun, progress: Any) -> b
                             start_new_session=True,
                             env={**env, **({} if _split_over_workers(cmd) else relay.env())})
     os.close(write_fd)
+    if started is not None:
+        started(proc)
     relay.start()
     assert proc.stdout is not None
     readers = [threading.Thread(target=_pump_output, args=(proc.stdout, progress), daemon=True),

@@ -97,6 +97,9 @@ class Progress:
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
         self._current = 0
+        #: the profiles running now (``--jobs``: several) and those ended
+        self._running: set[int] = set()
+        self._ended: set[int] = set()
         self._last_plain = 0.0
         self._rich: Any = None
         self._task: Any = None
@@ -126,11 +129,16 @@ class Progress:
 
     def describe(self) -> str:
         done, total = self.totals()
-        run = self.runs[self._current]
         left = self.remaining_s()
         eta = f", about {_clock(left)} left" if left is not None else ""
-        return (f"[{self._current + 1}/{len(self.runs)}] {run.name}: {done}/{total} applicable cases,"
+        return (f"{self._which()}: {done}/{total} applicable cases,"
                 f" {_clock(time.monotonic() - self._t0)} elapsed{eta}")
+
+    def _which(self) -> str:
+        """``[3/7] emulated-midi-5``; with several profiles running at once ``[3,4/7] a, b``."""
+        now = sorted(self._running) or [self._current]
+        return (f"[{','.join(str(i + 1) for i in now)}/{len(self.runs)}] "
+                + ", ".join(self.runs[i].name for i in now))
 
     # -- display --------------------------------------------------------------------------------
     def __enter__(self) -> Progress:
@@ -190,16 +198,16 @@ class Progress:
         if self._rich is not None:
             done, total = self.totals()
             left = self.remaining_s()
-            run = self.runs[self._current]
-            self._rich.update(self._task, completed=done, total=total,
-                              description=f"[{self._current + 1}/{len(self.runs)}] {run.name}",
+            self._rich.update(self._task, completed=done, total=total, description=self._which(),
                               eta=f"~{_clock(left)} left" if left is not None else "")
         elif time.monotonic() - self._last_plain >= PLAIN_EVERY_S:
             self._last_plain = time.monotonic()
             self._print("-- " + self.describe())
 
     def start(self, index: int) -> None:
-        self._current = index
+        with self._lock:
+            self._current = index
+            self._running.add(index)
         self._last_plain = time.monotonic()
         self._refresh()  # one line per profile: its end (off a terminal; on one, the bar names it)
 
@@ -208,8 +216,12 @@ class Progress:
 
     def finish(self, index: int) -> None:
         run = self.runs[index]
-        left = self.remaining_s() if index + 1 < len(self.runs) else None
-        eta = f"; about {_clock(left)} left for {len(self.runs) - index - 1} profile(s)" if left else ""
+        with self._lock:
+            self._running.discard(index)
+            self._ended.add(index)
+        todo = len(self.runs) - len(self._ended)
+        left = self.remaining_s() if todo else None
+        eta = f"; about {_clock(left)} left for {todo} profile(s)" if left else ""
         tally = tally_text(getattr(run, "tally", {}) or {})
         self._print(f"== [{index + 1}/{len(self.runs)}] {run.name}: {run.verdict} in {_clock(run.seconds)}"
                     + (f" ({tally})" if tally else "") + eta)

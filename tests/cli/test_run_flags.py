@@ -186,3 +186,43 @@ def test_resume_refuses_list_and_rerun_failed(tmp_path: Path, capsys: pytest.Cap
     assert main(["run", "--resume", str(run), "--rerun-failed", str(run)]) == 2
     assert "drop --rerun-failed" in capsys.readouterr().err
     assert main(["run", "--resume", str(run), "--json", str(tmp_path)]) == 2  # a folder: refused before anything
+
+
+def test_jobs_runs_profiles_at_once_each_with_its_own_record_and_whole_output(tmp_path: Path) -> None:
+    """--jobs 2: two profiles' pytest processes at once; each writes its record, the summary lists
+    both in the order given, and each profile's pytest output comes out whole (its -v lines
+    together, never interleaved with the other's)."""
+    other = ROOT / "device_profiles" / "emulated-ez-baccarat.yaml"
+    case = f"{ROOT / 'suites' / 'contract' / 'contract.suite.yaml'}::contract-unknown-command"
+    js = tmp_path / "summary.json"
+    cmd = [sys.executable, "-m", "harness", "run", case, "--profile", str(PROFILE), "--profile", str(other),
+           "--jobs", "2", "--report-dir", str(tmp_path / "reports"), "--json", str(js), "--", "-v"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    summary = json.loads(js.read_text())
+    assert [p["name"] for p in summary["profiles"]] == ["emulated-mini-baccarat", "emulated-ez-baccarat"], \
+        proc.stdout + proc.stderr
+    for prof in summary["profiles"]:
+        (record,) = [load_record(Path(r)) for r in prof["records"]]
+        assert [(c.case_id, c.verdict) for c in record.cases] == [("contract-unknown-command", "PASS")]
+    assert summary["exit"] == 4  # one case of the certification: PARTIAL
+    lines = proc.stdout.splitlines()
+    ends = [i for i, line in enumerate(lines) if line.startswith("== [")]
+    assert len(ends) == 2
+    # each profile's verbose line is printed just before its own end line, not among the other's
+    for i in ends:
+        name = lines[i].split("] ", 1)[1].split(":", 1)[0]
+        assert "PASS" in lines[i - 1] and "contract-unknown-command" in lines[i - 1], (name, lines[i - 1])
+
+
+def test_jobs_is_refused_where_a_person_answers_the_bench(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    data = yaml.safe_load((ROOT / "device_profiles" / "emulated-midi-5.yaml").read_text())
+    data["emulator"] = {**data["emulator"], "test_channel": False}
+    data["bench"] = {"performers": {"wager": "operator"}, "operator": {"console": False, "terminal": True}}
+    person = tmp_path / "person.yaml"
+    person.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["run", "--profile", str(person), "--profile", str(PROFILE), "--jobs", "2",
+                 "--report-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "--jobs: profile" in err and "prompts a person" in err
