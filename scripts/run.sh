@@ -3,6 +3,10 @@
 # Extra arguments go to `tablecert run`, e.g.  sh scripts/run.sh --profile device_profiles/emulated-midi-1.yaml
 set -eu
 cd "$(dirname "$0")/.."
+# Python may cache compiled modules here (.gitignore keeps them out of git): with
+# PYTHONDONTWRITEBYTECODE set, every pytest, emulator and `tablecert run` process this starts
+# compiles and assertion-rewrites some 250 modules again (about a third of a short run's CPU)
+unset PYTHONDONTWRITEBYTECODE
 sh scripts/setup.sh
 # two profiles at once (most of a profile's run waits on its devices); `--jobs 1` after it overrides
 exec .venv/bin/tablecert run --jobs 2 "$@"

@@ -7,6 +7,10 @@
 # Extra arguments go to pytest, e.g.  sh scripts/test.sh -k royal9   (or -m slow: the slow tier)
 set -eu
 cd "$(dirname "$0")/.."
+# Python may cache compiled modules here (.gitignore keeps them out of git): with
+# PYTHONDONTWRITEBYTECODE set, every pytest, emulator and `tablecert run` process this starts
+# compiles and assertion-rewrites some 250 modules again (about a third of a short run's CPU)
+unset PYTHONDONTWRITEBYTECODE
 sh scripts/setup.sh test
 # The report tests render in headless Chromium (Debian's package). Install it when we can (root
 # with apt-get, as in CI); elsewhere the tests skip unless CI is set.
