@@ -201,7 +201,8 @@ class _Plan:
 
 def _personas(seed: int, kinds: Sequence[str], allowed: Sequence[str | None]) -> list[str | None]:
     """A persona for each variant: every allowed persona on some variant of a kind it means something
-    on, the reference behaviour (None) among them, the rest drawn."""
+    on, the reference behaviour (None) among them, the rest drawn (a persona marked ``once``, slow to
+    certify, only where nothing else is allowed)."""
     from harness.emulators.personas import PERSONAS
 
     rng = random.Random(f"personas:{seed}")
@@ -215,6 +216,8 @@ def _personas(seed: int, kinds: Sequence[str], allowed: Sequence[str | None]) ->
             free.remove(fits[0])
     for i in free:
         fits_i = [n for n in allowed if n is None or kinds[i] in PERSONAS[n].kinds]
+        # a slow persona (every answer late) keeps to its one variant when others may be drawn
+        fits_i = [n for n in fits_i if n is None or not PERSONAS[n].once] or fits_i
         out[i] = rng.choice(fits_i) if fits_i else None
     return out
 
