@@ -251,7 +251,9 @@ class EmulatorConfig:
             wiring=_wiring((d.get("bench") or {}).get("performers") or {}),
             link=dict(d["link"]) if isinstance(d.get("link"), Mapping) else None,
             streak3_pays=_streak3_pays(rules.get("streak3")),
-            contract_version=_contract_version(emu.get("contract_version", PROTOCOL_VERSION)),
+            # the contract-version-1 persona speaks the oldest version unless the profile names one
+            contract_version=_contract_version(emu.get("contract_version", PROTOCOL_VERSIONS[0]
+                                                       if "contract-version-1" in personas else PROTOCOL_VERSION)),
         )
         cfg = cfg.with_changes(**overrides) if overrides else cfg
         check_defects(cfg.defects)

@@ -20,7 +20,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
-from harness.devices.vocabulary import ANSWER_LIMIT_MS
+from harness.devices.vocabulary import ANSWER_LIMIT_MS, PROTOCOL_VERSIONS
 from harness.errors import InputError
 from harness.profiles.configwrites import ALL_BETWEEN_ROUNDS, NONE_WRITABLE
 from harness.profiles.model import Timing
@@ -75,6 +75,11 @@ PERSONAS: dict[str, Persona] = {p.name: p for p in (
             "629a Royal 9 (a)(2) and timing.lockout_deadline_ms, docs/protocol.md section 5 (an answer within "
             "100 ms) and timing.comm_timeout_ms (the silence after which the link must be treated as lost): any "
             "latency within its limit", once=True),
+    Persona("contract-version-1",
+            f"speaks the oldest contract version tablecert supports ({PROTOCOL_VERSIONS[0]}): answers hello "
+            "reading `version` only, and sends that version's shapes (meters.get pending keyed by meter)",
+            "docs/protocol.md, \"Versions and change log\": a device built to an older version is certified "
+            "against that version's contract, never failed for a shape a later version chose"),
     Persona("omits-optional-fields",
             "leaves out every field docs/protocol.md marks optional: identity model and program_hash, a "
             "misread card's raw reading, meters.get diverted for a meter below its cap",
@@ -128,7 +133,7 @@ def apply_persona(profile: Mapping[str, Any], name: str) -> dict[str, Any]:
     """A profile (its YAML shape) of the same table played by a device with persona ``name``: the
     emulator switched to it and the profile declaring what a lab knows of such a device (its
     ``config_writes``; for ``lockout-at-the-limit`` and ``at-every-limit`` the latencies the emulator
-    takes)."""
+    takes, for ``contract-version-1`` the contract version it speaks)."""
     check_personas((name,))
     persona = PERSONAS[name]
     out = copy.deepcopy(dict(profile))
@@ -142,6 +147,8 @@ def apply_persona(profile: Mapping[str, Any], name: str) -> dict[str, Any]:
         answer = min(Decimal(ANSWER_LIMIT_MS), Decimal(str(timing["response_timeout_ms"])))
         emulator["answer_latency_ms"] = _share(answer)
         emulator["comm_loss_latency_ms"] = _share(timing["comm_timeout_ms"])
+    if name == "contract-version-1":
+        emulator["contract_version"] = PROTOCOL_VERSIONS[0]
     out["emulator"] = emulator
     if persona.config_writes is not None:
         caps = [c for c in out.get("capabilities") or () if c != "config-write"]

@@ -11,6 +11,7 @@ import pytest
 from emu_helpers import PLAIN_NATURAL, bench, profile
 
 from harness.devices.framing import REQ, Frame
+from harness.devices.vocabulary import PROTOCOL_VERSIONS
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.personas import PERSONAS, apply_persona
 from harness.emulators.server import EmulatorServer
@@ -196,6 +197,20 @@ def test_at_every_limit_answers_late_but_acts_at_once_and_the_test_channel_is_no
         assert len(sent) == 2 and len(scheduled) == 1
     finally:
         server.table.close()
+
+
+def test_contract_version_1_speaks_the_oldest_version_with_its_shapes() -> None:
+    assert PROTOCOL_VERSIONS[0] == 1
+    data = apply_persona(profile(), "contract-version-1")
+    assert data["emulator"]["contract_version"] == 1
+    assert EmulatorConfig.from_mapping(profile(persona="contract-version-1")).contract_version == 1
+    assert EmulatorConfig.from_mapping(profile(persona="contract-version-1", contract_version=2)).contract_version == 2
+    with bench(mapping=data) as b:
+        # a version-1 device reads `version` only: NAK VERSION, then the host offers version 1 alone
+        assert b.refused("controller", "hello", version=2, versions=[2, 1]).code == "VERSION"
+        assert b.ok("controller", "hello", version=1) == {"protocol": 1, "role": "controller"}
+    with bench() as ref:
+        assert ref.ok("controller", "hello", version=2, versions=[2, 1])["protocol"] == 2
 
 
 def test_a_profile_refuses_an_emulated_latency_at_or_past_its_limit() -> None:
