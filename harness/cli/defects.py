@@ -36,6 +36,7 @@ tablecert defects --matrix --jobs 2     # the kill matrix: every defect fails a 
 tablecert defects --matrix --defect rate-off --defect shoe-misread --json
 tablecert defects --matrix --variants --seed 7   # on five variants drawn from seed 7 instead of the shipped tables
 tablecert defects --matrix --persona fixed-configuration --jobs 1  # on the shipped tables played by a persona
+tablecert defects --matrix --variants --seed 7 --persona reordered-events   # every variant played by that persona
 tablecert defects --matrix --bench-twin --jobs 1 # on the bench twins: no test channel, the scripted operator
 tablecert emulate --defect lockout-late # then run the suites against it: some case must FAIL
 tablecert defects --mutants --list      # every mutant of the device-side emulator code, by id
@@ -72,8 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --matrix or --mutants: end a run still going after this long (default 300; "
                              "240 per mutant run)")
     parser.add_argument("--persona", default=None, metavar="NAME",
-                        help="with --matrix: the shipped tables played by this persona, a permitted behaviour "
-                        "(tablecert variants --personas lists them)")
+                        help="with --matrix: the tables played by this persona, a permitted behaviour "
+                        "(tablecert variants --personas lists them); with --variants every variant it means "
+                        "something on ('reference': none; default with --variants: one variant, drawn from the "
+                        "seed, played by a persona drawn from the seed)")
     parser.add_argument("--mutants", action="store_true",
                         help="the mutation score: mutate the device-side emulator code one change at a time and "
                              "certify each mutant emulator; a mutant some case does not pass is killed")
@@ -168,7 +171,7 @@ def _persona_tables(persona: str) -> dict[str, str]:
 def _matrix_key(selection: list[str], doc: dict[str, Any]) -> dict[str, Any]:
     """What shards of one kill matrix share (``--collect`` checks it): the whole selection, in order."""
     return {"kind": "kill-matrix", "selection": list(selection), "variants_seed": doc.get("variants_seed"),
-            "bench_twin": bool(doc.get("bench_twin"))}
+            "bench_twin": bool(doc.get("bench_twin")), "persona": doc.get("persona")}
 
 
 def _matrix(args: argparse.Namespace, names: list[str]) -> int:
@@ -181,7 +184,7 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         raise InputError(f"--deadline {args.deadline:g}: must be positive")
     every = [d.name for d in selected(names)]  # an unknown name is bad input before anything starts
     if args.collect:
-        docs = sh.load_shards(args.collect, "kill-matrix", ("selection", "variants_seed", "bench_twin"))
+        docs = sh.load_shards(args.collect, "kill-matrix", ("selection", "variants_seed", "bench_twin", "persona"))
         merged = killmatrix.merge_json(docs, docs[0]["selection"])
         print(json.dumps({**killmatrix.to_json(merged), **_matrix_key(docs[0]["selection"], docs[0]), "shard": "1/1"},
                          indent=2, ensure_ascii=False) if args.json else killmatrix.render(merged))
@@ -193,8 +196,6 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         if not args.json:
             print(f"kill matrix: {text}", file=sys.stderr, flush=True)
 
-    if args.persona is not None and args.variants:
-        raise InputError("--persona: the shipped tables only (a variant set draws its own personas)")
     tables = None
     seed = None
     if args.variants:
@@ -205,13 +206,13 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         from harness import variants as vm
 
         seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
-        chosen = vm.matrix_variants(seed)
+        chosen = vm.matrix_variants(seed, args.persona)
         paths = vm.write(chosen, Path(tempfile.mkdtemp(prefix=f"tablecert-matrix-variants-{seed}-")))
         tables = vm.matrix_tables(chosen, paths)
         print(f"kill matrix: variants of seed {seed}: " + "; ".join(f"{p} ({v.summary()})"
                                                                    for v, p in zip(chosen, paths, strict=True)),
               file=sys.stderr, flush=True)
-    if args.persona is not None:
+    if args.persona is not None and not args.variants and args.persona != "reference":
         tables = _persona_tables(args.persona)
         progress(f"persona {args.persona}: " + "; ".join(sorted(set(tables.values()))))
     mine = args.shard.pick(every) if args.shard else every
@@ -221,7 +222,8 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         matrix = killmatrix.run_matrix(mine, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables,
                                        bench_twin=args.bench_twin)
     if args.json:
-        key = {**_matrix_key(every, {"variants_seed": seed if args.variants else None, "bench_twin": args.bench_twin}),
+        key = {**_matrix_key(every, {"variants_seed": seed if args.variants else None, "bench_twin": args.bench_twin,
+                                   "persona": args.persona}),
                "shard": str(args.shard or sh.Shard(1, 1))}
         print(json.dumps({**killmatrix.to_json(matrix), **key}, indent=2, ensure_ascii=False))
     elif not mine:

@@ -18,6 +18,9 @@ from harness.progressive.mystery import DISTRIBUTIONS
 #: log"); the newest is what the emulators speak unless a profile asks for an older one
 PROTOCOL_VERSIONS = (1, 2)
 PROTOCOL_VERSION = PROTOCOL_VERSIONS[-1]
+#: a device answers a request within this long unless the command says otherwise (docs/protocol.md,
+#: section 5, "Timing rules"); the profile's ``timing.response_timeout_ms`` is the host's margin
+ANSWER_LIMIT_MS = 100
 
 #: the three devices that speak the framed protocol (the counter and power supply speak SCPI)
 DEVICE_ROLES = ("shoe", "sensors", "controller")

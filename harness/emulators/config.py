@@ -67,6 +67,14 @@ class EmulatorConfig:
     commission: Decimal = Decimal(5)
     lockout_latency_us: int = 300
     deal_pace_us: int = 15_000
+    #: how long after a request the devices answer it (the ``test.*`` channel excepted); 0: at once.
+    #: The state changes when the request arrives: only the answer waits (docs/protocol.md section 5
+    #: allows 100 ms)
+    answer_latency_us: int = 0
+    #: how long after the controller-sensors link goes down the controller notices: wagering closes
+    #: (cause ``comm-lost``) and the ``lockout`` event is sent then; 0: at once (the profile's
+    #: ``timing.comm_timeout_ms`` is the limit).  The sensors refuse wagers from the cut on.
+    comm_loss_latency_us: int = 0
     identity: Mapping[str, str] = field(default_factory=dict)
     defects: frozenset[str] = frozenset()
     #: permitted behaviours other than the reference's (harness.emulators.personas)
@@ -159,6 +167,7 @@ class EmulatorConfig:
                                 "distribution": self.mystery.distribution, "paid_by": self.mystery.paid_by}
         emulator: dict[str, Any] = {
             "lockout_latency_us": self.lockout_latency_us, "deal_pace_us": self.deal_pace_us,
+            "answer_latency_us": self.answer_latency_us, "comm_loss_latency_us": self.comm_loss_latency_us,
             "identity": dict(self.identity), "defects": sorted(self.defects), "nv_fsync": self.nv_fsync,
             "personas": sorted(self.personas),
         }
@@ -229,6 +238,8 @@ class EmulatorConfig:
             commission=parse_rate(rules.get("commission", "5%")),
             lockout_latency_us=_micros(emu, "lockout_latency", 300),
             deal_pace_us=_micros(emu, "deal_pace", 15_000),
+            answer_latency_us=_micros(emu, "answer_latency", 0),
+            comm_loss_latency_us=_micros(emu, "comm_loss_latency", 0),
             identity=dict(emu.get("identity") or {}),
             defects=frozenset(str(x) for x in defects),
             personas=frozenset(str(x) for x in personas),
@@ -240,7 +251,9 @@ class EmulatorConfig:
             wiring=_wiring((d.get("bench") or {}).get("performers") or {}),
             link=dict(d["link"]) if isinstance(d.get("link"), Mapping) else None,
             streak3_pays=_streak3_pays(rules.get("streak3")),
-            contract_version=_contract_version(emu.get("contract_version", PROTOCOL_VERSION)),
+            # the contract-version-1 persona speaks the oldest version unless the profile names one
+            contract_version=_contract_version(emu.get("contract_version", PROTOCOL_VERSIONS[0]
+                                                       if "contract-version-1" in personas else PROTOCOL_VERSION)),
         )
         cfg = cfg.with_changes(**overrides) if overrides else cfg
         check_defects(cfg.defects)

@@ -117,6 +117,8 @@ class Controller(Device):
         self.cards: list[Card] = []
         self.contributed = False
         self.lock_timer: int | None = None
+        #: the controller has not yet noticed the sensors link is down (comm_loss_latency_us)
+        self.comm_timer: int | None = None
         self.lock_due_ns: int | None = None
         #: the round's first card out of the shoe (the lock-out latency runs from it)
         self.card_ns: int | None = None
@@ -188,6 +190,8 @@ class Controller(Device):
         super().power_off()
         if self.lock_timer is not None:
             self.clock.cancel(self.lock_timer)
+        if self.comm_timer is not None:
+            self.clock.cancel(self.comm_timer)
         self._volatile()
         self.phase = "off"
 
@@ -458,14 +462,33 @@ class Controller(Device):
         return self.cable(arg(req, "up", bool))
 
     def cable(self, up: bool) -> Answer:
-        """The controller-sensors link (``test.link``, or the cable at the physical side)."""
+        """The controller-sensors link (``test.link``, or the cable at the physical side).  A wager
+        cannot cross a cut link, so the sensors refuse it (``comm-lost``) from the cut on; the
+        controller notices the loss ``comm_loss_latency_us`` later (at once by default; the profile's
+        ``timing.comm_timeout_ms`` is the limit), and only then closes wagering and reports it."""
         self.link_up = up
+        if self.comm_timer is not None:  # the link came back before the controller noticed it was gone
+            self.clock.cancel(self.comm_timer)
+            self.comm_timer = None
         if not up and "wager-after-comm-loss" not in self.cfg.defects:
-            was = self.locked
-            self._lock("comm-lost", time.perf_counter_ns())
-            if was:
-                self.emit("lockout", locked=True, cause="comm-lost")
+            if self.cfg.comm_loss_latency_us:
+                self.comm_timer = self.clock.at(time.perf_counter_ns() + self.cfg.comm_loss_latency_us * 1000,
+                                                self._comm_loss_noticed)
+            else:
+                self._comm_lost(time.perf_counter_ns())
         return {"up": up}
+
+    def _comm_loss_noticed(self, due_ns: int, fired_ns: int) -> None:
+        with self.lock:
+            self.comm_timer = None
+            if self.powered and not self.link_up:
+                self._comm_lost(fired_ns)
+
+    def _comm_lost(self, t_ns: int) -> None:
+        was = self.locked
+        self._lock("comm-lost", t_ns)
+        if was:
+            self.emit("lockout", locked=True, cause="comm-lost")
 
     def _test_state(self, req: Mapping[str, Any]) -> Answer:
         mystery = None

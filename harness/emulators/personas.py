@@ -20,8 +20,10 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
+from harness.devices.vocabulary import ANSWER_LIMIT_MS, PROTOCOL_VERSIONS
 from harness.errors import InputError
 from harness.profiles.configwrites import ALL_BETWEEN_ROUNDS, NONE_WRITABLE
+from harness.profiles.model import Timing
 
 #: the configuration fields a ``no-rewrite-while-amounts`` controller keeps while a meter shows an amount
 PLAY_FIELDS = ("denomination", "combinations", "decks")
@@ -45,6 +47,9 @@ class Persona:
     #: the variant kinds (harness.variants.KINDS) it means something on
     kinds: tuple[str, ...] = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat", "mini-streak3")
     extra: Mapping[str, str] = field(default_factory=dict)
+    #: slow to certify (every answer late): ``tablecert variants`` gives it one variant of a set, not
+    #: the random draws of the rest, unless it is the only persona asked for
+    once: bool = False
 
 
 PERSONAS: dict[str, Persona] = {p.name: p for p in (
@@ -62,6 +67,19 @@ PERSONAS: dict[str, Persona] = {p.name: p for p in (
     Persona("lockout-at-the-limit",
             f"locks out {LIMIT_SHARE:%} of the profile's lock-out deadline after the first card, not at once",
             "629a Royal 9 (a)(2) and the profile's timing.lockout_deadline_ms: any latency within the limit"),
+    Persona("at-every-limit",
+            f"takes {LIMIT_SHARE:%} of every timing limit the contract and the profile state: locks out that share "
+            "of timing.lockout_deadline_ms after the first card, answers every request that share of the "
+            "100 ms (or timing.response_timeout_ms, if shorter) after it arrives, notices a lost sensors link that "
+            "share of timing.comm_timeout_ms after the cut",
+            "629a Royal 9 (a)(2) and timing.lockout_deadline_ms, docs/protocol.md section 5 (an answer within "
+            "100 ms) and timing.comm_timeout_ms (the silence after which the link must be treated as lost): any "
+            "latency within its limit", once=True),
+    Persona("contract-version-1",
+            f"speaks the oldest contract version tablecert supports ({PROTOCOL_VERSIONS[0]}): answers hello "
+            "reading `version` only, and sends that version's shapes (meters.get pending keyed by meter)",
+            "docs/protocol.md, \"Versions and change log\": a device built to an older version is certified "
+            "against that version's contract, never failed for a shape a later version chose"),
     Persona("omits-optional-fields",
             "leaves out every field docs/protocol.md marks optional: identity model and program_hash, a "
             "misread card's raw reading, meters.get diverted for a meter below its cap",
@@ -79,6 +97,11 @@ PERSONAS: dict[str, Persona] = {p.name: p for p in (
             "docs/protocol.md sections 6.3 and 8: either NAK is a refusal; the contract fixes no order between "
             "two refusal causes that both hold (629a Royal 9 (b) and the closed layout, a seat the table lacks)"),
 )}
+
+
+def _share(limit: Any) -> str:
+    """LIMIT_SHARE of a limit in milliseconds (the profile's text or number), as the profile writes it."""
+    return str((Decimal(str(limit)) * LIMIT_SHARE).quantize(Decimal("0.01")))
 
 
 def check_personas(names: Iterable[str]) -> None:
@@ -109,15 +132,23 @@ def kept_fields(ctrl: Any, new: Any) -> str | None:
 def apply_persona(profile: Mapping[str, Any], name: str) -> dict[str, Any]:
     """A profile (its YAML shape) of the same table played by a device with persona ``name``: the
     emulator switched to it and the profile declaring what a lab knows of such a device (its
-    ``config_writes``; for ``lockout-at-the-limit`` the latency the emulator takes)."""
+    ``config_writes``; for ``lockout-at-the-limit`` and ``at-every-limit`` the latencies the emulator
+    takes, for ``contract-version-1`` the contract version it speaks)."""
     check_personas((name,))
     persona = PERSONAS[name]
     out = copy.deepcopy(dict(profile))
     emulator = dict(out.get("emulator") or {})
     emulator["persona"] = name
-    if name == "lockout-at-the-limit":
-        deadline = Decimal(str((out.get("timing") or {}).get("lockout_deadline_ms", "5.0")))
-        emulator["lockout_latency_ms"] = str((deadline * LIMIT_SHARE).quantize(Decimal("0.01")))
+    # the profile's limits, else their defaults (docs/device-profiles.md, "timing")
+    timing = {**{k: str(v) for k, v in vars(Timing()).items() if v is not None}, **(out.get("timing") or {})}
+    if name in ("lockout-at-the-limit", "at-every-limit"):
+        emulator["lockout_latency_ms"] = _share(timing["lockout_deadline_ms"])
+    if name == "at-every-limit":
+        answer = min(Decimal(ANSWER_LIMIT_MS), Decimal(str(timing["response_timeout_ms"])))
+        emulator["answer_latency_ms"] = _share(answer)
+        emulator["comm_loss_latency_ms"] = _share(timing["comm_timeout_ms"])
+    if name == "contract-version-1":
+        emulator["contract_version"] = PROTOCOL_VERSIONS[0]
     out["emulator"] = emulator
     if persona.config_writes is not None:
         caps = [c for c in out.get("capabilities") or () if c != "config-write"]

@@ -141,9 +141,21 @@ class DeviceLine:
         if result is None:
             return
         if isinstance(result, Refusal):
-            self.reply(encode_frame(NAK, item.seq, result.to_payload()))
+            frame = encode_frame(NAK, item.seq, result.to_payload())
         else:
-            self.reply(encode_frame(RSP, item.seq, {"ok": True, **result}))
+            frame = encode_frame(RSP, item.seq, {"ok": True, **result})
+        latency_us = table.cfg.answer_latency_us
+        cmd = item.payload.get("cmd")
+        if latency_us and not (isinstance(cmd, str) and cmd.startswith("test.")):
+            # a device that answers late (docs/protocol.md section 5: within 100 ms): the request took
+            # effect on arrival, its answer leaves later; the events it caused are already sent
+            table.clock.at(time.perf_counter_ns() + latency_us * 1000, lambda due, fired: self._late_reply(frame))
+            return
+        self.reply(frame)
+
+    def _late_reply(self, frame: bytes) -> None:
+        if self.server.table.devices[self.role].powered:  # an answer due after a power loss is lost with it
+            self.reply(frame)
 
     def _line_fault(self, item: Frame) -> None:
         """``test.fault`` of a line-layer kind: answer intact first, then start the fault."""

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.bench.settings import BenchSettings, parse_bench
-from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
+from harness.devices.vocabulary import ANSWER_LIMIT_MS, PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.errors import InputError
 from harness.profiles import lookups
 from harness.profiles.configwrites import NONE_WRITABLE, parse_config_writes
@@ -292,7 +292,8 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
     if "emulator" not in f:
         return EmulatorSettings()
     ef = f.get_map("emulator", optional=("lockout_latency_ms", "deal_pace_ms", "defect", "identity", "seed",
-                                         "nv_dir", "test_channel", "contract_version", "persona"))
+                                         "nv_dir", "test_channel", "contract_version", "persona",
+                                         "answer_latency_ms", "comm_loss_latency_ms"))
     d = EmulatorSettings()
     latency = ef.get_decimal("lockout_latency_ms", d.lockout_latency_ms, lo=Decimal(0), hi=Decimal(60_000))
     defect = ef.raw("defect")
@@ -306,6 +307,17 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
         raise ef.error("lockout_latency_ms", f"{latency} ms is not below timing.lockout_deadline_ms "
                                              f"{timing.lockout_deadline_ms}: a clean emulator would fail its "
                                              "own lock-out cases")
+    # an answer or a noticed link loss at or past its limit would fail the clean emulator's own cases
+    answer = ef.get_decimal("answer_latency_ms", d.answer_latency_ms, lo=Decimal(0), hi=Decimal(60_000))
+    answer_limit = min(ANSWER_LIMIT_MS, timing.response_timeout_ms)
+    if defect is None and answer >= answer_limit:
+        raise ef.error("answer_latency_ms", f"{answer} ms is not below {answer_limit} ms (docs/protocol.md section "
+                                            "5: a device answers within 100 ms; timing.response_timeout_ms "
+                                            f"{timing.response_timeout_ms})")
+    comm_loss = ef.get_decimal("comm_loss_latency_ms", d.comm_loss_latency_ms, lo=Decimal(0), hi=Decimal(60_000))
+    if defect is None and comm_loss >= timing.comm_timeout_ms:
+        raise ef.error("comm_loss_latency_ms", f"{comm_loss} ms is not below timing.comm_timeout_ms "
+                                               f"{timing.comm_timeout_ms}")
     persona = ef.raw("persona")
     if persona is not None:
         from harness.emulators.personas import PERSONAS
@@ -321,6 +333,8 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
         identity = {str(k): idf.get_str(str(k)) for k in idf}
     return EmulatorSettings(
         lockout_latency_ms=latency,
+        answer_latency_ms=answer,
+        comm_loss_latency_ms=comm_loss,
         deal_pace_ms=ef.get_decimal("deal_pace_ms", d.deal_pace_ms, lo=Decimal(0), hi=Decimal(60_000)),
         defect=defect,
         persona=persona,

@@ -163,6 +163,10 @@ class EmulatorSettings:
     """Only used when tablecert starts the emulators itself."""
 
     lockout_latency_ms: Decimal = Decimal("0.3")
+    #: how long the emulated devices take to answer a request (0: at once; below 100 ms, section 5)
+    answer_latency_ms: Decimal = Decimal(0)
+    #: how long the emulated controller takes to notice a lost sensors link (below comm_timeout_ms)
+    comm_loss_latency_ms: Decimal = Decimal(0)
     deal_pace_ms: Decimal = Decimal("15")
     #: one defect name (``tablecert defects``) or None for a clean emulator
     defect: str | None = None

@@ -202,10 +202,24 @@ def contribution_check(rate: Decimal, stakes: Cents, start: MeterReading, now: M
     (:class:`~harness.devices.contract.ContractError`, the case's ERROR, never a FAIL)."""
     got = (Decimal(now.meters[meter] - start.meters.get(meter, 0))
            + now.residual.get(meter, Decimal(0)) - start.residual.get(meter, Decimal(0)))
+    want = Decimal(stakes) * rate / 100
     if cap is not None and now.meters[meter] >= cap:
         if meter not in (now.raw.get("diverted") or {}):
             raise ContractError("controller", "the meters.get reply", f"diverted.{meter}",
                                 f"meter {meter!r} stands at its cap ({now.meters[meter]} cents) and "
                                 "reports no diverted cents", "reply:meters.get")
-        got += diverted(now, meter) - diverted(start, meter)
-    return got, Decimal(stakes) * rate / 100
+        if meter in (start.raw.get("diverted") or {}):
+            got += diverted(now, meter) - diverted(start, meter)
+        else:
+            got += _diverted_since_unreported(got, want, diverted(now, meter))
+    return got, want
+
+
+def _diverted_since_unreported(got: Decimal, want: Decimal, total: Cents) -> Decimal:
+    """The cents diverted since a reading that left ``diverted`` out (it is optional below the cap,
+    docs/protocol.md section 6.4), to a reading at the cap reporting ``total`` diverted: the count at
+    the first reading is unknown (it is cumulative: cents diverted before an earlier reset stay in
+    it), so it is what the contributions left over, ``want - got``, where that is whole cents within
+    ``total``; otherwise ``total`` (the check then fails: cents were lost, or created)."""
+    left = want - got
+    return left if left == left.to_integral_value() and 0 <= left <= total else Decimal(total)

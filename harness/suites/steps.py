@@ -12,6 +12,7 @@ The vocabularies below (wager types, meters, events) are shared by every step mo
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -34,7 +35,7 @@ from harness.bench.acts import (
 from harness.cards import Card
 from harness.devices import vocabulary
 from harness.devices.link import DeviceNak, NakError
-from harness.errors import DeviceError
+from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents
 from harness.profiles.configwrites import field_of_wire
 from harness.suites.model import Step
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
 
 WAGER_TYPES = tuple(vocabulary.WAGER_TYPES)
+#: after the profile's comm_timeout_ms, how long the ``comm: lost`` step still waits for the report
+#: to arrive (as long as ``expect_event`` gives an event on its way)
+COMM_LOSS_GRACE_S = 0.05
 METERS = tuple(vocabulary.METERS)
 #: the events a suite may expect: the shoe's and the controller's (docs/protocol.md, section 6)
 SHOE_EVENTS = vocabulary.EVENTS["shoe"]
@@ -494,10 +498,35 @@ def _came_back(runner: CaseRunner, step: Step, mark: int, within_s: float = 2.0)
 
 
 @step("comm", Action({"state": choice("lost", "restored", required=True)}, shorthand="state",
-               doc="break or restore communication between controller and wagering devices", acts=("comm",)))
+               doc="break or restore communication between controller and wagering devices; `lost` then waits "
+               "until the controller reports the loss (`lockout`, cause `comm-lost`) or the profile's "
+               "`timing.comm_timeout_ms` has passed, whichever comes first: the controller may notice the "
+               "loss at any time within that limit", acts=("comm",)))
 def comm(runner: CaseRunner, step: Step, state: str) -> None:
     runner._ctrl()
+    runner._pump()
+    seen = len(runner.round.ctrl_events)
     runner.perform(SetComm(state == "restored"))
+    if state == "lost":
+        await_comm_loss(runner, seen)
+
+
+def await_comm_loss(runner: CaseRunner, seen: int) -> None:
+    """Wait, after the link was cut, for the controller to report the loss (a ``lockout`` event with
+    cause ``comm-lost`` after the first ``seen`` events of the round), up to the profile's
+    ``timing.comm_timeout_ms`` and the time an event on its way is given (EVENT_WAIT_S).  The
+    profile's limit is the silence after which the controller must treat the link as lost: one that
+    notices it later than at once but within the limit is compliant, so nothing after the cut may
+    judge it before then.  No report by the deadline is no error here: the expectations that follow
+    judge a controller that never noticed."""
+
+    def reported() -> bool:
+        return any(e.name == "lockout" and e.payload.get("cause") == "comm-lost"
+                   for e in runner.round.ctrl_events[seen:])
+
+    limit_s = float(runner.profile.timing.comm_timeout_ms) / 1000 + COMM_LOSS_GRACE_S
+    with contextlib.suppress(DeviceTimeout):
+        runner._wait_for("'lockout' event with cause comm-lost", reported, timeout_s=limit_s)
 
 
 @step("configure", Action(

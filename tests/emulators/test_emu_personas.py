@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import time
 from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
 import pytest
 from emu_helpers import PLAIN_NATURAL, bench, profile
 
+from harness.devices.framing import REQ, Frame
+from harness.devices.vocabulary import PROTOCOL_VERSIONS
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.personas import PERSONAS, apply_persona
+from harness.emulators.server import EmulatorServer
 from harness.errors import InputError
 
+ROOT = Path(__file__).resolve().parents[2]
 ROTATED = [{"seat": 1, "combo": ["KH", "9H"]}, {"seat": 2, "combo": ["KS", "9S"]}, {"seat": 3}]
 
 
@@ -113,7 +119,8 @@ def test_an_unknown_persona_is_refused_and_every_persona_has_a_declaration_or_no
     writes = {n: p.config_writes for n, p in PERSONAS.items()}
     assert writes["fixed-configuration"] is not None and set(writes["fixed-configuration"].values()) == {"never"}
     assert writes["lockout-at-the-limit"] is None
-    assert Decimal(apply_persona(profile(), "lockout-at-the-limit")["emulator"]["lockout_latency_ms"]) == 4
+    # without a timing section: 4/5 of the profile's default 1 ms deadline
+    assert Decimal(apply_persona(profile(), "lockout-at-the-limit")["emulator"]["lockout_latency_ms"]) == Decimal("0.8")
 
 
 def test_reordered_events_reports_the_last_card_after_the_round_end() -> None:
@@ -130,3 +137,90 @@ def test_reordered_events_reports_the_last_card_after_the_round_end() -> None:
                      or ev["event"] == "round_end"]
             assert names.count("card") == 4
             assert (names.index("round_end") == 4) is last_card_first, names
+
+
+def test_at_every_limit_takes_four_fifths_of_each_limit_the_profile_states() -> None:
+    data = apply_persona({**profile(), "timing": {"lockout_deadline_ms": "2.0", "comm_timeout_ms": "250",
+                                                  "response_timeout_ms": "50"}}, "at-every-limit")
+    emu = data["emulator"]
+    assert (emu["lockout_latency_ms"], emu["answer_latency_ms"], emu["comm_loss_latency_ms"]) == \
+        ("1.60", "40.00", "200.00")  # the answer: 4/5 of the shorter of 100 ms (the contract) and the host's 50
+    del emu["lockout_latency_us"]
+    cfg = EmulatorConfig.from_mapping(data)
+    assert (cfg.lockout_latency_us, cfg.answer_latency_us, cfg.comm_loss_latency_us) == (1600, 40_000, 200_000)
+    # without a timing section: the profile's defaults (1 ms, 2000 ms against the contract's 100 ms, 500 ms)
+    emu = apply_persona(profile(), "at-every-limit")["emulator"]
+    assert (emu["lockout_latency_ms"], emu["answer_latency_ms"], emu["comm_loss_latency_ms"]) == \
+        ("0.80", "80.00", "400.00")
+    assert (EmulatorConfig.from_mapping(profile()).answer_latency_us,
+            EmulatorConfig.from_mapping(profile()).comm_loss_latency_us) == (0, 0)
+
+
+def test_at_every_limit_notices_a_lost_link_late_and_the_sensors_refuse_wagers_at_once() -> None:
+    with bench(mapping=profile(persona="at-every-limit", comm_loss_latency_ms="30")) as b:
+        b.ok("controller", "round.open")
+        b.ok("controller", "test.link", up=False)
+        assert b.wager(1, "player") == "comm-lost"  # the wager cannot cross the cut link
+        assert b.table.controller.comm_timer is not None  # the controller has not noticed yet
+        deadline = time.monotonic() + 2
+        while not any(e["cause"] == "comm-lost" for e in b.named("lockout")) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert b.named("lockout")[-1] == {"event": "lockout", "locked": True, "cause": "comm-lost"}
+        assert b.ok("controller", "test.state")["locked"] is True
+    with bench(mapping=profile(comm_loss_latency_ms="60000")) as b:  # back before the controller noticed
+        b.ok("controller", "round.open")
+        b.ok("controller", "test.link", up=False)
+        b.ok("controller", "test.link", up=True)
+        assert b.table.controller.comm_timer is None and b.table.clock.pending() == 0
+        assert b.ok("controller", "test.state")["locked"] is False
+    with bench() as ref:  # the reference notices at once
+        ref.ok("controller", "round.open")
+        ref.ok("controller", "test.link", up=False)
+        assert ref.named("lockout")[-1] == {"event": "lockout", "locked": True, "cause": "comm-lost"}
+
+
+def test_at_every_limit_answers_late_but_acts_at_once_and_the_test_channel_is_not_delayed(tmp_path: Path) -> None:
+    server = EmulatorServer(EmulatorConfig.from_mapping(profile(answer_latency_ms="80")), "tcp", tmp_path)
+    try:
+        line = server.lines["controller"]
+        sent: list[bytes] = []
+        scheduled: list[tuple[int, Any]] = []
+        line.reply = sent.append  # type: ignore[method-assign]
+        server.table.clock.at = lambda due, cb: scheduled.append((due, cb)) or 0  # type: ignore[method-assign]
+        before = time.perf_counter_ns()
+        line.answer(Frame(REQ, 7, {"cmd": "round.open"}))
+        assert server.table.controller.phase == "open"  # the request took effect on arrival
+        assert sent == [] and len(scheduled) == 1 and scheduled[0][0] >= before + 80_000_000
+        scheduled[0][1](scheduled[0][0], scheduled[0][0])
+        assert len(sent) == 1 and b'"round"' in sent[0]
+        line.answer(Frame(REQ, 8, {"cmd": "test.state"}))  # the emulator-only channel answers at once
+        assert len(sent) == 2 and len(scheduled) == 1
+    finally:
+        server.table.close()
+
+
+def test_contract_version_1_speaks_the_oldest_version_with_its_shapes() -> None:
+    assert PROTOCOL_VERSIONS[0] == 1
+    data = apply_persona(profile(), "contract-version-1")
+    assert data["emulator"]["contract_version"] == 1
+    assert EmulatorConfig.from_mapping(profile(persona="contract-version-1")).contract_version == 1
+    assert EmulatorConfig.from_mapping(profile(persona="contract-version-1", contract_version=2)).contract_version == 2
+    with bench(mapping=data) as b:
+        # a version-1 device reads `version` only: NAK VERSION, then the host offers version 1 alone
+        assert b.refused("controller", "hello", version=2, versions=[2, 1]).code == "VERSION"
+        assert b.ok("controller", "hello", version=1) == {"protocol": 1, "role": "controller"}
+    with bench() as ref:
+        assert ref.ok("controller", "hello", version=2, versions=[2, 1])["protocol"] == 2
+
+
+def test_a_profile_refuses_an_emulated_latency_at_or_past_its_limit() -> None:
+    from harness.profiles import load_profile_text
+
+    base = (ROOT / "device_profiles" / "emulated-midi-5.yaml").read_text()
+    for key, value, limit in (("answer_latency_ms", "100", "100 ms"),
+                              ("comm_loss_latency_ms", "500", "comm_timeout_ms")):
+        text = base.replace("emulator:\n", f"emulator:\n  {key}: \"{value}\"\n", 1)
+        with pytest.raises(InputError, match=limit):
+            load_profile_text(text, "late.yaml")
+        ok = load_profile_text(base.replace("emulator:\n", f"emulator:\n  {key}: \"{int(value) - 1}\"\n", 1), "ok.yaml")
+        assert getattr(ok.emulator, key) == int(value) - 1

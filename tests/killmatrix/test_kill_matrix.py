@@ -253,7 +253,7 @@ def test_one_real_run_is_read_back_from_its_record() -> None:
     (["defects", "--bench-twin"], "goes with --matrix"),
     (["defects", "--persona", "reordered-events"], "goes with --matrix"),
     (["defects", "--matrix", "--persona", "nope"], "--persona nope: unknown"),
-    (["defects", "--matrix", "--variants", "--persona", "reordered-events"], "the shipped tables only"),
+    (["defects", "--matrix", "--variants", "--seed", "7", "--persona", "nope"], "persona 'nope': unknown"),
 ])
 def test_bad_matrix_arguments_exit_2_with_one_line(argv: list[str], message: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
@@ -360,3 +360,40 @@ def test_the_matrix_on_a_persona_runs_the_shipped_tables_played_by_it() -> None:
     midi = load_profile(tables["royal9"])
     assert midi.name == "emulated-midi-5.fixed-configuration" and midi.emulator.persona == "fixed-configuration"
     assert set(midi.config_writes.values()) == {"never"} and "config-write" not in midi.capabilities
+
+
+def _matrix_tables(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The profiles `tablecert defects --matrix ARGV` would run the defects on (nothing is run)."""
+    seen: dict[str, str] = {}
+
+    def fake(names: list[str], **kw: object) -> killmatrix.Matrix:
+        seen.update(kw["tables"] or {})  # type: ignore[call-overload]
+        return killmatrix.Matrix([], [], Decimal(0), 1)
+
+    monkeypatch.setattr(killmatrix, "run_matrix", fake)
+    main(["defects", "--matrix", "--defect", "rate-off", *argv])
+    return seen
+
+
+def test_the_matrix_on_variants_plays_a_persona_chosen_or_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--variants --persona NAME: every variant of a kind the persona means something on is played by
+    it ('reference': none); without --persona one variant, drawn from the seed, is played by a persona
+    drawn from MATRIX_PERSONAS, so CI's matrix proves the defects caught off the reference's habits
+    somewhere without a run more."""
+    from harness import variants as vm
+    from harness.profiles import load_profile
+
+    def personas(tables: dict[str, str]) -> dict[str, str | None]:
+        return {kind: load_profile(path).emulator.persona for kind, path in tables.items() if kind != "link"}
+
+    chosen = personas(_matrix_tables(["--variants", "--seed", "7", "--persona", "reordered-events"], monkeypatch))
+    assert set(chosen) == {"royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run", "streak3"}
+    assert set(chosen.values()) == {"reordered-events"}
+    assert set(personas(_matrix_tables(["--variants", "--seed", "7", "--persona", "reference"],
+                                       monkeypatch)).values()) == {None}
+    for seed in range(6):
+        drawn = [v.persona for v in vm.matrix_variants(seed) if v.persona is not None]
+        assert len(drawn) == 1 and drawn[0] in vm.MATRIX_PERSONAS
+        assert [v.yaml() for v in vm.matrix_variants(seed)] == [v.yaml() for v in vm.matrix_variants(seed)]
+    default = personas(_matrix_tables(["--variants", "--seed", "7"], monkeypatch))
+    assert [p for p in default.values() if p is not None] != []

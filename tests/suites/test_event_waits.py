@@ -182,3 +182,40 @@ def test_a_device_that_answers_with_its_power_off_is_still_an_error() -> None:
     with pytest.raises(DeviceError, match="the shoe still answers"):
         _went_dark(runner, None)  # type: ignore[arg-type]
     assert measured == ["the controller went dark with its power off"]
+
+
+def test_a_lost_link_is_waited_for_until_the_controller_reports_it() -> None:
+    """`comm: lost`: the controller may notice the cut any time within timing.comm_timeout_ms, so the
+    step waits for its `lockout` report (cause comm-lost) before the next step judges it: a report that
+    arrives three pumps after the cut is in the round's log when the step returns, and the wait ends
+    there (the pump after it is never asked for)."""
+    from harness.suites.runner import CaseRunner
+    from harness.suites.steps import comm
+
+    class Late(_Runner):
+        def __init__(self, arriving: list[DeviceEvent], timeout_ms: str) -> None:
+            super().__init__(arriving)
+            self.profile = SimpleNamespace(link=None, timing=SimpleNamespace(comm_timeout_ms=Decimal(timeout_ms)))
+            self.performed: list[Any] = []
+
+        def _ctrl(self) -> None:
+            return None
+
+        def perform(self, act: Any) -> None:
+            self.performed.append(act)
+
+        _wait_for = CaseRunner._wait_for
+
+    lost = _event("lockout", locked=True, cause="comm-lost")
+    runner = Late([_event("payout", seat=1), _event("lockout", locked=False, cause="round-open"), lost,
+                   _event("round_end")], "500")
+    comm(runner, None, state="lost")  # type: ignore[arg-type]
+    assert [a.connected for a in runner.performed] == [False]
+    assert lost in runner.round.ctrl_events and runner.arriving == [_event("round_end")]
+    # restoring the link waits for nothing; a controller that never reports it is left to the expectations
+    back = Late([], "500")
+    comm(back, None, state="restored")  # type: ignore[arg-type]
+    assert back.waits == [0.0]  # the events before the act are taken in, nothing is waited for
+    silent = Late([], "1")
+    comm(silent, None, state="lost")  # type: ignore[arg-type]
+    assert silent.round.ctrl_events == [] and len(silent.waits) > 1

@@ -211,6 +211,39 @@ def test_a_meter_at_its_payout_limit_stops_there_and_counts_what_it_diverted() -
     assert contribution_check(major.rate, 3_000, start, below, "major", major.cap)[0] == Decimal("49.5")
 
 
+def test_a_reading_below_the_cap_without_diverted_leaves_the_earlier_diverted_cents_out_of_the_stretch() -> None:
+    """Variant 4 of seed 325808434 (persona omits-optional-fields): `diverted` is optional below a
+    meter's cap and cumulative, so a stretch from a reading below the cap (no `diverted`) to one at
+    the cap (`diverted` 40: 38 cents diverted before an earlier reset, 2 in this stretch) must not
+    count the 38 as this stretch's: the minor 'grew' 12690 c against 5200 c of contributions and the
+    conservation check FAILed a compliant device.  Cents lost or created still fail."""
+    from harness.profiles.model import MeterSettings
+    from harness.suites.expected import contribution_check
+
+    major = MeterSettings("major", Decimal("1.75"), 45_101, 45_001, 90_301, 99_999_999)
+    start = _reading({"major": 90_250}, {"major": "0.5"})
+    assert "diverted" not in start.raw
+    at_cap = MeterReading({"major": 90_301}, {"major": Decimal(0)}, 0, 0, 0, raw={"diverted": {"major": 40}})
+    assert contribution_check(major.rate, 3_000, start, at_cap, "major", major.cap) == (Decimal("52.5"),
+                                                                                          Decimal("52.5"))
+    # $30.20 wagered: 52.85 c + 0.5 c carried = 51 c to the cap, 2 c diverted, 0.35 c carried; a
+    # device that dropped the 0.35 c fails whatever it says it diverted
+    kept = MeterReading({"major": 90_301}, {"major": Decimal("0.35")}, 0, 0, 0, raw={"diverted": {"major": 40}})
+    got, want = contribution_check(major.rate, 3_020, start, kept, "major", major.cap)
+    assert got == want == Decimal("52.85")
+    dropped = MeterReading({"major": 90_301}, {"major": Decimal(0)}, 0, 0, 0, raw={"diverted": {"major": 40}})
+    got, want = contribution_check(major.rate, 3_020, start, dropped, "major", major.cap)
+    assert got != want
+    # more missing than the device says it ever diverted: cents lost
+    short = MeterReading({"major": 90_301}, {"major": Decimal(0)}, 0, 0, 0, raw={"diverted": {"major": 1}})
+    got, want = contribution_check(major.rate, 3_000, start, short, "major", major.cap)
+    assert got != want
+    # the meter grew by more than the contributions: cents created
+    created = MeterReading({"major": 90_301}, {"major": Decimal(0)}, 0, 0, 0, raw={"diverted": {"major": 40}})
+    got, want = contribution_check(major.rate, 1_000, start, created, "major", major.cap)
+    assert got > want
+
+
 def test_a_meter_at_its_cap_that_reports_no_diverted_cents_is_outside_the_contract() -> None:
     """At its cap the conservation check needs the diverted cents; a reading without them is a
     ContractError naming the field (the case's ERROR), never a FAIL nor a silent pass."""

@@ -108,6 +108,20 @@ def test_a_set_of_24_draws_every_persona_and_the_reference(seed: int) -> None:
                 assert "config-write" not in v.profile["capabilities"]
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_slow_persona_keeps_to_one_variant_unless_it_is_the_only_one_asked(seed: int) -> None:
+    """at-every-limit answers every request late (a run of its variant takes several times as long):
+    a set draws it for one variant, not for the random draws of the rest; asked alone it plays all."""
+    from harness.emulators.personas import PERSONAS
+
+    assert [n for n, p in PERSONAS.items() if p.once] == ["at-every-limit"]
+    drawn = [v for v in vm.generate(seed, 24) if v.persona == "at-every-limit"]
+    assert len(drawn) == 1
+    loaded = load_profile_text(drawn[0].yaml(), f"{drawn[0].name}.yaml")  # its latencies are within the limits
+    assert loaded.emulator.answer_latency_ms < 100 and loaded.emulator.comm_loss_latency_ms < 500
+    assert {v.persona for v in vm.generate(seed, 4, ["at-every-limit"]) if v.kind != "link"} == {"at-every-limit"}
+
+
 def test_personas_can_be_chosen_or_left_out() -> None:
     only = vm.generate(3, 6, ["fixed-configuration"])
     assert {v.persona for v in only if v.kind != "link"} == {"fixed-configuration"}
