@@ -1,5 +1,5 @@
 """``tablecert variants``: certify compliant Rules Submissions other than ours against the built-in
-emulators configured to each; every one must PASS (see :mod:`harness.variants`).
+emulators configured to each; every one must PASS (see :mod:`harness.selfcheck.variants`).
 
 Why: a suite tuned to the shipped emulator's configuration gives a false FAIL on a compliant device
 whose Rules Submission differs.  The variants are drawn from a seed (a fresh one unless given; it
@@ -58,7 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness import variants as vm
+    from harness.selfcheck import variants as vm
 
     if args.collect:
         return _collect(args)
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace, seed: int, outcomes: list[Any], wall: float,
             extra: dict[str, Any]) -> list[Any]:
     """Print the table (or ``--json``) of ``outcomes``; returns those that did not pass."""
-    from harness import variants as vm
+    from harness.selfcheck import variants as vm
 
     failed = [o for o in outcomes if not o.passed]
     covered = vm.choices_covered(o.variant for o in outcomes)
@@ -157,7 +157,7 @@ def _collect(args: argparse.Namespace) -> int:
     """``--collect``: the shards' results merged, printed as one run of the whole set prints them."""
     from decimal import Decimal
 
-    from harness import variants as vm
+    from harness.selfcheck import variants as vm
 
     docs = sh.load_shards(args.collect, "variants", ("seed", "count", "only", "suites"))
     seed, total = int(docs[0]["seed"]), int(docs[0]["count"])

@@ -25,11 +25,7 @@ defect runs on follows from the kind of table its requirement exists on
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,8 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.emulators.defects import DEFECTS, Defect, check_defects
+from harness.selfcheck.jobs import child_env, run_job
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: the shipped profile each kind of table is proven on
 PROFILE_FOR_TABLE = {
@@ -285,18 +282,6 @@ def pytest_command(job: Job, report_dir: Path) -> list[str]:
     return cmd
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """End the run and its emulator: both are in the process group this module started."""
-    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def read_cases(report_dir: Path) -> list[CaseOutcome]:
     """The cases of the one run recorded under ``report_dir``."""
     from harness.record.journal import load_record
@@ -315,33 +300,18 @@ def run_subprocess(job: Job, deadline_s: float) -> JobResult:
     with tempfile.TemporaryDirectory(prefix="tablecert-matrix-") as tmp:
         report_dir = Path(tmp) / "record"
         log = Path(tmp) / "pytest.log"
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(pytest_command(job, report_dir), cwd=ROOT, stdout=out,
-                                    env={**_child_env(), **dict(job.env)},
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-            try:
-                proc.wait(deadline_s)
-            except subprocess.TimeoutExpired:
-                _stop(proc)
-                result.error = f"deadline: not finished within {deadline_s:g} s (stopped)"
-            except BaseException:
-                _stop(proc)
-                raise
+        ended = run_job(pytest_command(job, report_dir), ROOT, log, child_env(dict(job.env)), deadline_s)
+        if ended.past_deadline:
+            result.error = f"deadline: not finished within {deadline_s:g} s (stopped)"
         try:
             result.cases = read_cases(report_dir) if report_dir.is_dir() else []
         except Exception as exc:  # an unreadable record is a broken run, reported as such
             result.error = result.error or f"no readable record: {exc}"
         if not result.cases and result.error is None:
             tail = log.read_text(errors="replace").strip().splitlines()[-3:]
-            result.error = f"no case recorded (pytest exit {proc.returncode}): {' / '.join(tail)}"
+            result.error = f"no case recorded (pytest exit {ended.returncode}): {' / '.join(tail)}"
     result.seconds = _seconds(time.monotonic() - t0)
     return result
-
-
-def _child_env() -> dict[str, str]:
-    """This environment without pytest's own variables: a matrix started from inside a test run
-    (CI, xdist) must not hand its options or worker identity to the runs it starts."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
 
 
 def run_jobs(jobs: Sequence[Job], runner: Runner, workers: int, deadline_s: float) -> list[JobResult]:

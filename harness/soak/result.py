@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.soak_stats import ALPHA, FrequencyTest, RssTrack
+from harness.soak.stats import ALPHA, FrequencyTest, RssTrack
 
 #: violation messages kept (every violation is counted)
 KEEP_MESSAGES = 200

@@ -14,7 +14,7 @@ every time:
 No process may be left behind: the run's pytest process and its emulators are gone once the run's
 command returned (or was killed and its child noticed).
 
-``python -m harness.faultmatrix [FAULT...]`` prints one line per fault (exit 0 when every fault held);
+``python -m harness.selfcheck.faultmatrix [FAULT...]`` prints one line per fault (exit 0 when every fault held);
 ``tests/faults/test_host_faults.py`` runs each fault as a test.
 """
 
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from harness import exitcodes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "suites" / "washington" / "wac-230-15-040-streak3.suite.yaml"
 PROFILE = ROOT / "device_profiles" / "emulated-mini-baccarat.yaml"
 #: cases the selection holds (7 applicable, 1 not applicable): the resumed record must hold them all
@@ -384,7 +384,7 @@ def fault_same_second(tmp: Path) -> Outcome:
 
 
 def _stopped_after(out: Outcome, tmp: Path, cases: int) -> Path:
-    """Start a run, let ``cases`` cases finish, stop it (harness.faultmatrix._stop); its exit status
+    """Start a run, let ``cases`` cases finish, stop it (harness.selfcheck.faultmatrix._stop); its exit status
     and any traceback go into ``out``; return its run folder."""
     proc = start(tmp)
     try:
