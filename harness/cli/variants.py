@@ -22,6 +22,7 @@ from typing import Any
 from harness.cli import shard as sh
 from harness.cli.numbers import MAX_SEED, count, duration
 from harness.errors import InputError
+from harness.verdict import Verdict
 
 HELP = "certify N compliant Rules Submissions drawn from a seed against the emulators configured to each"
 EXAMPLE = """
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(o: vm.Outcome) -> None:
         if not args.json:
-            state = "PASS" if o.passed else "FAIL"
+            state = Verdict.PASS if o.passed else Verdict.FAIL
             print(f"  [{o.variant.index:>2}] {state} {o.seconds:>6}s  {o.tally:<14} {o.variant.summary()}",
                   file=sys.stderr, flush=True)
 
@@ -136,8 +137,8 @@ def _report(args: argparse.Namespace, seed: int, outcomes: list[Any], wall: floa
     else:
         print(f"{'#':>3}  {'verdict':<7} {'time':>7}  pass/fail/error/n-a  variant")
         for o in outcomes:
-            print(f"{o.variant.index:>3}  {'PASS' if o.passed else 'FAIL':<7} {o.seconds:>6}s  {o.tally:<19}  "
-                  f"{o.variant.summary()}")
+            state = Verdict.PASS if o.passed else Verdict.FAIL
+            print(f"{o.variant.index:>3}  {state:<7} {o.seconds:>6}s  {o.tally:<19}  {o.variant.summary()}")
         n_choices = sum(len(v) for v in covered.values())
         print(f"\n{len(outcomes) - len(failed)}/{len(outcomes)} variant(s) passed; {n_choices} interpretation "
               f"choice(s) of {len(covered)} interpretation(s) exercised; wall time {wall} s")

@@ -38,6 +38,7 @@ from typing import Any
 
 from harness.emulators.defects import DEFECTS, Defect, check_defects
 from harness.selfcheck.jobs import child_env, run_job
+from harness.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +55,7 @@ PROFILE_FOR_TABLE = {
 }
 
 #: verdicts of a case that are not a pass (a skipped case is neither a pass nor a catch)
-BAD = ("FAIL", "ERROR", "TIMEOUT")
+BAD = (Verdict.FAIL, Verdict.ERROR, Verdict.TIMEOUT)
 DEFAULT_DEADLINE_S = 300.0
 
 
@@ -251,7 +252,7 @@ def clean_problems(result: JobResult) -> list[str]:
     problems = [f"{c.case_id} {c.verdict}" for c in result.cases if c.verdict in BAD]
     if result.error:
         problems.insert(0, result.error)
-    if not result.error and not any(c.verdict == "PASS" for c in result.cases):
+    if not result.error and not any(c.verdict == Verdict.PASS for c in result.cases):
         problems.append("no case passed")
     return problems
 
@@ -259,7 +260,7 @@ def clean_problems(result: JobResult) -> list[str]:
 def judge(defect: Defect, result: JobResult) -> Row:
     """CAUGHT when some case citing one of the defect's clauses ended FAIL."""
     cited = set(defect.clauses)
-    caught = [c.case_id for c in result.cases if c.verdict == "FAIL" and cited & set(c.clauses)]
+    caught = [c.case_id for c in result.cases if c.verdict == Verdict.FAIL and cited & set(c.clauses)]
     other = [(c.case_id, c.verdict) for c in result.cases
              if c.verdict in BAD and c.case_id not in caught]
     reasons = {c.case_id: (c.message or "").strip().splitlines()[0][:300] for c in result.cases
@@ -372,10 +373,10 @@ def render(matrix: Matrix) -> str:
     lines = ["Clean emulators (the selected cases must all pass):"]
     for run in matrix.clean:
         problems = clean_problems(run)
-        state = "PASS" if not problems else "FAIL"
+        state = Verdict.PASS if not problems else Verdict.FAIL
         why = f": {'; '.join(problems)}" if problems else ""
-        lines.append(f"  {_name(run.job.profile):<26} {state}  {run.count('PASS')} passed, "
-                     f"{run.count('SKIP')} skipped, {len(run.job.clauses)} clause(s), {run.seconds} s{why}")
+        lines.append(f"  {_name(run.job.profile):<26} {state}  {run.count(Verdict.PASS)} passed, "
+                     f"{run.count(Verdict.SKIP)} skipped, {len(run.job.clauses)} clause(s), {run.seconds} s{why}")
     if not matrix.clean_ok:
         lines.append("The clean emulators do not pass: the defect runs were not started.")
     if matrix.rows:

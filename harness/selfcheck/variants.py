@@ -33,6 +33,7 @@ import yaml
 from harness import exitcodes
 from harness.money import Cents
 from harness.selfcheck.jobs import child_env, run_job
+from harness.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITS = ("S", "H", "D", "C")
@@ -493,9 +494,9 @@ def _read(report_dir: Path) -> tuple[str, list[str]]:
             continue
         for c in record.cases:
             counts[c.verdict] = counts.get(c.verdict, 0) + 1
-            if c.verdict in ("FAIL", "ERROR", "TIMEOUT", "INTERRUPTED"):
+            if c.verdict in (Verdict.FAIL, Verdict.ERROR, Verdict.TIMEOUT, Verdict.INTERRUPTED):
                 bad.append(f"{c.case_id} {c.verdict}")
-    tally = "/".join(str(counts.get(v, 0)) for v in ("PASS", "FAIL", "ERROR", "NOT APPLICABLE"))
+    tally = "/".join(str(counts.get(v, 0)) for v in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR, Verdict.NOT_APPLICABLE))
     return tally, bad
 
 

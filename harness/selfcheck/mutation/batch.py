@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from harness.selfcheck.mutation.hook import MUTANT_ENV
+from harness.verdict import Verdict
 
 BATCH_ENV = "TABLECERT_MUTANT_BATCH"
 
@@ -91,7 +92,7 @@ class Batch:
     def _result(self, case_id: str, verdict: str, message: str | None) -> None:
         if self.current is None:
             return
-        if verdict not in ("PASS", "SKIP", "NOT APPLICABLE"):
+        if verdict not in (Verdict.PASS, Verdict.SKIP, Verdict.NOT_APPLICABLE):
             self.stopped.add(self.current)
         with open(self.results, "a", encoding="utf-8") as f:
             f.write(json.dumps({"group": self.current, "case": case_id, "verdict": verdict,

@@ -20,6 +20,7 @@ from pathlib import Path
 from harness.selfcheck import killmatrix
 from harness.selfcheck.mutation.batch import BATCH_ENV
 from harness.selfcheck.mutation.operators import Point
+from harness.verdict import Verdict
 
 Plan = list[tuple[str, list[str]]]
 Runner = Callable[[killmatrix.Job, float], killmatrix.JobResult]
@@ -57,7 +58,7 @@ def run_batch(profile: str, groups: Sequence[tuple[Point, list[str]]], runner: R
         cases = per_group.get(gi)
         if cases is None:
             continue  # never reached: run again alone
-        if gi == last and whole.error and all(c.verdict in ("PASS", "SKIP") for c in cases):
+        if gi == last and whole.error and all(c.verdict in (Verdict.PASS, Verdict.SKIP) for c in cases):
             continue  # the process ended (deadline, crash) during this group: judged again alone
         result = killmatrix.JobResult(killmatrix.job_for(profile), cases)
         out[point.id] = result

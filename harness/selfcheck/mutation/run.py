@@ -45,6 +45,7 @@ from harness.selfcheck import killmatrix
 from harness.selfcheck.mutation import batched, scope
 from harness.selfcheck.mutation.hook import MUTANT_ENV, STARTUP, TRACE_ENV
 from harness.selfcheck.mutation.operators import Point, enumerate_module
+from harness.verdict import Verdict
 
 #: the built-in emulated profiles, in the order a mutant is tried on them; the link of four tables
 #: runs the table code a single table never does (a common meter's contributions, its claims)
@@ -210,13 +211,13 @@ class Outcome:
 def judge(result: killmatrix.JobResult) -> tuple[str, str | None, str]:
     """One run of a mutant: its verdict, the case that decided it, and why."""
     for c in result.cases:
-        if c.verdict == "FAIL":
+        if c.verdict == Verdict.FAIL:
             return "KILLED", c.case_id, (c.message or "")[:300]
     for c in result.cases:
-        if c.verdict == "ERROR" and c.message and "could not be opened" in c.message:
+        if c.verdict == Verdict.ERROR and c.message and "could not be opened" in c.message:
             return "CRASH", c.case_id, c.message[:300]
     for c in result.cases:
-        if c.verdict in ("TIMEOUT", "ERROR"):
+        if c.verdict in (Verdict.TIMEOUT, Verdict.ERROR):
             return c.verdict, c.case_id, (c.message or "")[:300]
     if result.error:
         return ("TIMEOUT" if result.error.startswith("deadline") else "CRASH"), None, result.error[:300]
