@@ -49,7 +49,7 @@ from harness.devices.roles import Wager  # noqa: E402
 from harness.games.baccarat import deal_round  # noqa: E402
 from harness.link.rig import LinkRig, open_link_rig, scratch_dir  # noqa: E402
 from harness.profiles import load_profile  # noqa: E402
-from harness.soak_rig import bound_transcripts  # noqa: E402
+from harness.soak.rig import bound_transcripts  # noqa: E402
 
 COMBOS = [("KS", "9S"), ("KH", "9H"), ("KD", "9D"), ("KC", "9C")]
 RATES = {"mega": "1.25", "major": "0.5"}

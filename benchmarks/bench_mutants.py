@@ -14,7 +14,7 @@ some profiles of its plan before the stop goes on from the next one.  ``--only u
 runs the mutants without a reviewed reason in survivors.yaml, ``--only reviewed`` the others
 (they survived an earlier run; re-running them checks their reasons still hold).  ``--grown``
 re-opens the journal's survivors (or the ``--mutant`` ones) on the profiles of their plan they have
-not passed: when a profile joins the run (a choice profile, harness.mutation.run.CHOICE_PROFILES),
+not passed: when a profile joins the run (a choice profile, harness.selfcheck.mutation.run.CHOICE_PROFILES),
 a survivor is certified there too, without certifying again where it passed; ``--fresh ID`` runs
 that mutant from its first profile in the same sitting (the rig under it changed: an instrument).
 Usage: ``.venv/bin/python benchmarks/bench_mutants.py [--jobs 2] [--journal mutants.jsonl]``  (hours)
@@ -34,9 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.mutation import journal, report, survivors  # noqa: E402
-from harness.mutation import run as mrun  # noqa: E402
-from harness.mutation.operators import Point  # noqa: E402
+from harness.selfcheck.mutation import journal, report, survivors  # noqa: E402
+from harness.selfcheck.mutation import run as mrun  # noqa: E402
+from harness.selfcheck.mutation.operators import Point  # noqa: E402
 
 
 def main() -> int:

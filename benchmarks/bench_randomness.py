@@ -75,7 +75,7 @@ def mystery_awards(seed: int, m: int) -> list[MysteryAward]:
 
 def batteries(settings: RandomnessSettings) -> list[tuple[battery.Plan, float, Callable[[int, int], Any],
                                                           dict[str, Callable[[Any], Any]],
-                                                          Callable[[battery.Plan, Any], battery.Verdict]]]:
+                                                          Callable[[battery.Plan, Any], battery.BatteryVerdict]]]:
     """(plan, planning seconds, data(seed, m), test name -> run on data, the battery on data)."""
     shuffler, t1 = clock(lambda: battery.plan_shuffler(settings, DECKS, None))
     shoe, t2 = clock(lambda: battery.plan_shoe(settings, N, None))

@@ -54,7 +54,7 @@ def main() -> None:
             judged_ids.add(row["id"])
             slowest = max(slowest, float(row["seconds"]))
     if args.points is None:
-        from harness.mutation.run import all_points
+        from harness.selfcheck.mutation.run import all_points
 
         args.points = len(all_points())
     first = sittings[0]

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from harness.verdict import Verdict
+
 PASS: Final = 0
 FAIL: Final = 1
 BAD_INPUT: Final = 2
@@ -33,13 +35,13 @@ INTERRUPTED: Final = 130
 
 #: run verdict -> exit status (the record's verdict decides the status, never pytest's own code)
 BY_VERDICT: Final[dict[str, int]] = {
-    "PASS": PASS,
-    "PARTIAL": PARTIAL,
-    "FAIL": FAIL,
+    Verdict.PASS: PASS,
+    Verdict.PARTIAL: PARTIAL,
+    Verdict.FAIL: FAIL,
     "INVALID": FAIL,
-    "ERROR": RIG_ERROR,
-    "INCOMPLETE": RIG_ERROR,
-    "INTERRUPTED": INTERRUPTED,
+    Verdict.ERROR: RIG_ERROR,
+    Verdict.INCOMPLETE: RIG_ERROR,
+    Verdict.INTERRUPTED: INTERRUPTED,
 }
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.errors import InputError
+from harness.verdict import Verdict
 
 if TYPE_CHECKING:
     from harness.suites.model import Case
@@ -182,7 +183,7 @@ class CaseItem(pytest.Function):
         from harness.suites.runner import ComplianceFailure
 
         if isinstance(excinfo.value, ComplianceFailure | DeviceError):
-            kind = "FAIL" if isinstance(excinfo.value, ComplianceFailure) else type(excinfo.value).__name__
+            kind = Verdict.FAIL if isinstance(excinfo.value, ComplianceFailure) else type(excinfo.value).__name__
             tail = getattr(excinfo.value, "transcript_tail", "")
             return f"{kind}: {excinfo.value}" + (f"\n\ndevice transcript (tail):\n{tail}" if tail else "")
         return super().repr_failure(excinfo)
@@ -324,8 +325,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
     """A case that does not apply to the profile is NOT APPLICABLE in pytest's own lines and tally
     too (pytest would count it "skipped": a skip is a case that could not run; this one has nothing to run)."""
-    if report.skipped and "NOT APPLICABLE" in str(report.longrepr):
-        return "not applicable", "n", ("NOT APPLICABLE", {"yellow": True})
+    if report.skipped and Verdict.NOT_APPLICABLE in str(report.longrepr):
+        return "not applicable", "n", (Verdict.NOT_APPLICABLE, {"yellow": True})
     return None
 
 
@@ -371,8 +372,8 @@ class ProgressReporter:
         if report.when != "call" and not (report.when == "setup" and not report.passed):
             return
         outcome = report.outcome.upper()
-        if report.skipped and "NOT APPLICABLE" in str(report.longrepr):
-            outcome = "NOT APPLICABLE"
+        if report.skipped and Verdict.NOT_APPLICABLE in str(report.longrepr):
+            outcome = Verdict.NOT_APPLICABLE
         self.send({"done": report.nodeid, "outcome": outcome})
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:

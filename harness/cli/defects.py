@@ -6,7 +6,7 @@ lists them (name, the regulation text and the catalogue clause ids it breaks, wh
 a lab can pick one for ``tablecert emulate --defect NAME`` or a profile's ``emulator.defect``.
 ``--json`` prints the same as a list of objects carrying every field of each defect.
 
-``--matrix`` runs the proof (:mod:`harness.killmatrix`): the clean emulators must pass the cases
+``--matrix`` runs the proof (:mod:`harness.selfcheck.killmatrix`): the clean emulators must pass the cases
 citing the defects' clauses, then every defect must make at least one of those cases FAIL (an
 ERROR or a TIMEOUT does not count: it is the rig's verdict, not a compliance one).  Exit status 0
 only when all of that holds, 1 otherwise, 2 for bad input.  ``--bench-twin`` runs it on the
@@ -148,8 +148,8 @@ def _persona_tables(persona: str) -> dict[str, str]:
 
     import yaml
 
-    from harness import killmatrix
     from harness.emulators.personas import PERSONAS, apply_persona
+    from harness.selfcheck import killmatrix
 
     if persona not in PERSONAS:
         raise InputError(f"--persona {persona}: unknown (known: {', '.join(sorted(PERSONAS))})")
@@ -175,7 +175,7 @@ def _matrix_key(selection: list[str], doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _matrix(args: argparse.Namespace, names: list[str]) -> int:
-    from harness import killmatrix
+    from harness.selfcheck import killmatrix
 
     if args.jobs < 1:
         raise InputError(f"--jobs {args.jobs}: at least 1")
@@ -203,7 +203,7 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         import tempfile
         from pathlib import Path
 
-        from harness import variants as vm
+        from harness.selfcheck import variants as vm
 
         seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
         chosen = vm.matrix_variants(seed, args.persona)

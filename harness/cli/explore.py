@@ -25,6 +25,7 @@ from typing import Any
 
 from harness.cli.numbers import MAX_SEED, count
 from harness.errors import InputError
+from harness.verdict import Verdict
 
 HELP = "random legal operation sequences against a device, every observable checked by a model; shrunk to a case"
 EXAMPLE = """
@@ -65,7 +66,7 @@ def verify_case(case: Path, profile: str, defect: str | None, out: Path, listen:
     if defect:
         cmd += ["--defect", defect]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-    verdict = {0: "PASS", 1: "FAIL"}.get(proc.returncode, f"exit {proc.returncode}")
+    verdict = {0: Verdict.PASS, 1: Verdict.FAIL}.get(proc.returncode, f"exit {proc.returncode}")
     records = sorted(str(p.parent) for p in out.glob("*/record.json"))
     return {"command": shlex.join(["tablecert", *cmd[3:]]), "verdict": verdict, "reproduced": proc.returncode == 1,
             "records": records}

@@ -1,7 +1,7 @@
-"""``tablecert defects --mutants``: the mutation score of the suites (:mod:`harness.mutation.run`).
+"""``tablecert defects --mutants``: the mutation score of the suites (:mod:`harness.selfcheck.mutation.run`).
 
 Exit status 0 when every mutant is killed or has a reviewed reason in
-``harness/mutation/survivors.yaml`` and the score is at least :data:`TARGET_PERCENT`; 1 otherwise
+``harness/selfcheck/mutation/survivors.yaml`` and the score is at least :data:`TARGET_PERCENT`; 1 otherwise
 (a survivor without a reason, a score below the target, or clean emulators that do not pass);
 2 for bad input.
 """
@@ -20,8 +20,8 @@ TARGET_PERCENT = Decimal(90)
 
 
 def run_mutants(args: argparse.Namespace) -> int:
-    from harness.mutation import run as mrun
-    from harness.mutation import survivors
+    from harness.selfcheck.mutation import run as mrun
+    from harness.selfcheck.mutation import survivors
 
     if args.collect:
         return _collect(args)
@@ -59,7 +59,7 @@ def run_mutants(args: argparse.Namespace) -> int:
 
 
 def _print(args: argparse.Namespace, score: Any, selection: list[str], shard: str) -> int:
-    from harness.mutation import report
+    from harness.selfcheck.mutation import report
 
     if args.json:
         # what --collect needs to merge shards: the whole selection (an unsharded run is shard 1/1)
@@ -74,8 +74,8 @@ def _print(args: argparse.Namespace, score: Any, selection: list[str], shard: st
 def _collect(args: argparse.Namespace) -> int:
     """``--mutants --collect``: the shards' scores merged, printed as one run of the whole selection."""
     from harness.cli.shard import load_shards
-    from harness.mutation import report, survivors
-    from harness.mutation import run as mrun
+    from harness.selfcheck.mutation import report, survivors
+    from harness.selfcheck.mutation import run as mrun
 
     docs = load_shards(args.collect, "mutants", ("selection", "no_trace"))
     points = {p.id: p for p in mrun.all_points()}

@@ -34,6 +34,7 @@ from harness.cli.numbers import count
 from harness.cli.run_summary import colour_on, paint, pytest_colour
 from harness.errors import InputError
 from harness.paths import project_root
+from harness.verdict import Verdict
 
 HELP = "run certification suites against a device profile (default: all suites, built-in emulators)"
 EXAMPLE = """
@@ -203,7 +204,7 @@ class ProfileRun:
     applicable_done: int = 0
     collected: int | None = None
     interrupted: bool = False
-    verdict: str = "NOT RUN"
+    verdict: str = Verdict.NOT_RUN
     status: int = exitcodes.RIG_ERROR
     reasons: list[str] = field(default_factory=list)
     tally: dict[str, int] = field(default_factory=dict)
@@ -552,7 +553,7 @@ def _pump_progress(fd: int, pr: ProfileRun, progress: Any) -> None:
                 pr.collected = int(event.get("applicable", event["collected"]))
             elif "done" in event:
                 pr.done += 1
-                if event.get("outcome") != "NOT APPLICABLE":
+                if event.get("outcome") != Verdict.NOT_APPLICABLE:
                     pr.applicable_done += 1
             progress.update(pr, event)
 
@@ -590,12 +591,12 @@ def _judge(pr: ProfileRun) -> None:
     if not pr.dirs:
         # no record: pytest refused the input (usage error, nothing selected) or could not start
         if pr.interrupted or pr.exit_code == 2:
-            pr.verdict, pr.status = "INTERRUPTED", exitcodes.INTERRUPTED
+            pr.verdict, pr.status = Verdict.INTERRUPTED, exitcodes.INTERRUPTED
         elif pr.exit_code in (4, 5):
-            pr.verdict, pr.status = "NOT RUN", exitcodes.BAD_INPUT
+            pr.verdict, pr.status = Verdict.NOT_RUN, exitcodes.BAD_INPUT
             pr.reasons.append("nothing was run: see pytest's message above")
         else:
-            pr.verdict, pr.status = "ERROR", exitcodes.RIG_ERROR
+            pr.verdict, pr.status = Verdict.ERROR, exitcodes.RIG_ERROR
             pr.reasons.append(f"pytest ended with status {pr.exit_code} and wrote no record")
         return
     statuses = []
@@ -613,26 +614,26 @@ def _judge(pr: ProfileRun) -> None:
         else:
             verdict, reasons = record.derived_verdict()
         whole = not parts and not record.merged_from and \
-            sum(c.verdict != "NOT APPLICABLE" for c in record.cases) >= (pr.collected or 0)
-        if pr.interrupted and verdict != "INTERRUPTED" and whole:
+            sum(c.verdict != Verdict.NOT_APPLICABLE for c in record.cases) >= (pr.collected or 0)
+        if pr.interrupted and verdict != Verdict.INTERRUPTED and whole:
             # the stop came after every selected case had its verdict (harness.suites.session): the record decides
             reasons = [*reasons, "stopped after every selected case had finished: the record is whole"]
-        elif pr.interrupted and verdict != "INTERRUPTED":
-            verdict, reasons = "INTERRUPTED", ["the run was interrupted", *reasons]
+        elif pr.interrupted and verdict != Verdict.INTERRUPTED:
+            verdict, reasons = Verdict.INTERRUPTED, ["the run was interrupted", *reasons]
         statuses.append((exitcodes.for_verdict(verdict), verdict, reasons))
     worst = exitcodes.worst(*(s[0] for s in statuses))
     status, verdict, reasons = next(s for s in statuses if s[0] == worst)
     pr.status, pr.verdict = status, verdict
-    if verdict != "PASS":
+    if verdict != Verdict.PASS:
         pr.reasons.extend(reasons)
     html = pr.dirs[0] / "record.html"
     pr.where = str(html if len(pr.dirs) == 1 and html.exists() else
                    (f"{rdir}-gw* ({len(pr.dirs)} records)" if len(pr.dirs) > 1 else rdir))
 
 
-OVERALL = {exitcodes.PASS: "PASS", exitcodes.PARTIAL: "PARTIAL", exitcodes.FAIL: "FAIL",
+OVERALL = {exitcodes.PASS: Verdict.PASS, exitcodes.PARTIAL: Verdict.PARTIAL, exitcodes.FAIL: Verdict.FAIL,
            exitcodes.BAD_INPUT: "BAD INPUT",
-           exitcodes.RIG_ERROR: "ERROR or INCOMPLETE", exitcodes.INTERRUPTED: "INTERRUPTED"}
+           exitcodes.RIG_ERROR: "ERROR or INCOMPLETE", exitcodes.INTERRUPTED: Verdict.INTERRUPTED}
 
 
 def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) -> int:
@@ -640,8 +641,9 @@ def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) ->
     print("\nprofile                      verdict      pass fail error skip  n/a    time  record")
     for pr in runs:
         t = pr.tally
-        cells = [t.get("PASS", 0), t.get("FAIL", 0), t.get("ERROR", 0) + t.get("TIMEOUT", 0),
-                 t.get("SKIP", 0) + t.get("INTERRUPTED", 0) + t.get("INCONCLUSIVE", 0), t.get("NOT APPLICABLE", 0)]
+        cells = [t.get(Verdict.PASS, 0), t.get(Verdict.FAIL, 0), t.get(Verdict.ERROR, 0) + t.get(Verdict.TIMEOUT, 0),
+                 t.get(Verdict.SKIP, 0) + t.get(Verdict.INTERRUPTED, 0) + t.get(Verdict.INCONCLUSIVE, 0),
+                 t.get(Verdict.NOT_APPLICABLE, 0)]
         counts = " ".join(f"{n:>4}" for n in cells) if pr.dirs else f"{'-':>4} " * 4 + f"{'-':>4}"
         secs = f"{pr.seconds:6.1f}s" if pr.exit_code is not None else "      -"
         print(f"{pr.name:<28} {paint(f'{pr.verdict:<11}', pr.verdict, colour)} {counts} {secs}  {pr.where or '-'}")
@@ -649,7 +651,7 @@ def _summary(runs: list[ProfileRun], pre_submission: bool, interrupted: bool) ->
             print(f"{'':<28}   {reason}")
         for d in pr.dirs:
             gap = d / "gap-report.md"
-            if pre_submission and gap.exists() and pr.verdict != "PASS":
+            if pre_submission and gap.exists() and pr.verdict != Verdict.PASS:
                 print(f"\n{gap}:\n")
                 print(gap.read_text("utf-8"))
     ran = [pr for pr in runs if pr.exit_code is not None]

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.verdict import Verdict
+
 #: seconds between plain progress lines off a terminal
 PLAIN_EVERY_S = 30.0
 
@@ -47,8 +49,9 @@ def is_chatter(line: str) -> bool:
 
 def tally_text(tally: dict[str, int]) -> str:
     """``4 pass, 3 n/a``: a profile's cases by verdict, NOT APPLICABLE never called skipped."""
-    order = ("PASS", "FAIL", "ERROR", "TIMEOUT", "INCONCLUSIVE", "SKIP", "INTERRUPTED", "NOT APPLICABLE")
-    names = {"NOT APPLICABLE": "n/a"}
+    order = (Verdict.PASS, Verdict.FAIL, Verdict.ERROR, Verdict.TIMEOUT, Verdict.INCONCLUSIVE, Verdict.SKIP,
+             Verdict.INTERRUPTED, Verdict.NOT_APPLICABLE)
+    names: dict[str, str] = {Verdict.NOT_APPLICABLE: "n/a"}
     keys = [k for k in order if tally.get(k)] + sorted(k for k in tally if k not in order and tally[k])
     return ", ".join(f"{tally[k]} {names.get(k, k.lower())}" for k in keys)
 

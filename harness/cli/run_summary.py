@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness.errors import InputError
+from harness.verdict import Verdict
 
 #: verdicts a ``--rerun-failed`` selects again: every case that did not pass and did apply
-NOT_PASSED = ("FAIL", "ERROR", "TIMEOUT", "INTERRUPTED", "INCONCLUSIVE", "SKIP")
+NOT_PASSED = (Verdict.FAIL, Verdict.ERROR, Verdict.TIMEOUT, Verdict.INTERRUPTED, Verdict.INCONCLUSIVE, Verdict.SKIP)
 
-_COLOURS = {"PASS": "32", "PARTIAL": "36", "FAIL": "31", "INVALID": "31", "ERROR": "33", "INCOMPLETE": "33",
-            "INTERRUPTED": "35", "NOT RUN": "33", "BAD INPUT": "31", "ERROR or INCOMPLETE": "33"}
+_COLOURS = {Verdict.PASS: "32", Verdict.PARTIAL: "36", Verdict.FAIL: "31", "INVALID": "31", Verdict.ERROR: "33",
+            Verdict.INCOMPLETE: "33", Verdict.INTERRUPTED: "35", Verdict.NOT_RUN: "33", "BAD INPUT": "31",
+            "ERROR or INCOMPLETE": "33"}
 
 
 # -- colour ---------------------------------------------------------------------------------------
@@ -102,7 +104,7 @@ def record_case_seconds(run_dir: Path) -> float | None:
         record = load_record(run_dir)
     except (InputError, OSError, ValueError):
         return None
-    ran = [c for c in record.cases if c.verdict != "NOT APPLICABLE"]
+    ran = [c for c in record.cases if c.verdict != Verdict.NOT_APPLICABLE]
     return sum(c.duration_ms for c in ran) / 1000 / len(ran) if ran else None
 
 

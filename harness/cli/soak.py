@@ -3,7 +3,7 @@
 ``--observe`` soaks a real bench (or, with ``--bench-twin``, an emulated profile's bench twin):
 nothing is loaded; the operator deals rounds from a shoe shuffled at the table, chips are placed from
 a wager sheet (or only read off the sensors: ``--wagers observed``), and every invariant is checked on
-what the devices report (:mod:`harness.soak_observe`).  ``--hours H`` runs for that long.
+what the devices report (:mod:`harness.soak.observe`).  ``--hours H`` runs for that long.
 
 Exit 0 when no round broke an invariant, no hit frequency is implausible (p >= 0.001) and the
 mystery awards (with a mystery progressive) do not reject the declared trigger law, 1
@@ -112,7 +112,7 @@ class ProgressBar:
         self.shown = False
 
     def __call__(self, res: object) -> None:
-        from harness.soak_result import SoakResult
+        from harness.soak.result import SoakResult
 
         assert isinstance(res, SoakResult)
         now = time.monotonic()
@@ -143,8 +143,8 @@ class ProgressBar:
 def run(args: argparse.Namespace) -> int:
     from harness.emulators.defects import check_defects
     from harness.profiles import load_profile
-    from harness.soak import SoakOptions, run_soak
-    from harness.soak_result import iter_summary
+    from harness.soak.result import iter_summary
+    from harness.soak.run import SoakOptions, run_soak
 
     if not re.fullmatch(r"[0-9]+(?:\.[0-9]{1,3})?", str(args.pace_ms)):
         raise InputError(f"--pace-ms {args.pace_ms!r}: expected milliseconds in ASCII digits, such as 0 or 15")
@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         if args.observe:
-            from harness.soak_observe import run_observe
+            from harness.soak.observe import run_observe
 
             result = run_observe(profile, opts, bar)
         else:

@@ -1,5 +1,5 @@
 """``tablecert variants``: certify compliant Rules Submissions other than ours against the built-in
-emulators configured to each; every one must PASS (see :mod:`harness.variants`).
+emulators configured to each; every one must PASS (see :mod:`harness.selfcheck.variants`).
 
 Why: a suite tuned to the shipped emulator's configuration gives a false FAIL on a compliant device
 whose Rules Submission differs.  The variants are drawn from a seed (a fresh one unless given; it
@@ -22,6 +22,7 @@ from typing import Any
 from harness.cli import shard as sh
 from harness.cli.numbers import MAX_SEED, count, duration
 from harness.errors import InputError
+from harness.verdict import Verdict
 
 HELP = "certify N compliant Rules Submissions drawn from a seed against the emulators configured to each"
 EXAMPLE = """
@@ -58,7 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness import variants as vm
+    from harness.selfcheck import variants as vm
 
     if args.collect:
         return _collect(args)
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(o: vm.Outcome) -> None:
         if not args.json:
-            state = "PASS" if o.passed else "FAIL"
+            state = Verdict.PASS if o.passed else Verdict.FAIL
             print(f"  [{o.variant.index:>2}] {state} {o.seconds:>6}s  {o.tally:<14} {o.variant.summary()}",
                   file=sys.stderr, flush=True)
 
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace, seed: int, outcomes: list[Any], wall: float,
             extra: dict[str, Any]) -> list[Any]:
     """Print the table (or ``--json``) of ``outcomes``; returns those that did not pass."""
-    from harness import variants as vm
+    from harness.selfcheck import variants as vm
 
     failed = [o for o in outcomes if not o.passed]
     covered = vm.choices_covered(o.variant for o in outcomes)
@@ -136,8 +137,8 @@ def _report(args: argparse.Namespace, seed: int, outcomes: list[Any], wall: floa
     else:
         print(f"{'#':>3}  {'verdict':<7} {'time':>7}  pass/fail/error/n-a  variant")
         for o in outcomes:
-            print(f"{o.variant.index:>3}  {'PASS' if o.passed else 'FAIL':<7} {o.seconds:>6}s  {o.tally:<19}  "
-                  f"{o.variant.summary()}")
+            state = Verdict.PASS if o.passed else Verdict.FAIL
+            print(f"{o.variant.index:>3}  {state:<7} {o.seconds:>6}s  {o.tally:<19}  {o.variant.summary()}")
         n_choices = sum(len(v) for v in covered.values())
         print(f"\n{len(outcomes) - len(failed)}/{len(outcomes)} variant(s) passed; {n_choices} interpretation "
               f"choice(s) of {len(covered)} interpretation(s) exercised; wall time {wall} s")
@@ -157,7 +158,7 @@ def _collect(args: argparse.Namespace) -> int:
     """``--collect``: the shards' results merged, printed as one run of the whole set prints them."""
     from decimal import Decimal
 
-    from harness import variants as vm
+    from harness.selfcheck import variants as vm
 
     docs = sh.load_shards(args.collect, "variants", ("seed", "count", "only", "suites"))
     seed, total = int(docs[0]["seed"]), int(docs[0]["count"])

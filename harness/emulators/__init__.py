@@ -7,7 +7,7 @@ defect from :mod:`harness.emulators.defects`, deviate in exactly one way).
 * :func:`~harness.emulators.process.start_emulator`: start that process from the host side.
 """
 
-from harness.mutation.hook import install_from_environment
+from harness.selfcheck.mutation.hook import install_from_environment
 
 install_from_environment()  # a mutant or a line trace, in `python -m harness.emulators` only (mutation score)
 

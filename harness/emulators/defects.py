@@ -4,7 +4,7 @@ A defect is switched on by name (``tablecert emulate --defect NAME``, ``pytest -
 the profile's ``emulator.defect``) and read by the state machine at one place with an
 ``if "name" in self.cfg.defects`` branch (controller.py, settle.py, sensors.py, shoe.py).  The
 harness must catch every one of them: a suite that passes a defective device is a suite that
-proves nothing (issue 6).  ``tablecert defects --matrix`` (:mod:`harness.killmatrix`) runs, for
+proves nothing (issue 6).  ``tablecert defects --matrix`` (:mod:`harness.selfcheck.killmatrix`) runs, for
 each defect, the suite cases that cite the catalogue clauses in :attr:`Defect.clauses` and
 requires at least one of them to FAIL.
 

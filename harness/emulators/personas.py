@@ -44,7 +44,7 @@ class Persona:
     permitted_by: str
     #: the profile's ``config_writes`` for a device with this persona (None: the capability's default)
     config_writes: Mapping[str, str] | None = None
-    #: the variant kinds (harness.variants.KINDS) it means something on
+    #: the variant kinds (harness.selfcheck.variants.KINDS) it means something on
     kinds: tuple[str, ...] = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat", "mini-streak3")
     extra: Mapping[str, str] = field(default_factory=dict)
     #: slow to certify (every answer late): ``tablecert variants`` gives it one variant of a set, not

@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from harness.errors import InputError
+from harness.verdict import Verdict
 
 #: the environment variable that points every bench at one index (a database URL)
 ENV = "TABLECERT_HISTORY"
@@ -119,8 +120,9 @@ def rows_of(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None
         "verdict": record.derived_verdict()[0], "started_at": record.started_at,
         "finished_at": record.finished_at or "", "digest": record_digest(run_dir), "schema": record.schema,
         "harness": f"{record.harness_version} {record.git_revision[:12]}",
-        "passed": counts["PASS"], "failed": counts["FAIL"], "errors": counts["ERROR"] + counts["TIMEOUT"],
-        "not_applicable": counts["NOT APPLICABLE"], "cases": len(record.cases),
+        "passed": counts[Verdict.PASS], "failed": counts[Verdict.FAIL],
+        "errors": counts[Verdict.ERROR] + counts[Verdict.TIMEOUT],
+        "not_applicable": counts[Verdict.NOT_APPLICABLE], "cases": len(record.cases),
     }
     devs = []
     for role, pair in sorted(record.identities.items()):

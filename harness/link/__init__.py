@@ -5,7 +5,7 @@
   127.0.0.1), each table also as a single table's :class:`~harness.profiles.model.Profile`;
 * :mod:`harness.link.steps`: the suite steps that certify a link (``suites/link/``);
 * :mod:`harness.link.play`: rounds on several tables at once and the exact audit of every meter;
-* :mod:`harness.link.variants`: compliant link profiles drawn from a seed (``tablecert variants``).
+* :mod:`harness.selfcheck.link_variants`: compliant link profiles drawn from a seed (``tablecert variants``).
 
 The profile format is :mod:`harness.profiles.linked`; the chances on a common meter are
 :mod:`harness.math.link_exact`; the emulated link controller is

@@ -32,6 +32,7 @@ from harness.progressive.mystery import distribution as trigger_distribution
 from harness.randomness import power, stats
 from harness.randomness.observations import MysteryAward, ShoeObservation, shoe_arrays
 from harness.randomness.settings import MYSTERY_LAWS, RandomnessSettings
+from harness.verdict import Verdict
 
 SHOE_TESTS = ("runs", "serial-correlation", "card-position")
 MYSTERY_TESTS = ("kolmogorov-smirnov",)
@@ -170,7 +171,7 @@ def plan_mystery(settings: RandomnessSettings, jurisdiction: str | None, rounds_
 
 
 @dataclass
-class Verdict:
+class BatteryVerdict:
     plan: Plan
     results: list[stats.TestResult]
     #: test name -> the level Holm's step-down held it to
@@ -224,31 +225,32 @@ def family_p(results: Sequence[stats.TestResult]) -> float:
 
 
 def judge(plan: Plan, results: list[stats.TestResult], observations: int,
-          violations: Sequence[str] = (), certain: str | None = None) -> Verdict:
+          violations: Sequence[str] = (), certain: str | None = None) -> BatteryVerdict:
     """One sample's verdict at the family level alpha (a stage of :mod:`harness.randomness.confirm`)."""
     rejected, levels = holm({r.name: r.p_value for r in results}, plan.alpha)
     need = plan.required
     if violations:
-        outcome, message = "FAIL", "; ".join(violations)
+        outcome, message = Verdict.FAIL, "; ".join(violations)
     elif rejected or certain:
-        outcome = "FAIL"
+        outcome = Verdict.FAIL
         parts = [", ".join(f"{r.name} rejects its null hypothesis (p {r.p_value:.3g} <= {levels[r.name]:.3g})"
                            for r in results if r.name in rejected)] if rejected else []
         message = "; ".join(parts + ([certain] if certain else []))
     elif observations < need:
-        outcome = "INCONCLUSIVE"
+        outcome = Verdict.INCONCLUSIVE
         message = (f"{observations} {plan.unit} of the {need} planned for {float(plan.target_power):.0%} power: "
                    f"{need - observations} more needed")
     else:
-        outcome, message = "PASS", (f"no test rejects at {float(plan.confidence):.0%} confidence over {len(results)} "
-                                    f"tests (Holm); {observations} {plan.unit}, {need} planned")
-    return Verdict(plan, results, levels, rejected, outcome, message, observations,
-                   max(0, need - observations) if outcome == "INCONCLUSIVE" else 0, list(violations), certain)
+        outcome = Verdict.PASS
+        message = (f"no test rejects at {float(plan.confidence):.0%} confidence over {len(results)} "
+                   f"tests (Holm); {observations} {plan.unit}, {need} planned")
+    return BatteryVerdict(plan, results, levels, rejected, outcome, message, observations,
+                   max(0, need - observations) if outcome == Verdict.INCONCLUSIVE else 0, list(violations), certain)
 
 
 # -- running the batteries ------------------------------------------------------------------------------
 
-def run_shuffler(plan: Plan, pos: np.ndarray, bins: int = 10) -> Verdict:
+def run_shuffler(plan: Plan, pos: np.ndarray, bins: int = 10) -> BatteryVerdict:
     pos = np.asarray(pos)
     if pos.size == 0:
         return judge(plan, [], 0)
@@ -257,12 +259,12 @@ def run_shuffler(plan: Plan, pos: np.ndarray, bins: int = 10) -> Verdict:
     return judge(plan, results, pos.shape[0])
 
 
-def run_shoe(plan: Plan, shoes: Sequence[ShoeObservation], bins: int = 8) -> Verdict:
+def run_shoe(plan: Plan, shoes: Sequence[ShoeObservation], bins: int = 8) -> BatteryVerdict:
     ranks, red = shoe_arrays(shoes)
     return run_shoe_arrays(plan, ranks, red, bins)
 
 
-def run_shoe_arrays(plan: Plan, ranks: np.ndarray, red: np.ndarray, bins: int = 8) -> Verdict:
+def run_shoe_arrays(plan: Plan, ranks: np.ndarray, red: np.ndarray, bins: int = 8) -> BatteryVerdict:
     """The shoe battery on ``(shoes, cards)`` arrays of ranks (1-13) and colours (1 red)."""
     if ranks.size == 0:
         return judge(plan, [], 0)
@@ -305,7 +307,7 @@ def mystery_rejection_certain(plan: Plan, awards: Sequence[MysteryAward], distri
 
 
 def run_mystery(plan: Plan, awards: Sequence[MysteryAward], distribution: str = "uniform",
-                certain: str | None = None) -> Verdict:
+                certain: str | None = None) -> BatteryVerdict:
     """Awards against the declared trigger law on [reseed, must-hit-by] of the configuration each was
     won in (``distribution``: the Rules Submission's, :mod:`harness.progressive.mystery`); any award
     past must-hit-by (or below the reseed) fails outright (Royal 9 (h)); a short sample that

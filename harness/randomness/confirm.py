@@ -39,7 +39,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from harness.randomness.battery import Plan, Verdict
+from harness.randomness.battery import BatteryVerdict, Plan
+from harness.verdict import Verdict
 
 T = TypeVar("T")
 
@@ -50,7 +51,7 @@ class Procedure:
 
     plan: Plan
     #: stage 1, then stage 2 when it ran
-    stages: list[Verdict]
+    stages: list[BatteryVerdict]
     outcome: str
     message: str
     still_needed: int = 0
@@ -91,39 +92,39 @@ class Procedure:
         }
 
 
-def decide(plan: Plan, stages: Sequence[Verdict]) -> Procedure:
+def decide(plan: Plan, stages: Sequence[BatteryVerdict]) -> Procedure:
     """The procedure's verdict from the stages judged (see the module docstring)."""
     first = stages[0]
     need = plan.required
     hard = [x for v in stages for x in v.violations]
     if hard:
-        return Procedure(plan, list(stages), "FAIL", "; ".join(hard))
+        return Procedure(plan, list(stages), Verdict.FAIL, "; ".join(hard))
     if not first.rejects:
         return Procedure(plan, list(stages), first.outcome, first.message, first.still_needed)
     if plan.stages == 1:
-        return Procedure(plan, list(stages), "FAIL", first.message)
+        return Procedure(plan, list(stages), Verdict.FAIL, first.message)
     if len(stages) < 2:
-        return Procedure(plan, list(stages), "INCONCLUSIVE",
+        return Procedure(plan, list(stages), Verdict.INCONCLUSIVE,
                          f"stage 1 rejects ({first.message}); the confirming sample of {need} {plan.unit} was not "
                          f"taken: {need} more needed", need)
     second = stages[1]
     if second.rejects:
-        return Procedure(plan, list(stages), "FAIL",
+        return Procedure(plan, list(stages), Verdict.FAIL,
                          f"confirmed: stage 1 rejects ({first.message}) and so does an independent stage 2 of "
                          f"{second.observations} {plan.unit} ({second.message}); false-alarm rate of the procedure "
                          f"at most {plan.procedure_alpha:.3g}")
     if second.observations < need:
         short = need - second.observations
-        return Procedure(plan, list(stages), "INCONCLUSIVE",
+        return Procedure(plan, list(stages), Verdict.INCONCLUSIVE,
                          f"stage 1 rejects ({first.message}); the confirming stage 2 has {second.observations} of the "
                          f"{need} {plan.unit} planned and does not reject: {short} more needed", short)
-    return Procedure(plan, list(stages), "PASS",
+    return Procedure(plan, list(stages), Verdict.PASS,
                      f"stage 1 rejects ({first.message}), not confirmed: an independent stage 2 of "
                      f"{second.observations} {plan.unit} does not reject at {float(plan.confidence):.0%} confidence "
                      f"(Holm); the procedure's confidence is {1 - plan.procedure_alpha:.4%}")
 
 
-def run(plan: Plan, stage: Callable[[int], Verdict | None]) -> Procedure:
+def run(plan: Plan, stage: Callable[[int], BatteryVerdict | None]) -> Procedure:
     """Judge stage 1 (``stage(1)``) and, where it rejects statistically and the plan confirms, stage 2
     (``stage(2)``: a fresh, independent sample; ``None`` when none can be had, e.g. a file that holds
     no more).  The one code path of every battery's verdict."""

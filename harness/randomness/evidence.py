@@ -18,13 +18,14 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from harness.randomness.battery import Verdict
+from harness.randomness.battery import BatteryVerdict
 from harness.randomness.confirm import Procedure
 from harness.randomness.observations import MysteryAward
 from harness.randomness.stats import TestResult
 from harness.randomness.svg import histogram_data
 from harness.record.model import Measurement
 from harness.record.statistics import PROCEDURE_UNIT, TEST_UNIT
+from harness.verdict import Verdict
 
 if TYPE_CHECKING:
     from harness.profiles.model import Profile
@@ -37,7 +38,7 @@ def sig(value: float, digits: int = 4) -> Decimal:
     return Decimal(f"{value:.{digits - 1}e}").normalize()
 
 
-def test_data(verdict: Verdict, r: TestResult, stage: int | None = None) -> dict[str, Any]:
+def test_data(verdict: BatteryVerdict, r: TestResult, stage: int | None = None) -> dict[str, Any]:
     """One test as the record keeps it (strings for every non-integer number); ``stage`` of the
     two-stage procedure, None with one sample."""
     plan = verdict.plan
@@ -54,7 +55,7 @@ def test_data(verdict: Verdict, r: TestResult, stage: int | None = None) -> dict
     }
 
 
-def measurements(result: Verdict | Procedure, clause: str = "") -> list[Measurement]:
+def measurements(result: BatteryVerdict | Procedure, clause: str = "") -> list[Measurement]:
     """A procedure's measurements (a lone verdict is a one-stage procedure): per stage its sample
     size and each test; then the procedure itself when it has two stages."""
     proc = result if isinstance(result, Procedure) else Procedure(result.plan, [result], result.outcome,
@@ -65,20 +66,20 @@ def measurements(result: Verdict | Procedure, clause: str = "") -> list[Measurem
         out += _stage_measurements(proc, verdict, i if two else None, clause)
     if proc.confirm:
         out.append(Measurement(f"{proc.plan.kind} procedure", proc.to_data(), PROCEDURE_UNIT, None,
-                               proc.outcome if proc.outcome == "FAIL" else "PASS", clause, proc.message))
+                               proc.outcome if proc.outcome == Verdict.FAIL else Verdict.PASS, clause, proc.message))
     return out
 
 
-def _stage_measurements(proc: Procedure, verdict: Verdict, stage: int | None, clause: str) -> list[Measurement]:
+def _stage_measurements(proc: Procedure, verdict: BatteryVerdict, stage: int | None, clause: str) -> list[Measurement]:
     plan = verdict.plan
     label = f" (stage {stage})" if stage and stage > 1 else ""
-    failing = proc.outcome == "FAIL" and not proc.violations  # a statistical FAIL: its rejections count
-    short = verdict.observations < plan.required and proc.outcome == "INCONCLUSIVE" and not verdict.rejects
+    failing = proc.outcome == Verdict.FAIL and not proc.violations  # a statistical FAIL: its rejections count
+    short = verdict.observations < plan.required and proc.outcome == Verdict.INCONCLUSIVE and not verdict.rejects
     stages = (f"; stage {stage or 1} of the two-stage procedure (a rejection is a FAIL only when an independent "
               f"second sample of {plan.required} rejects too)" if proc.confirm else "")
     out = [Measurement(
         f"{plan.kind} sample size{label}", verdict.observations, plan.unit, plan.required,
-        "INCONCLUSIVE" if short else "PASS",
+        Verdict.INCONCLUSIVE if short else Verdict.PASS,
         clause, f"{plan.required} {plan.unit} planned for {float(plan.stage_power):.2%} power against every declared "
                 f"defect at {float(plan.confidence):.0%} confidence ({plan.source}); "
                 + "; ".join(f"{d}: {desc}" for d, desc in plan.defects.items()) + stages)]
@@ -88,7 +89,7 @@ def _stage_measurements(proc: Procedure, verdict: Verdict, stage: int | None, cl
         power_text = f"power {pw:.4f} against the defects it is planned for" if pw is not None else \
             "not the planned test for any declared defect"
         rejected = r.name in verdict.rejected
-        outcome = "FAIL" if rejected and failing else "PASS"
+        outcome = Verdict.FAIL if rejected and failing else Verdict.PASS
         note = (" Rejects in this stage; not confirmed (the procedure's verdict is "
                 f"{proc.outcome})." if rejected and not failing and proc.confirm else "")
         out.append(Measurement(
@@ -100,9 +101,9 @@ def _stage_measurements(proc: Procedure, verdict: Verdict, stage: int | None, cl
                                clause, f"H0: {r.null}"))
     if verdict.certain:
         out.append(Measurement(f"{plan.kind} rejection certain{label}", verdict.certain, "", None,
-                               "FAIL" if failing else "PASS", clause, verdict.certain))
+                               Verdict.FAIL if failing else Verdict.PASS, clause, verdict.certain))
     for v in verdict.violations:
-        out.append(Measurement(f"{plan.kind} bound{label}", v, "", None, "FAIL", clause, v))
+        out.append(Measurement(f"{plan.kind} bound{label}", v, "", None, Verdict.FAIL, clause, v))
     return out
 
 

@@ -42,10 +42,12 @@ from allure_commons.model2 import (
 from harness.record.clauses import clause_info
 from harness.record.document import Record
 from harness.record.model import IDENTITY_FIELDS, CaseResult
+from harness.verdict import Verdict
 
-STATUS = {"PASS": Status.PASSED, "FAIL": Status.FAILED, "ERROR": Status.BROKEN, "TIMEOUT": Status.BROKEN,
-          "SKIP": Status.SKIPPED, "NOT APPLICABLE": Status.SKIPPED, "INCONCLUSIVE": Status.UNKNOWN,
-          "INTERRUPTED": Status.UNKNOWN}
+STATUS: dict[str, str] = {
+    Verdict.PASS: Status.PASSED, Verdict.FAIL: Status.FAILED, Verdict.ERROR: Status.BROKEN,
+    Verdict.TIMEOUT: Status.BROKEN, Verdict.SKIP: Status.SKIPPED, Verdict.NOT_APPLICABLE: Status.SKIPPED,
+    Verdict.INCONCLUSIVE: Status.UNKNOWN, Verdict.INTERRUPTED: Status.UNKNOWN}
 MIME = {
     ".txt": "text/plain",
     ".log": "text/plain",
@@ -127,9 +129,10 @@ def case_result(record: Record, case: CaseResult, case_uuid: str) -> TestResult:
     )
     details = []
     if case.message:
-        details.append(case.message if case.verdict not in ("NOT APPLICABLE",) else f"NOT APPLICABLE: {case.message}")
+        details.append(case.message if case.verdict not in (Verdict.NOT_APPLICABLE,)
+                       else f"NOT APPLICABLE: {case.message}")
     for m in case.measurements:
-        if m.outcome != "PASS":
+        if m.outcome != Verdict.PASS:
             details.append(f"{m.name} [{m.clause}]: expected {m.limit}, got {m.value} {m.unit}".rstrip())
     if details:
         result.statusDetails = StatusDetails(message=details[0], trace="\n".join(details))

@@ -25,6 +25,7 @@ from typing import Any
 
 from harness.errors import InputError
 from harness.record.model import OUTCOMES, jsonable
+from harness.verdict import Verdict
 
 RECORD_FILE = "record.json"
 JOURNAL_FILE = "journal.jsonl"
@@ -241,9 +242,9 @@ def consistency_problems(record: Any) -> list[str]:
     """Verdicts that do not follow from what the record says happened."""
     problems: list[str] = []
     for case in record.cases:
-        bad = [m.name for m in case.measurements if m.outcome not in ("PASS", "SKIP")]
-        bad += [f"step {s.index}" for s in case.steps if s.outcome not in ("PASS", "SKIP")]
-        if case.verdict == "PASS" and bad:
+        bad = [m.name for m in case.measurements if m.outcome not in (Verdict.PASS, Verdict.SKIP)]
+        bad += [f"step {s.index}" for s in case.steps if s.outcome not in (Verdict.PASS, Verdict.SKIP)]
+        if case.verdict == Verdict.PASS and bad:
             problems.append(f"case {case.case_id}: verdict PASS but {', '.join(bad)} did not pass")
         if case.verdict not in OUTCOMES:
             problems.append(f"case {case.case_id}: unknown verdict {case.verdict!r}")

@@ -26,6 +26,7 @@ from harness.record.model import (
     jsonable,
 )
 from harness.record.sittings import Sitting
+from harness.verdict import Verdict
 
 
 @dataclass
@@ -88,7 +89,7 @@ class Record:
         return out
 
     def counts(self) -> dict[str, int]:
-        counts = dict.fromkeys(OUTCOMES, 0)
+        counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
         for case in self.cases:
             counts[case.verdict] = counts.get(case.verdict, 0) + 1
         return counts
@@ -97,42 +98,42 @@ class Record:
         """The overall verdict that follows from the record, with the reasons for it."""
         reasons: list[str] = []
         counts = self.counts()
-        fail = counts["FAIL"] > 0
+        fail = counts[Verdict.FAIL] > 0
         if fail:
-            reasons.append(f"{counts['FAIL']} case(s) failed")
+            reasons.append(f"{counts[Verdict.FAIL]} case(s) failed")
         changed = self.identity_changed()
         for role, fields in changed.items():
             fail = True
             reasons.append(f"{role} identity changed during the run: {', '.join(fields)}")
-        error = counts["ERROR"] + counts["TIMEOUT"] > 0
+        error = counts[Verdict.ERROR] + counts[Verdict.TIMEOUT] > 0
         if error:
-            reasons.append(f"{counts['ERROR']} case(s) in error, {counts['TIMEOUT']} timed out")
-        if not any(c.verdict != "NOT APPLICABLE" for c in self.cases):
+            reasons.append(f"{counts[Verdict.ERROR]} case(s) in error, {counts[Verdict.TIMEOUT]} timed out")
+        if not any(c.verdict != Verdict.NOT_APPLICABLE for c in self.cases):
             error = True
             reasons.append("no case was run" if not self.cases else "no case applies to the profile")
-        interrupted = self.interrupted or counts["INTERRUPTED"] > 0
+        interrupted = self.interrupted or counts[Verdict.INTERRUPTED] > 0
         if interrupted:
             reasons.insert(0, "the run was interrupted before every selected case had run")
-        incomplete = not self.complete or counts["SKIP"] > 0 or counts["INCONCLUSIVE"] > 0
+        incomplete = not self.complete or counts[Verdict.SKIP] > 0 or counts[Verdict.INCONCLUSIVE] > 0
         if not self.complete:
             reasons.append("the record is incomplete (the run did not finish)")
-        if counts["SKIP"]:
-            reasons.append(f"{counts['SKIP']} case(s) skipped")
-        if counts["INCONCLUSIVE"]:
-            reasons.append(f"{counts['INCONCLUSIVE']} case(s) inconclusive")
+        if counts[Verdict.SKIP]:
+            reasons.append(f"{counts[Verdict.SKIP]} case(s) skipped")
+        if counts[Verdict.INCONCLUSIVE]:
+            reasons.append(f"{counts[Verdict.INCONCLUSIVE]} case(s) inconclusive")
         if interrupted:
-            return "INTERRUPTED", reasons
+            return Verdict.INTERRUPTED, reasons
         if fail:
-            return "FAIL", reasons
+            return Verdict.FAIL, reasons
         if error:
-            return "ERROR", reasons
+            return Verdict.ERROR, reasons
         if incomplete:
-            return "INCOMPLETE", reasons
+            return Verdict.INCOMPLETE, reasons
         partial = self.partial()
         if partial:
-            return "PARTIAL", [partial + ": the selected cases passed; the run certifies nothing beyond them"]
-        na = counts["NOT APPLICABLE"]
-        return "PASS", ["every case that applies to the profile passed"
+            return Verdict.PARTIAL, [partial + ": the selected cases passed; the run certifies nothing beyond them"]
+        na = counts[Verdict.NOT_APPLICABLE]
+        return Verdict.PASS, ["every case that applies to the profile passed"
                         + (f" ({na} not applicable, each with its reason)" if na else "")]
 
     def partial(self) -> str | None:

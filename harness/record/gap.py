@@ -32,6 +32,7 @@ from harness.record.clauses import clause_info
 from harness.record.contract_findings import lines as contract_lines
 from harness.record.document import Record
 from harness.record.model import CaseResult, Measurement
+from harness.verdict import Verdict
 
 #: readings of a finding shown in full (the rest are counted)
 SHOWN_READINGS = 3
@@ -76,7 +77,7 @@ class Finding:
 
 
 def _failing(case: CaseResult) -> list[Measurement]:
-    return [m for m in case.measurements if m.outcome == "FAIL"]
+    return [m for m in case.measurements if m.outcome == Verdict.FAIL]
 
 
 def _first_line(text: str | None) -> str:
@@ -107,7 +108,7 @@ def findings(record: Record) -> list[Finding]:
     groups: dict[str, Finding] = {}
     cited: dict[str, list[list[str]]] = {}
     for case in record.cases:
-        if case.verdict != "FAIL":
+        if case.verdict != Verdict.FAIL:
             continue
         bad = _failing(case)
         first = bad[0] if bad else None
@@ -221,8 +222,9 @@ def render_gap_report(record: Record, problems: Sequence[str] = (),
     verification and its overall verdict is NOT VALID; ``integrity``
     (:func:`harness.record.integrity.integrity`): what the record's integrity rests on."""
     found = findings(record)
-    unchecked = [c for c in record.cases if c.verdict in ("ERROR", "TIMEOUT", "SKIP", "INTERRUPTED")]
-    na = sum(1 for c in record.cases if c.verdict == "NOT APPLICABLE")
+    unchecked = [c for c in record.cases
+                 if c.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.SKIP, Verdict.INTERRUPTED)]
+    na = sum(1 for c in record.cases if c.verdict == Verdict.NOT_APPLICABLE)
     failing = sum(len(f.cases) for f in found)
     verdict, reasons = record.derived_verdict()
     if problems:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harness import exitcodes
 from harness.record.document import Record
+from harness.verdict import Verdict
 
 #: the pytest process's exit status when it stopped on a host fault (harness.suites.session)
 HOST_FAULT_STATUS = exitcodes.RIG_ERROR
@@ -43,5 +44,5 @@ def unfinished_verdict(record: Record, run_dir: Path, exit_code: int | None,
     reasons = [f"the run's process {ended_how(exit_code)} before it finished the record; the journal keeps "
                f"the {kept} case(s) that finished (continue: tablecert run --resume {run_dir})"]
     if interrupted:
-        return exitcodes.INTERRUPTED, "INTERRUPTED", ["the run was interrupted", *reasons]
-    return exitcodes.RIG_ERROR, "ERROR", reasons
+        return exitcodes.INTERRUPTED, Verdict.INTERRUPTED, ["the run was interrupted", *reasons]
+    return exitcodes.RIG_ERROR, Verdict.ERROR, reasons

@@ -19,12 +19,13 @@ from harness.errors import InputError
 from harness.record.document import Record
 from harness.record.folder import read_member
 from harness.record.model import IDENTITY_FIELDS, CaseResult
+from harness.verdict import Verdict
 
 TAIL_BYTES = 2000
 _BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 #: outcomes of a case that reached no pass/fail verdict of its own
-NOT_RUN = ("SKIP", "NOT APPLICABLE", "INCONCLUSIVE", "INTERRUPTED")
+NOT_RUN = (Verdict.SKIP, Verdict.NOT_APPLICABLE, Verdict.INCONCLUSIVE, Verdict.INTERRUPTED)
 
 
 def sanitize(text: str) -> str:
@@ -56,10 +57,10 @@ def _tails(case: CaseResult, run_dir: Path | None) -> str:
 def _failure_text(case: CaseResult, run_dir: Path | None) -> str:
     lines = [case.message or ""]
     for m in case.measurements:
-        if m.outcome != "PASS":
+        if m.outcome != Verdict.PASS:
             lines.append(f"{m.name} [{m.clause}]: expected {m.limit} got {m.value} {m.unit} -> {m.outcome}")
     for s in case.steps:
-        if s.outcome != "PASS":
+        if s.outcome != Verdict.PASS:
             lines.append(f"{case.suite_file}:{s.yaml_line}: step {s.index} {s.text} -> {s.outcome}")
     tails = _tails(case, run_dir)
     if tails:
@@ -79,8 +80,8 @@ def render_junit(record: Record, run_dir: Path | None = None, digest: str | None
     attrs = {
         "name": sanitize(f"tablecert {name}"),
         "tests": str(len(record.cases)),
-        "failures": str(counts["FAIL"]),
-        "errors": str(counts["ERROR"] + counts["TIMEOUT"]),
+        "failures": str(counts[Verdict.FAIL]),
+        "errors": str(counts[Verdict.ERROR] + counts[Verdict.TIMEOUT]),
         "skipped": str(sum(counts[v] for v in NOT_RUN)),
         "time": _ms_to_s(total_ms),
     }
@@ -114,14 +115,14 @@ def render_junit(record: Record, run_dir: Path | None = None, digest: str | None
             for clause in case.clauses:
                 _prop(tprops, "clause", clause)
         message = sanitize((case.message or case.verdict).splitlines()[0] if case.message else case.verdict)
-        if case.verdict == "FAIL":
-            el = ET.SubElement(tc, "failure", message=message, type="FAIL")
+        if case.verdict == Verdict.FAIL:
+            el = ET.SubElement(tc, "failure", message=message, type=Verdict.FAIL)
             el.text = sanitize(_failure_text(case, run_dir))
-        elif case.verdict in ("ERROR", "TIMEOUT"):
+        elif case.verdict in (Verdict.ERROR, Verdict.TIMEOUT):
             el = ET.SubElement(tc, "error", message=message, type=case.verdict)
             el.text = sanitize(_failure_text(case, run_dir))
         elif case.verdict in NOT_RUN:
-            text = message if case.verdict == "SKIP" else f"{case.verdict}: {message}"
+            text = message if case.verdict == Verdict.SKIP else f"{case.verdict}: {message}"
             ET.SubElement(tc, "skipped", message=sanitize(text))
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

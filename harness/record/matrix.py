@@ -32,11 +32,13 @@ from typing import Any
 
 from harness.record.document import Record
 from harness.record.model import CaseResult
+from harness.verdict import Verdict
 
 #: case verdicts that reached a verdict on the device (a clause can be credited by them)
-RAN = ("PASS", "FAIL", "ERROR", "TIMEOUT", "INCONCLUSIVE")
+RAN = (Verdict.PASS, Verdict.FAIL, Verdict.ERROR, Verdict.TIMEOUT, Verdict.INCONCLUSIVE)
 #: matrix statuses, most severe first
-STATUSES = ("FAIL", "ERROR", "INCONCLUSIVE", "NOT RUN", "PASS", "NOT APPLICABLE", "OUT OF SCOPE")
+STATUSES = (Verdict.FAIL, Verdict.ERROR, Verdict.INCONCLUSIVE, Verdict.NOT_RUN, Verdict.PASS, Verdict.NOT_APPLICABLE,
+            "OUT OF SCOPE")
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ def _standards(cat: Any, rows: list[ClauseRow]) -> list[str]:
     APPLICABLE), each with the sections (e.g. 461a.12) those clauses come from."""
     sections: dict[str, dict[str, None]] = {}
     for row in rows:
-        if row.status in ("OUT OF SCOPE", "NOT APPLICABLE"):
+        if row.status in ("OUT OF SCOPE", Verdict.NOT_APPLICABLE):
             continue
         clause = cat.clause(row.clause_id)
         found = sections.setdefault(clause.source, {})
@@ -164,26 +166,26 @@ def _row(clause: Any, not_applicable: str | None, cases: list[CaseResult]) -> Cl
     base = {"clause_id": clause.id, "citation": clause.citation, "text": clause.text, "area": clause.area,
             "cases": refs}
     if not_applicable is not None:
-        return ClauseRow(**base, status="NOT APPLICABLE", reason=not_applicable)
+        return ClauseRow(**base, status=Verdict.NOT_APPLICABLE, reason=not_applicable)
     if not clause.testable:
         return ClauseRow(**base, status="OUT OF SCOPE", reason=str(clause.out_of_scope or ""))
     verdicts = [c.verdict for c in cases]
     ran = [c for c in cases if c.verdict in RAN]
-    unrun = [c for c in cases if c.verdict not in RAN and c.verdict != "NOT APPLICABLE"]
-    if "FAIL" in verdicts:
-        n = verdicts.count("FAIL")
-        return ClauseRow(**base, status="FAIL", reason=f"{n} of {len(ran)} case(s) failed")
-    if "ERROR" in verdicts or "TIMEOUT" in verdicts:
-        bad = [c for c in cases if c.verdict in ("ERROR", "TIMEOUT")]
-        return ClauseRow(**base, status="ERROR", reason=_dedupe(_first_line(c.message) for c in bad))
-    if "INCONCLUSIVE" in verdicts:
-        return ClauseRow(**base, status="INCONCLUSIVE", reason="too few observations for the planned power")
+    unrun = [c for c in cases if c.verdict not in RAN and c.verdict != Verdict.NOT_APPLICABLE]
+    if Verdict.FAIL in verdicts:
+        n = verdicts.count(Verdict.FAIL)
+        return ClauseRow(**base, status=Verdict.FAIL, reason=f"{n} of {len(ran)} case(s) failed")
+    if Verdict.ERROR in verdicts or Verdict.TIMEOUT in verdicts:
+        bad = [c for c in cases if c.verdict in (Verdict.ERROR, Verdict.TIMEOUT)]
+        return ClauseRow(**base, status=Verdict.ERROR, reason=_dedupe(_first_line(c.message) for c in bad))
+    if Verdict.INCONCLUSIVE in verdicts:
+        return ClauseRow(**base, status=Verdict.INCONCLUSIVE, reason="too few observations for the planned power")
     if unrun:
         why = _dedupe(f"{c.verdict}: {_first_line(c.message)}" for c in unrun)
         lead = f"{len(unrun)} of {len(unrun) + len(ran)} case(s) did not run" if ran else "no case ran"
-        return ClauseRow(**base, status="NOT RUN", reason=f"{lead} ({why})")
+        return ClauseRow(**base, status=Verdict.NOT_RUN, reason=f"{lead} ({why})")
     if ran:
-        return ClauseRow(**base, status="PASS", reason="")
+        return ClauseRow(**base, status=Verdict.PASS, reason="")
     if cases:  # every case citing it is NOT APPLICABLE
-        return ClauseRow(**base, status="NOT APPLICABLE", reason=_dedupe(c.message or "" for c in cases))
-    return ClauseRow(**base, status="NOT RUN", reason="no case citing this clause was selected for this run")
+        return ClauseRow(**base, status=Verdict.NOT_APPLICABLE, reason=_dedupe(c.message or "" for c in cases))
+    return ClauseRow(**base, status=Verdict.NOT_RUN, reason="no case citing this clause was selected for this run")

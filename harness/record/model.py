@@ -20,6 +20,8 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
+from harness.verdict import CASE_VERDICTS, RUN_VERDICTS, Verdict
+
 #: the record schema this version writes, and every schema it reads and verifies (docs/record.md,
 #: "Schema versions"): a record is verified by the rules of its own version, never migrated in place.
 #:   tablecert/record/1: the first release.
@@ -33,9 +35,9 @@ SCHEMAS = ("tablecert/record/1", SCHEMA)
 #: interpretation, or no performer on the bench can carry out an act it needs), with its reason;
 #: INCONCLUSIVE: a statistical case with fewer observations than its planned power needs;
 #: INTERRUPTED: the operator stopped the run (Ctrl-C), never a device fault.
-OUTCOMES = ("PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP", "NOT APPLICABLE", "INCONCLUSIVE", "INTERRUPTED")
+OUTCOMES = CASE_VERDICTS
 #: overall verdicts of a run (exit statuses: harness.exitcodes)
-VERDICTS = ("PASS", "PARTIAL", "FAIL", "ERROR", "INCOMPLETE", "INTERRUPTED")
+VERDICTS = RUN_VERDICTS
 
 #: the measurement holding every timed round's lock-out latency of a case: ``[[round, ms or null,
 #: "counter" | "host"], ...]`` (the report charts them against the limit)
@@ -186,7 +188,7 @@ class Measurement:
     value: Any
     unit: str = ""
     limit: Any = None
-    outcome: str = "PASS"
+    outcome: str = Verdict.PASS
     clause: str = ""
     detail: str = ""
 

@@ -41,10 +41,11 @@ from harness.record.statistics import (
 )
 from harness.record.statistics import summary as stat_summary
 from harness.record.svg import MIN_READINGS, meter_chart
+from harness.verdict import Verdict
 
 #: case verdicts from the most to the least severe
-SEVERITY = {"FAIL": 0, "ERROR": 1, "TIMEOUT": 2, "INTERRUPTED": 3, "INCONCLUSIVE": 4, "SKIP": 5, "PASS": 6,
-            "NOT APPLICABLE": 7}
+SEVERITY: dict[str, int] = {Verdict.FAIL: 0, Verdict.ERROR: 1, Verdict.TIMEOUT: 2, Verdict.INTERRUPTED: 3,
+                            Verdict.INCONCLUSIVE: 4, Verdict.SKIP: 5, Verdict.PASS: 6, Verdict.NOT_APPLICABLE: 7}
 APPENDIX_FILE = "record-appendix.html"
 #: roles that are lab instruments (the test-equipment table); the others are the devices under test
 INSTRUMENT_ROLES = ("counter", "power")
@@ -176,7 +177,7 @@ def case_context(record: Record, index: int, case: CaseResult, *, detail: bool) 
         "started_at": case.started_at,
         "duration_ms": case.duration_ms,
         "message": case.message or "",
-        "failing": [measurement_row(m) for m in case.measurements if m.outcome not in ("PASS",)],
+        "failing": [measurement_row(m) for m in case.measurements if m.outcome not in (Verdict.PASS,)],
         "measured": len(case.measurements),
         "evidence": [{"path": x.path, "name": x.name or x.path, "kind": x.kind, "size": x.size,
                       "sha256": x.sha256, "href": evidence_href(x.path),
@@ -271,7 +272,7 @@ def _timing(record: Record, equipment: list[dict[str, Any]]) -> dict[str, Any]:
         "chart": chart, "rounds": len(rounds),
         "method": method, "uncertainty": uncertainty, "limit_ms": str(limit), "count": len(readings),
         "min_ms": str(min(values)) if values else "", "max_ms": str(max(values)) if values else "",
-        "failed": sum(1 for _c, m in readings if m.outcome == "FAIL"),
+        "failed": sum(1 for _c, m in readings if m.outcome == Verdict.FAIL),
     }
 
 
@@ -357,12 +358,12 @@ def _limitations(record: Record, matrix: Any, equipment: list[dict[str, Any]], e
         out.append("Devices under test were tablecert's built-in emulators: this report certifies no hardware.")
     out.append(f"{counts['OUT OF SCOPE']} clause(s) in scope are not testable on a device (filings, layouts, "
                "procedures); they are listed OUT OF SCOPE with the reason.")
-    if counts["NOT APPLICABLE"]:
-        out.append(f"{counts['NOT APPLICABLE']} clause(s) do not apply to this Rules Submission (capabilities it "
+    if counts[Verdict.NOT_APPLICABLE]:
+        out.append(f"{counts[Verdict.NOT_APPLICABLE]} clause(s) do not apply to this Rules Submission (capabilities it "
                    "does not offer, another denomination, another interpretation); each says why.")
-    if counts["NOT RUN"]:
-        out.append(f"{counts['NOT RUN']} testable clause(s) were NOT RUN in this run: the report makes no finding "
-                   "on them.")
+    if counts[Verdict.NOT_RUN]:
+        out.append(f"{counts[Verdict.NOT_RUN]} testable clause(s) were NOT RUN in this run: the report makes no "
+                   "finding on them.")
     if matrix.outside:
         out.append(f"{matrix.outside} catalogue clause(s) of other games or jurisdictions are outside this "
                    "report's scope and not listed.")
@@ -458,7 +459,7 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "contract": {"versions": dict(record.contract.get("versions") or {}),
                      "findings": contract_lines(record.contract)},
         "cases": shown,
-        "na_groups": grouped(c for c in shown if c["verdict"] == "NOT APPLICABLE"),
+        "na_groups": grouped(c for c in shown if c["verdict"] == Verdict.NOT_APPLICABLE),
         "unchecked_groups": grouped((c for c in shown if c["verdict"] in UNCHECKED), by_verdict=True),
         "equipment": equipment,
         "timing": _timing(record, equipment),
@@ -477,7 +478,7 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
 
 
 #: verdicts of cases that reached no verdict on the device: listed apart, grouped by reason
-UNCHECKED = ("ERROR", "TIMEOUT", "SKIP", "INTERRUPTED", "INCONCLUSIVE")
+UNCHECKED = (Verdict.ERROR, Verdict.TIMEOUT, Verdict.SKIP, Verdict.INTERRUPTED, Verdict.INCONCLUSIVE)
 
 
 def grouped(cases: Iterable[Mapping[str, Any]], *, by_verdict: bool = False) -> list[tuple[Any, list[Any]]]:
@@ -502,9 +503,9 @@ def _matrix_row(r: Any, anchors: Mapping[str, str]) -> dict[str, Any]:
     not apply), the rest counted, so a clause cited by twenty $1 cases stays one line at a $5 table."""
     refs = [{"id": c.case_id, "verdict": c.verdict, "credited": c.credited, "anchor": anchors.get(c.case_id, "")}
             for c in r.cases]
-    ran = [c for c in refs if c["verdict"] != "NOT APPLICABLE"]
-    bad = [c for c in ran if c["verdict"] != "PASS" or not c["credited"]]
-    good = [c for c in ran if c["verdict"] == "PASS" and c["credited"]]
+    ran = [c for c in refs if c["verdict"] != Verdict.NOT_APPLICABLE]
+    bad = [c for c in ran if c["verdict"] != Verdict.PASS or not c["credited"]]
+    good = [c for c in ran if c["verdict"] == Verdict.PASS and c["credited"]]
     # every case that did not pass (or does not credit the clause) by name; passes by count past a few
     shown = (bad + good[:MATRIX_CASES_SHOWN]) if ran else refs[:MATRIX_CASES_SHOWN]
     return {"clause_id": r.clause_id, "citation": r.citation, "text": r.text, "status": r.status,

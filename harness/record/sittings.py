@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from harness.record.model import DeviceIdentity
+from harness.verdict import Verdict
 
 if TYPE_CHECKING:
     from harness.record.document import Record
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 #: how a sitting ended: ``open`` while it runs (or when the journal simply stops)
 ENDS = ("open", "finished", "interrupted", "killed")
 #: verdicts of a case that did not finish, run again by the next sitting
-RERUN_VERDICTS = ("INTERRUPTED", "SKIP")
+RERUN_VERDICTS = (Verdict.INTERRUPTED, Verdict.SKIP)
 SET_ASIDE_DIR = "set-aside"
 
 

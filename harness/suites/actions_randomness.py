@@ -42,6 +42,7 @@ from harness.randomness.observations import (
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, step
 from harness.suites.runner import Inconclusive
+from harness.verdict import Verdict
 
 if TYPE_CHECKING:
     from harness.randomness.confirm import Procedure
@@ -76,9 +77,9 @@ def _record(runner: CaseRunner, step: Step, proc: Procedure) -> None:
 
     clause = step.clause or ",".join(runner.case.clauses)
     for m in measurements(proc, clause):
-        runner.measure(step, m.name, m.value, m.limit, m.outcome != "FAIL", m.unit, m.detail)
+        runner.measure(step, m.name, m.value, m.limit, m.outcome != Verdict.FAIL, m.unit, m.detail)
     # a finding of the same case (a payout, a meter) is a FAIL whatever the statistics still need
-    if proc.outcome == "INCONCLUSIVE" and not any(not m.passed and not m.advisory for m in runner.measured):
+    if proc.outcome == Verdict.INCONCLUSIVE and not any(not m.passed and not m.advisory for m in runner.measured):
         raise Inconclusive(proc.message)
 
 
@@ -127,7 +128,7 @@ def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None
         filed = confirm.split(read, plan.required, plan.stages)
     plans = {0: plan}
 
-    def stage(k: int) -> battery.Verdict:
+    def stage(k: int) -> battery.BatteryVerdict:
         if filed is not None:
             observed = filed[k - 1]
         else:  # a fresh run of shuffles for each stage: independent of the one before
@@ -195,7 +196,7 @@ def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = 
             plan = battery.plan_shoe(settings, shortest, profile.jurisdiction)
         filed = confirm.split(read, plan.required, plan.stages)
 
-    def stage(k: int) -> battery.Verdict:
+    def stage(k: int) -> battery.BatteryVerdict:
         if filed is not None:
             observed = filed[k - 1]
         elif _test_channel_loads(runner):
@@ -242,7 +243,7 @@ def mystery_distribution(runner: CaseRunner, step: Step, max_rounds: int, seed: 
                               plan.stages)
     play = AwardRounds(runner, step, seed, mystery.reseed, mystery.must_hit_by) if filed is None else None
 
-    def stage(k: int) -> battery.Verdict:
+    def stage(k: int) -> battery.BatteryVerdict:
         certain: str | None = None
         label = "" if k == 1 else f" (stage {k})"
         if filed is not None:

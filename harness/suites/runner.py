@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -29,6 +30,7 @@ from harness.suites.permitted import NotApplicableHere
 from harness.suites.registry import lookup
 from harness.suites.rig import Rig
 from harness.suites.timing import LockTiming, RoundLock
+from harness.verdict import Verdict
 
 ROUND_TIMEOUT_S = 10.0
 #: NAK codes a device may answer a wager at a seat the table does not have with (a refusal)
@@ -48,6 +50,29 @@ class Inconclusive(Exception):
     limit).  The case is INCONCLUSIVE, never PASS."""
 
 
+def verdict_of(exc: BaseException) -> tuple[Verdict, str]:
+    """The verdict of a case that ended on ``exc``, and its message.
+
+    A compliance failure is FAIL; a case that cannot be decided INCONCLUSIVE; a case the device's
+    permitted choice made moot NOT APPLICABLE; a wait for the devices that ran out TIMEOUT; any
+    other device fault or exception ERROR (the first line of its traceback); anything that is not
+    an ``Exception`` (Ctrl-C, pytest's own exit) INTERRUPTED: the device did nothing wrong.
+    """
+    if isinstance(exc, ComplianceFailure):
+        return Verdict.FAIL, str(exc)
+    if isinstance(exc, Inconclusive):
+        return Verdict.INCONCLUSIVE, str(exc)
+    if isinstance(exc, NotApplicableHere):
+        return Verdict.NOT_APPLICABLE, str(exc)
+    if isinstance(exc, DeviceTimeout):
+        return Verdict.TIMEOUT, str(exc)
+    if isinstance(exc, DeviceError):
+        return Verdict.ERROR, str(exc)
+    if isinstance(exc, Exception):
+        return Verdict.ERROR, "".join(traceback.format_exception_only(exc)).strip()
+    return Verdict.INTERRUPTED, f"the run was interrupted during this case ({type(exc).__name__})"
+
+
 @dataclass
 class Measured:
     name: str
@@ -64,8 +89,8 @@ class Measured:
     @property
     def outcome(self) -> str:
         if self.advisory:
-            return "INCONCLUSIVE"
-        return "PASS" if self.passed else "FAIL"
+            return Verdict.INCONCLUSIVE
+        return Verdict.PASS if self.passed else Verdict.FAIL
 
 
 @dataclass
@@ -162,7 +187,7 @@ class CaseRunner:
                 lookup(step.action).run(self, step, **step.args)
             except (DeviceError, NakError) as exc:
                 if self.on_step:
-                    self.on_step(i, step, "ERROR", {"error": str(exc), **self._performed()})
+                    self.on_step(i, step, Verdict.ERROR, {"error": str(exc), **self._performed()})
                 failed_before = [m for m in self.measured if not m.passed and not m.advisory]
                 if failed_before:
                     # the device already broke a clause in this case: that is the verdict (a FAIL),
@@ -179,12 +204,12 @@ class CaseRunner:
                 if failed_before:
                     raise ComplianceFailure("\n".join(self.describe(m) for m in failed_before)) from exc
                 if self.on_step:
-                    self.on_step(i, step, "NOT APPLICABLE", {"reason": str(exc), **self._performed()})
+                    self.on_step(i, step, Verdict.NOT_APPLICABLE, {"reason": str(exc), **self._performed()})
                 raise
             failed = [m for m in self.measured[before:] if not m.passed and not m.advisory]
             advisory = any(m.advisory for m in self.measured[before:])
             if self.on_step:
-                self.on_step(i, step, "FAIL" if failed else "INCONCLUSIVE" if advisory else "PASS",
+                self.on_step(i, step, Verdict.FAIL if failed else Verdict.INCONCLUSIVE if advisory else Verdict.PASS,
                              {"measurements": [m.name for m in self.measured[before:]], **self._performed()})
         failures = [m for m in self.measured if not m.passed and not m.advisory]
         if failures:

@@ -11,7 +11,6 @@ import contextlib
 import os
 import sys
 import time
-import traceback
 from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 
 from harness.bench.session import BenchSession
-from harness.errors import DeviceError, DeviceTimeout, InputError
+from harness.errors import DeviceError, InputError
 from harness.games.interpretations import Interpretations
 from harness.interrupts import deferred
 from harness.profiles import load_profile
@@ -28,11 +27,12 @@ from harness.profiles.model import Profile
 from harness.record import contract_findings
 from harness.suites.expected import Oracle
 from harness.suites.model import Case
-from harness.suites.permitted import NotApplicableHere, never_written
+from harness.suites.permitted import never_written
 from harness.suites.rig import Rig, open_rig
-from harness.suites.runner import CaseRunner, ComplianceFailure, Inconclusive, Measured
+from harness.suites.runner import CaseRunner, Measured, verdict_of
 from harness.suites.stacks import project_root
 from harness.suites.steps import settle_pending_keys
+from harness.verdict import Verdict
 
 DEFAULT_PROFILE = Path("device_profiles") / "emulated-midi-5.yaml"
 #: a case whose premise does not hold at the table (a misstack) is run at most this often
@@ -116,7 +116,8 @@ class TcSession:
         except (DeviceError, OSError, InputError) as exc:
             self.rig_error = f"{type(exc).__name__}: {exc}"
             if self.recorder is not None:
-                self.recorder.end_case(self._begin(case), "ERROR", f"the devices could not be opened: {self.rig_error}",
+                self.recorder.end_case(self._begin(case), Verdict.ERROR,
+                                       f"the devices could not be opened: {self.rig_error}",
                                        reproduce=_reproduce(case, self.profile, self.defects))
             raise
         if self.recorder is not None:
@@ -221,7 +222,7 @@ class TcSession:
     def run_case(self, case: Case) -> None:
         why = self.applies(case)
         if why:
-            self._record_skip(case, why, outcome="NOT APPLICABLE")
+            self._record_skip(case, why, outcome=Verdict.NOT_APPLICABLE)
             pytest.skip(f"NOT APPLICABLE: {why}")
         needed = {"shoe", "sensors", "controller"} | {ROLE_OF_CAPABILITY[c] for c in case.requires
                                                       if c in ROLE_OF_CAPABILITY}
@@ -259,37 +260,24 @@ class TcSession:
             made.host_jitter_ms = self.bench.jitter_ms if self.bench is not None else None
             return made
 
-        verdict, message = "PASS", None
+        verdict, message = Verdict.PASS, None
         if self.bench is not None:
             self.bench.case_started(case.name, case.title, self.done, self.total)
         runner = make_runner()
         try:
             runner = self._run_redoing(runner, make_runner, rec, rig)
-        except ComplianceFailure as exc:
-            verdict, message = "FAIL", str(exc)
-            raise
-        except Inconclusive as exc:
-            verdict, message = "INCONCLUSIVE", str(exc)
-            pytest.skip(f"INCONCLUSIVE: {exc}")
-        except NotApplicableHere as exc:  # the device's permitted choice made the rest of the case moot
-            verdict, message = "NOT APPLICABLE", str(exc)
-            pytest.skip(f"NOT APPLICABLE: {exc}")
-        except DeviceTimeout as exc:
-            verdict, message = "TIMEOUT", str(exc)
-            self._note_dead(rig, exc)
-            raise
-        except DeviceError as exc:
-            verdict, message = "ERROR", str(exc)
-            self._note_dead(rig, exc)
-            raise
-        except Exception as exc:
-            verdict, message = "ERROR", "".join(traceback.format_exception_only(exc)).strip()
-            raise
         except BaseException as exc:
-            # Ctrl-C (KeyboardInterrupt) or pytest's own exit: the operator stopped the run; the
-            # device did nothing wrong and the case has no verdict of its own
-            verdict, message = "INTERRUPTED", f"the run was interrupted during this case ({type(exc).__name__})"
-            self.interrupted = True
+            verdict, message = verdict_of(exc)
+            if isinstance(exc, DeviceError):
+                self._note_dead(rig, exc)
+            if verdict == Verdict.INTERRUPTED:
+                # Ctrl-C (KeyboardInterrupt) or pytest's own exit: the operator stopped the run; the
+                # device did nothing wrong and the case has no verdict of its own
+                self.interrupted = True
+            if verdict in (Verdict.INCONCLUSIVE, Verdict.NOT_APPLICABLE):
+                # nothing failed but the case cannot be decided, or the device's permitted choice
+                # made the rest of the case moot
+                pytest.skip(f"{verdict}: {exc}")
             raise
         finally:
             with deferred(), self._writing():  # a Ctrl-C now would cut the case's record in two
@@ -303,7 +291,7 @@ class TcSession:
                 for meter, pts in points.items():
                     if rec is not None:
                         rec.meter_timeline(meter, pts)
-                if verdict not in ("PASS", "NOT APPLICABLE") and tails:
+                if verdict not in (Verdict.PASS, Verdict.NOT_APPLICABLE) and tails:
                     message = (message or "") + "\n\ndevice transcript (tail):\n" + tails
                     exc_now = sys.exc_info()[1]
                     if exc_now is not None:
@@ -314,9 +302,9 @@ class TcSession:
             if self.host_fault is not None:
                 pytest.exit(f"tablecert: run stopped: the record cannot be written: {self.host_fault}",
                             returncode=HOST_FAULT_EXIT)
-            if verdict not in ("PASS", "INTERRUPTED", "INCONCLUSIVE"):
+            if verdict not in (Verdict.PASS, Verdict.INTERRUPTED, Verdict.INCONCLUSIVE):
                 self._recover(rig, runner)
-            elif verdict != "INTERRUPTED":
+            elif verdict != Verdict.INTERRUPTED:
                 self._pay_leftover(rig, runner)
 
     @contextlib.contextmanager
@@ -471,14 +459,14 @@ class TcSession:
         return self.recorder.begin_case(case.name, case.title, list(case.clauses), in_checkout(case.path),
                                         {**case.variant, **{f"given {k}": v for k, v in case.given.items()}})
 
-    def _record_skip(self, case: Case, why: str, outcome: str = "SKIP") -> None:
+    def _record_skip(self, case: Case, why: str, outcome: str = Verdict.SKIP) -> None:
         """Record a case that did not run: NOT APPLICABLE to the profile, or SKIP (could not run)."""
         if self.recorder is None:
             return
         with deferred(), self._writing():
             rec = self._begin(case)
             self.recorder.end_case(rec, outcome, why, reproduce=_reproduce(case, self.profile, self.defects)
-                                   if outcome == "SKIP" else None)
+                                   if outcome == Verdict.SKIP else None)
         if self.host_fault is not None:
             pytest.exit(f"tablecert: run stopped: the record cannot be written: {self.host_fault}",
                         returncode=HOST_FAULT_EXIT)

@@ -120,7 +120,7 @@ def _fake_runner(missed: tuple[str, ...] = (), clean_fail: str | None = None) ->
     """Each run answered from its job: a clean run passes one case per clause (the case of the clause
     ``clean_fail`` FAILs: only the shard of a defect breaking it sees that); a defect run FAILs a case
     citing its first clause unless ``missed``."""
-    from harness.killmatrix import CaseOutcome, JobResult
+    from harness.selfcheck.killmatrix import CaseOutcome, JobResult
 
     def run(job: Any, deadline_s: float) -> Any:
         if job.defect is None:
@@ -137,7 +137,7 @@ def _fake_runner(missed: tuple[str, ...] = (), clean_fail: str | None = None) ->
 def test_kill_matrix_shards_merge_into_the_single_run(fake: dict[str, Any], tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    from harness import killmatrix
+    from harness.selfcheck import killmatrix
 
     real = killmatrix.run_matrix
     monkeypatch.setattr(killmatrix, "run_matrix",
@@ -166,10 +166,10 @@ def test_kill_matrix_shards_merge_into_the_single_run(fake: dict[str, Any], tmp_
 
 def test_mutant_shards_merge_into_the_single_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from harness.killmatrix import CaseOutcome, JobResult
-    from harness.mutation import hook
-    from harness.mutation import run as mrun
-    from harness.mutation.operators import Point
+    from harness.selfcheck.killmatrix import CaseOutcome, JobResult
+    from harness.selfcheck.mutation import hook
+    from harness.selfcheck.mutation import run as mrun
+    from harness.selfcheck.mutation.operators import Point
 
     points = [Point("nvstore", line, 4, "drop-call", "f", "x()") for line in (10, 20, 21, 40, 50)]
     killed = {points[1].id, points[3].id}

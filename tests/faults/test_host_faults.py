@@ -1,4 +1,4 @@
-"""The host fault matrix (harness.faultmatrix, issue 32): each fault one test, on a real run of the
+"""The host fault matrix (harness.selfcheck.faultmatrix, issue 32): each fault one test, on a real run of the
 Mini-Baccarat profile; each checks that an incomplete run never says PASS, that the record verifies or
 is refused with a message, and that every finished case is kept and the run resumes to the end."""
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import faultmatrix
+from harness.selfcheck import faultmatrix
 
 
 @pytest.mark.parametrize("fault", sorted(faultmatrix.FAULTS))

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import killmatrix
 from harness.cli import main
 from harness.emulators.defects import DEFECTS, TABLES
 from harness.errors import InputError
-from harness.killmatrix import CaseOutcome, Job, JobResult
 from harness.regulations.catalogue import load_catalogue
+from harness.selfcheck import killmatrix
+from harness.selfcheck.killmatrix import CaseOutcome, Job, JobResult
 from harness.suites.schema import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from harness.mutation import journal
-from harness.mutation.operators import Point
-from harness.mutation.run import Outcome
+from harness.selfcheck.mutation import journal
+from harness.selfcheck.mutation.operators import Point
+from harness.selfcheck.mutation.run import Outcome
 
 A = Point("controller", 10, 4, "Lt>LtE", "Controller.open", "if a < b:")
 B = Point("settle", 20, 8, "drop-call", "settle", "pay(seat)")

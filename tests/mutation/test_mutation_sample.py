@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.mutation import run as mrun
-from harness.mutation import survivors
+from harness.selfcheck.mutation import run as mrun
+from harness.selfcheck.mutation import survivors
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the CI sample, by what each mutant bends (module, function, operator, the line as it reads), so an
@@ -72,9 +72,9 @@ def test_each_sampled_mutant_is_killed() -> None:
 @pytest.mark.timeout(300)
 def test_a_batch_runs_each_mutant_against_its_own_emulator() -> None:
     """Two mutants in one certification process, the same case for both: the first survives it,
-    the second fails it; each verdict is its own mutant's (harness.mutation.batch)."""
-    from harness import killmatrix
-    from harness.mutation import batched
+    the second fails it; each verdict is its own mutant's (harness.selfcheck.mutation.batch)."""
+    from harness.selfcheck import killmatrix
+    from harness.selfcheck.mutation import batched
 
     points = {p.id: p for p in mrun.all_points()}
     case = "suites/baccarat/natural.suite.yaml::natural-player-8-stops-the-deal"

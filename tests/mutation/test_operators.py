@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.mutation import scope
-from harness.mutation.operators import UnknownMutant, enumerate_module, mutate_source
+from harness.selfcheck.mutation import scope
+from harness.selfcheck.mutation.operators import UnknownMutant, enumerate_module, mutate_source
 
 SOURCE = '''\
 """A docstring: never bent."""

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.mutation import run as mrun
 from harness.record import load_record
+from harness.selfcheck.mutation import run as mrun
 
 ROOT = Path(__file__).resolve().parents[2]
 

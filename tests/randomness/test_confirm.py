@@ -39,7 +39,7 @@ class Stages:
     def __init__(self, plan: battery.Plan, *samples: list[MysteryAward]) -> None:
         self.plan, self.samples, self.asked = plan, samples, 0
 
-    def __call__(self, k: int) -> battery.Verdict:
+    def __call__(self, k: int) -> battery.BatteryVerdict:
         self.asked = k
         return battery.run_mystery(self.plan, self.samples[k - 1])
 

@@ -61,8 +61,8 @@ def shuffles(seed: int, count: int, defects: tuple[str, ...] = ()) -> np.ndarray
     return out
 
 
-def check(family: list[float], verdicts: list[battery.Verdict], plan: battery.Plan,
-          second: Callable[[int], battery.Verdict]) -> dict[float, int]:
+def check(family: list[float], verdicts: list[battery.BatteryVerdict], plan: battery.Plan,
+          second: Callable[[int], battery.BatteryVerdict]) -> dict[float, int]:
     """Single-stage rates at every level, then the procedure over the same seeds (``second(seed)``:
     the seed's independent confirming sample)."""
     counts = {a: sum(p <= a for p in family) for a in LEVELS}
@@ -114,7 +114,7 @@ def test_correct_shoe_family_wise_rate_over_200_seeds() -> None:
     plan = battery.plan_shoe(RandomnessSettings(), N, "WV")
     assert plan.confidence == Decimal("0.99")
 
-    def shoes(seed: int) -> battery.Verdict:
+    def shoes(seed: int) -> battery.BatteryVerdict:
         pack = PackShuffler(N, (), seed)
         ids = np.stack([pack.shuffle().copy() % 52 for _ in range(plan.required)])
         ranks, red = ids % 13 + 1, ((ids // 13 == 1) | (ids // 13 == 2)).astype(np.int8)
@@ -129,7 +129,7 @@ def test_correct_mystery_controller_family_wise_rate_over_200_seeds() -> None:
     settings = RandomnessSettings()
     plan = battery.plan_mystery(settings, "PA", None, "uniform", config.reseed, config.must_hit_by)
 
-    def awards(seed: int) -> battery.Verdict:
+    def awards(seed: int) -> battery.BatteryVerdict:
         meter = MysteryMeter(config, rng=random.Random(seed))
         out: list[MysteryAward] = []
         while len(out) < plan.required:

@@ -47,7 +47,7 @@ class Sections(HTMLParser):
             self.text.setdefault(self.case, []).append(data)
 
 
-def _run(tmp_path: Path) -> tuple[Path, dict[str, battery.Verdict]]:
+def _run(tmp_path: Path) -> tuple[Path, dict[str, battery.BatteryVerdict]]:
     settings = RandomnessSettings()
     plan = battery.plan_shuffler(settings, 1, "PA")
     verdicts = {

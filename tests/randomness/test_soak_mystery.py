@@ -12,7 +12,7 @@ import pytest
 from harness.cli import main
 from harness.profiles import load_profile
 from harness.randomness.observations import MysteryAward
-from harness.soak import SoakOptions, run_soak
+from harness.soak.run import SoakOptions, run_soak
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -22,10 +22,10 @@ from harness.cli import main
 from harness.cli.soak import seats_arg
 from harness.devices.transcript import OUT
 from harness.profiles import load_profile
-from harness.soak import Soak, SoakOptions, run_soak
-from harness.soak_result import KEEP_MESSAGES
-from harness.soak_rig import BoundedTranscript
-from harness.soak_stats import ALPHA, baccarat_law, dealer_cards_law, pooled_test
+from harness.soak.result import KEEP_MESSAGES
+from harness.soak.rig import BoundedTranscript
+from harness.soak.run import Soak, SoakOptions, run_soak
+from harness.soak.stats import ALPHA, baccarat_law, dealer_cards_law, pooled_test
 
 pytestmark = pytest.mark.timeout(180)
 

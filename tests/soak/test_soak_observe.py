@@ -13,8 +13,8 @@ from harness.bench.twin import bench_twin
 from harness.cli import main
 from harness.devices.link import DeviceEvent
 from harness.profiles import load_profile
-from harness.soak import SoakOptions
-from harness.soak_observe import ObserveSoak, run_observe
+from harness.soak.observe import ObserveSoak, run_observe
+from harness.soak.run import SoakOptions
 
 pytestmark = pytest.mark.timeout(240)
 

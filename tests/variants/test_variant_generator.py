@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import variants as vm
 from harness.profiles import load_profile_text
 from harness.regulations.catalogue import load_catalogue
+from harness.selfcheck import variants as vm
 
 SEEDS = (0, 1, 7, 4242, 987_654_321)
 

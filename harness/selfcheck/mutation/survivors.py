@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
-from harness.mutation.operators import Point
+from harness.selfcheck.mutation.operators import Point
 
 PATH = Path(__file__).with_name("survivors.yaml")
 VERDICTS = ("equivalent", "compliant", "unobservable")
@@ -130,9 +130,9 @@ def unobservable(path: Path = PATH) -> list[dict[str, Any]]:
 
 
 def rewrite(path: Path = PATH) -> int:
-    """Write the relocated ids into ``path`` (``python -m harness.mutation.survivors``); the number
+    """Write the relocated ids into ``path`` (``python -m harness.selfcheck.mutation.survivors``); the number
     of entries whose id changed."""
-    from harness.mutation import run
+    from harness.selfcheck.mutation import run
 
     reasons = load(path)
     moved = {r.id: n.id for r, n in zip(reasons, relocate(reasons, run.all_points()), strict=True) if r.id != n.id}

@@ -7,12 +7,12 @@ relays, the scripted operator of a bench twin) open the round, place the chips o
 with ``--wagers observed``, the soak only reads the wagers the sensors report, as players place them),
 deal one round from a shoe shuffled at the table, and turn the reset key when an attendant payout
 waits for it.  The harness reads the cards from the shoe's events and applies the oracle to the cards
-read; the checks are those of :mod:`harness.soak`: every payout against the oracle, the meter audit
+read; the checks are those of :mod:`harness.soak.run`: every payout against the oracle, the meter audit
 (contributions x rate, residuals, no decrease but by a hit, reset, limits, must-hit-by), the pending
 attendant payouts, the mystery awards, and the cards themselves (no card more often than the shoe
 holds it, no misread); at the end the hit frequencies against the exact math.
 
-The laws of :mod:`harness.soak_stats` are those of a round from a full shoe; rounds dealt one after
+The laws of :mod:`harness.soak.stats` are those of a round from a full shoe; rounds dealt one after
 another from a shoe are exchangeable only approximately (the cards already dealt are gone), a
 difference far below what a chi-square at p = 0.001 resolves over the rounds of a bench soak.
 """
@@ -35,9 +35,9 @@ from harness.games.interpretations import Interpretations
 from harness.money import Cents
 from harness.profiles.model import Profile
 from harness.progressive.invariants import Reset
-from harness.soak import Soak, SoakOptions
-from harness.soak_result import SoakResult
-from harness.soak_rig import bound_transcripts
+from harness.soak.result import SoakResult
+from harness.soak.rig import bound_transcripts
+from harness.soak.run import Soak, SoakOptions
 from harness.suites.expected import meters_at_settlement
 from harness.suites.rig import Rig, open_rig
 
@@ -121,7 +121,7 @@ class Table:
 
 
 class ObserveSoak(Soak):
-    """The soak of :mod:`harness.soak`, its rounds dealt at the table and read (see the module docstring)."""
+    """The soak of :mod:`harness.soak.run`, its rounds dealt at the table and read (see the module docstring)."""
 
     def __init__(self, profile: Profile, options: SoakOptions, progress: Any = None) -> None:
         super().__init__(profile, options, progress)
@@ -198,7 +198,7 @@ class ObserveSoak(Soak):
                 bench.close()
             if rig is not None:
                 rig.close()
-            from harness.soak_stats import peak_rss_kib
+            from harness.soak.stats import peak_rss_kib
 
             res.peak_rss_kib = peak_rss_kib()
             res.tests = [t.test() for t in self.tallies]

@@ -15,8 +15,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from harness.mutation.operators import Point
-from harness.mutation.run import Outcome
+from harness.selfcheck.mutation.operators import Point
+from harness.selfcheck.mutation.run import Outcome
 
 
 def row(outcome: Outcome) -> dict[str, object]:

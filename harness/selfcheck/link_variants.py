@@ -25,7 +25,7 @@ def _dollars(cents: int) -> str:
 
 def link_profile(seed: int, index: int, interp: dict[str, Any], *, matrix: bool = False) -> dict[str, Any]:
     """One link profile mapping (``interp``: the interpretations the plan gave this variant)."""
-    from harness.variants import COMBOS, FLOORS, RATES
+    from harness.selfcheck.variants import COMBOS, FLOORS, RATES
 
     rng = random.Random(f"{'matrix' if matrix else 'variant'}-link:{seed}:{index}")
     units = interp.get("link-wager-measure") == "denomination-units"

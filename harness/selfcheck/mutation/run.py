@@ -2,12 +2,12 @@
 
 Steps (``tablecert defects --mutants``):
 
-1. **Enumerate** the mutants of the device-side emulator code (:mod:`harness.mutation.scope`,
-   :mod:`harness.mutation.operators`), ids ``module:line:col:operator``.
+1. **Enumerate** the mutants of the device-side emulator code (:mod:`harness.selfcheck.mutation.scope`,
+   :mod:`harness.selfcheck.mutation.operators`), ids ``module:line:col:operator``.
 2. **Trace** (unless ``trace=False``): every built-in emulated profile, every choice profile
    (:data:`CHOICE_PROFILES`: the Rules Submission choices no built-in profile makes) and the bench
    twin run every suite once against the clean emulator with the line trace on
-   (:mod:`harness.mutation.hook`).  Each run must pass
+   (:mod:`harness.selfcheck.mutation.hook`).  Each run must pass
    (as the kill matrix's clean runs); it tells, per profile, which cases ran each line.  Nothing of
    it is kept between invocations.
 3. **Run** each mutant: on each profile whose trace ran its line, the cases that ran it (all of the
@@ -18,13 +18,13 @@ Steps (``tablecert defects --mutants``):
 4. **Judge**: KILLED by a FAIL (a compliance verdict, the honest kill); killed by ERROR (a rig
    verdict: the device answered nonsense or an internal error), by TIMEOUT (a case or the run
    ran past its deadline) or by CRASH (the emulator did not start); otherwise SURVIVED.  The
-   runs reuse the kill matrix's runner (:func:`harness.killmatrix.run_subprocess`): each its own
+   runs reuse the kill matrix's runner (:func:`harness.selfcheck.killmatrix.run_subprocess`): each its own
    pytest process, its own emulator, its own record, ended with its process group at the deadline.
 
 The score is killed / (all - equivalent), with every kind of kill counted: a compliant survivor
 (the behaviour changes within what the regulation permits) counts as not killed.  It is printed
 also with the compliant survivors left out like the equivalent ones, and with FAIL kills alone.
-The reviewed reasons of the survivors are :mod:`harness.mutation.survivors`.
+The reviewed reasons of the survivors are :mod:`harness.selfcheck.mutation.survivors`.
 """
 
 from __future__ import annotations
@@ -40,11 +40,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from harness import killmatrix
 from harness.errors import InputError
-from harness.mutation import batched, scope
-from harness.mutation.hook import MUTANT_ENV, STARTUP, TRACE_ENV
-from harness.mutation.operators import Point, enumerate_module
+from harness.selfcheck import killmatrix
+from harness.selfcheck.mutation import batched, scope
+from harness.selfcheck.mutation.hook import MUTANT_ENV, STARTUP, TRACE_ENV
+from harness.selfcheck.mutation.operators import Point, enumerate_module
+from harness.verdict import Verdict
 
 #: the built-in emulated profiles, in the order a mutant is tried on them; the link of four tables
 #: runs the table code a single table never does (a common meter's contributions, its claims)
@@ -61,11 +62,11 @@ CHOICE_PROFILES = ("fixtures/mutation/midi-5-mystery-choices.yaml", "fixtures/mu
 BENCH_TWINS = ("emulated-midi-5-mystery" + killmatrix.TWIN_SUFFIX,)
 KILLS = ("KILLED", "ERROR", "TIMEOUT", "CRASH")
 DEFAULT_DEADLINE_S = 240.0
-CASECLOCK = ("-p", "harness.mutation.caseclock")
+CASECLOCK = ("-p", "harness.selfcheck.mutation.caseclock")
 #: pytest's assertion rewriting and the hypothesis plugin cost seconds per run and decide nothing
 #: here (a verdict is the harness's ComplianceFailure, not a rewritten assert)
 LEAN = ("--assert=plain", "-p", "no:hypothesispytest")
-#: mutants run one after another in one certification process (harness.mutation.batch)
+#: mutants run one after another in one certification process (harness.selfcheck.mutation.batch)
 BATCH_SIZE = 8
 #: a mutant that survives is tried on at most this many of the profiles that run its line (None: on
 #: all of them; a kill that needs one kind of table, a Hit and Run settlement, is then never missed)
@@ -210,13 +211,13 @@ class Outcome:
 def judge(result: killmatrix.JobResult) -> tuple[str, str | None, str]:
     """One run of a mutant: its verdict, the case that decided it, and why."""
     for c in result.cases:
-        if c.verdict == "FAIL":
+        if c.verdict == Verdict.FAIL:
             return "KILLED", c.case_id, (c.message or "")[:300]
     for c in result.cases:
-        if c.verdict == "ERROR" and c.message and "could not be opened" in c.message:
+        if c.verdict == Verdict.ERROR and c.message and "could not be opened" in c.message:
             return "CRASH", c.case_id, c.message[:300]
     for c in result.cases:
-        if c.verdict in ("TIMEOUT", "ERROR"):
+        if c.verdict in (Verdict.TIMEOUT, Verdict.ERROR):
             return c.verdict, c.case_id, (c.message or "")[:300]
     if result.error:
         return ("TIMEOUT" if result.error.startswith("deadline") else "CRASH"), None, result.error[:300]

@@ -1,7 +1,7 @@
-"""A pytest plugin for the trace run (``-p harness.mutation.caseclock``): number the cases.
+"""A pytest plugin for the trace run (``-p harness.selfcheck.mutation.caseclock``): number the cases.
 
 Before each case it writes the case's number (1, 2, ...) into ``$TABLECERT_MUTANT_TRACE/epoch``,
-which the traced emulator reads as it runs (:class:`harness.mutation.hook.LineTrace`); at the end
+which the traced emulator reads as it runs (:class:`harness.selfcheck.mutation.hook.LineTrace`); at the end
 of the session ``cases.json`` lists the cases' pytest node ids in that order (``ids``; number n is
 ``ids[n - 1]``) and those that passed (``passed``).  Number 0 is the time
 before the first case.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.mutation.hook import EPOCH_FILE, EPOCH_SIZE, TRACE_ENV
+from harness.selfcheck.mutation.hook import EPOCH_FILE, EPOCH_SIZE, TRACE_ENV
 
 _state: dict[str, list[str]] = {"ids": [], "passed": []}
 

@@ -1,4 +1,4 @@
-"""A pytest plugin (``-p harness.mutation.batch``): several mutants in one certification process.
+"""A pytest plugin (``-p harness.selfcheck.mutation.batch``): several mutants in one certification process.
 
 Starting pytest, loading the suites and the harness costs seconds per run, more than most mutants
 need to be killed.  With ``TABLECERT_MUTANT_BATCH=FILE`` (JSON: ``{"groups": [{"mutant": ID,
@@ -25,7 +25,8 @@ from typing import Any
 
 import pytest
 
-from harness.mutation.hook import MUTANT_ENV
+from harness.selfcheck.mutation.hook import MUTANT_ENV
+from harness.verdict import Verdict
 
 BATCH_ENV = "TABLECERT_MUTANT_BATCH"
 
@@ -91,7 +92,7 @@ class Batch:
     def _result(self, case_id: str, verdict: str, message: str | None) -> None:
         if self.current is None:
             return
-        if verdict not in ("PASS", "SKIP", "NOT APPLICABLE"):
+        if verdict not in (Verdict.PASS, Verdict.SKIP, Verdict.NOT_APPLICABLE):
             self.stopped.add(self.current)
         with open(self.results, "a", encoding="utf-8") as f:
             f.write(json.dumps({"group": self.current, "case": case_id, "verdict": verdict,

@@ -1,7 +1,7 @@
-"""Host side of :mod:`harness.mutation.batch`: mutants run several to one certification process.
+"""Host side of :mod:`harness.selfcheck.mutation.batch`: mutants run several to one certification process.
 
 The mutants are taken in stages: at stage k every mutant not yet killed runs on the k-th profile of
-its plan (:func:`harness.mutation.run.plan_point`), grouped by profile into batches of at most
+its plan (:func:`harness.selfcheck.mutation.run.plan_point`), grouped by profile into batches of at most
 ``size`` mutants, each batch one pytest process through the kill matrix's runner.  A mutant a batch
 did not get to (the process died or ran past its deadline before its group) is run again on its
 own, so no mutant is judged by another's failure.
@@ -17,9 +17,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from decimal import Decimal
 from pathlib import Path
 
-from harness import killmatrix
-from harness.mutation.batch import BATCH_ENV
-from harness.mutation.operators import Point
+from harness.selfcheck import killmatrix
+from harness.selfcheck.mutation.batch import BATCH_ENV
+from harness.selfcheck.mutation.operators import Point
+from harness.verdict import Verdict
 
 Plan = list[tuple[str, list[str]]]
 Runner = Callable[[killmatrix.Job, float], killmatrix.JobResult]
@@ -31,7 +32,8 @@ def batch_job(profile: str, groups: Sequence[tuple[Point, list[str]]], spec: Pat
               ) -> killmatrix.Job:
     targets = list(dict.fromkeys(c for _, cases in groups for c in cases))
     return killmatrix.job_for(profile, targets=tuple(targets),
-                              extra_args=(*lean, "-p", "harness.mutation.batch"), env=((BATCH_ENV, str(spec)),))
+                              extra_args=(*lean, "-p", "harness.selfcheck.mutation.batch"),
+                              env=((BATCH_ENV, str(spec)),))
 
 
 def run_batch(profile: str, groups: Sequence[tuple[Point, list[str]]], runner: Runner, deadline_s: float,
@@ -56,7 +58,7 @@ def run_batch(profile: str, groups: Sequence[tuple[Point, list[str]]], runner: R
         cases = per_group.get(gi)
         if cases is None:
             continue  # never reached: run again alone
-        if gi == last and whole.error and all(c.verdict in ("PASS", "SKIP") for c in cases):
+        if gi == last and whole.error and all(c.verdict in (Verdict.PASS, Verdict.SKIP) for c in cases):
             continue  # the process ended (deadline, crash) during this group: judged again alone
         result = killmatrix.JobResult(killmatrix.job_for(profile), cases)
         out[point.id] = result

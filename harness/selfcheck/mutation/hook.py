@@ -6,9 +6,9 @@ bytecode.  Both are switched on by the environment of ``python -m harness.emulat
 (``sys.orig_argv`` names that module), so the certification run that starts the emulator, and
 which inherits the same environment, keeps the original code for its own checks:
 
-* ``TABLECERT_MUTANT=module:line:col:operator``: that one mutant (:mod:`harness.mutation.operators`);
+* ``TABLECERT_MUTANT=module:line:col:operator``: that one mutant (:mod:`harness.selfcheck.mutation.operators`);
 * ``TABLECERT_MUTANT_TRACE=DIR``: record, per mutated module, the lines executed and the case that
-  was running then (the case number the run's :mod:`harness.mutation.caseclock` plugin keeps in
+  was running then (the case number the run's :mod:`harness.selfcheck.mutation.caseclock` plugin keeps in
   ``DIR/epoch``), written to ``DIR/lines-<pid>.json`` when the emulator exits.
 """
 
@@ -55,8 +55,8 @@ class _MutantLoader(importlib.machinery.SourceFileLoader):
         self.mutant_id = mutant_id
 
     def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> Any:  # type: ignore[override]
-        from harness.mutation.operators import mutate_source
-        from harness.mutation.scope import excluded
+        from harness.selfcheck.mutation.operators import mutate_source
+        from harness.selfcheck.mutation.scope import excluded
 
         source = importlib.util.decode_source(bytes(data))
         tree = mutate_source(self.module, source, self.mutant_id, excluded(self.module))
@@ -70,7 +70,7 @@ class _MutantLoader(importlib.machinery.SourceFileLoader):
 
 class _MutantFinder(importlib.abc.MetaPathFinder):
     def __init__(self, mutant_id: str) -> None:
-        from harness.mutation.scope import MODULES, import_name
+        from harness.selfcheck.mutation.scope import MODULES, import_name
 
         module = mutant_id.split(":", 1)[0]
         if module not in MODULES:
@@ -95,7 +95,7 @@ class LineTrace:
     """Lines executed in the mutated modules, each with the case numbers it ran in."""
 
     def __init__(self, directory: Path) -> None:
-        from harness.mutation.scope import MODULES, source_path
+        from harness.selfcheck.mutation.scope import MODULES, source_path
 
         self.directory = directory
         self.files = {str(source_path(m)): m for m in MODULES}

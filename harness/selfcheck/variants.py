@@ -18,11 +18,7 @@ so ``--only I`` reproduces one variant of a run exactly.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import random
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -36,8 +32,10 @@ import yaml
 
 from harness import exitcodes
 from harness.money import Cents
+from harness.selfcheck.jobs import child_env, run_job
+from harness.verdict import Verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SUITS = ("S", "H", "D", "C")
 #: every personal combination a seat may have (Royal 9 (e)(5): a king and a nine)
 COMBOS = tuple((f"K{k}", f"9{n}") for k in SUITS for n in SUITS)
@@ -158,7 +156,7 @@ class Variant:
     def rules_summary(self) -> str:
         """The Rules Submission alone, one line."""
         if "link" in self.profile:
-            from harness.link.variants import summary
+            from harness.selfcheck.link_variants import summary
 
             return summary(self.profile)
         rules = self.profile["rules"]
@@ -277,8 +275,8 @@ def _variant(seed: int, i: int, plan: _Plan, *, matrix: bool = False) -> Variant
     rng = random.Random(f"{'matrix' if matrix else 'variant'}:{seed}:{i}")
     kind = plan.kind[i]
     interp = dict(plan.interp[i])
-    if kind == "link":  # several tables on the common meters of a link (harness.link.variants)
-        from harness.link.variants import link_profile
+    if kind == "link":  # several tables on the common meters of a link (harness.selfcheck.link_variants)
+        from harness.selfcheck.link_variants import link_profile
 
         drawn = link_profile(seed, i, interp, matrix=matrix)
         return Variant(seed, i, kind, drawn,
@@ -420,7 +418,7 @@ MATRIX_PERSONAS = ("reordered-events", "contract-version-1")
 
 def matrix_variants(seed: int, persona: str | None = None) -> list[Variant]:
     """Five variants for the kill matrix: a $5 Royal 9 table with a mystery progressive, an EZ
-    Baccarat table, a Hit and Run table, a link of tables (harness.link.variants) and a Washington
+    Baccarat table, a Hit and Run table, a link of tables (harness.selfcheck.link_variants) and a Washington
     Mini-Baccarat table with the three-consecutive-games wager, each with other seats, combinations,
     rates, amounts, pays and decks than the shipped profiles, every optional capability, and the
     default interpretations (the named defects are defects under those readings).  Enough seats for
@@ -495,35 +493,14 @@ def run_command(profile: Path, report_dir: Path, suites: Sequence[str] = ()) -> 
             str(report_dir), "-q"]
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def run_one(variant: Variant, profile: Path, report_dir: Path, deadline_s: float,
             suites: Sequence[str] = ()) -> Outcome:
     """Certify one variant in its own ``tablecert run`` process (its own emulators and record)."""
     t0 = time.monotonic()
     log = report_dir / f"{variant.name}.log"
     report_dir.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(run_command(profile, report_dir / variant.name, suites), cwd=ROOT, stdout=out,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
-        try:
-            code = proc.wait(deadline_s)
-        except subprocess.TimeoutExpired:
-            _stop(proc)
-            code = 3
-        except BaseException:
-            _stop(proc)
-            raise
+    ended = run_job(run_command(profile, report_dir / variant.name, suites), ROOT, log, child_env(), deadline_s)
+    code = 3 if ended.past_deadline or ended.returncode is None else ended.returncode
     outcome = Outcome(variant, code, Decimal(str(round(time.monotonic() - t0, 1))), profile)
     outcome.tally, outcome.failures = _read(report_dir / variant.name)
     if code not in (exitcodes.PASS, exitcodes.PARTIAL) and not outcome.failures:
@@ -547,9 +524,9 @@ def _read(report_dir: Path) -> tuple[str, list[str]]:
             continue
         for c in record.cases:
             counts[c.verdict] = counts.get(c.verdict, 0) + 1
-            if c.verdict in ("FAIL", "ERROR", "TIMEOUT", "INTERRUPTED"):
+            if c.verdict in (Verdict.FAIL, Verdict.ERROR, Verdict.TIMEOUT, Verdict.INTERRUPTED):
                 bad.append(f"{c.case_id} {c.verdict}")
-    tally = "/".join(str(counts.get(v, 0)) for v in ("PASS", "FAIL", "ERROR", "NOT APPLICABLE"))
+    tally = "/".join(str(counts.get(v, 0)) for v in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR, Verdict.NOT_APPLICABLE))
     return tally, bad
 
 

@@ -25,7 +25,7 @@ sufficient mutant operators", ACM TOSEM 5(2), 1996):
 What is never bent: string literals (messages and names), docstrings, and the defect plumbing
 of :mod:`harness.emulators.defects`: the condition of a branch that tests a defect name and the
 code that runs only with a defect on (a clean emulator never executes it, so a mutant there is
-the original program).  Whole functions are left out by :mod:`harness.mutation.scope`.
+the original program).  Whole functions are left out by :mod:`harness.selfcheck.mutation.scope`.
 """
 
 from __future__ import annotations

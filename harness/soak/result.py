@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.soak_stats import ALPHA, FrequencyTest, RssTrack
+from harness.soak.stats import ALPHA, FrequencyTest, RssTrack
+from harness.verdict import Verdict
 
 #: violation messages kept (every violation is counted)
 KEEP_MESSAGES = 200
@@ -67,7 +68,7 @@ class SoakResult:
     def ok(self) -> bool:
         return (self.rounds > 0 and self.error is None and not self.interrupted and self.total_violations == 0
                 and not any(t.failed for t in self.tests)
-                and (self.mystery is None or self.mystery["outcome"] != "FAIL"))
+                and (self.mystery is None or self.mystery["outcome"] != Verdict.FAIL))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -127,4 +128,4 @@ def iter_summary(res: SoakResult) -> Iterator[str]:
         yield from (f"  {line}" for line in res.evidence)
     if res.interrupted:
         yield "interrupted"
-    yield "result: " + ("PASS" if res.ok else "FAIL")
+    yield "result: " + (Verdict.PASS if res.ok else Verdict.FAIL)

@@ -8,7 +8,7 @@ Left out, each with its reason:
 * the shared oracle (``harness/games``, ``harness/progressive``, ``harness/math``): the harness
   checks the device against it, so a bent oracle bends both sides at once;
 * ``defects.py``: runs only with a named defect on, never in a clean emulator (the kill matrix
-  proves those); likewise every branch guarded by a defect name (:mod:`harness.mutation.operators`);
+  proves those); likewise every branch guarded by a defect name (:mod:`harness.selfcheck.mutation.operators`);
 * ``scpi.py``: the bench instruments (counter, power supply, relay unit), not the device under test;
   a lab qualifies its instruments by calibration, not by certifying a device with them;
 * ``server.py``, ``faults.py``, ``clock.py``, ``process.py``, ``__main__.py``: the emulator's
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-EMULATORS = Path(__file__).resolve().parents[1] / "emulators"
+EMULATORS = Path(__file__).resolve().parents[2] / "emulators"
 
 #: the mutated modules, by the short name an id starts with (``controller:212:15:Lt>LtE``)
 MODULES = ("controller", "settle", "sensors", "shoe", "config", "table", "nvstore", "base", "shuffler")
@@ -76,7 +76,7 @@ EXCLUDED_FUNCTIONS: dict[str, dict[str, str]] = {
 
 
 def excluded(module: str) -> Callable[[str], bool]:
-    """The predicate :mod:`harness.mutation.operators` asks per qualified function name."""
+    """The predicate :mod:`harness.selfcheck.mutation.operators` asks per qualified function name."""
     names = EXCLUDED_FUNCTIONS.get(module, {})
     return lambda qualname: qualname in names
 

@@ -25,11 +25,7 @@ defect runs on follows from the kind of table its requirement exists on
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,8 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.emulators.defects import DEFECTS, Defect, check_defects
+from harness.selfcheck.jobs import child_env, run_job
+from harness.verdict import Verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: the shipped profile each kind of table is proven on
 PROFILE_FOR_TABLE = {
@@ -57,7 +55,7 @@ PROFILE_FOR_TABLE = {
 }
 
 #: verdicts of a case that are not a pass (a skipped case is neither a pass nor a catch)
-BAD = ("FAIL", "ERROR", "TIMEOUT")
+BAD = (Verdict.FAIL, Verdict.ERROR, Verdict.TIMEOUT)
 DEFAULT_DEADLINE_S = 300.0
 
 
@@ -254,7 +252,7 @@ def clean_problems(result: JobResult) -> list[str]:
     problems = [f"{c.case_id} {c.verdict}" for c in result.cases if c.verdict in BAD]
     if result.error:
         problems.insert(0, result.error)
-    if not result.error and not any(c.verdict == "PASS" for c in result.cases):
+    if not result.error and not any(c.verdict == Verdict.PASS for c in result.cases):
         problems.append("no case passed")
     return problems
 
@@ -262,7 +260,7 @@ def clean_problems(result: JobResult) -> list[str]:
 def judge(defect: Defect, result: JobResult) -> Row:
     """CAUGHT when some case citing one of the defect's clauses ended FAIL."""
     cited = set(defect.clauses)
-    caught = [c.case_id for c in result.cases if c.verdict == "FAIL" and cited & set(c.clauses)]
+    caught = [c.case_id for c in result.cases if c.verdict == Verdict.FAIL and cited & set(c.clauses)]
     other = [(c.case_id, c.verdict) for c in result.cases
              if c.verdict in BAD and c.case_id not in caught]
     reasons = {c.case_id: (c.message or "").strip().splitlines()[0][:300] for c in result.cases
@@ -285,18 +283,6 @@ def pytest_command(job: Job, report_dir: Path) -> list[str]:
     return cmd
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """End the run and its emulator: both are in the process group this module started."""
-    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def read_cases(report_dir: Path) -> list[CaseOutcome]:
     """The cases of the one run recorded under ``report_dir``."""
     from harness.record.journal import load_record
@@ -315,33 +301,18 @@ def run_subprocess(job: Job, deadline_s: float) -> JobResult:
     with tempfile.TemporaryDirectory(prefix="tablecert-matrix-") as tmp:
         report_dir = Path(tmp) / "record"
         log = Path(tmp) / "pytest.log"
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(pytest_command(job, report_dir), cwd=ROOT, stdout=out,
-                                    env={**_child_env(), **dict(job.env)},
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-            try:
-                proc.wait(deadline_s)
-            except subprocess.TimeoutExpired:
-                _stop(proc)
-                result.error = f"deadline: not finished within {deadline_s:g} s (stopped)"
-            except BaseException:
-                _stop(proc)
-                raise
+        ended = run_job(pytest_command(job, report_dir), ROOT, log, child_env(dict(job.env)), deadline_s)
+        if ended.past_deadline:
+            result.error = f"deadline: not finished within {deadline_s:g} s (stopped)"
         try:
             result.cases = read_cases(report_dir) if report_dir.is_dir() else []
         except Exception as exc:  # an unreadable record is a broken run, reported as such
             result.error = result.error or f"no readable record: {exc}"
         if not result.cases and result.error is None:
             tail = log.read_text(errors="replace").strip().splitlines()[-3:]
-            result.error = f"no case recorded (pytest exit {proc.returncode}): {' / '.join(tail)}"
+            result.error = f"no case recorded (pytest exit {ended.returncode}): {' / '.join(tail)}"
     result.seconds = _seconds(time.monotonic() - t0)
     return result
-
-
-def _child_env() -> dict[str, str]:
-    """This environment without pytest's own variables: a matrix started from inside a test run
-    (CI, xdist) must not hand its options or worker identity to the runs it starts."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
 
 
 def run_jobs(jobs: Sequence[Job], runner: Runner, workers: int, deadline_s: float) -> list[JobResult]:
@@ -402,10 +373,10 @@ def render(matrix: Matrix) -> str:
     lines = ["Clean emulators (the selected cases must all pass):"]
     for run in matrix.clean:
         problems = clean_problems(run)
-        state = "PASS" if not problems else "FAIL"
+        state = Verdict.PASS if not problems else Verdict.FAIL
         why = f": {'; '.join(problems)}" if problems else ""
-        lines.append(f"  {_name(run.job.profile):<26} {state}  {run.count('PASS')} passed, "
-                     f"{run.count('SKIP')} skipped, {len(run.job.clauses)} clause(s), {run.seconds} s{why}")
+        lines.append(f"  {_name(run.job.profile):<26} {state}  {run.count(Verdict.PASS)} passed, "
+                     f"{run.count(Verdict.SKIP)} skipped, {len(run.job.clauses)} clause(s), {run.seconds} s{why}")
     if not matrix.clean_ok:
         lines.append("The clean emulators do not pass: the defect runs were not started.")
     if matrix.rows:

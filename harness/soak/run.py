@@ -15,11 +15,11 @@ own process, reached over a pty or 127.0.0.1 TCP by the reference drivers) and c
 * the cards the shoe reported against the cards loaded.
 
 At the end the observed hit frequencies are tested against the exact math
-(:mod:`harness.soak_stats`), and the mystery awards against the Rules Submission's trigger law
+(:mod:`harness.soak.stats`), and the mystery awards against the Rules Submission's trigger law
 (Royal 9 (h), :func:`harness.randomness.evidence.mystery_check`: FAIL on a rejection, INCONCLUSIVE
-with fewer awards than planned); the result and its summary live in :mod:`harness.soak_result`.
+with fewer awards than planned); the result and its summary live in :mod:`harness.soak.result`.
 Memory stays flat: counters only, and the driver transcripts (which keep every byte,
-:mod:`harness.devices.transcript`) are swapped for :class:`harness.soak_rig.BoundedTranscript`.
+:mod:`harness.devices.transcript`) are swapped for :class:`harness.soak.rig.BoundedTranscript`.
 
 Meter jackpots are paid by an attendant and wait for the reset key (``meter-reset-timing``): the
 soak checks the payout, reads the meters while the hit is pending, then turns the key.  Royal 9
@@ -54,9 +54,9 @@ from harness.progressive.invariants import (
     Reset,
 )
 from harness.randomness.evidence import mystery_check
-from harness.soak_result import SoakResult
-from harness.soak_rig import bound_transcripts, meter_specs
-from harness.soak_stats import (
+from harness.soak.result import SoakResult
+from harness.soak.rig import bound_transcripts, meter_specs
+from harness.soak.stats import (
     Tally,
     baccarat_bin,
     baccarat_law,
@@ -92,7 +92,7 @@ class SoakOptions:
     run_dir: Path | None = None
     #: play until this many hours have passed (with ``rounds``: whichever comes first; 0 rounds: no limit)
     hours: Decimal | None = None
-    #: observe only (harness.soak_observe): what the operator deals and the sensors report, nothing loaded
+    #: observe only (harness.soak.observe): what the operator deals and the sensors report, nothing loaded
     observe: bool = False
     #: observe: the wagers are placed from a wager sheet (``sheet``) or only read off the sensors (``observed``)
     wagers: str = "sheet"

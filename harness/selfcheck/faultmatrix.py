@@ -14,7 +14,7 @@ every time:
 No process may be left behind: the run's pytest process and its emulators are gone once the run's
 command returned (or was killed and its child noticed).
 
-``python -m harness.faultmatrix [FAULT...]`` prints one line per fault (exit 0 when every fault held);
+``python -m harness.selfcheck.faultmatrix [FAULT...]`` prints one line per fault (exit 0 when every fault held);
 ``tests/faults/test_host_faults.py`` runs each fault as a test.
 """
 
@@ -32,15 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import exitcodes
+from harness.verdict import Verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "suites" / "washington" / "wac-230-15-040-streak3.suite.yaml"
 PROFILE = ROOT / "device_profiles" / "emulated-mini-baccarat.yaml"
 #: cases the selection holds (7 applicable, 1 not applicable): the resumed record must hold them all
 CASES = 8
 #: a run of the matrix's one suite that ran to the end: PARTIAL (one suite of the certification,
 #: harness.record.document.Record.partial), or PASS where the suite is the whole selection
-DONE = ("PASS", "PARTIAL")
+DONE = (Verdict.PASS, Verdict.PARTIAL)
 DONE_EXITS = (exitcodes.PASS, exitcodes.PARTIAL)
 #: every wait's deadline (a loaded machine; nothing may hang)
 DEADLINE_S = 180.0
@@ -185,7 +186,7 @@ def judge(out: Outcome, report_dir: Path, *, resume: bool = True) -> Outcome:
     except InputError as exc:
         out.problems.append(f"the record cannot be read: {exc}")
         return out
-    finished = {c.case_id: c.finished_at for c in record.cases if c.verdict != "INTERRUPTED"}
+    finished = {c.case_id: c.finished_at for c in record.cases if c.verdict != Verdict.INTERRUPTED}
     out.kept = len(finished)
     out.verdict = record.derived_verdict()[0] if record.complete else "UNFINISHED"
     if (out.status in DONE_EXITS or out.verdict in DONE) and len(record.cases) < CASES:
@@ -275,7 +276,7 @@ def fault_sigterm_sigint_ignored(tmp: Path) -> Outcome:
 def fault_kill9_parent(tmp: Path) -> Outcome:
     """``kill -9`` of ``tablecert run`` itself: its pytest process notices and ends INTERRUPTED."""
     out = _signal_run("kill-9-parent", tmp, signal.SIGKILL, target="parent")
-    if out.verdict != "INTERRUPTED":
+    if out.verdict != Verdict.INTERRUPTED:
         out.problems.append(f"record {out.verdict}, not INTERRUPTED")
     return out
 
@@ -379,12 +380,12 @@ def fault_same_second(tmp: Path) -> Outcome:
     if len(dirs) != 2 or out.status not in DONE_EXITS:
         out.problems.append(f"{len(dirs)} run folders, exit statuses {[p.returncode for p in procs]} "
                             "(two whole PASS records expected)")
-    out.resume, out.final, out.kept = "not needed", "PASS", CASES
+    out.resume, out.final, out.kept = "not needed", Verdict.PASS, CASES
     return out
 
 
 def _stopped_after(out: Outcome, tmp: Path, cases: int) -> Path:
-    """Start a run, let ``cases`` cases finish, stop it (harness.faultmatrix._stop); its exit status
+    """Start a run, let ``cases`` cases finish, stop it (harness.selfcheck.faultmatrix._stop); its exit status
     and any traceback go into ``out``; return its run folder."""
     proc = start(tmp)
     try:
@@ -422,7 +423,7 @@ def fault_signed_then_resumed(tmp: Path) -> Outcome:
     from harness.record import load_record
 
     after = load_record(run_dir)
-    out.verdict, out.kept = "INTERRUPTED", len(after.cases)
+    out.verdict, out.kept = Verdict.INTERRUPTED, len(after.cases)
     out.final = f"{after.derived_verdict()[0]} ({len(after.cases)} cases), unsigned"
     return out
 
