@@ -51,14 +51,17 @@ from harness.explore.ops import (
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reconnect,
     RemoveWager,
     ResetKey,
+    VoidRound,
 )
 from harness.explore.replay import round_need, start_outcome
 from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
 from harness.suites.rig import Rig, open_rig, start_profile_emulator
 
+BASE_TYPES = ("player", "banker", "tie")
 #: the reply deadline on an emulated profile's ports (a host under load answers late, the device is not late)
 EMULATOR_TIMEOUT_MS = 10_000
 
@@ -126,6 +129,9 @@ class Session:
         self._table: Table | None = None
         self._n = 0
         self.identity: dict[str, Any] | None = None
+        #: the controller's driver sends round.settle (voids), and its line can be closed and opened again
+        self.can_void = False
+        self.can_reconnect = False
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explore-emulator")
         self._next: Future[Any] | None = None
         self._stopping: list[Future[None]] = []
@@ -162,6 +168,7 @@ class Session:
             self._table = Table(self.profile, rig, _performers(self.profile, rig), royal9=self.model.royal9)
         table = self._table
         assert table is not None
+        self.can_void, self.can_reconnect = table.can_void(), table.can_reconnect()
         if not first and not fresh:
             self._rest(table)
         obs = table.read(Observed())
@@ -398,6 +405,50 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(LoadShoe(tuple(c.code for c in rng.sample(pool, 6))))
             self.play(DealFirst())
             self.play(DealRest())
+
+        @rule(rounds=st.integers(10, 90), rng=st.randoms(use_true_random=False))
+        def shoe_run(self, rounds: int, rng: random.Random) -> None:
+            """A whole shoe (every card of the table's decks, shuffled) dealt round after round, with a
+            few wagers each: the later cards of a shoe (its 256th) and a run of rounds (the 20th, the
+            50th) are met in every sequence that draws it, not by chance."""
+            if self.state.phase == "dealing":
+                self.play(DealRest())
+            cards = list(session.shoe)
+            rng.shuffle(cards)
+            self.play(LoadShoe(tuple(c.code for c in cards)))
+            for _ in range(rounds):
+                s = self.state
+                if not s.link_up and "comm" in enabled:
+                    self.play(Comm(True))
+                for meter in sorted({p.meter for p in self.state.pending}):
+                    if "reset_key" in enabled:
+                        self.play(ResetKey(meter))
+                self.play(OpenRound())
+                if self.state.phase != "open":
+                    return
+                placed = [(rng.choice(model.seats), rng.choice(BASE_TYPES), rng.choice(amounts[:4]))
+                          for _ in range(rng.randint(0, 3))]
+                if model.royal9 and placed and rng.random() < 0.5:
+                    placed.append((placed[0][0], "royal9", 0))
+                self.wagers(placed)
+                if not model.legal(self.state, DealFirst()):
+                    return
+                self.play(DealFirst())
+                self.play(DealRest())
+
+        @precondition(lambda self: session.can_void)
+        @rule(roll=st.integers(0, 3))
+        def void(self, roll: int) -> None:
+            """round.settle: a void while a round is open, refused otherwise (one draw in four)."""
+            if roll == 3 or self.state.phase == "open":
+                self.play(VoidRound())
+
+        @precondition(lambda self: session.can_reconnect)
+        @rule(roll=st.integers(0, 3))
+        def reconnect(self, roll: int) -> None:
+            """The host's line to the controller closed and opened again (one draw in four)."""
+            if roll == 3:
+                self.play(Reconnect())
 
         @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types))
         def remove_wager(self, seat: int, kind: str) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from harness.devices.framing import next_seq
 from harness.explore import rules as R
 from harness.explore.model import Outcome, Pending, State, TableModel
 from harness.money import Cents
@@ -49,6 +50,17 @@ class Observed:
     round_end: int | None = None
     #: identity fields, when read (at the start and after a power cycle)
     identity: Mapping[str, str | None] | None = None
+    #: ``round_end`` said ``void: true``
+    round_end_void: bool = False
+    #: every event the step brought, in order of arrival per line: (role, name, payload, SEQ)
+    events: list[tuple[str, str, Mapping[str, Any], int]] = field(default_factory=list)
+    #: the lock-out latency after the round's first card (ms), how it was measured ("counter" or
+    #: "host stamps") and the bench's host-stamp jitter (ms, None where not measured)
+    lock_ms: Decimal | None = None
+    lock_by: str | None = None
+    jitter_ms: Decimal | None = None
+    #: the latency was within the jitter of the limit: advisory, it decides nothing
+    lock_advisory: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,16 +149,24 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
     pend_rule = R.RESET_KEY.name if own == R.RESET_KEY.name else R.POWER.name if own == R.POWER.name else R.HIT.name
     check("meters.get pending", [_pending(p) for p in s.pending], [_pending(p) for p in got.pending], pend_rule)
     layout_rule = {R.REMOVE.name: R.REMOVE.name, R.POWER.name: R.POWER.name, R.SHOE.name: R.SETTLE.name,
-                   R.OPEN.name: R.OPEN.name}.get(own, R.WAGER_ACCEPT.name if own != R.BASE_WAGER.name else own)
+                   R.OPEN.name: R.OPEN.name, R.VOID.name: R.VOID.name}.get(
+        own, R.WAGER_ACCEPT.name if own != R.BASE_WAGER.name else own)
     check("wager.list", sorted((seat, kind, a) for (seat, kind), a in s.layout.items()), sorted(got.layout),
           layout_rule)
-    lock_rule = own if own in (R.POWER.name, R.LINK.name, R.NMB.name) else R.LOCKOUT.name
+    lock_rule = own if own in (R.POWER.name, R.LINK.name, R.NMB.name, R.VOID.name) else R.LOCKOUT.name
     check("lockout.get locked", s.locked, got.locked, lock_rule)
     if got.cause != "?":
         check("lockout.get cause", s.cause if s.locked else None, got.cause, lock_rule)
     if got.shoe is not None and s.shoe is not None:
         check("shoe.status (cards_dealt, cards_remaining)", (s.dealt, len(s.shoe)), got.shoe, R.SHOE.name)
-    if out.settlement is not None:
+    diffs.extend(_events_differences(model, out, got))
+    if out.settlement is not None and out.settlement.void:
+        if not got.round_end_void:
+            diffs.append(Difference("round_end void", True, "round_end without void: true" if got.round_end is not None
+                                    else "no round_end", R.VOID.name))
+        elif out.settlement.round is not None and got.round_end is not None:
+            check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
+    elif out.settlement is not None:
         paid = dict(out.settlement.payouts)
         sent = dict(got.payouts or {})
         cards = " ".join(out.settlement.cards)
@@ -167,6 +187,53 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
     return diffs
 
 
+def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[Difference]:
+    """The step's events against the contract: the lockout event it must send, each lockout event's
+    cause consistent with its state, the SEQ of each line's events, and the lock-out latency."""
+    diffs: list[Difference] = []
+    locks = [(bool(p.get("locked")), p.get("cause")) for role, name, p, _seq in got.events
+             if role == "controller" and name == "lockout"]
+    if out.lock_event is not None and out.lock_event not in locks:
+        want_locked, want_cause = out.lock_event
+        diffs.append(Difference("lockout event", {"locked": want_locked, "cause": want_cause},
+                                [{"locked": lk, "cause": c} for lk, c in locks] or "none sent", R.LOCKOUT_EVENT.name))
+    for locked, cause in locks:  # section 6.4: cause round-open exactly when locked is false
+        if (cause == "round-open") == locked:
+            diffs.append(Difference("lockout event cause", "round-open exactly when unlocked",
+                                    {"locked": locked, "cause": cause}, R.LOCKOUT_EVENT.name))
+    for role in ("controller", "shoe"):
+        last = out.state.seqs.get(role)
+        mine = [(name, seq) for r, name, _p, seq in got.events if r == role]
+        if last == 0 and mine:
+            # after power-up the numbering starts at 1; events sent before the power went are the old count
+            ones = [i for i, (_name, seq) in enumerate(mine) if seq == 1]
+            if not ones:
+                diffs.append(Difference(f"{role} event SEQ after power-up ({mine[-1][0]})", 1, mine[-1][1],
+                                        R.EVENT_SEQ.name))
+                continue
+            mine, last = mine[ones[0] + 1:], 1
+        for name, seq in mine:
+            if last is not None and seq != next_seq(last):
+                rule = R.EVENT_SEQ.name
+                diffs.append(Difference(f"{role} event SEQ ({name})", next_seq(last), seq, rule))
+                break
+            last = seq
+    if out.timed and got.lock_ms is not None and not got.lock_advisory:
+        limit = model.lock_limit_ms
+        if got.lock_ms > limit:
+            how = str(got.lock_by or "host stamps")
+            extra = f", host-stamp jitter {got.jitter_ms} ms" if got.jitter_ms is not None and how != "counter" else ""
+            diffs.append(Difference(f"lock-out latency after the round's first card ({how}{extra})",
+                                    f"<= {limit} ms", f"{got.lock_ms} ms", R.LATENCY.name))
+    return diffs
+
+
+def learn_seqs(out: Outcome, got: Observed) -> None:
+    """The outcome the device took goes on from the last SEQ each line sent in the step."""
+    for role, _name, _p, seq in got.events:
+        out.state.seqs[role] = seq
+
+
 def _pending(p: Pending) -> tuple[str, int, Cents, str]:
     return (p.meter, p.seat, p.amount, p.category)
 
@@ -184,6 +251,7 @@ def judge(model: TableModel, outcomes: list[Outcome], got: Observed,
                                           out.answer.accepted, out.answer.reasons)
         diffs = differences(model, out, got, identity)
         if not diffs:
+            learn_seqs(out, got)
             return out, []
         if best is None or len(diffs) < len(best):
             best = diffs
