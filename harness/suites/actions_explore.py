@@ -77,12 +77,13 @@ def expect_event_seq_across_reconnect(runner: CaseRunner, step: Step) -> None:
     last = seen[-1].seq
     entry = device_entry(runner.profile, "controller", dict(getattr(runner.rig.emulator, "addresses", None) or {}))
     ctrl.close()
-    runner.rig.controller = ctrl = open_device("controller", entry)  # type: ignore[assignment]
-    ctrl.request("lockout.press")
+    again: Any = open_device("controller", entry)
+    runner.rig.controller = again
+    again.request("lockout.press")
     deadline = time.monotonic() + 1.0
     got: list[Any] = []
     while not got and time.monotonic() < deadline:
-        got = ctrl.events(0.02)
+        got = again.events(0.02)
     first = got[0].seq if got else None
     runner.measure(step, "the controller's first event SEQ after the host reconnected", first,
                    f"{next_seq(last)} (the successor of {last})", first == next_seq(last))
