@@ -46,8 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-dir", default="reports", metavar="D", help="where the run folder goes")
     parser.add_argument("--listen", choices=("pty", "tcp"), default="pty", help="how an emulator is reached")
     parser.add_argument("--fresh", action="store_true",
-                        help="an emulated profile: a new emulator for every sequence (each starts from the table as "
-                             "filed: slower, shrinks faults that need a history better)")
+                        help="an emulated profile: a new emulator for every sequence, so that every sequence and the "
+                             "case written for a finding start from the table as filed (the default)")
+    parser.add_argument("--history", action="store_true",
+                        help="an emulated profile: go on with the same emulator from sequence to sequence (faster; a "
+                             "finding may then need what an earlier sequence left, and its case may not reproduce)")
     parser.add_argument("--no-verify", action="store_true", help="do not run the written case to confirm it")
 
 
@@ -79,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.explore.model import unsupported
     from harness.profiles import load_profile
 
+    if args.fresh and args.history:
+        raise InputError("--fresh and --history: choose one (a new emulator per sequence is the default)")
     budget = duration(args.budget, "--budget")
     shrink = duration(args.shrink, "--shrink")
     if args.defect:
@@ -97,10 +102,11 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.report_dir) / f"explore-{profile.name}-{stamp}"
     run_dir.mkdir(parents=True, exist_ok=True)
     command = shlex.join(["tablecert", "explore", "--profile", args.profile, "--budget", args.budget,
-                          "--seed", str(seed), *(["--defect", args.defect] if args.defect else [])])
+                          "--seed", str(seed), *(["--defect", args.defect] if args.defect else []),
+                          *(["--history"] if args.history else [])])
     print(f"tablecert explore: {profile.name}, seed {seed}, budget {budget:.0f} s -> {run_dir}", flush=True)
     session = Session(profile, defect=args.defect, listen=args.listen, steps=args.steps, shrink_s=shrink,
-                      work_dir=run_dir / "device", fresh=args.fresh)
+                      work_dir=run_dir / "device", fresh=not args.history)
 
     def progress(stats: Any, elapsed: float) -> None:
         print(f"  {elapsed:6.1f} s  {stats.ops:,} operations in {stats.sequences:,} sequences", file=sys.stderr,

@@ -103,7 +103,7 @@ class Session:
 
     def __init__(self, profile: Profile, *, defect: str | None = None, listen: str = "pty",
                  steps: int = 120, work_dir: Path | None = None, shrink_s: float = 60.0,
-                 fresh: bool = False) -> None:
+                 fresh: bool = True) -> None:
         if profile.is_emulated:  # an emulator's speed is not under test: a loaded host must not end the run
             timing = dataclasses.replace(profile.timing, response_timeout_ms=max(profile.timing.response_timeout_ms,
                                                                                  Decimal(EMULATOR_TIMEOUT_MS)))
