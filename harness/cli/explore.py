@@ -31,11 +31,16 @@ EXAMPLE = """
 tablecert explore --profile device_profiles/emulated-midi-5.yaml --budget 10m --seed 1
 tablecert explore --profile device_profiles/emulated-midi-5.yaml --budget 60s --defect reset-key-idle-resets
 tablecert explore --profile my-bench.yaml --budget 1h           # a bench whose devices have the test channel
+tablecert explore --selfcheck                                   # CI: two profiles clean, a sample of defects found
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", required=True, metavar="P", help="device profile (emulated or a bench)")
+    parser.add_argument("--profile", metavar="P", help="device profile (emulated or a bench); required but with "
+                                                        "--selfcheck")
+    parser.add_argument("--selfcheck", action="store_true",
+                        help="CI's short check: two shipped profiles explored clean (must find nothing) and a sample "
+                             "of named defects (must find each); prints a table, exit 1 on a miss or a false finding")
     parser.add_argument("--budget", default="10m", metavar="T",
                         help="how long to explore before the first finding: 90s, 10m, 1h (default 10m)")
     parser.add_argument("--seed", type=count(0, MAX_SEED), metavar="S", help="seed (default: random, printed)")
@@ -82,6 +87,12 @@ def run(args: argparse.Namespace) -> int:
     from harness.explore.model import unsupported
     from harness.profiles import load_profile
 
+    if args.selfcheck:
+        from harness.explore.sweep import selfcheck
+
+        return selfcheck(args.seed if args.seed is not None else 1)
+    if not args.profile:
+        raise InputError("--profile P is required (or --selfcheck)")
     if args.fresh and args.history:
         raise InputError("--fresh and --history: choose one (a new emulator per sequence is the default)")
     budget = duration(args.budget, "--budget")
