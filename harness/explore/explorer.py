@@ -140,7 +140,9 @@ class Session:
         self.last_state: State | None = None
         shoe = [c for c, n in shoe_composition(profile.rules.decks).items() for _ in range(n)]
         self.shoe: list[Card] = shoe
-        self.biased = [c for c in shoe if c.rank in (13, 12, 9)]
+        # the cards Royal 9 lines are made of, and those at their boundary: the face cards and nines, and
+        # the ten (a ten and a nine is not a Royal 9, 629a Royal 9 (b))
+        self.biased = [c for c in shoe if c.rank in (13, 12, 11, 10, 9)]
 
     # ------------------------------------------------------------------ the device
 
@@ -336,6 +338,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def play(self, op: Op) -> None:
             if self.idle:
                 return
+            if session.budget_over() or session.shrink_over():  # the time is up within a long sequence
+                self.idle = True
+                return
             s = self.state
             if not model.legal(s, op):
                 return
@@ -406,11 +411,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(DealFirst())
             self.play(DealRest())
 
-        @rule(rounds=st.integers(10, 90), rng=st.randoms(use_true_random=False))
-        def shoe_run(self, rounds: int, rng: random.Random) -> None:
+        @rule(roll=st.integers(0, 3), rounds=st.integers(1, 90), rng=st.randoms(use_true_random=False))
+        def shoe_run(self, roll: int, rounds: int, rng: random.Random) -> None:
             """A whole shoe (every card of the table's decks, shuffled) dealt round after round, with a
-            few wagers each: the later cards of a shoe (its 256th) and a run of rounds (the 20th, the
-            50th) are met in every sequence that draws it, not by chance."""
+            few wagers each, one draw in four: the later cards of a shoe (its 256th) and a run of rounds
+            (the 20th, the 50th) are met in most sequences, not by chance, and the other operations keep
+            their share of the sequence."""
+            if roll != 3:
+                return
             if self.state.phase == "dealing":
                 self.play(DealRest())
             cards = list(session.shoe)
