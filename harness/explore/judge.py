@@ -203,16 +203,11 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
                                     {"locked": locked, "cause": cause}, R.LOCKOUT_EVENT.name))
     for role in ("controller", "shoe"):
         last = out.state.seqs.get(role)
-        mine = [(name, seq) for r, name, _p, seq in got.events if r == role]
-        if last == 0 and mine:
-            # after power-up the numbering starts at 1; events sent before the power went are the old count
-            ones = [i for i, (_name, seq) in enumerate(mine) if seq == 1]
-            if not ones:
-                diffs.append(Difference(f"{role} event SEQ after power-up ({mine[-1][0]})", 1, mine[-1][1],
-                                        R.EVENT_SEQ.name))
+        restart = out.seq_may_restart
+        for _r, name, _p, seq in (e for e in got.events if e[0] == role):
+            if restart and seq == 1 and (last is None or seq != next_seq(last)):
+                restart, last = False, 1  # numbered from 1 again after power-up (section 4)
                 continue
-            mine, last = mine[ones[0] + 1:], 1
-        for name, seq in mine:
             if last is not None and seq != next_seq(last):
                 rule = R.EVENT_SEQ.name
                 diffs.append(Difference(f"{role} event SEQ ({name})", next_seq(last), seq, rule))
@@ -229,7 +224,15 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
 
 
 def learn_seqs(out: Outcome, got: Observed) -> None:
-    """The outcome the device took goes on from the last SEQ each line sent in the step."""
+    """The outcome the device took goes on from the last SEQ each line sent in the step; after a power
+    cycle, which numbering the device chose is recorded."""
+    if out.seq_may_restart and out.choice is None:
+        ctrl = [seq for role, _name, _p, seq in got.events if role == "controller"]
+        before = out.state.seqs.get("controller")
+        if ctrl and before is not None:
+            restarted = 1 in ctrl and next_seq(before) != 1
+            out.choice = ("event SEQ from 1 again after power-up" if restarted
+                          else "event SEQ running on across power-up")
     for role, _name, _p, seq in got.events:
         out.state.seqs[role] = seq
 

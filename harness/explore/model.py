@@ -126,8 +126,7 @@ class State:
     link_up: bool = True
     #: a round opened was lost at power-off before it was settled: its number may be given again
     round_lost: bool = False
-    #: the SEQ of the last event each role (controller, shoe) sent; None while unknown; 0 after a power
-    #: cycle (its next event is 1, docs/protocol.md section 4)
+    #: the SEQ of the last event each role (controller, shoe) sent; None while unknown
     seqs: dict[str, int | None] = field(default_factory=lambda: {"controller": None, "shoe": None})
 
     def clone(self) -> State:
@@ -175,6 +174,8 @@ class Outcome:
     lock_event: tuple[bool, str] | None = None
     #: the step deals the first card of a round while wagering is open: the lock-out it starts is timed
     timed: bool = False
+    #: the power came back in this step: each line's event numbering may start at 1 again
+    seq_may_restart: bool = False
 
 
 REFUSED = frozenset({"REFUSED"})
@@ -502,10 +503,12 @@ class TableModel:
         n.phase, n.locked, n.cause = "idle", True, "power"
         n.layout, n.round_cards, n.round_need = {}, (), 0
         n.shoe, n.dealt = None, 0
-        # the event SEQ restarts at 1 after power-up (docs/protocol.md section 4)
-        n.seqs = {role: 0 for role in n.seqs}
-        return self._event([Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
+        # after power-up the event numbering starts at 1 (docs/protocol.md sections 4, 8); the one "must"
+        # of section 4 is the reconnection's, so numbering that runs on across the power is kept too
+        outs = self._event([Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
                                                          R.EVENT_SEQ.name))], True, "power")
+        outs[0].seq_may_restart = True
+        return outs
 
     def _comm(self, s: State, op: Comm) -> list[Outcome]:
         n = s.clone()

@@ -106,8 +106,9 @@ LOCKOUT_EVENT = rule("lockout-event", "pa-midi-r9-a2-lockout", "docs/protocol.md
                      "(card, button, no-more-bets, comm-lost, power once it is back), unlocked with cause "
                      "round-open; a lost link is sent even when wagering was already closed")
 EVENT_SEQ = rule("event-seq", "contract-4-event-seq", "docs/protocol.md section 4",
-                 "events are numbered from 1 after power-up, one more per event (65535 wraps to 1), and the "
-                 "numbering runs on across host reconnections")
+                 "events are numbered one more per event (65535 wraps to 1) and the numbering runs on across "
+                 "host reconnections (section 4's must); after power-up it starts at 1 again (section 8) or, "
+                 "recorded as the device's choice, runs on")
 VOID = rule("void-round", "contract-8-void-round", "docs/protocol.md section 8 (round.settle)",
             "round.settle with no card out voids the round: RSP void true, wagering closes (cause "
             "no-more-bets), the layout is cleared, round_end says void; REFUSED with no round open or while the "

@@ -230,11 +230,14 @@ def test_event_seq_runs_on_across_a_reconnection_and_restarts_at_1_after_power_u
     assert [(d.rule, d.expected, d.got) for d in restarted] == [(R.EVENT_SEQ.name, 42, 1)]
     powered = one(model, s, PowerCycle())
     assert differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 1)]), None) == []
-    kept = differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 42)]), None)
-    assert [d.rule for d in kept] == [R.EVENT_SEQ.name]
-    # judged and taken, the outcome goes on from the last SEQ seen
-    taken, _ = judge(model, [powered], _shown(powered.state, events=[_lock(True, "power", 1)]))
+    # numbering that runs on across the power is kept too (section 4's "must" is the reconnection's)
+    assert differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 42)]), None) == []
+    jumped = differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 7)]), None)
+    assert [d.rule for d in jumped] == [R.EVENT_SEQ.name]
+    # judged and taken, the outcome goes on from the last SEQ seen, and the choice is recorded
+    taken, _ = judge(model, model.step(s, PowerCycle()), _shown(powered.state, events=[_lock(True, "power", 1)]))
     assert taken is not None and taken.state.seqs["controller"] == 1
+    assert taken.choice == "event SEQ from 1 again after power-up"
 
 
 def test_void_round(model: TableModel) -> None:
