@@ -203,7 +203,7 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
                                     {"locked": locked, "cause": cause}, R.LOCKOUT_EVENT.name))
     for role in ("controller", "shoe"):
         last = out.state.seqs.get(role)
-        restart = out.seq_may_restart
+        restart = role in out.state.seq_fresh
         for _r, name, _p, seq in (e for e in got.events if e[0] == role):
             if restart and seq == 1 and (last is None or seq != next_seq(last)):
                 restart, last = False, 1  # numbered from 1 again after power-up (section 4)
@@ -226,15 +226,14 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
 def learn_seqs(out: Outcome, got: Observed) -> None:
     """The outcome the device took goes on from the last SEQ each line sent in the step; after a power
     cycle, which numbering the device chose is recorded."""
-    if out.seq_may_restart and out.choice is None:
-        ctrl = [seq for role, _name, _p, seq in got.events if role == "controller"]
-        before = out.state.seqs.get("controller")
-        if ctrl and before is not None:
-            restarted = 1 in ctrl and next_seq(before) != 1
-            out.choice = ("event SEQ from 1 again after power-up" if restarted
-                          else "event SEQ running on across power-up")
+    ctrl = [seq for role, _name, _p, seq in got.events if role == "controller"]
+    before = out.state.seqs.get("controller")
+    if "controller" in out.state.seq_fresh and out.choice is None and ctrl and before is not None:
+        restarted = 1 in ctrl and next_seq(before) != 1
+        out.choice = "event SEQ from 1 again after power-up" if restarted else "event SEQ running on across power-up"
     for role, _name, _p, seq in got.events:
         out.state.seqs[role] = seq
+    out.state.seq_fresh = out.state.seq_fresh - {role for role, _name, _p, _seq in got.events}
 
 
 def _pending(p: Pending) -> tuple[str, int, Cents, str]:

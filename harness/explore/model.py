@@ -128,6 +128,8 @@ class State:
     round_lost: bool = False
     #: the SEQ of the last event each role (controller, shoe) sent; None while unknown
     seqs: dict[str, int | None] = field(default_factory=lambda: {"controller": None, "shoe": None})
+    #: the roles that have sent no event since the power came back: their next may be numbered 1
+    seq_fresh: frozenset[str] = frozenset()
 
     def clone(self) -> State:
         new = copy.copy(self)
@@ -174,8 +176,6 @@ class Outcome:
     lock_event: tuple[bool, str] | None = None
     #: the step deals the first card of a round while wagering is open: the lock-out it starts is timed
     timed: bool = False
-    #: the power came back in this step: each line's event numbering may start at 1 again
-    seq_may_restart: bool = False
 
 
 REFUSED = frozenset({"REFUSED"})
@@ -505,10 +505,9 @@ class TableModel:
         n.shoe, n.dealt = None, 0
         # after power-up the event numbering starts at 1 (docs/protocol.md sections 4, 8); the one "must"
         # of section 4 is the reconnection's, so numbering that runs on across the power is kept too
-        outs = self._event([Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
+        n.seq_fresh = frozenset(n.seqs)
+        return self._event([Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
                                                          R.EVENT_SEQ.name))], True, "power")
-        outs[0].seq_may_restart = True
-        return outs
 
     def _comm(self, s: State, op: Comm) -> list[Outcome]:
         n = s.clone()
