@@ -458,8 +458,13 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             if roll == 3:
                 self.play(Reconnect())
 
-        @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types))
-        def remove_wager(self, seat: int, kind: str) -> None:
+        @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types), pick=st.integers(0, 7))
+        def remove_wager(self, seat: int, kind: str, pick: int) -> None:
+            """Chips taken off: mostly a wager on the layout (in whatever phase: before and after wagering
+            closes), else any seat and type."""
+            placed = sorted(self.state.layout)
+            if placed and pick:
+                seat, kind = placed[pick % len(placed)]
             self.play(RemoveWager(seat, kind))
 
         @precondition(lambda self: "lockout_button" in enabled)
