@@ -95,7 +95,7 @@ def sweep(names: Iterable[str], *, budget_s: float, seed: int, shrink_s: float,
     return rows
 
 
-HEADER = f"{'profile':<18} {'defect':<32} {'result':<13} {'found after':>11} {'shrunk':>6} {'ops':>6} " \
+HEADER = f"{'profile':<23} {'defect':<32} {'result':<13} {'found after':>11} {'shrunk':>6} {'ops':>6} " \
          f"{'wall':>6}  rule / note"
 
 
@@ -105,7 +105,7 @@ def line(row: Row) -> str:
     tail = row.rule or ""
     if row.note and row.result != "found":
         tail = f"{tail} {row.note}".strip()
-    return (f"{row.profile:<18} {row.defect or '(clean)':<32} {row.result:<13} {after:>11} {shrunk:>6} "
+    return (f"{row.profile:<23} {row.defect or '(clean)':<32} {row.result:<13} {after:>11} {shrunk:>6} "
             f"{row.operations:>6} {row.wall_s:>5.0f}s  {tail}")
 
 
