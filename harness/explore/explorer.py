@@ -395,15 +395,28 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def play_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random) -> None:
             """A whole round: opened, wagered, dealt from the shoe (loaded first when it cannot give a
             round), settled.  One in four (``rng``) is a meter jackpot's round: a seat's personal king-9
-            on the Player hand and a Royal 9 wager at that seat."""
+            on the Player hand, the Banker hand or both, a Royal 9 wager at that seat, and half of those
+            a Royal 9 wager at another seat too (the envy award)."""
             self.play(OpenRound())
             self.wagers(placed)
             combos = [(s.seat, s.combo) for s in session.profile.rules.seats if s.combo is not None]
             if combos and model.royal9 and rng.random() < 0.25:
                 seat, combo = rng.choice(combos)
                 self.wagers([(seat, "player", 500), (seat, "royal9", 500)])
+                others = [s for s in model.seats if s != seat]
+                if others and rng.random() < 0.5:  # another seat's Royal 9 wager: mega envy, 629a Royal 9 (e)(9)
+                    other = rng.choice(others)
+                    self.wagers([(other, "banker", 500), (other, "royal9", 500)])
                 filler = rng.sample(session.shoe, 4)
-                cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
+                # the combination on the Player hand (cards 1 and 3: minor), on the Banker hand (cards 2
+                # and 4: major) or on both (mega), 629a Royal 9 (e)(6)-(e)(8)
+                which = rng.randrange(3)
+                if which == 0:
+                    cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
+                elif which == 1:
+                    cards = (filler[0], combo[0], filler[1], combo[1], filler[2], filler[3])
+                else:
+                    cards = (combo[0], combo[0], combo[1], combo[1], filler[0], filler[1])
                 self.play(LoadShoe(tuple(c.code for c in cards)))
             elif not model.legal(self.state, DealFirst()):
                 pool = session.biased if biased else session.shoe
