@@ -209,6 +209,10 @@ class Table:
             self._act(op, obs, round_need)
         except DeviceNak as exc:
             obs.code, obs.fields = exc.code, {}
+            if isinstance(op, PlaceWager) and op.seat not in {s.seat for s in self.profile.rules.seats}:
+                # NAK BAD_ARGS or REFUSED for a seat the table does not have: the refusal bad-seat
+                # (docs/protocol.md section 6.3); a NAK for one of its seats stays a NAK
+                obs.accepted, obs.reason = False, "bad-seat"
         else:
             kind = {PressLockout: "lockout-button", NoMoreBets: "no-more-bets", Comm: "comm",
                     OpenRound: "open-round"}.get(type(op))
@@ -226,6 +230,10 @@ class Table:
         elif isinstance(op, PlaceWager):
             res = self._perform(acts.PlaceWagers(wagers=(Wager(op.seat, op.type, op.amount),)))[0]
             obs.accepted, obs.reason = res.accepted, res.reason
+            if not res.accepted and not res.reason and op.seat not in {s.seat for s in self.profile.rules.seats}:
+                # a NAK (BAD_ARGS or REFUSED) for a seat the table does not have is the refusal bad-seat
+                # (docs/protocol.md section 6.3)
+                obs.reason = "bad-seat"
         elif isinstance(op, RemoveWager):
             removal = self._perform(acts.RemoveWager(seat=op.seat, type=op.type))
             if not removal.removed:
@@ -370,7 +378,10 @@ class Table:
             if any(e.name == "round_end" for e in seen):
                 break
             if time.monotonic() > deadline:
-                raise DeviceTimeout(f"no round_end within {SETTLE_TIMEOUT_S} s of the round's last card")
+                # the device did not settle on the cards the rules end the round with (it waits for
+                # another card, or settled nothing): a difference for the judge, not a rig error
+                obs.settled = False
+                return
             self.pull(0.02)
         payouts: dict[tuple[int, str], tuple[int, int, str | None]] = {}
         for e in seen:

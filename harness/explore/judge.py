@@ -52,6 +52,8 @@ class Observed:
     identity: Mapping[str, str | None] | None = None
     #: ``round_end`` said ``void: true``
     round_end_void: bool = False
+    #: False: no ``round_end`` came within the settlement's deadline after the round's last card
+    settled: bool = True
     #: every event the step brought, in order of arrival per line: (role, name, payload, SEQ)
     events: list[tuple[str, str, Mapping[str, Any], int]] = field(default_factory=list)
     #: the lock-out latency after the round's first card (ms), how it was measured ("counter" or
@@ -166,6 +168,9 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
                                     else "no round_end", R.VOID.name))
         elif out.settlement.round is not None and got.round_end is not None:
             check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
+    elif out.settlement is not None and not got.settled:
+        diffs.append(Difference(f"round_end after the round's last card ({' '.join(out.settlement.cards)})",
+                                f"round {out.settlement.round} settled", "no round_end within 5 s", R.SETTLE.name))
     elif out.settlement is not None:
         paid = dict(out.settlement.payouts)
         sent = dict(got.payouts or {})
