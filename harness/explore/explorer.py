@@ -179,6 +179,8 @@ class Session:
             state = self.model.initial()
         else:
             state = adopt(self.model, obs, config=not first)
+        if fresh:  # a new emulator is a new device: its identity is held to itself from here on
+            self.identity = None
         diffs = differences(self.model, start_outcome(state), obs, self.identity)
         if diffs:
             self.failed([], diffs)
