@@ -6,7 +6,9 @@ is the model alone on random legal operations (rounds with any cards, wagers, lo
 writes, power cycles, link cuts, shoe loads), each outcome's state taken in turn: how fast a rare
 sequence (the 256th card, the 50th power cycle) is reached when the device is not the limit.  The
 second is a whole exploration of the clean emulated profile through its drivers (Hypothesis choosing
-the operations, every observable read after each), operations per second of wall time.
+the operations, every observable read and every event judged after each, each round's lock-out timed),
+operations per second of wall time: with a new emulator for every sequence (the default, so that a
+finding reproduces from the table as filed) and with one emulator going on (``--history``).
 
 Run: ``.venv/bin/python benchmarks/bench_explore.py [--ops 200000] [--seconds 30] [--profile P]``
 """
@@ -37,8 +39,10 @@ from harness.explore.ops import (  # noqa: E402
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reconnect,
     RemoveWager,
     ResetKey,
+    VoidRound,
 )
 from harness.profiles import load_profile  # noqa: E402
 
@@ -78,8 +82,10 @@ def model_alone(profile_path: str, ops: int, seed: int) -> tuple[int, float]:
             if changes is None:
                 continue
             op = ConfigWrite(changes)
-        elif roll < 0.95:
+        elif roll < 0.93:
             op = PowerCycle()
+        elif roll < 0.96:
+            op = VoidRound() if roll < 0.945 else Reconnect()
         else:
             op = Comm(not s.link_up)
         if not model.legal(s, op):
@@ -102,18 +108,21 @@ def main() -> None:
     args = parser.parse_args()
     n, secs = model_alone(args.profile, args.ops, args.seed)
     print(f"model alone: {n:,} operations in {secs:.2f} s = {n / secs:,.0f} operations/s")
-    session = Session(load_profile(args.profile), steps=120)
-    try:
-        result = explore(session, seed=args.seed, budget_s=args.seconds)
-    finally:
-        session.close()
-    st = result.stats
-    print(f"against the emulator ({args.profile}): {st.ops:,} operations in {st.sequences} sequences, "
-          f"{result.elapsed_s:.1f} s = {st.ops / result.elapsed_s:,.1f} operations/s "
-          f"(device {st.device_s:.1f} s, model and judgement {st.model_s:.2f} s); "
-          f"finding: {'none' if result.finding is None else result.finding}")
-    covered = sum(1 for v in st.rules.values() if v)
-    print(f"rules covered {covered}/{len(st.to_dict()['rules'])}; (phase, operation) pairs {len(st.pairs)}")
+    for fresh in (True, False):
+        session = Session(load_profile(args.profile), steps=120, fresh=fresh)
+        try:
+            result = explore(session, seed=args.seed, budget_s=args.seconds)
+        finally:
+            session.close()
+        st = result.stats
+        mode = "a new emulator per sequence" if fresh else "one emulator going on (--history)"
+        print(f"against the emulator ({args.profile}, {mode}): {st.ops:,} operations in {st.sequences} sequences, "
+              f"{result.elapsed_s:.1f} s = {st.ops / result.elapsed_s:,.1f} operations/s "
+              f"(device {st.device_s:.1f} s, model and judgement {st.model_s:.2f} s); "
+              f"finding: {'none' if result.finding is None else result.finding}")
+        covered = sum(1 for v in st.rules.values() if v)
+        print(f"  rules covered {covered}/{len(st.to_dict()['rules'])}; (phase, operation) pairs {len(st.pairs)}; "
+              f"rounds whose lock-out was timed {st.rules.get('lockout-latency', 0):,}")
 
 
 if __name__ == "__main__":

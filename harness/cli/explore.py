@@ -32,11 +32,16 @@ EXAMPLE = """
 tablecert explore --profile device_profiles/emulated-midi-5.yaml --budget 10m --seed 1
 tablecert explore --profile device_profiles/emulated-midi-5.yaml --budget 60s --defect reset-key-idle-resets
 tablecert explore --profile my-bench.yaml --budget 1h           # a bench whose devices have the test channel
+tablecert explore --selfcheck                                   # CI: two profiles clean, a sample of defects found
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", required=True, metavar="P", help="device profile (emulated or a bench)")
+    parser.add_argument("--profile", metavar="P", help="device profile (emulated or a bench); required but with "
+                                                        "--selfcheck")
+    parser.add_argument("--selfcheck", action="store_true",
+                        help="CI's short check: two shipped profiles explored clean (must find nothing) and a sample "
+                             "of named defects (must find each); prints a table, exit 1 on a miss or a false finding")
     parser.add_argument("--budget", default="10m", metavar="T",
                         help="how long to explore before the first finding: 90s, 10m, 1h (default 10m)")
     parser.add_argument("--seed", type=count(0, MAX_SEED), metavar="S", help="seed (default: random, printed)")
@@ -47,8 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-dir", default="reports", metavar="D", help="where the run folder goes")
     parser.add_argument("--listen", choices=("pty", "tcp"), default="pty", help="how an emulator is reached")
     parser.add_argument("--fresh", action="store_true",
-                        help="an emulated profile: a new emulator for every sequence (each starts from the table as "
-                             "filed: slower, shrinks faults that need a history better)")
+                        help="an emulated profile: a new emulator for every sequence, so that every sequence and the "
+                             "case written for a finding start from the table as filed (the default)")
+    parser.add_argument("--history", action="store_true",
+                        help="an emulated profile: go on with the same emulator from sequence to sequence (faster; a "
+                             "finding may then need what an earlier sequence left, and its case may not reproduce)")
     parser.add_argument("--no-verify", action="store_true", help="do not run the written case to confirm it")
 
 
@@ -80,6 +88,14 @@ def run(args: argparse.Namespace) -> int:
     from harness.explore.model import unsupported
     from harness.profiles import load_profile
 
+    if args.selfcheck:
+        from harness.explore.sweep import selfcheck
+
+        return selfcheck(args.seed if args.seed is not None else 1)
+    if not args.profile:
+        raise InputError("--profile P is required (or --selfcheck)")
+    if args.fresh and args.history:
+        raise InputError("--fresh and --history: choose one (a new emulator per sequence is the default)")
     budget = duration(args.budget, "--budget")
     shrink = duration(args.shrink, "--shrink")
     if args.defect:
@@ -98,10 +114,11 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.report_dir) / f"explore-{profile.name}-{stamp}"
     run_dir.mkdir(parents=True, exist_ok=True)
     command = shlex.join(["tablecert", "explore", "--profile", args.profile, "--budget", args.budget,
-                          "--seed", str(seed), *(["--defect", args.defect] if args.defect else [])])
+                          "--seed", str(seed), *(["--defect", args.defect] if args.defect else []),
+                          *(["--history"] if args.history else [])])
     print(f"tablecert explore: {profile.name}, seed {seed}, budget {budget:.0f} s -> {run_dir}", flush=True)
     session = Session(profile, defect=args.defect, listen=args.listen, steps=args.steps, shrink_s=shrink,
-                      work_dir=run_dir / "device", fresh=args.fresh)
+                      work_dir=run_dir / "device", fresh=not args.history)
 
     def progress(stats: Any, elapsed: float) -> None:
         print(f"  {elapsed:6.1f} s  {stats.ops:,} operations in {stats.sequences:,} sequences", file=sys.stderr,

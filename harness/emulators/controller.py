@@ -398,6 +398,7 @@ class Controller(Device):
             self._lock("no-more-bets", time.perf_counter_ns())
             self.sensors.clear()
             self.phase = "settled"
+            self.save()  # the voided round's number is spent: the next round after a power cycle is the one after it
             self.emit("round_end", round=self.round_no, void=True)
             return {"round": self.round_no, "void": True}
         if not settle.round_complete(self, self.cards):

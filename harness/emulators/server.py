@@ -182,6 +182,7 @@ class EmulatorServer:
         self.cfg = cfg
         self.lines = {role: DeviceLine(self, role) for role in ROLES}
         self.table = Table(cfg, self._emit)
+        self.table.on_power_up.append(self._restart_events)
         self.instruments: dict[str, Instrument] = {"counter": self.table.counter, "power": self.table.power,
                                                     "switch": self.table.switch}
         self.sel = selectors.DefaultSelector()
@@ -195,6 +196,10 @@ class EmulatorServer:
         self.faults = FaultInjector(self)
         self._deferred: list[tuple[socket.socket, Deferred]] = []
         self.table.counter.wake = self.stop_waiting
+
+    def _restart_events(self) -> None:
+        for line in self.lines.values():
+            line.restart_events()
 
     def _emit(self, role: str, payload: dict[str, Any]) -> None:
         self.lines[role].event(payload)

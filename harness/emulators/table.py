@@ -11,7 +11,7 @@ reboots them from non-volatile storage).
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,9 @@ class Table:
         self.power = PowerSupply(self)
         self.switch = SwitchUnit(self)
         self.physical = PhysicalSide(self)
+        #: called as the power comes back, before the devices boot (the server restarts its lines'
+        #: event numbering there: docs/protocol.md section 4, from 1 after power-up)
+        self.on_power_up: list[Callable[[], None]] = []
 
     def _card_out(self, card: Card, t_ns: int) -> None:
         """The shoe's card-out sensor: a pulse on the counter's channel 1, and the controller's input."""
@@ -80,6 +83,9 @@ class Table:
         with self.lock:
             if on == self.powered:
                 return
+            if on:
+                for hook in self.on_power_up:
+                    hook()
             for device in (self.shoe, self.sensors, self.controller):
                 if on:
                     device.power_on()

@@ -19,6 +19,7 @@ from harness.bench import acts
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
 from harness.devices.link import DeviceEvent, DeviceNak
+from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
 from harness.explore.judge import Observed, normalise_config
@@ -35,11 +36,13 @@ from harness.explore.ops import (
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reconnect,
     RemoveWager,
     ResetKey,
+    VoidRound,
 )
 from harness.profiles.model import Profile
-from harness.suites.rig import Rig
+from harness.suites.rig import Rig, device_entry
 
 #: the acts the explorer cannot do without (a bench whose operator performs one cannot be explored)
 NEEDED_ACTS = ("load", "deal", "wager", "remove-wager", "open-round")
@@ -48,6 +51,13 @@ OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-be
                  "power_cycle": "power", "comm": "comm"}
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
+#: after the power comes back, how long its lockout event (cause power) is waited for (s)
+POWER_EVENT_S = 1.0
+#: an act a relay or supply performs: how long its lockout event is waited for (s)
+ACT_EVENT_S = 0.1
+#: host-stamp jitter samples (harness.bench.jitter) where the bench has no time-interval counter
+JITTER_SAMPLES = 50
+_MS = Decimal("0.001")
 
 
 def why_not_explorable(profile: Profile) -> str | None:
@@ -125,6 +135,11 @@ class Table:
         self.lockout_wait_s = float(profile.timing.lockout_deadline_ms) / 1000 + 0.2
         #: cards the round dealing now still needs after its first (DealRest)
         self.round_rest = 0
+        #: the events of the step being played, as received: (role, event)
+        self.step_events: list[tuple[str, DeviceEvent]] = []
+        #: the bench's host-stamp jitter (ms), measured once where there is no counter
+        self.jitter_ms: Decimal | None = None
+        self._jitter_measured = False
 
     # ------------------------------------------------------------------ reads
 
@@ -164,16 +179,49 @@ class Table:
     def _perform(self, act: acts.Act) -> Any:
         return self.performers.perform(act, self.stage)
 
+    def pull(self, timeout_s: float = 0.0) -> list[tuple[str, DeviceEvent]]:
+        """The events that came since the last pull (the controller's and the shoe's), kept for the step."""
+        got: list[tuple[str, DeviceEvent]] = []
+        if isinstance(self.stage, _Stage) and self.stage.ctrl_events:
+            got += [("controller", e) for e in self.stage.ctrl_events]
+            self.stage.ctrl_events.clear()
+        got += [("controller", e) for e in self.ctrl.events(timeout_s)]
+        got += [("shoe", e) for e in self.shoe.events(0.0)]
+        self.step_events += got
+        return got
+
+    def _lock_events(self) -> list[DeviceEvent]:
+        return [e for role, e in self.step_events if role == "controller" and e.name == "lockout"]
+
+    def _wait_lock_event(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not self._lock_events() and time.monotonic() < deadline:
+            self.pull(0.01)
+
     def perform(self, op: Op, round_need: int = 0) -> Observed:
         """Carry out ``op`` and read every observable after it.  ``round_need``: for DealFirst, the
-        cards the round takes (the model knows it from the cards loaded)."""
-        self.ctrl.events(0.0)
+        cards the round takes (the model knows it from the cards loaded).  Every event the step brought
+        (and any that came after the last step's reads) goes into the observation."""
+        self.step_events = []
+        self.pull()
         obs = Observed()
         try:
             self._act(op, obs, round_need)
         except DeviceNak as exc:
             obs.code, obs.fields = exc.code, {}
-        return self.read(obs)
+            if isinstance(op, PlaceWager) and op.seat not in {s.seat for s in self.profile.rules.seats}:
+                # NAK BAD_ARGS or REFUSED for a seat the table does not have: the refusal bad-seat
+                # (docs/protocol.md section 6.3); a NAK for one of its seats stays a NAK
+                obs.accepted, obs.reason = False, "bad-seat"
+        else:
+            kind = {PressLockout: "lockout-button", NoMoreBets: "no-more-bets", Comm: "comm",
+                    OpenRound: "open-round"}.get(type(op))
+            if kind is not None and self.performers.performer(kind).name != "test-channel":
+                self._wait_lock_event(ACT_EVENT_S)  # a relay's act: its event comes on its own time
+        self.read(obs)
+        self.pull()
+        obs.events = [(role, e.name, e.payload, e.seq) for role, e in self.step_events]
+        return obs
 
     def _act(self, op: Op, obs: Observed, round_need: int) -> None:
         if isinstance(op, OpenRound):
@@ -182,6 +230,10 @@ class Table:
         elif isinstance(op, PlaceWager):
             res = self._perform(acts.PlaceWagers(wagers=(Wager(op.seat, op.type, op.amount),)))[0]
             obs.accepted, obs.reason = res.accepted, res.reason
+            if not res.accepted and not res.reason and op.seat not in {s.seat for s in self.profile.rules.seats}:
+                # a NAK (BAD_ARGS or REFUSED) for a seat the table does not have is the refusal bad-seat
+                # (docs/protocol.md section 6.3)
+                obs.reason = "bad-seat"
         elif isinstance(op, RemoveWager):
             removal = self._perform(acts.RemoveWager(seat=op.seat, type=op.type))
             if not removal.removed:
@@ -196,8 +248,7 @@ class Table:
             self._perform(acts.LoadShoe(cards=tuple(parse_card(c) for c in op.cards), decks=self.profile.rules.decks))
         elif isinstance(op, DealFirst):
             self.round_rest = round_need - 1
-            self._perform(acts.Deal(count=1, pace_us=0))
-            self._until_locked()
+            self._deal_first(obs)
         elif isinstance(op, DealRest):
             self._deal_rest(obs)
         elif isinstance(op, ResetKey):
@@ -211,8 +262,105 @@ class Table:
             self._perform(acts.SetComm(connected=op.up))
             if not op.up:
                 self._until_locked()
+        elif isinstance(op, VoidRound):
+            self._void(obs)
+        elif isinstance(op, Reconnect):
+            self.reconnect()
         else:  # pragma: no cover - every op is handled above
             raise DeviceError(f"the explorer cannot perform {op.name}")
+
+    def can_void(self) -> bool:
+        return callable(getattr(self.ctrl, "settle_round", None))
+
+    def can_reconnect(self) -> bool:
+        spec = self.profile.devices.get("controller")
+        return spec is not None and spec.port is not None
+
+    def reconnect(self) -> None:
+        """Close the host's line to the controller and open it again (a new driver on the same port)."""
+        addresses = dict(getattr(self.rig.emulator, "addresses", None) or {})
+        entry = device_entry(self.profile, "controller", addresses)
+        self.pull()
+        self.ctrl.close()
+        ctrl = open_device("controller", entry)
+        if not isinstance(ctrl, ProgressiveController):
+            raise DeviceError("the controller's driver did not open as a progressive controller")
+        self.rig.controller = self.ctrl = ctrl
+
+    def _void(self, obs: Observed) -> None:
+        settle = getattr(self.ctrl, "settle_round", None)
+        if settle is None:
+            raise DeviceError("the controller's driver cannot send round.settle")
+        got = settle()
+        obs.fields = {k: got.get(k) for k in ("round", "void") if k in got}
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            ends = [e for role, e in self.step_events if role == "controller" and e.name == "round_end"]
+            if ends:
+                p = ends[-1].payload
+                obs.round_end = int(p["round"]) if isinstance(p.get("round"), int) else None
+                obs.round_end_void = p.get("void") is True
+                return
+            self.pull(0.02)
+
+    def _host_jitter(self) -> Decimal | None:
+        jitter = getattr(self.stage, "host_jitter_ms", None)  # a certification run's, measured at its start
+        if jitter is not None:
+            return Decimal(jitter)
+        if not self._jitter_measured:
+            from harness.bench import jitter as bench_jitter
+
+            self._jitter_measured = True
+            measured = bench_jitter.measure(self.rig, JITTER_SAMPLES)
+            self.jitter_ms = Decimal(measured["jitter_ms"]) if measured else None
+        return self.jitter_ms
+
+    def _deal_first(self, obs: Observed) -> None:
+        """The round's first card, and the lock-out it starts timed as the suites time it
+        (harness.suites.timing): the time-interval counter armed before the card where the bench has
+        one, else the host's receive stamps of the card event and the lockout event, judged with the
+        bench's host-stamp jitter."""
+        open_before = not self._lockout()[0]
+        counter = self.rig.counter if open_before else None
+        if counter is not None:
+            counter.arm()
+            counter.idn()  # answered after the arm: the counter has taken it before the card
+        self._perform(acts.Deal(count=1, pace_us=0))
+        if not open_before:
+            return
+        deadline = time.monotonic() + self.lockout_wait_s
+        while time.monotonic() < deadline:
+            if any(e.payload.get("locked") for e in self._lock_events()):
+                break
+            self.pull(0.002)
+        cards = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
+        locks = [e for e in self._lock_events() if e.payload.get("locked")]
+        if not locks:
+            return
+        interval = counter.fetch_interval_s() if counter is not None else None
+        if interval is not None:
+            obs.lock_ms, obs.lock_by = (Decimal(interval) * 1000).quantize(_MS), "counter"
+            return
+        if not cards:
+            self._wait_card(cards)
+            cards = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
+            if not cards:
+                return
+        obs.lock_ms = (Decimal(locks[0].t_ns - cards[0].t_ns) / Decimal(1_000_000)).quantize(_MS)
+        obs.lock_by = "host stamps"
+        jitter = obs.jitter_ms = self._host_jitter()
+        limit = self._limit_ms()
+        obs.lock_advisory = jitter is not None and not (obs.lock_ms + jitter <= limit or obs.lock_ms - jitter > limit)
+
+    def _wait_card(self, cards: list[DeviceEvent]) -> None:
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline and not any(
+                role == "shoe" and e.name in ("card", "misread") for role, e in self.step_events):
+            self.pull(0.01)
+
+    def _limit_ms(self) -> Decimal:
+        limit = self.profile.interpretations.get("lockout-latency-limit-ms")
+        return Decimal(str(limit)) if limit is not None else Decimal(self.profile.timing.lockout_deadline_ms)
 
     def _until_locked(self) -> None:
         """Wagering must close within the profile's lock-out deadline: wait that long for it."""
@@ -223,13 +371,18 @@ class Table:
             time.sleep(0.002)
 
     def _deal_rest(self, obs: Observed) -> None:
-        seen: list[DeviceEvent] = []
         self._perform(acts.Deal(count=self.round_rest, pace_us=0))
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
-        while not any(e.name == "round_end" for e in seen):
+        while True:
+            seen = [e for role, e in self.step_events if role == "controller"]
+            if any(e.name == "round_end" for e in seen):
+                break
             if time.monotonic() > deadline:
-                raise DeviceTimeout(f"no round_end within {SETTLE_TIMEOUT_S} s of the round's last card")
-            seen.extend(self.ctrl.events(0.02))
+                # the device did not settle on the cards the rules end the round with (it waits for
+                # another card, or settled nothing): a difference for the judge, not a rig error
+                obs.settled = False
+                return
+            self.pull(0.02)
         payouts: dict[tuple[int, str], tuple[int, int, str | None]] = {}
         for e in seen:
             p = e.payload
@@ -264,4 +417,5 @@ class Table:
         back = time.monotonic() + 1.0  # the lock-out with cause power, once it is back
         while self._lockout()[1] not in ("power", "?") and time.monotonic() < back:
             time.sleep(0.01)
+        self._wait_lock_event(POWER_EVENT_S)
         obs.identity = self.identity()

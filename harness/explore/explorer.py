@@ -51,14 +51,17 @@ from harness.explore.ops import (
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reconnect,
     RemoveWager,
     ResetKey,
+    VoidRound,
 )
 from harness.explore.replay import round_need, start_outcome
 from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
 from harness.suites.rig import Rig, open_rig, start_profile_emulator
 
+BASE_TYPES = ("player", "banker", "tie")
 #: the reply deadline on an emulated profile's ports (a host under load answers late, the device is not late)
 EMULATOR_TIMEOUT_MS = 10_000
 
@@ -100,7 +103,7 @@ class Session:
 
     def __init__(self, profile: Profile, *, defect: str | None = None, listen: str = "pty",
                  steps: int = 120, work_dir: Path | None = None, shrink_s: float = 60.0,
-                 fresh: bool = False) -> None:
+                 fresh: bool = True) -> None:
         if profile.is_emulated:  # an emulator's speed is not under test: a loaded host must not end the run
             timing = dataclasses.replace(profile.timing, response_timeout_ms=max(profile.timing.response_timeout_ms,
                                                                                  Decimal(EMULATOR_TIMEOUT_MS)))
@@ -126,6 +129,9 @@ class Session:
         self._table: Table | None = None
         self._n = 0
         self.identity: dict[str, Any] | None = None
+        #: the controller's driver sends round.settle (voids), and its line can be closed and opened again
+        self.can_void = False
+        self.can_reconnect = False
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explore-emulator")
         self._next: Future[Any] | None = None
         self._stopping: list[Future[None]] = []
@@ -134,7 +140,9 @@ class Session:
         self.last_state: State | None = None
         shoe = [c for c, n in shoe_composition(profile.rules.decks).items() for _ in range(n)]
         self.shoe: list[Card] = shoe
-        self.biased = [c for c in shoe if c.rank in (13, 12, 9)]
+        # the cards Royal 9 lines are made of, and those at their boundary: the face cards and nines, and
+        # the ten (a ten and a nine is not a Royal 9, 629a Royal 9 (b))
+        self.biased = [c for c in shoe if c.rank in (13, 12, 11, 10, 9)]
 
     # ------------------------------------------------------------------ the device
 
@@ -162,6 +170,7 @@ class Session:
             self._table = Table(self.profile, rig, _performers(self.profile, rig), royal9=self.model.royal9)
         table = self._table
         assert table is not None
+        self.can_void, self.can_reconnect = table.can_void(), table.can_reconnect()
         if not first and not fresh:
             self._rest(table)
         obs = table.read(Observed())
@@ -170,6 +179,8 @@ class Session:
             state = self.model.initial()
         else:
             state = adopt(self.model, obs, config=not first)
+        if fresh:  # a new emulator is a new device: its identity is held to itself from here on
+            self.identity = None
         diffs = differences(self.model, start_outcome(state), obs, self.identity)
         if diffs:
             self.failed([], diffs)
@@ -329,6 +340,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def play(self, op: Op) -> None:
             if self.idle:
                 return
+            if session.budget_over() or session.shrink_over():  # the time is up within a long sequence
+                self.idle = True
+                return
             s = self.state
             if not model.legal(s, op):
                 return
@@ -383,15 +397,28 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def play_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random) -> None:
             """A whole round: opened, wagered, dealt from the shoe (loaded first when it cannot give a
             round), settled.  One in four (``rng``) is a meter jackpot's round: a seat's personal king-9
-            on the Player hand and a Royal 9 wager at that seat."""
+            on the Player hand, the Banker hand or both, a Royal 9 wager at that seat, and half of those
+            a Royal 9 wager at another seat too (the envy award)."""
             self.play(OpenRound())
             self.wagers(placed)
             combos = [(s.seat, s.combo) for s in session.profile.rules.seats if s.combo is not None]
             if combos and model.royal9 and rng.random() < 0.25:
                 seat, combo = rng.choice(combos)
                 self.wagers([(seat, "player", 500), (seat, "royal9", 500)])
+                others = [s for s in model.seats if s != seat]
+                if others and rng.random() < 0.5:  # another seat's Royal 9 wager: mega envy, 629a Royal 9 (e)(9)
+                    other = rng.choice(others)
+                    self.wagers([(other, "banker", 500), (other, "royal9", 500)])
                 filler = rng.sample(session.shoe, 4)
-                cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
+                # the combination on the Player hand (cards 1 and 3: minor), on the Banker hand (cards 2
+                # and 4: major) or on both (mega), 629a Royal 9 (e)(6)-(e)(8)
+                which = rng.randrange(3)
+                if which == 0:
+                    cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
+                elif which == 1:
+                    cards = (filler[0], combo[0], filler[1], combo[1], filler[2], filler[3])
+                else:
+                    cards = (combo[0], combo[0], combo[1], combo[1], filler[0], filler[1])
                 self.play(LoadShoe(tuple(c.code for c in cards)))
             elif not model.legal(self.state, DealFirst()):
                 pool = session.biased if biased else session.shoe
@@ -399,8 +426,60 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(DealFirst())
             self.play(DealRest())
 
-        @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types))
-        def remove_wager(self, seat: int, kind: str) -> None:
+        @rule(roll=st.integers(0, 3), rounds=st.integers(1, 90), rng=st.randoms(use_true_random=False))
+        def shoe_run(self, roll: int, rounds: int, rng: random.Random) -> None:
+            """A whole shoe (every card of the table's decks, shuffled) dealt round after round, with a
+            few wagers each, one draw in four: the later cards of a shoe (its 256th) and a run of rounds
+            (the 20th, the 50th) are met in most sequences, not by chance, and the other operations keep
+            their share of the sequence."""
+            if roll != 3:
+                return
+            if self.state.phase == "dealing":
+                self.play(DealRest())
+            cards = list(session.shoe)
+            rng.shuffle(cards)
+            self.play(LoadShoe(tuple(c.code for c in cards)))
+            for _ in range(rounds):
+                s = self.state
+                if not s.link_up and "comm" in enabled:
+                    self.play(Comm(True))
+                for meter in sorted({p.meter for p in self.state.pending}):
+                    if "reset_key" in enabled:
+                        self.play(ResetKey(meter))
+                self.play(OpenRound())
+                if self.state.phase != "open":
+                    return
+                placed = [(rng.choice(model.seats), rng.choice(BASE_TYPES), rng.choice(amounts[:4]))
+                          for _ in range(rng.randint(0, 3))]
+                if model.royal9 and placed and rng.random() < 0.5:
+                    placed.append((placed[0][0], "royal9", 0))
+                self.wagers(placed)
+                if not model.legal(self.state, DealFirst()):
+                    return
+                self.play(DealFirst())
+                self.play(DealRest())
+
+        @precondition(lambda self: session.can_void)
+        @rule(roll=st.integers(0, 3))
+        def void(self, roll: int) -> None:
+            """round.settle: a void while a round is open, refused otherwise (one draw in four)."""
+            if roll == 3 or self.state.phase == "open":
+                self.play(VoidRound())
+
+        @precondition(lambda self: session.can_reconnect)
+        @rule(roll=st.integers(0, 3))
+        def reconnect(self, roll: int) -> None:
+            """The host's line to the controller closed and opened again (one draw in four)."""
+            if roll == 3:
+                self.play(Reconnect())
+
+        @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types), pick=st.integers(0, 7))
+        def remove_wager(self, seat: int, kind: str, pick: int) -> None:
+            """Chips taken off: mostly a wager on the layout (in whatever phase: before and after wagering
+            closes), else any seat and type."""
+            placed = sorted(self.state.layout)
+            if placed and pick:
+                seat, kind = placed[pick % len(placed)]
             self.play(RemoveWager(seat, kind))
 
         @precondition(lambda self: "lockout_button" in enabled)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from harness.devices.framing import next_seq
 from harness.explore import rules as R
 from harness.explore.model import Outcome, Pending, State, TableModel
 from harness.money import Cents
@@ -49,6 +50,19 @@ class Observed:
     round_end: int | None = None
     #: identity fields, when read (at the start and after a power cycle)
     identity: Mapping[str, str | None] | None = None
+    #: ``round_end`` said ``void: true``
+    round_end_void: bool = False
+    #: False: no ``round_end`` came within the settlement's deadline after the round's last card
+    settled: bool = True
+    #: every event the step brought, in order of arrival per line: (role, name, payload, SEQ)
+    events: list[tuple[str, str, Mapping[str, Any], int]] = field(default_factory=list)
+    #: the lock-out latency after the round's first card (ms), how it was measured ("counter" or
+    #: "host stamps") and the bench's host-stamp jitter (ms, None where not measured)
+    lock_ms: Decimal | None = None
+    lock_by: str | None = None
+    jitter_ms: Decimal | None = None
+    #: the latency was within the jitter of the limit: advisory, it decides nothing
+    lock_advisory: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,16 +151,27 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
     pend_rule = R.RESET_KEY.name if own == R.RESET_KEY.name else R.POWER.name if own == R.POWER.name else R.HIT.name
     check("meters.get pending", [_pending(p) for p in s.pending], [_pending(p) for p in got.pending], pend_rule)
     layout_rule = {R.REMOVE.name: R.REMOVE.name, R.POWER.name: R.POWER.name, R.SHOE.name: R.SETTLE.name,
-                   R.OPEN.name: R.OPEN.name}.get(own, R.WAGER_ACCEPT.name if own != R.BASE_WAGER.name else own)
+                   R.OPEN.name: R.OPEN.name, R.VOID.name: R.VOID.name}.get(
+        own, R.WAGER_ACCEPT.name if own != R.BASE_WAGER.name else own)
     check("wager.list", sorted((seat, kind, a) for (seat, kind), a in s.layout.items()), sorted(got.layout),
           layout_rule)
-    lock_rule = own if own in (R.POWER.name, R.LINK.name, R.NMB.name) else R.LOCKOUT.name
+    lock_rule = own if own in (R.POWER.name, R.LINK.name, R.NMB.name, R.VOID.name) else R.LOCKOUT.name
     check("lockout.get locked", s.locked, got.locked, lock_rule)
     if got.cause != "?":
         check("lockout.get cause", s.cause if s.locked else None, got.cause, lock_rule)
     if got.shoe is not None and s.shoe is not None:
         check("shoe.status (cards_dealt, cards_remaining)", (s.dealt, len(s.shoe)), got.shoe, R.SHOE.name)
-    if out.settlement is not None:
+    diffs.extend(_events_differences(model, out, got))
+    if out.settlement is not None and out.settlement.void:
+        if not got.round_end_void:
+            diffs.append(Difference("round_end void", True, "round_end without void: true" if got.round_end is not None
+                                    else "no round_end", R.VOID.name))
+        elif out.settlement.round is not None and got.round_end is not None:
+            check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
+    elif out.settlement is not None and not got.settled:
+        diffs.append(Difference(f"round_end after the round's last card ({' '.join(out.settlement.cards)})",
+                                f"round {out.settlement.round} settled", "no round_end within 5 s", R.SETTLE.name))
+    elif out.settlement is not None:
         paid = dict(out.settlement.payouts)
         sent = dict(got.payouts or {})
         cards = " ".join(out.settlement.cards)
@@ -167,6 +192,55 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
     return diffs
 
 
+def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[Difference]:
+    """The step's events against the contract: the lockout event it must send, each lockout event's
+    cause consistent with its state, the SEQ of each line's events, and the lock-out latency."""
+    diffs: list[Difference] = []
+    locks = [(bool(p.get("locked")), p.get("cause")) for role, name, p, _seq in got.events
+             if role == "controller" and name == "lockout"]
+    if out.lock_event is not None and out.lock_event not in locks:
+        want_locked, want_cause = out.lock_event
+        diffs.append(Difference("lockout event", {"locked": want_locked, "cause": want_cause},
+                                [{"locked": lk, "cause": c} for lk, c in locks] or "none sent", R.LOCKOUT_EVENT.name))
+    for locked, cause in locks:  # section 6.4: cause round-open exactly when locked is false
+        if (cause == "round-open") == locked:
+            diffs.append(Difference("lockout event cause", "round-open exactly when unlocked",
+                                    {"locked": locked, "cause": cause}, R.LOCKOUT_EVENT.name))
+    for role in ("controller", "shoe"):
+        last = out.state.seqs.get(role)
+        restart = role in out.state.seq_fresh
+        for _r, name, _p, seq in (e for e in got.events if e[0] == role):
+            if restart and seq == 1 and (last is None or seq != next_seq(last)):
+                restart, last = False, 1  # numbered from 1 again after power-up (section 4)
+                continue
+            if last is not None and seq != next_seq(last):
+                rule = R.EVENT_SEQ.name
+                diffs.append(Difference(f"{role} event SEQ ({name})", next_seq(last), seq, rule))
+                break
+            last = seq
+    if out.timed and got.lock_ms is not None and not got.lock_advisory:
+        limit = model.lock_limit_ms
+        if got.lock_ms > limit:
+            how = str(got.lock_by or "host stamps")
+            extra = f", host-stamp jitter {got.jitter_ms} ms" if got.jitter_ms is not None and how != "counter" else ""
+            diffs.append(Difference(f"lock-out latency after the round's first card ({how}{extra})",
+                                    f"<= {limit} ms", f"{got.lock_ms} ms", R.LATENCY.name))
+    return diffs
+
+
+def learn_seqs(out: Outcome, got: Observed) -> None:
+    """The outcome the device took goes on from the last SEQ each line sent in the step; after a power
+    cycle, which numbering the device chose is recorded."""
+    ctrl = [seq for role, _name, _p, seq in got.events if role == "controller"]
+    before = out.state.seqs.get("controller")
+    if "controller" in out.state.seq_fresh and out.choice is None and ctrl and before is not None:
+        restarted = 1 in ctrl and next_seq(before) != 1
+        out.choice = "event SEQ from 1 again after power-up" if restarted else "event SEQ running on across power-up"
+    for role, _name, _p, seq in got.events:
+        out.state.seqs[role] = seq
+    out.state.seq_fresh = out.state.seq_fresh - {role for role, _name, _p, _seq in got.events}
+
+
 def _pending(p: Pending) -> tuple[str, int, Cents, str]:
     return (p.meter, p.seat, p.amount, p.category)
 
@@ -184,6 +258,7 @@ def judge(model: TableModel, outcomes: list[Outcome], got: Observed,
                                           out.answer.accepted, out.answer.reasons)
         diffs = differences(model, out, got, identity)
         if not diffs:
+            learn_seqs(out, got)
             return out, []
         if best is None or len(diffs) < len(best):
             best = diffs

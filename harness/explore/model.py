@@ -16,9 +16,14 @@ arithmetic of :mod:`harness.progressive.meter`, configurations are judged by
 :func:`harness.progressive.floors.configuration_problems`, and the rest is docs/protocol.md sections
 6 and 8, each as a :mod:`harness.explore.rules` rule with its clause.
 
+Events and time: each outcome says which ``lockout`` event the step must send (docs/protocol.md
+sections 6.4 and 8), whether the step's first card starts a lock-out that is timed against the
+profile's limit (629a Royal 9 (a)(2); the measurement is the device side's, the limit the model's),
+and where the device's event numbering must stand (docs/protocol.md section 4: from 1 after power-up,
+running on across host reconnections).
+
 Not modelled yet (the explorer does not play them): the mystery progressive, Hit and Run, the
-three-games wager, linked tables, voided rounds, writes of seats, decks or commission, and timing
-(the lock-out latency is the suites' measurement).
+three-games wager, linked tables, writes of seats, decks or commission.
 """
 
 from __future__ import annotations
@@ -46,8 +51,10 @@ from harness.explore.ops import (
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reconnect,
     RemoveWager,
     ResetKey,
+    VoidRound,
 )
 from harness.games.baccarat import deal_round
 from harness.games.interpretations import Interpretations
@@ -119,12 +126,17 @@ class State:
     link_up: bool = True
     #: a round opened was lost at power-off before it was settled: its number may be given again
     round_lost: bool = False
+    #: the SEQ of the last event each role (controller, shoe) sent; None while unknown
+    seqs: dict[str, int | None] = field(default_factory=lambda: {"controller": None, "shoe": None})
+    #: the roles that have sent no event since the power came back: their next may be numbered 1
+    seq_fresh: frozenset[str] = frozenset()
 
     def clone(self) -> State:
         new = copy.copy(self)
         new.meter_cfg = dict(self.meter_cfg)
         new.meters = {k: dataclasses.replace(v) for k, v in self.meters.items()}
         new.layout = dict(self.layout)
+        new.seqs = dict(self.seqs)
         return new
 
 
@@ -147,6 +159,8 @@ class Settlement:
     payouts: Mapping[tuple[int, str], tuple[Cents, Cents, str | None]]
     round: int | None
     cards: tuple[str, ...]
+    #: a voided round: ``round_end`` must say ``void``; no payout is judged (the contract names none)
+    void: bool = False
 
 
 @dataclass
@@ -158,6 +172,10 @@ class Outcome:
     #: the rules this outcome applied (coverage; the first is the op's own)
     rules: tuple[str, ...]
     settlement: Settlement | None = None
+    #: the ``lockout`` event (locked, cause) the step must send, where the contract requires one
+    lock_event: tuple[bool, str] | None = None
+    #: the step deals the first card of a round while wagering is open: the lock-out it starts is timed
+    timed: bool = False
 
 
 REFUSED = frozenset({"REFUSED"})
@@ -185,6 +203,9 @@ class TableModel:
         self.types = BASE + (EZ if profile.game == "ez-baccarat" else ()) + (("royal9",) if self.royal9 else ())
         self.decks = rules.decks
         self._oracles: dict[Cents | None, Oracle] = {}
+        # the limit the suites judge the lock-out by (harness.suites.timing.lockout_limit)
+        limit = profile.interpretations.get("lockout-latency-limit-ms")
+        self.lock_limit_ms = Decimal(str(limit)) if limit is not None else Decimal(profile.timing.lockout_deadline_ms)
 
     # ------------------------------------------------------------------ the start
 
@@ -226,6 +247,8 @@ class TableModel:
             return s.link_up
         if isinstance(op, ResetKey):
             return op.meter in s.meter_cfg
+        if isinstance(op, VoidRound):
+            return s.link_up
         return True
 
     # ------------------------------------------------------------------ one step
@@ -235,6 +258,14 @@ class TableModel:
         handler = getattr(self, "_" + op.name)
         out: list[Outcome] = handler(s, op)
         return out
+
+    @staticmethod
+    def _event(outs: list[Outcome], locked: bool, cause: str, timed: bool = False) -> list[Outcome]:
+        for out in outs:
+            out.lock_event = (locked, cause)
+            out.timed = timed
+            out.rules = (*out.rules, R.LOCKOUT_EVENT.name, *((R.LATENCY.name,) if timed else ()))
+        return outs
 
     def _unchanged(self, s: State, rule: R.Rule, codes: frozenset[str] = REFUSED, choice: str | None = None) -> Outcome:
         return Outcome(choice, Answer(codes), s.clone(), (rule.name,))
@@ -254,7 +285,7 @@ class TableModel:
             out[0].choice = "a round lost at power-off numbered anew"
             out.append(Outcome("a round lost at power-off numbered again", Answer(fields={"round": s.round}), again,
                                (R.OPEN.name, R.ROUND_NUMBER.name)))
-        return out
+        return self._event(out, False, "round-open")
 
     def refusal_reasons(self, s: State, op: PlaceWager) -> set[str]:
         reasons: set[str] = set()
@@ -336,7 +367,8 @@ class TableModel:
     def _lockout_button(self, s: State, op: PressLockout) -> list[Outcome]:
         if s.phase == "open" and not s.locked:
             n = s.clone()
-            return [Outcome(None, Answer(fields={"locked": True}), n, self._close(n, "button"))]
+            return self._event([Outcome(None, Answer(fields={"locked": True}), n, self._close(n, "button"))],
+                               True, "button")
         return self._second_close(s, "button", R.LOCKOUT, {"locked": True})
 
     def _no_more_bets(self, s: State, op: NoMoreBets) -> list[Outcome]:
@@ -344,7 +376,8 @@ class TableModel:
             return [self._unchanged(s, R.NMB)]
         if s.phase == "open" and not s.locked:
             n = s.clone()
-            return [Outcome(None, Answer(), n, (R.NMB.name, *self._close(n, "no-more-bets")))]
+            return self._event([Outcome(None, Answer(), n, (R.NMB.name, *self._close(n, "no-more-bets")))],
+                               True, "no-more-bets")
         return [self._unchanged(s, R.NMB, choice="no-more-bets refused once closed"),
                 *self._second_close(s, "no-more-bets", R.NMB, {})]
 
@@ -363,7 +396,8 @@ class TableModel:
         n.dealt += 1
         n.phase = "dealing"
         if not s.locked:
-            return [Outcome(None, Answer(), n, (R.SHOE.name, *self._close(n, "card")))]
+            return self._event([Outcome(None, Answer(), n, (R.SHOE.name, *self._close(n, "card")))],
+                               True, "card", timed=True)
         keep = Outcome("first card after the lock-out: cause stays", Answer(), n, (R.SHOE.name, R.LOCKOUT.name))
         if s.cause == "card":
             return [keep]
@@ -469,13 +503,60 @@ class TableModel:
         n.phase, n.locked, n.cause = "idle", True, "power"
         n.layout, n.round_cards, n.round_need = {}, (), 0
         n.shoe, n.dealt = None, 0
-        return [Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name))]
+        # after power-up the event numbering starts at 1 (docs/protocol.md sections 4, 8); the one "must"
+        # of section 4 is the reconnection's, so numbering that runs on across the power is kept too
+        n.seq_fresh = frozenset(n.seqs)
+        return self._event([Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
+                                                         R.EVENT_SEQ.name))], True, "power")
 
     def _comm(self, s: State, op: Comm) -> list[Outcome]:
         n = s.clone()
         n.link_up = op.up
         if op.up:
             return [Outcome(None, Answer(), n, (R.LINK.name,))]
+        # the lockout event is sent "even when wagering was already closed" (docs/protocol.md section 8)
         if s.phase == "open" and not s.locked:
-            return [Outcome(None, Answer(), n, (R.LINK.name, *self._close(n, "comm-lost")))]
-        return self._second_close(n, "comm-lost", R.LINK, {})
+            return self._event([Outcome(None, Answer(), n, (R.LINK.name, *self._close(n, "comm-lost")))],
+                               True, "comm-lost")
+        return self._event(self._second_close(n, "comm-lost", R.LINK, {}), True, "comm-lost")
+
+    def _reconnect(self, s: State, op: Reconnect) -> list[Outcome]:
+        """The host's line to the controller closed and opened again: nothing on the table changes, and
+        the controller's next event goes on from its last SEQ (docs/protocol.md section 4)."""
+        return [Outcome(None, Answer(), s.clone(), (R.EVENT_SEQ.name,))]
+
+    def _void(self, s: State, op: VoidRound) -> list[Outcome]:
+        """``round.settle`` (docs/protocol.md section 8): with no card out it voids the round; with no
+        round open, or while the tableau needs a card (any round dealing), it is REFUSED."""
+        if s.phase != "open":
+            return [self._unchanged(s, R.VOID)]
+        settlement = Settlement({}, s.round, (), void=True)
+        answer = Answer(fields={"round": s.round, "void": True})
+        outs: list[Outcome] = []
+        if not s.locked:
+            # wagering closes (cause no-more-bets).  Whether the wagers of a voided round contribute is
+            # not written (they close, but the round they were final for never plays): both are kept
+            for contributes in (False, True):
+                n = s.clone()
+                applied: tuple[str, ...] = (R.VOID.name, R.LOCKOUT.name)
+                if contributes:
+                    applied = (R.VOID.name, *self._close(n, "no-more-bets"))
+                else:
+                    n.locked, n.cause = True, "no-more-bets"
+                n.layout, n.phase = {}, "settled"
+                has_royal9 = any(kind == "royal9" for _seat, kind in s.layout) and bool(s.meter_cfg)
+                if contributes and not has_royal9:
+                    continue
+                choice = None if not has_royal9 else (
+                    "a voided round's Royal 9 wagers contribute" if contributes
+                    else "a voided round's Royal 9 wagers do not contribute")
+                outs.append(Outcome(choice, answer, n, applied, settlement))
+            return self._event(outs, True, "no-more-bets")
+        # already closed (the button, no more bets, a lost link): the wagers contributed at that close
+        for cause in dict.fromkeys((s.cause, "no-more-bets")):
+            n = s.clone()
+            n.cause = cause
+            n.layout, n.phase = {}, "settled"
+            outs.append(Outcome(f"void after the lock-out: cause {'stays' if cause == s.cause else 'no-more-bets'}",
+                                answer, n, (R.VOID.name, R.LOCKOUT.name), settlement))
+        return outs

@@ -119,9 +119,24 @@ class Comm(Op):
     up: bool = False
 
 
+@dataclass(frozen=True)
+class VoidRound(Op):
+    """``round.settle`` with no card out: the round is voided (docs/protocol.md section 8)."""
+
+    name: ClassVar[str] = "void"
+
+
+@dataclass(frozen=True)
+class Reconnect(Op):
+    """The host closes its line to the controller and opens it again (docs/protocol.md section 4: the
+    device keeps its event SEQ running across host reconnections)."""
+
+    name: ClassVar[str] = "reconnect"
+
+
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealRest, ResetKey, ConfigWrite,
-                                                  PowerCycle, Comm)}
+                                                  PowerCycle, Comm, VoidRound, Reconnect)}
 
 
 def _plain(value: Any) -> Any:

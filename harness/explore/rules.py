@@ -96,3 +96,20 @@ SHOE = rule("shoe", "pa-midi-r9-c-deal-order", "docs/protocol.md section 6.2",
             "shoe.status counts the cards dealt since the shoe was loaded and those still in it")
 IDENTITY = rule("identity", "pa-607a2-b2ii-asset-or-game-type", "docs/protocol.md section 6.1",
                 "the identity names the profile's game where it reports a game type, and does not change")
+LATENCY = rule("lockout-latency", "pa-midi-r9-a2-lockout", "629a Royal 9 (a)(2); docs/protocol.md sections 5, 8",
+               "in every round whose first card closes wagering, the lock-out comes within the profile's limit "
+               "(lockout-latency-limit-ms, else timing.lockout_deadline_ms) of that card: timed by the "
+               "time-interval counter where the bench has one, else by the host's receive stamps, which decide "
+               "only farther from the limit than the bench's host-stamp jitter")
+LOCKOUT_EVENT = rule("lockout-event", "pa-midi-r9-a2-lockout", "docs/protocol.md sections 6.4 (Events), 8",
+                     "wagering closing or opening is sent as a lockout event as it happens: locked with the cause "
+                     "(card, button, no-more-bets, comm-lost, power once it is back), unlocked with cause "
+                     "round-open; a lost link is sent even when wagering was already closed")
+EVENT_SEQ = rule("event-seq", "contract-4-event-seq", "docs/protocol.md section 4",
+                 "events are numbered one more per event (65535 wraps to 1) and the numbering runs on across "
+                 "host reconnections (section 4's must); after power-up it starts at 1 again (section 8) or, "
+                 "recorded as the device's choice, runs on")
+VOID = rule("void-round", "contract-8-void-round", "docs/protocol.md section 8 (round.settle)",
+            "round.settle with no card out voids the round: RSP void true, wagering closes (cause "
+            "no-more-bets), the layout is cleared, round_end says void; REFUSED with no round open or while the "
+            "tableau needs a card")

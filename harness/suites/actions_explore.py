@@ -12,8 +12,10 @@ the contract permits.  One measurement per operation, against the clause of the 
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
+from harness.devices.framing import next_seq
 from harness.suites.registry import Action, Arg, step
 
 if TYPE_CHECKING:
@@ -27,8 +29,8 @@ if TYPE_CHECKING:
     doc="docs/explore.md: play the operations `ops` (as `tablecert explore` writes them: `open_round`, "
     "`wager seat=1 type=player amount=100`, `remove_wager seat=1 type=player`, `lockout_button`, "
     "`no_more_bets`, `load KS 9H ...`, `deal_first`, `deal_rest`, `reset_key mega`, `config_write {json}`, "
-    "`power_cycle`, `comm down|up`) from the table as it stands, and after each compare every observable "
-    "with the explorer's model of the device contract; stops at the first difference",
+    "`power_cycle`, `comm down|up`, `void`, `reconnect`) from the table as it stands, and after each compare "
+    "every observable with the explorer's model of the device contract; stops at the first difference",
     acts=("load", "deal", "wager", "remove-wager", "open-round"),
 ))
 def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> None:
@@ -51,3 +53,37 @@ def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> Non
                        detail=(f"rule {rule.name} ({rule.source}): {rule.text}" if rule is not None else
                                judged.choice or ""),
                        clause=rule.clause if rule is not None else None)
+
+
+@step("expect_event_seq_across_reconnect", Action(
+    {},
+    doc="docs/protocol.md section 4: after an event of the controller, the host closes its line to the "
+    "controller and opens it again, presses the lock-out button (`lockout.press`, which sends a lockout event "
+    "while wagering is open); that event's SEQ must follow the last one seen before the reconnection",
+))
+def expect_event_seq_across_reconnect(runner: CaseRunner, step: Step) -> None:
+    from harness.devices.registry import open_device
+    from harness.suites.permitted import NotApplicableHere
+    from harness.suites.rig import device_entry
+
+    ctrl = runner._ctrl()
+    spec = runner.profile.devices.get("controller")
+    if spec is None or spec.port is None or getattr(ctrl, "request", None) is None:
+        raise NotApplicableHere("the controller is not reached over a line of the reference protocol")
+    runner._pump(0.05)
+    seen = [e for e in runner.round.ctrl_events]
+    if not seen:
+        raise RuntimeError("expect_event_seq_across_reconnect needs an event of the controller first (open_round)")
+    last = seen[-1].seq
+    entry = device_entry(runner.profile, "controller", dict(getattr(runner.rig.emulator, "addresses", None) or {}))
+    ctrl.close()
+    again: Any = open_device("controller", entry)
+    runner.rig.controller = again
+    again.request("lockout.press")
+    deadline = time.monotonic() + 1.0
+    got: list[Any] = []
+    while not got and time.monotonic() < deadline:
+        got = again.events(0.02)
+    first = got[0].seq if got else None
+    runner.measure(step, "the controller's first event SEQ after the host reconnected", first,
+                   f"{next_seq(last)} (the successor of {last})", first == next_seq(last))

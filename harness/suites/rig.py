@@ -63,18 +63,7 @@ def open_rig(
                                                               defects=defects)
             addresses = rig.emulator.addresses
         for role, spec in profile.devices.items():
-            entry: dict[str, Any] = {"driver": spec.driver}
-            if spec.port is not None:
-                entry["port"] = addresses[role] if spec.is_emulated else spec.port
-                if spec.baudrate is not None:
-                    entry["baudrate"] = spec.baudrate
-            entry.update(spec.options)
-            if spec.port is not None and "timeout_ms" not in entry:  # a device's own timeout_ms wins
-                entry["timeout_ms"] = str(profile.timing.response_timeout_ms)
-            if spec.resource is not None:
-                entry["resource"] = addresses[role] if spec.is_emulated else spec.resource
-                entry["backend"] = spec.backend
-            device = open_device(role, entry)
+            device = open_device(role, device_entry(profile, role, addresses))
             setattr(rig, role, device)
             if spec.match:
                 check_identity(role, device, dict(spec.match))
@@ -82,6 +71,23 @@ def open_rig(
         rig.close()
         raise
     return rig
+
+
+def device_entry(profile: Profile, role: str, addresses: dict[str, Any]) -> dict[str, Any]:
+    """The driver entry that opens ``role``'s device (``addresses``: an emulator's, by role)."""
+    spec = profile.devices[role]
+    entry: dict[str, Any] = {"driver": spec.driver}
+    if spec.port is not None:
+        entry["port"] = addresses[role] if spec.is_emulated else spec.port
+        if spec.baudrate is not None:
+            entry["baudrate"] = spec.baudrate
+    entry.update(spec.options)
+    if spec.port is not None and "timeout_ms" not in entry:  # a device's own timeout_ms wins
+        entry["timeout_ms"] = str(profile.timing.response_timeout_ms)
+    if spec.resource is not None:
+        entry["resource"] = addresses[role] if spec.is_emulated else spec.resource
+        entry["backend"] = spec.backend
+    return entry
 
 
 def start_profile_emulator(profile: Profile, *, listen: str = "pty", run_dir: Path | None = None,

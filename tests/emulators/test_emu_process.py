@@ -100,7 +100,9 @@ def test_counter_and_power_supply_through_pyvisa(emulator: EmulatorProcess) -> N
         with pytest.raises(TimeoutError):
             ctrl.reply(ctrl.seq, timeout=0.3)
         power.write("OUTP ON")
-        assert ctrl.event("lockout", cause="power").payload["locked"] is True
+        back = ctrl.event("lockout", cause="power")
+        assert back.payload["locked"] is True
+        assert back.seq == 1  # the event numbering starts at 1 again after power-up (docs/protocol.md 4)
         assert ctrl.request("meters.get").payload == before
         counter.write("INIT")
         assert counter.query("FETC?") == "9.91E+37"  # armed, but no card came before the timeout

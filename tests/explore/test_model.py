@@ -25,8 +25,10 @@ from harness.explore.ops import (
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reconnect,
     RemoveWager,
     ResetKey,
+    VoidRound,
     op_text,
     parse_op,
 )
@@ -172,6 +174,97 @@ def test_judge_names_the_rule_a_device_breaks_and_accepts_a_permitted_choice(mod
     assert [d.what for d in diffs] == ["lockout.get cause"]
 
 
+def _shown(s: State, **fields: object) -> Observed:
+    """What a device that took outcome state ``s`` shows (every observable as the model has it)."""
+    base = Observed(code="ok", config=None, meters={n: m.amount for n, m in s.meters.items()},
+                    residual={n: m.residual for n, m in s.meters.items()},
+                    diverted={n: m.diverted for n, m in s.meters.items()},
+                    layout=tuple(sorted((seat, kind, a) for (seat, kind), a in s.layout.items())),
+                    locked=s.locked, cause=s.cause if s.locked else None, pending=s.pending)
+    return Observed(**{**base.__dict__, **fields})
+
+
+def _lock(locked: bool, cause: str, seq: int) -> tuple[str, str, dict[str, object], int]:
+    return ("controller", "lockout", {"event": "lockout", "locked": locked, "cause": cause}, seq)
+
+
+def test_each_closing_act_must_send_its_lockout_event(model: TableModel) -> None:
+    opened = play(model, model.initial(), OpenRound())
+    for op, cause in ((PressLockout(), "button"), (NoMoreBets(), "no-more-bets"), (Comm(False), "comm-lost")):
+        out = one(model, opened, op)
+        assert out.lock_event == (True, cause)
+        silent = differences(model, out, _shown(out.state, fields={"locked": True}), None)
+        assert [d.rule for d in silent] == [R.LOCKOUT_EVENT.name], (op, silent)
+        sent = _shown(out.state, fields={"locked": True}, events=[_lock(True, cause, 1)])
+        assert differences(model, out, sent, None) == []
+    # the button once wagering is closed: no event required, either cause permitted
+    closed = play(model, opened, PressLockout())
+    assert all(o.lock_event is None for o in model.step(closed, PressLockout()))
+    # a lost link is sent even when wagering was already closed (docs/protocol.md section 8)
+    assert {o.lock_event for o in model.step(closed, Comm(False))} == {(True, "comm-lost")}
+    assert one(model, model.initial(), OpenRound()).lock_event == (False, "round-open")
+
+
+def test_the_first_card_of_an_open_round_is_timed_against_the_profile_limit(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound(), LoadShoe(("8C", "2D", "TC", "3D", "5H", "6S")))
+    out = one(model, s, DealFirst())
+    assert out.timed and model.lock_limit_ms == Decimal("1.0")
+    events = [_lock(True, "card", 1)]
+    late = _shown(out.state, events=events, lock_ms=Decimal("1.2"), lock_by="counter")
+    assert [d.rule for d in differences(model, out, late, None)] == [R.LATENCY.name]
+    near = _shown(out.state, events=events, lock_ms=Decimal("1.2"), lock_by="host stamps", lock_advisory=True)
+    assert differences(model, out, near, None) == []  # within the bench's jitter: advisory, no verdict
+    assert differences(model, out, _shown(out.state, events=events, lock_ms=Decimal("0.3"), lock_by="counter"),
+                       None) == []
+    # closed by the button before the card: nothing runs from the card, the round is not timed
+    pressed = play(model, s, PressLockout())
+    assert not any(o.timed for o in model.step(pressed, DealFirst()))
+
+
+def test_event_seq_runs_on_across_a_reconnection_and_restarts_at_1_after_power_up(model: TableModel) -> None:
+    s = model.initial()
+    s.seqs = {"controller": 41, "shoe": None}
+    out = one(model, s, Reconnect())
+    assert differences(model, out, _shown(out.state, events=[_lock(False, "round-open", 42)]), None) == []
+    restarted = differences(model, out, _shown(out.state, events=[_lock(False, "round-open", 1)]), None)
+    assert [(d.rule, d.expected, d.got) for d in restarted] == [(R.EVENT_SEQ.name, 42, 1)]
+    powered = one(model, s, PowerCycle())
+    assert differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 1)]), None) == []
+    # a line silent in the power cycle's step may still start from 1 at its first event afterwards
+    later = one(model, powered.state, OpenRound())
+    events = [_lock(False, "round-open", 42), ("shoe", "card", {}, 1)]
+    assert differences(model, later, _shown(later.state, events=events), None) == []
+    # numbering that runs on across the power is kept too (section 4's "must" is the reconnection's)
+    assert differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 42)]), None) == []
+    jumped = differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 7)]), None)
+    assert [d.rule for d in jumped] == [R.EVENT_SEQ.name]
+    # judged and taken, the outcome goes on from the last SEQ seen, and the choice is recorded
+    taken, _ = judge(model, model.step(s, PowerCycle()), _shown(powered.state, events=[_lock(True, "power", 1)]))
+    assert taken is not None and taken.state.seqs["controller"] == 1
+    assert taken.choice == "event SEQ from 1 again after power-up"
+
+
+def test_void_round(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), PlaceWager(1, "royal9", 500))
+    outs = model.step(s, VoidRound())
+    # whether a voided round's Royal 9 wagers contribute is not written: both are permitted
+    assert {o.choice for o in outs} == {"a voided round's Royal 9 wagers contribute",
+                                        "a voided round's Royal 9 wagers do not contribute"}
+    for o in outs:
+        assert (o.state.phase, o.state.locked, o.state.cause, o.state.layout) == ("settled", True, "no-more-bets", {})
+        assert o.lock_event == (True, "no-more-bets") and o.settlement is not None and o.settlement.void
+        assert o.answer.fields["void"] is True
+    out = outs[0]
+    shown = _shown(out.state, events=[_lock(True, "no-more-bets", 1)], round_end=out.state.round)
+    assert [d.rule for d in differences(model, out, shown, None)] == [R.VOID.name]  # round_end without void
+    shown.round_end_void = True
+    assert differences(model, out, shown, None) == []
+    # no round open, or a card out: REFUSED, nothing changes
+    assert one(model, model.initial(), VoidRound()).answer.codes == frozenset({"REFUSED"})
+    dealing = play(model, s, LoadShoe(("8C", "2D", "TC", "3D", "5H", "6S")), DealFirst())
+    assert all(o.answer.codes == frozenset({"REFUSED"}) for o in model.step(dealing, VoidRound()))
+
+
 def test_every_rule_cites_a_catalogue_clause() -> None:
     from harness.regulations.catalogue import load_catalogue
 
@@ -183,7 +276,7 @@ def test_every_rule_cites_a_catalogue_clause() -> None:
 SHOE = list(shoe_composition(8).elements())
 OP_STRATEGY = st.one_of(
     st.just(OpenRound()), st.just(PressLockout()), st.just(NoMoreBets()), st.just(DealFirst()), st.just(DealRest()),
-    st.just(PowerCycle()), st.builds(Comm, st.booleans()),
+    st.just(PowerCycle()), st.builds(Comm, st.booleans()), st.just(VoidRound()), st.just(Reconnect()),
     st.builds(PlaceWager, st.integers(1, 8), st.sampled_from(["player", "banker", "tie", "royal9", "dragon7"]),
               st.sampled_from([0, 100, 500, 2500])),
     st.builds(RemoveWager, st.integers(1, 8), st.sampled_from(["player", "banker", "royal9"])),
