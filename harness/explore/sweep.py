@@ -2,7 +2,7 @@
 and the short self-check CI runs (``tablecert explore --selfcheck``).
 
 Each defect is explored on the shipped profile of its kind of table (the kill matrix's,
-:data:`harness.killmatrix.PROFILE_FOR_TABLE`), from a fresh emulator per sequence, until the first
+:data:`harness.selfcheck.killmatrix.PROFILE_FOR_TABLE`), from a fresh emulator per sequence, until the first
 difference from the model or the budget.  A defect the explorer cannot reach is listed with the
 reason (:func:`out_of_reach`), never run as a miss: its table is one the model does not play, or its
 effect shows only in statistics of many shuffles.
@@ -18,7 +18,7 @@ from pathlib import Path
 from harness.emulators.defects import DEFECTS
 from harness.explore.explorer import Session, explore
 from harness.explore.model import unsupported
-from harness.killmatrix import PROFILE_FOR_TABLE, profile_path
+from harness.selfcheck.killmatrix import PROFILE_FOR_TABLE, profile_path
 from harness.profiles import load_profile
 
 #: kinds of table whose defects the explorer's operations cannot show, and why

@@ -380,7 +380,7 @@ def test_the_matrix_on_variants_plays_a_persona_chosen_or_drawn(monkeypatch: pyt
     it ('reference': none); without --persona one variant, drawn from the seed, is played by a persona
     drawn from MATRIX_PERSONAS, so CI's matrix proves the defects caught off the reference's habits
     somewhere without a run more."""
-    from harness import variants as vm
+    from harness.selfcheck import variants as vm
     from harness.profiles import load_profile
 
     def personas(tables: dict[str, str]) -> dict[str, str | None]:
