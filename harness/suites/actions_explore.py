@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from harness.bench.acts import PressLockout
 from harness.devices.framing import next_seq
 from harness.suites.registry import Action, Arg, step
 
@@ -58,8 +59,10 @@ def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> Non
 @step("expect_event_seq_across_reconnect", Action(
     {},
     doc="docs/protocol.md section 4: after an event of the controller, the host closes its line to the "
-    "controller and opens it again, presses the lock-out button (`lockout.press`, which sends a lockout event "
-    "while wagering is open); that event's SEQ must follow the last one seen before the reconnection",
+    "controller and opens it again, and the lock-out button is pressed (by the bench's performer: the test "
+    "channel, a relay or a person), which sends a lockout event while wagering is open; that event's SEQ must "
+    "follow the last one seen before the reconnection",
+    acts=("lockout-button",),
 ))
 def expect_event_seq_across_reconnect(runner: CaseRunner, step: Step) -> None:
     from harness.devices.registry import open_device
@@ -79,11 +82,14 @@ def expect_event_seq_across_reconnect(runner: CaseRunner, step: Step) -> None:
     ctrl.close()
     again: Any = open_device("controller", entry)
     runner.rig.controller = again
-    again.request("lockout.press")
+    before = len(runner.round.ctrl_events)
+    # the button, as the bench presses it (a bench twin has no test channel: its relay presses it)
+    runner.perform(PressLockout())
+    runner.round.closed_by_dealer = True
     deadline = time.monotonic() + 1.0
-    got: list[Any] = []
-    while not got and time.monotonic() < deadline:
-        got = again.events(0.02)
+    while len(runner.round.ctrl_events) == before and time.monotonic() < deadline:
+        runner._pump(0.02)
+    got = runner.round.ctrl_events[before:]
     first = got[0].seq if got else None
     runner.measure(step, "the controller's first event SEQ after the host reconnected", first,
                    f"{next_seq(last)} (the successor of {last})", first == next_seq(last))
