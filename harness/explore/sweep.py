@@ -18,8 +18,8 @@ from pathlib import Path
 from harness.emulators.defects import DEFECTS
 from harness.explore.explorer import Session, explore
 from harness.explore.model import unsupported
-from harness.selfcheck.killmatrix import PROFILE_FOR_TABLE, profile_path
 from harness.profiles import load_profile
+from harness.selfcheck.killmatrix import PROFILE_FOR_TABLE, profile_path
 
 #: kinds of table whose defects the explorer's operations cannot show, and why
 NOT_PLAYED = {

@@ -380,8 +380,8 @@ def test_the_matrix_on_variants_plays_a_persona_chosen_or_drawn(monkeypatch: pyt
     it ('reference': none); without --persona one variant, drawn from the seed, is played by a persona
     drawn from MATRIX_PERSONAS, so CI's matrix proves the defects caught off the reference's habits
     somewhere without a run more."""
-    from harness.selfcheck import variants as vm
     from harness.profiles import load_profile
+    from harness.selfcheck import variants as vm
 
     def personas(tables: dict[str, str]) -> dict[str, str | None]:
         return {kind: load_profile(path).emulator.persona for kind, path in tables.items() if kind != "link"}
