@@ -288,15 +288,16 @@ def run(args: argparse.Namespace) -> int:
             interrupted = _run_at_once(runs, order, jobs,
                                        lambda pr: _pytest_command(args, root, suites, pr, passthrough),
                                        root, report_root, progress)
-        for i, pr in enumerate(runs if jobs == 1 else ()):
-            cmd = _pytest_command(args, root, suites, pr, passthrough)
-            progress.start(i)
-            interrupted = _run_profile(cmd, root, pr, progress)
-            _judge(pr)
-            _index(pr, report_root)
-            progress.finish(i)
-            if interrupted:
-                break
+        else:
+            for i, pr in enumerate(runs):
+                cmd = _pytest_command(args, root, suites, pr, passthrough)
+                progress.start(i)
+                interrupted = _run_profile(cmd, root, pr, progress)
+                _judge(pr)
+                _index(pr, report_root)
+                progress.finish(i)
+                if interrupted:
+                    break
     status = _summary(runs, args.pre_submission, interrupted)
     run_summary.write_outputs(args, runs, status, OVERALL.get(status, "ERROR or INCOMPLETE"))
     return status
