@@ -6,8 +6,9 @@ that can be checked line by line against the regulation text.  The data lives in
 ``catalogue.yaml`` next to this module (package data, so it ships in the wheel); this module loads
 it with ``yaml.safe_load``, validates it and offers typed access.
 
-Each clause has a stable kebab-case id, a citation, its source file in
-``/work/shared/regulations``-style naming, a short paraphrase, an ``area``, whether a device
+Each clause has a stable kebab-case id, a citation, a source key naming the published text it
+comes from (``sources:`` maps each key to 58 Pa. Code ch. 629a, 42 Pa.B. 6761, WAC 230-15-040 or the
+reference protocol), a short paraphrase, an ``area``, whether a device
 harness can test it (and if not, a one-line reason), optional ``params`` and the named
 interpretations that bear on it.  Amounts in the data are strings such as ``"$50,000"`` and are
 parsed by :func:`harness.money.parse_amount` and :func:`harness.games.payouts.parse_pay`, never
