@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -32,6 +33,8 @@ class EmulatorProcess:
     addresses: dict[str, Any]
     run_dir: Path
     stderr_path: Path
+    #: the run folder was made for this process (no ``run_dir`` given): it goes when the process stops
+    owns_run_dir: bool = False
     _stopped: bool = field(default=False, repr=False)
 
     @property
@@ -58,6 +61,8 @@ class EmulatorProcess:
                 self.proc.wait(timeout)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+        if self.owns_run_dir:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
         return self.proc.returncode
 
     def __enter__(self) -> EmulatorProcess:
@@ -88,9 +93,10 @@ def start_emulator(
     """Launch ``python -m harness.emulators`` for a profile path, a profile mapping or a config.
 
     ``run_dir`` holds the pty symlinks, ``addresses.json``, the NV storage and the emulator's
-    stderr; a temporary directory is made when it is ``None``.  ``module`` is the process to run
-    (``harness.emulators.link_server`` for a link controller).
+    stderr; a temporary directory is made when it is ``None``, and removed when the process stops.
+    ``module`` is the process to run (``harness.emulators.link_server`` for a link controller).
     """
+    owned = run_dir is None
     if run_dir is None:
         import tempfile
 
@@ -107,7 +113,7 @@ def start_emulator(
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     with open(stderr_path, "wb") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, env=env)
-    handle = EmulatorProcess(proc, {}, rdir, stderr_path)
+    handle = EmulatorProcess(proc, {}, rdir, stderr_path, owns_run_dir=owned)
     try:
         handle.addresses = _read_addresses(proc, timeout, stderr_path)
     except BaseException:

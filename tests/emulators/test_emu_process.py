@@ -152,6 +152,17 @@ def test_sigterm_stops_cleanly_and_removes_symlinks(tmp_path: Path) -> None:
     assert not link.exists() and not link.is_symlink()
 
 
+def test_a_run_folder_made_for_the_process_goes_with_it_and_a_given_one_stays(tmp_path: Path) -> None:
+    made = start_emulator(profile(), "tcp", timeout=20)
+    given = start_emulator(profile(), "tcp", tmp_path / "run", timeout=20)
+    assert made.owns_run_dir and (made.run_dir / "addresses.json").is_file()
+    assert not given.owns_run_dir
+    made.stop()
+    given.stop()
+    assert not made.run_dir.exists()
+    assert (given.run_dir / "addresses.json").is_file()
+
+
 def test_tablecert_emulate_command(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "harness", "emulate", "--profile", "device_profiles/emulated-midi-5.yaml",
            "--listen", "tcp", "--run-dir", str(tmp_path / "run"), "--defect", "lockout-late"]
