@@ -61,4 +61,42 @@ FAULTS_SET2 = {
     "meters-get-slow-with-pending": "meters.get answers after 150 ms while a payment waits for the reset key",
 }
 
-ALL_FAULTS = {**FAULTS, **FAULTS_SET2}
+# The third set (FAULTS3.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET3 = {
+    "empty-shoe-reports-ready": "a shoe dealt out answers shoe.status state ready (not empty) until it is loaded again",
+    "misread-not-counted": "a misread card is not counted: the next card carries the misread's n",
+    "player-natural-8-not-natural": "a player's two-card 8 is not a natural: a banker on 0-5 draws a third card",
+    "royal9-multiple-accepted": "a Royal 9 wager of a multiple of the denomination is accepted and contributes in full",
+    "one-base-wager-per-seat": "a second base wager at a seat (a Tie beside a Player) replaces the first",
+    "removed-royal9-still-contributes": "a Royal 9 wager removed while wagering was open still contributes",
+    "card-lock-disarmed-after-button": "after a round locked by the button, the next round's first card does not lock",
+    "no-more-bets-after-settle-accepted": "round.no_more_bets after a settled round is answered and sends no_more_bets",
+    "lockout-event-sent-late": "the lockout event of a card is sent 50 ms after wagering closed",
+    "banker-commission-on-whole-return": "a winning Banker wager pays commission on stake and win, not on the win",
+    "player-loses-beside-winning-tie": "on a tie, a Player or Banker wager at a seat with a Tie wager loses (no push)",
+    "payouts-in-placement-order": "base-game payouts are sent in the order the wagers were placed, not seat order",
+    "one-dollar-suited-royal9-pays-5": "on the $1 table a suited Royal 9 pays $5 (the Royal 9 line), not $10",
+    "tie-with-one-suited-paid-suited-tie": "a Royal 9 tie hand with one suited Royal 9 is paid as a suited tie",
+    "royal9-counts-third-card": "a face card and a nine counted as a Royal 9 with the third card of a hand",
+    "mega-envy-needs-occupied-position": "mega envy is paid only when the position whose combination hit has a wager",
+    "fixed-line-hit-amount-includes-stake": "a fixed line's hit event reports the award plus the stake",
+    "jackpot-pays-round-start-amount": "a meter jackpot pays the round-start amount, not this round's contributions",
+    "cap-one-cent-short": "a meter stops one cent below its cap; the cent is diverted",
+    "rate-cached-at-power-up": "a rate write is shown but contributions keep the rate read at power-up",
+    "residual-reported-in-dollars": "meters.get reports the residuals in dollars (a hundredth of the cent figure)",
+    "capacity-under-limit-accepted": "a display capacity written alone below the payout limit is accepted",
+    "reset-below-floor-accepted": "a reset amount below the Royal 9 floor is accepted (only initial is checked)",
+    "config-set-answers-old-meters": "config.set writing meters answers the meters as they were before the write",
+    "paid-meters-include-stake": "the reset key books the stake into cumulative_paid and paid_by_attendant",
+    "reset-key-clears-every-pending": "the reset key of one meter clears every pending payment",
+    "pending-does-not-block-after-power-up": "after a power cycle round.open is taken while a payment is pending",
+    "sensors-report-shoe-serial": "the bet sensors' identity reports the shoe's serial number",
+    "link-loss-clears-layout": "losing the sensors link takes every wager off the layout",
+    "lock-state-restored-at-power-up": "after power is lost in an open round, lockout.get says unlocked after power-up",
+    "void-round-number-reused": "the round after a voided round gets the voided round's number again",
+    "attendant-payout-after-round-end": "the payout of an attendant-paid jackpot is sent after round_end",
+    "reset-event-reuses-seq": "the reset event carries the SEQ of the event before it",
+    "meter-write-answers-slowly": "config.set writing meters answers after 250 ms",
+}
+
+ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3}

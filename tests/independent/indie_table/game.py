@@ -30,16 +30,17 @@ def value(card: str) -> int:
     return int(rank)
 
 
-def cards_needed(cards: list[str], banker3_draws_on_8: bool = False) -> int:
+def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
+    `player_natural_9_only`: fault player-natural-8-not-natural (a player's two-card 8 is no natural).
     """
     if len(cards) < 4:
         return 4
     p = (value(cards[0]) + value(cards[2])) % 10
     b = (value(cards[1]) + value(cards[3])) % 10
-    if p >= 8 or b >= 8:
+    if p >= (9 if player_natural_9_only else 8) or b >= 8:
         return 4
     if p <= 5:  # player draws
         if len(cards) < 5:
@@ -74,10 +75,10 @@ class Hands:
         return "tie"
 
 
-def hands(cards: list[str], banker3_draws_on_8: bool = False) -> Hands:
+def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
-    n = cards_needed(cards, banker3_draws_on_8)
+    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only)
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
         if p <= 5:
@@ -119,6 +120,12 @@ def _royal9(two: list[str], faces: str = FACES) -> tuple[bool, bool]:
     return r9, r9 and a[1] == b[1]
 
 
+def _royal9_in_hand(hand: list[str], faces: str = FACES) -> tuple[bool, bool]:
+    """Fault royal9-counts-third-card: a face card and a nine anywhere in the hand, third card too."""
+    pairs = [(a, b) for a in hand for b in hand if a[0] in faces and b[0] == "9"]
+    return bool(pairs), any(a[1] == b[1] for a, b in pairs)
+
+
 def _has(two: list[str], combo: list[str]) -> bool:
     return sorted(two) == sorted(combo)
 
@@ -132,7 +139,8 @@ class R9Result:
 
 def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | None],
                     slips: frozenset[str] = frozenset()) -> R9Result:
-    """`slips`: the faults of this function's paytable checks (royal9-jack-not-face, suited-tie-paid-as-tie)."""
+    """`slips`: the faults of this function's paytable checks (royal9-jack-not-face, suited-tie-paid-as-tie,
+    tie-with-one-suited-paid-suited-tie, royal9-counts-third-card)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -148,8 +156,14 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     faces = "KQ" if "royal9-jack-not-face" in slips else FACES
     pr, ps = _royal9(p2, faces)
     br, bs = _royal9(b2, faces)
+    if "royal9-counts-third-card" in slips and len(cards) > 4:
+        final = hands(cards)
+        pr, ps = _royal9_in_hand(final.player, faces)
+        br, bs = _royal9_in_hand(final.banker, faces)
     if "suited-tie-paid-as-tie" in slips and pr and br:
         return R9Result("royal9-tie")
+    if "tie-with-one-suited-paid-suited-tie" in slips and pr and br and (ps or bs):
+        return R9Result("suited-royal9-tie")
     if ps and bs:
         return R9Result("suited-royal9-tie")
     if pr and br:

@@ -105,6 +105,7 @@ class Table:
         self.deal_stop = threading.Event()
         self.misread_next = 0
         self.shared_event_seq = 0  # fault event-seq-shared-across-lines
+        self.lock_at_power_off: tuple[bool, str | None] | None = None  # fault lock-state-restored-at-power-up
         self._load_nv()
         self._power_up_volatile()
 
@@ -141,6 +142,8 @@ class Table:
         self.denomination_at_boot: int = self.config["denomination"]
         # fault commission-write-not-persisted: storage keeps the commission read at power-up
         self.commission_at_boot = self.config.get("commission")
+        # fault rate-cached-at-power-up: the contribution uses the rates read at power-up
+        self.rates_at_boot: dict[str, str] = {m: c["rate"] for m, c in self.config["meters"].items()}
         self._save_nv()
 
     def _save_nv(self) -> None:
@@ -172,10 +175,17 @@ class Table:
         self.first_round_after_power = True
         self.after_void = False  # fault lockout-late-after-void
         self.unlocked_before_comm_loss = False  # fault link-restore-reopens-wagering
+        self.card_masked_in_round: int | None = None  # fault card-lock-disarmed-after-button
+        self.removed_royal9 = 0  # fault removed-royal9-still-contributes
+        self.round_start_meters: dict[str, int] = dict(self.meters)  # fault jackpot-pays-round-start-amount
+        self.key_wait = False  # fault pending-does-not-block-after-power-up
+        self.last_round_void = False  # fault void-round-number-reused
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
         with self.lock:
+            if self.powered:
+                self.lock_at_power_off = (self.locked, self.cause)
             self.powered = False
             self.power_epoch += 1
             self.deal_stop.set()
@@ -192,6 +202,10 @@ class Table:
             self._power_up_volatile()
             self.on_lock_line(True)
             self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
+            if ("lock-state-restored-at-power-up" in self.faults and self.lock_at_power_off is not None
+                    and not self.lock_at_power_off[0]):
+                # the lock flag is kept in battery-backed memory and read back after the power-up lock
+                self.locked, self.cause = self.lock_at_power_off
 
     def reboot_controller(self) -> None:
         with self.lock:
@@ -226,15 +240,27 @@ class Table:
             self.locked = True
             self.cause = cause
             self.on_lock_line(True)
-            self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
+            event = {"event": "lockout", "locked": True, "cause": cause}
+            if "lockout-event-sent-late" in self.faults and cause == "card":
+                # the card-out interrupt only flags the event; the 50 ms housekeeping tick sends it
+                threading.Timer(0.05, self._emit_late, args=("controller", event)).start()
+            else:
+                self.emit("controller", event)
             self._contribute()
         elif cause == "comm-lost":
             self.cause = cause
             if "comm-lost-no-event-when-locked" not in self.faults:
                 self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
 
+    def _emit_late(self, role: str, payload: dict[str, Any]) -> None:
+        with self.lock:
+            if self.powered:
+                self.emit(role, payload)
+
     def _contribute(self) -> None:
         total = sum(amount for (seat, wtype), amount in self.layout.items() if wtype == "royal9")
+        if "removed-royal9-still-contributes" in self.faults:
+            total += self.removed_royal9
         if "last-seat-contributes-twice" in self.faults:
             total += self.layout.get((max(self.seats), "royal9"), 0)
         if not total:
@@ -243,11 +269,15 @@ class Table:
             rate = mcfg["rate"]
             if "minor-rate-from-major" in self.faults and meter == "minor" and "major" in self.config["meters"]:
                 rate = self.config["meters"]["major"]["rate"]
+            if "rate-cached-at-power-up" in self.faults:
+                rate = self.rates_at_boot.get(meter, rate)
             growth = Decimal(total) * Decimal(rate) / 100
             if "residual-rounded-away" in self.faults:
                 growth = growth.to_integral_value(rounding=ROUND_FLOOR)
             amount = Decimal(self.meters[meter]) + self.residual[meter] + growth
             cap = self._cap(meter)
+            if "cap-one-cent-short" in self.faults and cap is not None:
+                cap -= 1  # the limit is kept as "the largest amount below the limit"
             if cap is not None and amount > cap:
                 excess = amount - cap
                 whole = int(excess.to_integral_value(rounding=ROUND_FLOOR))
@@ -266,6 +296,12 @@ class Table:
         """The shoe's card-out line: the controller sees a card leave the shoe."""
         self.on_card_line()
         blind = "card-256-missed" in self.faults and self.cards_dealt % 256 == 0
+        if (self.phase == "open" and self.card_masked_in_round is not None
+                and self.card_masked_in_round < self.round):
+            # fault card-lock-disarmed-after-button: the button masked the card-out input; the mask is
+            # lifted by the next round's first card, which therefore does not lock
+            blind = True
+            self.card_masked_in_round = None
         if self.phase == "open":
             if not self.locked and not blind:
                 if "lockout-late-first-round" in self.faults and self.first_round_after_power:
@@ -279,22 +315,32 @@ class Table:
         if self.phase == "dealing":
             self.round_cards.append(card)
             slip = "tableau-banker-3-draws-on-8" in self.faults
-            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip):
+            nat9 = "player-natural-8-not-natural" in self.faults
+            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9):
                 self._settle()
 
     def _settle(self) -> None:
         cards = self.round_cards
-        hands = game.hands(cards, "tableau-banker-3-draws-on-8" in self.faults)
+        hands = game.hands(cards, "tableau-banker-3-draws-on-8" in self.faults,
+                           "player-natural-8-not-natural" in self.faults)
         winner = hands.winner
         commission = Decimal(self.config.get("commission", "5"))
         stakes = dict(self.layout)
         if "replace-wager-settles-first" in self.faults:
             stakes.update({k: v for k, v in self.first_stake.items() if k in stakes})
         base_lost: dict[int, bool] = {}  # fault losing-royal9-payout-skipped
-        for (seat, wtype), stake in sorted(stakes.items()):
+        # fault payouts-in-placement-order: the base wagers in the order the sensors reported them
+        base_order = stakes.items() if "payouts-in-placement-order" in self.faults else sorted(stakes.items())
+        for (seat, wtype), stake in base_order:
             if wtype == "royal9":
                 continue
             category, returned = game.base_payout(wtype, stake, winner, commission)
+            if ("player-loses-beside-winning-tie" in self.faults and winner == "tie"
+                    and wtype in ("player", "banker") and (seat, "tie") in stakes):
+                category, returned = "lose", 0  # the seat's base area settled as one: the Tie took it
+            if "banker-commission-on-whole-return" in self.faults and wtype == "banker" and category == "win":
+                vig = (Decimal(2 * stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
+                returned = 2 * stake - int(vig)
             base_lost[seat] = base_lost.get(seat, True) and category == "lose"
             if "tie-pays-8-for-1" in self.faults and wtype == "tie" and category == "win":
                 returned = stake * 8
@@ -305,13 +351,20 @@ class Table:
         denom = self.paid_denomination if "denomination-old-paytable" in self.faults else self.config["denomination"]
         fixed = game.FIXED.get(denom, game.FIXED[500])
         seats = self.seats
-        slips = frozenset(self.faults & {"royal9-jack-not-face", "suited-tie-paid-as-tie"})
+        slips = frozenset(self.faults & {"royal9-jack-not-face", "suited-tie-paid-as-tie",
+                                         "tie-with-one-suited-paid-suited-tie", "royal9-counts-third-card"})
         meter_hits = 0
+        after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         for (seat, wtype), stake in sorted(stakes.items()):
             if wtype != "royal9":
                 continue
             res = game.royal9_category(cards, seat, seats, slips)
             cat = res.category
+            if cat == "mega-envy" and "mega-envy-needs-occupied-position" in self.faults:
+                p2, b2 = sorted([cards[0], cards[2]]), sorted([cards[1], cards[3]])
+                owners = {s for s, c in seats.items() if c is not None and sorted(c) == p2 == b2}
+                if not any(s in owners for (s, _t) in stakes):
+                    cat = None  # envy only when the position whose combination hit is occupied
             if cat is None:
                 if "losing-royal9-payout-skipped" in self.faults and base_lost.get(seat, False):
                     continue
@@ -320,6 +373,8 @@ class Table:
                 continue
             if cat in METERS and cat in self.meters:
                 amount = self.meters[cat]
+                if "jackpot-pays-round-start-amount" in self.faults:
+                    amount = self.round_start_meters.get(cat, amount)
                 if "minor-hit-shows-major-amount" in self.faults and cat == "minor" and "major" in self.meters:
                     amount = self.meters["major"]
                 self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": cat,
@@ -327,18 +382,25 @@ class Table:
                 meter_hits += 1
                 if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
                     self.pending.append({"meter": cat, "seat": seat, "amount": amount, "category": cat})
+                    self.key_wait = True
                 self._save_nv()
                 payout = {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
                           "stake": stake, "returned": stake + amount, "paid_by": "attendant"}
-                self.emit("controller", payout)
+                if "attendant-payout-after-round-end" in self.faults:
+                    after_round_end.append(payout)  # queued for the attendant's display, sent after the round
+                else:
+                    self.emit("controller", payout)
                 if "major-hit-payout-twice" in self.faults and cat == "major":
                     self.emit("controller", dict(payout))
                 continue
             award = fixed[cat]
             if "mega-envy-one-dollar-amount" in self.faults and cat == "mega-envy" and denom == 500:
                 award = 100000
+            if "one-dollar-suited-royal9-pays-5" in self.faults and cat == "suited-royal9" and denom == 100:
+                award = fixed["royal9"]
+            shown = award + stake if "fixed-line-hit-amount-includes-stake" in self.faults else award
             self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": None,
-                                     "amount": award})
+                                     "amount": shown})
             if "cumulative-counts-fixed-lines" in self.faults:
                 self.cumulative_paid += award
                 self.paid_by_table += award
@@ -348,7 +410,10 @@ class Table:
         self.layout.clear()
         self.first_stake.clear()
         self.phase = "settled"
+        self.last_round_void = False
         self.emit("controller", {"event": "round_end", "round": self.round})
+        for payout in after_round_end:
+            self.emit("controller", payout)
 
     # ------------------------------------------------------------------ commands
     def identity(self, role: str) -> dict[str, Any]:
@@ -363,6 +428,8 @@ class Table:
                 ident["game_type"] = "baccarat"
             if "identity-version-lost-after-power-up" in self.faults and self.boots > 0:
                 ident["software_version"] = ""
+        if role == "sensors" and "sensors-report-shoe-serial" in self.faults:
+            ident["serial"] = "ITW-S-0001"
         ident.update(self.identity_base)
         return ident
 
@@ -370,7 +437,10 @@ class Table:
         return {k: v for k, v in self.config.items() if not k.startswith("_")}
 
     def meters_view(self) -> dict[str, Any]:
-        return {"meters": dict(self.meters), "residual": {m: dec_str(v) for m, v in self.residual.items()},
+        residual = {m: dec_str(v) for m, v in self.residual.items()}
+        if "residual-reported-in-dollars" in self.faults:
+            residual = {m: dec_str(v / 100) for m, v in self.residual.items()}
+        return {"meters": dict(self.meters), "residual": residual,
                 "diverted": dict(self.diverted), "cumulative_paid": self.cumulative_paid,
                 "paid_by_table": self.paid_by_table, "paid_by_attendant": self.paid_by_attendant,
                 "pending": [dict(p) for p in self.pending]}
@@ -407,6 +477,8 @@ class Table:
     # shoe
     def _shoe_shoe_status(self, req: dict[str, Any]) -> Reply:
         state = "dealing" if self.dealing else ("ready" if self.shoe_cards else "empty")
+        if "empty-shoe-reports-ready" in self.faults and state == "empty" and self.cards_dealt > 0:
+            state = "ready"  # the state follows the "shoe loaded" flag, cleared only by a new load
         return ("rsp", {"state": state, "cards_dealt": self.cards_dealt, "cards_remaining": len(self.shoe_cards)})
 
     # sensors
@@ -429,6 +501,11 @@ class Table:
         if reason is not None:
             return ("rsp", {"accepted": False, "reason": reason})
         key = (seat, wtype)
+        if "one-base-wager-per-seat" in self.faults and wtype in ("player", "banker", "tie"):
+            for other in ("player", "banker", "tie"):  # one base-wager sensor per seat
+                if other != wtype:
+                    self.layout.pop((seat, other), None)
+                    self.first_stake.pop((seat, other), None)
         if key not in self.layout:
             self.first_stake[key] = amount
         self.layout[key] = amount
@@ -449,7 +526,7 @@ class Table:
             denom = self.config["denomination"]
             if "old-denomination-accepted" in self.faults:
                 denom = self.denomination_at_boot
-            if amount != denom:
+            if (amount % denom != 0) if "royal9-multiple-accepted" in self.faults else (amount != denom):
                 return "bad-amount"
             if "no-base-wager-accepted" not in self.faults and not any(
                     (seat, t) in self.layout for t in ("player", "banker", "tie")):
@@ -474,6 +551,8 @@ class Table:
                 and "base-removed-under-royal9" not in self.faults
                 and not any((seat, t) in self.layout for t in base if t != key[1])):
             raise Refused("a Royal 9 wager at this seat needs its base wager (629a Royal 9 (b)): remove it first")
+        if key[1] == "royal9":
+            self.removed_royal9 += self.layout[key]
         del self.layout[key]
         self.first_stake.pop(key, None)
         return ("rsp", {"removed": True})
@@ -502,19 +581,25 @@ class Table:
                 self._contribute()
             else:
                 self._close_wagering("button")
+            if "card-lock-disarmed-after-button" in self.faults:
+                self.card_masked_in_round = self.round
         return ("rsp", {"locked": True})
 
     def _controller_round_open(self, req: dict[str, Any]) -> Reply:
         if self.phase in ("open", "dealing"):
             raise Refused("the last round is not settled")
-        if self.pending:
+        if self.key_wait if "pending-does-not-block-after-power-up" in self.faults else self.pending:
             raise Refused("a payment waits for the reset key")
         if not self.link_up:
             raise Refused("the sensors link is down")
-        self.round += 1
+        if not ("void-round-number-reused" in self.faults and self.last_round_void):
+            self.round += 1
+        self.last_round_void = False
         self._save_nv()
         self.layout.clear()
         self.first_stake.clear()
+        self.removed_royal9 = 0
+        self.round_start_meters = dict(self.meters)
         self.round_cards = []
         self.phase = "open"
         self.locked = False
@@ -524,7 +609,9 @@ class Table:
         return ("rsp", {"round": self.round})
 
     def _controller_round_no_more_bets(self, req: dict[str, Any]) -> Reply:
-        if self.phase not in ("open", "dealing"):
+        if ("no-more-bets-after-settle-accepted" in self.faults and self.phase == "settled"):
+            pass  # the check only tells "idle" from the rest
+        elif self.phase not in ("open", "dealing"):
             raise Refused("no round is open")
         if "no-more-bets-event-after-lockout" in self.faults:
             self._close_wagering("no-more-bets")
@@ -545,6 +632,7 @@ class Table:
             self.first_stake.clear()
         self.phase = "settled"
         self.after_void = True
+        self.last_round_void = True
         self.emit("controller", {"event": "round_end", "round": self.round, "void": True})
         return ("rsp", {"round": self.round, "void": True})
 
@@ -558,7 +646,13 @@ class Table:
         if not mine and "reset-key-without-hit" not in self.faults:
             raise Refused("nothing to reset")
         paid = sum(p["amount"] for p in mine)
-        self.pending = [p for p in self.pending if p["meter"] != meter]
+        if "paid-meters-include-stake" in self.faults:
+            paid += len(mine) * self.config["denomination"]  # the payout's `returned` booked, stake and all
+        if "reset-key-clears-every-pending" in self.faults:
+            self.pending = []
+        else:
+            self.pending = [p for p in self.pending if p["meter"] != meter]
+        self.key_wait = bool(self.pending)
         self.cumulative_paid += paid
         if "paid-by-attendant-not-booked" not in self.faults:
             self.paid_by_attendant += paid
@@ -576,6 +670,7 @@ class Table:
                 raise BadArgs(f"{key} is not configurable")
         if self._live():
             raise Refused("live: a round is open or a wager is on the layout")
+        old_meters = json.loads(json.dumps(self.config["meters"]))  # fault config-set-answers-old-meters
         new = json.loads(json.dumps(self.config))
         partial = "config-partial-apply" in self.faults
         for key in ("denomination", "decks", "commission", "meters", "seats", "mystery"):
@@ -595,7 +690,13 @@ class Table:
                     self.meters[name] = new["meters"][name]["reset"]
                     self.residual[name] = Decimal(0)
         self._save_nv()
-        return ("rsp", self.config_view())
+        view = self.config_view()
+        if "meters" in fields:
+            if "config-set-answers-old-meters" in self.faults:
+                view = dict(view, meters=old_meters)
+            if "meter-write-answers-slowly" in self.faults:
+                time.sleep(0.25)  # the meter block is erased and written again before the answer
+        return ("rsp", view)
 
     def _set_field(self, new: dict[str, Any], key: str, val: Any) -> None:
         if key == "denomination":
@@ -655,13 +756,16 @@ class Table:
                         m[fkey] = fval
                     else:
                         raise BadArgs(f"meters.{name}.{fkey} is not configurable")
-                self._check_meter(name, m)
+                self._check_meter(name, m, sub)
             self._check_floors(new["denomination"], new["meters"])
 
-    def _check_meter(self, name: str, m: dict[str, Any]) -> None:
+    def _check_meter(self, name: str, m: dict[str, Any], written: dict[str, Any]) -> None:
         now = self.meters[name]
         limit, cap = m.get("payout_limit"), m.get("display_capacity")
-        if limit is not None and cap is not None and limit > cap:
+        # fault capacity-under-limit-accepted: the two are compared only when both are written together
+        both = ("capacity-under-limit-accepted" not in self.faults
+                or {"payout_limit", "display_capacity"} <= set(written))
+        if limit is not None and cap is not None and limit > cap and both:
             raise Refused(f"{name}: payout limit above the display capacity (461a.12(j))")
         if limit is not None and limit <= now and "payout-limit-unchecked" not in self.faults:
             raise Refused(f"{name}: payout limit must be greater than the current amount (461a.12(k)(1))")
@@ -678,7 +782,7 @@ class Table:
         floors = game.FLOORS.get(denom, {})
         for name, floor in floors.items():
             if name in meters:
-                for fkey in ("initial", "reset"):
+                for fkey in ("initial",) if "reset-below-floor-accepted" in self.faults else ("initial", "reset"):
                     if meters[name][fkey] < floor:
                         raise Refused(f"{name} {fkey} below the floor of 629a Royal 9 for this denomination")
 
@@ -699,6 +803,9 @@ class Table:
                 self.unlocked_before_comm_loss = not self.locked
             if not up and "comm-loss-ignored" not in self.faults:
                 self._close_wagering("comm-lost")
+                if "link-loss-clears-layout" in self.faults:
+                    self.layout.clear()  # the controller's copy of the layout is dropped with the link
+                    self.first_stake.clear()
             if (up and not was_up and "link-restore-reopens-wagering" in self.faults
                     and self.unlocked_before_comm_loss and self.phase == "open"):
                 # the lock state from before the loss is restored
@@ -737,6 +844,8 @@ class Table:
             if self.misread_next:
                 self.misread_next -= 1
                 self.emit("shoe", {"event": "misread", "n": n, "raw": "??"})
+                if "misread-not-counted" in self.faults:
+                    self.cards_dealt -= 1  # only cards read are counted
                 if "misread-card-not-out" in self.faults:
                     return True  # the card-out line is raised only for a card read
             else:
