@@ -1,8 +1,11 @@
 """The kill matrix (issue 6): the clean emulators pass, and every defect fails a case citing its clause.
 
-``test_kill_matrix_in_ci`` is the proof itself: ``tablecert defects --matrix --jobs 2`` as a user
-runs it.  The other tests check the matrix's own logic with a fake runner (no emulator), its
-subprocess runner on a deadline and on one real clause-selected run, and the command line.
+The proof itself is CI's last step, ``tablecert defects --matrix --variants --jobs 2`` as a user runs
+it: every defect on a compliant variant of its table drawn from a fresh seed (the shuffler's on the
+shipped ``emulated-midi-5``), one variant played by a persona.  (The same matrix on the shipped
+profiles ran here too, a second full matrix in every CI run; it was dropped for time, issue 30.)
+These tests check the matrix's own logic with a fake runner (no emulator), its subprocess runner on
+a deadline and on one real clause-selected run, and the command line.
 """
 
 from __future__ import annotations
@@ -27,23 +30,6 @@ from harness.selfcheck.killmatrix import CaseOutcome, Job, JobResult
 from harness.suites.schema import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-# -- the proof --------------------------------------------------------------------------------------
-
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_kill_matrix_in_ci() -> None:
-    proc = subprocess.run([sys.executable, "-m", "harness", "defects", "--matrix", "--jobs", "2"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=840, check=False)
-    out = proc.stdout
-    assert proc.returncode == 0, out[-4000:] + proc.stderr[-2000:]
-    rows = {line.split()[0]: line for line in out.splitlines() if line.split()[:1] and line.split()[0] in DEFECTS}
-    assert sorted(rows) == sorted(DEFECTS)
-    for line in rows.values():
-        assert line.split()[2] == "CAUGHT", line
-    assert "kill matrix PASSED" in out and "wall time" in out
-    print(out.splitlines()[-1])  # the wall time, for the CI log
 
 
 # -- the registry against the catalogue and the suites ------------------------------------------------
