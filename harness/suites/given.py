@@ -237,16 +237,22 @@ def build_round(table: Table, want: str, *, seed: int = 1) -> tuple[Card, ...]:
 def _build(game: str, want: str, decks: int, hit_soft17: bool, combos: tuple[tuple[int, tuple[str, str]], ...],
            interp: Interpretations, seed: int) -> str:
     from harness.cards import parse_card
-    from harness.stackbuilder import Impossible, NotFound, build_stack
+    from harness.stackbuilder import Impossible, NotFound, build_stack, memo
 
-    seat_combos = {seat: (parse_card(k), parse_card(n)) for seat, (k, n) in combos}
-    result = build_stack(game, want, decks=decks, hit_soft17=hit_soft17, seat_combos=seat_combos,
-                         interpretations=interp, seed=seed, deadline_s=10.0)
-    if isinstance(result, Impossible):
-        raise NotForTable(f"no round on this table gives '{want}': {result.reason}")
-    if isinstance(result, NotFound):
-        raise BindError(f"the stack builder found no round for '{want}' ({result.reason})")
-    return " ".join(c.code for c in result.cards)
+    key = memo.key_of(game, want, decks, hit_soft17, combos, interp, seed)
+    kept = memo.recall(key)
+    if kept is None:
+        seat_combos = {seat: (parse_card(k), parse_card(n)) for seat, (k, n) in combos}
+        result = build_stack(game, want, decks=decks, hit_soft17=hit_soft17, seat_combos=seat_combos,
+                             interpretations=interp, seed=seed, deadline_s=10.0)
+        if isinstance(result, NotFound):  # out of time or tries: not kept, a later search may find it
+            raise BindError(f"the stack builder found no round for '{want}' ({result.reason})")
+        kept = ({"impossible": result.reason} if isinstance(result, Impossible)
+                else {"cards": " ".join(c.code for c in result.cards)})
+        memo.keep(key, kept)
+    if "impossible" in kept:
+        raise NotForTable(f"no round on this table gives '{want}': {kept['impossible']}")
+    return str(kept["cards"])
 
 
 # --------------------------------------------------------------------------- binding
