@@ -254,6 +254,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: a UTF-16 surrogate code point (a string holding one is not text)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: where a JSON text can hold one: the code point itself, or an escape of one (a pair, or a lone half)
+_MAYBE_SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
+
+
 def _lone_surrogate(data: Any) -> str | None:
     """The first string (or key) of ``data`` holding a lone UTF-16 surrogate (``\\ud800``): not
     text, so no report, JUnit file or terminal can show it."""
@@ -261,9 +267,9 @@ def _lone_surrogate(data: Any) -> str | None:
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            bad = next((c for c in item if 0xD800 <= ord(c) <= 0xDFFF), None)
+            bad = _SURROGATE.search(item)
             if bad is not None:
-                return f"\\u{ord(bad):04x}"
+                return f"\\u{ord(bad.group()):04x}"
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -278,13 +284,14 @@ def parse_json(raw: bytes | str, path: str, line: int | None = None) -> Any:
     import json
 
     try:
-        data = json.loads(raw, parse_constant=_no_constant, parse_float=_no_float, parse_int=_bounded_int,
+        text = raw if isinstance(raw, str) else raw.decode(json.detect_encoding(raw), "surrogatepass")  # as json.loads
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_no_float, parse_int=_bounded_int,
                           object_pairs_hook=_no_duplicates)
     except RecursionError:
         raise InputError("not a valid record: nested too deeply", path=path, line=line) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid JSON ({exc})", path=path, line=line) from None
-    bad = _lone_surrogate(data)
+    bad = _lone_surrogate(data) if _MAYBE_SURROGATE.search(text) else None
     if bad is not None:
         raise InputError(f"not valid text: a lone surrogate {bad} (half of a UTF-16 pair) in a string",
                          path=path, line=line)
