@@ -1,6 +1,6 @@
 """Run the applicable suites once against the table started with each fault; print one line per fault.
 
-  .venv/bin/python tests/independent/run_faults.py --out /tmp/faults [FAULT ...]
+  .venv/bin/python tests/independent/run_faults.py --out /tmp/faults [--profile P] [FAULT ...]
 
 Writes OUT/<fault>.txt (the failing and erroring cases with their messages) and OUT/summary.tsv.
 """
@@ -27,6 +27,8 @@ SUITES = ["suites/contract", "suites/lockout", "suites/baccarat", "suites/royal9
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--profile", help="the table's profile (default independent-midi-5.yaml; a fault of the $1 "
+                    "table needs independent-midi-1.yaml)")
     ap.add_argument("faults", nargs="*")
     args = ap.parse_args()
     out = Path(args.out)
@@ -35,7 +37,8 @@ def main() -> int:
         rep = out / fault
         t0 = time.monotonic()
         try:
-            rc = subprocess.run([sys.executable, str(HERE / "run_independent.py"), "--fault", fault,
+            profile = ["--profile", args.profile] if args.profile else []
+            rc = subprocess.run([sys.executable, str(HERE / "run_independent.py"), "--fault", fault, *profile,
                                  "--report-dir", str(rep), *SUITES], timeout=1200, check=False,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
         except subprocess.TimeoutExpired:
