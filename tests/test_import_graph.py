@@ -26,8 +26,6 @@ KNOWN: dict[tuple[str, ...], str] = {
     ("harness.emulators.bent", "harness.emulators.controller", "harness.emulators.link_table",
      "harness.emulators.settle"):
         "the controller-first functions of settle.py and bent.py take the controller; the controller calls them",
-    ("harness.emulators.faults", "harness.emulators.server"):
-        "the server builds the line faults; faults names the server's line types (TYPE_CHECKING)",
     ("harness.emulators.physical", "harness.emulators.scpi", "harness.emulators.table"):
         "the table holds its physical side and instruments; they name the Table (TYPE_CHECKING)",
     ("harness.link.rig", "harness.suites.rig"):
