@@ -26,8 +26,6 @@ KNOWN: dict[tuple[str, ...], str] = {
     ("harness.emulators.bent", "harness.emulators.controller", "harness.emulators.link_table",
      "harness.emulators.settle"):
         "the controller-first functions of settle.py and bent.py take the controller; the controller calls them",
-    ("harness.emulators.physical", "harness.emulators.scpi", "harness.emulators.table"):
-        "the table holds its physical side and instruments; they name the Table (TYPE_CHECKING)",
     ("harness.link.rig", "harness.suites.rig"):
         "open_rig opens a link profile's rig through link.rig (lazily); link.rig builds on suites.rig's Rig",
     ("harness.plugin", "harness.suites.resuming", "harness.suites.schema", "harness.suites.session"):
