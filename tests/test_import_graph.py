@@ -30,9 +30,6 @@ KNOWN: dict[tuple[str, ...], str] = {
         "open_rig opens a link profile's rig through link.rig (lazily); link.rig builds on suites.rig's Rig",
     ("harness.plugin", "harness.suites.resuming", "harness.suites.schema", "harness.suites.session"):
         "the loader and the session reach the pytest plugin and the run-time session (lazily)",
-    ("harness.record.agree", "harness.record.digest", "harness.record.html", "harness.record.journal",
-     "harness.record.replay", "harness.record.report", "harness.record.signing", "harness.record.views"):
-        "digest.verify reads the journal, the views and the agreement check, which use digest's hashing",
     ("harness.record.document", "harness.record.sittings"):
         "a record holds its sittings; sittings names Record (TYPE_CHECKING)",
     ("harness.regulations.catalogue", "harness.regulations.loader"):

@@ -33,7 +33,7 @@ from harness import exitcodes, interrupts
 from harness.cli.numbers import count
 from harness.cli.run_summary import colour_on, paint, pytest_colour
 from harness.errors import InputError
-from harness.paths import project_root
+from harness.paths import project_root, safe_name
 from harness.verdict import Verdict
 
 HELP = "run certification suites against a device profile (default: all suites, built-in emulators)"
@@ -406,8 +406,6 @@ def run_ids_for(stamp: str, names: list[str]) -> list[str]:
     """A run id per profile: the time stamp and the profile's ``name`` made file-safe and cut to
     :data:`RUN_NAME_CHARS` (a profile file may be called anything, ``bench table (v2).yaml``);
     two profiles of one name get ``-2``, ``-3``."""
-    from harness.record.journal import safe_name
-
     out: list[str] = []
     for name in names:
         base = f"{stamp}-{safe_name(name, 'profile')[:RUN_NAME_CHARS].rstrip('._-') or 'profile'}"
