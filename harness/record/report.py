@@ -41,6 +41,7 @@ from harness.record.statistics import (
 )
 from harness.record.statistics import summary as stat_summary
 from harness.record.svg import MIN_READINGS, meter_chart
+from harness.regulations.catalogue import load_catalogue
 from harness.verdict import Verdict
 
 #: case verdicts from the most to the least severe
@@ -325,8 +326,6 @@ def _products(record: Record) -> list[dict[str, str]]:
 
 def _interpretations(record: Record) -> list[dict[str, Any]]:
     try:
-        from harness.regulations.catalogue import load_catalogue
-
         cat = load_catalogue()
     except Exception:  # the catalogue only adds the question; a report always renders
         cat = None
