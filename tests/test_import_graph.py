@@ -30,8 +30,6 @@ KNOWN: dict[tuple[str, ...], str] = {
         "open_rig opens a link profile's rig through link.rig (lazily); link.rig builds on suites.rig's Rig",
     ("harness.plugin", "harness.suites.resuming", "harness.suites.schema", "harness.suites.session"):
         "the loader and the session reach the pytest plugin and the run-time session (lazily)",
-    ("harness.record.document", "harness.record.sittings"):
-        "a record holds its sittings; sittings names Record (TYPE_CHECKING)",
     ("harness.regulations.catalogue", "harness.regulations.loader"):
         "the loader builds catalogue types; catalogue.parse_catalogue calls the loader (lazily)",
     ("harness.selfcheck.link_variants", "harness.selfcheck.variants"):
