@@ -30,8 +30,6 @@ KNOWN: dict[tuple[str, ...], str] = {
         "open_rig opens a link profile's rig through link.rig (lazily); link.rig builds on suites.rig's Rig",
     ("harness.plugin", "harness.suites.resuming", "harness.suites.schema", "harness.suites.session"):
         "the loader and the session reach the pytest plugin and the run-time session (lazily)",
-    ("harness.stackbuilder.fixtures", "harness.suites.stacks"):
-        "stacks builds fixture set-ups through the stack builder (lazily); fixtures reads the stacks' spec",
     ("harness.suites.accounts", "harness.suites.expect", "harness.suites.payouts", "harness.suites.permitted",
      "harness.suites.refs", "harness.suites.rounds", "harness.suites.runner", "harness.suites.steps",
      "harness.suites.timing"):
