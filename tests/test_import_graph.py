@@ -21,8 +21,6 @@ PACKAGE = ROOT / "harness"
 #: the circles left (each a sorted tuple of modules, one strongly connected component), and what
 #: closes each; issue 31 step 4 ("Imports at the top") is to break them, and this list only shrinks
 KNOWN: dict[tuple[str, ...], str] = {
-    ("harness.cli.run_cmd", "harness.cli.run_resume"):
-        "run_cmd hands --resume to run_resume (lazily); run_resume reuses run_cmd's run and summary helpers",
     ("harness.emulators.bent", "harness.emulators.controller", "harness.emulators.link_table",
      "harness.emulators.settle"):
         "the controller-first functions of settle.py and bent.py take the controller; the controller calls them",
