@@ -14,6 +14,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -92,8 +93,6 @@ def start_emulator(
     (``harness.emulators.link_server`` for a link controller).
     """
     if run_dir is None:
-        import tempfile
-
         run_dir = tempfile.mkdtemp(prefix="tablecert-emu-")
     rdir = Path(run_dir)
     rdir.mkdir(parents=True, exist_ok=True)
