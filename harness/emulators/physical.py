@@ -29,32 +29,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from harness.cards import parse_cards
 from harness.emulators import settle
 from harness.emulators.base import Refusal
 from harness.emulators.controller import Controller
+from harness.emulators.scpi import PoweredTable
 from harness.emulators.sensors import SEAT_MAX, SEAT_MIN, WAGER_TYPES, Sensors
 from harness.emulators.shoe import Shoe
 from harness.errors import InputError
 
 
-class PhysicalTable(Protocol):
+class PhysicalTable(PoweredTable, Protocol):
     """What the physical side uses of the emulated table (a :class:`harness.emulators.table.Table`)."""
 
-    @property
-    def lock(self) -> AbstractContextManager[Any]: ...
-    @property
-    def powered(self) -> bool: ...
-    def set_power(self, on: bool) -> None: ...
     @property
     def shoe(self) -> Shoe: ...
     @property
     def sensors(self) -> Sensors: ...
     @property
     def controller(self) -> Controller: ...
+
 
 BUTTONS = ("lockout", "open-round", "no-more-bets")
 

@@ -37,19 +37,26 @@ class _Hands(Protocol):
     def handle(self, req: Mapping[str, Any]) -> dict[str, Any]: ...
 
 
-class InstrumentTable(Protocol):
-    """What the instruments use of the emulated table (a :class:`harness.emulators.table.Table`):
-    its lock, its power, the wiring of the switch unit's channels and the physical side they act on."""
+class PoweredTable(Protocol):
+    """The emulated table's lock and power (a :class:`harness.emulators.table.Table`), as the
+    instruments and the physical side use them."""
 
     @property
     def lock(self) -> AbstractContextManager[Any]: ...
     @property
     def powered(self) -> bool: ...
     def set_power(self, on: bool) -> None: ...
+
+
+class InstrumentTable(PoweredTable, Protocol):
+    """What the instruments use of the emulated table: its lock and power, the wiring of the switch
+    unit's channels and the physical side they act on."""
+
     @property
     def cfg(self) -> _Wiring: ...
     @property
     def physical(self) -> _Hands: ...
+
 
 NAN = "9.91E+37"
 
