@@ -78,6 +78,20 @@ def parse_rate(text: str | int | Decimal) -> Decimal:
     return value
 
 
+def rate_ratio(rate: Decimal) -> tuple[int, int]:
+    """``rate`` percent as ``(num, den)`` with cents contributed = ``wager * num / den``.
+
+    ``den`` is a power of ten, so every residual ``r / den`` is an exact decimal fraction of a cent.
+    """
+    if not rate.is_finite() or rate < 0 or rate > 100:
+        raise InputError(f"rate {rate}%: must be between 0% and 100%")
+    norm = rate.normalize()
+    exponent = int(norm.as_tuple().exponent)
+    if exponent >= 0:
+        return int(norm), 100
+    return int(norm.scaleb(-exponent)), 100 * 10 ** (-exponent)
+
+
 def fmt(cents: Cents) -> str:
     """``123456`` -> ``"$1,234.56"`` (negative amounts keep their sign in front)."""
     sign = "-" if cents < 0 else ""

@@ -1,10 +1,14 @@
-"""Where the checkout is: a module of its own so that a command can find it without loading the
-suites' machinery (``tablecert --help`` imports only what building the parser needs)."""
+"""Where the checkout is, and file-safe names: a module of its own so that a command can find
+them without loading the suites' machinery or the record (``tablecert --help`` imports only what
+building the parser needs)."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def project_root() -> Path:
@@ -16,3 +20,11 @@ def project_root() -> Path:
     if (here / "suites").is_dir():
         return here
     return Path.cwd()
+
+
+def safe_name(text: str, fallback: str = "item") -> str:
+    """``text`` as a file name: runs of anything but ASCII letters, digits, ``.``, ``_`` and ``-``
+    made one ``_``, no leading or trailing dot or underscore (``fallback`` if nothing is left), at
+    most 80 characters (a run id, an evidence file, a case's anchor in the report)."""
+    name = _SAFE.sub("_", text).strip("._") or fallback
+    return name[:80]

@@ -21,34 +21,13 @@ PACKAGE = ROOT / "harness"
 #: the circles left (each a sorted tuple of modules, one strongly connected component), and what
 #: closes each; issue 31 step 4 ("Imports at the top") is to break them, and this list only shrinks
 KNOWN: dict[tuple[str, ...], str] = {
-    ("harness.cli.run_cmd", "harness.cli.run_resume"):
-        "run_cmd hands --resume to run_resume (lazily); run_resume reuses run_cmd's run and summary helpers",
     ("harness.emulators.bent", "harness.emulators.controller", "harness.emulators.link_table",
      "harness.emulators.settle"):
         "the controller-first functions of settle.py and bent.py take the controller; the controller calls them",
-    ("harness.emulators.config", "harness.emulators.defects"):
-        "config checks defect names; defects names EmulatorConfig (TYPE_CHECKING)",
-    ("harness.emulators.faults", "harness.emulators.server"):
-        "the server builds the line faults; faults names the server's line types (TYPE_CHECKING)",
-    ("harness.emulators.physical", "harness.emulators.scpi", "harness.emulators.table"):
-        "the table holds its physical side and instruments; they name the Table (TYPE_CHECKING)",
     ("harness.link.rig", "harness.suites.rig"):
         "open_rig opens a link profile's rig through link.rig (lazily); link.rig builds on suites.rig's Rig",
     ("harness.plugin", "harness.suites.resuming", "harness.suites.schema", "harness.suites.session"):
         "the loader and the session reach the pytest plugin and the run-time session (lazily)",
-    ("harness.progressive.floors", "harness.progressive.meter"):
-        "meter checks the floors; floors names MeterConfig (TYPE_CHECKING) and uses rate_ratio (lazily)",
-    ("harness.record.agree", "harness.record.digest", "harness.record.html", "harness.record.journal",
-     "harness.record.replay", "harness.record.report", "harness.record.signing", "harness.record.views"):
-        "digest.verify reads the journal, the views and the agreement check, which use digest's hashing",
-    ("harness.record.document", "harness.record.sittings"):
-        "a record holds its sittings; sittings names Record (TYPE_CHECKING)",
-    ("harness.regulations.catalogue", "harness.regulations.loader"):
-        "the loader builds catalogue types; catalogue.parse_catalogue calls the loader (lazily)",
-    ("harness.selfcheck.link_variants", "harness.selfcheck.variants"):
-        "the variants draw link variants (lazily); link variants reuse the variants' combinations and floors",
-    ("harness.stackbuilder.fixtures", "harness.suites.stacks"):
-        "stacks builds fixture set-ups through the stack builder (lazily); fixtures reads the stacks' spec",
     ("harness.suites.accounts", "harness.suites.expect", "harness.suites.payouts", "harness.suites.permitted",
      "harness.suites.refs", "harness.suites.rounds", "harness.suites.runner", "harness.suites.steps",
      "harness.suites.timing"):

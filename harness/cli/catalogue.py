@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from harness.errors import InputError
 
 if TYPE_CHECKING:
-    from harness.regulations.catalogue import Catalogue, Clause, Interpretation
+    from harness.regulations.model import Catalogue, Clause, Interpretation
 
 HELP = "list the regulation clauses (testable or out of scope) and the named interpretations"
 EXAMPLE = """

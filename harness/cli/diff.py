@@ -50,8 +50,9 @@ def _folder(run: str, args: argparse.Namespace) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     from harness.history.diff import diff_records
-    from harness.record.digest import run_dir_of, verify
+    from harness.record.digest import run_dir_of
     from harness.record.journal import load_record
+    from harness.record.verification import verify
 
     records = []
     for given in (args.run_a, args.run_b):

@@ -91,12 +91,13 @@ def _lab_copy(args: argparse.Namespace, run_dir: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.cli.verify import status_of
     from harness.record.atomic import write_atomic, write_text_atomic
-    from harness.record.digest import record_digest, run_dir_of, verify
+    from harness.record.digest import record_digest, run_dir_of
     from harness.record.gap import render_gap_report
     from harness.record.html import render_html
     from harness.record.integrity import integrity
     from harness.record.journal import load_record
     from harness.record.signing import signature_info
+    from harness.record.verification import verify
     from harness.record.views import HTML_FILE, JUNIT_FILE, render_one, render_views, view_problems
 
     if args.template is not None and not args.template.is_file():

@@ -89,7 +89,7 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """Overall progress over the profile runs (``ProfileRun`` objects of :mod:`harness.cli.run_cmd`)."""
+    """Overall progress over the profile runs (``ProfileRun`` objects of :mod:`harness.cli.run_profile`)."""
 
     def __init__(self, runs: Sequence[Any], *, stream: Any = None, live: bool | None = None,
                  case_seconds: Sequence[float | None] | None = None) -> None:

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from harness import exitcodes
+from harness.cli.run_profile import OVERALL, ProfileRun, judge, run_profile, summary, terminate_as_interrupt
 from harness.errors import InputError
 from harness.record.lock import RunLock
 
@@ -87,7 +88,6 @@ def resume(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace, root: Path, run_dir: Path, lock: RunLock) -> int:
-    from harness.cli.run_cmd import ProfileRun, _judge, _run_profile, _summary, _terminate_as_interrupt
     from harness.cli.run_progress import Progress
     from harness.cli.run_summary import record_case_seconds, write_outputs
     from harness.record.digest import JOURNAL_FILE
@@ -105,23 +105,21 @@ def _resume(args: argparse.Namespace, root: Path, run_dir: Path, lock: RunLock) 
     print(f"tablecert run: resuming run {record.run_id} (sitting {before.sitting}): {len(before.finished)} case(s) "
           f"finished, {len(before.rerun)} to run again", file=sys.stderr, flush=True)
     progress = Progress([pr], case_seconds=[record_case_seconds(run_dir)])  # the earlier sittings' rate
-    with _terminate_as_interrupt(), progress:
+    with terminate_as_interrupt(), progress:
         progress.start(0)
-        interrupted = _run_profile(cmd, root, pr, progress)
+        interrupted = run_profile(cmd, root, pr, progress)
         if len(load_journal(run_dir / JOURNAL_FILE).sittings) == len(record.sittings):
             pr.verdict = "NOT RESUMED"
             pr.status = exitcodes.RIG_ERROR if pr.exit_code == exitcodes.RIG_ERROR else exitcodes.BAD_INPUT
             pr.reasons.append("the run was not resumed (the message above says why); its journal is unchanged")
         else:
-            _judge(pr)
+            judge(pr)
         progress.finish(0)
-    status = _summary([pr], False, interrupted)
+    status = summary([pr], False, interrupted)
     if signed and not (run_dir / SIGNATURE_FILE).exists():
         print(f"tablecert run: the record was signed before this sitting; its signature no longer signs it and was "
               f"moved to {run_dir}/set-aside/: the record needs signing again (tablecert sign {run_dir} --key ...)",
               file=sys.stderr)
-    from harness.cli.run_cmd import OVERALL
-
     write_outputs(args, [pr], status, OVERALL.get(status, "ERROR or INCOMPLETE"))
     return status
 

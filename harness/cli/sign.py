@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.record.signing import SIGNATURE_FILE, sign_record
+    from harness.record.sign import sign_record
+    from harness.record.signing import SIGNATURE_FILE
 
     try:
         sig = sign_record(args.record, args.key, args.signer, partial=args.partial)

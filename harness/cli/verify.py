@@ -52,7 +52,7 @@ def digest_argument(text: str | None) -> str | None:
 
 def status_of(problems: list[str]) -> int:
     """1 when the record does not verify; 3 when the only problem is that the run did not finish."""
-    from harness.record.digest import INCOMPLETE
+    from harness.record.verification import INCOMPLETE
 
     if problems and all(p.startswith(INCOMPLETE) for p in problems):
         return exitcodes.RIG_ERROR
@@ -94,9 +94,10 @@ def folder_notes(run_dir: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.record.digest import record_digest, run_dir_of, verify
+    from harness.record.digest import record_digest, run_dir_of
     from harness.record.journal import load_record
     from harness.record.signing import signature_info, signature_problems
+    from harness.record.verification import verify
 
     expected = digest_argument(args.digest)
     public = None

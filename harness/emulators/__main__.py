@@ -11,7 +11,11 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from harness.devices.link import prompt_thread_switching
+from harness.emulators.config import load_config
+from harness.emulators.server import serve
 from harness.errors import InputError
 from harness.interrupts import die_with_parent
 
@@ -26,12 +30,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from pathlib import Path
-
-    from harness.devices.link import prompt_thread_switching
-    from harness.emulators.config import load_config
-    from harness.emulators.server import serve
-
     prompt_thread_switching()  # the clock thread fires lock-outs on time while the server works
     # Ctrl-C at the terminal reaches the whole process group: the harness, not the device, decides
     # what an interruption means (it records INTERRUPTED and stops us with SIGTERM); an emulator

@@ -30,6 +30,7 @@ from harness.emulators.personas import check_personas
 from harness.errors import InputError
 from harness.games.payouts import parse_pay
 from harness.money import Cents, parse_amount, parse_rate
+from harness.profiles import load_profile
 from harness.progressive.floors import check_configuration
 from harness.progressive.meter import MeterConfig
 from harness.progressive.mystery import MysteryConfig
@@ -466,8 +467,6 @@ def load_config(path: str | Path, defects: Iterable[str] = ()) -> EmulatorConfig
             raise InputError(f"{p}: {exc}") from None
         cfg = EmulatorConfig.from_mapping(data)
     else:
-        from harness.profiles import load_profile
-
         cfg = EmulatorConfig.from_profile(load_profile(p))
     extra = frozenset(defects)
     check_defects(extra)

@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, Protocol, Self, TypeVar
 
 from harness.cards import Card
 from harness.errors import InputError
@@ -38,10 +38,8 @@ from harness.games.blackjack import hit_and_run_paytable
 from harness.games.payouts import Pay, Settlement, settle
 from harness.games.royal9 import HandKey, Royal9Table, SeatResult
 from harness.games.streak import STREAK_WAGERS, StreakResolution, StreakTieRule, settle_streak3
+from harness.progressive.meter import MeterConfig
 from harness.progressive.mystery import TriggerDistribution
-
-if TYPE_CHECKING:
-    from harness.emulators.config import EmulatorConfig
 
 #: the kinds of table a requirement exists on (the kill matrix picks a shipped profile for each)
 TABLES = ("royal9", "mystery", "baccarat", "ez-baccarat", "hit-and-run", "shuffler", "link", "streak3")
@@ -453,14 +451,26 @@ def bent_streak3(kind: str, games: Sequence[str], stake: int, pay: Pay, tie_rule
     return res, st
 
 
-def unchecked_resets(cfg: EmulatorConfig) -> EmulatorConfig:
+class MeteredConfig(Protocol):
+    """What the two functions below need of an emulator's configuration (an ``EmulatorConfig``)."""
+
+    @property
+    def meters(self) -> Mapping[str, MeterConfig]: ...
+
+    def with_changes(self, **changes: Any) -> Self: ...
+
+
+_C = TypeVar("_C", bound=MeteredConfig)
+
+
+def unchecked_resets(cfg: _C) -> _C:
     """``cfg`` as the ``reset-below-floor`` defect checks it: each reset amount taken as the initial
     amount, so a reset below the floor goes unnoticed (629a Royal 9 (f)(2), (g)(2))."""
     return cfg.with_changes(meters={n: dataclasses.replace(m, reset=max(m.reset, m.initial))
                                     for n, m in cfg.meters.items()})
 
 
-def unchecked_display(cfg: EmulatorConfig) -> EmulatorConfig:
+def unchecked_display(cfg: _C) -> _C:
     """``cfg`` as the ``meter-wraps`` defect checks it: no display capacity (461a.12(j))."""
     return cfg.with_changes(meters={n: dataclasses.replace(m, display_capacity=None)
                                     for n, m in cfg.meters.items()})

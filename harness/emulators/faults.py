@@ -44,13 +44,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from harness.devices.framing import HEADER, RSP, SOF, VERSION, Frame, FrameDecoder, encode_frame
 from harness.devices.vocabulary import LINE_FAULTS, SHOE_FAULTS
-
-if TYPE_CHECKING:
-    from harness.emulators.server import DeviceLine, EmulatorServer
+from harness.emulators.table import Table
 
 KINDS = tuple(LINE_FAULTS)
 DEVICE_KINDS = {"shoe": tuple(SHOE_FAULTS)}
@@ -121,7 +119,7 @@ def corrupt_crc(frame: bytes) -> bytes:
 
 @dataclass
 class LineFaults:
-    """The armed faults of one line; consulted by :class:`DeviceLine` on every request and frame."""
+    """The armed faults of one line; consulted by the server's ``DeviceLine`` on every request and frame."""
 
     no_answer: int = 0
     bad_crc: int = 0
@@ -163,10 +161,34 @@ class LineFaults:
             self.no_answer = self.bad_crc = self.garbage = self.off_contract = 0
 
 
-class FaultInjector:
+class FaultyLine(Protocol):
+    """What the faults use of a device line (the server's ``DeviceLine``)."""
+
+    @property
+    def role(self) -> str: ...
+    @property
+    def faults(self) -> LineFaults: ...
+    def restart_events(self) -> None: ...
+
+
+_Line = TypeVar("_Line", bound=FaultyLine)
+
+
+class FaultServer(Protocol[_Line]):
+    """What the faults use of the server (the ``EmulatorServer``) whose lines they break."""
+
+    @property
+    def table(self) -> Table: ...
+    @property
+    def lines(self) -> Mapping[str, _Line]: ...
+    def drop_line(self, line: _Line) -> None: ...
+    def stop_waiting(self) -> None: ...
+
+
+class FaultInjector(Generic[_Line]):
     """The server's side of the faults: arms line faults, runs timed ones in the selector thread."""
 
-    def __init__(self, server: EmulatorServer) -> None:
+    def __init__(self, server: FaultServer[_Line]) -> None:
         self.server = server
         self._due: list[tuple[float, Callable[[], None]]] = []
         self._lock = threading.Lock()
@@ -176,7 +198,7 @@ class FaultInjector:
         """Whether this ``test.fault`` is a line fault (else the device's own kinds answer it)."""
         return payload.get("kind") not in DEVICE_KINDS.get(role, ())
 
-    def command(self, line: DeviceLine, payload: Mapping[str, Any]) -> tuple[dict[str, Any], Callable[[], None]]:
+    def command(self, line: _Line, payload: Mapping[str, Any]) -> tuple[dict[str, Any], Callable[[], None]]:
         """Arm a fault: the answer to send, and what to do once it is on the wire."""
         f = FaultRequest.parse(payload)
         answer: dict[str, Any] = {"kind": f.kind, "count": f.count, "after_ms": f.after_ms}
@@ -220,11 +242,11 @@ class FaultInjector:
             action()
 
     # -- the faults ----------------------------------------------------------------------
-    def _disconnect(self, line: DeviceLine) -> None:
+    def _disconnect(self, line: _Line) -> None:
         line.faults.log.append("disconnect: line dropped")
         self.server.drop_line(line)
 
-    def _reboot(self, line: DeviceLine, boot_ms: int) -> None:
+    def _reboot(self, line: _Line, boot_ms: int) -> None:
         table = self.server.table
         device = table.devices[line.role]
         line.faults.log.append(f"reboot: off for {boot_ms} ms")

@@ -28,10 +28,12 @@ import socket
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, ProtocolError, encode_frame, next_seq
+from harness.devices.link import prompt_thread_switching
 from harness.emulators.base import Refusal
 from harness.emulators.link_config import LinkConfig
 from harness.emulators.link_controller import LinkController
@@ -76,8 +78,6 @@ class LinkServer:
     def __init__(self, cfg: LinkConfig, run_dir: Path) -> None:
         run_dir.mkdir(parents=True, exist_ok=True)
         if cfg.nv_dir is None:
-            from dataclasses import replace
-
             cfg = replace(cfg, nv_dir=run_dir / "nv")
         self.cfg = cfg
         self.run_dir = run_dir
@@ -281,8 +281,6 @@ class LinkServer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from harness.devices.link import prompt_thread_switching
-
     parser = argparse.ArgumentParser(prog="python -m harness.emulators.link_server")
     parser.add_argument("--profile", required=True, help="the link controller's configuration (JSON)")
     parser.add_argument("--listen", choices=("pty", "tcp"), default="tcp", help="ignored: the link is TCP")

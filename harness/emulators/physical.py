@@ -29,16 +29,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from harness.cards import parse_cards
 from harness.emulators import settle
 from harness.emulators.base import Refusal
-from harness.emulators.sensors import SEAT_MAX, SEAT_MIN, WAGER_TYPES
+from harness.emulators.controller import Controller
+from harness.emulators.scpi import PoweredTable
+from harness.emulators.sensors import SEAT_MAX, SEAT_MIN, WAGER_TYPES, Sensors
+from harness.emulators.shoe import Shoe
 from harness.errors import InputError
 
-if TYPE_CHECKING:
-    from harness.emulators.table import Table
+
+class PhysicalTable(PoweredTable, Protocol):
+    """What the physical side uses of the emulated table (a :class:`harness.emulators.table.Table`)."""
+
+    @property
+    def shoe(self) -> Shoe: ...
+    @property
+    def sensors(self) -> Sensors: ...
+    @property
+    def controller(self) -> Controller: ...
+
 
 BUTTONS = ("lockout", "open-round", "no-more-bets")
 
@@ -46,7 +58,7 @@ BUTTONS = ("lockout", "open-round", "no-more-bets")
 class PhysicalSide:
     """Acts at the emulated table (see the module docstring); ``handle_line`` serves the socket."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: PhysicalTable) -> None:
         self.table = table
 
     def handle_line(self, line: str) -> str:

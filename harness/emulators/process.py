@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -98,8 +99,6 @@ def start_emulator(
     """
     owned = run_dir is None
     if run_dir is None:
-        import tempfile
-
         run_dir = tempfile.mkdtemp(prefix="tablecert-emu-")
     rdir = Path(run_dir)
     rdir.mkdir(parents=True, exist_ok=True)

@@ -20,14 +20,43 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from harness import __version__
 
-if TYPE_CHECKING:
-    from harness.emulators.table import Table
+
+class _Wiring(Protocol):
+    @property
+    def wiring(self) -> Mapping[str, str]: ...
+
+
+class _Hands(Protocol):
+    def handle(self, req: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+class PoweredTable(Protocol):
+    """The emulated table's lock and power (a :class:`harness.emulators.table.Table`), as the
+    instruments and the physical side use them."""
+
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
+    @property
+    def powered(self) -> bool: ...
+    def set_power(self, on: bool) -> None: ...
+
+
+class InstrumentTable(PoweredTable, Protocol):
+    """What the instruments use of the emulated table: its lock and power, the wiring of the switch
+    unit's channels and the physical side they act on."""
+
+    @property
+    def cfg(self) -> _Wiring: ...
+    @property
+    def physical(self) -> _Hands: ...
+
 
 NAN = "9.91E+37"
 
@@ -107,7 +136,7 @@ class Counter(Instrument):
 
     idn = f"tablecert,EMU-COUNTER-1,EMU-CNT-0001,{__version__}"
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: InstrumentTable) -> None:
         super().__init__()
         self.table = table
         #: the level on each input (the wiring, not the configuration: *RST and CONF keep it)
@@ -234,7 +263,7 @@ class Counter(Instrument):
 class PowerSupply(Instrument):
     idn = f"tablecert,EMU-PSU-1,EMU-PSU-0001,{__version__}"
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: InstrumentTable) -> None:
         super().__init__()
         self.table = table
         self.volts = Decimal("12.000")
@@ -283,7 +312,7 @@ class SwitchUnit(Instrument):
 
     idn = f"tablecert,EMU-SWITCH-1,EMU-SW-0001,{__version__}"
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: InstrumentTable) -> None:
         super().__init__()
         self.table = table
         self.closed: set[str] = set()

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.cards import Card
+from harness.cards import Card, parse_card
 from harness.errors import InputError
 from harness.games.interpretations import DEFAULT, Interpretations, catalogue
 from harness.games.payouts import Pay, Settlement, parse_pay, settle
@@ -101,8 +101,6 @@ def royal9_floors(denomination: int) -> dict[str, Cents]:
 
 def parse_combo(text: str, seat: int | None = None) -> tuple[Card, Card]:
     """``"KS9S"``, ``"KS 9H"``, ``"9H-KS"`` or ``"K♠9♥"`` -> ``(king, nine)``."""
-    from harness.cards import parse_card
-
     where = f"seat {seat} combination {text!r}" if seat is not None else f"combination {text!r}"
     raw = text.replace("-", "").replace(" ", "").replace("/", "")
     if len(raw) != 4:

@@ -22,8 +22,9 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 
+from harness.cards import Card
 from harness.errors import InputError
-from harness.games.blackjack import CATEGORIES, DEFAULT_METER, dealer_hits, hit_and_run_paytable
+from harness.games.blackjack import CATEGORIES, DEFAULT_METER, dealer_hand, dealer_hits, hit_and_run_paytable
 from harness.games.interpretations import DEFAULT, Interpretations
 from harness.games.payouts import Pay, settle
 from harness.money import Cents
@@ -198,9 +199,6 @@ def oracle_walk(decks: int, hit_soft17: bool) -> dict[tuple[int, int], int]:
 
     Independent of the memoised recursion above, so the tests check one against the other and the
     benchmark uses this as its baseline.  Keys are ``(cards in the hand, total capped at BUST)``."""
-    from harness.cards import Card
-    from harness.games.blackjack import dealer_hand
-
     reps = [Card(r, "S") for r in range(1, 11)]
     out: dict[tuple[int, int], int] = {}
 

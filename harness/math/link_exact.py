@@ -22,9 +22,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from harness.cards import Card
+from harness.cards import Card, parse_card
 from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table, royal9_floors
+from harness.math.royal9_exact import royal9_math
 from harness.money import Cents, fmt
 
 WAGER_MEASURES = ("money", "denomination-units")
@@ -59,9 +60,6 @@ class Chance:
 @functools.cache
 def _wins(decks: int, combos: tuple[tuple[int, str, str], ...], seats: tuple[int, ...], denomination: int,
           interp: Interpretations, amounts: tuple[tuple[str, Cents], ...]) -> dict[int, dict[str, Fraction]]:
-    from harness.cards import parse_card
-    from harness.math.royal9_exact import royal9_math
-
     table = Royal9Table({s: (parse_card(k), parse_card(n)) for s, k, n in combos}, denomination,
                         interpretations=interp)
     math = royal9_math(table, decks=decks, meters=dict(amounts), wagers=seats)

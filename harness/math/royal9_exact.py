@@ -24,7 +24,7 @@ from fractions import Fraction
 from harness.cards import SUITS, Card, shoe_composition
 from harness.errors import InputError
 from harness.games.interpretations import DEFAULT, Interpretations
-from harness.games.royal9 import CATEGORIES, METERS, HandKey, Royal9Table, hand_key
+from harness.games.royal9 import CATEGORIES, METERS, HandKey, Royal9Table, hand_key, parse_combo
 from harness.money import Cents
 
 #: the seven-seat example layout used when no table is given (a documented example, not a rule)
@@ -187,8 +187,6 @@ def default_table(
     denomination: int = 5, interpretations: Interpretations = DEFAULT, layout: str = DEFAULT_LAYOUT
 ) -> Royal9Table:
     """The example table of :data:`DEFAULT_LAYOUT` (one seat when combinations are not suited)."""
-    from harness.games.royal9 import parse_combo
-
     combos = {}
     for item in layout.split(","):
         seat, _, text = item.partition("=")

@@ -21,13 +21,10 @@ import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from harness.errors import InputError
-from harness.money import Cents, fmt, parse_amount, parse_rate
-
-if TYPE_CHECKING:
-    from harness.progressive.meter import MeterConfig
+from harness.money import Cents, fmt, parse_amount, parse_rate, rate_ratio
 
 #: Royal 9 floors for initial and reset amounts, cents, by denomination in dollars
 FLOORS: dict[int, dict[str, Cents]] = {
@@ -191,15 +188,30 @@ def mystery_configuration(number: int) -> tuple[Cents, Cents, Decimal]:
     return parse_amount(row["reseed"]), parse_amount(row["must_hit_by"]), parse_rate(row["rate"])
 
 
-def configuration_problems(meters: Iterable[MeterConfig], denomination: int | None = None,
+class DeclaredMeter(Protocol):
+    """What the checks below read of a declared meter (a :class:`harness.progressive.meter.MeterConfig`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def rate(self) -> Decimal: ...
+    @property
+    def initial(self) -> Cents: ...
+    @property
+    def reset(self) -> Cents: ...
+    @property
+    def payout_limit(self) -> Cents | None: ...
+    @property
+    def display_capacity(self) -> Cents | None: ...
+
+
+def configuration_problems(meters: Iterable[DeclaredMeter], denomination: int | None = None,
                            *, game: str = "Royal 9") -> list[str]:
     """Every reason to refuse this meter configuration (empty when it is acceptable).
 
     With a ``denomination`` the Royal 9 floors apply to meters named mega, major and minor, and
     all three must be declared ((f)(2), (g)(2): the amounts "must be in the Rules Submission").
     """
-    from harness.progressive.meter import rate_ratio
-
     problems: list[str] = []
     seen: set[str] = set()
     floors: dict[str, Cents] = {}
@@ -244,7 +256,7 @@ def configuration_problems(meters: Iterable[MeterConfig], denomination: int | No
     return problems
 
 
-def check_configuration(meters: Iterable[MeterConfig], denomination: int | None = None,
+def check_configuration(meters: Iterable[DeclaredMeter], denomination: int | None = None,
                         *, game: str = "Royal 9") -> None:
     """Raise :class:`InputError` with the first of :func:`configuration_problems`, if any."""
     problems = configuration_problems(meters, denomination, game=game)

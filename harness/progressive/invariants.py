@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 
-from harness.money import Cents, fmt
-from harness.progressive.meter import Meter, MeterBank, rate_ratio
+from harness.money import Cents, fmt, rate_ratio
+from harness.progressive.meter import Meter, MeterBank
 from harness.progressive.mystery import MysteryMeter, TriggerDistribution, UniformCents
 
 CLAUSES: dict[str, str] = {

@@ -36,7 +36,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from harness.errors import InputError, TablecertError
-from harness.money import Cents, fmt
+from harness.money import Cents, fmt, rate_ratio
 from harness.progressive.floors import ProgressiveOptions, check_payout_limit
 
 PaidBy = Literal["table", "attendant"]
@@ -45,20 +45,6 @@ NO_HITS: tuple[Hit, ...] = ()
 
 class MeterError(TablecertError):
     """An operation the meter's current state does not allow (a controller answers REFUSED)."""
-
-
-def rate_ratio(rate: Decimal) -> tuple[int, int]:
-    """``rate`` percent as ``(num, den)`` with cents contributed = ``wager * num / den``.
-
-    ``den`` is a power of ten, so every residual ``r / den`` is an exact decimal fraction of a cent.
-    """
-    if not rate.is_finite() or rate < 0 or rate > 100:
-        raise InputError(f"rate {rate}%: must be between 0% and 100%")
-    norm = rate.normalize()
-    exponent = int(norm.as_tuple().exponent)
-    if exponent >= 0:
-        return int(norm), 100
-    return int(norm.scaleb(-exponent)), 100 * 10 ** (-exponent)
 
 
 def grow_to_cap(amount: Cents, whole: Cents, cap: Cents | None) -> tuple[Cents, Cents]:

@@ -7,7 +7,7 @@ results.  ``verify`` tells whether anything was edited since.  The schema
 (``tablecert/record/1``) and the recorder API are documented in docs/record.md.
 """
 
-from harness.record.digest import canonical_json, record_digest, verify
+from harness.record.digest import canonical_json, record_digest
 from harness.record.document import InputFile, Record
 from harness.record.journal import CaseRecorder, RunRecorder, load_record
 from harness.record.model import (
@@ -21,6 +21,7 @@ from harness.record.model import (
     RunMeta,
     Step,
 )
+from harness.record.verification import verify
 
 __all__ = [
     "IDENTITY_FIELDS",

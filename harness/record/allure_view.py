@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import attr
 from allure_commons.logger import AllureFileLogger
 from allure_commons.model2 import (
     Attachment,
@@ -185,8 +186,6 @@ class _Logger(AllureFileLogger):
     by a fresh random uuid) in one JSON form whatever the environment (``ALLURE_INDENT_OUTPUT``)."""
 
     def _report_item(self, item: Any) -> None:
-        import attr
-
         data = attr.asdict(item, filter=lambda _, v: v or v is False)
         path = Path(self._report_dir) / item.file_pattern.format(prefix=item.uuid)
         path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")

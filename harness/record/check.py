@@ -14,6 +14,7 @@ A record of the wrong shape is bad input (exit 2) with ``file:line: message``, n
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -281,8 +282,6 @@ def _lone_surrogate(data: Any) -> str | None:
 def parse_json(raw: bytes | str, path: str, line: int | None = None) -> Any:
     """Strict JSON: no NaN/Infinity, no floats, no huge integers, no duplicate keys, no lone
     surrogates, bounded nesting; a clear error."""
-    import json
-
     try:
         text = raw if isinstance(raw, str) else raw.decode(json.detect_encoding(raw), "surrogatepass")  # as json.loads
         data = json.loads(text, parse_constant=_no_constant, parse_float=_no_float, parse_int=_bounded_int,

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from harness.regulations.catalogue import load_catalogue
+
 
 @dataclass(frozen=True)
 class ClauseInfo:
@@ -22,8 +24,6 @@ class ClauseInfo:
 @lru_cache(maxsize=1)
 def _catalogue() -> Any:
     try:
-        from harness.regulations.catalogue import load_catalogue
-
         return load_catalogue()
     except Exception:  # the catalogue is optional for rendering; any failure means "ids only"
         return None

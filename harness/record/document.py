@@ -23,9 +23,9 @@ from harness.record.model import (
     DeviceIdentity,
     Evidence,
     RunMeta,
+    Sitting,
     jsonable,
 )
-from harness.record.sittings import Sitting
 from harness.verdict import Verdict
 
 

@@ -70,7 +70,7 @@ def _render(name: str, context: Mapping[str, Any], template: Path | None) -> str
 
 def render_html(record: Record, digest: str | None, problems: list[str], *, template: Path | None = None,
                 report_number: str | None = None, signed: Mapping[str, Any] | None = None) -> str:
-    """The lab report as one HTML document (``problems`` from :func:`harness.record.digest.verify`)."""
+    """The lab report as one HTML document (``problems`` from :func:`harness.record.verification.verify`)."""
     context = build_context(record, digest, problems, report_number=report_number, signed=signed)
     return _render(REPORT_TEMPLATE, context, template)
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from harness import __version__
 from harness.errors import InputError
+from harness.paths import safe_name
 from harness.record import sittings
 from harness.record.digest import (
     EVIDENCE_DIR,
@@ -47,11 +48,12 @@ from harness.record.model import (
     jsonable,
 )
 from harness.record.replay import load_journal, load_record  # the reader; importable from here too
+from harness.record.verification import verify
+from harness.record.views import render_views, write_record
 
-__all__ = ["CaseRecorder", "RunRecorder", "load_journal", "load_record", "write_journal"]
+__all__ = ["CaseRecorder", "RunRecorder", "load_journal", "load_record", "write_journal", "write_views"]
 
 INPUT_KINDS = ("suite", "fixture", "profile")
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def utc_now() -> str:
@@ -99,11 +101,6 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def safe_name(text: str, fallback: str = "item") -> str:
-    name = _SAFE.sub("_", text).strip("._") or fallback
-    return name[:80]
 
 
 class CaseRecorder:
@@ -364,8 +361,6 @@ class RunRecorder:
 
         ``interrupted``: the operator stopped the run (Ctrl-C); the record is whole for what ran, and
         its verdict is INTERRUPTED."""
-        from harness.record.views import write_views
-
         self.record.finished_at = utc_now()
         self.record.interrupted = interrupted
         entry: dict[str, Any] = {"type": "finish", "finished_at": self.record.finished_at}
@@ -437,3 +432,14 @@ def write_journal(run_dir: Path, record: Record) -> None:
         fh.flush()
         os.fsync(fh.fileno())
 
+
+def write_views(run_dir: Path, record: Record) -> str:
+    """Write the record, its digest and all its views; return the digest.
+
+    The fresh record is verified before rendering, so even the report written by the run itself can
+    never show a record that does not verify as passing.
+    """
+    digest = write_record(run_dir, record)
+    # rendered from the record as written (canonical JSON: keys sorted), exactly as verify renders it
+    render_views(run_dir, load_record(run_dir), problems=verify(run_dir, views=False))
+    return digest

@@ -32,6 +32,7 @@ from typing import Any
 
 from harness.record.document import Record
 from harness.record.model import CaseResult
+from harness.regulations.catalogue import load_catalogue
 from harness.verdict import Verdict
 
 #: case verdicts that reached a verdict on the device (a clause can be credited by them)
@@ -131,8 +132,6 @@ def _section_key(section: str) -> tuple[int, ...]:
 def build_matrix(record: Record, catalogue: Any | None = None) -> Matrix:
     """The matrix of ``record`` (catalogue: the packaged one unless given)."""
     if catalogue is None:
-        from harness.regulations.catalogue import load_catalogue
-
         catalogue = load_catalogue()
     game, named, capabilities, denomination = _profile_facts(record)
     citing: dict[str, list[CaseResult]] = {}

@@ -14,9 +14,11 @@ from typing import Any
 
 from harness.errors import InputError
 from harness.record import sittings
+from harness.record.check import MAX_RECORD_BYTES, check_journal_entry, check_record_data, parse_json
 from harness.record.digest import JOURNAL_FILE, RECORD_FILE, run_dir_of
 from harness.record.document import InputFile, Record
 from harness.record.model import SCHEMAS, CaseResult, DeviceIdentity, RunMeta
+from harness.yamlload import read_input
 
 #: the note of a journal whose last line a kill cut short
 CUT_LINE_NOTE = "the journal's last line was cut short by the interruption and is ignored"
@@ -30,9 +32,6 @@ def load_journal(path: Path) -> Record:
     line only a ``resume`` line may follow, and only when the finish line says the run was
     interrupted.
     """
-    from harness.record.check import MAX_RECORD_BYTES, check_journal_entry, parse_json
-    from harness.yamlload import read_input
-
     record: Record | None = None
     raw = read_input(path, limit=MAX_RECORD_BYTES, what="journal")
     lines = raw.split(b"\n")
@@ -125,8 +124,6 @@ def load_record(target: Path | str) -> Record:
         raise InputError(f"{run_dir}: no {RECORD_FILE} or {JOURNAL_FILE} here")
     if path.name == JOURNAL_FILE or path.suffix == ".jsonl":
         return load_journal(path)
-    from harness.record.check import MAX_RECORD_BYTES, check_record_data, parse_json
-    from harness.yamlload import read_input
 
     data = parse_json(read_input(path, limit=MAX_RECORD_BYTES, what="record"), str(path), 1)
     check_record_data(data, str(path))

@@ -23,13 +23,13 @@ from markupsafe import Markup
 
 from harness.errors import InputError
 from harness.money import fmt, parse_amount
+from harness.paths import safe_name
 from harness.record.charts import latencies, latency_chart, meter_pictures, uncertainty_ms
 from harness.record.clauses import clause_info
 from harness.record.contract_findings import lines as contract_lines
 from harness.record.document import Record
 from harness.record.gap import findings, reading_line
 from harness.record.integrity import integrity
-from harness.record.journal import safe_name
 from harness.record.matrix import build_matrix
 from harness.record.model import IDENTITY_FIELDS, CaseResult, Measurement
 from harness.record.statistics import (
@@ -41,6 +41,7 @@ from harness.record.statistics import (
 )
 from harness.record.statistics import summary as stat_summary
 from harness.record.svg import MIN_READINGS, meter_chart
+from harness.regulations.catalogue import load_catalogue
 from harness.verdict import Verdict
 
 #: case verdicts from the most to the least severe
@@ -325,8 +326,6 @@ def _products(record: Record) -> list[dict[str, str]]:
 
 def _interpretations(record: Record) -> list[dict[str, Any]]:
     try:
-        from harness.regulations.catalogue import load_catalogue
-
         cat = load_catalogue()
     except Exception:  # the catalogue only adds the question; a report always renders
         cat = None

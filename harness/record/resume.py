@@ -27,6 +27,7 @@ from harness.record.journal import RunRecorder, fsync_dir, git_revision, utc_now
 from harness.record.lock import RunLock
 from harness.record.model import DeviceIdentity, jsonable
 from harness.record.replay import CUT_LINE_NOTE, load_journal
+from harness.record.signing import SIGNATURE_FILE
 
 
 class IdentityChanged(Exception):
@@ -140,8 +141,6 @@ class Resumption:
     def _set_signature_aside(self) -> str | None:
         """A signed interrupted record: its signature signs the record as it was, not the one this
         sitting makes; moved to ``set-aside/sitting-N/`` (the record needs signing again)."""
-        from harness.record.signing import SIGNATURE_FILE
-
         path = self.run_dir / SIGNATURE_FILE
         if not path.exists():
             return None

@@ -9,7 +9,7 @@ signs the digest with its own private key and a regulator checks it with the lab
   library: ``lab.key`` (PKCS #8 PEM, mode 0600) and ``lab.key.pub`` (SubjectPublicKeyInfo PEM);
 * ``tablecert sign RECORD --key lab.key --signer "ACME Labs"`` verifies the record, then writes
   ``record.sig`` beside it: the run id, the record digest, the signer, the key fingerprint and the
-  time, signed as canonical JSON;
+  time, signed as canonical JSON (:func:`harness.record.sign.sign_record`);
 * ``tablecert verify RECORD --key lab.key.pub`` checks the record and that signature with that key:
   another key, another digest, an edited signer or a missing signature fail.
 
@@ -31,8 +31,11 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from harness.errors import InputError
-from harness.record.atomic import write_atomic
+from harness.record.check import parse_json
 from harness.record.digest import canonical_json, record_digest, run_dir_of
+from harness.record.folder import member_problem, present
+from harness.record.replay import load_record
+from harness.yamlload import read_input
 
 SIGNATURE_FILE = "record.sig"
 SIGNATURE_SCHEMA = "tablecert/signature/1"
@@ -69,8 +72,6 @@ def generate_key(private_path: Path) -> tuple[Path, str]:
 
 
 def _read_key(path: Path) -> bytes:
-    from harness.yamlload import read_input
-
     return read_input(path, limit=MAX_KEY_BYTES, what="key file")
 
 
@@ -98,70 +99,7 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
     return key
 
 
-def sign_record(record: Path, key_path: Path, signer: str, *, partial: bool = False) -> dict[str, Any]:
-    """Sign a record that verifies; write ``record.sig`` and render ``record.html`` again with its
-    signature block; return what was written.
-
-    Raises :class:`InputError` for a bad key or signer, or for a PARTIAL record without
-    ``partial`` (a selection is no certification: signing one must be meant, and the signature then
-    says so in its ``scope``), ``ValueError`` listing the problems when the record does not verify
-    (nobody signs a record that fails verification).
-    """
-    from harness.record.digest import verify
-    from harness.record.journal import load_record, utc_now
-
-    key = load_private_key(key_path)
-    signer = signer.strip()
-    if not signer or len(signer) > 200 or any(ord(c) < 32 for c in signer):
-        raise InputError("--signer: the name of the lab or person signing (1-200 printable characters)")
-    run_dir = run_dir_of(record)
-    problems = verify(run_dir)
-    if problems:
-        raise ValueError("; ".join(problems))
-    digest = record_digest(run_dir)
-    rec = load_record(run_dir)
-    scope = rec.partial()
-    if scope and not partial:
-        raise InputError(f"{scope}: a partial run is not a certification; sign it with --partial, and the "
-                         "signature says so")
-    payload = {
-        "schema": SIGNATURE_SCHEMA,
-        "run_id": rec.run_id,
-        "record_digest": digest,
-        "signer": signer,
-        "key_fingerprint": fingerprint(key.public_key()),
-        "signed_at": utc_now(),
-        **({"scope": scope} if scope else {}),
-    }
-    raw_public = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    document = {
-        **payload,
-        "public_key": base64.b64encode(raw_public).decode("ascii"),
-        "signature": base64.b64encode(key.sign(canonical_json(payload))).decode("ascii"),
-    }
-    write_atomic(run_dir / SIGNATURE_FILE, canonical_json(document) + b"\n")
-    _show_in_report(run_dir)
-    return document
-
-
-def _show_in_report(run_dir: Path) -> None:
-    """Render the lab report again so its signature block names the signer and the key (the
-    folder's record.html is what ``verify`` renders again, the signature block included)."""
-    from harness.record.digest import verify
-    from harness.record.journal import load_record
-    from harness.record.views import HTML_FILE, render_one, stamp
-
-    html = render_one(run_dir, load_record(run_dir), verify(run_dir, views=False), HTML_FILE)
-    if (run_dir / HTML_FILE).is_symlink():
-        (run_dir / HTML_FILE).unlink()
-    write_atomic(run_dir / HTML_FILE, html)
-    stamp(run_dir, HTML_FILE)
-
-
 def _read_signature(run_dir: Path) -> dict[str, Any]:
-    from harness.record.check import parse_json
-    from harness.yamlload import read_input
-
     path = run_dir / SIGNATURE_FILE
     data = parse_json(read_input(path, limit=MAX_KEY_BYTES, what="signature file"), str(path), 1)
     keys = (*_PAYLOAD_KEYS, "public_key", "signature")
@@ -181,9 +119,6 @@ def signature_problems(record: Path, public_key: Ed25519PublicKey | None = None)
     With ``public_key`` the signature must be by that key; without, it is checked against the key
     it names (which shows it is intact, not who made it).
     """
-    from harness.record.folder import member_problem
-    from harness.record.journal import load_record
-
     run_dir = run_dir_of(record)
     problem = member_problem(run_dir, SIGNATURE_FILE)
     if problem == "missing":
@@ -227,8 +162,6 @@ def signature_info(run_dir: Path) -> dict[str, Any] | None:
     ``signer``, ``key_fingerprint``, ``signed_at``, ``record_digest``, ``intact`` (the signature
     matches the record and the key it names) and ``problems``.  Whether the key is the lab's is for
     the reader to check against the fingerprint the lab published (or ``verify --key``)."""
-    from harness.record.folder import present
-
     run_dir = run_dir_of(Path(run_dir))
     if not present(run_dir, SIGNATURE_FILE):
         return None

@@ -27,59 +27,18 @@ to the run's starting identity.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from harness.record.model import DeviceIdentity
+from harness.record.document import Record
+from harness.record.model import DeviceIdentity, Sitting
 from harness.verdict import Verdict
-
-if TYPE_CHECKING:
-    from harness.record.document import Record
 
 #: how a sitting ended: ``open`` while it runs (or when the journal simply stops)
 ENDS = ("open", "finished", "interrupted", "killed")
 #: verdicts of a case that did not finish, run again by the next sitting
 RERUN_VERDICTS = (Verdict.INTERRUPTED, Verdict.SKIP)
 SET_ASIDE_DIR = "set-aside"
-
-
-@dataclass
-class Sitting:
-    """One sitting of a run (see the module docstring)."""
-
-    index: int
-    started_at: str
-    ended_at: str | None = None
-    end: str = "open"
-    #: case ids recorded in this sitting, in the order they finished
-    cases: list[str] = field(default_factory=list)
-    #: of those, the ones a later sitting ran again (their results left the record)
-    superseded: list[str] = field(default_factory=list)
-    #: the command line of the sitting
-    command: list[str] = field(default_factory=list)
-    #: role -> identity read before the first case of a resumed sitting
-    identities: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: evidence files moved out of ``evidence/`` when this sitting began (their new paths)
-    set_aside: list[str] = field(default_factory=list)
-
-    @property
-    def kept(self) -> list[str]:
-        return [c for c in self.cases if c not in self.superseded]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "started_at": self.started_at, "ended_at": self.ended_at, "end": self.end,
-                "cases": list(self.cases), "superseded": list(self.superseded), "command": list(self.command),
-                "identities": {r: dict(i) for r, i in sorted(self.identities.items())},
-                "set_aside": list(self.set_aside)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Sitting:
-        return cls(int(data["index"]), str(data["started_at"]), data.get("ended_at"), str(data.get("end", "open")),
-                   [str(c) for c in data.get("cases", [])], [str(c) for c in data.get("superseded", [])],
-                   [str(c) for c in data.get("command", [])],
-                   {str(r): dict(i) for r, i in (data.get("identities") or {}).items()},
-                   [str(p) for p in data.get("set_aside", [])])
 
 
 # -- replaying the journal ------------------------------------------------------------------------

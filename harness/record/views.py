@@ -35,9 +35,24 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.record.allure_view import write_allure_results
 from harness.record.atomic import replace_folder, write_atomic
-from harness.record.digest import RECORD_FILE, canonical_json, record_digest, write_manifest
+from harness.record.digest import (
+    EVIDENCE_DIR,
+    JOURNAL_FILE,
+    MANIFEST_FILE,
+    RECORD_FILE,
+    canonical_json,
+    record_digest,
+    write_manifest,
+)
 from harness.record.document import Record
+from harness.record.folder import files_under, member_problem, present, read_member
+from harness.record.gap import render_gap_report
+from harness.record.html import render_appendix, render_html
+from harness.record.integrity import integrity
+from harness.record.junit import render_junit
+from harness.record.signing import SIGNATURE_FILE, signature_info
 
 HTML_FILE = "record.html"
 APPENDIX_FILE = "record-appendix.html"
@@ -84,8 +99,6 @@ def read_stamps(run_dir: Path) -> tuple[dict[str, dict[str, str]], list[str]]:
     """``views.json``: view name -> {``renderer``, ``sha256``}, and what is wrong with the file (it
     must be exactly what :func:`stamp` writes, its seal over the entries intact).  Absent: nothing,
     no problem (views written before stamps were kept)."""
-    from harness.record.folder import member_problem, present, read_member
-
     if not present(run_dir, STAMP_FILE):
         return {}, []
     problem = member_problem(run_dir, STAMP_FILE)
@@ -117,8 +130,6 @@ def stamp(run_dir: Path, *names: str) -> None:
 
 def views_note(run_dir: Path) -> str | None:
     """What ``verify`` says of the views another build rendered (not compared), or None."""
-    from harness.record.folder import present
-
     mine, seen = renderer_id(), stamps(run_dir)
     other = [n for n in (*VIEW_FILES, ALLURE_DIR) if present(run_dir, n) and seen.get(n) != mine]
     if not other:
@@ -133,30 +144,9 @@ def write_record(run_dir: Path, record: Record) -> str:
     return write_manifest(run_dir, [ev.path for ev in record.evidence()])
 
 
-def write_views(run_dir: Path, record: Record) -> str:
-    """Write the record, its digest and all its views; return the digest.
-
-    The fresh record is verified before rendering, so even the report written by the run itself can
-    never show a record that does not verify as passing.
-    """
-    from harness.record.digest import verify
-    from harness.record.journal import load_record
-
-    digest = write_record(run_dir, record)
-    # rendered from the record as written (canonical JSON: keys sorted), exactly as verify renders it
-    render_views(run_dir, load_record(run_dir), problems=verify(run_dir, views=False))
-    return digest
-
-
 def _renderers(run_dir: Path, record: Record, problems: list[str]) -> dict[str, Callable[[], bytes]]:
     """Each file view of the folder and how to render it (``problems``: the record's own, from
     ``verify(..., views=False)``)."""
-    from harness.record.gap import render_gap_report
-    from harness.record.html import render_appendix, render_html
-    from harness.record.integrity import integrity
-    from harness.record.junit import render_junit
-    from harness.record.signing import signature_info
-
     digest = record_digest(run_dir) if record.complete else None
     signed = signature_info(run_dir)
     trust = integrity(record, problems, signed)
@@ -175,8 +165,6 @@ def render_one(run_dir: Path, record: Record, problems: list[str], name: str) ->
 
 def render_views(run_dir: Path, record: Record, problems: list[str]) -> None:
     """(Re)write the derived views of a record already on disk."""
-    from harness.record.allure_view import write_allure_results
-
     renderers = _renderers(run_dir, record, problems)
     for name in (HTML_FILE, APPENDIX_FILE, JUNIT_FILE):
         _replace(run_dir / name, renderers[name]())
@@ -197,8 +185,6 @@ def _replace(path: Path, data: bytes) -> None:
 
 def view_problems(run_dir: Path, record: Record) -> list[str]:
     """Each view in the folder of a record that verified that is not what the record renders to."""
-    from harness.record.folder import member_problem, present, read_member
-
     out: list[str] = []
     renderers = _renderers(run_dir, record, [])
     entries, out = read_stamps(run_dir)
@@ -225,9 +211,6 @@ AGAIN = "`tablecert report RECORD --format all` renders the views again from the
 
 
 def _allure_problems(run_dir: Path, record: Record) -> list[str]:
-    from harness.record.allure_view import write_allure_results
-    from harness.record.folder import files_under, member_problem, read_member
-
     if os.path.islink(run_dir / ALLURE_DIR) or not (run_dir / ALLURE_DIR).is_dir():
         return [f"{ALLURE_DIR}: {member_problem(run_dir, ALLURE_DIR) or 'not a folder'}"]
     found, problems = files_under(run_dir, ALLURE_DIR)
@@ -252,8 +235,5 @@ def _allure_problems(run_dir: Path, record: Record) -> list[str]:
 def known_entries() -> Mapping[str, Any]:
     """Every name a run folder's top level may hold, and what it is (the rest is listed by
     ``verify`` as not part of the record, not checked)."""
-    from harness.record.digest import EVIDENCE_DIR, JOURNAL_FILE, MANIFEST_FILE
-    from harness.record.signing import SIGNATURE_FILE
-
     return {RECORD_FILE: "record", JOURNAL_FILE: "record", MANIFEST_FILE: "record", EVIDENCE_DIR: "record",
             SIGNATURE_FILE: "signature", ALLURE_DIR: "view", STAMP_FILE: "view", **dict.fromkeys(VIEW_FILES, "view")}

@@ -5,12 +5,7 @@ the mystery table) and the named interpretations; :mod:`harness.regulations.cata
 validates it.  See ``docs/catalogue.md`` and ``docs/interpretations.md``.
 """
 
-from harness.regulations.catalogue import (
-    Catalogue,
-    Clause,
-    Interpretation,
-    MysteryConfig,
-    load_catalogue,
-)
+from harness.regulations.catalogue import load_catalogue
+from harness.regulations.model import Catalogue, Clause, Interpretation, MysteryConfig
 
 __all__ = ["Catalogue", "Clause", "Interpretation", "MysteryConfig", "load_catalogue"]

@@ -22,7 +22,7 @@ import yaml
 from harness.errors import InputError
 from harness.games.payouts import Pay, parse_pay
 from harness.money import parse_amount, parse_rate
-from harness.regulations.catalogue import (
+from harness.regulations.model import (
     HR_CATEGORIES,
     ID_PATTERN,
     R9_DENOMINATIONS,

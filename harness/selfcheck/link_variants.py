@@ -15,18 +15,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from harness.money import fmt
+from harness.selfcheck.draws import COMBOS, FLOORS, RATES
+
 #: the link's interpretations a variant draws (the other tables' readings stay at their defaults)
 LINK_INTERPRETATIONS = ("link-wager-measure", "link-simultaneous-hits")
 
 
-def _dollars(cents: int) -> str:
-    return f"${cents // 100:,}.{cents % 100:02d}"
-
-
 def link_profile(seed: int, index: int, interp: dict[str, Any], *, matrix: bool = False) -> dict[str, Any]:
     """One link profile mapping (``interp``: the interpretations the plan gave this variant)."""
-    from harness.selfcheck.variants import COMBOS, FLOORS, RATES
-
     rng = random.Random(f"{'matrix' if matrix else 'variant'}-link:{seed}:{index}")
     units = interp.get("link-wager-measure") == "denomination-units"
     n_tables = rng.randint(2, 4 if matrix else 5)
@@ -45,8 +42,8 @@ def link_profile(seed: int, index: int, interp: dict[str, Any], *, matrix: bool 
             reset = floor + rng.choice((0, 100, 2500))
             initial = reset + rng.choice((0, 0, 1000))
             limit = max(initial, reset) * rng.choice((3, 5))
-            meters[name] = {"initial": _dollars(initial), "reset": _dollars(reset), "payout_limit": _dollars(limit),
-                            "display_capacity": _dollars(max(limit, 999_999_99))}
+            meters[name] = {"initial": fmt(initial), "reset": fmt(reset), "payout_limit": fmt(limit),
+                            "display_capacity": fmt(max(limit, 999_999_99))}
         for den in dens:
             t = len(tables) + 1
             count = rng.randint(1, 5)
@@ -58,8 +55,8 @@ def link_profile(seed: int, index: int, interp: dict[str, Any], *, matrix: bool 
                     own[m] = {"link": names[m], "rate": f"{rates[m]}%"}
                 else:
                     floor = FLOORS[den][m]
-                    own[m] = {"rate": f"{rng.choice(RATES)}%", "initial": _dollars(floor + rng.choice((0, 50, 1234))),
-                              "reset": _dollars(floor), "display_capacity": _dollars(99_999_99)}
+                    own[m] = {"rate": f"{rng.choice(RATES)}%", "initial": fmt(floor + rng.choice((0, 50, 1234))),
+                              "reset": fmt(floor), "display_capacity": fmt(99_999_99)}
             tables.append({
                 "name": f"t{t}",
                 "devices": {"shoe": {"driver": "reference-shoe", "port": "emulator"},

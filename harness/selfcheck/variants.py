@@ -31,22 +31,15 @@ from typing import Any
 import yaml
 
 from harness import exitcodes
-from harness.money import Cents
+from harness.emulators.personas import PERSONAS, apply_persona, check_personas
+from harness.money import Cents, fmt
+from harness.record.replay import load_record
+from harness.selfcheck.draws import COMBOS, FLOORS, RATES
 from harness.selfcheck.jobs import child_env, run_job
+from harness.selfcheck.link_variants import link_profile, summary
 from harness.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITS = ("S", "H", "D", "C")
-#: every personal combination a seat may have (Royal 9 (e)(5): a king and a nine)
-COMBOS = tuple((f"K{k}", f"9{n}") for k in SUITS for n in SUITS)
-#: rates of progression a variant draws from (percent), 0.1% to 5%
-RATES = ("0.1", "0.15", "0.2", "0.25", "0.3", "0.35", "0.4", "0.5", "0.6", "0.75", "0.8", "1", "1.1",
-         "1.25", "1.5", "1.75", "2", "2.5", "3", "3.5", "4", "4.5", "5")
-#: Royal 9 (f)(2), (g)(2) floors in cents by denomination
-FLOORS: dict[int, dict[str, Cents]] = {
-    5: {"mega": 5_000_000, "major": 45_000, "minor": 45_000},
-    1: {"mega": 1_000_000, "major": 9_000, "minor": 9_000},
-}
 KINDS = ("royal9", "royal9-mystery", "ez-baccarat", "hit-and-run", "baccarat", "link", "mini-streak3")
 #: what a won Mini-Baccarat three-consecutive-games wager pays (WAC 230-15-040(8)(b) states no odds)
 STREAK3_PAYS = ("5 to 1", "6 to 1", "7 to 1", "8 to 1", "7 for 1", "9 for 1")
@@ -156,8 +149,6 @@ class Variant:
     def rules_summary(self) -> str:
         """The Rules Submission alone, one line."""
         if "link" in self.profile:
-            from harness.selfcheck.link_variants import summary
-
             return summary(self.profile)
         rules = self.profile["rules"]
         seats = [s["seat"] for s in rules["seats"]]
@@ -176,10 +167,6 @@ class Variant:
 
 def _show(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _dollars(cents: Cents) -> str:
-    return f"${cents // 100:,}.{cents % 100:02d}"
 
 
 # -------------------------------------------------------------------------------- the plan
@@ -201,8 +188,6 @@ def _personas(seed: int, kinds: Sequence[str], allowed: Sequence[str | None]) ->
     """A persona for each variant: every allowed persona on some variant of a kind it means something
     on, the reference behaviour (None) among them, the rest drawn (a persona marked ``once``, slow to
     certify, only where nothing else is allowed)."""
-    from harness.emulators.personas import PERSONAS
-
     rng = random.Random(f"personas:{seed}")
     out: list[str | None] = [None] * len(kinds)
     free = list(range(len(kinds)))
@@ -264,8 +249,6 @@ def generate(seed: int, count: int, personas: Sequence[str | None] | None = None
     if count < 1:
         raise ValueError("count must be at least 1")
     if personas is None:
-        from harness.emulators.personas import PERSONAS
-
         personas = (None, *PERSONAS)
     plan = _plan(seed, count, personas)
     return [_variant(seed, i, plan) for i in range(count)]
@@ -276,8 +259,6 @@ def _variant(seed: int, i: int, plan: _Plan, *, matrix: bool = False) -> Variant
     kind = plan.kind[i]
     interp = dict(plan.interp[i])
     if kind == "link":  # several tables on the common meters of a link (harness.selfcheck.link_variants)
-        from harness.selfcheck.link_variants import link_profile
-
         drawn = link_profile(seed, i, interp, matrix=matrix)
         return Variant(seed, i, kind, drawn,
                        ("link", *(f"{k}={_show(v)}" for k, v in sorted(drawn["interpretations"].items()))))
@@ -378,8 +359,6 @@ def _variant(seed: int, i: int, plan: _Plan, *, matrix: bool = False) -> Variant
                            "seed": rng.randrange(1, 2**31)}
     persona = plan.persona[i] if plan.persona else None
     if persona is not None:
-        from harness.emulators.personas import apply_persona
-
         profile = apply_persona(profile, persona)
         covers.append(f"persona {persona}")
     return Variant(seed, i, kind, profile, tuple(covers), persona)
@@ -392,9 +371,9 @@ def _meter(rng: random.Random, floor: Cents, extreme: str | None, name: str, mat
     initial = reset + rng.choice((0, 0, 100, 2500))
     limit = max(initial, reset) * rng.choice((2, 3, 5)) + rng.choice((1, 99, 0))
     capacity = max(limit, rng.choice((99_999_99, 999_999_99)))
-    out = {"rate": f"{rate}%", "initial": _dollars(initial), "reset": _dollars(reset), "payout_limit": _dollars(limit)}
+    out = {"rate": f"{rate}%", "initial": fmt(initial), "reset": fmt(reset), "payout_limit": fmt(limit)}
     if matrix or rng.random() < 0.85 or name == "mega":
-        out["display_capacity"] = _dollars(capacity)
+        out["display_capacity"] = fmt(capacity)
     return out
 
 
@@ -429,8 +408,6 @@ def matrix_variants(seed: int, persona: str | None = None) -> list[Variant]:
     (``"reference"``: none is).  None: one variant, drawn from the seed, is played by a persona drawn
     from :data:`MATRIX_PERSONAS`, so every matrix run proves the defects caught on a device that
     behaves otherwise than the reference emulator somewhere."""
-    from harness.emulators.personas import PERSONAS, check_personas
-
     n = len(MATRIX_KINDS)
     plan = _Plan(kind=list(MATRIX_KINDS), seats=[0] * n, denomination=[5] * n, interp=[{} for _ in range(n)],
                  extremes=[None] * n)
@@ -511,8 +488,6 @@ def run_one(variant: Variant, profile: Path, report_dir: Path, deadline_s: float
 
 def _read(report_dir: Path) -> tuple[str, list[str]]:
     """``pass/fail/error/n-a`` and the cases that did not pass, from the run's record."""
-    from harness.record.journal import load_record
-
     runs = sorted(p for p in report_dir.iterdir() if p.is_dir()) if report_dir.is_dir() else []
     counts: dict[str, int] = {}
     bad: list[str] = []

@@ -18,11 +18,12 @@ from pathlib import Path
 from harness.cards import Card
 from harness.errors import InputError
 from harness.games.interpretations import DEFAULT, Interpretations
+from harness.paths import project_root
+from harness.profiles import load_profile
 from harness.stackbuilder import build_stack
 from harness.stackbuilder.common import Stack
-from harness.stackbuilder.render import entry_yaml
+from harness.stackbuilder.render import SPEC, entry_yaml
 from harness.stackbuilder.wants import Setup
-from harness.suites.stacks import SPEC, project_root
 
 ROYAL9_PROFILE = "device_profiles/emulated-midi-5.yaml"
 HIT_AND_RUN_PROFILE = "device_profiles/emulated-hit-and-run.yaml"
@@ -42,8 +43,6 @@ class TableSetup:
 
 def profile_setup(path: str | Path) -> TableSetup:
     """Seat combinations, shoe size, soft-17 rule and interpretations from a device profile."""
-    from harness.profiles import load_profile
-
     profile = load_profile(path)
     rules = profile.rules
     combos = {s.seat: s.combo for s in rules.seats if s.combo is not None}

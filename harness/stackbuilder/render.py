@@ -17,6 +17,10 @@ from harness.games.blackjack import DealerHand, dealer_hand, hit_and_run_categor
 from harness.stackbuilder.common import Stack
 from harness.stackbuilder.wants import Setup
 
+#: what a stacks file (``fixtures/stacks/*.yaml``) starts with: ``spec: tablecert/stacks/1``
+#: (:mod:`harness.suites.stacks` reads the files)
+SPEC = "tablecert/stacks/1"
+
 _SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _ORD = {1: "first", 2: "second", 3: "third"}
 

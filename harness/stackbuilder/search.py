@@ -44,6 +44,7 @@ from harness.stackbuilder.common import (
     slug,
 )
 from harness.stackbuilder.hitrun import search_hit_and_run
+from harness.stackbuilder.render import pretty
 from harness.stackbuilder.wants import BAC_KINDS, R9_KINDS, Atom, Setup, Want, check_baccarat_atom, verify
 
 __all__ = ["DEFAULT_DEADLINE_S", "DEFAULT_MAX_TRIES", "Impossible", "NotFound", "Result", "Stack", "run_search",
@@ -158,8 +159,6 @@ def _hand_rules(want: Want, setup: Setup) -> _HandRules | str:
 
 
 def _sym(c: Card) -> str:
-    from harness.stackbuilder.render import pretty
-
     return pretty(c)
 
 

@@ -21,10 +21,13 @@ from typing import Any
 from harness import paths
 from harness.cards import Card, parse_cards
 from harness.errors import InputError, InputErrors, error_lines
+from harness.games.royal9 import parse_combo
 from harness.schema import Fields, attempt, check_map, check_str, collecting, guard, in_order, suggest
+from harness.stackbuilder.fixtures import fixture_setups
+from harness.stackbuilder.render import SPEC
+from harness.stackbuilder.wants import GAMES, Setup, parse_want, verify
 from harness.yamlload import YMap, error_at, load_yaml
 
-SPEC = "tablecert/stacks/1"
 NAME_RE = r"^[a-z0-9][a-z0-9-]*$"
 
 
@@ -58,9 +61,6 @@ def fixtures_dir(fixtures: Path | None = None) -> Path:
 
 def _setup(table: Fields | None, game: str) -> Any:
     """The :class:`~harness.stackbuilder.wants.Setup` a stack of ``game`` is judged against."""
-    from harness.stackbuilder.fixtures import fixture_setups
-    from harness.stackbuilder.wants import Setup
-
     base = fixture_setups()["hit-and-run" if game == "hit-and-run" else "baccarat"]
     if table is None:
         return Setup(game, base.decks, base.hit_soft17, base.seat_combos, base.interpretations)
@@ -68,8 +68,6 @@ def _setup(table: Fields | None, game: str) -> Any:
     soft17 = table.get_enum("soft17", ["hit", "stand"], "hit" if base.hit_soft17 else "stand")
     combos = base.seat_combos
     if "seats" in table:
-        from harness.games.royal9 import parse_combo
-
         seats = check_map(table.raw("seats"), table.loc("seats"), "table.seats")
         combos = {}
         suited = bool(getattr(base.interpretations, "r9_personal_combo_suited", True))
@@ -97,8 +95,6 @@ def load_stack_file(path: Path) -> tuple[dict[str, Stack], dict[str, list[InputE
 
     Raises :class:`InputError` when the file as a whole cannot be used.
     """
-    from harness.stackbuilder.wants import GAMES, parse_want, verify
-
     node = load_yaml(path)
     if not isinstance(node, YMap):
         raise InputError(f"a stacks file is a mapping starting with spec: {SPEC}", path=str(path), line=1, col=1)

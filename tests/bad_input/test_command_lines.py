@@ -250,9 +250,9 @@ def test_relative_paths_mean_the_users_directory(tmp_path: Path, monkeypatch: py
         seen.append(cmd)
         return False
 
-    monkeypatch.setattr(run_cmd, "_run_profile", fake_run)
-    monkeypatch.setattr(run_cmd, "_judge", lambda pr: None)
-    monkeypatch.setattr(run_cmd, "_summary", lambda runs, pre, interrupted: 0)
+    monkeypatch.setattr(run_cmd, "run_profile", fake_run)
+    monkeypatch.setattr(run_cmd, "judge", lambda pr: None)
+    monkeypatch.setattr(run_cmd, "summary", lambda runs, pre, interrupted: 0)
     monkeypatch.chdir(tmp_path)
     assert main(["run", "s/x.suite.yaml", "--profile", "p.yaml", "--report-dir", str(tmp_path / "r")]) == 0
     cmd = seen[0]

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from harness.errors import InputError
 from harness.profiles import load_profile_text
 from harness.record import canonical_json
-from harness.record.digest import verify
 from harness.record.journal import load_journal, load_record
+from harness.record.verification import verify
 from harness.suites.schema import load_suite
 from harness.suites.stacks import validate_stack_file
 from harness.textcheck import unseen_character

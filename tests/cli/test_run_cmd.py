@@ -77,14 +77,14 @@ def test_missing_port_is_error_exit_3_everywhere(tmp_path: Path) -> None:
 
 
 def test_identity_change_is_fail_exit_1_in_the_summary(make_identity_run) -> None:
-    from harness.cli.run_cmd import ProfileRun, _judge, _summary
+    from harness.cli.run_profile import ProfileRun, judge, summary
 
     run_dir = make_identity_run()
     pr = ProfileRun("bench", Path("bench.yaml"), run_dir, 1, exit_code=0)
-    _judge(pr)
+    judge(pr)
     assert (pr.verdict, pr.status) == ("FAIL", 1)
     assert any("identity changed" in r for r in pr.reasons)
-    assert _summary([pr], False, False) == 1
+    assert summary([pr], False, False) == 1
 
 
 def test_options_after_double_dash_reach_pytest(tmp_path: Path) -> None:

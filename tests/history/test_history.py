@@ -98,7 +98,8 @@ def test_a_bad_index_url_is_one_message(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_clean_keeps_the_newest_and_every_signed_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from harness.record.signing import generate_key, sign_record
+    from harness.record.sign import sign_record
+    from harness.record.signing import generate_key
 
     reports = tmp_path / "reports"
     reports.mkdir()

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.errors import InputError
+from harness.money import rate_ratio
 from harness.progressive import (
     FLOORS,
     MYSTERY_CONFIGURATIONS,
@@ -25,7 +26,7 @@ from harness.progressive import (
     floors_for,
     mystery_configuration,
 )
-from harness.progressive.meter import grow_to_cap, parse_residual, rate_ratio, residual_text
+from harness.progressive.meter import grow_to_cap, parse_residual, residual_text
 
 
 def cfg(name: str = "major", rate: str = "0.5", initial: int = 45_000, reset: int = 45_000,

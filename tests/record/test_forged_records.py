@@ -24,7 +24,8 @@ from recordkit import build_run
 from harness.cli import main
 from harness.record import canonical_json
 from harness.record.digest import JOURNAL_FILE, MANIFEST_FILE, RECORD_FILE
-from harness.record.signing import SIGNATURE_FILE, generate_key, sign_record, signature_info
+from harness.record.sign import sign_record
+from harness.record.signing import SIGNATURE_FILE, generate_key, signature_info
 
 Forgery = Callable[[Path, Path], None]
 

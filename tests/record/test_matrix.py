@@ -5,7 +5,8 @@ from __future__ import annotations
 from harness.profiles.load import GAMES
 from harness.record import CaseResult, Record, RunMeta
 from harness.record.matrix import build_matrix
-from harness.regulations.catalogue import TABLE_GAMES, load_catalogue
+from harness.regulations.catalogue import load_catalogue
+from harness.regulations.model import TABLE_GAMES
 
 MIDI5 = {"name": "midi-5", "game": "midibaccarat", "jurisdiction": "PA",
          "capabilities": ["royal9", "reset-key"], "rules": {"denomination": 5}}

@@ -12,9 +12,10 @@ from recordkit import build_run
 from harness import exitcodes
 from harness.cli import main
 from harness.errors import InputError
-from harness.record.digest import verify
 from harness.record.journal import load_record
-from harness.record.signing import SIGNATURE_FILE, generate_key, sign_record, signature_problems
+from harness.record.sign import sign_record
+from harness.record.signing import SIGNATURE_FILE, generate_key, signature_problems
+from harness.record.verification import verify
 
 PARTIAL = {"selection": {"selected": 1, "applicable": 202, "scope": "suites/"}}
 WHOLE = {"selection": {"selected": 202, "applicable": 202, "scope": "suites/"}}

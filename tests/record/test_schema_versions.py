@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.record.digest import verify
 from harness.record.journal import load_record
 from harness.record.model import SCHEMA, SCHEMAS
+from harness.record.verification import verify
 from harness.record.views import STAMP_FILE, renderer_id, stamps
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -15,10 +15,9 @@ from recordkit import IDENTITY, PROFILE, build_run, identity
 from harness.errors import InputError
 from harness.record import canonical_json, load_record, verify
 from harness.record.digest import JOURNAL_FILE, RECORD_FILE, write_manifest
-from harness.record.journal import RunRecorder, load_journal
+from harness.record.journal import RunRecorder, load_journal, write_views
 from harness.record.model import Measurement
 from harness.record.resume import IdentityChanged, Resumption
-from harness.record.views import write_views
 
 
 def _case(rec: RunRecorder, name: str, verdict: str = "PASS") -> None:

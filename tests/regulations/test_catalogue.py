@@ -19,13 +19,8 @@ from harness.cli import main
 from harness.errors import InputError
 from harness.games.payouts import Pay, parse_pay
 from harness.money import parse_amount
-from harness.regulations.catalogue import (
-    HR_CATEGORIES,
-    R9_CATEGORIES,
-    MysteryConfig,
-    load_catalogue,
-    parse_catalogue,
-)
+from harness.regulations.catalogue import load_catalogue, parse_catalogue
+from harness.regulations.model import HR_CATEGORIES, R9_CATEGORIES, MysteryConfig
 
 CAT = load_catalogue()
 YAML_TEXT = resources.files("harness.regulations").joinpath("catalogue.yaml").read_text(encoding="utf-8")

@@ -17,7 +17,8 @@ from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table, parse_combo
 from harness.stackbuilder import Impossible, NotFound, Setup, Stack, build_stack, parse_want, verify
 from harness.stackbuilder.fixtures import FILES, fixture_setups, render_file, write_fixtures
-from harness.suites.stacks import SPEC, all_stacks
+from harness.stackbuilder.render import SPEC
+from harness.suites.stacks import all_stacks
 from harness.yamlload import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]

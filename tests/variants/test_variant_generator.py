@@ -16,6 +16,7 @@ import pytest
 from harness.profiles import load_profile_text
 from harness.regulations.catalogue import load_catalogue
 from harness.selfcheck import variants as vm
+from harness.selfcheck.draws import FLOORS
 
 SEEDS = (0, 1, 7, 4242, 987_654_321)
 
@@ -61,7 +62,7 @@ def test_amounts_are_above_the_floors_of_the_regulation(seed: int) -> None:
         rules = v.profile.get("rules") or {}
         if "meters" not in rules:
             continue
-        floors = vm.FLOORS[rules["denomination"]]
+        floors = FLOORS[rules["denomination"]]
         for name, m in rules["meters"].items():
             cents = {k: int(Decimal(m[k].strip("$").replace(",", "")) * 100)
                      for k in ("initial", "reset", "payout_limit")}
