@@ -169,6 +169,14 @@ class CaseRunner:
         self.lock_rounds: list[RoundLock] = []
         #: rates of progression written in this case (``configure_meter``), in force instead of the profile's
         self.rates_written: dict[str, Decimal] = {}
+        #: each device line (by the id of its link) -> how many event SEQ gaps it had recorded when the
+        #: case began (``expect_event_seq`` judges the gaps since)
+        self.seq_marks: dict[int, int] = {}
+        for role in ("shoe", "sensors", "controller"):
+            link = getattr(getattr(rig, role, None), "link", None)
+            gaps = getattr(link, "event_gaps", None)
+            if isinstance(gaps, list):
+                self.seq_marks[id(link)] = len(gaps)
 
     # ------------------------------------------------------------------ running
 
