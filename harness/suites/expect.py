@@ -293,7 +293,7 @@ def caps_in_force(runner: CaseRunner) -> dict[str, Cents]:
     """Each meter's cap as the controller reads it back now: the lesser of its payout limit and
     display capacity (a limit written in the case, not only the one filed); a meter with neither is
     left out (the profile's cap then stands)."""
-    ctrl = runner.rig.controller
+    ctrl = getattr(getattr(runner, "rig", None), "controller", None)
     config = getattr(ctrl.config(), "raw", None) if ctrl is not None else None
     out: dict[str, Cents] = {}
     for name, fields in ((config or {}).get("meters") or {}).items():
