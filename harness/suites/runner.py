@@ -116,6 +116,8 @@ class RoundLog:
     lock_timing: LockTiming | None = None
     #: the round is on the case's list of timed rounds (or was found not to be timed)
     lock_recorded: bool = False
+    #: the cards the round's deals have asked the shoe for so far (None: a deal of all it holds)
+    cards_asked: int | None = 0
 
 
 class CaseRunner:
