@@ -74,9 +74,9 @@ def expect_settled(runner: CaseRunner, step: Step, within_ms: Decimal, cards: in
     if settled and cards is not None:
         # the shoe's card events travel on their own line and may trail the controller's round_end
         with contextlib.suppress(DeviceTimeout):
-            runner._wait_for(f"{cards} card events", lambda: len(runner.round.cards) >= cards, timeout_s=0.5)
+            runner._wait_for(f"{cards} card events", lambda: runner.cards_out() >= cards, timeout_s=0.5)
     runner._pump()
-    n = len(runner.round.cards)
+    n = runner.cards_out()  # read or misread: a misread card is out too (docs/protocol.md section 6.2)
     want = cards if cards is not None else n
     # Either way the round is done with: a round the device did not settle is this measurement's
     # FAIL, and the later expectations judge what was dealt instead of waiting for a round_end that

@@ -289,6 +289,22 @@ def _never_decreased(runner: CaseRunner, step: Step) -> None:
                  "none", not problems, detail=f"{len(runner.timeline)} readings")
 
 
+def caps_in_force(runner: CaseRunner) -> dict[str, Cents]:
+    """Each meter's cap as the controller reads it back now: the lesser of its payout limit and
+    display capacity (a limit written in the case, not only the one filed); a meter with neither is
+    left out (the profile's cap then stands)."""
+    ctrl = getattr(getattr(runner, "rig", None), "controller", None)
+    config = getattr(ctrl.config(), "raw", None) if ctrl is not None else None
+    out: dict[str, Cents] = {}
+    for name, fields in ((config or {}).get("meters") or {}).items():
+        if isinstance(fields, Mapping):
+            caps = [c for c in (fields.get("payout_limit"), fields.get("display_capacity"))
+                    if isinstance(c, int) and not isinstance(c, bool)]
+            if caps:
+                out[str(name)] = min(caps)
+    return out
+
+
 def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> None:
     """Contributions x rate == meter growth + residual growth, exactly, for meters not hit since the
     snapshot (a hit in any round of the window, not only the last: the mystery meter awards when its
@@ -296,10 +312,11 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
     base = runner.snapshots[base_name]
     stakes = runner.stakes_since(base_name)
     hit_meters = runner.hit_since(base_name)
+    caps = caps_in_force(runner)
     for name, settings in meter_settings(runner.profile, runner.rates_written).items():
         if name in hit_meters or name not in now.meters:
             continue
-        got, want = contribution_check(settings.rate, stakes, base, now, name, settings.cap)
+        got, want = contribution_check(settings.rate, stakes, base, now, name, caps.get(name, settings.cap))
         runner.measure(step, f"{name} contributions conserved (growth + residual)", f"{got} cents",
                      f"{want} cents", got == want, clause=getattr(step, "clause", None) or rate_clause(runner, name),
                      detail=f"{fmt(stakes)} wagered at {settings.rate}%")

@@ -39,6 +39,7 @@ STEP_MODULES = (
     "harness.suites.actions_bounds",
     "harness.suites.actions_contract",
     "harness.suites.actions_explore",
+    "harness.suites.actions_sweeps",
     "harness.link.steps",
     "harness.link.faults",
 )

@@ -116,6 +116,8 @@ class RoundLog:
     lock_timing: LockTiming | None = None
     #: the round is on the case's list of timed rounds (or was found not to be timed)
     lock_recorded: bool = False
+    #: the cards the round's deals have asked the shoe for so far (None: a deal of all it holds)
+    cards_asked: int | None = 0
 
 
 class CaseRunner:
@@ -169,6 +171,14 @@ class CaseRunner:
         self.lock_rounds: list[RoundLock] = []
         #: rates of progression written in this case (``configure_meter``), in force instead of the profile's
         self.rates_written: dict[str, Decimal] = {}
+        #: each device line (by the id of its link) -> how many event SEQ gaps it had recorded when the
+        #: case began (``expect_event_seq`` judges the gaps since)
+        self.seq_marks: dict[int, int] = {}
+        for role in ("shoe", "sensors", "controller"):
+            link = getattr(getattr(rig, role, None), "link", None)
+            gaps = getattr(link, "event_gaps", None)
+            if isinstance(gaps, list):
+                self.seq_marks[id(link)] = len(gaps)
 
     # ------------------------------------------------------------------ running
 

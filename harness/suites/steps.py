@@ -226,9 +226,16 @@ def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] |
         raise DeviceError("this case needs a shoe and the profile has none")
     runner.round.meters_before_settle = None
     pace_us = int(pace_ms * 1000) if pace_ms is not None else None
+    asked = runner.round.cards_asked
+    if asked:  # a deal of this round still under way: the shoe answers BUSY until its cards are out
+        # (docs/protocol.md section 7), so the next deal waits for them, however loaded the host
+        with contextlib.suppress(DeviceTimeout):
+            runner._wait_for(f"the {asked} card(s) dealt so far", lambda: runner.cards_out() >= asked,
+                             timeout_s=2.0)
     runner.dealer_closes_wagering()
     runner.arm_counter()  # before the round's first card: the counter times that one event
     runner.perform(Deal(count, pace_us))
+    runner.round.cards_asked = (asked or 0) + count if count is not None and asked is not None else None
     if settle:
         settle_round(runner, step)
 
