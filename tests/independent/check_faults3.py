@@ -20,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_faults2 import MAJOR_SEAT1, NO_HIT, TIE, Check, Msg, Table, hits, payouts, run  # noqa: E402
+from check_faults2 import MAJOR_SEAT1, NO_HIT, TIE, Check, Msg, Table, check_all, hits, payouts  # noqa: E402
 from indie_table.faults import FAULTS_SET3  # noqa: E402
 
 
@@ -360,22 +360,7 @@ CHECKS: dict[str, Check] = {
 
 
 def main(argv: list[str]) -> int:
-    names = argv or list(CHECKS)
-    missing = set(FAULTS_SET3) - set(CHECKS)
-    unknown = set(names) - set(CHECKS)
-    if missing or unknown:
-        print(f"no check for {sorted(missing | unknown)}")
-        return 2
-    bad = 0
-    for name in names:
-        shows, seen = run(CHECKS[name], name)
-        faulty_clean, clean_seen = run(CHECKS[name], None)
-        ok = shows and not faulty_clean
-        bad += not ok
-        print(f"{name}: {'shows' if shows else 'DOES NOT SHOW'} ({seen}) / "
-              f"{'clean ok' if not faulty_clean else 'CLEAN SHOWS IT'} ({clean_seen})", flush=True)
-    print(f"{len(names) - bad} of {len(names)} faults show on the wire and not on the clean table")
-    return 1 if bad else 0
+    return check_all(CHECKS, FAULTS_SET3, argv)
 
 
 if __name__ == "__main__":
