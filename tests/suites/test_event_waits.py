@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import random
 import threading
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from types import SimpleNamespace
@@ -59,7 +60,7 @@ class _Runner:
         self.waits: list[float] = []
         self.measured: list[tuple[str, Any, bool]] = []
         self.round = SimpleNamespace(ctrl_events=[], shoe_events=[])
-        self.profile = SimpleNamespace(link=link)
+        self.profile = SimpleNamespace(link=link, timing=SimpleNamespace(response_timeout_ms=Decimal(2000)))
 
     def _pump(self, timeout_s: float = 0.0) -> None:
         self.waits.append(timeout_s)
@@ -79,6 +80,31 @@ def test_an_expected_event_is_waited_for_until_it_arrives() -> None:
     expect_event(runner, None, event="hit", absent=False, match={"seat": 3, "meter": "minor"})  # type: ignore[arg-type]
     assert runner.measured[-1][2] is True
     assert runner.arriving == [_event("payout", seat=3)]  # no pump after the hit arrived
+
+
+class _Trailing(_Runner):
+    """The event comes ``after_s`` after the step began (each pump sleeps what it is asked)."""
+
+    def __init__(self, after_s: float, response_timeout_ms: int) -> None:
+        super().__init__([])
+        self.profile.timing.response_timeout_ms = Decimal(response_timeout_ms)
+        self.due = time.monotonic() + after_s
+
+    def _pump(self, timeout_s: float = 0.0) -> None:
+        time.sleep(timeout_s)
+        if time.monotonic() >= self.due and not self.round.ctrl_events:
+            self.round.ctrl_events.append(_event("no_more_bets"))
+
+
+def test_an_event_may_trail_its_act_by_as_long_as_the_profile_gives_an_answer() -> None:
+    """No clause times an event's report: one that comes 120 ms after the act (a bench's button, a
+    loaded host) is there; with no time to answer in the profile the old 50 ms deadline misses it."""
+    from harness.suites.expect import expect_event
+
+    for timeout_ms, found in ((2000, True), (0, False)):
+        runner = _Trailing(0.12, timeout_ms)
+        expect_event(runner, None, event="no_more_bets", absent=False)  # type: ignore[arg-type]
+        assert runner.measured[-1][2] is found
 
 
 def test_an_absent_event_still_has_the_whole_wait() -> None:

@@ -4,6 +4,8 @@ for among the shoe's, not the controller's."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+from types import SimpleNamespace
 from typing import Any
 
 from harness.devices.link import DeviceEvent
@@ -21,6 +23,7 @@ class _Runner:
     def __init__(self, events: list[DeviceEvent], shoe_events: list[DeviceEvent] | None = None) -> None:
         self.round = _Round(events, shoe_events or [])
         self.measured: list[Measured] = []
+        self.profile = SimpleNamespace(timing=SimpleNamespace(response_timeout_ms=Decimal(0)))  # no event trails
 
     def _pump(self, timeout_s: float = 0.0) -> None:
         return None
