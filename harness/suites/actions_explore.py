@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     doc="docs/explore.md: play the operations `ops` (as `tablecert explore` writes them: `open_round`, "
     "`wager seat=1 type=player amount=100`, `remove_wager seat=1 type=player`, `lockout_button`, "
     "`no_more_bets`, `load KS 9H ...`, `deal_first`, `deal_rest`, `reset_key mega`, `config_write {json}`, "
-    "`power_cycle`, `comm down|up`, `void`, `reconnect`) from the table as it stands, and after each compare "
-    "every observable with the explorer's model of the device contract; stops at the first difference",
+    "`power_cycle`, `comm down|up`, `void`, `reconnect`, `reboot`, `deal_misread`) from the table as it stands, "
+    "and after each compare every observable (each read's answer time too) with the explorer's model of the "
+    "device contract; stops at the first difference",
     acts=("load", "deal", "wager", "remove-wager", "open-round"),
 ))
 def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> None:
