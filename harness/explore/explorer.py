@@ -265,11 +265,28 @@ class Session:
 
     # ------------------------------------------------------------------ strategies
 
+    def _royal9_lines(self, rng: random.Random) -> tuple[Card, ...]:
+        """Six cards whose first four give the Player hand (cards 1 and 3), the Banker hand (2 and 4) or
+        both a face card and a nine, each pair suited or not at random: every Royal 9 line of 629a Royal 9
+        (f)(1) (Royal 9, suited, tie, suited tie), the personal king-9 among them now and then."""
+        faces = [c for c in self.shoe if c.rank in (11, 12, 13)]
+        nines = [c for c in self.shoe if c.rank == 9]
+        cards = list(rng.sample(self.shoe, 6))
+        hands = rng.choice(((0,), (1,), (0, 1), (0, 1)))
+        for hand in hands:
+            face = rng.choice(faces)
+            suited = [c for c in nines if c.suit == face.suit]
+            nine = rng.choice(suited if rng.random() < 0.5 and suited else nines)
+            cards[hand], cards[hand + 2] = (face, nine) if rng.random() < 0.5 else (nine, face)
+        return tuple(cards)
+
     def shaped_round(self, shape: str, rng: random.Random) -> tuple[Card, ...]:
         """Six cards from the table's decks whose round has ``shape``: ``tie`` (the hands tie), ``banker3``
         (the Banker ends on a three-card 7, winning or tying: the Dragon 7 line and its boundary),
         ``player3`` (the Player ends on a three-card 8: the Panda 8 line and its boundary), else any.
         Drawn by rejection from random cards (a few hundred tries at most; the last draw otherwise)."""
+        if shape == "royal9":
+            return self._royal9_lines(rng)
         cards = tuple(rng.sample(self.shoe, 6))
         for _ in range(400):
             r = deal_round(list(cards))
@@ -429,10 +446,18 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             round), settled.  One in four (``rng``) is a meter jackpot's round: a seat's personal king-9
             on the Player hand, the Banker hand or both, a Royal 9 wager at that seat, and half of those
             a Royal 9 wager at another seat too (the envy award)."""
+            self.whole_round(placed, biased, rng)
+
+        def whole_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random,
+                        jackpot: bool | None = None, both: bool = False) -> None:
+            """:meth:`play_round`'s round; ``jackpot`` True or False decides the meter jackpot instead of
+            ``rng``, ``both``: Royal 9 wagers at each denomination before the first card."""
             self.play(OpenRound())
             self.wagers(placed)
             combos = [(s.seat, s.combo) for s in session.profile.rules.seats if s.combo is not None]
-            if combos and model.royal9 and rng.random() < 0.25:
+            if jackpot is None:
+                jackpot = rng.random() < 0.25
+            if combos and model.royal9 and jackpot:
                 seat, combo = rng.choice(combos)
                 self.wagers([(seat, "player", 500), (seat, "royal9", 500)])
                 others = [s for s in model.seats if s != seat]
@@ -451,18 +476,22 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     cards = (combo[0], combo[0], combo[1], combo[1], filler[0], filler[1])
                 self.play(LoadShoe(tuple(c.code for c in cards)))
             else:
-                shape = rng.choice(("any", "tie", "banker3", "player3")) if rng.random() < 0.3 else "any"
+                shapes = ("tie", "banker3", "player3", *(("royal9",) if model.royal9 else ()))
+                shape = rng.choice(shapes) if rng.random() < 0.3 else "any"
+                if shape == "royal9":  # every Royal 9 line wants a Royal 9 wager on it
+                    seat = rng.choice(model.seats)
+                    self.wagers([(seat, "tie", 500), (seat, "royal9", 500)])
                 if shape != "any":
                     self.play(LoadShoe(tuple(c.code for c in session.shaped_round(shape, rng))))
                 elif not model.legal(self.state, DealFirst()):
                     pool = session.biased if biased else session.shoe
                     self.play(LoadShoe(tuple(c.code for c in rng.sample(pool, 6))))
-            self.midround(rng)
+            self.midround(rng, both)
             misread = "deal_misread" in enabled and rng.random() < 0.1
             self.play(DealMisread() if misread and self.state.phase == "open" else DealFirst())
             self.play(DealRest())
 
-        def midround(self, rng: random.Random) -> None:
+        def midround(self, rng: random.Random, both: bool = False) -> None:
             """Before the round's first card, now and then (each one draw in ten): a base wager taken off
             from under a Royal 9 wager; the link cut and restored (wagering must stay closed); no more bets
             or the button, then a wager on the layout placed again at another amount (629a.7(c)) and one
@@ -470,7 +499,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             s = self.state
             if s.phase != "open":
                 return
-            if model.royal9 and rng.random() < 0.15:
+            if model.royal9 and (both or rng.random() < 0.15):
                 # a Royal 9 wager at each denomination (one is not the table's: bad-amount, section 12)
                 seat = rng.choice(model.seats)
                 if not any((seat, kind) in s.layout for kind in BASE_TYPES):
@@ -505,33 +534,56 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if changes is not None:
                     self.play(ConfigWrite(changes))
 
-        @rule(kind=st.sampled_from(("void", "config", "config", "denomination", "reboot", "power", "reconnect",
-                                    "link")),
+        @rule(kind=st.sampled_from(("void", "config", "meter", "denomination", "commission", "reboot", "power",
+                                    "reconnect", "link")),
               template=st.sampled_from(CONFIG_TEMPLATES),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
                                         st.sampled_from(amounts[:4])), min_size=1, max_size=4),
               rng=st.randoms(use_true_random=False))
         def incident_round(self, kind: str, template: tuple[str, str, str], placed: list[tuple[int, str, int]],
                            rng: random.Random) -> None:
-            """An incident, then whole rounds played after it (a fault that shows only in the round after a
-            void, a reboot, a configuration or denomination write, a power cycle, a reconnection or a link
-            cut): the payments waiting are paid first (the reset key), so the rounds can open."""
+            """An incident, then one to three whole rounds played after it, and the payments they leave
+            paid with the reset key: a fault that shows only in the round after a void, a reboot, a power
+            cycle, a reconnection or a link cut, or only once a written setting is in force, is met often.
+            The writes: any template (in an open round with no wager half the time), a meter's reset amount,
+            payout limit or rate followed by that round's meter jackpot, the other denomination followed by
+            Royal 9 wagers at both amounts, the Banker commission; a write is followed half the time by a
+            power cycle or a reboot (what was written must still be in force)."""
             if self.state.phase == "dealing":
                 self.play(DealRest())
+            jackpot: bool | None = None
+            both = False
+            changes: dict[str, Any] | None = None
             if kind == "void" and session.can_void:
                 self.play(OpenRound())
                 if rng.random() < 0.5:
                     self.wagers(placed)
                 self.play(VoidRound())
-            elif kind in ("config", "denomination"):
-                if self.state.phase == "open" and not self.state.layout and rng.random() < 0.5:
+            elif kind in ("config", "meter", "denomination", "commission"):
+                if kind == "config" and self.state.phase == "open" and not self.state.layout \
+                        and rng.random() < 0.5:
                     pass  # written in the open round, no wager on the layout (REFUSED while live)
                 elif self.state.phase == "open" and session.can_void:
                     self.play(VoidRound())
-                changes = session.config_write(self.state, ("denomination", "", rng.choice(("100", "500")))
-                                               if kind == "denomination" else template)
+                if kind == "meter":
+                    field, value = rng.choice((("reset", "amount-1"), ("reset", "floor+1"), ("reset", "amount"),
+                                               ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
+                                               ("rate", "2")))
+                    template = (field, rng.choice(R9_METERS), value)
+                    jackpot = True
+                elif kind == "denomination":
+                    template = ("denomination", "", "100" if self.state.denomination == 500 else "500")
+                    both = True
+                elif kind == "commission":
+                    template = ("commission", "", rng.choice(("4", "4.5", "5")))
+                changes = session.config_write(self.state, template)
                 if changes is not None:
                     self.play(ConfigWrite(changes))
+                    if rng.random() < 0.5:
+                        if "reboot" in enabled and rng.random() < 0.5:
+                            self.play(Reboot())
+                        elif "power_cycle" in enabled:
+                            self.play(PowerCycle())
             elif kind == "reboot" and "reboot" in enabled:
                 self.play(Reboot())
             elif kind == "power" and "power_cycle" in enabled:
@@ -541,15 +593,20 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             elif kind == "link" and "comm" in enabled:
                 self.play(Comm(False))
                 self.play(Comm(True))
-            for _ in range(rng.randint(1, 3)):
+            for n in range(rng.randint(1, 3)):
                 if self.state.phase == "dealing":
                     self.play(DealRest())
                 if not self.state.link_up and "comm" in enabled:
                     self.play(Comm(True))
-                for meter in sorted({p.meter for p in self.state.pending}):
-                    if "reset_key" in enabled:
-                        self.play(ResetKey(meter))
-                self.play_round(placed, rng.random() < 0.5, rng)
+                self.pay_pending()
+                self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0)
+            self.pay_pending()
+
+        def pay_pending(self) -> None:
+            """Every payment waiting turned with the reset key (where the bench can)."""
+            for meter in sorted({p.meter for p in self.state.pending}):
+                if "reset_key" in enabled:
+                    self.play(ResetKey(meter))
 
         @rule(roll=st.integers(0, 3), rounds=st.integers(1, 90), rng=st.randoms(use_true_random=False))
         def shoe_run(self, roll: int, rounds: int, rng: random.Random) -> None:

@@ -250,7 +250,7 @@ def test_a_late_read_is_asked_again_and_judged_by_its_fastest(monkeypatch: pytes
         assert obs.slow == [("meters.get", Decimal("150.000"), 1 + device_mod.ANSWER_RETRIES)]
 
 
-@pytest.mark.parametrize("shape", ["tie", "banker3", "player3"])
+@pytest.mark.parametrize("shape", ["tie", "banker3", "player3", "royal9"])
 def test_shaped_rounds(shape: str) -> None:
     shoe = list(shoe_composition(8).elements())
     fake = SimpleNamespace(shoe=shoe)
@@ -259,6 +259,9 @@ def test_shaped_rounds(shape: str) -> None:
         r = deal_round(list(cards))
         if shape == "tie":
             assert r.winner == "tie"
+        elif shape == "royal9":  # a face card and a nine on the Player hand, the Banker hand or both
+            hands = ({cards[0].rank, cards[2].rank}, {cards[1].rank, cards[3].rank})
+            assert any(9 in h and h & {11, 12, 13} for h in hands)
         elif shape == "banker3":
             assert len(r.banker) == 3 and r.banker_total == 7 and r.winner != "player"
         else:
