@@ -254,6 +254,7 @@ def test_a_late_read_is_asked_again_and_judged_by_its_fastest(monkeypatch: pytes
 def test_shaped_rounds(shape: str) -> None:
     shoe = list(shoe_composition(8).elements())
     fake = SimpleNamespace(shoe=shoe)
+    fake._royal9_lines = lambda rng: Session._royal9_lines(fake, rng)  # type: ignore[arg-type]
     for n in range(20):
         cards = Session.shaped_round(fake, shape, random.Random(n))  # type: ignore[arg-type]
         r = deal_round(list(cards))
