@@ -449,9 +449,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.whole_round(placed, biased, rng)
 
         def whole_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random,
-                        jackpot: bool | None = None, both: bool = False) -> None:
+                        jackpot: bool | str | None = None, both: bool = False) -> None:
             """:meth:`play_round`'s round; ``jackpot`` True or False decides the meter jackpot instead of
-            ``rng``, ``both``: Royal 9 wagers at each denomination before the first card."""
+            ``rng`` (a meter's name: that meter's jackpot), ``both``: Royal 9 wagers at each denomination
+            before the first card."""
             self.play(OpenRound())
             self.wagers(placed)
             combos = [(s.seat, s.combo) for s in session.profile.rules.seats if s.combo is not None]
@@ -467,7 +468,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 filler = rng.sample(session.shoe, 4)
                 # the combination on the Player hand (cards 1 and 3: minor), on the Banker hand (cards 2
                 # and 4: major) or on both (mega), 629a Royal 9 (e)(6)-(e)(8)
-                which = rng.randrange(3)
+                which = R9_METERS[::-1].index(jackpot) if isinstance(jackpot, str) else rng.randrange(3)
                 if which == 0:
                     cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
                 elif which == 1:
@@ -476,7 +477,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     cards = (combo[0], combo[0], combo[1], combo[1], filler[0], filler[1])
                 self.play(LoadShoe(tuple(c.code for c in cards)))
             else:
-                shapes = ("tie", "banker3", "player3", *(("royal9",) if model.royal9 else ()))
+                shapes = ("tie", "banker3", "player3", *(("royal9", "royal9") if model.royal9 else ()))
                 shape = rng.choice(shapes) if rng.random() < 0.3 else "any"
                 if shape == "royal9":  # every Royal 9 line wants a Royal 9 wager on it
                     seat = rng.choice(model.seats)
@@ -534,8 +535,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if changes is not None:
                     self.play(ConfigWrite(changes))
 
-        @rule(kind=st.sampled_from(("void", "config", "meter", "denomination", "commission", "reboot", "power",
-                                    "reconnect", "link")),
+        @rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination", "commission",
+                                    "reboot", "power", "reconnect", "link")),
               template=st.sampled_from(CONFIG_TEMPLATES),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
                                         st.sampled_from(amounts[:4])), min_size=1, max_size=4),
@@ -551,7 +552,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             power cycle or a reboot (what was written must still be in force)."""
             if self.state.phase == "dealing":
                 self.play(DealRest())
-            jackpot: bool | None = None
+            jackpot: bool | str | None = None
             both = False
             changes: dict[str, Any] | None = None
             if kind == "void" and session.can_void:
@@ -568,9 +569,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if kind == "meter":
                     field, value = rng.choice((("reset", "amount-1"), ("reset", "floor+1"), ("reset", "amount"),
                                                ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
-                                               ("rate", "2")))
-                    template = (field, rng.choice(R9_METERS), value)
-                    jackpot = True
+                                               ("payout_limit", "amount+700"), ("rate", "2")))
+                    meter = rng.choice(R9_METERS)
+                    template = (field, meter, value)
+                    jackpot = meter
+                    if field == "reset" and self.state.phase != "open":
+                        # a reset amount may not exceed the meter's amount (6.4): the meters grow first
+                        self.whole_round(placed, False, rng, False, True)
+                        self.pay_pending()
                 elif kind == "denomination":
                     template = ("denomination", "", "100" if self.state.denomination == 500 else "500")
                     both = True

@@ -131,7 +131,9 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
             shown = "accepted" if got.accepted else f"refused ({got.reason})"
             diffs.append(Difference("the wager's answer", want, shown, own))
         elif not ans.accepted and got.reason not in ans.reasons:
-            diffs.append(Difference("the wager's refusal reason", " or ".join(sorted(ans.reasons)), got.reason, own))
+            # a reason that does not apply breaks the refusal reasons (sections 6.3, 12), whatever rule refused
+            diffs.append(Difference("the wager's refusal reason", " or ".join(sorted(ans.reasons)), got.reason,
+                                    R.WAGER_REFUSE.name))
     elif got.code not in ans.codes:
         diffs.append(Difference("the answer", " or ".join(sorted(ans.codes)), got.code, own))
     elif got.code == "ok":

@@ -272,3 +272,12 @@ def test_shaped_rounds(shape: str) -> None:
 def test_new_operations_read_back_as_written() -> None:
     for op in (Reboot(), DealMisread(), ConfigWrite({"commission": "4"})):
         assert parse_op(op_text(op)) == op
+
+
+def test_a_refusal_reason_that_does_not_apply_breaks_the_refusal_reasons(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound())
+    out = model.step(s, PlaceWager(3, "royal9", 500))[0]  # at the denomination, no base wager
+    assert out.answer.reasons == {"no-base-wager"} and out.rules == (R.BASE_WAGER.name,)
+    wrong = shown(out.state)
+    wrong.accepted, wrong.reason = False, "bad-amount"
+    assert rules_of(model, out, wrong) == [R.WAGER_REFUSE.name]
