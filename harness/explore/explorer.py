@@ -608,19 +608,32 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0)
             self.pay_pending()
 
+        @rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination", "commission",
+                                    "reboot", "power", "reconnect", "link")),
+              template=st.sampled_from(CONFIG_TEMPLATES),
+              placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
+                                        st.sampled_from(amounts[:4])), min_size=1, max_size=4),
+              rng=st.randoms(use_true_random=False))
+        def incident_round_again(self, kind: str, template: tuple[str, str, str],
+                                 placed: list[tuple[int, str, int]], rng: random.Random) -> None:
+            """:meth:`incident_round` a second time among the rules: an incident and the rounds after it
+            are drawn twice as often as any other rule."""
+            self.incident_round(kind, template, placed, rng)
+
         def pay_pending(self) -> None:
             """Every payment waiting turned with the reset key (where the bench can)."""
             for meter in sorted({p.meter for p in self.state.pending}):
                 if "reset_key" in enabled:
                     self.play(ResetKey(meter))
 
-        @rule(roll=st.integers(0, 3), rounds=st.integers(1, 90), rng=st.randoms(use_true_random=False))
+        @rule(roll=st.integers(0, 7), rounds=st.integers(1, 90), rng=st.randoms(use_true_random=False))
         def shoe_run(self, roll: int, rounds: int, rng: random.Random) -> None:
             """A whole shoe (every card of the table's decks, shuffled) dealt round after round, with a
-            few wagers each, one draw in four: the later cards of a shoe (its 256th) and a run of rounds
-            (the 20th, the 50th) are met in most sequences, not by chance, and the other operations keep
-            their share of the sequence."""
-            if roll != 3:
+            few wagers each, one draw in eight: the later cards of a shoe (its 256th) and a run of rounds
+            (the 20th, the 50th) are met in many sequences, not by chance, and the other operations keep
+            their share of the sequence (a shoe run is some 45 rounds: drawn one in four, it took more
+            than half of every sequence's operations)."""
+            if roll != 7:
                 return
             if self.state.phase == "dealing":
                 self.play(DealRest())
