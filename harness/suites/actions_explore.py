@@ -37,12 +37,16 @@ if TYPE_CHECKING:
 ))
 def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> None:
     from harness.explore.device import Table
-    from harness.explore.model import TableModel
+    from harness.explore.model import TableModel, unsupported
     from harness.explore.ops import op_text, parse_op
     from harness.explore.replay import replay
     from harness.explore.rules import RULES
+    from harness.suites.permitted import NotApplicableHere
 
     parsed = [parse_op(text, f"expect_sequence ops[{i}]") for i, text in enumerate(ops)]
+    why = unsupported(runner.profile)
+    if why is not None:  # a table the model does not stand for: no sequence can be judged there
+        raise NotApplicableHere(f"the explorer's model cannot play {why}")
     model = TableModel(runner.profile)
     table = Table(runner.profile, runner.rig, runner.performers, royal9=model.royal9)
     table.stage = runner  # type: ignore[assignment]
