@@ -31,6 +31,7 @@ from harness.explore.ops import (  # noqa: E402
     Comm,
     ConfigWrite,
     DealFirst,
+    DealMisread,
     DealRest,
     LoadShoe,
     NoMoreBets,
@@ -39,6 +40,7 @@ from harness.explore.ops import (  # noqa: E402
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reboot,
     Reconnect,
     RemoveWager,
     ResetKey,
@@ -66,7 +68,7 @@ def model_alone(profile_path: str, ops: int, seed: int) -> tuple[int, float]:
         elif roll < 0.45:
             op = OpenRound()
         elif roll < 0.55:
-            op = DealRest() if s.phase == "dealing" else DealFirst()
+            op = DealRest() if s.phase == "dealing" else DealMisread() if roll > 0.54 else DealFirst()
         elif roll < 0.6:
             op = LoadShoe(tuple(rng.sample(shoe, rng.randint(6, 300))))
         elif roll < 0.65:
@@ -83,7 +85,7 @@ def model_alone(profile_path: str, ops: int, seed: int) -> tuple[int, float]:
                 continue
             op = ConfigWrite(changes)
         elif roll < 0.93:
-            op = PowerCycle()
+            op = PowerCycle() if roll < 0.92 else Reboot()
         elif roll < 0.96:
             op = VoidRound() if roll < 0.945 else Reconnect()
         else:

@@ -22,12 +22,13 @@ from harness.devices.link import DeviceEvent, DeviceNak
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
-from harness.explore.judge import Observed, normalise_config
+from harness.explore.judge import ANSWER_DEADLINE_MS, Observed, normalise_config
 from harness.explore.model import Pending
 from harness.explore.ops import (
     Comm,
     ConfigWrite,
     DealFirst,
+    DealMisread,
     DealRest,
     LoadShoe,
     NoMoreBets,
@@ -36,6 +37,7 @@ from harness.explore.ops import (
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reboot,
     Reconnect,
     RemoveWager,
     ResetKey,
@@ -53,11 +55,16 @@ MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
 #: after the power comes back, how long its lockout event (cause power) is waited for (s)
 POWER_EVENT_S = 1.0
+#: a controller reboot (line fault ``reboot``): how long it stays silent (ms)
+REBOOT_MS = 200
 #: an act a relay or supply performs: how long its lockout event is waited for (s)
 ACT_EVENT_S = 0.1
 #: host-stamp jitter samples (harness.bench.jitter) where the bench has no time-interval counter
 JITTER_SAMPLES = 50
 _MS = Decimal("0.001")
+#: a read answered past the deadline is asked again this many more times before it is judged slow
+ANSWER_RETRIES = 5
+ANSWER_RETRY_GAP_S = 0.05
 
 
 def why_not_explorable(profile: Profile) -> str | None:
@@ -76,6 +83,8 @@ def available_ops(profile: Profile) -> set[str]:
     for op, kind in OPTIONAL_ACTS.items():
         if profile.bench.performer(kind).kind in MACHINE_PERFORMERS:
             out.add(op)
+    if profile.bench.performer("fault").kind == "test-channel":  # line faults only an emulator's channel makes
+        out |= {"reboot", "deal_misread"}
     if profile.devices.get("power") is None and "power_cycle" in out \
             and profile.bench.performer("power").kind == "supply":
         out.discard("power_cycle")
@@ -154,10 +163,29 @@ class Table:
         cause = got.get("cause")
         return bool(got.get("locked")), None if cause is None else str(cause)
 
+    def _timed(self, obs: Observed, request: str, ask: Callable[[], Any]) -> Any:
+        """``ask`` (a read: asking again changes nothing) and its answer time against the deadline of
+        docs/protocol.md section 5.  The host's stamps include its own scheduling: an answer past the
+        deadline is asked again (up to :data:`ANSWER_RETRIES` more times, a little apart) and only a read
+        whose every answer came late, judged by its fastest, goes into ``obs.slow``."""
+        t0 = time.perf_counter()
+        got = ask()
+        fastest = time.perf_counter() - t0
+        tries = 1
+        while fastest * 1000 > float(ANSWER_DEADLINE_MS) and tries <= ANSWER_RETRIES:
+            time.sleep(ANSWER_RETRY_GAP_S)
+            t0 = time.perf_counter()
+            ask()
+            fastest = min(fastest, time.perf_counter() - t0)
+            tries += 1
+        if fastest * 1000 > float(ANSWER_DEADLINE_MS):
+            obs.slow.append((request, (Decimal(str(fastest)) * 1000).quantize(_MS), tries))
+        return got
+
     def read(self, obs: Observed) -> Observed:
-        """Every observable, into ``obs``."""
-        obs.config = normalise_config(self.ctrl.config().raw, self.royal9)
-        reading = self.ctrl.meters()
+        """Every observable, into ``obs``; each read's answer time judged (docs/protocol.md section 5)."""
+        obs.config = normalise_config(self._timed(obs, "config.get", self.ctrl.config).raw, self.royal9)
+        reading = self._timed(obs, "meters.get", self.ctrl.meters)
         obs.meters = dict(reading.meters)
         obs.residual = {k: Decimal(v) for k, v in reading.residual.items()}
         div = reading.raw.get("diverted")
@@ -168,9 +196,10 @@ class Table:
         obs.pending = tuple(sorted(Pending(str(p.get("meter")), int(p.get("seat", 0)), int(p.get("amount", 0)),
                                            str(p.get("category")))
                                    for p in reading.raw.get("pending") or () if isinstance(p, Mapping)))
-        obs.layout = tuple(sorted((w.seat, w.type, w.amount) for w in self.sensors.wagers()))
-        obs.locked, obs.cause = self._lockout()
-        st = self.shoe.status()
+        obs.layout = tuple(sorted((w.seat, w.type, w.amount) for w in self._timed(obs, "wager.list",
+                                                                                 self.sensors.wagers)))
+        obs.locked, obs.cause = self._timed(obs, "lockout.get", self._lockout)
+        st = self._timed(obs, "shoe.status", self.shoe.status)
         obs.shoe = (st.cards_dealt, st.cards_remaining)
         return obs
 
@@ -246,8 +275,10 @@ class Table:
             self._perform(acts.NoMoreBets())
         elif isinstance(op, LoadShoe):
             self._perform(acts.LoadShoe(cards=tuple(parse_card(c) for c in op.cards), decks=self.profile.rules.decks))
-        elif isinstance(op, DealFirst):
+        elif isinstance(op, (DealFirst, DealMisread)):
             self.round_rest = round_need - 1
+            if isinstance(op, DealMisread):
+                self._perform(acts.InjectFault(role="shoe", fault="misread"))
             self._deal_first(obs)
         elif isinstance(op, DealRest):
             self._deal_rest(obs)
@@ -266,6 +297,8 @@ class Table:
             self._void(obs)
         elif isinstance(op, Reconnect):
             self.reconnect()
+        elif isinstance(op, Reboot):
+            self._reboot(obs)
         else:  # pragma: no cover - every op is handled above
             raise DeviceError(f"the explorer cannot perform {op.name}")
 
@@ -397,6 +430,27 @@ class Table:
             elif e.name == "round_end" and isinstance(p.get("round"), int):
                 obs.round_end = int(p["round"])
         obs.payouts = payouts
+
+    def _reboot(self, obs: Observed) -> None:
+        """The controller's line fault ``reboot`` (docs/protocol.md section 7), then, once it answers
+        again, its lockout event (cause power) waited for as after a power cycle."""
+        self._perform(acts.InjectFault(role="controller", fault="reboot",
+                                       args=(("after_ms", 0), ("duration_ms", REBOOT_MS))))
+        time.sleep(REBOOT_MS / 1000 + 0.05)
+        deadline = time.monotonic() + 10.0
+        while True:
+            try:
+                ping = getattr(self.ctrl, "ping", None)
+                if ping is not None:
+                    ping()
+                else:
+                    self.ctrl.lockout_state()
+                break
+            except DeviceError:
+                if time.monotonic() > deadline:
+                    raise DeviceTimeout("the controller did not answer within 10 s of its reboot") from None
+                time.sleep(0.02)
+        self._wait_lock_event(POWER_EVENT_S)
 
     def _power_cycle(self, obs: Observed) -> None:
         self._perform(acts.SwitchPower(on=False))

@@ -43,6 +43,7 @@ from harness.explore.ops import (
     Comm,
     ConfigWrite,
     DealFirst,
+    DealMisread,
     DealRest,
     LoadShoe,
     NoMoreBets,
@@ -51,12 +52,14 @@ from harness.explore.ops import (
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reboot,
     Reconnect,
     RemoveWager,
     ResetKey,
     VoidRound,
 )
 from harness.explore.replay import round_need, start_outcome
+from harness.games.baccarat import deal_round
 from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
 from harness.suites.rig import Rig, open_rig, start_profile_emulator
@@ -223,6 +226,8 @@ class Session:
                                               for n, c in filed.meter_cfg.items()}}
         if self.model.royal9:
             changes["denomination"] = filed.denomination
+        if self.profile.rules.commission is not None:
+            changes["commission"] = str(filed.commission)
         if filed.meter_cfg or self.model.royal9:
             with contextlib.suppress(DeviceError):
                 table.ctrl.set_config(**changes)
@@ -260,6 +265,42 @@ class Session:
 
     # ------------------------------------------------------------------ strategies
 
+    def _royal9_lines(self, rng: random.Random) -> tuple[Card, ...]:
+        """Six cards whose first four give the Player hand (cards 1 and 3), the Banker hand (2 and 4) or
+        both a face card and a nine, each pair suited or not at random: every Royal 9 line of 629a Royal 9
+        (f)(1) (Royal 9, suited, tie, suited tie), the personal king-9 among them now and then."""
+        faces = [c for c in self.shoe if c.rank in (11, 12, 13)]
+        nines = [c for c in self.shoe if c.rank == 9]
+        cards = list(rng.sample(self.shoe, 6))
+        hands = rng.choice(((0,), (1,), (0, 1), (0, 1)))
+        for hand in hands:
+            face = rng.choice(faces)
+            suited = [c for c in nines if c.suit == face.suit]
+            nine = rng.choice(suited if rng.random() < 0.5 and suited else nines)
+            cards[hand], cards[hand + 2] = (face, nine) if rng.random() < 0.5 else (nine, face)
+        return tuple(cards)
+
+    def shaped_round(self, shape: str, rng: random.Random) -> tuple[Card, ...]:
+        """Six cards from the table's decks whose round has ``shape``: ``tie`` (the hands tie), ``banker3``
+        (the Banker ends on a three-card 7, winning or tying: the Dragon 7 line and its boundary),
+        ``player3`` (the Player ends on a three-card 8: the Panda 8 line and its boundary), else any.
+        Drawn by rejection from random cards (a few hundred tries at most; the last draw otherwise)."""
+        if shape == "royal9":
+            return self._royal9_lines(rng)
+        cards = tuple(rng.sample(self.shoe, 6))
+        for _ in range(400):
+            r = deal_round(list(cards))
+            if shape == "tie" and r.winner == "tie":
+                break
+            if shape == "banker3" and len(r.banker) == 3 and r.banker_total == 7 and r.winner != "player":
+                break
+            if shape == "player3" and len(r.player) == 3 and r.player_total == 8:
+                break
+            if shape not in ("tie", "banker3", "player3"):
+                break
+            cards = tuple(rng.sample(self.shoe, 6))
+        return cards
+
     def config_write(self, s: State, template: tuple[str, str, str]) -> dict[str, Any] | None:
         """One configuration write from a template (:data:`CONFIG_TEMPLATES`) for state ``s``: at, just
         inside and just outside each bound; None where the table has no such field."""
@@ -268,6 +309,8 @@ class Session:
         den = s.denomination
         if field == "denomination":
             return {"denomination": int(value)} if royal9 else None
+        if field == "commission":
+            return {"commission": value}
         cfg = s.meter_cfg.get(meter)
         if cfg is None:
             return None
@@ -289,11 +332,14 @@ class Session:
 
 CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
     ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
+    ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "101"),
     *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
         ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"),
-        ("reset", "floor-1"), ("reset", "floor"), ("reset", "amount"), ("reset", "amount+1"),
+        ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
+        ("reset", "amount+1"),
         ("initial", "floor-1"), ("initial", "floor+100"),
-        ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+700"),
+        ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
+        ("payout_limit", "amount+700"),
         ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""))),
 )
 
@@ -366,6 +412,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 session.failed(self.ops, diffs)
             assert out is not None
             stats.rules.update(out.rules)
+            stats.rules[R.ANSWER_TIME.name] += 1  # every step's reads were timed (docs/protocol.md section 5)
             stats.pairs[(s.phase, op.name)] += 1
             if out.choice is not None:
                 stats.choices[out.choice] += 1
@@ -399,10 +446,19 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             round), settled.  One in four (``rng``) is a meter jackpot's round: a seat's personal king-9
             on the Player hand, the Banker hand or both, a Royal 9 wager at that seat, and half of those
             a Royal 9 wager at another seat too (the envy award)."""
+            self.whole_round(placed, biased, rng)
+
+        def whole_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random,
+                        jackpot: bool | str | None = None, both: bool = False) -> None:
+            """:meth:`play_round`'s round; ``jackpot`` True or False decides the meter jackpot instead of
+            ``rng`` (a meter's name: that meter's jackpot), ``both``: Royal 9 wagers at each denomination
+            before the first card."""
             self.play(OpenRound())
             self.wagers(placed)
             combos = [(s.seat, s.combo) for s in session.profile.rules.seats if s.combo is not None]
-            if combos and model.royal9 and rng.random() < 0.25:
+            if jackpot is None:
+                jackpot = rng.random() < 0.25
+            if combos and model.royal9 and jackpot:
                 seat, combo = rng.choice(combos)
                 self.wagers([(seat, "player", 500), (seat, "royal9", 500)])
                 others = [s for s in model.seats if s != seat]
@@ -412,7 +468,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 filler = rng.sample(session.shoe, 4)
                 # the combination on the Player hand (cards 1 and 3: minor), on the Banker hand (cards 2
                 # and 4: major) or on both (mega), 629a Royal 9 (e)(6)-(e)(8)
-                which = rng.randrange(3)
+                which = R9_METERS[::-1].index(jackpot) if isinstance(jackpot, str) else rng.randrange(3)
                 if which == 0:
                     cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
                 elif which == 1:
@@ -420,19 +476,164 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 else:
                     cards = (combo[0], combo[0], combo[1], combo[1], filler[0], filler[1])
                 self.play(LoadShoe(tuple(c.code for c in cards)))
-            elif not model.legal(self.state, DealFirst()):
-                pool = session.biased if biased else session.shoe
-                self.play(LoadShoe(tuple(c.code for c in rng.sample(pool, 6))))
-            self.play(DealFirst())
+            else:
+                shapes = ("tie", "banker3", "player3", *(("royal9", "royal9") if model.royal9 else ()))
+                shape = rng.choice(shapes) if rng.random() < 0.3 else "any"
+                if shape == "royal9":  # every Royal 9 line wants a Royal 9 wager on it
+                    seat = rng.choice(model.seats)
+                    self.wagers([(seat, "tie", 500), (seat, "royal9", 500)])
+                if shape != "any":
+                    self.play(LoadShoe(tuple(c.code for c in session.shaped_round(shape, rng))))
+                elif not model.legal(self.state, DealFirst()):
+                    pool = session.biased if biased else session.shoe
+                    self.play(LoadShoe(tuple(c.code for c in rng.sample(pool, 6))))
+            self.midround(rng, both)
+            misread = "deal_misread" in enabled and rng.random() < 0.1
+            self.play(DealMisread() if misread and self.state.phase == "open" else DealFirst())
             self.play(DealRest())
 
-        @rule(roll=st.integers(0, 3), rounds=st.integers(1, 90), rng=st.randoms(use_true_random=False))
+        def midround(self, rng: random.Random, both: bool = False) -> None:
+            """Before the round's first card, now and then (each one draw in ten): a base wager taken off
+            from under a Royal 9 wager; the link cut and restored (wagering must stay closed); no more bets
+            or the button, then a wager on the layout placed again at another amount (629a.7(c)) and one
+            taken off; a configuration write (a round is open: REFUSED, docs/protocol.md 6.4)."""
+            s = self.state
+            if s.phase != "open":
+                return
+            if model.royal9 and (both or rng.random() < 0.15):
+                # a Royal 9 wager at each denomination (one is not the table's: bad-amount, section 12)
+                seat = rng.choice(model.seats)
+                if not any((seat, kind) in s.layout for kind in BASE_TYPES):
+                    self.play(PlaceWager(seat, "player", 500))
+                for amount in rng.sample((100, 500), 2):
+                    self.play(PlaceWager(seat, "royal9", amount))
+            s = self.state
+            r9 = sorted(seat for seat, kind in s.layout if kind == "royal9")
+            if r9 and rng.random() < 0.1:
+                seat = rng.choice(r9)
+                for kind in BASE_TYPES:
+                    if (seat, kind) in self.state.layout:
+                        self.play(RemoveWager(seat, kind))
+            if "comm" in enabled and rng.random() < 0.1:
+                self.play(Comm(False))
+                self.play(Comm(True))
+                if self.state.layout:
+                    seat, kind = sorted(self.state.layout)[0]
+                    self.play(PlaceWager(seat, kind, self.state.layout[(seat, kind)] + 100))
+            if rng.random() < 0.1:
+                closing = [op for op, name in ((NoMoreBets(), "no_more_bets"), (PressLockout(), "lockout_button"))
+                           if name in enabled]
+                if closing:
+                    self.play(rng.choice(closing))
+                if self.state.layout:
+                    seat, kind = rng.choice(sorted(self.state.layout))
+                    amount = self.state.layout[(seat, kind)]
+                    self.play(PlaceWager(seat, kind, amount * 2 if kind != "royal9" else amount))
+                    self.play(RemoveWager(seat, kind))
+            if rng.random() < 0.1:
+                changes = session.config_write(self.state, rng.choice(CONFIG_TEMPLATES))
+                if changes is not None:
+                    self.play(ConfigWrite(changes))
+
+        @rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination", "commission",
+                                    "reboot", "power", "reconnect", "link")),
+              template=st.sampled_from(CONFIG_TEMPLATES),
+              placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
+                                        st.sampled_from(amounts[:4])), min_size=1, max_size=4),
+              rng=st.randoms(use_true_random=False))
+        def incident_round(self, kind: str, template: tuple[str, str, str], placed: list[tuple[int, str, int]],
+                           rng: random.Random) -> None:
+            """An incident, then one to three whole rounds played after it, and the payments they leave
+            paid with the reset key: a fault that shows only in the round after a void, a reboot, a power
+            cycle, a reconnection or a link cut, or only once a written setting is in force, is met often.
+            The writes: any template (in an open round with no wager half the time), a meter's reset amount,
+            payout limit or rate followed by that round's meter jackpot, the other denomination followed by
+            Royal 9 wagers at both amounts, the Banker commission; a write is followed half the time by a
+            power cycle or a reboot (what was written must still be in force)."""
+            if self.state.phase == "dealing":
+                self.play(DealRest())
+            jackpot: bool | str | None = None
+            both = False
+            changes: dict[str, Any] | None = None
+            if kind == "void" and session.can_void:
+                self.play(OpenRound())
+                if rng.random() < 0.5:
+                    self.wagers(placed)
+                self.play(VoidRound())
+            elif kind in ("config", "meter", "denomination", "commission"):
+                if kind == "config" and self.state.phase == "open" and not self.state.layout \
+                        and rng.random() < 0.5:
+                    pass  # written in the open round, no wager on the layout (REFUSED while live)
+                elif self.state.phase == "open" and session.can_void:
+                    self.play(VoidRound())
+                if kind == "meter":
+                    field, value = rng.choice((("reset", "amount-1"), ("reset", "floor+1"), ("reset", "amount"),
+                                               ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
+                                               ("payout_limit", "amount+700"), ("rate", "2")))
+                    meter = rng.choice(R9_METERS)
+                    template = (field, meter, value)
+                    jackpot = meter
+                    if field == "reset" and self.state.phase != "open":
+                        # a reset amount may not exceed the meter's amount (6.4): the meters grow first
+                        self.whole_round(placed, False, rng, False, True)
+                        self.pay_pending()
+                elif kind == "denomination":
+                    template = ("denomination", "", "100" if self.state.denomination == 500 else "500")
+                    both = True
+                elif kind == "commission":
+                    template = ("commission", "", rng.choice(("4", "4.5", "5")))
+                changes = session.config_write(self.state, template)
+                if changes is not None:
+                    self.play(ConfigWrite(changes))
+                    if rng.random() < 0.5:
+                        if "reboot" in enabled and rng.random() < 0.5:
+                            self.play(Reboot())
+                        elif "power_cycle" in enabled:
+                            self.play(PowerCycle())
+            elif kind == "reboot" and "reboot" in enabled:
+                self.play(Reboot())
+            elif kind == "power" and "power_cycle" in enabled:
+                self.play(PowerCycle())
+            elif kind == "reconnect" and session.can_reconnect:
+                self.play(Reconnect())
+            elif kind == "link" and "comm" in enabled:
+                self.play(Comm(False))
+                self.play(Comm(True))
+            for n in range(rng.randint(1, 3)):
+                if self.state.phase == "dealing":
+                    self.play(DealRest())
+                if not self.state.link_up and "comm" in enabled:
+                    self.play(Comm(True))
+                self.pay_pending()
+                self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0)
+            self.pay_pending()
+
+        @rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination", "commission",
+                                    "reboot", "power", "reconnect", "link")),
+              template=st.sampled_from(CONFIG_TEMPLATES),
+              placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
+                                        st.sampled_from(amounts[:4])), min_size=1, max_size=4),
+              rng=st.randoms(use_true_random=False))
+        def incident_round_again(self, kind: str, template: tuple[str, str, str],
+                                 placed: list[tuple[int, str, int]], rng: random.Random) -> None:
+            """:meth:`incident_round` a second time among the rules: an incident and the rounds after it
+            are drawn twice as often as any other rule."""
+            self.incident_round(kind, template, placed, rng)
+
+        def pay_pending(self) -> None:
+            """Every payment waiting turned with the reset key (where the bench can)."""
+            for meter in sorted({p.meter for p in self.state.pending}):
+                if "reset_key" in enabled:
+                    self.play(ResetKey(meter))
+
+        @rule(roll=st.integers(0, 7), rounds=st.integers(1, 90), rng=st.randoms(use_true_random=False))
         def shoe_run(self, roll: int, rounds: int, rng: random.Random) -> None:
             """A whole shoe (every card of the table's decks, shuffled) dealt round after round, with a
-            few wagers each, one draw in four: the later cards of a shoe (its 256th) and a run of rounds
-            (the 20th, the 50th) are met in most sequences, not by chance, and the other operations keep
-            their share of the sequence."""
-            if roll != 3:
+            few wagers each, one draw in eight: the later cards of a shoe (its 256th) and a run of rounds
+            (the 20th, the 50th) are met in many sequences, not by chance, and the other operations keep
+            their share of the sequence (a shoe run is some 45 rounds: drawn one in four, it took more
+            than half of every sequence's operations)."""
+            if roll != 7:
                 return
             if self.state.phase == "dealing":
                 self.play(DealRest())
@@ -499,11 +700,13 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             cards = rng.sample(pool, min(n, len(pool)))
             self.play(LoadShoe(tuple(c.code for c in cards)))
 
-        @rule(rest=st.booleans())
-        def deal(self, rest: bool) -> None:
-            """The round's first card, and (``rest``) at once the others: a round is dealt whole as
-            often as it is interrupted after its first card."""
-            self.play(DealRest() if self.state.phase == "dealing" else DealFirst())
+        @rule(rest=st.booleans(), misread=st.integers(0, 7))
+        def deal(self, rest: bool, misread: int) -> None:
+            """The round's first card (one in eight misread, where the shoe's test channel can), and
+            (``rest``) at once the others: a round is dealt whole as often as it is interrupted after
+            its first card."""
+            first: Op = DealMisread() if misread == 0 and "deal_misread" in enabled else DealFirst()
+            self.play(DealRest() if self.state.phase == "dealing" else first)
             if rest and self.state.phase == "dealing":
                 self.play(DealRest())
 
@@ -525,6 +728,13 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             finish."""
             if roll == 3:
                 self.play(PowerCycle())
+
+        @precondition(lambda self: "reboot" in enabled)
+        @rule(roll=st.integers(0, 3))
+        def reboot(self, roll: int) -> None:
+            """The controller rebooted by a line fault (one draw in four)."""
+            if roll == 3:
+                self.play(Reboot())
 
         @precondition(lambda self: "comm" in enabled)
         @rule(roll=st.integers(0, 3))

@@ -18,6 +18,9 @@ from harness.explore import rules as R
 from harness.explore.model import Outcome, Pending, State, TableModel
 from harness.money import Cents
 
+#: docs/protocol.md section 5: a device answers a request within 100 ms unless the command says otherwise
+ANSWER_DEADLINE_MS = Decimal(100)
+
 
 @dataclass
 class Observed:
@@ -63,6 +66,9 @@ class Observed:
     jitter_ms: Decimal | None = None
     #: the latency was within the jitter of the limit: advisory, it decides nothing
     lock_advisory: bool = False
+    #: reads answered past the answer deadline every time they were asked: (request, the fastest of the
+    #: answers in ms, how many times it was asked)
+    slow: list[tuple[str, Decimal, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -81,7 +87,7 @@ def config_view(state: State) -> dict[str, Any]:
     meters = {name: {"rate": _rate(c.rate), "initial": c.initial, "reset": c.reset,
                      "payout_limit": c.payout_limit, "display_capacity": c.display_capacity}
               for name, c in state.meter_cfg.items()}
-    return {"denomination": state.denomination, "meters": meters}
+    return {"denomination": state.denomination, "meters": meters, "commission": _rate(state.commission)}
 
 
 def normalise_config(raw: Mapping[str, Any], royal9: bool) -> dict[str, Any]:
@@ -89,7 +95,9 @@ def normalise_config(raw: Mapping[str, Any], royal9: bool) -> dict[str, Any]:
     for name, m in dict(raw.get("meters") or {}).items():
         meters[str(name)] = {"rate": _rate(m.get("rate")), "initial": m.get("initial"), "reset": m.get("reset"),
                              "payout_limit": m.get("payout_limit"), "display_capacity": m.get("display_capacity")}
-    return {"denomination": raw.get("denomination") if royal9 else None, "meters": meters}
+    commission = raw.get("commission")
+    return {"denomination": raw.get("denomination") if royal9 else None, "meters": meters,
+            "commission": None if commission is None else _rate(str(commission).removesuffix("%"))}
 
 
 def _rate(value: Any) -> str:
@@ -123,7 +131,9 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
             shown = "accepted" if got.accepted else f"refused ({got.reason})"
             diffs.append(Difference("the wager's answer", want, shown, own))
         elif not ans.accepted and got.reason not in ans.reasons:
-            diffs.append(Difference("the wager's refusal reason", " or ".join(sorted(ans.reasons)), got.reason, own))
+            # a reason that does not apply breaks the refusal reasons (sections 6.3, 12), whatever rule refused
+            diffs.append(Difference("the wager's refusal reason", " or ".join(sorted(ans.reasons)), got.reason,
+                                    R.WAGER_REFUSE.name))
     elif got.code not in ans.codes:
         diffs.append(Difference("the answer", " or ".join(sorted(ans.codes)), got.code, own))
     elif got.code == "ok":
@@ -132,8 +142,11 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
                 rule = R.ROUND_NUMBER.name if key == "round" else own
                 diffs.append(Difference(f"the answer's {key}", value, got.fields.get(key), rule))
     if got.config is not None:
-        check("config.get", config_view(s), got.config, R.CONFIG_RANGE.name if own.startswith("config") else
-              R.CONFIG_AS_FILED.name)
+        view = config_view(s)
+        if got.config.get("commission") is None:  # an optional field (docs/protocol.md 6.4): not reported
+            view["commission"] = None
+        check("config.get", view, dict(got.config), R.CONFIG_RANGE.name if own.startswith("config") else
+              R.POWER.name if own == R.POWER.name else R.CONFIG_AS_FILED.name)
     meter_rule = _meter_rule(out)
     check("meters.get meters", {n: m.amount for n, m in s.meters.items()}, dict(got.meters), meter_rule)
     check("meters.get residual", {n: m.residual for n, m in s.meters.items()},
@@ -162,6 +175,9 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
     if got.shoe is not None and s.shoe is not None:
         check("shoe.status (cards_dealt, cards_remaining)", (s.dealt, len(s.shoe)), got.shoe, R.SHOE.name)
     diffs.extend(_events_differences(model, out, got))
+    for request, fastest, tries in got.slow:
+        diffs.append(Difference(f"{request} answer time (the fastest of {tries} asks)",
+                                f"<= {ANSWER_DEADLINE_MS} ms", f"{fastest} ms", R.ANSWER_TIME.name))
     if out.settlement is not None and out.settlement.void:
         if not got.round_end_void:
             diffs.append(Difference("round_end void", True, "round_end without void: true" if got.round_end is not None
@@ -202,6 +218,10 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
         want_locked, want_cause = out.lock_event
         diffs.append(Difference("lockout event", {"locked": want_locked, "cause": want_cause},
                                 [{"locked": lk, "cause": c} for lk, c in locks] or "none sent", R.LOCKOUT_EVENT.name))
+    if out.lock_event != (False, "round-open") and any(not lk for lk, _c in locks):
+        # wagering is open only when entered by round.open (docs/protocol.md section 8, the state table)
+        diffs.append(Difference("lockout event unlocking wagering", "none: only round.open opens wagering",
+                                [{"locked": lk, "cause": c} for lk, c in locks], R.LOCKOUT_EVENT.name))
     for locked, cause in locks:  # section 6.4: cause round-open exactly when locked is false
         if (cause == "round-open") == locked:
             diffs.append(Difference("lockout event cause", "round-open exactly when unlocked",
@@ -272,6 +292,8 @@ def adopt(model: TableModel, got: Observed, *, config: bool = False) -> State:
     s = model.initial()
     if config and got.config is not None:
         s.denomination = got.config.get("denomination")
+        if got.config.get("commission") is not None:
+            s.commission = Decimal(got.config["commission"])
         for name, m in dict(got.config.get("meters") or {}).items():
             if name in s.meter_cfg:
                 s.meter_cfg[name] = dataclasses.replace(

@@ -43,6 +43,7 @@ from harness.explore.ops import (
     Comm,
     ConfigWrite,
     DealFirst,
+    DealMisread,
     DealRest,
     LoadShoe,
     NoMoreBets,
@@ -51,6 +52,7 @@ from harness.explore.ops import (
     PlaceWager,
     PowerCycle,
     PressLockout,
+    Reboot,
     Reconnect,
     RemoveWager,
     ResetKey,
@@ -58,7 +60,7 @@ from harness.explore.ops import (
 )
 from harness.games.baccarat import deal_round
 from harness.games.interpretations import Interpretations
-from harness.money import Cents
+from harness.money import Cents, parse_rate
 from harness.profiles.model import Profile
 from harness.progressive.floors import configuration_problems
 from harness.progressive.meter import MeterConfig, grow_to_cap
@@ -130,6 +132,8 @@ class State:
     seqs: dict[str, int | None] = field(default_factory=lambda: {"controller": None, "shoe": None})
     #: the roles that have sent no event since the power came back: their next may be numbered 1
     seq_fresh: frozenset[str] = frozenset()
+    #: the Banker commission in force, percent (docs/protocol.md 6.4 ``commission``)
+    commission: Decimal = Decimal(5)
 
     def clone(self) -> State:
         new = copy.copy(self)
@@ -202,7 +206,7 @@ class TableModel:
         self.royal9 = rules.denomination is not None and any(s.combo is not None for s in rules.seats)
         self.types = BASE + (EZ if profile.game == "ez-baccarat" else ()) + (("royal9",) if self.royal9 else ())
         self.decks = rules.decks
-        self._oracles: dict[Cents | None, Oracle] = {}
+        self._oracles: dict[tuple[Cents | None, Decimal | None], Oracle] = {}
         # the limit the suites judge the lock-out by (harness.suites.timing.lockout_limit)
         limit = profile.interpretations.get("lockout-latency-limit-ms")
         self.lock_limit_ms = Decimal(str(limit)) if limit is not None else Decimal(profile.timing.lockout_deadline_ms)
@@ -215,15 +219,20 @@ class TableModel:
         rules = self.profile.rules
         cfg = {name: dataclasses.replace(m, name=name) for name, m in rules.meters.items()}
         return State(denomination=rules.denomination * 100 if rules.denomination is not None else None,
-                     meter_cfg=cfg, meters={n: MeterState(m.initial) for n, m in cfg.items()})
+                     meter_cfg=cfg, meters={n: MeterState(m.initial) for n, m in cfg.items()},
+                     commission=rules.commission if rules.commission is not None else Decimal(5))
 
-    def oracle(self, denomination: Cents | None) -> Oracle:
-        got = self._oracles.get(denomination)
+    def oracle(self, denomination: Cents | None, commission: Decimal | None = None) -> Oracle:
+        """The oracle of the paytable in force: the denomination's, and the Banker commission written."""
+        rules = self.profile.rules
+        commission = rules.commission if commission is None else commission
+        key = (denomination, commission)
+        got = self._oracles.get(key)
         if got is None:
-            rules = self.profile.rules
             den = None if denomination is None else denomination // 100
-            profile = dataclasses.replace(self.profile, rules=dataclasses.replace(rules, denomination=den))
-            got = self._oracles[denomination] = Oracle(profile, self.interp)
+            profile = dataclasses.replace(self.profile, rules=dataclasses.replace(rules, denomination=den,
+                                                                                  commission=commission))
+            got = self._oracles[key] = Oracle(profile, self.interp)
         return got
 
     # ------------------------------------------------------------------ legality (what may be played)
@@ -235,7 +244,7 @@ class TableModel:
             return None
 
     def legal(self, s: State, op: Op) -> bool:
-        if isinstance(op, DealFirst):
+        if isinstance(op, (DealFirst, DealMisread)):
             return s.phase == "open" and s.shoe is not None and self.round_length(s.shoe) is not None
         if isinstance(op, DealRest):
             return s.phase == "dealing"
@@ -243,7 +252,7 @@ class TableModel:
             return s.phase != "dealing"
         if isinstance(op, Comm):
             return s.link_up != op.up
-        if isinstance(op, PowerCycle):
+        if isinstance(op, (PowerCycle, Reboot)):
             return s.link_up
         if isinstance(op, ResetKey):
             return op.meter in s.meter_cfg
@@ -406,6 +415,11 @@ class TableModel:
         return [keep, Outcome("first card after the lock-out: cause card", Answer(), card,
                               (R.SHOE.name, R.LOCKOUT.name))]
 
+    def _deal_misread(self, s: State, op: DealMisread) -> list[Outcome]:
+        """A misread first card is still out and counts as out for the controller (docs/protocol.md
+        section 6.2): wagering closes on it, timed, as on a card read; the controller settles on it."""
+        return self._deal_first(s, DealFirst())
+
     def _deal_rest(self, s: State, op: DealRest) -> list[Outcome]:
         assert s.shoe is not None
         n = s.clone()
@@ -415,7 +429,8 @@ class TableModel:
         n.round_cards, n.round_need = (), 0
         applied = [R.SHOE.name, R.SETTLE.name]
         amounts = {name: m.amount for name, m in n.meters.items()}
-        expected = self.oracle(s.denomination).round([parse_card(c) for c in cards], dict(s.layout), amounts)
+        oracle = self.oracle(s.denomination, s.commission)
+        expected = oracle.round([parse_card(c) for c in cards], dict(s.layout), amounts)
         payouts: dict[tuple[int, str], tuple[Cents, Cents, str | None]] = {}
         pending = list(n.pending)
         for key, p in sorted(expected.payouts.items()):
@@ -452,6 +467,12 @@ class TableModel:
         """The state a configuration write leaves when taken, or None with the rules that refuse it."""
         n = s.clone()
         broken: list[R.Rule] = []
+        if "commission" in changes:
+            # a percentage 0..100 (harness.money.parse_rate); outside it, or malformed: refused
+            try:
+                n.commission = parse_rate(changes["commission"])
+            except (InputError, TypeError):
+                return None, [R.CONFIG_RANGE]
         if "denomination" in changes:
             den = changes["denomination"]
             if not self.royal9 or den not in (100, 500):
@@ -508,6 +529,29 @@ class TableModel:
         n.seq_fresh = frozenset(n.seqs)
         return self._event([Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
                                                          R.EVENT_SEQ.name))], True, "power")
+
+    def _reboot(self, s: State, op: Reboot) -> list[Outcome]:
+        """The controller's line fault ``reboot`` (docs/protocol.md section 7): its volatile state lost,
+        back from non-volatile storage idle and locked, the lockout event with cause ``power`` sent once
+        it is back (section 8), its event SEQ from 1 again.  The shoe is not rebooted (its cards and
+        counts stay).  The layout is the bet sensors' (section 6.3), which did not reboot, but the
+        controller decides what stands: the wagers may stay listed or be gone, both are kept."""
+        outs: list[Outcome] = []
+        for keep in (True, False):
+            n = s.clone()
+            n.round_lost = s.round_lost or s.phase in ("open", "dealing")
+            n.phase, n.locked, n.cause = "idle", True, "power"
+            n.round_cards, n.round_need = (), 0
+            if not keep:
+                n.layout = {}
+            elif not s.layout:
+                outs.append(Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
+                break
+            outs.append(Outcome("controller reboot: the layout " + ("stays" if keep else "is cleared"), Answer(), n,
+                                (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
+        for out in outs:  # a line that has sent nothing since an earlier power-up may still start at 1
+            out.state.seq_fresh = s.seq_fresh | {"controller"}
+        return self._event(outs, True, "power")
 
     def _comm(self, s: State, op: Comm) -> list[Outcome]:
         n = s.clone()

@@ -78,6 +78,15 @@ class DealFirst(Op):
 
 
 @dataclass(frozen=True)
+class DealMisread(Op):
+    """The round's first card out of the shoe read as ``misread`` (``test.fault`` kind ``misread`` on the
+    shoe first): it is still out and counts as out for the controller (docs/protocol.md section 6.2), so
+    wagering closes on it as on any first card."""
+
+    name: ClassVar[str] = "deal_misread"
+
+
+@dataclass(frozen=True)
 class DealRest(Op):
     """The rest of the round's cards: the controller settles the round."""
 
@@ -134,9 +143,18 @@ class Reconnect(Op):
     name: ClassVar[str] = "reconnect"
 
 
+@dataclass(frozen=True)
+class Reboot(Op):
+    """The controller's line fault ``reboot`` (``test.fault``, docs/protocol.md section 7): silent a
+    moment, its volatile state lost, back from non-volatile storage, locked (cause ``power``, sent once
+    it is back, section 8) with its event SEQ from 1 again."""
+
+    name: ClassVar[str] = "reboot"
+
+
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
-                                                  LoadShoe, DealFirst, DealRest, ResetKey, ConfigWrite,
-                                                  PowerCycle, Comm, VoidRound, Reconnect)}
+                                                  LoadShoe, DealFirst, DealMisread, DealRest, ResetKey, ConfigWrite,
+                                                  PowerCycle, Comm, VoidRound, Reconnect, Reboot)}
 
 
 def _plain(value: Any) -> Any:

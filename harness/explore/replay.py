@@ -15,7 +15,7 @@ from harness.explore import rules as R
 from harness.explore.device import Table
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
 from harness.explore.model import Answer, Outcome, State, TableModel
-from harness.explore.ops import DealFirst, DealRest, Op
+from harness.explore.ops import DealFirst, DealMisread, DealRest, Op
 
 
 def start_outcome(state: State) -> Outcome:
@@ -27,7 +27,7 @@ def round_need(model: TableModel, state: State, op: Op) -> int:
     """The cards the round being dealt takes (the device side deals exactly that many)."""
     if isinstance(op, DealRest):
         return state.round_need
-    if isinstance(op, DealFirst) and state.shoe is not None:
+    if isinstance(op, (DealFirst, DealMisread)) and state.shoe is not None:
         return model.round_length(state.shoe) or 0
     return 0
 

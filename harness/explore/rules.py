@@ -113,3 +113,7 @@ VOID = rule("void-round", "contract-8-void-round", "docs/protocol.md section 8 (
             "round.settle with no card out voids the round: RSP void true, wagering closes (cause "
             "no-more-bets), the layout is cleared, round_end says void; REFUSED with no round open or while the "
             "tableau needs a card")
+ANSWER_TIME = rule("answer-deadline", "contract-5-answer-time", "docs/protocol.md section 5",
+                  "a device answers a request within 100 ms unless the command says otherwise: a read answered "
+                  "late is read again and judged by its fastest answer, so one late answer on a loaded host is "
+                  "never a finding")

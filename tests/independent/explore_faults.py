@@ -4,6 +4,10 @@ long the shrunk sequence is).  Nothing here was tuned to the faults: the explore
 written without them (issue 33, item 4).
 
   .venv/bin/python tests/independent/explore_faults.py --out /tmp/explore-faults [--budget 90s] [FAULT ...]
+  .venv/bin/python tests/independent/explore_faults.py --out /tmp/explore-clean --clean \
+      --profile tests/independent/independent-midi-1.yaml --budget 120s     # the table clean, no fault
+
+With no FAULT (and no --clean) every fault of indie_table.faults.ALL_FAULTS is run.
 
 Writes OUT/<fault>/ (the explorer's run folder, explore.json) and OUT/summary.tsv.
 """
@@ -19,16 +23,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from indie_table.faults import FAULTS  # noqa: E402
-from run_independent import ROOT, Device  # noqa: E402
+from indie_table.faults import ALL_FAULTS  # noqa: E402
+from run_independent import PROFILE, ROOT, Device  # noqa: E402
 
 TABLECERT = ROOT / ".venv" / "bin" / "tablecert"
 
 
-def explore(out: Path, fault: str | None, budget: str, seed: int) -> tuple[int, float, dict[str, object]]:
+def explore(out: Path, fault: str | None, budget: str, seed: int,
+            profile: Path = PROFILE) -> tuple[int, float, dict[str, object]]:
     state = out / (fault or "clean")
     state.mkdir(parents=True, exist_ok=True)
-    dev = Device(state, [fault] if fault else [])
+    dev = Device(state, [fault] if fault else [], profile)
     t0 = time.monotonic()
     try:
         dev.wait_ready(deadline_s=30)
@@ -51,15 +56,18 @@ def main() -> int:
     ap.add_argument("--budget", default="90s")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--clean", action="store_true", help="also explore the table without a fault first")
+    ap.add_argument("--profile", default=str(PROFILE),
+                    help="independent-midi-5.yaml (default) or independent-midi-1.yaml")
     ap.add_argument("faults", nargs="*")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    runs: list[str | None] = ([None] if args.clean else []) + list(args.faults or sorted(FAULTS))
+    runs: list[str | None] = ([None] if args.clean else []) + list(args.faults or ([] if args.clean else
+                                                                                  sorted(ALL_FAULTS)))
     with open(out / "summary.tsv", "w") as summary:
         summary.write("fault\texit\twall_s\tfound_after_s\tshrunk_ops\trule\n")
         for fault in runs:
-            rc, wall, doc = explore(out, fault, args.budget, args.seed)
+            rc, wall, doc = explore(out, fault, args.budget, args.seed, Path(args.profile))
             finding = doc.get("finding") if isinstance(doc.get("finding"), dict) else None
             after = finding.get("found_after_s", "") if finding else ""
             ops = finding.get("shrunk_length", "") if finding else ""
