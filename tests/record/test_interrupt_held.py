@@ -10,6 +10,7 @@ import pytest
 from harness.interrupts import deferred
 
 
+@pytest.mark.usefixtures("sigint_delivered")  # started as a shell's background job, SIGINT is ignored
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupt_is_held_until_the_section_ends(sig: int) -> None:
     written: list[str] = []
