@@ -165,6 +165,7 @@ def test_a_person_answers_every_prompt_on_the_terminal_and_the_case_passes(tmp_p
 
 @pytest.mark.slow
 @pytest.mark.timeout(200)
+@pytest.mark.usefixtures("sigint_delivered")  # Ctrl-C must reach the run
 def test_ctrl_c_during_a_prompt_ends_the_run_interrupted_with_the_prompt_kept(tmp_path: Path) -> None:
     profile = human_bench_profile(tmp_path)
     reports = tmp_path / "reports"
