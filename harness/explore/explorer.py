@@ -121,6 +121,8 @@ class Session:
         self.stats = Stats()
         self.failure: FindingError | None = None
         self.first_failure_s: float | None = None
+        #: how many operations the first failing sequence had (before shrinking)
+        self.first_failure_ops: int | None = None
         #: the rig error that ended the exploration (a device that stopped answering)
         self.rig_error: str | None = None
         self.shrink_s = shrink_s
@@ -245,6 +247,7 @@ class Session:
         """Record the failure (the last one recorded is the shrunk sequence's) and raise it."""
         if self.first_failure_s is None:
             self.first_failure_s = time.perf_counter() - self.t0
+            self.first_failure_ops = len(ops)
         self.failure = FindingError(ops, diffs)
         raise self.failure
 
