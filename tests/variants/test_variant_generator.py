@@ -154,3 +154,19 @@ def test_an_unknown_persona_is_bad_input(capsys: pytest.CaptureFixture[str]) -> 
 
     assert main(["variants", "--count", "2", "--persona", "fixed-config", "--list"]) == 2
     assert "--persona fixed-config: unknown" in capsys.readouterr().err
+
+
+def test_the_longest_expected_runs_start_first_and_outcomes_keep_the_variants_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    variants = vm.generate(5, 24)
+    started: list[int] = []
+
+    def fake(variant: vm.Variant, profile: Path, report_dir: Path, deadline_s: float, suites: object) -> int:
+        started.append(variant.index)
+        return variant.index
+
+    monkeypatch.setattr(vm, "run_one", fake)
+    outcomes = vm.run_variants(variants, jobs=1, work_dir=tmp_path, deadline_s=60)
+    assert outcomes == [v.index for v in variants]
+    costs = [vm.expected_cost(variants[i]) for i in started]
+    assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]
