@@ -23,7 +23,6 @@ import json
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -114,13 +113,9 @@ def test_a_bench_twin_gives_the_test_channels_verdicts(name: str, tmp_path: Path
     profile = tmp_path / f"{name}.yaml"
     profile.write_text(yaml.safe_dump(data, sort_keys=False))
     said: dict[str, str] = {}
+    direct = _run(tmp_path / "test-channel", profile, messages=said)
     twin_said: dict[str, str] = {}
-    # both runs at once (each its own emulator and record): they wait on the devices far more than
-    # they compute, so side by side they take little longer than the longer of the two
-    with ThreadPoolExecutor(2) as pool:
-        direct_run = pool.submit(_run, tmp_path / "test-channel", profile, messages=said)
-        twin_run = pool.submit(_run, tmp_path / "bench", profile, "--tc-bench-twin", messages=twin_said)
-        direct, twin = direct_run.result(), twin_run.result()
+    twin = _run(tmp_path / "bench", profile, "--tc-bench-twin", messages=twin_said)
     assert direct and set(direct) == set(twin)
     different = {case: (direct[case], twin[case], said[case], twin_said[case]) for case in direct
                  if direct[case] != twin[case]}
