@@ -153,7 +153,7 @@ class ScriptedOperator:
         if isinstance(act, LoadShoe):
             return self._load(act)
         if isinstance(act, Deal):
-            return self._deal(act)
+            return self._deal(act, hurried=prompt.bulk and self.bulk_pace is not None)
         if isinstance(act, PlaceWagers):
             for w in act.wagers:
                 pace.wait(rng, pace.chips)
@@ -217,15 +217,23 @@ class ScriptedOperator:
         self.in_shoe = cards
         return "done", ("misstacked" if self.misstacked else "")
 
-    def _deal(self, act: Deal) -> tuple[str, str]:
+    def _deal(self, act: Deal, hurried: bool = False) -> tuple[str, str]:
+        """Deal card after card at a person's pace; never faster than the act's pace (a case that
+        deals its cards 200 ms apart judges what happens between them, and a person keeps that pace
+        or a slower one), unless the prompt is of bulk rounds being hurried."""
+        least_ns = 0 if hurried or not act.pace_us else act.pace_us * 1000
         if act.one_round:
             count = self.round_length(list(self.in_shoe))
             if count is None:
                 return "cannot", "the shoe does not hold a whole round"
         else:
             count = len(self.in_shoe) if act.count is None else act.count
+        last_ns: int | None = None
         for _ in range(count):
             self.pace.wait(self.rng, self.pace.deal_card)
+            if last_ns is not None and (short := last_ns + least_ns - time.perf_counter_ns()) > 0:
+                time.sleep(short / 1e9)
+            last_ns = time.perf_counter_ns()
             card = parse_card(str(self.hands.act("shoe.draw")["card"]))
             if self.in_shoe and self.in_shoe[0] == card:
                 self.in_shoe.pop(0)

@@ -92,3 +92,37 @@ def test_the_twin_hurries_bulk_rounds_and_a_profile_keeps_its_pace_unless_it_say
     scripted = twin.bench.operator.scripted
     assert scripted is not None and scripted.bulk_speed == CI_BULK_SPEED and scripted.speed < CI_BULK_SPEED
     assert bench_twin(profile, bulk_speed=None).bench.operator.scripted.bulk_speed is None  # type: ignore[union-attr]
+
+
+class Shoe(Hands):
+    """Hands at a shoe: each draw stamped (host perf_counter_ns)."""
+
+    def __init__(self) -> None:
+        self.drawn: list[int] = []
+
+    def act(self, act: str, **args: Any) -> dict[str, Any]:
+        import time
+
+        self.drawn.append(time.perf_counter_ns())
+        return {"ok": True, "card": "2H"}
+
+
+def test_the_scripted_operator_deals_no_faster_than_the_acts_pace_unless_hurrying_bulk_rounds() -> None:
+    """A case that deals its cards 200 ms apart judges what happens between them (a lock-out reported
+    before the next card): a hurried operator's 2 ms a card must not race it."""
+    from harness.bench.acts import Deal
+
+    log: list[tuple[Decimal, float]] = []
+    broker = PromptBroker()
+    gaps: dict[bool, list[int]] = {}
+    for bulk in (False, True):
+        shoe = Shoe()
+        op = ScriptedOperator(shoe, broker, lambda cards: None, pace=Pace(Decimal(500), log),  # type: ignore[arg-type]
+                              bulk_pace=Pace(Decimal(50_000), log))
+        try:
+            op.carry_out(Prompt("p1", Deal(count=3, pace_us=50_000), "", "", "", 5.0, "", 0, bulk=bulk))
+        finally:
+            op.close()
+        gaps[bulk] = [b - a for a, b in zip(shoe.drawn, shoe.drawn[1:], strict=False)]
+    assert len(gaps[False]) == 2 and min(gaps[False]) >= 50_000_000  # 50 ms at least, card after card
+    assert max(gaps[True]) < 50_000_000  # bulk rounds hurried: the pace is the operator's own

@@ -1,5 +1,13 @@
 """Every shipped suite on a bench twin (no test channel, a scripted operator, relays, the bench supply)
-gives the verdicts the test channel gives, case by case, on every emulated profile.
+gives the verdicts the test channel gives, case by case, on every emulated profile: PASS for every
+case that applies to the profile, NOT APPLICABLE for every other one.
+
+The test channel's verdicts are not run again here: on a built-in emulator they are PASS for each
+case that applies (the main job, `tablecert run`, fails on anything else, and
+:func:`test_the_test_channels_verdicts_are_the_profiles_applicable_cases` checks the prediction against
+a record of the test channel), so each comparison runs the twin alone and compares it with the
+selection ``tablecert run --list`` shows.  Any twin verdict other than the prediction fails, a FAIL
+the test channel would give too included.
 
 The one difference allowed is a case that needs an act no one on a bench can carry out: injecting a
 device fault, or reading out the built-in shuffler's pack orders (``fault`` and ``shuffler-readout``:
@@ -13,8 +21,8 @@ only cases that need such an act.
 A shoe misstacked by the operator is a redo, never a FAIL: a twin whose scripted operator misstacks
 every second shoe passes the same cases, and the record keeps the discarded attempts.
 
-Both runs of a comparison use one emulator seed (the mystery trigger is drawn from it), so a
-mystery award falls in the same case in both; unseeded, it falls wherever the trigger lands.
+The twin runs on a fixed emulator seed (the mystery trigger is drawn from it), so a mystery award
+falls in the same case from run to run.
 """
 
 from __future__ import annotations
@@ -102,18 +110,29 @@ def test_the_comparison_covers_every_suite_and_every_emulated_profile() -> None:
 MOST_PASS = {"emulated-hit-and-run": 15, "emulated-mini-baccarat": 10}
 
 
+def _test_channel(profile_path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The verdicts the test channel gives the profile's built-in emulator, as ``tablecert run --list``
+    predicts them (PASS where the case applies), and the NOT APPLICABLE reasons."""
+    profile = load_profile(profile_path)
+    interp = Interpretations.from_overrides(dict(profile.interpretations))
+    verdicts: dict[str, str] = {}
+    reasons: dict[str, str] = {}
+    for _path, case in _cases():
+        why = not_applicable(profile, interp, case)
+        verdicts[case.name] = "PASS" if why is None else "NOT APPLICABLE"
+        reasons[case.name] = why or ""
+    return verdicts, reasons
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(1000)
 @pytest.mark.parametrize("name", COMPARED)
 def test_a_bench_twin_gives_the_test_channels_verdicts(name: str, tmp_path: Path) -> None:
-    # the same emulator seed for both runs: a mystery progressive's hidden trigger is drawn from it,
-    # so both runs award the mystery in the same case (the wagers, hence contributions, are the same)
     data = dict(load_profile(ROOT / "device_profiles" / f"{name}.yaml").raw)
     data["emulator"] = {**dict(data.get("emulator") or {}), "seed": SEED}
     profile = tmp_path / f"{name}.yaml"
     profile.write_text(yaml.safe_dump(data, sort_keys=False))
-    said: dict[str, str] = {}
-    direct = _run(tmp_path / "test-channel", profile, messages=said)
+    direct, said = _test_channel(profile)
     twin_said: dict[str, str] = {}
     twin = _run(tmp_path / "bench", profile, "--tc-bench-twin", messages=twin_said)
     assert direct and set(direct) == set(twin)
@@ -131,6 +150,15 @@ def test_a_bench_twin_gives_the_test_channels_verdicts(name: str, tmp_path: Path
     # not a trivial run: the bench twin passes most of what the profile's game has (the Mini-Baccarat
     # profile is Washington only: 12 cases)
     assert sum(v == "PASS" for v in twin.values()) >= MOST_PASS.get(name, 20)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_test_channels_verdicts_are_the_profiles_applicable_cases(tmp_path: Path) -> None:
+    """The prediction the twins are compared with, checked against a test channel's record on the
+    profile with the most applicable cases (the mystery progressive's among them)."""
+    profile = ROOT / "device_profiles" / "emulated-midi-5-mystery.yaml"
+    assert _run(tmp_path, profile) == _test_channel(profile)[0]
 
 
 @pytest.mark.slow

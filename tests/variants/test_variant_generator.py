@@ -158,11 +158,16 @@ def test_an_unknown_persona_is_bad_input(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_the_longest_expected_runs_start_first_and_outcomes_keep_the_variants_order(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
     variants = vm.generate(5, 24)
+    assert any(vm.wait_bound(v) for v in variants)  # the seed draws an at-every-limit variant
     started: list[int] = []
+    beside: list[int] = []
 
     def fake(variant: vm.Variant, profile: Path, report_dir: Path, deadline_s: float, suites: object) -> int:
-        started.append(variant.index)
+        waiting = threading.current_thread().name.startswith("variants-waiting")
+        (beside if waiting else started).append(variant.index)
         return variant.index
 
     monkeypatch.setattr(vm, "run_one", fake)
@@ -170,3 +175,5 @@ def test_the_longest_expected_runs_start_first_and_outcomes_keep_the_variants_or
     assert outcomes == [v.index for v in variants]
     costs = [vm.expected_cost(variants[i]) for i in started]
     assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]
+    # a run that mostly waits takes a worker of its own, beside the one of --jobs 1
+    assert sorted(beside) == [v.index for v in variants if vm.wait_bound(v)]
