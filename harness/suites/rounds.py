@@ -66,9 +66,9 @@ def play_rounds(
                 if wager is None or wager.returned != e.returned or wager.times > 1:
                     payout_bad += 1
                     twice = f"; {wager.describe()}" if wager is not None and wager.times > 1 else ""
-                    got = wager.returned if wager else None
+                    returned = wager.returned if wager else None
                     problems.append(f"round {n} ({format_cards(runner.cards_read())}): seat {key[0]} {key[1]} "
-                                    f"returned {got} cents, oracle {e.returned} ({e.category}){twice}")
+                                    f"returned {returned} cents, oracle {e.returned} ({e.category}){twice}")
             hit = {str(ev.payload.get("meter")) for ev in runner.round.ctrl_events if ev.name == "hit"}
             pay_problems, _keys = hits_to_pay(runner)
             paying += [f"round {n}: {p}" for p in pay_problems]
