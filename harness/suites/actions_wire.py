@@ -108,9 +108,10 @@ def expect_identity_serials(runner: CaseRunner, step: Step) -> None:
 
 
 def _norm(value: Any) -> Any:
-    """A configuration value for comparison: decimal strings by value ("0.50" == "0.5")."""
+    """A configuration value for comparison: decimal strings by value ("0.50" == "0.5"); a vendor's own
+    fields (``x-``, which hosts ignore: docs/protocol.md) left out."""
     if isinstance(value, dict):
-        return {k: _norm(v) for k, v in value.items() if k != "ok"}
+        return {k: _norm(v) for k, v in value.items() if k != "ok" and not str(k).startswith("x-")}
     if isinstance(value, list):
         return [_norm(v) for v in value]
     if isinstance(value, str):
@@ -244,18 +245,23 @@ def answer_times(entries: list[Any]) -> dict[str, list[tuple[int, str]]]:
     for e in entries:
         if e.kind != "frame":
             continue
-        f = e.fields
-        if e.direction == OUT and f.get("type") == "REQ":
-            payload = f.get("payload") or {}
-            if not str(payload.get("cmd", "")).startswith("test."):
-                sent[int(f.get("seq", -1))] = (_kind(payload), e.t_ns)
-        elif e.direction == IN and f.get("type") in ("RSP", "NAK"):
-            req = sent.pop(int(f.get("seq", -1)), None)
+        frame_type, seq, message = _frame(e)
+        if e.direction == OUT and frame_type == "REQ":
+            if not str(message.get("cmd", "")).startswith("test."):
+                sent[seq] = (_kind(message), e.t_ns)
+        elif e.direction == IN and frame_type in ("RSP", "NAK"):
+            req = sent.pop(seq, None)
             if req is None:
                 continue
-            answer = "ok" if f.get("type") == "RSP" else str((f.get("payload") or {}).get("code", "NAK"))
+            answer = "ok" if frame_type == "RSP" else str(message.get("code", "NAK"))
             out.setdefault(f"{req[0]} ({answer})", []).append((e.t_ns - req[1], answer))
     return out
+
+
+def _frame(entry: Any) -> tuple[str, int, dict[str, Any]]:
+    """A transcript frame's type (REQ, RSP, NAK, EVT), SEQ and message, as the link noted them."""
+    meta = entry.fields
+    return str(meta.get("type")), int(meta.get("seq", -1)), dict(meta.get("payload") or {})
 
 
 def _try(dev: Any, cmd: str, **args: Any) -> None:

@@ -144,7 +144,9 @@ def test_a_controller_answering_as_it_stands_passes_and_refusals_pass() -> None:
     assert not any("denomination" in name for name, *_ in runner.measured)
 
 
-def test_decimal_strings_compare_by_value() -> None:
+def test_decimal_strings_compare_by_value_and_vendor_fields_are_ignored() -> None:
+    assert wire._differences(wire._norm({"x-written-at": "1", "decks": 8}), wire._norm({"x-written-at": "2",
+                                                                                      "decks": 8})) == []
     assert wire._differences(wire._norm({"rate": "0.50"}), wire._norm({"rate": "0.5"})) == []
     assert wire._differences(wire._norm({"m": {"rate": "0.6"}}), wire._norm({"m": {"rate": "0.5"}})) \
         == ["m.rate: answered Decimal('0.6'), config.get Decimal('0.5')"]
