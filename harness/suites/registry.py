@@ -40,6 +40,7 @@ STEP_MODULES = (
     "harness.suites.actions_contract",
     "harness.suites.actions_explore",
     "harness.suites.actions_sweeps",
+    "harness.suites.actions_wire",
     "harness.link.steps",
     "harness.link.faults",
 )

@@ -174,11 +174,17 @@ class CaseRunner:
         #: each device line (by the id of its link) -> how many event SEQ gaps it had recorded when the
         #: case began (``expect_event_seq`` judges the gaps since)
         self.seq_marks: dict[int, int] = {}
+        #: each device line (by the id of its link) -> how long its transcript was when the case began
+        #: (``expect_write_answer_times`` judges the requests since)
+        self.transcript_marks: dict[int, int] = {}
         for role in ("shoe", "sensors", "controller"):
             link = getattr(getattr(rig, role, None), "link", None)
             gaps = getattr(link, "event_gaps", None)
             if isinstance(gaps, list):
                 self.seq_marks[id(link)] = len(gaps)
+            transcript = getattr(link, "transcript", None)
+            if transcript is not None:
+                self.transcript_marks[id(link)] = len(transcript)
 
     # ------------------------------------------------------------------ running
 

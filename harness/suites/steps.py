@@ -166,13 +166,18 @@ def _within_lockout_limit(runner: CaseRunner, t_sent_ns: int) -> str:
         "seats": Arg("seats", default="all"),
         "type": choice(*WAGER_TYPES, default="royal9"),
         "amount": Arg("amount", positive=True, why="a $0 wager is no wager"),
+        "order": choice("seat", "reverse", default="seat"),
     },
     shorthand="seats",
-    doc="place the same wager at several seats (`all` = every seat of the profile); each must be accepted",
+    doc="place the same wager at several seats (`all` = every seat of the profile); each must be accepted; "
+    "`order: reverse` places them last seat first",
     acts=("wager",),
 ))
-def wagers(runner: CaseRunner, step: Step, seats: Any, type: str, amount: Cents | None = None) -> None:
+def wagers(runner: CaseRunner, step: Step, seats: Any, type: str, amount: Cents | None = None,
+           order: str = "seat") -> None:
     seat_list = runner._seats(seats)
+    if order == "reverse":
+        seat_list = list(reversed(seat_list))
     results = runner._place_many([(seat, type, amount) for seat in seat_list])
     bad = [f"seat {r.seat}: {r.reason}" for r in results if not r.accepted]
     runner.measure(step, f"{type} wagers at seats {','.join(map(str, seat_list))}",
@@ -333,12 +338,42 @@ def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
     runner._pump()
     mark = len(runner.hits_seen)
     if meter == "pending":
-        keys = turn_pending_keys(runner)
+        keys = turn_keys_one_by_one(runner, step)
     else:
         runner.perform(TurnResetKey(meter))
         keys = (meter,)
     if keys:  # every award paid at the key is on the payout meters, its meter's fraction of a cent kept
         measure_keys(runner, step, before, keys, mark)
+
+
+def turn_keys_one_by_one(runner: CaseRunner, step: Step) -> tuple[str, ...]:
+    """The reset key of every meter the controller reports a payment pending on, one key at a time
+    (docs/protocol.md section 6.4: each payment is in `pending` from its hit until the reset key;
+    461a.12(b)(5)): before each key the payments not yet keyed must still be listed, and the key of a
+    meter whose payment was listed must be taken.  A refusal or a payment gone before its key is the
+    device's (a FAIL citing contract-6-4-pending-until-its-key), not the rig's."""
+    clause = "contract-6-4-pending-until-its-key"
+    first = tuple(dict.fromkeys(runner._read_meters().pending))  # several winners of one meter: one key
+    turned: list[str] = []
+    for name in first:
+        if turned:
+            still = runner._read_meters().pending
+            runner.measure(step, f"{name} payment still pending after the key of {', '.join(turned)}",
+                           "pending" if name in still else "gone", "pending", name in still, clause=clause,
+                           detail=f"pending before the first key: {', '.join(first)}; "
+                           f"now: {', '.join(still) or 'none'}")
+        try:
+            runner.perform(TurnResetKey(name))
+            got = "taken"
+        except NakError as exc:
+            got = f"refused ({exc.reason})"
+        runner.measure(step, f"reset key of {name}, whose payment the controller listed pending", got, "taken",
+                       got == "taken", clause=clause)
+        if got == "taken":
+            turned.append(name)
+    if first:
+        runner._read_meters()
+    return tuple(turned)
 
 
 def pay_mystery_award(runner: CaseRunner) -> None:
