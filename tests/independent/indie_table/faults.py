@@ -99,4 +99,42 @@ FAULTS_SET3 = {
     "meter-write-answers-slowly": "config.set writing meters answers after 250 ms",
 }
 
-ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3}
+# The fourth set (FAULTS4.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET4 = {
+    "reload-appends-to-shoe": "a shoe loaded again keeps the cards left in it and puts the new ones behind them",
+    "shoe-status-ready-while-dealing": "shoe.status answers state ready (not dealing) while a deal is in progress",
+    "remove-takes-whole-seat": "removing one wager at a seat with two base wagers takes every wager at the seat",
+    "zero-amount-removes-wager": "placing again at amount 0 is accepted and takes the wager off the layout",
+    "streak3-accepted-as-base": "the Mini-Baccarat three-games wagers are accepted on the Midibaccarat layout",
+    "refused-royal9-contributes": "a Royal 9 wager refused no-base-wager still contributes when wagering closes",
+    "nmb-event-previous-round": "the no_more_bets event carries the previous round's number",
+    "lockout-get-unlocked-after-nmb": "after no more bets, lockout.get answers unlocked while wagers are refused",
+    "lockout-slow-with-many-wagers": "the lock-out on the first card is 0.6 ms later for every wager past the fourth",
+    "banker-6-draws-player-stood": "when the player stands on 6 or 7 a banker's 6 draws a third card",
+    "commission-write-ignored-in-settlement": "a commission write is shown; Banker wins keep the power-up commission",
+    "commission-on-whole-dollars": "the Banker commission is taken on the whole dollars of the stake only",
+    "one-dollar-tie-line-from-five-table": "on the $1 table a Royal 9 tie hand pays the $5 table's $250, not $50",
+    "banker-suited-royal9-paid-unsuited": "a suited Royal 9 on the banker hand is paid as a Royal 9 ($25, not $50)",
+    "suited-tie-requires-same-suit": "a suited Royal 9 tie hand of two different suits is paid as a Royal 9 tie",
+    "suited-minor-paid-as-suited-royal9": "a suited personal king 9 on the player hand pays suited Royal 9, not minor",
+    "royal9-settled-before-base": "at settlement the Royal 9 hits and payouts are sent before the base-game payouts",
+    "residual-from-first-wager-only": "with two Royal 9 wagers only the first one's fraction of a cent is carried",
+    "diverted-rounds-up": "an excess past the cap is diverted rounded up to the cent; the residual is lost",
+    "rate-write-drops-residual": "writing a meter's rate sets its residual to zero",
+    "initial-write-sets-meter": "writing a meter's initial amount above the meter moves the meter up to it",
+    "reset-key-answers-paid-amount": "the reset key answers the amount paid, not the meter's amount after the reset",
+    "pending-seat-is-first-seat": "a pending payment names the table's first seat, not the winner's",
+    "reset-key-second-turn-books-again": "the reset key turned again with nothing pending books the last payment again",
+    "paid-by-attendant-not-saved": "paid_by_attendant is not kept in non-volatile storage: a power cycle undoes it",
+    "refused-write-reaches-storage": "a configuration write refused while live is written to non-volatile storage",
+    "denomination-write-skips-floors": "a denomination write is not checked against that denomination's floors",
+    "controller-type-lost-after-config-write": "after a configuration write the identity's controller_type is empty",
+    "link-loss-forgotten-at-reboot": "a controller reboot forgets that the sensors link is down",
+    "layout-survives-power-loss": "the wagers on the layout are still listed after a power cycle",
+    "minor-hit-meter-field-null": "the hit event of a minor jackpot says meter null",
+    "unlock-event-cause-after-void": "the round opened after a voided round sends its unlock with cause no-more-bets",
+    "event-seq-steps-on-refusal": "a command REFUSED steps the controller's event SEQ: the next event skips a number",
+    "wager-list-slow-when-full": "wager.list answers after 120 ms with eight or more wagers on the layout",
+}
+
+ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4}

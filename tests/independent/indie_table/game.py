@@ -30,11 +30,13 @@ def value(card: str) -> int:
     return int(rank)
 
 
-def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False) -> int:
+def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
+                 banker6_draws: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
     `player_natural_9_only`: fault player-natural-8-not-natural (a player's two-card 8 is no natural).
+    `banker6_draws`: fault banker-6-draws-player-stood (the banker draws on 6 when the player stood).
     """
     if len(cards) < 4:
         return 4
@@ -50,7 +52,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
                 or (b == 5 and 4 <= p3 <= 7) or (b == 6 and p3 in (6, 7)))
         return 6 if draw else 5
     # player stands on 6 or 7
-    return 5 if b <= 5 else 4
+    return 5 if b <= (6 if banker6_draws else 5) else 4
 
 
 @dataclass
@@ -75,10 +77,11 @@ class Hands:
         return "tie"
 
 
-def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False) -> Hands:
+def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
+          banker6_draws: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
-    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only)
+    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws)
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
         if p <= 5:
@@ -140,7 +143,8 @@ class R9Result:
 def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | None],
                     slips: frozenset[str] = frozenset()) -> R9Result:
     """`slips`: the faults of this function's paytable checks (royal9-jack-not-face, suited-tie-paid-as-tie,
-    tie-with-one-suited-paid-suited-tie, royal9-counts-third-card)."""
+    tie-with-one-suited-paid-suited-tie, royal9-counts-third-card, banker-suited-royal9-paid-unsuited,
+    suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -149,6 +153,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     if own is not None and _has(b2, own):
         return R9Result("major", "major")
     if own is not None and _has(p2, own):
+        if "suited-minor-paid-as-suited-royal9" in slips and own[0][1] == own[1][1]:
+            return R9Result("suited-royal9")  # the suited check runs before the personal one
         return R9Result("minor", "minor")
     for other, combo in combos.items():
         if other != seat and combo is not None and _has(p2, combo) and _has(b2, combo):
@@ -160,6 +166,10 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
         final = hands(cards)
         pr, ps = _royal9_in_hand(final.player, faces)
         br, bs = _royal9_in_hand(final.banker, faces)
+    if "banker-suited-royal9-paid-unsuited" in slips:
+        bs = False  # the suit comparison reads the player hand's cards only
+    if "suited-tie-requires-same-suit" in slips and ps and bs and p2[0][1] != b2[0][1]:
+        return R9Result("royal9-tie")
     if "suited-tie-paid-as-tie" in slips and pr and br:
         return R9Result("royal9-tie")
     if "tie-with-one-suited-paid-suited-tie" in slips and pr and br and (ps or bs):

@@ -133,6 +133,9 @@ class DeviceLine:
         if reply[0] == "rsp":
             self.answer(wire.RSP, seq, {"ok": True, **reply[1]})
         elif reply[0] == "nak":
+            if (reply[1] == "REFUSED" and self.role == "controller"
+                    and "event-seq-steps-on-refusal" in self.table.faults):
+                self.event_seq = self.event_seq % 65535 + 1  # the refusal is logged through the event counter
             self.answer(wire.NAK, seq, {"code": reply[1], "reason": reply[2]})
         elif reply[0] == "fault":
             self._fault(seq, reply[1])

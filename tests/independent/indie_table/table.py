@@ -11,7 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from decimal import ROUND_FLOOR, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +144,8 @@ class Table:
         self.commission_at_boot = self.config.get("commission")
         # fault rate-cached-at-power-up: the contribution uses the rates read at power-up
         self.rates_at_boot: dict[str, str] = {m: c["rate"] for m, c in self.config["meters"].items()}
+        # fault paid-by-attendant-not-saved: storage keeps the attendant meter read at power-up
+        self.paid_by_attendant_at_boot = self.paid_by_attendant
         self._save_nv()
 
     def _save_nv(self) -> None:
@@ -156,10 +158,13 @@ class Table:
                 and self.nv_path.exists()):
             old = json.loads(self.nv_path.read_text())
             meters, residual = old["meters"], old["residual"]
+        by_attendant = self.paid_by_attendant
+        if "paid-by-attendant-not-saved" in self.faults:
+            by_attendant = self.paid_by_attendant_at_boot
         nv = {"config": config, "meters": meters,
               "residual": residual,
               "diverted": self.diverted, "cumulative_paid": self.cumulative_paid,
-              "paid_by_table": self.paid_by_table, "paid_by_attendant": self.paid_by_attendant,
+              "paid_by_table": self.paid_by_table, "paid_by_attendant": by_attendant,
               "pending": self.pending, "round": self.round, "paid_denomination": self.paid_denomination}
         tmp = self.nv_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(nv))
@@ -169,7 +174,9 @@ class Table:
         self.phase = "idle"  # idle, open, dealing, settled
         self.locked = True
         self.cause: str | None = "power"
-        self.layout: dict[tuple[int, str], int] = {}
+        # fault layout-survives-power-loss: the sensors' layout table is not cleared at power-up
+        kept = getattr(self, "layout", {}) if "layout-survives-power-loss" in self.faults else {}
+        self.layout: dict[tuple[int, str], int] = dict(kept)
         self.first_stake: dict[tuple[int, str], int] = {}
         self.round_cards: list[str] = []
         self.first_round_after_power = True
@@ -180,6 +187,9 @@ class Table:
         self.round_start_meters: dict[str, int] = dict(self.meters)  # fault jackpot-pays-round-start-amount
         self.key_wait = False  # fault pending-does-not-block-after-power-up
         self.last_round_void = False  # fault void-round-number-reused
+        self.refused_royal9 = 0  # fault refused-royal9-contributes
+        self.last_key_paid: dict[str, int] = {}  # fault reset-key-second-turn-books-again
+        self.identity_page_rewritten = False  # fault controller-type-lost-after-config-write
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -210,6 +220,8 @@ class Table:
     def reboot_controller(self) -> None:
         with self.lock:
             self.boots += 1
+            if "link-loss-forgotten-at-reboot" in self.faults:
+                self.link_up = True  # the link state starts as "up" and is only changed by a new loss
             self._load_nv()
             self._power_up_volatile()
             self.on_lock_line(True)
@@ -259,6 +271,8 @@ class Table:
 
     def _contribute(self) -> None:
         total = sum(amount for (seat, wtype), amount in self.layout.items() if wtype == "royal9")
+        if "refused-royal9-contributes" in self.faults:
+            total += self.refused_royal9
         if "removed-royal9-still-contributes" in self.faults:
             total += self.removed_royal9
         if "last-seat-contributes-twice" in self.faults:
@@ -272,6 +286,13 @@ class Table:
             if "rate-cached-at-power-up" in self.faults:
                 rate = self.rates_at_boot.get(meter, rate)
             growth = Decimal(total) * Decimal(rate) / 100
+            if "residual-from-first-wager-only" in self.faults:
+                # each wager is added on its own; the fraction is kept from the first only
+                each = [a for (_s, t), a in sorted(self.layout.items()) if t == "royal9"]
+                if len(each) > 1:
+                    growth = Decimal(each[0]) * Decimal(rate) / 100 + sum(
+                        (Decimal(a) * Decimal(rate) / 100).to_integral_value(rounding=ROUND_FLOOR)
+                        for a in each[1:])
             if "residual-rounded-away" in self.faults:
                 growth = growth.to_integral_value(rounding=ROUND_FLOOR)
             amount = Decimal(self.meters[meter]) + self.residual[meter] + growth
@@ -281,10 +302,12 @@ class Table:
             if cap is not None and amount > cap:
                 excess = amount - cap
                 whole = int(excess.to_integral_value(rounding=ROUND_FLOOR))
+                if "diverted-rounds-up" in self.faults:
+                    whole = int(excess.to_integral_value(rounding=ROUND_CEILING))
                 if "excess-dropped" not in self.faults:
                     self.diverted[meter] += whole
                 self.meters[meter] = cap
-                self.residual[meter] = excess - whole
+                self.residual[meter] = max(excess - whole, Decimal(0))
             else:
                 whole = int(amount.to_integral_value(rounding=ROUND_FLOOR))
                 self.meters[meter] = whole
@@ -308,6 +331,9 @@ class Table:
                     time.sleep(0.005)
                 if "lockout-late-after-void" in self.faults and self.after_void:
                     time.sleep(0.003)
+                if "lockout-slow-with-many-wagers" in self.faults and len(self.layout) > 4:
+                    # the lock-out task walks the layout's contributions before raising the line
+                    time.sleep(0.0006 * (len(self.layout) - 4))
                 self._close_wagering("card")
             self.phase = "dealing"
             self.first_round_after_power = False
@@ -316,15 +342,20 @@ class Table:
             self.round_cards.append(card)
             slip = "tableau-banker-3-draws-on-8" in self.faults
             nat9 = "player-natural-8-not-natural" in self.faults
-            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9):
+            b6 = "banker-6-draws-player-stood" in self.faults
+            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6):
                 self._settle()
 
     def _settle(self) -> None:
         cards = self.round_cards
         hands = game.hands(cards, "tableau-banker-3-draws-on-8" in self.faults,
-                           "player-natural-8-not-natural" in self.faults)
+                           "player-natural-8-not-natural" in self.faults,
+                           "banker-6-draws-player-stood" in self.faults)
         winner = hands.winner
         commission = Decimal(self.config.get("commission", "5"))
+        if "commission-write-ignored-in-settlement" in self.faults and self.commission_at_boot is not None:
+            commission = Decimal(self.commission_at_boot)
+        base_events: list[dict[str, Any]] = []  # fault royal9-settled-before-base
         stakes = dict(self.layout)
         if "replace-wager-settles-first" in self.faults:
             stakes.update({k: v for k, v in self.first_stake.items() if k in stakes})
@@ -346,13 +377,22 @@ class Table:
                 returned = stake * 8
             if "banker-commission-on-push" in self.faults and wtype == "banker" and category == "push":
                 returned = stake - int((Decimal(stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR))
-            self.emit("controller", {"event": "payout", "seat": seat, "type": wtype, "category": category,
-                                     "stake": stake, "returned": returned, "paid_by": "table"})
+            if "commission-on-whole-dollars" in self.faults and wtype == "banker" and category == "win":
+                vig = (Decimal(stake // 100 * 100) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
+                returned = 2 * stake - int(vig)
+            base_payout = {"event": "payout", "seat": seat, "type": wtype, "category": category,
+                           "stake": stake, "returned": returned, "paid_by": "table"}
+            if "royal9-settled-before-base" in self.faults:
+                base_events.append(base_payout)  # the Royal 9 task runs first and the base queue after it
+            else:
+                self.emit("controller", base_payout)
         denom = self.paid_denomination if "denomination-old-paytable" in self.faults else self.config["denomination"]
         fixed = game.FIXED.get(denom, game.FIXED[500])
         seats = self.seats
         slips = frozenset(self.faults & {"royal9-jack-not-face", "suited-tie-paid-as-tie",
-                                         "tie-with-one-suited-paid-suited-tie", "royal9-counts-third-card"})
+                                         "tie-with-one-suited-paid-suited-tie", "royal9-counts-third-card",
+                                         "banker-suited-royal9-paid-unsuited", "suited-tie-requires-same-suit",
+                                         "suited-minor-paid-as-suited-royal9"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         for (seat, wtype), stake in sorted(stakes.items()):
@@ -377,11 +417,13 @@ class Table:
                     amount = self.round_start_meters.get(cat, amount)
                 if "minor-hit-shows-major-amount" in self.faults and cat == "minor" and "major" in self.meters:
                     amount = self.meters["major"]
-                self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": cat,
+                meter_field = None if "minor-hit-meter-field-null" in self.faults and cat == "minor" else cat
+                self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": meter_field,
                                          "amount": amount})
                 meter_hits += 1
+                slip_seat = min(seats) if "pending-seat-is-first-seat" in self.faults else seat
                 if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
-                    self.pending.append({"meter": cat, "seat": seat, "amount": amount, "category": cat})
+                    self.pending.append({"meter": cat, "seat": slip_seat, "amount": amount, "category": cat})
                     self.key_wait = True
                 self._save_nv()
                 payout = {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
@@ -394,6 +436,8 @@ class Table:
                     self.emit("controller", dict(payout))
                 continue
             award = fixed[cat]
+            if "one-dollar-tie-line-from-five-table" in self.faults and cat == "royal9-tie" and denom == 100:
+                award = game.FIXED[500]["royal9-tie"]
             if "mega-envy-one-dollar-amount" in self.faults and cat == "mega-envy" and denom == 500:
                 award = 100000
             if "one-dollar-suited-royal9-pays-5" in self.faults and cat == "suited-royal9" and denom == 100:
@@ -407,6 +451,8 @@ class Table:
                 self._save_nv()
             self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
                                      "stake": stake, "returned": stake + award, "paid_by": "table"})
+        for queued in base_events:
+            self.emit("controller", queued)
         self.layout.clear()
         self.first_stake.clear()
         self.phase = "settled"
@@ -428,6 +474,8 @@ class Table:
                 ident["game_type"] = "baccarat"
             if "identity-version-lost-after-power-up" in self.faults and self.boots > 0:
                 ident["software_version"] = ""
+            if "controller-type-lost-after-config-write" in self.faults and self.identity_page_rewritten:
+                ident["controller_type"] = ""  # the settings page is written again without the identity strings
         if role == "sensors" and "sensors-report-shoe-serial" in self.faults:
             ident["serial"] = "ITW-S-0001"
         ident.update(self.identity_base)
@@ -476,7 +524,8 @@ class Table:
 
     # shoe
     def _shoe_shoe_status(self, req: dict[str, Any]) -> Reply:
-        state = "dealing" if self.dealing else ("ready" if self.shoe_cards else "empty")
+        dealing = self.dealing and "shoe-status-ready-while-dealing" not in self.faults
+        state = "dealing" if dealing else ("ready" if self.shoe_cards else "empty")
         if "empty-shoe-reports-ready" in self.faults and state == "empty" and self.cards_dealt > 0:
             state = "ready"  # the state follows the "shoe loaded" flag, cleared only by a new load
         return ("rsp", {"state": state, "cards_dealt": self.cards_dealt, "cards_remaining": len(self.shoe_cards)})
@@ -497,7 +546,14 @@ class Table:
                 and wtype != "royal9" and amount > 0):
             self.layout[(seat, wtype)] = amount
             return ("rsp", {"accepted": True, "reason": None})
+        if ("zero-amount-removes-wager" in self.faults and amount == 0 and (seat, wtype) in self.layout
+                and self.phase == "open" and not self.locked and self.link_up):
+            del self.layout[(seat, wtype)]  # a zero count on the sensor reads as the chips lifted
+            self.first_stake.pop((seat, wtype), None)
+            return ("rsp", {"accepted": True, "reason": None})
         reason = self._refusal(seat, wtype, amount)
+        if reason == "no-base-wager" and wtype == "royal9" and "refused-royal9-contributes" in self.faults:
+            self.refused_royal9 += amount  # the sensor's count is taken before the controller's answer
         if reason is not None:
             return ("rsp", {"accepted": False, "reason": reason})
         key = (seat, wtype)
@@ -518,7 +574,10 @@ class Table:
             return "comm-lost"
         if self.phase not in ("open", "dealing") or self.locked:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
-        if wtype not in OFFERED:
+        offered = OFFERED
+        if "streak3-accepted-as-base" in self.faults:
+            offered = OFFERED + ("streak3-player", "streak3-banker")  # the type table matched by suffix
+        if wtype not in offered:
             return "disabled"
         if amount <= 0:
             return "bad-amount"
@@ -555,9 +614,15 @@ class Table:
             self.removed_royal9 += self.layout[key]
         del self.layout[key]
         self.first_stake.pop(key, None)
+        if "remove-takes-whole-seat" in self.faults:
+            for other in [k for k in self.layout if k[0] == seat]:  # the seat's areas share one sensor
+                del self.layout[other]
+                self.first_stake.pop(other, None)
         return ("rsp", {"removed": True})
 
     def _sensors_wager_list(self, req: dict[str, Any]) -> Reply:
+        if "wager-list-slow-when-full" in self.faults and len(self.layout) >= 8:
+            time.sleep(0.12)  # every sensor is polled again for the list
         wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in sorted(self.layout.items())]
         return ("rsp", {"wagers": wagers})
 
@@ -571,6 +636,8 @@ class Table:
         return ("rsp", self.meters_view())
 
     def _controller_lockout_get(self, req: dict[str, Any]) -> Reply:
+        if "lockout-get-unlocked-after-nmb" in self.faults and self.cause == "no-more-bets" and self.phase == "open":
+            return ("rsp", {"locked": False, "cause": None})  # the read looks at the lock-out line only
         return ("rsp", {"locked": self.locked, "cause": self.cause if self.locked else None})
 
     def _controller_lockout_press(self, req: dict[str, Any]) -> Reply:
@@ -594,18 +661,21 @@ class Table:
             raise Refused("the sensors link is down")
         if not ("void-round-number-reused" in self.faults and self.last_round_void):
             self.round += 1
+        after_void = self.last_round_void
         self.last_round_void = False
         self._save_nv()
         self.layout.clear()
         self.first_stake.clear()
         self.removed_royal9 = 0
+        self.refused_royal9 = 0
         self.round_start_meters = dict(self.meters)
         self.round_cards = []
         self.phase = "open"
         self.locked = False
         self.cause = None
         self.on_lock_line(False)
-        self.emit("controller", {"event": "lockout", "locked": False, "cause": "round-open"})
+        opened = "no-more-bets" if "unlock-event-cause-after-void" in self.faults and after_void else "round-open"
+        self.emit("controller", {"event": "lockout", "locked": False, "cause": opened})
         return ("rsp", {"round": self.round})
 
     def _controller_round_no_more_bets(self, req: dict[str, Any]) -> Reply:
@@ -617,7 +687,8 @@ class Table:
             self._close_wagering("no-more-bets")
             self.emit("controller", {"event": "no_more_bets", "round": self.round})
             return ("rsp", {"round": self.round})
-        self.emit("controller", {"event": "no_more_bets", "round": self.round})
+        shown = self.round - 1 if "nmb-event-previous-round" in self.faults else self.round
+        self.emit("controller", {"event": "no_more_bets", "round": shown})
         self._close_wagering("no-more-bets")
         return ("rsp", {"round": self.round})
 
@@ -643,9 +714,13 @@ class Table:
         if meter not in self.meters:
             raise Refused(f"no meter {meter}")
         mine = [p for p in self.pending if p["meter"] == meter]
-        if not mine and "reset-key-without-hit" not in self.faults:
+        again = not mine and "reset-key-second-turn-books-again" in self.faults and meter in self.last_key_paid
+        if not mine and "reset-key-without-hit" not in self.faults and not again:
             raise Refused("nothing to reset")
         paid = sum(p["amount"] for p in mine)
+        if again:
+            paid = self.last_key_paid[meter]  # the key routine books the last payment slip it holds
+        self.last_key_paid[meter] = paid
         if "paid-meters-include-stake" in self.faults:
             paid += len(mine) * self.config["denomination"]  # the payout's `returned` booked, stake and all
         if "reset-key-clears-every-pending" in self.faults:
@@ -660,6 +735,8 @@ class Table:
         self.meters[meter] = self.config["meters"][meter][back_to]
         self._save_nv()
         self.emit("controller", {"event": "reset", "meter": meter, "amount": self.meters[meter]})
+        if "reset-key-answers-paid-amount" in self.faults and paid:
+            return ("rsp", {"meter": meter, "amount": paid})
         return ("rsp", {"meter": meter, "amount": self.meters[meter]})
 
     def _controller_config_set(self, req: dict[str, Any]) -> Reply:
@@ -669,6 +746,8 @@ class Table:
             if key not in allowed:
                 raise BadArgs(f"{key} is not configurable")
         if self._live():
+            if "refused-write-reaches-storage" in self.faults:
+                self._store_refused_write(fields)
             raise Refused("live: a round is open or a wager is on the layout")
         old_meters = json.loads(json.dumps(self.config["meters"]))  # fault config-set-answers-old-meters
         new = json.loads(json.dumps(self.config))
@@ -684,6 +763,14 @@ class Table:
                     self._save_nv()
                 raise
         self.config = new
+        self.identity_page_rewritten = True
+        if isinstance(fields.get("meters"), dict):
+            for name, sub in fields["meters"].items():
+                if "rate-write-drops-residual" in self.faults and "rate" in sub:
+                    self.residual[name] = Decimal(0)  # the meter's record is rebuilt for the new rate
+                if ("initial-write-sets-meter" in self.faults and "initial" in sub
+                        and sub["initial"] > self.meters[name]):
+                    self.meters[name] = sub["initial"]
         if "reset-write-turns-meter-back" in self.faults and isinstance(fields.get("meters"), dict):
             for name, sub in fields["meters"].items():
                 if "reset" in sub:
@@ -698,13 +785,30 @@ class Table:
                 time.sleep(0.25)  # the meter block is erased and written again before the answer
         return ("rsp", view)
 
+    def _store_refused_write(self, fields: dict[str, Any]) -> None:
+        """Fault refused-write-reaches-storage: the write goes to the storage copy before the live check."""
+        shadow = json.loads(json.dumps(self.config))
+        for key in ("denomination", "decks", "commission", "meters", "seats", "mystery"):
+            if key in fields:
+                try:
+                    self._set_field(shadow, key, fields[key])
+                except (Refused, BadArgs):
+                    return
+        live = self.config
+        self.config = shadow
+        try:
+            self._save_nv()
+        finally:
+            self.config = live
+
     def _set_field(self, new: dict[str, Any], key: str, val: Any) -> None:
         if key == "denomination":
             if type(val) is not int or val <= 0:
                 raise BadArgs("denomination must be positive integer cents")
             if val not in game.FLOORS:
                 raise Refused("629a Royal 9 has paytables for $5 and $1 only")
-            self._check_floors(val, new["meters"])
+            if "denomination-write-skips-floors" not in self.faults:
+                self._check_floors(val, new["meters"])
             new["denomination"] = val
         elif key == "decks":
             if type(val) is not int or not 1 <= val <= 16:
@@ -823,7 +927,10 @@ class Table:
                 for c in set(cards):
                     if cards.count(c) > self.config["decks"]:
                         raise BadArgs(f"{c} appears more often than {self.config['decks']} decks hold")
-            self.shoe_cards = list(cards)
+            if "reload-appends-to-shoe" in self.faults:
+                self.shoe_cards = self.shoe_cards + list(cards)  # the shoe's buffer is appended to
+            else:
+                self.shoe_cards = list(cards)
             if "card-n-not-reset-on-reload" not in self.faults:
                 self.cards_dealt = 0
             return ("rsp", {"cards_remaining": len(self.shoe_cards)})
