@@ -576,7 +576,7 @@ class Table:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
         offered = OFFERED
         if "streak3-accepted-as-base" in self.faults:
-            offered = OFFERED + ("streak3-player", "streak3-banker")  # the type table matched by suffix
+            offered = (*OFFERED, "streak3-player", "streak3-banker")  # the type table matched by suffix
         if wtype not in offered:
             return "disabled"
         if amount <= 0:
