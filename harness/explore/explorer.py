@@ -233,6 +233,12 @@ class Session:
             changes["denomination"] = filed.denomination
         if self.profile.rules.commission is not None:
             changes["commission"] = str(filed.commission)
+        # decks and personal combinations only where the device takes them (config_writes:): a write of a
+        # field it never takes is refused whole, and the rest with it
+        if self.profile.writes("decks") != "never":
+            changes["decks"] = filed.decks
+        if self.profile.writes("combinations") != "never" and any(c is not None for _s, c in filed.seats):
+            changes["seats"] = [{"seat": seat, "combo": None if c is None else list(c)} for seat, c in filed.seats]
         if filed.meter_cfg or self.model.royal9:
             with contextlib.suppress(DeviceError):
                 table.ctrl.set_config(**changes)

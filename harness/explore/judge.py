@@ -358,6 +358,12 @@ def adopt(model: TableModel, got: Observed, *, config: bool = False) -> State:
         s.denomination = got.config.get("denomination")
         if got.config.get("commission") is not None:
             s.commission = Decimal(got.config["commission"])
+        if isinstance(got.config.get("decks"), int):
+            s.decks = got.config["decks"]
+        seats = got.config.get("seats")
+        if isinstance(seats, list) and {item[0] for item in seats} == {seat for seat, _c in s.seats}:
+            s.seats = tuple((int(seat), None if combo is None else (str(combo[0]), str(combo[1])))
+                            for seat, combo in seats)
         for name, m in dict(got.config.get("meters") or {}).items():
             if name in s.meter_cfg:
                 s.meter_cfg[name] = dataclasses.replace(
