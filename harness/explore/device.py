@@ -161,7 +161,13 @@ class Table:
     def identity(self) -> dict[str, str | None]:
         """Every device's identity (docs/protocol.md 6.1), as ``"<role> <field>"`` -> value."""
         out: dict[str, str | None] = {}
+        seen: set[Any] = set()
         for role, dev in (("shoe", self.shoe), ("sensors", self.sensors), ("controller", self.ctrl)):
+            spec = self.profile.devices.get(role)
+            port = getattr(spec, "port", None)
+            if dev in seen or (port is not None and port in seen):
+                continue  # one device playing two roles answers one identity, once
+            seen |= {dev, *((port,) if port is not None else ())}
             for key, value in dev.identity().to_dict().items():
                 out[f"{role} {key}"] = value
         return out
