@@ -82,6 +82,11 @@ class Transcript:
         with self._lock:
             return list(self._entries)
 
+    def since(self, start: int) -> list[Entry]:
+        """The entries from index ``start`` on (``len(transcript)`` before an exchange marks its start)."""
+        with self._lock:
+            return self._entries[start:]
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._entries)

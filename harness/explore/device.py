@@ -10,6 +10,7 @@ be: that is the model's (:mod:`harness.explore.model`).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -65,6 +66,11 @@ _MS = Decimal("0.001")
 #: a read answered past the deadline is asked again this many more times before it is judged slow
 ANSWER_RETRIES = 5
 ANSWER_RETRY_GAP_S = 0.05
+#: the requests of the acts whose answer time is judged (docs/protocol.md section 5); the test channel's
+#: own commands (``test.*``) and the shoe's deal are not among them
+ACT_REQUESTS = frozenset({"config.set", "wager.place", "wager.remove", "round.open", "round.no_more_bets",
+                          "round.settle", "lockout.press", "reset_key"})
+ROLES = ("shoe", "sensors", "controller")
 
 
 def why_not_explorable(profile: Profile) -> str | None:
@@ -153,7 +159,112 @@ class Table:
     # ------------------------------------------------------------------ reads
 
     def identity(self) -> dict[str, str | None]:
-        return self.ctrl.identity().to_dict()
+        """Every device's identity (docs/protocol.md 6.1), as ``"<role> <field>"`` -> value."""
+        out: dict[str, str | None] = {}
+        seen: set[Any] = set()
+        for role, dev in (("shoe", self.shoe), ("sensors", self.sensors), ("controller", self.ctrl)):
+            spec = self.profile.devices.get(role)
+            port = getattr(spec, "port", None)
+            if dev in seen or (port is not None and port in seen):
+                continue  # one device playing two roles answers one identity, once
+            seen |= {dev, *((port,) if port is not None else ())}
+            for key, value in dev.identity().to_dict().items():
+                out[f"{role} {key}"] = value
+        return out
+
+    # ------------------------------------------------------------------ answer times of the acts
+
+    def _lines(self) -> list[tuple[str, Any]]:
+        out = []
+        for role, dev in (("shoe", self.shoe), ("sensors", self.sensors), ("controller", self.ctrl)):
+            link = getattr(dev, "link", None)
+            if link is not None and getattr(link, "transcript", None) is not None:
+                out.append((role, dev))
+        return out
+
+    def _marks(self) -> dict[str, int]:
+        return {role: len(dev.link.transcript) for role, dev in self._lines()}
+
+    def _act_times(self, marks: Mapping[str, int]) -> list[tuple[str, str, Mapping[str, Any], Decimal]]:
+        """The act requests sent since ``marks`` and their answer times from the host's stamps (the
+        request written to its answer read): (role, command, arguments, ms)."""
+        out = []
+        for role, dev in self._lines():
+            sent: dict[int, tuple[str, Mapping[str, Any], int]] = {}
+            for e in dev.link.transcript.since(marks.get(role, 0)):
+                if e.kind != "frame":
+                    continue
+                kind, seq = e.fields.get("type"), e.fields.get("seq")
+                payload = e.fields.get("payload") or {}
+                if kind == "REQ" and payload.get("cmd") in ACT_REQUESTS:
+                    sent[seq] = (str(payload["cmd"]), {k: v for k, v in payload.items() if k != "cmd"}, e.t_ns)
+                elif kind in ("RSP", "NAK") and seq in sent:
+                    cmd, args, t0 = sent.pop(seq)
+                    out.append((role, cmd, args, (Decimal(e.t_ns - t0) / Decimal(1_000_000)).quantize(_MS)))
+        return out
+
+    def _probe(self, role: str, cmd: str, args: Mapping[str, Any], obs: Observed) -> Mapping[str, Any] | None:
+        """The same request in a form that changes nothing in the state the act left, or None where
+        there is none: a write of the configuration fields as they now stand (section 6.4: "A write of
+        the values in force changes nothing"), the same wager at the same amount where it was accepted
+        (it replaces itself) or refused, a removal or a void again (REFUSED: nothing to remove or void),
+        round.open again while a round is open or a payment waits (REFUSED), no more bets or the button
+        again once that cause stands, the reset key again once nothing is pending for that meter."""
+        if cmd == "config.set":
+            if obs.config is None:
+                return None
+            raw = self.ctrl.config().raw
+            same: dict[str, Any] = {}
+            for key, value in args.items():
+                if key == "meters" and isinstance(value, Mapping):
+                    meters = raw.get("meters") or {}
+                    same["meters"] = {m: {f: (meters.get(m) or {}).get(f) for f in dict(fields)}
+                                      for m, fields in value.items() if m in meters}
+                elif key in raw:
+                    same[key] = raw[key]
+            return same if same else None
+        if cmd == "wager.place":
+            listed: dict[tuple[Any, Any], Any] = {(seat, kind): amount for seat, kind, amount in obs.layout}
+            if obs.accepted is False or listed.get((args.get("seat"), args.get("type"))) == args.get("amount"):
+                return args
+            return None
+        if cmd in ("wager.remove", "round.settle"):
+            return args
+        if cmd == "round.open":
+            return args if (not obs.locked or obs.pending) else None
+        if cmd == "round.no_more_bets":
+            return args if obs.locked and obs.cause == "no-more-bets" else None
+        if cmd == "lockout.press":
+            return args if obs.locked and obs.cause == "button" else None
+        if cmd == "reset_key":
+            return args if not any(p.meter == args.get("meter") for p in obs.pending) else None
+        return None
+
+    def judge_act_times(self, marks: Mapping[str, int], obs: Observed) -> None:
+        """Each act request's answer time against docs/protocol.md section 5's 100 ms.  One late answer
+        on a loaded host decides nothing: a late act is asked again in a form that changes nothing (up to
+        :data:`ANSWER_RETRIES` times, a little apart) and judged by the fastest answer; a late act that
+        cannot be asked again harmlessly is only counted."""
+        devices = dict(self._lines())
+        for role, cmd, args, ms in self._act_times(marks):
+            if ms <= ANSWER_DEADLINE_MS:
+                continue
+            probe = self._probe(role, cmd, args, obs)
+            if probe is None:
+                obs.late_unconfirmed.append((cmd, ms))
+                continue
+            fastest, tries = ms, 1
+            link = devices[role].link
+            while fastest > ANSWER_DEADLINE_MS and tries <= ANSWER_RETRIES:
+                time.sleep(ANSWER_RETRY_GAP_S)
+                mark = len(link.transcript)
+                with contextlib.suppress(DeviceError):
+                    link.call(cmd, dict(probe), float(self.profile.timing.response_timeout_ms) / 1000)
+                for _r, _c, _a, again in self._act_times({role: mark, **{r: 1 << 62 for r in devices if r != role}}):
+                    fastest = min(fastest, again)
+                tries += 1
+            if fastest > ANSWER_DEADLINE_MS:
+                obs.slow_acts.append((cmd, fastest, tries))
 
     def _lockout(self) -> tuple[bool, str | None]:
         request = getattr(self.ctrl, "request", None)
@@ -234,6 +345,7 @@ class Table:
         self.step_events = []
         self.pull()
         obs = Observed()
+        marks = self._marks()
         try:
             self._act(op, obs, round_need)
         except DeviceNak as exc:
@@ -248,6 +360,7 @@ class Table:
             if kind is not None and self.performers.performer(kind).name != "test-channel":
                 self._wait_lock_event(ACT_EVENT_S)  # a relay's act: its event comes on its own time
         self.read(obs)
+        self.judge_act_times(marks, obs)
         self.pull()
         obs.events = [(role, e.name, e.payload, e.seq) for role, e in self.step_events]
         return obs
@@ -286,7 +399,8 @@ class Table:
             amount = self._perform(acts.TurnResetKey(meter=op.meter))
             obs.fields = {"meter": op.meter, "amount": amount} if isinstance(amount, int) else {}
         elif isinstance(op, ConfigWrite):
-            self.ctrl.set_config(**dict(op.changes))
+            answer = self.ctrl.set_config(**dict(op.changes))
+            obs.config_answer = normalise_config(answer.raw, self.royal9)
         elif isinstance(op, PowerCycle):
             self._power_cycle(obs)
         elif isinstance(op, Comm):
@@ -421,6 +535,7 @@ class Table:
             p = e.payload
             if e.name == "payout" and p.get("category") != "mystery":
                 key = (int(p.get("seat", 0)), str(p.get("type")))
+                obs.payout_order.append(key)
                 got = (int(p.get("stake", 0)), int(p.get("returned", 0)),
                        None if p.get("category") is None else str(p.get("category")))
                 if key in payouts:  # paid twice: both kept, the sums shown

@@ -33,7 +33,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, precondition, rule
 
 from harness.bench.performers import Performers
-from harness.cards import Card, shoe_composition
+from harness.cards import Card, parse_card, shoe_composition
 from harness.errors import DeviceError
 from harness.explore import rules as R
 from harness.explore.device import Table, available_ops
@@ -91,6 +91,8 @@ class Stats:
     rules: Counter[str] = field(default_factory=Counter)
     pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
     choices: Counter[str] = field(default_factory=Counter)
+    #: act requests answered late once that could not be asked again harmlessly (no finding rests on them)
+    late_unconfirmed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"operations": self.ops, "sequences": self.sequences,
@@ -98,7 +100,7 @@ class Stats:
                 "rules": {name: self.rules.get(name, 0) for name in R.RULES},
                 "rules_covered": sum(1 for name in R.RULES if self.rules.get(name)), "rules_total": len(R.RULES),
                 "state_pairs": {f"{phase} x {op}": n for (phase, op), n in sorted(self.pairs.items())},
-                "choices": dict(sorted(self.choices.items()))}
+                "choices": dict(sorted(self.choices.items())), "late_acts_unconfirmed": self.late_unconfirmed}
 
 
 class Session:
@@ -192,6 +194,7 @@ class Session:
         if self.identity is None:
             self.identity = dict(obs.identity)
         self.stats.rules[R.CONFIG_AS_FILED.name if first or fresh else R.POWER.name] += 1
+        self.stats.rules[R.IDENTITY_SERIAL.name] += 1  # every device's identity read and compared
         return table, state, self.identity
 
     def _start_emulator(self) -> Any:
@@ -230,6 +233,12 @@ class Session:
             changes["denomination"] = filed.denomination
         if self.profile.rules.commission is not None:
             changes["commission"] = str(filed.commission)
+        # decks and personal combinations only where the device takes them (config_writes:): a write of a
+        # field it never takes is refused whole, and the rest with it
+        if self.profile.writes("decks") != "never":
+            changes["decks"] = filed.decks
+        if self.profile.writes("combinations") != "never" and any(c is not None for _s, c in filed.seats):
+            changes["seats"] = [{"seat": seat, "combo": None if c is None else list(c)} for seat, c in filed.seats]
         if filed.meter_cfg or self.model.royal9:
             with contextlib.suppress(DeviceError):
                 table.ctrl.set_config(**changes)
@@ -314,6 +323,10 @@ class Session:
             return {"denomination": int(value)} if royal9 else None
         if field == "commission":
             return {"commission": value}
+        if field == "decks":
+            return {"decks": s.decks if value == "as-is" else int(value)}
+        if field == "seats":
+            return self.seats_write(s, value)
         cfg = s.meter_cfg.get(meter)
         if cfg is None:
             return None
@@ -326,14 +339,58 @@ class Session:
                 return None
             return {"denomination": 100 if den == 500 else 500, "meters": {meter: {"reset": max(floor - 1, 0)}}}
         name, _sign, shift = value.partition("+") if "+" in value else value.partition("-")
-        base = {"floor": floor, "amount": amount, "capacity": cfg.display_capacity}[name]
+        base = {"floor": floor, "amount": amount, "capacity": cfg.display_capacity, "limit": cfg.payout_limit}[name]
         if base is None:
             return None
         number = base + int(shift or 0) * (-1 if "-" in value else 1)
         return {"meters": {meter: {field: number}}} if number >= 0 else None
 
 
+    def seats_write(self, s: State, how: str) -> dict[str, Any] | None:
+        """A ``seats`` write (docs/protocol.md 6.4) of the table's seats: ``as-is`` (the combinations in
+        force), ``swap`` (two seats' personal combinations exchanged: unique king-9 pairs still), ``rotate``
+        (every combination one seat on), ``duplicate`` (one seat given another's: refused, 629a Royal 9
+        (e)(5)), ``not-king9`` (a queen for a king: refused)."""
+        seats: list[list[Any]] = [[seat, None if combo is None else list(combo)] for seat, combo in s.seats]
+        owned = [i for i, (_seat, combo) in enumerate(seats) if combo is not None]
+        if len(owned) < 2:
+            return None
+        first, second = owned[0], owned[-1]
+        if how == "swap":
+            seats[first][1], seats[second][1] = seats[second][1], seats[first][1]
+        elif how == "rotate":
+            combos = [seats[i][1] for i in owned]
+            for i, combo in zip(owned, combos[1:] + combos[:1], strict=True):
+                seats[i][1] = combo
+        elif how == "duplicate":
+            seats[second][1] = list(seats[first][1] or ())
+        elif how == "not-king9":
+            combo = seats[first][1] or ["KS", "9S"]
+            seats[first][1] = ["Q" + combo[0][1:], combo[1]]
+        return {"seats": [{"seat": seat, "combo": combo} for seat, combo in seats]}
+
+    def templates(self) -> tuple[tuple[str, str, str], ...]:
+        """The configuration writes to draw from (:data:`CONFIG_TEMPLATES`), as the profile's
+        ``config_writes:`` declares them (docs/device-profiles.md): every template of a field the device
+        takes, and of a field it never takes only the writes that must be refused anyway or that write
+        it as it stands (the refusal the profile announces is checked, the other fields keep their
+        share)."""
+        names = {"seats": "combinations", "denomination+reset": "denomination", "rate": "meters",
+                 "reset": "meters", "initial": "meters", "payout_limit": "meters", "display_capacity": "meters"}
+        out = []
+        for t in CONFIG_TEMPLATES:
+            field = t[0]
+            policy = self.profile.writes(names.get(field, field))
+            if policy != "never" or t[2] in ("as-is", "swap", "101", "17", "0"):
+                out.append(t)
+        return tuple(out)
+
+
 CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
+    ("decks", "", "1"), ("decks", "", "6"), ("decks", "", "16"), ("decks", "", "0"), ("decks", "", "17"),
+    ("decks", "", "as-is"),
+    ("seats", "", "as-is"), ("seats", "", "swap"), ("seats", "", "rotate"), ("seats", "", "duplicate"),
+    ("seats", "", "not-king9"),
     ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
     ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "101"),
     *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
@@ -343,7 +400,8 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
         ("initial", "floor-1"), ("initial", "floor+100"),
         ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
         ("payout_limit", "amount+700"),
-        ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""))),
+        ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
+        ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"))),
 )
 
 
@@ -370,6 +428,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     types = list(model.types) + [t for t in ("dragon7",) if t not in model.types]
     amounts = [100, 500, 1000, 2500, 0]
     enabled = session.enabled
+    templates = session.templates()
 
     class Explore(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -416,6 +475,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             assert out is not None
             stats.rules.update(out.rules)
             stats.rules[R.ANSWER_TIME.name] += 1  # every step's reads were timed (docs/protocol.md section 5)
+            stats.rules[R.ACT_TIME.name] += 1  # and its act's requests
+            stats.late_unconfirmed += len(obs.late_unconfirmed)
             stats.pairs[(s.phase, op.name)] += 1
             if out.choice is not None:
                 stats.choices[out.choice] += 1
@@ -458,7 +519,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             before the first card."""
             self.play(OpenRound())
             self.wagers(placed)
-            combos = [(s.seat, s.combo) for s in session.profile.rules.seats if s.combo is not None]
+            # the personal combinations in force (a seats write may have moved them)
+            combos = [(seat, tuple(parse_card(c) for c in combo)) for seat, combo in self.state.seats
+                      if combo is not None]
             if jackpot is None:
                 jackpot = rng.random() < 0.25
             if combos and model.royal9 and jackpot:
@@ -470,14 +533,23 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     self.wagers([(other, "banker", 500), (other, "royal9", 500)])
                 filler = rng.sample(session.shoe, 4)
                 # the combination on the Player hand (cards 1 and 3: minor), on the Banker hand (cards 2
-                # and 4: major) or on both (mega), 629a Royal 9 (e)(6)-(e)(8)
-                which = R9_METERS[::-1].index(jackpot) if isinstance(jackpot, str) else rng.randrange(3)
+                # and 4: major) or on both (mega), 629a Royal 9 (e)(6)-(e)(8); one draw in four of a
+                # random jackpot, two seats' combinations, one on each hand: a minor and a major won in the
+                # same round, two payments pending for the reset key at once
+                owners = [(s2, c2) for s2, c2 in combos if s2 != seat]
+                which = R9_METERS[::-1].index(jackpot) if isinstance(jackpot, str) else rng.randrange(4)
+                if which == 3 and not owners:
+                    which = 2
                 if which == 0:
                     cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
                 elif which == 1:
                     cards = (filler[0], combo[0], filler[1], combo[1], filler[2], filler[3])
-                else:
+                elif which == 2:
                     cards = (combo[0], combo[0], combo[1], combo[1], filler[0], filler[1])
+                else:
+                    other, other_combo = rng.choice(owners)
+                    self.wagers([(other, "banker", 500), (other, "royal9", 500)])
+                    cards = (combo[0], other_combo[0], combo[1], other_combo[1], filler[0], filler[1])
                 self.play(LoadShoe(tuple(c.code for c in cards)))
             else:
                 shapes = ("tie", "banker3", "player3", *(("royal9", "royal9") if model.royal9 else ()))
@@ -534,13 +606,13 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     self.play(PlaceWager(seat, kind, amount * 2 if kind != "royal9" else amount))
                     self.play(RemoveWager(seat, kind))
             if rng.random() < 0.1:
-                changes = session.config_write(self.state, rng.choice(CONFIG_TEMPLATES))
+                changes = session.config_write(self.state, rng.choice(templates))
                 if changes is not None:
                     self.play(ConfigWrite(changes))
 
         @rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination", "commission",
                                     "reboot", "power", "reconnect", "link")),
-              template=st.sampled_from(CONFIG_TEMPLATES),
+              template=st.sampled_from(templates),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
                                         st.sampled_from(amounts[:4])), min_size=1, max_size=4),
               rng=st.randoms(use_true_random=False))
@@ -613,7 +685,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
 
         @rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination", "commission",
                                     "reboot", "power", "reconnect", "link")),
-              template=st.sampled_from(CONFIG_TEMPLATES),
+              template=st.sampled_from(templates),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
                                         st.sampled_from(amounts[:4])), min_size=1, max_size=4),
               rng=st.randoms(use_true_random=False))
@@ -718,7 +790,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def reset_key(self, meter: str) -> None:
             self.play(ResetKey(meter))
 
-        @rule(template=st.sampled_from(CONFIG_TEMPLATES))
+        @rule(template=st.sampled_from(templates))
         def config_write(self, template: tuple[str, str, str]) -> None:
             changes = session.config_write(self.state, template)
             if changes is not None:

@@ -69,6 +69,15 @@ class Observed:
     #: reads answered past the answer deadline every time they were asked: (request, the fastest of the
     #: answers in ms, how many times it was asked)
     slow: list[tuple[str, Decimal, int]] = field(default_factory=list)
+    #: the act's requests answered past the deadline every time they were asked (the act, and the same
+    #: request again in a form that changes nothing): (request, the fastest answer in ms, how many asks)
+    slow_acts: list[tuple[str, Decimal, int]] = field(default_factory=list)
+    #: the act's requests answered late once that could not be asked again harmlessly (counted only)
+    late_unconfirmed: list[tuple[str, Decimal]] = field(default_factory=list)
+    #: the answer of a ``config.set`` (normalised as ``config``); None when there was none
+    config_answer: Mapping[str, Any] | None = None
+    #: the seats and wager types of the settlement's ``payout`` events, in the order they came
+    payout_order: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -87,7 +96,22 @@ def config_view(state: State) -> dict[str, Any]:
     meters = {name: {"rate": _rate(c.rate), "initial": c.initial, "reset": c.reset,
                      "payout_limit": c.payout_limit, "display_capacity": c.display_capacity}
               for name, c in state.meter_cfg.items()}
-    return {"denomination": state.denomination, "meters": meters, "commission": _rate(state.commission)}
+    return {"denomination": state.denomination, "meters": meters, "commission": _rate(state.commission),
+            "decks": state.decks,
+            "seats": [[seat, None if combo is None else list(combo)] for seat, combo in state.seats]}
+
+
+def _seats(raw: Any) -> Any:
+    if not isinstance(raw, (list, tuple)):
+        return raw
+    out = []
+    for item in raw:
+        if not isinstance(item, Mapping):
+            return raw
+        combo = item.get("combo")
+        out.append([item.get("seat"), None if combo is None else [str(c) for c in combo]
+                    if isinstance(combo, (list, tuple)) else combo])
+    return sorted(out, key=lambda x: (not isinstance(x[0], int), x[0] if isinstance(x[0], int) else 0))
 
 
 def normalise_config(raw: Mapping[str, Any], royal9: bool) -> dict[str, Any]:
@@ -97,7 +121,8 @@ def normalise_config(raw: Mapping[str, Any], royal9: bool) -> dict[str, Any]:
                              "payout_limit": m.get("payout_limit"), "display_capacity": m.get("display_capacity")}
     commission = raw.get("commission")
     return {"denomination": raw.get("denomination") if royal9 else None, "meters": meters,
-            "commission": None if commission is None else _rate(str(commission).removesuffix("%"))}
+            "commission": None if commission is None else _rate(str(commission).removesuffix("%")),
+            "decks": raw.get("decks"), "seats": _seats(raw.get("seats"))}
 
 
 def _rate(value: Any) -> str:
@@ -105,6 +130,16 @@ def _rate(value: Any) -> str:
         return format(Decimal(str(value)).normalize(), "f")
     except ArithmeticError:
         return str(value)
+
+
+def _view_as_reported(s: State, got: Mapping[str, Any]) -> dict[str, Any]:
+    """The model's configuration, its optional fields (docs/protocol.md 6.4: ``commission``, ``decks``)
+    left out where the device does not report them."""
+    view = config_view(s)
+    for key in ("commission", "decks", "seats"):
+        if got.get(key) is None:
+            view[key] = None
+    return view
 
 
 def _meter_rule(out: Outcome) -> str:
@@ -142,11 +177,13 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
                 rule = R.ROUND_NUMBER.name if key == "round" else own
                 diffs.append(Difference(f"the answer's {key}", value, got.fields.get(key), rule))
     if got.config is not None:
-        view = config_view(s)
-        if got.config.get("commission") is None:  # an optional field (docs/protocol.md 6.4): not reported
-            view["commission"] = None
-        check("config.get", view, dict(got.config), R.CONFIG_RANGE.name if own.startswith("config") else
+        check("config.get", _view_as_reported(s, got.config), dict(got.config),
+              R.CONFIG_RANGE.name if own.startswith("config") else
               R.POWER.name if own == R.POWER.name else R.CONFIG_AS_FILED.name)
+    if got.config_answer is not None and got.code == "ok":
+        # docs/protocol.md 6.4: "The answer is the whole configuration as it now stands"
+        check("config.set answer", _view_as_reported(s, got.config_answer), dict(got.config_answer),
+              R.CONFIG_ANSWER.name)
     meter_rule = _meter_rule(out)
     check("meters.get meters", {n: m.amount for n, m in s.meters.items()}, dict(got.meters), meter_rule)
     check("meters.get residual", {n: m.residual for n, m in s.meters.items()},
@@ -178,6 +215,9 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
     for request, fastest, tries in got.slow:
         diffs.append(Difference(f"{request} answer time (the fastest of {tries} asks)",
                                 f"<= {ANSWER_DEADLINE_MS} ms", f"{fastest} ms", R.ANSWER_TIME.name))
+    for request, fastest, tries in got.slow_acts:
+        diffs.append(Difference(f"{request} answer time (the act, and the fastest of {tries} asks in all)",
+                                f"<= {ANSWER_DEADLINE_MS} ms", f"{fastest} ms", R.ACT_TIME.name))
     if out.settlement is not None and out.settlement.void:
         if not got.round_end_void:
             diffs.append(Difference("round_end void", True, "round_end without void: true" if got.round_end is not None
@@ -198,14 +238,35 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
                                         paid.get(wager), sent.get(wager), rule))
         if out.settlement.round is not None and got.round_end is not None:
             check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
+        order = [(kind == "royal9", seat) for seat, kind in got.payout_order]
+        if order != sorted(order):
+            # docs/protocol.md section 8: "for every wager on the layout, in seat order, ... (base-game and
+            # EZ wagers first, then the Royal 9 wagers)"
+            diffs.append(Difference(f"payout events' order for {cards}",
+                                    "in seat order, the base-game and EZ wagers first, then the Royal 9 wagers",
+                                    [f"seat {seat} {kind}" for seat, kind in got.payout_order], R.PAYOUT_ORDER.name))
     if got.identity is not None and identity is not None:
         for key, value in identity.items():
             check(f"identity {key}", value, got.identity.get(key), R.IDENTITY.name)
     if got.identity is not None:
-        game_type = got.identity.get("game_type")
-        if game_type not in (None, "", model.profile.game):
-            diffs.append(Difference("identity game_type", model.profile.game, game_type, R.IDENTITY.name))
+        for key, game_type in got.identity.items():
+            if key.endswith(" game_type") and game_type not in (None, "", model.profile.game):
+                diffs.append(Difference(f"identity {key}", model.profile.game, game_type, R.IDENTITY.name))
+        diffs.extend(serial_differences(got.identity))
     return diffs
+
+
+def serial_differences(identity: Mapping[str, Any]) -> list[Difference]:
+    """Two devices of the table answering the same serial (607a.2(b)(2)(iv): each device is identified
+    by the manufacturer's serial number).  ``identity``: ``"<role> <field>"`` -> value."""
+    by_serial: dict[str, list[str]] = {}
+    for key, value in sorted(identity.items()):
+        role, _sep, name = key.partition(" ")
+        if name == "serial" and value not in (None, ""):
+            by_serial.setdefault(str(value), []).append(role)
+    return [Difference(f"identity serial of the {' and the '.join(roles)}", "a serial of each device's own",
+                       f"{serial} answered by each", R.IDENTITY_SERIAL.name)
+            for serial, roles in by_serial.items() if len(roles) > 1]
 
 
 def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[Difference]:
@@ -226,13 +287,20 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
         if (cause == "round-open") == locked:
             diffs.append(Difference("lockout event cause", "round-open exactly when unlocked",
                                     {"locked": locked, "cause": cause}, R.LOCKOUT_EVENT.name))
+    power_step = out.rules[0] == R.POWER.name
     for role in ("controller", "shoe"):
         last = out.state.seqs.get(role)
         restart = role in out.state.seq_fresh
-        for _r, name, _p, seq in (e for e in got.events if e[0] == role):
-            if restart and seq == 1 and (last is None or seq != next_seq(last)):
-                restart, last = False, 1  # numbered from 1 again after power-up (section 4)
+        for _r, name, p, seq in (e for e in got.events if e[0] == role):
+            if restart and seq == 1:
+                restart, last = False, 1  # numbered from 1 again after power-up (sections 4, 8)
                 continue
+            if restart and last is not None and (not power_step or (name == "lockout" and p.get("cause") == "power")):
+                # sections 4 and 8: after power-up (or a reboot) the device numbers its events from 1;
+                # only an event sent before the power went (read in the power step itself) runs on
+                diffs.append(Difference(f"{role} event SEQ ({name}), the first after power-up", 1, seq,
+                                        R.EVENT_SEQ.name))
+                break
             if last is not None and seq != next_seq(last):
                 rule = R.EVENT_SEQ.name
                 diffs.append(Difference(f"{role} event SEQ ({name})", next_seq(last), seq, rule))
@@ -251,14 +319,10 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
 def learn_seqs(out: Outcome, got: Observed) -> None:
     """The outcome the device took goes on from the last SEQ each line sent in the step; after a power
     cycle, which numbering the device chose is recorded."""
-    ctrl = [seq for role, _name, _p, seq in got.events if role == "controller"]
-    before = out.state.seqs.get("controller")
-    if "controller" in out.state.seq_fresh and out.choice is None and ctrl and before is not None:
-        restarted = 1 in ctrl and next_seq(before) != 1
-        out.choice = "event SEQ from 1 again after power-up" if restarted else "event SEQ running on across power-up"
     for role, _name, _p, seq in got.events:
         out.state.seqs[role] = seq
-    out.state.seq_fresh = out.state.seq_fresh - {role for role, _name, _p, _seq in got.events}
+    # a line stays fresh (its next event numbered 1) until it sends its event 1
+    out.state.seq_fresh = out.state.seq_fresh - {role for role, _name, _p, seq in got.events if seq == 1}
 
 
 def _pending(p: Pending) -> tuple[str, int, Cents, str]:
@@ -294,6 +358,12 @@ def adopt(model: TableModel, got: Observed, *, config: bool = False) -> State:
         s.denomination = got.config.get("denomination")
         if got.config.get("commission") is not None:
             s.commission = Decimal(got.config["commission"])
+        if isinstance(got.config.get("decks"), int):
+            s.decks = got.config["decks"]
+        seats = got.config.get("seats")
+        if isinstance(seats, list) and {item[0] for item in seats} == {seat for seat, _c in s.seats}:
+            s.seats = tuple((int(seat), None if combo is None else (str(combo[0]), str(combo[1])))
+                            for seat, combo in seats)
         for name, m in dict(got.config.get("meters") or {}).items():
             if name in s.meter_cfg:
                 s.meter_cfg[name] = dataclasses.replace(

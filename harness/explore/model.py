@@ -22,8 +22,12 @@ profile's limit (629a Royal 9 (a)(2); the measurement is the device side's, the 
 and where the device's event numbering must stand (docs/protocol.md section 4: from 1 after power-up,
 running on across host reconnections).
 
+Configuration writes follow the profile's ``config_writes:`` (docs/device-profiles.md): a field declared
+``never`` must be refused; the personal combinations and the decks are modelled as configuration (read
+back, kept across the power), the combinations also as what the meter jackpots are paid on.
+
 Not modelled yet (the explorer does not play them): the mystery progressive, Hit and Run, the
-three-games wager, linked tables, writes of seats, decks or commission.
+three-games wager, linked tables, writes that add or remove seats.
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ from harness.explore.ops import (
 from harness.games.baccarat import deal_round
 from harness.games.interpretations import Interpretations
 from harness.money import Cents, parse_rate
-from harness.profiles.model import Profile
+from harness.profiles.model import Profile, SeatSettings
 from harness.progressive.floors import configuration_problems
 from harness.progressive.meter import MeterConfig, grow_to_cap
 from harness.suites.expected import Oracle
@@ -134,6 +138,10 @@ class State:
     seq_fresh: frozenset[str] = frozenset()
     #: the Banker commission in force, percent (docs/protocol.md 6.4 ``commission``)
     commission: Decimal = Decimal(5)
+    #: decks in the shoe as configured (docs/protocol.md 6.4 ``decks``)
+    decks: int = 8
+    #: the seats and their personal king-9 combinations in force: (seat, (king, nine) codes or None)
+    seats: tuple[tuple[int, tuple[str, str] | None], ...] = ()
 
     def clone(self) -> State:
         new = copy.copy(self)
@@ -206,7 +214,9 @@ class TableModel:
         self.royal9 = rules.denomination is not None and any(s.combo is not None for s in rules.seats)
         self.types = BASE + (EZ if profile.game == "ez-baccarat" else ()) + (("royal9",) if self.royal9 else ())
         self.decks = rules.decks
-        self._oracles: dict[tuple[Cents | None, Decimal | None], Oracle] = {}
+        self.filed_seats: tuple[tuple[int, tuple[str, str] | None], ...] = tuple(
+            (st.seat, None if st.combo is None else (st.combo[0].code, st.combo[1].code)) for st in rules.seats)
+        self._oracles: dict[tuple[Cents | None, Decimal | None, Any], Oracle] = {}
         # the limit the suites judge the lock-out by (harness.suites.timing.lockout_limit)
         limit = profile.interpretations.get("lockout-latency-limit-ms")
         self.lock_limit_ms = Decimal(str(limit)) if limit is not None else Decimal(profile.timing.lockout_deadline_ms)
@@ -220,18 +230,25 @@ class TableModel:
         cfg = {name: dataclasses.replace(m, name=name) for name, m in rules.meters.items()}
         return State(denomination=rules.denomination * 100 if rules.denomination is not None else None,
                      meter_cfg=cfg, meters={n: MeterState(m.initial) for n, m in cfg.items()},
-                     commission=rules.commission if rules.commission is not None else Decimal(5))
+                     commission=rules.commission if rules.commission is not None else Decimal(5),
+                     decks=rules.decks, seats=self.filed_seats)
 
-    def oracle(self, denomination: Cents | None, commission: Decimal | None = None) -> Oracle:
-        """The oracle of the paytable in force: the denomination's, and the Banker commission written."""
+    def oracle(self, denomination: Cents | None, commission: Decimal | None = None,
+               seats: tuple[tuple[int, tuple[str, str] | None], ...] | None = None) -> Oracle:
+        """The oracle of the paytable in force: the denomination's, the Banker commission and the personal
+        combinations written."""
         rules = self.profile.rules
         commission = rules.commission if commission is None else commission
-        key = (denomination, commission)
+        seats = self.filed_seats if seats is None else seats
+        key = (denomination, commission, seats)
         got = self._oracles.get(key)
         if got is None:
             den = None if denomination is None else denomination // 100
+            written = tuple(SeatSettings(seat, None if combo is None else (parse_card(combo[0]), parse_card(combo[1])))
+                            for seat, combo in seats)
             profile = dataclasses.replace(self.profile, rules=dataclasses.replace(rules, denomination=den,
-                                                                                  commission=commission))
+                                                                                  commission=commission,
+                                                                                  seats=written))
             got = self._oracles[key] = Oracle(profile, self.interp)
         return got
 
@@ -429,7 +446,7 @@ class TableModel:
         n.round_cards, n.round_need = (), 0
         applied = [R.SHOE.name, R.SETTLE.name]
         amounts = {name: m.amount for name, m in n.meters.items()}
-        oracle = self.oracle(s.denomination, s.commission)
+        oracle = self.oracle(s.denomination, s.commission, s.seats)
         expected = oracle.round([parse_card(c) for c in cards], dict(s.layout), amounts)
         payouts: dict[tuple[int, str], tuple[Cents, Cents, str | None]] = {}
         pending = list(n.pending)
@@ -440,6 +457,8 @@ class TableModel:
             for meter in p.meters:
                 applied.append(R.HIT.name)
                 pending.append(Pending(meter, key[0], amounts[meter], str(p.category)))
+        if len(payouts) > 1:
+            applied.append(R.PAYOUT_ORDER.name)
         n.pending = tuple(sorted(pending))
         n.layout = {}
         n.phase = "settled"
@@ -467,6 +486,16 @@ class TableModel:
         """The state a configuration write leaves when taken, or None with the rules that refuse it."""
         n = s.clone()
         broken: list[R.Rule] = []
+        if "decks" in changes:
+            decks = changes["decks"]
+            if not isinstance(decks, int) or isinstance(decks, bool) or not 1 <= decks <= 16:
+                return None, [R.CONFIG_RANGE, R.CONFIG_WRITES]
+            n.decks = decks
+        if "seats" in changes:
+            seats = self.written_seats(s, changes["seats"])
+            if seats is None:
+                return None, [R.CONFIG_RANGE, R.CONFIG_WRITES]
+            n.seats = seats
         if "commission" in changes:
             # a percentage 0..100 (harness.money.parse_rate); outside it, or malformed: refused
             try:
@@ -508,6 +537,42 @@ class TableModel:
                 broken.append(R.CONFIG_FLOOR if "floor" in problem else R.CONFIG_LIMIT)
         return (None, broken) if broken else (n, [])
 
+    @staticmethod
+    def written_seats(s: State, value: Any) -> tuple[tuple[int, tuple[str, str] | None], ...] | None:
+        """The seats a ``seats`` write sets, or None where it is refused: the table's seats (a write that
+        adds or removes seats is not played), each combination a king and a nine, no two alike (629a Royal
+        9 (e)(5))."""
+        if not isinstance(value, (list, tuple)):
+            return None
+        out: dict[int, tuple[str, str] | None] = {}
+        for item in value:
+            if not isinstance(item, Mapping) or not isinstance(item.get("seat"), int):
+                return None
+            combo = item.get("combo")
+            if combo is None:
+                out[item["seat"]] = None
+                continue
+            if not isinstance(combo, (list, tuple)) or len(combo) != 2:
+                return None
+            try:
+                king, nine = parse_card(str(combo[0])), parse_card(str(combo[1]))
+            except InputError:
+                return None
+            if king.rank != 13 or nine.rank != 9:
+                return None
+            out[item["seat"]] = (king.code, nine.code)
+        if set(out) != {seat for seat, _c in s.seats}:
+            return None
+        combos = [c for c in out.values() if c is not None]
+        if len(set(combos)) != len(combos):
+            return None
+        return tuple(sorted(out.items()))
+
+    def write_policy(self, changes: Mapping[str, Any]) -> set[str]:
+        """When the device takes each field of a write (docs/device-profiles.md ``config_writes``)."""
+        names = {"seats": "combinations"}
+        return {self.profile.writes(names.get(str(k), str(k))) for k in changes}
+
     def _config_write(self, s: State, op: ConfigWrite) -> list[Outcome]:
         if s.phase in ("open", "dealing") or s.layout:
             return [self._unchanged(s, R.CONFIG_LIVE)]
@@ -515,8 +580,25 @@ class TableModel:
         if after is None:
             return [Outcome(None, Answer(REFUSED | {"BAD_ARGS"}), s.clone(),
                             tuple(dict.fromkeys([R.CONFIG_RANGE.name, *(r.name for r in broken)])))]
-        return [Outcome("config write in range taken", Answer(), after, (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name)),
-                self._unchanged(s, R.CONFIG_RANGE, choice="config write in range refused")]
+        policy = self.write_policy(op.changes)
+        same = (after.denomination, after.commission, after.decks, after.seats, after.meter_cfg) == (
+            s.denomination, s.commission, s.decks, s.seats, s.meter_cfg)
+        if "never" in policy and same:
+            # "A write of the values in force changes nothing and may be taken" (docs/protocol.md 6.4)
+            return [Outcome("a write of the values in force taken", Answer(), after,
+                            (R.CONFIG_WRITES.name, R.CONFIG_ANSWER.name)),
+                    self._unchanged(s, R.CONFIG_WRITES, choice="a write of the values in force refused")]
+        if "never" in policy:
+            # the profile says the device takes no write of this field: REFUSED, nothing changes
+            return [Outcome(None, Answer(REFUSED), s.clone(), (R.CONFIG_WRITES.name, R.CONFIG_RANGE.name))]
+        rules = (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
+                 *((R.CONFIG_WRITES.name,) if "no-amount-shown" in policy or "seats" in op.changes
+                   or "decks" in op.changes else ()))
+        refused = "config write in range refused"
+        if "no-amount-shown" in policy and any(m.amount for m in s.meters.values()):
+            refused = "config write refused while a meter shows an amount"
+        return [Outcome("config write in range taken", Answer(), after, rules),
+                self._unchanged(s, R.CONFIG_RANGE, choice=refused)]
 
     def _power_cycle(self, s: State, op: PowerCycle) -> list[Outcome]:
         n = s.clone()
@@ -528,7 +610,7 @@ class TableModel:
         # of section 4 is the reconnection's, so numbering that runs on across the power is kept too
         n.seq_fresh = frozenset(n.seqs)
         return self._event([Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
-                                                         R.EVENT_SEQ.name))], True, "power")
+                                                         R.IDENTITY_SERIAL.name, R.EVENT_SEQ.name))], True, "power")
 
     def _reboot(self, s: State, op: Reboot) -> list[Outcome]:
         """The controller's line fault ``reboot`` (docs/protocol.md section 7): its volatile state lost,

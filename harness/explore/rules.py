@@ -117,3 +117,24 @@ ANSWER_TIME = rule("answer-deadline", "contract-5-answer-time", "docs/protocol.m
                   "a device answers a request within 100 ms unless the command says otherwise: a read answered "
                   "late is read again and judged by its fastest answer, so one late answer on a loaded host is "
                   "never a finding")
+ACT_TIME = rule("act-answer-deadline", "contract-5-answer-time", "docs/protocol.md section 5",
+                "every act's request (config.set, wager.place, wager.remove, round.open, round.no_more_bets, "
+                "round.settle, lockout.press, reset_key) is answered within 100 ms: an act answered late is "
+                "followed by the same request in a form that changes nothing (asked up to five more times, a "
+                "little apart) and judged by the fastest answer, so one late answer on a loaded host is never a "
+                "finding, and an act that cannot be asked again harmlessly is only counted")
+CONFIG_ANSWER = rule("config-answer", "contract-6-4-config-set-arguments", "docs/protocol.md section 6.4",
+                     "config.set taken answers the whole configuration as it now stands: the write applied, "
+                     "every other field as it was")
+CONFIG_WRITES = rule("config-writes", "contract-6-4-config-set-arguments",
+                     "docs/protocol.md section 6.4; docs/device-profiles.md (config_writes)",
+                     "a field the profile declares `never` writable is REFUSED and changes nothing; a field "
+                     "declared `no-amount-shown` may be refused while a meter shows an amount; personal "
+                     "combinations must be unique king-9 pairs (629a Royal 9 (e)(5)), decks 1..16")
+PAYOUT_ORDER = rule("payout-order", "pa-bac-final-hands", "docs/protocol.md section 8",
+                    "a settlement sends the payouts of every wager on the layout in seat order, the base-game "
+                    "and EZ wagers first, then the Royal 9 wagers (the order of the types within one seat and "
+                    "group is the device's)")
+IDENTITY_SERIAL = rule("identity-serial", "pa-607a2-b2iv-serial", "docs/protocol.md section 6.1",
+                       "each device of the table is identified by its own manufacturer's serial number: no two "
+                       "devices answer the same serial, and none changes")

@@ -230,20 +230,26 @@ def test_event_seq_runs_on_across_a_reconnection_and_restarts_at_1_after_power_u
     assert differences(model, out, _shown(out.state, events=[_lock(True, "power", 42)]), None) == []
     restarted = differences(model, out, _shown(out.state, events=[_lock(True, "power", 1)]), None)
     assert [(d.rule, d.expected, d.got) for d in restarted] == [(R.EVENT_SEQ.name, 42, 1)]
+    s.seqs = {"controller": 41, "shoe": 5}
     powered = one(model, s, PowerCycle())
     assert differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 1)]), None) == []
-    # a line silent in the power cycle's step may still start from 1 at its first event afterwards
-    later = one(model, powered.state, OpenRound())
-    events = [_lock(False, "round-open", 42), ("shoe", "card", {}, 1)]
-    assert differences(model, later, _shown(later.state, events=events), None) == []
-    # numbering that runs on across the power is kept too (section 4's "must" is the reconnection's)
-    assert differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 42)]), None) == []
+    # the power step may still read an event sent before the power went (running on), then the 1
+    before = [("controller", "round_end", {}, 42), _lock(True, "power", 1)]
+    assert differences(model, powered, _shown(powered.state, events=before), None) == []
+    # after power-up the numbering starts at 1 (docs/protocol.md sections 4, 8): running on is a difference
+    ran_on = differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 42)]), None)
+    assert [(d.rule, d.expected, d.got) for d in ran_on] == [(R.EVENT_SEQ.name, 1, 42)]
     jumped = differences(model, powered, _shown(powered.state, events=[_lock(True, "power", 7)]), None)
     assert [d.rule for d in jumped] == [R.EVENT_SEQ.name]
-    # judged and taken, the outcome goes on from the last SEQ seen, and the choice is recorded
+    # judged and taken, the outcome goes on from the last SEQ seen; a line silent in the power cycle's
+    # step starts from 1 at its first event afterwards
     taken, _ = judge(model, model.step(s, PowerCycle()), _shown(powered.state, events=[_lock(True, "power", 1)]))
-    assert taken is not None and taken.state.seqs["controller"] == 1
-    assert taken.choice == "event SEQ from 1 again after power-up"
+    assert taken is not None and taken.state.seqs["controller"] == 1 and "shoe" in taken.state.seq_fresh
+    later = one(model, taken.state, OpenRound())
+    events = [_lock(False, "round-open", 2), ("shoe", "card", {}, 1)]
+    assert differences(model, later, _shown(later.state, events=events), None) == []
+    events = [_lock(False, "round-open", 2), ("shoe", "card", {}, 6)]
+    assert [d.rule for d in differences(model, later, _shown(later.state, events=events), None)] == [R.EVENT_SEQ.name]
 
 
 def test_void_round(model: TableModel) -> None:

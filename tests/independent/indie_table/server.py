@@ -384,7 +384,13 @@ def serve(table: Table, ports: dict[str, int], ready_file: str | None) -> dict[s
     def emit(role: str, payload: dict[str, Any]) -> None:
         lines[role].event(payload)
 
+    def power_off() -> None:
+        for line in lines.values():
+            line.event_seq = 0
+        table.shared_event_seq = 0
+
     table.emit = emit
+    table.on_power_off = power_off
     bound = {role: line.port for role, line in lines.items()}
     bound["power"] = power.port
     bound["counter"] = counter.port

@@ -93,6 +93,9 @@ class Table:
         self.emit: Callable[[str, dict[str, Any]], None] = lambda role, payload: None
         self.on_lock_line: Callable[[bool], None] = lambda level: None
         self.on_card_line: Callable[[], None] = lambda: None
+        #: called as the power goes off: each device line forgets its event numbering (protocol section 4:
+        #: "The device numbers its events from 1 after power-up"; section 8: "its event SEQ restarted at 1")
+        self.on_power_off: Callable[[], None] = lambda: None
         self.preset = preset
         self.identity_base = identity or {}
         self.powered = True
@@ -197,6 +200,7 @@ class Table:
             if self.powered:
                 self.lock_at_power_off = (self.locked, self.cause)
             self.powered = False
+            self.on_power_off()
             self.power_epoch += 1
             self.deal_stop.set()
             self.dealing = False
