@@ -123,7 +123,7 @@ ACT_TIME = rule("act-answer-deadline", "contract-5-answer-time", "docs/protocol.
                 "followed by the same request in a form that changes nothing (asked up to five more times, a "
                 "little apart) and judged by the fastest answer, so one late answer on a loaded host is never a "
                 "finding, and an act that cannot be asked again harmlessly is only counted")
-CONFIG_ANSWER = rule("config-answer", "contract-6-4-config-set-arguments", "docs/protocol.md section 6.4",
+CONFIG_ANSWER = rule("config-answer", "contract-6-4-config-set-answer", "docs/protocol.md section 6.4",
                      "config.set taken answers the whole configuration as it now stands: the write applied, "
                      "every other field as it was")
 CONFIG_WRITES = rule("config-writes", "contract-6-4-config-set-arguments",
@@ -131,10 +131,10 @@ CONFIG_WRITES = rule("config-writes", "contract-6-4-config-set-arguments",
                      "a field the profile declares `never` writable is REFUSED and changes nothing; a field "
                      "declared `no-amount-shown` may be refused while a meter shows an amount; personal "
                      "combinations must be unique king-9 pairs (629a Royal 9 (e)(5)), decks 1..16")
-PAYOUT_ORDER = rule("payout-order", "pa-bac-final-hands", "docs/protocol.md section 8",
+PAYOUT_ORDER = rule("payout-order", "contract-8-settlement-order", "docs/protocol.md section 8",
                     "a settlement sends the payouts of every wager on the layout in seat order, the base-game "
                     "and EZ wagers first, then the Royal 9 wagers (the order of the types within one seat and "
                     "group is the device's)")
-IDENTITY_SERIAL = rule("identity-serial", "pa-607a2-b2iv-serial", "docs/protocol.md section 6.1",
+IDENTITY_SERIAL = rule("identity-serial", "contract-6-1-identity-own-serial", "docs/protocol.md section 6.1",
                        "each device of the table is identified by its own manufacturer's serial number: no two "
                        "devices answer the same serial, and none changes")
