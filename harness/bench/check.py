@@ -80,7 +80,7 @@ def check(profile: Profile, *, operator: str = "", say: Any = print) -> list[Row
     """Every row of the check (see the module docstring); ``say`` prints progress lines."""
     from harness.bench import jitter
     from harness.bench.session import BenchSession
-    from harness.suites.rig import open_rig
+    from harness.suites.profile_rig import open_rig
 
     rows: list[Row] = []
     try:

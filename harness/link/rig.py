@@ -30,7 +30,7 @@ from harness.devices.roles import Device
 from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents
 from harness.profiles.model import LinkSettings, LinkTable, Profile
-from harness.suites.rig import Rig, open_rig
+from harness.suites.rig import Rig, open_table_rig
 
 #: how long every table may take to join the link after the processes started
 JOIN_S = 15.0
@@ -251,7 +251,7 @@ def open_link_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None
         def one(table: LinkTable) -> TableRig:
             tp = table_profile(profile, table, address)
             extra = tuple(on_tables + (on_last if table is link.tables[-1] else []))
-            trig = open_rig(tp, listen=listen, run_dir=run_dir / table.name if run_dir else None, defects=extra)
+            trig = open_table_rig(tp, listen=listen, run_dir=run_dir / table.name if run_dir else None, defects=extra)
             return TableRig(table.name, table, tp, trig)
 
         with ThreadPoolExecutor(max_workers=len(link.tables), thread_name_prefix="link-open") as pool:

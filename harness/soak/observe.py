@@ -39,7 +39,8 @@ from harness.soak.result import SoakResult
 from harness.soak.rig import bound_transcripts
 from harness.soak.run import Soak, SoakOptions
 from harness.suites.expected import meters_at_settlement
-from harness.suites.rig import Rig, open_rig
+from harness.suites.profile_rig import open_rig
+from harness.suites.rig import Rig
 
 #: a shoe is shuffled and loaded again when fewer cards are left than this
 RELOAD_BELOW = 20

@@ -3,7 +3,7 @@
 Why (issue "the harness never passes a non-compliant device"): a defect that shows once in a
 thousand rounds - a fraction of a cent dropped, a rate a hair off, a meter turned back - slips
 through scripted cases.  The soak deals rounds drawn from a freshly shuffled full shoe through the
-rig exactly as a certification run does (:func:`harness.suites.rig.open_rig`: the emulator in its
+rig exactly as a certification run does (:func:`harness.suites.profile_rig.open_rig`: the emulator in its
 own process, reached over a pty or 127.0.0.1 TCP by the reference drivers) and checks, each round:
 
 * every payout against the oracle (:class:`harness.suites.expected.Oracle`; 629a Royal 9 (e)-(h),
@@ -69,7 +69,8 @@ from harness.soak.stats import (
 )
 from harness.suites.expected import ExpectedRound, Oracle, meters_at_settlement
 from harness.suites.payouts import paid_more_than_once, settlements
-from harness.suites.rig import Rig, open_rig
+from harness.suites.profile_rig import open_rig
+from harness.suites.rig import Rig
 
 ROUND_TIMEOUT_S = 10.0
 BACCARAT_CARDS = 6

@@ -73,7 +73,7 @@ def begin_sitting(config: pytest.Config, session: TcSession, resume: Resumption)
     """Open the devices, compare identities, start the sitting; exit 3 (journal untouched) when refused."""
     from harness.record.lock import RunLocked
     from harness.record.resume import IdentityChanged
-    from harness.suites.rig import open_rig
+    from harness.suites.profile_rig import open_rig
 
     config.stash[_BEGUN] = True
     run_id = resume.record.run_id

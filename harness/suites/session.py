@@ -28,7 +28,8 @@ from harness.record import contract_findings
 from harness.suites.expected import Oracle
 from harness.suites.model import Case
 from harness.suites.permitted import never_written
-from harness.suites.rig import Rig, open_rig
+from harness.suites.profile_rig import open_rig
+from harness.suites.rig import Rig
 from harness.suites.runner import CaseRunner, Measured, verdict_of
 from harness.suites.stacks import project_root
 from harness.suites.steps import settle_pending_keys
