@@ -50,6 +50,7 @@ from harness.schema import (
     shown,
     suggest,
 )
+from harness.suites.applicability import not_applicable
 from harness.suites.model import Case, Step, Suite
 from harness.suites.registry import ACTIONS, Arg
 from harness.suites.steps import METERS, TIMED_AFTER
@@ -140,7 +141,6 @@ def check_suite_against_profile(suite: Suite, profile: Any) -> None:
     have: the case can only end in a rig error, so it is refused before anything runs.
     """
     from harness.games.interpretations import Interpretations
-    from harness.suites.session import not_applicable
 
     interp = Interpretations.from_overrides(dict(profile.interpretations))
     table = {s.seat for s in profile.rules.seats}
@@ -342,7 +342,6 @@ def _table(ctx: _Ctx, case: Case) -> Any:
         return None
     from harness.games.interpretations import Interpretations
     from harness.suites.given import Table
-    from harness.suites.session import not_applicable
 
     interp = Interpretations.from_overrides(dict(ctx.profile.interpretations))
     if not_applicable(ctx.profile, interp, case):

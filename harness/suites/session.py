@@ -25,9 +25,10 @@ from harness.interrupts import deferred
 from harness.profiles import load_profile
 from harness.profiles.model import Profile
 from harness.record import contract_findings
+from harness.suites.applicability import not_applicable
 from harness.suites.expected import Oracle
+from harness.suites.inputs import check_inputs, in_checkout, input_files, resumption, suites_used
 from harness.suites.model import Case
-from harness.suites.permitted import never_written
 from harness.suites.profile_rig import open_rig
 from harness.suites.rig import Rig
 from harness.suites.runner import CaseRunner, Measured, verdict_of
@@ -79,8 +80,6 @@ class TcSession:
             profile, _interp = profile_for(config)
         except InputError as exc:
             raise pytest.UsageError(str(exc)) from None
-        from harness.suites.resuming import check_inputs, resumption
-
         recorder = None
         resume = resumption(config)
         if resume is not None:
@@ -483,95 +482,6 @@ def _host_fault(exc: OSError) -> str:
     return f"{exc.strerror or type(exc).__name__}{where}"
 
 
-def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str | None:
-    """Why a case does not apply to a profile, or None: a capability it lacks, another game, another
-    denomination, another interpretation in force.  A link profile takes the link's cases only."""
-    if profile.link is not None and "link" not in case.requires:
-        return (f"profile {profile.name} is a link of {len(profile.link.tables)} tables: it runs the cases that "
-                "require link; a single-table case runs on a table's own profile")
-    missing = sorted(case.requires - profile.capabilities)
-    if missing:
-        return f"profile {profile.name} lacks capability {', '.join(missing)}"
-    if case.games and profile.game not in case.games:
-        return f"case is for {', '.join(sorted(case.games))}; profile game is {profile.game}"
-    elsewhere = _other_jurisdiction(profile, case)
-    if elsewhere:
-        return elsewhere
-    den = case.when.get("denomination")
-    if den is not None and profile.rules.denomination != den:
-        return f"case is for the ${den} denomination; profile offers ${profile.rules.denomination}"
-    in_force = interp.as_dict()
-    for key, value in dict(case.when.get("interpretations") or {}).items():
-        if in_force.get(key) != value:
-            return f"case is for interpretation {key} = {_written(value)}; profile has {_written(in_force.get(key))}"
-    excluded = _excluded_by_interpretation(in_force, case)
-    if excluded:
-        return excluded
-    from harness.suites.actions_contract import outside_contract
-
-    outside = outside_contract(profile, case)
-    if outside:
-        return outside
-    refused = never_written(profile, case)
-    if refused:
-        return refused
-    if case.not_for_table:
-        return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
-    return no_performer(profile, case)
-
-
-def _written(value: Any) -> str:
-    """A value as a profile writes it (``true``, not Python's ``True``)."""
-    return str(value).lower() if isinstance(value, bool) or value is None else str(value)
-
-
-def _other_jurisdiction(profile: Profile, case: Case) -> str | None:
-    """A case every clause of which belongs to a jurisdiction the profile is not certified for."""
-    if not profile.jurisdictions or not case.clauses:
-        return None
-    from harness.regulations.catalogue import load_catalogue
-
-    catalogue = load_catalogue()
-    theirs = {catalogue.applies(c).jurisdiction for c in case.clauses if catalogue.has(c)}
-    theirs.discard("")
-    if not theirs or theirs & set(profile.jurisdictions):
-        return None
-    return (f"case is for {', '.join(sorted(theirs))}; profile {profile.name} is certified for "
-            f"{', '.join(profile.jurisdictions)}")
-
-
-#: interpretation -> the value under which the clauses it bears on are not part of the certification
-SCOPE_INTERPRETATIONS = {"meter-461a12-applies-to-tables": False}
-
-
-def _excluded_by_interpretation(in_force: dict[str, Any], case: Case) -> str | None:
-    """A case whose every clause is one an interpretation in force takes out of the certification
-    (``meter-461a12-applies-to-tables`` false: the slot-machine meter rules do not apply to tables)."""
-    from harness.regulations.catalogue import load_catalogue
-
-    for interp_id, out_value in SCOPE_INTERPRETATIONS.items():
-        if in_force.get(interp_id) != out_value:
-            continue
-        scoped = set(load_catalogue().interpretation(interp_id).clauses)
-        if case.clauses and set(case.clauses) <= scoped:
-            return (f"interpretation {interp_id} = {str(out_value).lower()}: its clauses are not part of this "
-                    "certification")
-    return None
-
-
-def no_performer(profile: Profile, case: Case) -> str | None:
-    """Why no one on the profile's bench can carry out an act the case needs (harness.bench), or None."""
-    from harness.suites.registry import acts_of, steps
-
-    for s in case.steps:
-        for act in acts_of([s.action], [dict(s.args)]):
-            why = profile.bench.why_not(act)
-            if why:
-                instead = steps()[s.action].spec.acts_unless if s.action in steps() else ()
-                return why + "".join(f"; or give {s.action} what the bench observed ({a}: FILE)" for a in instead)
-    return None
-
-
 _PROFILE_KEY = pytest.StashKey[tuple[Profile, Interpretations]]()
 
 
@@ -632,16 +542,6 @@ def _reproduce(case: Case, profile: Profile, defects: tuple[str, ...] = ()) -> d
     if defects:
         out["defects"] = list(defects)
     return out
-
-
-def in_checkout(path: str | Path) -> str:
-    """A path as the record keeps it: relative to the checkout when under it (a report read on
-    another machine shows no host's folders), else as it is."""
-    p = Path(path).resolve()
-    try:
-        return p.relative_to(project_root().resolve()).as_posix()
-    except ValueError:
-        return p.as_posix()
 
 
 def command_line(argv: list[str]) -> list[str]:
@@ -707,36 +607,9 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
          "reason": cat.interpretation(k).reason if _known(cat, k) else ""}
         for k, v in sorted(interp.items())
     ])
-    from harness.plugin import suites_used
-
     for path, kind in input_files(suites_used(config)):
         rec.add_input_file(path, kind)
     return rec
-
-
-def input_files(suites: dict[str, Any]) -> list[tuple[str, str]]:
-    """(path, kind) of every suite collected and every stack file its cases name, each once, paths
-    relative to the project when inside it: the record pins each by SHA-256, so a locally edited
-    suite or stack shows in the record."""
-    from harness.suites.stacks import find_stack
-
-    root = project_root().resolve()
-
-    def shown(path: str) -> str:
-        p = Path(path).resolve()
-        return p.relative_to(root).as_posix() if p.is_relative_to(root) else p.as_posix()
-
-    out: dict[str, str] = {}
-    for path in sorted(suites):
-        out.setdefault(shown(path), "suite")
-    stacks: set[str] = set()
-    for suite in suites.values():
-        for case in suite.cases:
-            stacks.update(str(s.args["stack"]) for s in case.steps if isinstance(s.args.get("stack"), str))
-    for name in sorted(stacks):
-        with contextlib.suppress(InputError):  # a suite naming it was refused at collection
-            out.setdefault(shown(find_stack(name).path), "fixture")
-    return sorted(out.items(), key=lambda item: (item[1] != "suite", item[0]))
 
 
 def _known(cat: Any, interp_id: str) -> bool:
