@@ -8,7 +8,9 @@ records it; a compliance FAIL, a rig ERROR and a TIMEOUT are kept distinct.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shlex
 import sys
 import time
 from decimal import Decimal
@@ -18,13 +20,18 @@ from typing import Any
 
 import pytest
 
+from harness.bench.acts import RedoCase
 from harness.bench.session import BenchSession
+from harness.bench.twin import bench_twin
 from harness.errors import DeviceError, InputError
 from harness.games.interpretations import Interpretations
 from harness.interrupts import deferred
 from harness.profiles import load_profile
 from harness.profiles.model import Profile
 from harness.record import contract_findings
+from harness.record.journal import RunRecorder
+from harness.record.model import DeviceIdentity, Measurement, RunMeta
+from harness.regulations.catalogue import load_catalogue
 from harness.suites.applicability import not_applicable
 from harness.suites.expected import Oracle
 from harness.suites.inputs import check_inputs, in_checkout, input_files, resumption, suites_used
@@ -130,8 +137,6 @@ class TcSession:
 
     def _open_bench(self, rig: Rig, run_id: str = "") -> None:
         """The bench's performers, actuators and prompt front ends (a failure is the rig's)."""
-        from harness.bench.session import BenchSession
-
         run_id = self.recorder.run_id if self.recorder is not None else run_id
         self.bench = BenchSession(self.profile, operator=self.operator, run_id=run_id)
         try:
@@ -149,8 +154,6 @@ class TcSession:
     def read_identities(self) -> dict[str, Any]:
         """Each answering device's identity now: the 607a.2(b) fields of the table devices, an
         instrument's ``*IDN?`` answer as its model (role -> :class:`DeviceIdentity`)."""
-        from harness.record.model import DeviceIdentity
-
         assert self.rig is not None
         out: dict[str, Any] = {}
         for role, dev in self.rig.devices().items():
@@ -240,8 +243,6 @@ class TcSession:
 
         def on_measure(m: Measured) -> None:
             if rec is not None:
-                from harness.record.model import Measurement
-
                 rec.measure(Measurement(m.name, _jsonable(m.value), m.unit, _jsonable(m.limit), m.outcome,
                                         m.clause, m.detail))
 
@@ -320,8 +321,6 @@ class TcSession:
         """Run the case; when its premise did not hold at the table (a misstacked shoe) void the
         round and run it again, up to :data:`MAX_ATTEMPTS` times.  A redo is never a verdict: the
         discarded attempt is kept as evidence."""
-        from harness.bench.acts import RedoCase
-
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
                 runner.run()
@@ -501,8 +500,6 @@ def profile_for(config: pytest.Config) -> tuple[Profile, Interpretations]:
         path = config.getoption("--tc-profile") or str(project_root() / DEFAULT_PROFILE)
         profile = load_profile(path)
         if config.getoption("--tc-bench-twin"):
-            from harness.bench.twin import bench_twin
-
             profile = bench_twin(profile, rehearsal=bool(config.getoption("--tc-bench-rehearsal")))
         config.stash[_PROFILE_KEY] = (profile, Interpretations.from_overrides(dict(profile.interpretations)))
     return config.stash[_PROFILE_KEY]
@@ -522,8 +519,6 @@ def _reproduce(case: Case, profile: Profile, defects: tuple[str, ...] = ()) -> d
     """What a vendor needs to run this case again on the same devices: the exact command (profile,
     suite and case by pytest node id, the emulator defects a run switched on), and the seeds of its
     randomised steps."""
-    import shlex
-
     suite = _relative(case.path)
     command = ["tablecert", "run", f"{suite}::{case.name}", "--profile", _relative(profile.source_path)]
     for name in defects:
@@ -567,9 +562,6 @@ def _relative(path: str | Path) -> str:
 
 
 def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
-    from harness.record.journal import RunRecorder
-    from harness.record.model import RunMeta
-
     root = Path(config.getoption("--tc-report-dir") or project_root() / "reports")
     # an xdist worker of *this* session (not an environment variable a parent session left behind)
     worker = getattr(config, "workerinput", {}).get("workerid")
@@ -597,8 +589,6 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
     rec = RunRecorder.create(root, meta)
     rec.add_input_file(profile.source_path, "profile", name=in_checkout(profile.source_path))
     rec.set_profile_snapshot(dict(profile.raw))
-    from harness.regulations.catalogue import load_catalogue
-
     cat = load_catalogue()
     interp = Interpretations.from_overrides(dict(profile.interpretations)).as_dict()
     rec.set_interpretations([
@@ -621,6 +611,4 @@ def _known(cat: Any, interp_id: str) -> bool:
 
 
 def _json_bytes(data: Any) -> bytes:
-    import json
-
     return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
