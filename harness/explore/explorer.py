@@ -359,7 +359,7 @@ def _performers(profile: Profile, rig: Rig) -> Performers:
         from harness.bench.session import BenchSession
 
         bench = BenchSession(profile)
-        bench._open_actuators(rig)
+        bench.open_actuators(rig)
         relays = bench.relays
     return Performers(profile.bench, relays=relays)
 

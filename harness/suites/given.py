@@ -309,9 +309,9 @@ def _substituted(item: YMap, values: Mapping[str, Any]) -> YMap:
         out[key] = value
         if isinstance(value, YStr) and "${" in value:
             new = YStr(substitute_text(value, values, value.where))
-            new._place(value.src, value.pos)
+            new.place_at(value.src, value.pos)
             out[key] = new
-    out._place(item.src, item.pos)
+    out.place_at(item.src, item.pos)
     out.key_pos, out.value_pos = item.key_pos, item.value_pos
     return out
 

@@ -45,7 +45,7 @@ def begin_sitting(config: pytest.Config, session: TcSession, resume: Resumption)
     run_id = resume.record.run_id
     try:
         session.rig = open_rig(session.profile, listen=session.listen, defects=session.defects)
-        session._open_bench(session.rig, run_id)
+        session.open_bench(session.rig, run_id)
         session.recorder = resume.begin(command_line(sys.argv), session.read_identities())
     except RunLocked as exc:
         _close(session)

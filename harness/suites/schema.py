@@ -481,12 +481,12 @@ def _substitute(node: Any, variant: Mapping[str, Any]) -> Any:
     """Replace ``${name}`` in strings with the variant's value, keeping every position."""
     if isinstance(node, YMap):
         new = YMap({k: _substitute(v, variant) for k, v in node.items()})
-        new._place(node.src, node.pos)
+        new.place_at(node.src, node.pos)
         new.key_pos, new.value_pos = node.key_pos, node.value_pos
         return new
     if isinstance(node, YList):
         lst = YList(_substitute(v, variant) for v in node)
-        lst._place(node.src, node.pos)
+        lst.place_at(node.src, node.pos)
         lst.item_pos = node.item_pos
         return lst
     if isinstance(node, YStr) and "${" in node:
@@ -502,19 +502,19 @@ def _substitute(node: Any, variant: Mapping[str, Any]) -> Any:
             return value
         if whole and isinstance(value, int):
             num = YInt(value)
-            num._place(node.src, node.pos)
+            num.place_at(node.src, node.pos)
             return num
         if whole and isinstance(value, tuple):  # a list of seats
             items = YList()
             for v in value:
                 item = YInt(v)
-                item._place(node.src, node.pos)
+                item.place_at(node.src, node.pos)
                 items.append(item)
-            items._place(node.src, node.pos)
+            items.place_at(node.src, node.pos)
             items.item_pos = [node.pos] * len(value)
             return items
         s = YStr(_VAR.sub(repl, node))
-        s._place(node.src, node.pos)
+        s.place_at(node.src, node.pos)
         return s
     return node
 
@@ -537,7 +537,7 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
     clause = None
     if value is None or (isinstance(value, YMap) and not value):
         args_node: Any = YMap()
-        args_node._place(vloc.src, vloc.pos)
+        args_node.place_at(vloc.src, vloc.pos)
         args_node.key_pos, args_node.value_pos = {}, {}
     elif isinstance(value, dict):
         args_node = value
@@ -547,7 +547,7 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
         if spec.args[spec.shorthand].kind == "bool" and value == spec.shorthand:
             value = True  # `expect_payout: oracle` reads as `{oracle: true}`
         args_node = YMap({spec.shorthand: value})
-        args_node._place(vloc.src, vloc.pos)
+        args_node.place_at(vloc.src, vloc.pos)
         args_node.key_pos, args_node.value_pos = {spec.shorthand: vloc.pos}, {spec.shorthand: vloc.pos}
     f = Fields(args_node, vloc, action, required=[k for k, a in spec.args.items() if a.required],
                optional=[*(k for k, a in spec.args.items() if not a.required), "clause"])

@@ -132,10 +132,10 @@ class TcSession:
             self.contract = {"versions": contract_findings.versions(self.rig.devices()), "findings": []}
             if self.contract["versions"]:
                 self.recorder.set_contract(self.contract)
-        self._open_bench(self.rig)
+        self.open_bench(self.rig)
         return self.rig
 
-    def _open_bench(self, rig: Rig, run_id: str = "") -> None:
+    def open_bench(self, rig: Rig, run_id: str = "") -> None:
         """The bench's performers, actuators and prompt front ends (a failure is the rig's)."""
         run_id = self.recorder.run_id if self.recorder is not None else run_id
         self.bench = BenchSession(self.profile, operator=self.operator, run_id=run_id)
