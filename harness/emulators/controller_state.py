@@ -11,14 +11,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Protocol
 
 from harness.cards import Card
 from harness.emulators.config import EmulatorConfig
-from harness.emulators.link_table import Ledger, TableLink
+from harness.emulators.link_table import Host, Ledger, TableLink
 from harness.emulators.sensors import Sensors
 from harness.games.baccarat import BaccaratRound
-from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table
 from harness.money import Cents
 from harness.progressive.floors import ProgressiveOptions
@@ -33,43 +32,27 @@ class PayoutAccounts(Ledger, Protocol):
     paid_by_attendant: Cents
 
 
-class ControllerState(Protocol):
-    """What settlement and the defect branches read of the controller, and the two things they change
-    (its meter bank, and whether a rewrite disarmed the mystery trigger)."""
+class ControllerState(Host, Protocol):
+    """What settlement and the defect branches read of the controller, beyond what its link does; of
+    it they change only the meter bank and whether a rewrite disarmed the mystery trigger."""
 
+    cfg: EmulatorConfig
+    options: ProgressiveOptions
+    rng: random.Random
+    sensors: Sensors
+    r9: Royal9Table | None
+    link: TableLink | None
+    hr_meter: str | None
+    cards: list[Card]
+    phase: str
+    lock_cause: str | None
+    round_no: int
+    boot_rates: dict[str, Decimal]
     bank: MeterBank | None
     mystery_disarmed: bool
 
     @property
-    def cfg(self) -> EmulatorConfig: ...
-    @property
-    def options(self) -> ProgressiveOptions: ...
-    @property
-    def interp(self) -> Interpretations: ...
-    @property
-    def rng(self) -> random.Random: ...
-    @property
-    def sensors(self) -> Sensors: ...
-    @property
-    def r9(self) -> Royal9Table | None: ...
-    @property
-    def link(self) -> TableLink | None: ...
-    @property
     def accounts(self) -> PayoutAccounts: ...
-    @property
-    def hr_meter(self) -> str | None: ...
-    @property
-    def cards(self) -> list[Card]: ...
-    @property
-    def phase(self) -> str: ...
-    @property
-    def lock_cause(self) -> str | None: ...
-    @property
-    def round_no(self) -> int: ...
-    @property
-    def boot_rates(self) -> dict[str, Decimal]: ...
 
     def deal_round(self, cards: Sequence[Card]) -> BaccaratRound: ...
     def r9_cards(self, rnd: BaccaratRound) -> Sequence[Card]: ...
-    def emit(self, event: str, **fields: Any) -> None: ...
-    def save(self) -> None: ...
