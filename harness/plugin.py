@@ -16,14 +16,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.errors import InputError
+from harness.errors import DeviceError, InputError, render
 from harness.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -31,13 +34,6 @@ if TYPE_CHECKING:
     from harness.suites.session import TcSession
 
 SUITE_SUFFIX = ".suite.yaml"
-#: every suite file collected in this session, by path (the record hashes each, and its stacks)
-SUITES_USED = pytest.StashKey[dict[str, Any]]()
-
-
-def suites_used(config: pytest.Config) -> dict[str, Any]:
-    """Path -> loaded :class:`~harness.suites.model.Suite` of every suite collected so far."""
-    return config.stash.get(SUITES_USED, {})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -111,7 +107,8 @@ class SuiteFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         from harness.regulations.catalogue import load_catalogue
-        from harness.suites.schema import load_suite
+        from harness.suites.inputs import SUITES_USED
+        from harness.suites.schema import check_suite_against_profile, load_suite
         from harness.suites.session import profile_for
 
         try:
@@ -122,12 +119,7 @@ class SuiteFile(pytest.File):
             suite = load_suite(self.path, profile=profile)
         except InputError as exc:
             # CollectError is shown as its message alone: each file:line:col line and its source
-            from harness.errors import render
-
             raise self.CollectError(render(exc, indent="")) from None
-        from harness.suites.schema import check_suite_against_profile
-        from harness.suites.session import profile_for
-
         self.config.stash.setdefault(SUITES_USED, {})[str(self.path)] = suite
 
         try:
@@ -138,8 +130,6 @@ class SuiteFile(pytest.File):
             try:
                 check_suite_against_profile(suite, profile)
             except InputError as exc:
-                from harness.errors import render
-
                 raise self.CollectError(render(exc, indent="")) from None
         cat = load_catalogue()
         for case in suite.cases:
@@ -179,7 +169,6 @@ class CaseItem(pytest.Function):
     tc_case: Case | None = None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        from harness.errors import DeviceError
         from harness.suites.runner import ComplianceFailure
 
         if isinstance(excinfo.value, ComplianceFailure | DeviceError):
@@ -229,7 +218,8 @@ def _not_applicable(config: pytest.Config, item: pytest.Item) -> str | None:
     case = getattr(item, "tc_case", None)
     if case is None:
         return None
-    from harness.suites.session import not_applicable, profile_for
+    from harness.suites.applicability import not_applicable
+    from harness.suites.session import profile_for
 
     try:
         profile, interp = profile_for(config)
@@ -289,8 +279,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not config.getoption("--tc-profile") or config.getoption("--tc-resume") \
             or config.getoption("--tc-no-record"):
         return
+    from harness.suites.applicability import not_applicable
+    from harness.suites.inputs import suites_used
     from harness.suites.schema import expand_suites, load_suite
-    from harness.suites.session import SELECTION, not_applicable, profile_for
+    from harness.suites.session import SELECTION, profile_for
     from harness.suites.stacks import project_root
 
     try:
@@ -337,8 +329,6 @@ class ProgressReporter:
     is given (never in an xdist worker: the descriptor belongs to the controller)."""
 
     def __init__(self, config: pytest.Config, fd: int) -> None:
-        import os
-
         self.config = config
         self.sent_collected = False
         try:
@@ -347,8 +337,6 @@ class ProgressReporter:
             self.stream = None
 
     def send(self, event: dict[str, Any]) -> None:
-        import json
-
         if self.stream is None:
             return
         try:
@@ -378,8 +366,6 @@ class ProgressReporter:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.stream is not None:
-            import contextlib
-
             with contextlib.suppress(OSError):
                 self.stream.close()
             self.stream = None

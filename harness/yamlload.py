@@ -199,7 +199,7 @@ class _Node:
     pos: Pos
     src: Source
 
-    def _place(self, src: Source, pos: Pos) -> None:
+    def place_at(self, src: Source, pos: Pos) -> None:
         self.src = src
         self.pos = pos
 
@@ -407,7 +407,7 @@ class _Builder:
             if node.tag != _SEQ:
                 raise self.fail(node, f"tag {_show_tag(node.tag)} cannot be put on a sequence")
             out = YList()
-            out._place(self.src, _pos(node))
+            out.place_at(self.src, _pos(node))
             out.item_pos = []
             for item in node.value:
                 out.append(self.build(item))
@@ -425,7 +425,7 @@ class _Builder:
         if node.tag != _MAP:
             raise self.fail(node, f"tag {_show_tag(node.tag)} cannot be put on a mapping")
         out = YMap()
-        out._place(self.src, _pos(node))
+        out.place_at(self.src, _pos(node))
         out.key_pos, out.value_pos = {}, {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, ScalarNode):
@@ -464,7 +464,7 @@ class _Builder:
             if digits > MAX_DIGITS:
                 raise self.fail(node, f"a number of {digits} digits is too large (at most {MAX_DIGITS})")
             i = YInt(int(text))
-            i._place(self.src, _pos(node))
+            i.place_at(self.src, _pos(node))
             return i
         if tag == _FLOAT:
             if text.lstrip("+-").lower() in (".inf", ".nan"):
@@ -478,11 +478,11 @@ class _Builder:
                 raise self.fail(node, f"the number {text[:40]} is too large or too precise "
                                       f"(at most {MAX_DIGITS} digits, exponent within ±{MAX_EXPONENT})")
             d.text = text
-            d._place(self.src, _pos(node))
+            d.place_at(self.src, _pos(node))
             return d
         s = YStr(text)
         s.plain = _plain(node)
-        s._place(self.src, _pos(node))
+        s.place_at(self.src, _pos(node))
         return s
 
 

@@ -21,13 +21,6 @@ PACKAGE = ROOT / "harness"
 #: the circles left (each a sorted tuple of modules, one strongly connected component), and what
 #: closes each; issue 31 step 4 ("Imports at the top") is to break them, and this list only shrinks
 KNOWN: dict[tuple[str, ...], str] = {
-    ("harness.emulators.bent", "harness.emulators.controller", "harness.emulators.link_table",
-     "harness.emulators.settle"):
-        "the controller-first functions of settle.py and bent.py take the controller; the controller calls them",
-    ("harness.link.rig", "harness.suites.rig"):
-        "open_rig opens a link profile's rig through link.rig (lazily); link.rig builds on suites.rig's Rig",
-    ("harness.plugin", "harness.suites.resuming", "harness.suites.schema", "harness.suites.session"):
-        "the loader and the session reach the pytest plugin and the run-time session (lazily)",
     ("harness.suites.accounts", "harness.suites.expect", "harness.suites.payouts", "harness.suites.permitted",
      "harness.suites.refs", "harness.suites.rounds", "harness.suites.runner", "harness.suites.steps",
      "harness.suites.timing"):

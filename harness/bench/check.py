@@ -80,7 +80,7 @@ def check(profile: Profile, *, operator: str = "", say: Any = print) -> list[Row
     """Every row of the check (see the module docstring); ``say`` prints progress lines."""
     from harness.bench import jitter
     from harness.bench.session import BenchSession
-    from harness.suites.rig import open_rig
+    from harness.suites.profile_rig import open_rig
 
     rows: list[Row] = []
     try:
@@ -103,9 +103,9 @@ def check(profile: Profile, *, operator: str = "", say: Any = print) -> list[Row
                 rows.append(Row("counter", "arm", False, str(exc)))
         bench = BenchSession(profile, operator=operator, run_id="bench-check")
         try:
-            bench._open_actuators(rig)
+            bench.open_actuators(rig)
             if bench.broker is not None:
-                bench._open_front_ends(rig)
+                bench.open_front_ends(rig)
         except (DeviceError, OSError) as exc:
             rows.append(Row("actuators", "open", False, f"{type(exc).__name__}: {exc}"))
             return rows

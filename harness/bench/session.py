@@ -67,15 +67,15 @@ class BenchSession:
         from harness.bench import jitter
 
         try:
-            self._open_actuators(rig)
+            self.open_actuators(rig)
             if self.broker is not None:  # first: the person sees the console's address as soon as can be
-                self._open_front_ends(rig)
+                self.open_front_ends(rig)
             self.jitter = jitter.measure(rig)
         except BaseException:
             self.close()
             raise
 
-    def _open_actuators(self, rig: Rig) -> None:
+    def open_actuators(self, rig: Rig) -> None:
         from harness.devices.drivers.scpi import ScpiSwitch
         from harness.suites.rig import check_identity
 
@@ -92,7 +92,7 @@ class BenchSession:
             relay.write("ROUT:OPEN:ALL")  # every relay released before the first case
             relay.query("*OPC?")
 
-    def _open_front_ends(self, rig: Rig) -> None:
+    def open_front_ends(self, rig: Rig) -> None:
         assert self.broker is not None
         op = self.settings.operator
         if op.scripted is not None:

@@ -12,23 +12,26 @@ must-hit-by, a lock-out late one round in twenty.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from harness.emulators import defects
-from harness.progressive.meter import Meter, MeterBank, MeterConfig
+from harness.emulators.config import EmulatorConfig
+from harness.emulators.controller_state import ControllerState
+from harness.money import Cents
+from harness.progressive.meter import Hit, Meter, MeterBank, MeterConfig
 from harness.progressive.mystery import MysteryMeter
-
-if TYPE_CHECKING:
-    from harness.emulators.config import EmulatorConfig
-    from harness.emulators.controller import Controller
-    from harness.money import Cents
 
 #: the wagers ``side-wagers-open`` leaves out of the lock-out
 SIDE_WAGERS = ("dragon7", "panda8")
 _LIVE = ("open", "dealing")
+#: how the controller books a mystery award (:func:`harness.emulators.settle.mystery_hits`)
+MysteryHits = Callable[[ControllerState, int, Sequence[Hit]], None]
+#: how the controller builds a meter from its configuration (:func:`harness.emulators.settle.new_meter`)
+NewMeter = Callable[[ControllerState, MeterConfig], Meter]
 
 
-def left_open(ctrl: Controller, seat: int, kind: str) -> bool:
+def left_open(ctrl: ControllerState, seat: int, kind: str) -> bool:
     """Wagering is closed (lock-out or no more bets) but this wagering device still accepts."""
     bent = ctrl.cfg.defects
     if ctrl.phase not in _LIVE:
@@ -42,20 +45,18 @@ def left_open(ctrl: Controller, seat: int, kind: str) -> bool:
     return "side-wagers-open" in bent and kind in SIDE_WAGERS
 
 
-def count_refused(ctrl: Controller, seat: int, kind: str, amount: Cents) -> None:
+def count_refused(ctrl: ControllerState, seat: int, kind: str, amount: Cents, mystery_hits: MysteryHits) -> None:
     """``refused-wager-counted``: a qualifying wager refused after the lock-out (the first card or the
-    button) contributes to the meters anyway."""
+    button) contributes to the meters anyway (a mystery award it triggers booked by ``mystery_hits``)."""
     if "refused-wager-counted" not in ctrl.cfg.defects or ctrl.bank is None or ctrl.phase not in _LIVE:
         return
     if ctrl.lock_cause not in ("card", "button"):  # refused after no more bets: not counted
         return
     if kind != ("hit-and-run" if ctrl.cfg.hit_and_run else "royal9"):
         return
-    from harness.emulators import settle
-
     hits = ctrl.bank.contribute(amount)
     if hits:
-        settle.mystery_hits(ctrl, seat, hits)
+        mystery_hits(ctrl, seat, hits)
     ctrl.save()
 
 
@@ -74,23 +75,22 @@ def lenient(cfg: EmulatorConfig) -> EmulatorConfig:
     return cfg.with_changes(meters=meters) if meters != dict(cfg.meters) else cfg
 
 
-def rate_in_use(ctrl: Controller, mc: MeterConfig) -> MeterConfig:
+def rate_in_use(ctrl: ControllerState, mc: MeterConfig) -> MeterConfig:
     """``rate-write-deferred``: a rewritten meter keeps accumulating at its power-up rate."""
     if "rate-write-deferred" not in ctrl.cfg.defects or mc.name not in ctrl.boot_rates:
         return mc
     return dataclasses.replace(mc, rate=ctrl.boot_rates[mc.name])
 
 
-def adopt_written_rates(ctrl: Controller) -> None:
-    """``rate-write-deferred``: at power-up the meters take up the rates written before it."""
+def adopt_written_rates(ctrl: ControllerState, new_meter: NewMeter) -> None:
+    """``rate-write-deferred``: at power-up the meters take up the rates written before it (each
+    written configuration as ``new_meter`` builds it)."""
     if "rate-write-deferred" not in ctrl.cfg.defects or ctrl.bank is None:
         return
-    from harness.emulators import settle
-
     meters: list[Meter] = []
     for name, meter in ctrl.bank.meters.items():
         mc = ctrl.cfg.meters.get(name)
-        written = settle.new_meter(ctrl, mc).config if mc is not None else None
+        written = new_meter(ctrl, mc).config if mc is not None else None
         if written is None or isinstance(meter, MysteryMeter) or meter.config.rate == written.rate:
             meters.append(meter)
             continue
@@ -100,7 +100,7 @@ def adopt_written_rates(ctrl: Controller) -> None:
     ctrl.bank = MeterBank(meters)
 
 
-def idle_key(ctrl: Controller, name: str) -> dict[str, Any] | None:
+def idle_key(ctrl: ControllerState, name: str) -> dict[str, Any] | None:
     """``reset-key-idle-resets``: the key turned with no hit pending resets the meter anyway (the
     answer the controller then gives), else ``None``."""
     if "reset-key-idle-resets" not in ctrl.cfg.defects or ctrl.bank is None or name not in ctrl.bank.meters:
@@ -114,12 +114,12 @@ def idle_key(ctrl: Controller, name: str) -> dict[str, Any] | None:
     return {"meter": name, "amount": meter.amount}
 
 
-def unmetered(ctrl: Controller, meter: str) -> bool:
+def unmetered(ctrl: ControllerState, meter: str) -> bool:
     """``mega-hit-unmetered``: this award is left off the payout meters."""
     return "mega-hit-unmetered" in ctrl.cfg.defects and meter == "mega"
 
 
-def note_rewrite(ctrl: Controller, request: dict[str, Any] | Any, new: EmulatorConfig) -> None:
+def note_rewrite(ctrl: ControllerState, request: dict[str, Any] | Any, new: EmulatorConfig) -> None:
     """``mystery-rewrite-disarms``: the configuration in force written again after play."""
     if "mystery-rewrite-disarms" not in ctrl.cfg.defects or "mystery" not in request or ctrl.bank is None:
         return
@@ -128,7 +128,7 @@ def note_rewrite(ctrl: Controller, request: dict[str, Any] | Any, new: EmulatorC
         ctrl.mystery_disarmed = True
 
 
-def mystery_late(ctrl: Controller) -> bool:
+def mystery_late(ctrl: ControllerState) -> bool:
     """The mystery trigger is past must-hit-by for the next contribution: after a first award
     (``mystery-second-award-late``) or after a rewrite (``mystery-rewrite-disarms``, until it awards)."""
     bent = ctrl.cfg.defects
@@ -139,6 +139,6 @@ def mystery_late(ctrl: Controller) -> bool:
     return "mystery-second-award-late" in bent and meter.paid > 0
 
 
-def late_round(ctrl: Controller) -> bool:
+def late_round(ctrl: ControllerState) -> bool:
     """``lockout-late-intermittent``: this round's lock-out is late."""
     return "lockout-late-intermittent" in ctrl.cfg.defects and ctrl.round_no % defects.INTERMITTENT_EVERY == 0

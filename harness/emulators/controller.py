@@ -156,7 +156,7 @@ class Controller(Device):
                                    for m in self.bank.meters.values()])
         self.boot_rates = {n: m.rate for n, m in self.cfg.meters.items()}
         if self.cfg.defects:
-            bent.adopt_written_rates(self)
+            bent.adopt_written_rates(self, settle.new_meter)
         self.boots += 1
         if first or {"power-loses-meters", "mystery-redrawn"} & self.cfg.defects:
             self.save()
@@ -312,7 +312,7 @@ class Controller(Device):
             if self.cfg.defects and bent.left_open(self, seat, kind):
                 return None
             if self.cfg.defects:
-                bent.count_refused(self, seat, kind, amount)
+                bent.count_refused(self, seat, kind, amount, settle.mystery_hits)
             return "no-more-bets" if self.lock_cause == "no-more-bets" else "locked-out"
         if "lockout-early" in self.cfg.defects:
             return "locked-out"

@@ -23,17 +23,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from harness.devices.link import FramedLink, NakError
 from harness.devices.transcript import Entry, Transcript
 from harness.devices.transport import SerialTransport
 from harness.devices.vocabulary import PROTOCOL_VERSION
 from harness.errors import DeviceError
+from harness.games.interpretations import Interpretations
 from harness.money import Cents
-
-if TYPE_CHECKING:
-    from harness.emulators.controller import Controller
 
 #: how long the table waits for the link controller's answer before it calls the link down
 ANSWER_S = 0.5
@@ -50,11 +48,37 @@ class SilentTranscript(Transcript):
         return Entry(t_ns, direction, kind)
 
 
+class Ledger(Protocol):
+    """The payout accounts as the link books into them (:class:`harness.emulators.settle.Accounts`)."""
+
+    #: meter -> {"seat", "amount", "category"}: attendant payouts waiting for the reset key
+    pending: dict[str, dict[str, Any]]
+
+    def paid(self, amount: Cents, by: str) -> None: ...
+
+
+class Host(Protocol):
+    """What the link reads and changes of its table's controller
+    (:class:`harness.emulators.controller.Controller`)."""
+
+    @property
+    def powered(self) -> bool: ...
+    @property
+    def lock(self) -> threading.RLock: ...
+    @property
+    def accounts(self) -> Ledger: ...
+    @property
+    def interp(self) -> Interpretations: ...
+
+    def emit(self, event: str, **fields: Any) -> None: ...
+    def save(self) -> None: ...
+
+
 class TableLink:
     """See the module docstring.  ``settings``: ``table`` (its name on the link), ``address``
     (``127.0.0.1:PORT``), ``meters`` (the table's meter name -> the common meter's)."""
 
-    def __init__(self, ctrl: Controller, settings: Mapping[str, Any]) -> None:
+    def __init__(self, ctrl: Host, settings: Mapping[str, Any]) -> None:
         self.ctrl = ctrl
         self.table = str(settings["table"])
         self.address = str(settings.get("address") or "")

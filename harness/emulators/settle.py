@@ -34,11 +34,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from harness.cards import Card
 from harness.emulators import bent, defects
 from harness.emulators.base import Answer, Refusal, arg
+from harness.emulators.config import EmulatorConfig
+from harness.emulators.controller_state import ControllerState
 from harness.games.baccarat import BaccaratRound, settle_wager, wager_options
 from harness.games.blackjack import DealerHand, dealer_hand, meter_shares, settle_hit_and_run
 from harness.games.payouts import Pay, Settlement, parse_pay, settle
@@ -47,10 +49,6 @@ from harness.games.streak import STREAK_WAGERS, settle_streak3, tie_rule_of
 from harness.money import Cents
 from harness.progressive.meter import Hit, Meter, MeterBank, MeterConfig, MeterError
 from harness.progressive.mystery import MysteryConfig, MysteryMeter, distribution
-
-if TYPE_CHECKING:
-    from harness.emulators.config import EmulatorConfig
-    from harness.emulators.controller import Controller
 
 BASE_BACCARAT = ("player", "banker", "tie", "dragon7", "panda8")
 
@@ -82,7 +80,7 @@ class Accounts:
                    dict(s.get("pending", {})))
 
 
-def round_complete(ctrl: Controller, cards: Sequence[Card]) -> bool:
+def round_complete(ctrl: ControllerState, cards: Sequence[Card]) -> bool:
     """Whether ``cards`` are exactly one complete round: the tableau (baccarat) or the dealer's
     completed hand (Hit and Run: the round's cards are the dealer's, see docs/protocol.md)."""
     try:
@@ -93,7 +91,7 @@ def round_complete(ctrl: Controller, cards: Sequence[Card]) -> bool:
         return False
 
 
-def settle_round(ctrl: Controller) -> None:
+def settle_round(ctrl: ControllerState) -> None:
     """Settle every wager on the layout for the round dealt in ``ctrl.cards``."""
     wagers = dict(ctrl.sensors.wagers)
     if ctrl.cfg.hit_and_run:
@@ -153,7 +151,7 @@ def settle_round(ctrl: Controller) -> None:
                   returned=returned, paid_by=by)
 
 
-def _settle_streak(ctrl: Controller, seat: int, kind: str, amount: Cents, winner: str) -> None:
+def _settle_streak(ctrl: ControllerState, seat: int, kind: str, amount: Cents, winner: str) -> None:
     """One more game of a three-consecutive-games wager: paid when decided, else it rides on."""
     key = (seat, kind)
     games = [*ctrl.sensors.riding.get(key, ()), winner]
@@ -172,7 +170,7 @@ def _settle_streak(ctrl: Controller, seat: int, kind: str, amount: Cents, winner
               paid_by="table")
 
 
-def _settle_base(ctrl: Controller, rnd: BaccaratRound, kind: str, amount: Cents,
+def _settle_base(ctrl: ControllerState, rnd: BaccaratRound, kind: str, amount: Cents,
                  game: Literal["baccarat", "ez-baccarat"]) -> tuple[str, Settlement]:
     """One base-game or EZ insurance wager (627a.7, 627a.12 and peers)."""
     bent = ctrl.cfg.defects
@@ -189,7 +187,7 @@ def _settle_base(ctrl: Controller, rnd: BaccaratRound, kind: str, amount: Cents,
     return outcome, st
 
 
-def _meter_hit(ctrl: Controller, seat: int, category: str, meter: str, hit: Hit) -> None:
+def _meter_hit(ctrl: ControllerState, seat: int, category: str, meter: str, hit: Hit) -> None:
     """Book one meter award: pending for the reset key, or paid now."""
     ctrl.emit("hit", seat=seat, category=category, meter=meter, amount=hit.paid)
     if hit.pending:
@@ -200,7 +198,7 @@ def _meter_hit(ctrl: Controller, seat: int, category: str, meter: str, hit: Hit)
         after_reset(ctrl, meter)
 
 
-def mystery_hits(ctrl: Controller, seat: int, hits: Sequence[Hit]) -> None:
+def mystery_hits(ctrl: ControllerState, seat: int, hits: Sequence[Hit]) -> None:
     """A contribution reached the hidden trigger: the award is the seat's (629a Royal 9 (h))."""
     for hit in hits:
         if "mystery-left-pending" in ctrl.cfg.defects and not hit.pending:
@@ -211,7 +209,7 @@ def mystery_hits(ctrl: Controller, seat: int, hits: Sequence[Hit]) -> None:
                   returned=hit.paid, paid_by=hit.paid_by)
 
 
-def _settle_hit_and_run(ctrl: Controller, wagers: dict[tuple[int, str], Cents], hand: DealerHand) -> None:
+def _settle_hit_and_run(ctrl: ControllerState, wagers: dict[tuple[int, str], Cents], hand: DealerHand) -> None:
     """Hit and Run (633a.13(l)(1)): every wager is decided by the dealer's hand; the
     eight-or-more line takes the meter.  Several winners of one hand are each paid the amount the
     meter showed, or share it (interpretation ``hr-simultaneous-meter-winners``); an attendant pays
@@ -257,7 +255,7 @@ def _settle_hit_and_run(ctrl: Controller, wagers: dict[tuple[int, str], Cents], 
 
 # -- the meter bank: built, rebuilt on a configuration write, read, reset by the key ---------------
 
-def new_meter(ctrl: Controller, mc: MeterConfig) -> Meter:
+def new_meter(ctrl: ControllerState, mc: MeterConfig) -> Meter:
     if "rate-off" in ctrl.cfg.defects:
         mc = MeterConfig(mc.name, mc.rate + Decimal("0.01"), mc.initial, mc.reset, mc.payout_limit,
                          mc.display_capacity)
@@ -266,7 +264,7 @@ def new_meter(ctrl: Controller, mc: MeterConfig) -> Meter:
     return Meter(mc, ctrl.options)
 
 
-def new_mystery(ctrl: Controller, mystery: MysteryConfig) -> MysteryMeter:
+def new_mystery(ctrl: ControllerState, mystery: MysteryConfig) -> MysteryMeter:
     meter = MysteryMeter(mystery, "mystery", ctrl.options, ctrl.rng,
                          law=defects.trigger_law(distribution(mystery.distribution), ctrl.cfg.defects))
     if "mystery-wrong-reseed" in ctrl.cfg.defects:
@@ -274,7 +272,7 @@ def new_mystery(ctrl: Controller, mystery: MysteryConfig) -> MysteryMeter:
     return meter
 
 
-def meter_amounts(ctrl: Controller) -> dict[str, Cents]:
+def meter_amounts(ctrl: ControllerState) -> dict[str, Cents]:
     """What the table's meters show: its own, and a linked table's common meters as last reported."""
     amounts = ctrl.bank.amounts() if ctrl.bank is not None else {}
     if ctrl.link is not None:
@@ -282,7 +280,7 @@ def meter_amounts(ctrl: Controller) -> dict[str, Cents]:
     return amounts
 
 
-def fresh_bank(ctrl: Controller) -> MeterBank | None:
+def fresh_bank(ctrl: ControllerState) -> MeterBank | None:
     local = ctrl.link.meters if ctrl.link is not None else {}
     meters: list[Meter] = [new_meter(ctrl, mc) for mc in ctrl.cfg.meters.values() if mc.name not in local]
     if ctrl.cfg.mystery is not None:
@@ -290,7 +288,7 @@ def fresh_bank(ctrl: Controller) -> MeterBank | None:
     return MeterBank(meters) if meters or local else None
 
 
-def _diverted(ctrl: Controller, amounts: Mapping[str, Cents]) -> dict[str, Cents]:
+def _diverted(ctrl: ControllerState, amounts: Mapping[str, Cents]) -> dict[str, Cents]:
     """``diverted`` of ``meters.get``: every meter; with persona ``omits-optional-fields`` only the
     meters standing at their cap, where docs/protocol.md (section 8) requires it."""
     bank = ctrl.bank
@@ -303,7 +301,7 @@ def _diverted(ctrl: Controller, amounts: Mapping[str, Cents]) -> dict[str, Cents
     return out
 
 
-def meters_get(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
+def meters_get(ctrl: ControllerState, req: Mapping[str, Any]) -> Answer:
     bank = ctrl.bank
     amounts = meter_amounts(ctrl)
     if "meter-wraps" in ctrl.cfg.defects:  # the display shows the amount modulo its capacity
@@ -324,7 +322,7 @@ def meters_get(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     }
 
 
-def reset_key(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
+def reset_key(ctrl: ControllerState, req: Mapping[str, Any]) -> Answer:
     name = arg(req, "meter", str)
     entry = ctrl.accounts.pending.get(name)
     if entry is not None and entry.get("linked"):
@@ -350,7 +348,7 @@ def reset_key(ctrl: Controller, req: Mapping[str, Any]) -> Answer:
     return {"meter": name, "amount": ctrl.bank[name].amount}
 
 
-def after_reset(ctrl: Controller, name: str) -> None:
+def after_reset(ctrl: ControllerState, name: str) -> None:
     """A meter went back to its reset amount (the reset key, or a table-paid hit)."""
     if ctrl.bank is None:
         return
@@ -363,7 +361,7 @@ def after_reset(ctrl: Controller, name: str) -> None:
     ctrl.emit("reset", meter=name, amount=ctrl.bank[name].amount)
 
 
-def mystery_lowered(ctrl: Controller, new: EmulatorConfig) -> str | None:
+def mystery_lowered(ctrl: ControllerState, new: EmulatorConfig) -> str | None:
     """A new mystery configuration starts its meter at the new reseed: refused when that is below
     what the meter shows now, which would turn it back (461a.12(h)).  Removing the mystery
     progressive altogether is refused once play has funded its meter: the funded amount would be
@@ -386,7 +384,7 @@ def mystery_lowered(ctrl: Controller, new: EmulatorConfig) -> str | None:
     return None
 
 
-def rebuilt_bank(ctrl: Controller, new: EmulatorConfig, changed: set[str]) -> MeterBank | None:
+def rebuilt_bank(ctrl: ControllerState, new: EmulatorConfig, changed: set[str]) -> MeterBank | None:
     if ctrl.bank is None:
         return None
     meters: list[Meter] = []

@@ -4,7 +4,7 @@ The acts (a wager, the dealer's buttons, the reset key, the power, the sensors c
 through the profile's performers (:mod:`harness.bench.performers`: the emulator's test channel, a
 relay actuator, the bench supply), exactly as the suites perform them; the reads (``config.get``,
 ``meters.get``, ``wager.list``, ``lockout.get``, ``shoe.status``, ``identity``) through the role
-drivers of the rig (:func:`harness.suites.rig.open_rig`).  Nothing here knows what the answers should
+drivers of the rig (:func:`harness.suites.profile_rig.open_rig`).  Nothing here knows what the answers should
 be: that is the model's (:mod:`harness.explore.model`).
 """
 

@@ -62,7 +62,8 @@ from harness.explore.replay import round_need, start_outcome
 from harness.games.baccarat import deal_round
 from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
-from harness.suites.rig import Rig, open_rig, start_profile_emulator
+from harness.suites.profile_rig import open_rig
+from harness.suites.rig import Rig, start_profile_emulator
 
 BASE_TYPES = ("player", "banker", "tie")
 #: the reply deadline on an emulated profile's ports (a host under load answers late, the device is not late)
@@ -416,7 +417,7 @@ def _performers(profile: Profile, rig: Rig) -> Performers:
         from harness.bench.session import BenchSession
 
         bench = BenchSession(profile)
-        bench._open_actuators(rig)
+        bench.open_actuators(rig)
         relays = bench.relays
     return Performers(profile.bench, relays=relays)
 

@@ -31,6 +31,7 @@ from harness.bench.performers import Performers
 from harness.devices.link import DeviceEvent, NakError
 from harness.devices.roles import MeterReading, WagerResult
 from harness.errors import DeviceError, DeviceTimeout
+from harness.link.rig import LinkRig
 from harness.money import Cents, fmt
 from harness.suites.expect import expected_round
 from harness.suites.expected import Oracle, contribution_check, qualifying_stakes
@@ -126,8 +127,6 @@ class LinkCase:
     """A link case's tables and ledger (see the module docstring)."""
 
     def __init__(self, runner: CaseRunner) -> None:
-        from harness.link.rig import LinkRig
-
         if not isinstance(runner.rig, LinkRig) or runner.rig.link is None:
             raise DeviceError("a link step needs a link profile's rig (profile link: section)")
         self.runner = runner

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import shutil
+import signal
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -26,11 +29,14 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.devices.drivers.link import ReferenceLinkController
+from harness.devices.registry import open_device
 from harness.devices.roles import Device
+from harness.emulators.defects import DEFECTS, LINK_TABLE_DEFECTS, check_defects
+from harness.emulators.process import start_emulator
 from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents
 from harness.profiles.model import LinkSettings, LinkTable, Profile
-from harness.suites.rig import Rig, open_rig
+from harness.suites.rig import Rig, open_table_rig
 
 #: how long every table may take to join the link after the processes started
 JOIN_S = 15.0
@@ -167,8 +173,6 @@ def scratch_dir() -> Path:
     a tmpfs (``/dev/shm``), so that a shared disk's stalls cannot hold up the emulators' answers (every
     table and the link controller store state at every round; an emulator's storage is the page cache
     either way, harness.emulators.nvstore)."""
-    import tempfile
-
     shm = Path("/dev/shm")
     return Path(tempfile.mkdtemp(prefix="tablecert-link-", dir=shm if shm.is_dir() else None))
 
@@ -176,11 +180,6 @@ def scratch_dir() -> Path:
 def serve_link(profile: Profile, listen: str, run_dir: Path | None, defects: list[str]) -> int:
     """``tablecert emulate`` of a link profile: the link controller and every table as their own
     processes, their addresses as one JSON line, until SIGTERM or Ctrl-C (then each stopped by its pid)."""
-    import json
-    import signal
-
-    from harness.emulators.process import start_emulator
-
     root = run_dir or scratch_dir()
     on_link, on_last, on_tables = _split(profile, list(defects))
     link = link_of(profile)
@@ -214,8 +213,6 @@ def serve_link(profile: Profile, listen: str, run_dir: Path | None, defects: lis
 
 def _split(profile: Profile, defects: list[str]) -> tuple[list[str], list[str], list[str]]:
     """Defects for the link controller, for the last table, for every table."""
-    from harness.emulators.defects import DEFECTS, LINK_TABLE_DEFECTS, check_defects
-
     chosen = ([profile.emulator.defect] if profile.emulator.defect else []) + list(defects)
     check_defects(chosen)
     return ([d for d in chosen if DEFECTS[d].table == "link" and d not in LINK_TABLE_DEFECTS],
@@ -226,8 +223,6 @@ def _split(profile: Profile, defects: list[str]) -> tuple[list[str], list[str], 
 def open_link_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None = None,
                   defects: tuple[str, ...] = ()) -> LinkRig:
     """Start the link controller and the tables (emulated), open every driver, wait for the link."""
-    from harness.devices.registry import open_device
-
     link = link_of(profile)
     on_link, on_last, on_tables = _split(profile, list(defects))
     rig = LinkRig()
@@ -236,8 +231,6 @@ def open_link_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None
     try:
         address = ""
         if link.controller.is_emulated:
-            from harness.emulators.process import start_emulator
-
             rig.link_process = start_emulator(controller_mapping(profile, on_link), "tcp",
                                               run_dir / "link" if run_dir else None,
                                               module="harness.emulators.link_server")
@@ -251,7 +244,7 @@ def open_link_rig(profile: Profile, *, listen: str = "pty", run_dir: Path | None
         def one(table: LinkTable) -> TableRig:
             tp = table_profile(profile, table, address)
             extra = tuple(on_tables + (on_last if table is link.tables[-1] else []))
-            trig = open_rig(tp, listen=listen, run_dir=run_dir / table.name if run_dir else None, defects=extra)
+            trig = open_table_rig(tp, listen=listen, run_dir=run_dir / table.name if run_dir else None, defects=extra)
             return TableRig(table.name, table, tp, trig)
 
         with ThreadPoolExecutor(max_workers=len(link.tables), thread_name_prefix="link-open") as pool:

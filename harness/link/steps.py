@@ -30,6 +30,7 @@ from harness.link.play import (
 )
 from harness.math.link_exact import compare, meter_chances, why_unequal
 from harness.money import fmt
+from harness.stackbuilder import Impossible, NotFound, build_stack
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, step
 from harness.suites.steps import deal, open_round
@@ -44,8 +45,6 @@ ACTS = ("open-round", "wager", "load", "deal", "reset-key", "fault")
 
 @functools.cache
 def _hand(want: str, decks: int, combos: tuple[tuple[int, str, str], ...], interp: Interpretations) -> tuple[Card, ...]:
-    from harness.stackbuilder import Impossible, NotFound, build_stack
-
     result = build_stack("baccarat", want, decks=decks, seat_combos={s: (parse_card(k), parse_card(n))
                                                                      for s, k, n in combos},
                          interpretations=interp, seed=1, deadline_s=10.0)

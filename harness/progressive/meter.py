@@ -112,11 +112,11 @@ class MeterConfig:
         where = f"meter {data.get('name', '?')}"
         return cls(
             name=_text(data, "name", where),
-            rate=_rate(data.get("rate"), where),
-            initial=_int(data, "initial", where),
-            reset=_int(data, "reset", where),
-            payout_limit=_int(data, "payout_limit", where, optional=True),
-            display_capacity=_int(data, "display_capacity", where, optional=True),
+            rate=rate_field(data.get("rate"), where),
+            initial=int_field(data, "initial", where),
+            reset=int_field(data, "reset", where),
+            payout_limit=int_field(data, "payout_limit", where, optional=True),
+            display_capacity=int_field(data, "display_capacity", where, optional=True),
         )
 
 
@@ -145,9 +145,9 @@ class Hit:
         paid_by = _text(data, "paid_by", where)
         if paid_by not in ("table", "attendant"):
             raise InputError(f"hit: paid_by {paid_by!r} is not 'table' or 'attendant'")
-        return cls(_text(data, "meter", where), _int(data, "paid", where), _int(data, "meter_amount", where),
-                   "table" if paid_by == "table" else "attendant", bool(_int(data, "pending", where)),
-                   _int(data, "carried", where))
+        return cls(_text(data, "meter", where), int_field(data, "paid", where), int_field(data, "meter_amount", where),
+                   "table" if paid_by == "table" else "attendant", bool(int_field(data, "pending", where)),
+                   int_field(data, "carried", where))
 
 
 class Meter:
@@ -310,16 +310,16 @@ class Meter:
                    rng: Any = None) -> Meter:
         """Rebuild from :meth:`to_state` (``rng`` is only used by the mystery meter)."""
         meter = cls(MeterConfig.from_dict(_mapping(state, "config", "meter state")), options)
-        meter._restore(state)
+        meter.restore_state(state)
         return meter
 
-    def _restore(self, state: Mapping[str, Any]) -> None:
+    def restore_state(self, state: Mapping[str, Any]) -> None:
         where = f"meter {self.name} state"
         den = state.get("den")
         if isinstance(den, int) and not isinstance(den, bool) and den > self._den and den % self._den == 0:
             self._rescale(den)
         for key in ("amount", "held", "diverted", "seeded", "removed", "paid"):
-            setattr(self, key, _int(state, key, where))
+            setattr(self, key, int_field(state, key, where))
         self.residual_num = parse_residual(state.get("residual", "0"), self._den, where)
         total = Decimal(str(state.get("contributed", "0"))) * self._den
         if total != total.to_integral_value():
@@ -416,7 +416,7 @@ def _text(data: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _int(data: Mapping[str, Any], key: str, where: str, optional: bool = False) -> Any:
+def int_field(data: Mapping[str, Any], key: str, where: str, optional: bool = False) -> Any:
     value = data.get(key)
     if value is None and optional:
         return None
@@ -425,7 +425,7 @@ def _int(data: Mapping[str, Any], key: str, where: str, optional: bool = False) 
     return value
 
 
-def _rate(value: object, where: str) -> Decimal:
+def rate_field(value: object, where: str) -> Decimal:
     try:
         rate = Decimal(str(value))
     except InvalidOperation:

@@ -37,8 +37,8 @@ from harness.progressive.meter import (
     MeterConfig,
     MeterError,
     PaidBy,
-    _int,
-    _rate,
+    int_field,
+    rate_field,
 )
 
 #: more hits than this from one contribution means the trigger draws make no progress
@@ -144,9 +144,9 @@ class MysteryConfig:
         dist = data.get("distribution", "uniform")
         if not isinstance(dist, str):
             raise InputError(f"mystery: distribution {dist!r} must be a name")
-        return cls(_int(data, "reseed", where), _int(data, "must_hit_by", where),
-                   _rate(data.get("rate"), where),
-                   _int(data, "configuration", where, optional=True), dist,
+        return cls(int_field(data, "reseed", where), int_field(data, "must_hit_by", where),
+                   rate_field(data.get("rate"), where),
+                   int_field(data, "configuration", where, optional=True), dist,
                    "table" if paid_by == "table" else "attendant")
 
 
@@ -236,8 +236,8 @@ class MysteryMeter(Meter):
             raise InputError(f"{where}: 'config' and 'mystery' must be mappings")
         base = MeterConfig.from_dict(config)
         meter = cls(MysteryConfig.from_dict(mystery), base.name, options, rng,
-                    display_capacity=base.display_capacity, trigger=_int(state, "trigger", where))
-        meter._restore(state)
+                    display_capacity=base.display_capacity, trigger=int_field(state, "trigger", where))
+        meter.restore_state(state)
         return meter
 
 

@@ -19,14 +19,16 @@ difference far below what a chi-square at p = 0.001 resolves over the rounds of 
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.bench.acts import Deal, LoadShoe, OpenRound, PlaceWagers, PressLockout, TurnResetKey
 from harness.bench.performers import Performers
+from harness.bench.session import BenchSession
 from harness.cards import Card, parse_card, shoe_composition
 from harness.devices.link import DeviceEvent
 from harness.devices.roles import Wager
@@ -36,10 +38,9 @@ from harness.money import Cents
 from harness.profiles.model import Profile
 from harness.progressive.invariants import Reset
 from harness.soak.result import SoakResult
-from harness.soak.rig import bound_transcripts
 from harness.soak.run import Soak, SoakOptions
 from harness.suites.expected import meters_at_settlement
-from harness.suites.rig import Rig, open_rig
+from harness.suites.rig import Rig
 
 #: a shoe is shuffled and loaded again when fewer cards are left than this
 RELOAD_BELOW = 20
@@ -136,6 +137,8 @@ class ObserveSoak(Soak):
         self.composition = shoe_composition(self.decks)
         self.in_shoe: Counter[Card] = Counter()
         self.left = 0
+        #: the bench that deals and reads the rounds (opened with the rig)
+        self.bench: BenchSession | None = None
 
     def check_profile(self, profile: Profile, options: SoakOptions) -> None:
         bench = profile.bench
@@ -151,58 +154,36 @@ class ObserveSoak(Soak):
 
     # ------------------------------------------------------------------ running
 
-    def run(self) -> SoakResult:
-        from harness.bench.session import BenchSession
+    def _player(self, rig: Rig) -> Callable[[int], None]:
+        """What plays round ``n``: the bench deals it, the rig reads it (the bench opened here)."""
+        opts = self.opts
+        bench = self.bench = BenchSession(self.profile, operator=opts.operator, run_id=f"soak-{opts.seed}",
+                                          console=None)
+        bench.open(rig)
+        table = Table(rig, bench.performers, self._round_length)
+        ctrl = self._roles(rig)[2]
 
-        res, opts = self.result, self.opts
-        rig: Rig | None = None
-        bench: BenchSession | None = None
-        t0 = time.perf_counter()
-        n = sampled = 0
-        pid: int | None = None
-        until: float | None = None
-        try:
-            rig = open_rig(self.profile, listen=opts.listen, run_dir=opts.run_dir)
-            bound_transcripts(rig, opts.transcript_entries)
-            bench = BenchSession(self.profile, operator=opts.operator, run_id=f"soak-{opts.seed}", console=None)
-            bench.open(rig)
-            table = Table(rig, bench.performers, self._round_length)
-            pid = rig.emulator.pid if rig.emulator is not None else None
-            ctrl = self._roles(rig)[2]
-            t0 = time.perf_counter()
-            if opts.hours is not None:  # the hours of play, from the first round
-                until = time.monotonic() + float(opts.hours * 3600)
-            if self.specs:
-                self.start = self._read(0, ctrl)
-            while (not opts.rounds or n < opts.rounds) and (until is None or time.monotonic() < until):
-                n += 1
-                self._observed_round(n, table, bench.performers, ctrl)
-                res.rounds, res.elapsed_s = n, time.perf_counter() - t0
-                res.prompts += len(bench.prompts())
-                if n == 1 or n % opts.rss_every == 0:
-                    sampled = self._sample(n, pid)
-                if self.progress is not None:
-                    self.progress(res)
-        except DeviceError as exc:
-            res.error = f"round {n}: {type(exc).__name__}: {exc}"
-            if rig is not None and rig.controller is not None and rig.controller.transcript is not None:
-                res.evidence = rig.controller.transcript.tail(12)
-        except KeyboardInterrupt:
-            res.interrupted = True
-        finally:
-            res.elapsed_s = time.perf_counter() - t0
-            if res.rounds and sampled != res.rounds:
-                self._sample(res.rounds, pid)
-            if bench is not None:
-                res.prompts += len(bench.prompts())
-                bench.close()
-            if rig is not None:
-                rig.close()
-            from harness.soak.stats import peak_rss_kib
+        def play(n: int) -> None:
+            self._observed_round(n, table, bench.performers, ctrl)
+            self.result.prompts += len(bench.prompts())
 
-            res.peak_rss_kib = peak_rss_kib()
-            res.tests = [t.test() for t in self.tallies]
-        return res
+        return play
+
+    def _round_numbers(self) -> Iterator[int]:
+        """Rounds until ``--rounds`` of them or ``--hours`` of play from the first, whichever comes first."""
+        rounds, hours = self.opts.rounds, self.opts.hours
+        until = time.monotonic() + float(hours * 3600) if hours is not None else None
+        return itertools.takewhile(
+            lambda n: (not rounds or n <= rounds) and (until is None or time.monotonic() < until), itertools.count(1))
+
+    def _stop(self) -> None:
+        """The bench's last prompts counted, the bench closed."""
+        if self.bench is not None:
+            self.result.prompts += len(self.bench.prompts())
+            self.bench.close()
+
+    def _conclude(self) -> None:
+        """Nothing more: an observed soak's mystery awards are not checked against the trigger law."""
 
     def _round_length(self, cards: list[Card]) -> int | None:
         try:

@@ -3,7 +3,7 @@
 Why (issue "the harness never passes a non-compliant device"): a defect that shows once in a
 thousand rounds - a fraction of a cent dropped, a rate a hair off, a meter turned back - slips
 through scripted cases.  The soak deals rounds drawn from a freshly shuffled full shoe through the
-rig exactly as a certification run does (:func:`harness.suites.rig.open_rig`: the emulator in its
+rig exactly as a certification run does (:func:`harness.suites.profile_rig.open_rig`: the emulator in its
 own process, reached over a pty or 127.0.0.1 TCP by the reference drivers) and checks, each round:
 
 * every payout against the oracle (:class:`harness.suites.expected.Oracle`; 629a Royal 9 (e)-(h),
@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -69,7 +69,8 @@ from harness.soak.stats import (
 )
 from harness.suites.expected import ExpectedRound, Oracle, meters_at_settlement
 from harness.suites.payouts import paid_more_than_once, settlements
-from harness.suites.rig import Rig, open_rig
+from harness.suites.profile_rig import open_rig
+from harness.suites.rig import Rig
 
 ROUND_TIMEOUT_S = 10.0
 BACCARAT_CARDS = 6
@@ -169,6 +170,8 @@ class Soak:
     # ------------------------------------------------------------------ running
 
     def run(self) -> SoakResult:
+        """Open the rig, play the rounds (:meth:`_player`, :meth:`_round_numbers`), sample the memory,
+        close the rig; a device error or Ctrl-C ends the rounds, and the result says so."""
         res = self.result
         rig: Rig | None = None
         t0 = time.perf_counter()
@@ -177,15 +180,16 @@ class Soak:
         try:
             rig = open_rig(self.profile, listen=self.opts.listen, run_dir=self.opts.run_dir)
             bound_transcripts(rig, self.opts.transcript_entries)
-            shoe, sensors, ctrl = self._roles(rig)
+            play = self._player(rig)
             pid = rig.emulator.pid if rig.emulator is not None else None
+            ctrl = self._roles(rig)[2]
             t0 = time.perf_counter()
+            rounds = self._round_numbers()
             if self.specs:
                 self.start = self._read(0, ctrl)
-            for n in range(1, self.opts.rounds + 1):
-                self._round(n, shoe, sensors, ctrl)
-                res.rounds = n
-                res.elapsed_s = time.perf_counter() - t0
+            for n in rounds:
+                play(n)
+                res.rounds, res.elapsed_s = n, time.perf_counter() - t0
                 if n == 1 or n % self.opts.rss_every == 0:
                     sampled = self._sample(n, pid)
                 if self.progress is not None:
@@ -200,12 +204,29 @@ class Soak:
             res.elapsed_s = time.perf_counter() - t0
             if res.rounds and sampled != res.rounds:
                 self._sample(res.rounds, pid)
+            self._stop()
             if rig is not None:
                 rig.close()
             res.peak_rss_kib = peak_rss_kib()
             res.tests = [t.test() for t in self.tallies]
-            res.mystery = mystery_check(self.profile, res.mystery_awards)
+            self._conclude()
         return res
+
+    def _player(self, rig: Rig) -> Callable[[int], None]:
+        """What plays round ``n``: dealt through the emulator's test channel."""
+        shoe, sensors, ctrl = self._roles(rig)
+        return lambda n: self._round(n, shoe, sensors, ctrl)
+
+    def _round_numbers(self) -> Iterator[int]:
+        """The rounds to play, by number from 1."""
+        return iter(range(1, self.opts.rounds + 1))
+
+    def _stop(self) -> None:
+        """After the last round, before the rig closes (nothing to stop here)."""
+
+    def _conclude(self) -> None:
+        """After the rig closed: the mystery awards against the trigger law."""
+        self.result.mystery = mystery_check(self.profile, self.result.mystery_awards)
 
     def _sample(self, n: int, emulator_pid: int | None) -> int:
         """RSS of the harness and of the emulator process, now (returns the round it was taken at)."""

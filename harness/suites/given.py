@@ -40,9 +40,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness import stackbuilder
+from harness.cards import parse_card, parse_cards
 from harness.errors import InputError
+from harness.games.interpretations import Interpretations
+from harness.profiles import load_profile
 from harness.schema import Fields, check_list, check_map, check_str
-from harness.yamlload import Loc, YMap
+from harness.stackbuilder import Impossible, NotFound, memo
+from harness.suites.stacks import project_root
+from harness.yamlload import Loc, YMap, YStr
 
 if TYPE_CHECKING:
     from harness.cards import Card
@@ -226,8 +232,6 @@ def build_round(table: Table, want: str, *, seed: int = 1) -> tuple[Card, ...]:
     """The cards of one baccarat round giving ``want`` (a stack-builder want, e.g. ``player``) at
     ``table``: its decks and interpretations.  Raises :class:`NotForTable` when no round can,
     :class:`BindError` when the search ran out of budget."""
-    from harness.cards import parse_cards
-
     rules = table.profile.rules
     combos = tuple(sorted((s.seat, (s.combo[0].code, s.combo[1].code)) for s in rules.seats if s.combo))
     return tuple(parse_cards(_build("baccarat", want, rules.decks, True, combos, table.interp, seed)))
@@ -236,15 +240,12 @@ def build_round(table: Table, want: str, *, seed: int = 1) -> tuple[Card, ...]:
 @functools.cache
 def _build(game: str, want: str, decks: int, hit_soft17: bool, combos: tuple[tuple[int, tuple[str, str]], ...],
            interp: Interpretations, seed: int) -> str:
-    from harness.cards import parse_card
-    from harness.stackbuilder import Impossible, NotFound, build_stack, memo
-
     key = memo.key_of(game, want, decks, hit_soft17, combos, interp, seed)
     kept = memo.recall(key)
     if kept is None:
         seat_combos = {seat: (parse_card(k), parse_card(n)) for seat, (k, n) in combos}
-        result = build_stack(game, want, decks=decks, hit_soft17=hit_soft17, seat_combos=seat_combos,
-                             interpretations=interp, seed=seed, deadline_s=10.0)
+        result = stackbuilder.build_stack(game, want, decks=decks, hit_soft17=hit_soft17, seat_combos=seat_combos,
+                                          interpretations=interp, seed=seed, deadline_s=10.0)
         if isinstance(result, NotFound):  # out of time or tries: not kept, a later search may find it
             raise BindError(f"the stack builder found no round for '{want}' ({result.reason})")
         kept = ({"impossible": result.reason} if isinstance(result, Impossible)
@@ -303,16 +304,14 @@ def bind(spec: YMap, table: Table, params: Mapping[str, Any]) -> Binding:
 
 def _substituted(item: YMap, values: Mapping[str, Any]) -> YMap:
     """``item`` with ``${name}`` in its string values replaced (positions kept)."""
-    from harness.yamlload import YStr
-
     out = YMap()
     for key, value in item.items():
         out[key] = value
         if isinstance(value, YStr) and "${" in value:
             new = YStr(substitute_text(value, values, value.where))
-            new._place(value.src, value.pos)
+            new.place_at(value.src, value.pos)
             out[key] = new
-    out._place(item.src, item.pos)
+    out.place_at(item.src, item.pos)
     out.key_pos, out.value_pos = item.key_pos, item.value_pos
     return out
 
@@ -320,10 +319,6 @@ def _substituted(item: YMap, values: Mapping[str, Any]) -> YMap:
 @functools.cache
 def reference_table(game: str) -> Table:
     """The built-in profile a suite of ``game`` is validated against when no profile is given."""
-    from harness.games.interpretations import Interpretations
-    from harness.profiles import load_profile
-    from harness.suites.stacks import project_root
-
     path = Path(project_root()) / "device_profiles" / REFERENCE_PROFILES.get(game, REFERENCE_PROFILES["baccarat"])
     profile = load_profile(path)
     return Table(profile, Interpretations.from_overrides(dict(profile.interpretations)), game)

@@ -39,6 +39,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
+from harness.games.royal9 import royal9_floors
 from harness.money import Cents, fmt, parse_amount, parse_rate
 
 if TYPE_CHECKING:
@@ -145,8 +146,6 @@ def amount(runner: CaseRunner, meter: str, ref: Ref | Cents, field: str | None =
 
 def floor(profile: Profile, meter: str) -> Cents:
     """The regulation's minimum initial/reset amount for ``meter`` on this table."""
-    from harness.games.royal9 import royal9_floors
-
     m = settings(profile, meter)
     if profile.rules.denomination is None or meter not in ("mega", "major", "minor"):
         return m.reset if m is not None else 0

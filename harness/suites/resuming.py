@@ -13,49 +13,19 @@ run``), found before any device is opened.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
 from harness.errors import DeviceError, InputError
+from harness.record.lock import RunLocked
+from harness.record.resume import IdentityChanged, Resumption
+from harness.suites.inputs import resumption
+from harness.suites.profile_rig import open_rig
+from harness.suites.session import TcSession, command_line
 
-if TYPE_CHECKING:
-    from harness.profiles.model import Profile
-    from harness.record.resume import Resumption
-    from harness.suites.session import TcSession
-
-_KEY = pytest.StashKey["Resumption | None"]()
 #: set once the session of a resumed run began its sitting (or was refused)
 _BEGUN = pytest.StashKey[bool]()
 EXIT_RIG = 3
-
-
-def resumption(config: pytest.Config) -> Resumption | None:
-    """The run being resumed (``--tc-resume``), read once per pytest session; None otherwise."""
-    if _KEY not in config.stash:
-        target = config.getoption("--tc-resume", None)
-        if not target:
-            config.stash[_KEY] = None
-        else:
-            from harness.record.resume import Resumption
-
-            try:
-                config.stash[_KEY] = Resumption(Path(target))
-            except InputError as exc:
-                raise pytest.UsageError(str(exc)) from None
-    return config.stash[_KEY]
-
-
-def check_inputs(config: pytest.Config, resume: Resumption, profile: Profile) -> None:
-    """The profile snapshot and every suite and stack file as the run started (a usage error if not)."""
-    from harness.plugin import suites_used
-    from harness.suites.session import input_files
-    from harness.suites.stacks import project_root
-
-    problems = resume.problems(dict(profile.raw), input_files(suites_used(config)), project_root())
-    if problems:
-        raise pytest.UsageError(f"run {resume.record.run_id} cannot be resumed: " + "; ".join(problems))
 
 
 def deselect_finished(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -71,17 +41,11 @@ def deselect_finished(config: pytest.Config, items: list[pytest.Item]) -> None:
 
 def begin_sitting(config: pytest.Config, session: TcSession, resume: Resumption) -> None:
     """Open the devices, compare identities, start the sitting; exit 3 (journal untouched) when refused."""
-    from harness.record.lock import RunLocked
-    from harness.record.resume import IdentityChanged
-    from harness.suites.rig import open_rig
-
     config.stash[_BEGUN] = True
     run_id = resume.record.run_id
     try:
         session.rig = open_rig(session.profile, listen=session.listen, defects=session.defects)
-        session._open_bench(session.rig, run_id)
-        from harness.suites.session import command_line
-
+        session.open_bench(session.rig, run_id)
         session.recorder = resume.begin(command_line(sys.argv), session.read_identities())
     except RunLocked as exc:
         _close(session)
@@ -118,8 +82,6 @@ def finish_if_nothing_ran(session_: pytest.Session) -> None:
     resume = resumption(config)
     if resume is None or config.stash.get(_BEGUN, False):
         return
-    from harness.suites.session import TcSession
-
     tc = TcSession.from_config(config)
     begin_sitting(config, tc, resume)
     tc.close()

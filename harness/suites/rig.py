@@ -1,9 +1,10 @@
-"""The rig: the devices a profile binds to roles, opened through the driver registry.
+"""A table's rig: the devices a table profile binds to roles, opened through the driver registry.
 
 For an emulated profile the emulator runs as a separate process (pty or 127.0.0.1 TCP) and the
 rig reaches it through the same pyserial and pyvisa code paths it uses for hardware; only the
 addresses differ.  Every port is closed in :meth:`Rig.close`, and the emulator (if this rig started
-it) is stopped by its pid.
+it) is stopped by its pid.  A link's rig (:mod:`harness.link.rig`) is one of these per table and the
+link controller; :func:`harness.suites.profile_rig.open_rig` opens whichever a profile asks for.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, Counter, Device, PowerSupply, ProgressiveController, Shoe
+from harness.emulators.process import start_emulator
 from harness.errors import DeviceError
 from harness.profiles.model import Profile
 
@@ -42,19 +44,15 @@ class Rig:
             self.emulator = None
 
 
-def open_rig(
+def open_table_rig(
     profile: Profile, *, listen: str = "pty", run_dir: Path | None = None, defects: tuple[str, ...] = (),
     emulator: Any = None,
 ) -> Rig:
-    """Start the emulator if the profile asks for one, then open every role's driver.
+    """Start the emulator if the table profile asks for one, then open every role's driver.
 
     ``defects`` adds emulator defects to the profile's own (the defect matrix uses it); ``emulator``
     is one already started for this profile (:func:`start_profile_emulator`; the rig stops it when
-    closed).  A link profile's rig is the link's (harness.link.rig)."""
-    if profile.link is not None:
-        from harness.link.rig import open_link_rig
-
-        return open_link_rig(profile, listen=listen, run_dir=run_dir, defects=defects)
+    closed)."""
     rig = Rig()
     addresses: dict[str, Any] = {}
     try:
@@ -93,8 +91,6 @@ def device_entry(profile: Profile, role: str, addresses: dict[str, Any]) -> dict
 def start_profile_emulator(profile: Profile, *, listen: str = "pty", run_dir: Path | None = None,
                            defects: tuple[str, ...] = ()) -> Any:
     """The emulator process of an emulated profile, with its own defect and ``defects``."""
-    from harness.emulators.process import start_emulator
-
     chosen = [profile.emulator.defect] if profile.emulator.defect else []
     chosen += [d for d in defects if d not in chosen]
     # the profile as loaded (a bench twin differs from its file), not the file itself

@@ -23,13 +23,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from harness.cards import Card, check_against_shoe
+from harness.cards import Card, check_against_shoe, parse_card
 from harness.errors import InputError, error_lines
+from harness.games.baccarat import deal_round
+from harness.games.blackjack import dealer_hand
+from harness.games.interpretations import Interpretations
+from harness.games.streak import resolve_streak3
 from harness.money import parse_rate
+from harness.profiles import CAPABILITIES
+from harness.profiles import GAMES as PROFILE_GAMES
+from harness.profiles.load import interpretation_value
+from harness.profiles.lookups import FLOORS, interpretation_choices
+from harness.regulations.catalogue import load_catalogue
 from harness.schema import (
     Abandoned,
     Fields,
@@ -50,8 +60,14 @@ from harness.schema import (
     shown,
     suggest,
 )
+from harness.suites.actions_contract import ANSWERS, not_a_request
+from harness.suites.applicability import not_applicable
+from harness.suites.given import BindError, Binding, NotForTable, Table, bind, build_round, reference_table
 from harness.suites.model import Case, Step, Suite
+from harness.suites.refs import BASES, parse_ref, unfilled
 from harness.suites.registry import ACTIONS, Arg
+from harness.suites.semantics import case_problems
+from harness.suites.stacks import find_stack
 from harness.suites.steps import METERS, TIMED_AFTER
 from harness.yamlload import Loc, Pos, YDecimal, YInt, YList, YMap, YStr, error_at, load_yaml, to_plain
 
@@ -76,9 +92,6 @@ MAX_MS = 3_600_000
 
 
 def _profile_vocabulary() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    from harness.profiles import CAPABILITIES
-    from harness.profiles import GAMES as PROFILE_GAMES
-
     return CAPABILITIES, PROFILE_GAMES
 
 
@@ -139,9 +152,6 @@ def check_suite_against_profile(suite: Suite, profile: Any) -> None:
     A case naming seat 8 on a seven-seat table would wager at a position the controller does not
     have: the case can only end in a rig error, so it is refused before anything runs.
     """
-    from harness.games.interpretations import Interpretations
-    from harness.suites.session import not_applicable
-
     interp = Interpretations.from_overrides(dict(profile.interpretations))
     table = {s.seat for s in profile.rules.seats}
     with collecting():
@@ -217,13 +227,8 @@ def _when(f: Fields) -> dict[str, Any]:
     w = f.get_map("when", optional=("denomination", "interpretations"))
     out: dict[str, Any] = {}
     if "denomination" in w:
-        from harness.profiles.lookups import FLOORS
-
         out["denomination"] = attempt(lambda: w.get_enum("denomination", sorted(FLOORS, reverse=True)))
     if "interpretations" in w:
-        from harness.profiles.load import interpretation_value
-        from harness.profiles.lookups import interpretation_choices
-
         imap = check_map(w.raw("interpretations"), w.loc("interpretations"), "when.interpretations")
         if not imap:
             report(w.error("interpretations", "is empty: leave it out, or name an interpretation"))
@@ -294,9 +299,6 @@ def _cases(
 def _bound(case: Case, f: Fields, given_node: Any, variant: Mapping[str, Any], ctx: _Ctx) -> Case:
     """The case with its steps, its ``given:`` names bound to the profile (or to the reference table
     of the suite's game without one, or when the case does not apply to the profile)."""
-    from harness.suites.given import BindError, Binding, NotForTable, bind, reference_table
-    from harness.suites.refs import unfilled
-
     table = _table(ctx, case)
     binding = Binding()
     not_for_table: str | None = None
@@ -340,10 +342,6 @@ def _table(ctx: _Ctx, case: Case) -> Any:
     """The profile's table when the case applies to it by capability, game and ``when:``."""
     if ctx.profile is None:
         return None
-    from harness.games.interpretations import Interpretations
-    from harness.suites.given import Table
-    from harness.suites.session import not_applicable
-
     interp = Interpretations.from_overrides(dict(ctx.profile.interpretations))
     if not_applicable(ctx.profile, interp, case):
         return None
@@ -357,8 +355,6 @@ def _decks_of(profile: Any) -> int:
 
 def _with(case: Case, steps: tuple[Step, ...], binding: Any, *, not_for_table: str | None = None,
           bind_error: str | None = None) -> Case:
-    from dataclasses import replace
-
     title = fill_title(case.title, {**case.variant, **binding.shown()})
     return replace(case, title=title, steps=steps, given=binding.shown(), not_for_table=not_for_table,
                    bind_error=bind_error)
@@ -404,8 +400,6 @@ def _steps(f: Fields, values: Mapping[str, Any], ctx: _Ctx) -> tuple[Step, ...]:
         raise f.error("steps", "a case needs at least one expect_* step: a case that checks nothing "
                                "cannot pass or fail")
     if error_count() == step_errors:
-        from harness.suites.semantics import case_problems
-
         for problem in case_problems(steps, ctx.game):
             report(error_at(Loc(listed.src, Pos(problem.line or 1, problem.col or 1)), problem.message))
     return tuple(steps)
@@ -416,8 +410,6 @@ def _measures(step: Step) -> bool:
 
 
 def _clauses(f: Fields) -> tuple[str, ...]:
-    from harness.regulations.catalogue import load_catalogue
-
     cat = load_catalogue()
     out = []
     items = f.get_list("clauses")
@@ -441,8 +433,6 @@ def _clauses(f: Fields) -> tuple[str, ...]:
 def _scoped_clauses(f: Fields, clauses: tuple[str, ...], requires: frozenset[str]) -> None:
     """A clause the catalogue scopes to a capability (the link clauses of 461a.12(c), (d): ``link``) is
     credited only by a case that requires it: a single table cannot show what linked tables do."""
-    from harness.regulations.catalogue import load_catalogue
-
     cat = load_catalogue()
     items = f.raw("clauses")
     for i, cid in enumerate(clauses):
@@ -475,8 +465,6 @@ def _variants(f: Fields) -> list[Mapping[str, Any]]:
                 continue
             variant[str(k)] = to_plain(val)
         if "denomination" in variant:
-            from harness.profiles.lookups import FLOORS
-
             with guard():
                 check_enum(variant["denomination"], m.loc("denomination"), "denomination",
                            sorted(FLOORS, reverse=True))
@@ -493,12 +481,12 @@ def _substitute(node: Any, variant: Mapping[str, Any]) -> Any:
     """Replace ``${name}`` in strings with the variant's value, keeping every position."""
     if isinstance(node, YMap):
         new = YMap({k: _substitute(v, variant) for k, v in node.items()})
-        new._place(node.src, node.pos)
+        new.place_at(node.src, node.pos)
         new.key_pos, new.value_pos = node.key_pos, node.value_pos
         return new
     if isinstance(node, YList):
         lst = YList(_substitute(v, variant) for v in node)
-        lst._place(node.src, node.pos)
+        lst.place_at(node.src, node.pos)
         lst.item_pos = node.item_pos
         return lst
     if isinstance(node, YStr) and "${" in node:
@@ -514,19 +502,19 @@ def _substitute(node: Any, variant: Mapping[str, Any]) -> Any:
             return value
         if whole and isinstance(value, int):
             num = YInt(value)
-            num._place(node.src, node.pos)
+            num.place_at(node.src, node.pos)
             return num
         if whole and isinstance(value, tuple):  # a list of seats
             items = YList()
             for v in value:
                 item = YInt(v)
-                item._place(node.src, node.pos)
+                item.place_at(node.src, node.pos)
                 items.append(item)
-            items._place(node.src, node.pos)
+            items.place_at(node.src, node.pos)
             items.item_pos = [node.pos] * len(value)
             return items
         s = YStr(_VAR.sub(repl, node))
-        s._place(node.src, node.pos)
+        s.place_at(node.src, node.pos)
         return s
     return node
 
@@ -549,7 +537,7 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
     clause = None
     if value is None or (isinstance(value, YMap) and not value):
         args_node: Any = YMap()
-        args_node._place(vloc.src, vloc.pos)
+        args_node.place_at(vloc.src, vloc.pos)
         args_node.key_pos, args_node.value_pos = {}, {}
     elif isinstance(value, dict):
         args_node = value
@@ -559,14 +547,12 @@ def _step(raw: Any, loc: Loc, ctx: _Ctx) -> Step:
         if spec.args[spec.shorthand].kind == "bool" and value == spec.shorthand:
             value = True  # `expect_payout: oracle` reads as `{oracle: true}`
         args_node = YMap({spec.shorthand: value})
-        args_node._place(vloc.src, vloc.pos)
+        args_node.place_at(vloc.src, vloc.pos)
         args_node.key_pos, args_node.value_pos = {spec.shorthand: vloc.pos}, {spec.shorthand: vloc.pos}
     f = Fields(args_node, vloc, action, required=[k for k, a in spec.args.items() if a.required],
                optional=[*(k for k, a in spec.args.items() if not a.required), "clause"])
     if "clause" in f:
         clause = f.get_str("clause")
-        from harness.regulations.catalogue import load_catalogue
-
         if not load_catalogue().has(clause):
             raise f.error("clause", f"unknown clause id '{clause}'")
     if spec.one_of and sum(k in f for k in spec.one_of) != 1:
@@ -660,8 +646,6 @@ def _check_kind(arg: Arg, value: Any, loc: Loc, what: str, ctx: _Ctx) -> Any:
     if kind == "amount-ref":
         return _amount_ref(value, loc, what, field=True)
     if kind == "rate-ref":
-        from harness.suites.refs import parse_ref
-
         text = check_str(value, loc, what)
         try:
             ref = parse_ref(text, rate=True)
@@ -681,8 +665,6 @@ def _winners(value: Any, loc: Loc, what: str, ctx: _Ctx) -> tuple[tuple[str, tup
     """A list of wanted winners, one round each, and the cards of each round built by the stack
     builder for the bound table (its decks and interpretations), so a case never writes cards a
     Rules Submission could make wrong: ``((winner, cards), ...)``."""
-    from harness.suites.given import build_round
-
     if ctx.game != "baccarat":
         raise loc.error(f"{what}: winners are baccarat rounds; this suite deals {ctx.game}")
     items = check_list(value, loc, what)
@@ -742,8 +724,6 @@ def _meters_map(value: Any, loc: Loc, what: str, ctx: _Ctx) -> Fields:
 
 def _amount_ref(value: Any, loc: Loc, what: str, *, field: bool) -> Any:
     """An amount, or a reference to the Rules Submission or the meter (:mod:`harness.suites.refs`)."""
-    from harness.suites.refs import BASES, parse_ref
-
     if isinstance(value, str):
         try:
             ref = parse_ref(str(value))
@@ -767,8 +747,6 @@ def _cards(value: Any, loc: Loc, what: str, ctx: _Ctx) -> tuple[Card, ...]:
         cards = []
         for i, text in enumerate(parts, start=1):
             try:
-                from harness.cards import parse_card
-
                 cards.append(parse_card(text, i))
             except InputError as exc:
                 raise loc.error(f"{what}: {exc.message}") from None
@@ -783,8 +761,6 @@ def _cards(value: Any, loc: Loc, what: str, ctx: _Ctx) -> tuple[Card, ...]:
         try:
             check_against_shoe(cards, ctx.table_decks)
         except InputError as exc:
-            from harness.suites.given import NotForTable
-
             raise NotForTable(f"the scripted cards do not fit the table's {ctx.table_decks}-deck shoe "
                               f"({exc.message})") from None
     return tuple(cards)
@@ -801,8 +777,6 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
     if action == "deal" and args.get("count") == 0:
         raise f.error("count", "dealing 0 cards deals nothing (at least 1)")
     if action == "expect_answer":
-        from harness.suites.actions_contract import ANSWERS, not_a_request
-
         why = not_a_request(str(args.get("cmd")))
         if why:
             raise f.error("cmd", why)
@@ -828,18 +802,12 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
         cards = args["cards"]
         try:
             if ctx.game == "baccarat":
-                from harness.games.baccarat import deal_round
-
                 used = deal_round(cards).cards_used
                 why = "a natural stops the deal" if used == 4 else "the tableau draws no further card"
             else:
-                from harness.games.blackjack import dealer_hand
-
                 used = dealer_hand(cards, hit_soft17=True).n_cards
                 why = "the dealer's hand is complete"
                 if ctx.hit_soft17 is False and dealer_hand(cards[:used], hit_soft17=False).n_cards != used:
-                    from harness.suites.given import NotForTable
-
                     raise NotForTable("the scripted dealer's hand draws to a soft 17, which this table's dealer "
                                       "stands on")
         except InputError as exc:
@@ -850,8 +818,6 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
     if action in ("shoe", "deal") and "stack" in args:
         _stack_exists(args["stack"], f, ctx)
     if action == "streak3" and "games" in args and "hand" in args:
-        from harness.games.streak import resolve_streak3
-
         kind = f"streak3-{args['hand']}"
         res = resolve_streak3(kind, [w for w, _cards in args["games"]])
         if res.result == "open":  # under every tie rule: only wins so far, fewer than three
@@ -862,8 +828,6 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
 def _stack_exists(name: str, f: Fields, ctx: _Ctx) -> None:
     """The stack exists, is valid and is of the suite's game.  Errors inside the stack file are
     reported at the stack file's own line, and the suite's step says which stack it cannot use."""
-    from harness.suites.stacks import find_stack
-
     try:
         stack = find_stack(name, ctx.fixtures)
     except InputError as exc:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.errors import InputError
+from harness.games.baccarat import deal_round
 from harness.schema import suggest
 from harness.suites.model import Step
 
@@ -69,8 +70,6 @@ def _outcome_problems(step: Step, dealt: tuple[Step, Any] | None) -> list[InputE
                              "player_total, banker_total, natural, dragon7, panda8)")]
     if dealt is None:
         return []
-    from harness.games.baccarat import deal_round
-
     deal_step, cards = dealt
     try:
         rnd = deal_round(cards)

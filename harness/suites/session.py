@@ -8,7 +8,9 @@ records it; a compliance FAIL, a rig ERROR and a TIMEOUT are kept distinct.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shlex
 import sys
 import time
 from decimal import Decimal
@@ -18,17 +20,24 @@ from typing import Any
 
 import pytest
 
+from harness.bench.acts import RedoCase
 from harness.bench.session import BenchSession
+from harness.bench.twin import bench_twin
 from harness.errors import DeviceError, InputError
 from harness.games.interpretations import Interpretations
 from harness.interrupts import deferred
 from harness.profiles import load_profile
 from harness.profiles.model import Profile
 from harness.record import contract_findings
+from harness.record.journal import RunRecorder
+from harness.record.model import DeviceIdentity, Measurement, RunMeta
+from harness.regulations.catalogue import load_catalogue
+from harness.suites.applicability import not_applicable
 from harness.suites.expected import Oracle
+from harness.suites.inputs import check_inputs, in_checkout, input_files, resumption, suites_used
 from harness.suites.model import Case
-from harness.suites.permitted import never_written
-from harness.suites.rig import Rig, open_rig
+from harness.suites.profile_rig import open_rig
+from harness.suites.rig import Rig
 from harness.suites.runner import CaseRunner, Measured, verdict_of
 from harness.suites.stacks import project_root
 from harness.suites.steps import settle_pending_keys
@@ -78,8 +87,6 @@ class TcSession:
             profile, _interp = profile_for(config)
         except InputError as exc:
             raise pytest.UsageError(str(exc)) from None
-        from harness.suites.resuming import check_inputs, resumption
-
         recorder = None
         resume = resumption(config)
         if resume is not None:
@@ -125,13 +132,11 @@ class TcSession:
             self.contract = {"versions": contract_findings.versions(self.rig.devices()), "findings": []}
             if self.contract["versions"]:
                 self.recorder.set_contract(self.contract)
-        self._open_bench(self.rig)
+        self.open_bench(self.rig)
         return self.rig
 
-    def _open_bench(self, rig: Rig, run_id: str = "") -> None:
+    def open_bench(self, rig: Rig, run_id: str = "") -> None:
         """The bench's performers, actuators and prompt front ends (a failure is the rig's)."""
-        from harness.bench.session import BenchSession
-
         run_id = self.recorder.run_id if self.recorder is not None else run_id
         self.bench = BenchSession(self.profile, operator=self.operator, run_id=run_id)
         try:
@@ -149,8 +154,6 @@ class TcSession:
     def read_identities(self) -> dict[str, Any]:
         """Each answering device's identity now: the 607a.2(b) fields of the table devices, an
         instrument's ``*IDN?`` answer as its model (role -> :class:`DeviceIdentity`)."""
-        from harness.record.model import DeviceIdentity
-
         assert self.rig is not None
         out: dict[str, Any] = {}
         for role, dev in self.rig.devices().items():
@@ -240,8 +243,6 @@ class TcSession:
 
         def on_measure(m: Measured) -> None:
             if rec is not None:
-                from harness.record.model import Measurement
-
                 rec.measure(Measurement(m.name, _jsonable(m.value), m.unit, _jsonable(m.limit), m.outcome,
                                         m.clause, m.detail))
 
@@ -320,8 +321,6 @@ class TcSession:
         """Run the case; when its premise did not hold at the table (a misstacked shoe) void the
         round and run it again, up to :data:`MAX_ATTEMPTS` times.  A redo is never a verdict: the
         discarded attempt is kept as evidence."""
-        from harness.bench.acts import RedoCase
-
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
                 runner.run()
@@ -482,95 +481,6 @@ def _host_fault(exc: OSError) -> str:
     return f"{exc.strerror or type(exc).__name__}{where}"
 
 
-def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str | None:
-    """Why a case does not apply to a profile, or None: a capability it lacks, another game, another
-    denomination, another interpretation in force.  A link profile takes the link's cases only."""
-    if profile.link is not None and "link" not in case.requires:
-        return (f"profile {profile.name} is a link of {len(profile.link.tables)} tables: it runs the cases that "
-                "require link; a single-table case runs on a table's own profile")
-    missing = sorted(case.requires - profile.capabilities)
-    if missing:
-        return f"profile {profile.name} lacks capability {', '.join(missing)}"
-    if case.games and profile.game not in case.games:
-        return f"case is for {', '.join(sorted(case.games))}; profile game is {profile.game}"
-    elsewhere = _other_jurisdiction(profile, case)
-    if elsewhere:
-        return elsewhere
-    den = case.when.get("denomination")
-    if den is not None and profile.rules.denomination != den:
-        return f"case is for the ${den} denomination; profile offers ${profile.rules.denomination}"
-    in_force = interp.as_dict()
-    for key, value in dict(case.when.get("interpretations") or {}).items():
-        if in_force.get(key) != value:
-            return f"case is for interpretation {key} = {_written(value)}; profile has {_written(in_force.get(key))}"
-    excluded = _excluded_by_interpretation(in_force, case)
-    if excluded:
-        return excluded
-    from harness.suites.actions_contract import outside_contract
-
-    outside = outside_contract(profile, case)
-    if outside:
-        return outside
-    refused = never_written(profile, case)
-    if refused:
-        return refused
-    if case.not_for_table:
-        return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
-    return no_performer(profile, case)
-
-
-def _written(value: Any) -> str:
-    """A value as a profile writes it (``true``, not Python's ``True``)."""
-    return str(value).lower() if isinstance(value, bool) or value is None else str(value)
-
-
-def _other_jurisdiction(profile: Profile, case: Case) -> str | None:
-    """A case every clause of which belongs to a jurisdiction the profile is not certified for."""
-    if not profile.jurisdictions or not case.clauses:
-        return None
-    from harness.regulations.catalogue import load_catalogue
-
-    catalogue = load_catalogue()
-    theirs = {catalogue.applies(c).jurisdiction for c in case.clauses if catalogue.has(c)}
-    theirs.discard("")
-    if not theirs or theirs & set(profile.jurisdictions):
-        return None
-    return (f"case is for {', '.join(sorted(theirs))}; profile {profile.name} is certified for "
-            f"{', '.join(profile.jurisdictions)}")
-
-
-#: interpretation -> the value under which the clauses it bears on are not part of the certification
-SCOPE_INTERPRETATIONS = {"meter-461a12-applies-to-tables": False}
-
-
-def _excluded_by_interpretation(in_force: dict[str, Any], case: Case) -> str | None:
-    """A case whose every clause is one an interpretation in force takes out of the certification
-    (``meter-461a12-applies-to-tables`` false: the slot-machine meter rules do not apply to tables)."""
-    from harness.regulations.catalogue import load_catalogue
-
-    for interp_id, out_value in SCOPE_INTERPRETATIONS.items():
-        if in_force.get(interp_id) != out_value:
-            continue
-        scoped = set(load_catalogue().interpretation(interp_id).clauses)
-        if case.clauses and set(case.clauses) <= scoped:
-            return (f"interpretation {interp_id} = {str(out_value).lower()}: its clauses are not part of this "
-                    "certification")
-    return None
-
-
-def no_performer(profile: Profile, case: Case) -> str | None:
-    """Why no one on the profile's bench can carry out an act the case needs (harness.bench), or None."""
-    from harness.suites.registry import acts_of, steps
-
-    for s in case.steps:
-        for act in acts_of([s.action], [dict(s.args)]):
-            why = profile.bench.why_not(act)
-            if why:
-                instead = steps()[s.action].spec.acts_unless if s.action in steps() else ()
-                return why + "".join(f"; or give {s.action} what the bench observed ({a}: FILE)" for a in instead)
-    return None
-
-
 _PROFILE_KEY = pytest.StashKey[tuple[Profile, Interpretations]]()
 
 
@@ -590,8 +500,6 @@ def profile_for(config: pytest.Config) -> tuple[Profile, Interpretations]:
         path = config.getoption("--tc-profile") or str(project_root() / DEFAULT_PROFILE)
         profile = load_profile(path)
         if config.getoption("--tc-bench-twin"):
-            from harness.bench.twin import bench_twin
-
             profile = bench_twin(profile, rehearsal=bool(config.getoption("--tc-bench-rehearsal")))
         config.stash[_PROFILE_KEY] = (profile, Interpretations.from_overrides(dict(profile.interpretations)))
     return config.stash[_PROFILE_KEY]
@@ -611,8 +519,6 @@ def _reproduce(case: Case, profile: Profile, defects: tuple[str, ...] = ()) -> d
     """What a vendor needs to run this case again on the same devices: the exact command (profile,
     suite and case by pytest node id, the emulator defects a run switched on), and the seeds of its
     randomised steps."""
-    import shlex
-
     suite = _relative(case.path)
     command = ["tablecert", "run", f"{suite}::{case.name}", "--profile", _relative(profile.source_path)]
     for name in defects:
@@ -631,16 +537,6 @@ def _reproduce(case: Case, profile: Profile, defects: tuple[str, ...] = ()) -> d
     if defects:
         out["defects"] = list(defects)
     return out
-
-
-def in_checkout(path: str | Path) -> str:
-    """A path as the record keeps it: relative to the checkout when under it (a report read on
-    another machine shows no host's folders), else as it is."""
-    p = Path(path).resolve()
-    try:
-        return p.relative_to(project_root().resolve()).as_posix()
-    except ValueError:
-        return p.as_posix()
 
 
 def command_line(argv: list[str]) -> list[str]:
@@ -666,9 +562,6 @@ def _relative(path: str | Path) -> str:
 
 
 def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
-    from harness.record.journal import RunRecorder
-    from harness.record.model import RunMeta
-
     root = Path(config.getoption("--tc-report-dir") or project_root() / "reports")
     # an xdist worker of *this* session (not an environment variable a parent session left behind)
     worker = getattr(config, "workerinput", {}).get("workerid")
@@ -696,8 +589,6 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
     rec = RunRecorder.create(root, meta)
     rec.add_input_file(profile.source_path, "profile", name=in_checkout(profile.source_path))
     rec.set_profile_snapshot(dict(profile.raw))
-    from harness.regulations.catalogue import load_catalogue
-
     cat = load_catalogue()
     interp = Interpretations.from_overrides(dict(profile.interpretations)).as_dict()
     rec.set_interpretations([
@@ -706,36 +597,9 @@ def _make_recorder(config: pytest.Config, profile: Profile) -> Any:
          "reason": cat.interpretation(k).reason if _known(cat, k) else ""}
         for k, v in sorted(interp.items())
     ])
-    from harness.plugin import suites_used
-
     for path, kind in input_files(suites_used(config)):
         rec.add_input_file(path, kind)
     return rec
-
-
-def input_files(suites: dict[str, Any]) -> list[tuple[str, str]]:
-    """(path, kind) of every suite collected and every stack file its cases name, each once, paths
-    relative to the project when inside it: the record pins each by SHA-256, so a locally edited
-    suite or stack shows in the record."""
-    from harness.suites.stacks import find_stack
-
-    root = project_root().resolve()
-
-    def shown(path: str) -> str:
-        p = Path(path).resolve()
-        return p.relative_to(root).as_posix() if p.is_relative_to(root) else p.as_posix()
-
-    out: dict[str, str] = {}
-    for path in sorted(suites):
-        out.setdefault(shown(path), "suite")
-    stacks: set[str] = set()
-    for suite in suites.values():
-        for case in suite.cases:
-            stacks.update(str(s.args["stack"]) for s in case.steps if isinstance(s.args.get("stack"), str))
-    for name in sorted(stacks):
-        with contextlib.suppress(InputError):  # a suite naming it was refused at collection
-            out.setdefault(shown(find_stack(name).path), "fixture")
-    return sorted(out.items(), key=lambda item: (item[1] != "suite", item[0]))
 
 
 def _known(cat: Any, interp_id: str) -> bool:
@@ -747,6 +611,4 @@ def _known(cat: Any, interp_id: str) -> bool:
 
 
 def _json_bytes(data: Any) -> bytes:
-    import json
-
     return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")

@@ -39,7 +39,7 @@ from harness.bench.twin import twin_mapping
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile, load_profile_text
 from harness.suites.expected import Oracle
-from harness.suites.rig import open_rig
+from harness.suites.profile_rig import open_rig
 from harness.suites.runner import CaseRunner
 from harness.suites.schema import load_suite
 

@@ -27,7 +27,7 @@ READERS = [*sorted(p for p in (ROOT / "harness" / "suites").glob("*.py") if p.na
 #: names the reference driver gives to reply payloads and their parts
 DRIVER_NAMES = {"r", "m", "w", "p", "amounts", "residual", "answer"}
 SOURCES = ("payload", ".raw", "settlements(", "_payouts(", "request(")
-FIELD_READERS = {"_int", "_opt_int"}
+FIELD_READERS = {"int_field", "_opt_int"}
 
 
 def declared_fields() -> set[str]:

@@ -30,7 +30,8 @@ from harness.suites import steps
 from harness.suites.expect import expected_round
 from harness.suites.expected import Oracle
 from harness.suites.model import Case, Step
-from harness.suites.rig import Rig, open_rig
+from harness.suites.profile_rig import open_rig
+from harness.suites.rig import Rig
 from harness.suites.runner import CaseRunner
 
 pytestmark = pytest.mark.timeout(90)

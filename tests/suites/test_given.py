@@ -70,7 +70,7 @@ def test_roles_bind_to_each_tables_seats_and_combinations(tmp_path: Path) -> Non
 
 def test_a_role_the_table_cannot_fill_makes_the_case_not_applicable(tmp_path: Path) -> None:
     from harness.games.interpretations import Interpretations
-    from harness.suites.session import not_applicable
+    from harness.suites.applicability import not_applicable
 
     path = _write(tmp_path, CASE)
     one = _profile("    - {seat: 1, combo: [KS, 9S]}\n")

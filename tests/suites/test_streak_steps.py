@@ -45,7 +45,7 @@ def test_without_a_profile_the_reference_table_builds_them() -> None:
 def test_the_cases_apply_only_where_the_rules_submission_offers_the_wager() -> None:
     mini = load_profile(ROOT / "device_profiles" / "emulated-mini-baccarat.yaml")
     from harness.games.interpretations import Interpretations
-    from harness.suites.session import not_applicable
+    from harness.suites.applicability import not_applicable
 
     interp = Interpretations.from_overrides({})
     cases = {c.name: c for c in load_suite(SUITE, profile=mini).cases}

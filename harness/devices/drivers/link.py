@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.devices.contract import fields_of
-from harness.devices.drivers.reference import ReferenceDevice, _decimal, _int, _shape, parse_meters
+from harness.devices.drivers.reference import ReferenceDevice, decimal_field, int_field, parse_meters, reply_shape
 from harness.devices.roles import LinkController, LinkedTable, LinkHit, MeterReading
 from harness.errors import DeviceError
 from harness.money import Cents
@@ -30,7 +30,7 @@ class ReferenceLinkController(ReferenceDevice, LinkController):
         return fields_of(self.request("config.get"), "ok")
 
     def tables(self) -> tuple[LinkedTable, ...]:
-        with _shape("config.get"):
+        with reply_shape("config.get"):
             return tuple(_table(t) for t in self.config().get("tables") or ())
 
     def meters(self) -> MeterReading:
@@ -44,7 +44,7 @@ class ReferenceLinkController(ReferenceDevice, LinkController):
             items = page.get("hits")
             if not isinstance(items, list):
                 raise DeviceError("hits.get: 'hits' should be a list")
-            with _shape("hits.get"):
+            with reply_shape("hits.get"):
                 out += [_hit(h) for h in items]
             if not page.get("more") or not items:
                 return out
@@ -54,11 +54,11 @@ class ReferenceLinkController(ReferenceDevice, LinkController):
         items = self.request("tables.get").get("tables")
         if not isinstance(items, list):
             raise DeviceError("tables.get: 'tables' should be a list")
-        with _shape("tables.get"):
+        with reply_shape("tables.get"):
             return {str(t["table"]): bool(t["up"]) for t in items}
 
     def reset_key(self, meter: str) -> Cents:
-        return _int(self.request("reset_key", meter=meter), "amount", "reset_key")
+        return int_field(self.request("reset_key", meter=meter), "amount", "reset_key")
 
     # -- emulator-only test channel -------------------------------------------------------------
     def cut(self, table: str, when: str = "now") -> None:
@@ -76,12 +76,15 @@ class ReferenceLinkController(ReferenceDevice, LinkController):
 
 def _table(t: Mapping[str, Any]) -> LinkedTable:
     rates = t.get("rates") or {}
-    return LinkedTable(str(t["table"]), _int(t, "denomination", "config.get tables"), _int(t, "decks", "config.get"),
-                       {str(m): _decimal(r, f"config.get tables.{t['table']}.rates.{m}") for m, r in rates.items()})
+    return LinkedTable(str(t["table"]), int_field(t, "denomination", "config.get tables"),
+                       int_field(t, "decks", "config.get"),
+                       {str(m): decimal_field(r, f"config.get tables.{t['table']}.rates.{m}")
+                        for m, r in rates.items()})
 
 
 def _hit(h: Mapping[str, Any]) -> LinkHit:
     award = h.get("award")
-    return LinkHit(_int(h, "order", "hit"), _int(h, "instant", "hit"), str(h["table"]), _int(h, "n", "hit"),
-                   _int(h, "seat", "hit"), str(h["meter"]), _int(h, "amount", "hit"),
-                   None if award is None else _int(h, "award", "hit"))
+    return LinkHit(int_field(h, "order", "hit"), int_field(h, "instant", "hit"), str(h["table"]),
+                   int_field(h, "n", "hit"), int_field(h, "seat", "hit"), str(h["meter"]),
+                   int_field(h, "amount", "hit"),
+                   None if award is None else int_field(h, "award", "hit"))

@@ -55,7 +55,7 @@ SERIAL_OPTIONS = frozenset({"port", "baudrate", "timeout_ms", "exclusive", "pari
 LINE_SETTINGS = ("parity", "stopbits", "bytesize", "rtscts", "xonxoff")
 
 
-def _int(payload: Mapping[str, Any], key: str, where: str) -> int:
+def int_field(payload: Mapping[str, Any], key: str, where: str) -> int:
     value = payload.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
         raise DeviceError(f"{where}: '{key}' should be an integer, got {value!r}")
@@ -63,10 +63,10 @@ def _int(payload: Mapping[str, Any], key: str, where: str) -> int:
 
 
 def _opt_int(payload: Mapping[str, Any], key: str, where: str) -> int | None:
-    return None if payload.get(key) is None else _int(payload, key, where)
+    return None if payload.get(key) is None else int_field(payload, key, where)
 
 
-def _decimal(value: Any, where: str) -> Decimal:
+def decimal_field(value: Any, where: str) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise DeviceError(f"{where}: expected a decimal string, got {value!r}")
     try:
@@ -218,8 +218,8 @@ class ReferenceShoe(ReferenceDevice, Shoe):
 
     def status(self) -> ShoeStatus:
         r = self.request("shoe.status")
-        return ShoeStatus(str(r.get("state")), _int(r, "cards_dealt", "shoe.status"),
-                          _int(r, "cards_remaining", "shoe.status"))
+        return ShoeStatus(str(r.get("state")), int_field(r, "cards_dealt", "shoe.status"),
+                          int_field(r, "cards_remaining", "shoe.status"))
 
     def wait_card(self, timeout_s: float) -> CardEvent:
         ev = self.link.wait_event("card", timeout_s)
@@ -227,7 +227,7 @@ class ReferenceShoe(ReferenceDevice, Shoe):
             card = parse_card(str(ev.payload.get("card")))
         except InputError as exc:
             raise DeviceError(f"shoe sent an unreadable card event: {exc}") from None
-        return CardEvent(card, _int(ev.payload, "n", "card event"), ev.t_ns, ev.seq)
+        return CardEvent(card, int_field(ev.payload, "n", "card event"), ev.t_ns, ev.seq)
 
     #: how long a load waits for a shoe still dealing the last cards of a round (NAK BUSY) to stop
     BUSY_WAIT_S = 5.0
@@ -248,7 +248,7 @@ class ReferenceShoe(ReferenceDevice, Shoe):
                     raise
                 time.sleep(0.005)
             r = self.request("test.load", cards=codes, check_decks=check_decks)
-        return _int(r, "cards_remaining", "test.load")
+        return int_field(r, "cards_remaining", "test.load")
 
     def deal(self, count: int | None = None, pace_us: int | None = None) -> None:
         args: dict[str, Any] = {}
@@ -295,13 +295,13 @@ class ReferenceSensors(ReferenceDevice, BetSensors):
         items = self.request("wager.list").get("wagers")
         if not isinstance(items, list):
             raise DeviceError("wager.list: 'wagers' should be a list")
-        with _shape("wager.list"):
-            return [Wager(_int(w, "seat", "wager"), str(w.get("type")), _int(w, "amount", "wager"),
+        with reply_shape("wager.list"):
+            return [Wager(int_field(w, "seat", "wager"), str(w.get("type")), int_field(w, "amount", "wager"),
                           _opt_int(w, "games", "wager")) for w in items]
 
 
 @contextlib.contextmanager
-def _shape(where: str) -> Iterator[None]:
+def reply_shape(where: str) -> Iterator[None]:
     """A reply whose fields have the wrong shape is a protocol error of the device, not a crash."""
     try:
         yield
@@ -320,7 +320,7 @@ def _wager_result(reply: Reply, seat: int, type: str, amount: Cents) -> WagerRes
 
 
 def parse_config(r: Mapping[str, Any]) -> ControllerConfig:
-    with _shape("config.get"):
+    with reply_shape("config.get"):
         return _parse_config(r)
 
 
@@ -329,22 +329,22 @@ def _parse_config(r: Mapping[str, Any]) -> ControllerConfig:
     seats = []
     for entry in r.get("seats") or []:
         combo = entry.get("combo")
-        seats.append(SeatCombo(_int(entry, "seat", where), None if combo is None else tuple(map(str, combo))))
+        seats.append(SeatCombo(int_field(entry, "seat", where), None if combo is None else tuple(map(str, combo))))
     meters = {}
     for name, m in (r.get("meters") or {}).items():
         meters[str(name)] = MeterConfig(
-            rate=_decimal(m.get("rate"), f"{where} meters.{name}.rate"),
-            initial=_int(m, "initial", f"{where} meters.{name}"),
-            reset=_int(m, "reset", f"{where} meters.{name}"),
+            rate=decimal_field(m.get("rate"), f"{where} meters.{name}.rate"),
+            initial=int_field(m, "initial", f"{where} meters.{name}"),
+            reset=int_field(m, "reset", f"{where} meters.{name}"),
             payout_limit=_opt_int(m, "payout_limit", f"{where} meters.{name}"),
             display_capacity=_opt_int(m, "display_capacity", f"{where} meters.{name}"),
         )
     raw = fields_of(r, "ok")
-    return ControllerConfig(_int(r, "denomination", where), tuple(seats), meters, r.get("mystery"), raw)
+    return ControllerConfig(int_field(r, "denomination", where), tuple(seats), meters, r.get("mystery"), raw)
 
 
 def parse_meters(reply: Reply) -> MeterReading:
-    with _shape("meters.get"):
+    with reply_shape("meters.get"):
         return _parse_meters(reply)
 
 
@@ -374,11 +374,11 @@ def _parse_meters(reply: Reply) -> MeterReading:
     amounts = read("meters", lambda: r.get("meters") or {}, {})
     residual = read("residual", lambda: r.get("residual") or {}, {})
     return MeterReading(
-        meters={str(k): _int(amounts, k, f"{where} meters") for k in amounts},
-        residual={str(k): _decimal(v, f"{where} residual.{k}") for k, v in residual.items()},
-        cumulative_paid=read("cumulative_paid", lambda: _int(r, "cumulative_paid", where), 0),
-        paid_by_table=read("paid_by_table", lambda: _int(r, "paid_by_table", where), 0),
-        paid_by_attendant=read("paid_by_attendant", lambda: _int(r, "paid_by_attendant", where), 0),
+        meters={str(k): int_field(amounts, k, f"{where} meters") for k in amounts},
+        residual={str(k): decimal_field(v, f"{where} residual.{k}") for k, v in residual.items()},
+        cumulative_paid=read("cumulative_paid", lambda: int_field(r, "cumulative_paid", where), 0),
+        paid_by_table=read("paid_by_table", lambda: int_field(r, "paid_by_table", where), 0),
+        paid_by_attendant=read("paid_by_attendant", lambda: int_field(r, "paid_by_attendant", where), 0),
         t_ns=reply.t_reply_ns,
         raw=fields_of(r, "ok"),
         pending=read("pending", lambda: tuple(sorted(str(p["meter"]) for p in payments(r.get("pending"))
@@ -423,7 +423,7 @@ class ReferenceController(ReferenceDevice, ProgressiveController):
         self.request("lockout.press")
 
     def open_round(self) -> int:
-        return _int(self.request("round.open"), "round", "round.open")
+        return int_field(self.request("round.open"), "round", "round.open")
 
     def no_more_bets(self) -> None:
         self.request("round.no_more_bets")
@@ -434,7 +434,7 @@ class ReferenceController(ReferenceDevice, ProgressiveController):
 
     def reset_key(self, meter: str) -> Cents:
         """The attendant's reset key after paying ``meter``; returns the meter's new amount."""
-        return _int(self.request("reset_key", meter=meter), "amount", "reset_key")
+        return int_field(self.request("reset_key", meter=meter), "amount", "reset_key")
 
     def set_link(self, up: bool) -> None:
         """Emulator-only ``test.link``: cut or restore the controller-sensors link."""
