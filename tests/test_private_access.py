@@ -11,9 +11,7 @@ not a proof.
 
 :data:`KNOWN` holds the reads that remain, by module and name, with how many there are; a new one
 fails, and so does a known one that is gone or fewer (shrink the list, so it cannot come back
-unnoticed).  What remains is the steps reading the private members of their context, the
-``CaseRunner``, and two step modules importing another's helper (issue 31, step 3: a public case
-context).
+unnoticed).  None remains: the steps' context, the ``CaseRunner``, names what they use public.
 """
 
 from __future__ import annotations
@@ -25,86 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "harness"
 
-#: (module, name) -> how many reads remain: the steps and the modules they share (suites.steps, expect,
-#: rounds, ..., the link's steps) read the CaseRunner's private members, their context, and two
-#: actions_* modules import another's helper (_mystery_number, _other); issue 31 step 3 (a public case
-#: context, the steps in their own package) makes them public
-KNOWN: dict[tuple[str, str], int] = {
-    ("harness/link/faults.py", "_ctrl"): 3,
-    ("harness/link/faults.py", "_place"): 4,
-    ("harness/link/faults.py", "_place_many"): 3,
-    ("harness/link/faults.py", "_read_meters"): 2,
-    ("harness/link/play.py", "_ctrl"): 1,
-    ("harness/link/play.py", "_read_meters"): 3,
-    ("harness/link/steps.py", "_ctrl"): 2,
-    ("harness/link/steps.py", "_place"): 3,
-    ("harness/link/steps.py", "_place_many"): 2,
-    ("harness/suites/accounts.py", "_pump"): 1,
-    ("harness/suites/accounts.py", "_read_meters"): 1,
-    ("harness/suites/actions_bounds.py", "_ctrl"): 2,
-    ("harness/suites/actions_bounds.py", "_read_meters"): 2,
-    ("harness/suites/actions_contract.py", "_pump"): 1,
-    ("harness/suites/actions_contract.py", "_read_meters"): 2,
-    ("harness/suites/actions_explore.py", "_ctrl"): 1,
-    ("harness/suites/actions_explore.py", "_pump"): 2,
-    ("harness/suites/actions_games.py", "_ctrl"): 2,
-    ("harness/suites/actions_games.py", "_place"): 1,
-    ("harness/suites/actions_games.py", "_pump"): 2,
-    ("harness/suites/actions_games.py", "_seats"): 1,
-    ("harness/suites/actions_games.py", "_wait_for"): 2,
-    ("harness/suites/actions_mystery.py", "_mystery_number"): 1,
-    ("harness/suites/actions_mystery.py", "_place_many"): 1,
-    ("harness/suites/actions_mystery.py", "_read_meters"): 2,
-    ("harness/suites/actions_mystery.py", "_seats"): 1,
-    ("harness/suites/actions_probes.py", "_ctrl"): 1,
-    ("harness/suites/actions_probes.py", "_pump"): 4,
-    ("harness/suites/actions_probes.py", "_read_meters"): 4,
-    ("harness/suites/actions_probes.py", "_seats"): 2,
-    ("harness/suites/actions_probes.py", "_wait_for"): 1,
-    ("harness/suites/actions_progressive.py", "_ctrl"): 7,
-    ("harness/suites/actions_progressive.py", "_pump"): 1,
-    ("harness/suites/actions_progressive.py", "_read_meters"): 5,
-    ("harness/suites/actions_randomness.py", "_wait_for"): 1,
-    ("harness/suites/actions_royal9.py", "_ctrl"): 2,
-    ("harness/suites/actions_royal9.py", "_pump"): 1,
-    ("harness/suites/actions_royal9.py", "_read_meters"): 1,
-    ("harness/suites/actions_royal9.py", "_wait_for"): 1,
-    ("harness/suites/actions_streak.py", "_place"): 2,
-    ("harness/suites/actions_streak.py", "_pump"): 1,
-    ("harness/suites/actions_streak.py", "_seats"): 1,
-    ("harness/suites/actions_sweeps.py", "_ctrl"): 4,
-    ("harness/suites/actions_sweeps.py", "_other"): 1,
-    ("harness/suites/actions_sweeps.py", "_place"): 2,
-    ("harness/suites/actions_sweeps.py", "_pump"): 3,
-    ("harness/suites/actions_sweeps.py", "_read_meters"): 2,
-    ("harness/suites/actions_sweeps.py", "_seats"): 1,
-    ("harness/suites/award_rounds.py", "_ctrl"): 1,
-    ("harness/suites/award_rounds.py", "_place_many"): 1,
-    ("harness/suites/award_rounds.py", "_read_meters"): 1,
-    ("harness/suites/award_rounds.py", "_seats"): 1,
-    ("harness/suites/award_rounds.py", "_wait_for"): 1,
-    ("harness/suites/expect.py", "_ctrl"): 2,
-    ("harness/suites/expect.py", "_pump"): 5,
-    ("harness/suites/expect.py", "_read_meters"): 2,
-    ("harness/suites/expect.py", "_wait_for"): 2,
-    ("harness/suites/expect_shoe.py", "_wait_for"): 1,
-    ("harness/suites/permitted.py", "_read_meters"): 1,
-    ("harness/suites/refs.py", "_read_meters"): 1,
-    ("harness/suites/rounds.py", "_place_many"): 1,
-    ("harness/suites/rounds.py", "_read_meters"): 1,
-    ("harness/suites/steps.py", "_cards_arg"): 2,
-    ("harness/suites/steps.py", "_ctrl"): 7,
-    ("harness/suites/steps.py", "_event_time"): 1,
-    ("harness/suites/steps.py", "_place"): 2,
-    ("harness/suites/steps.py", "_place_many"): 1,
-    ("harness/suites/steps.py", "_pump"): 10,
-    ("harness/suites/steps.py", "_read_meters"): 9,
-    ("harness/suites/steps.py", "_seats"): 2,
-    ("harness/suites/steps.py", "_wait_back"): 1,
-    ("harness/suites/steps.py", "_wait_for"): 5,
-    ("harness/suites/timing.py", "_pump"): 1,
-    ("harness/suites/timing.py", "_wait_for"): 1,
-}
+#: (module, name) -> how many reads remain: none since the steps' context, the CaseRunner, names its
+#: members public (read_meters, pump, wait_for, controller, place, place_many, seats_of, event_time,
+#: cards_arg, wait_back) and the step modules' shared helpers are public (other_value, device_lines,
+#: mystery_number); a read that comes back fails
+KNOWN: dict[tuple[str, str], int] = {}
 
 
 def _defined(tree: ast.AST) -> set[str]:

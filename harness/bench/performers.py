@@ -63,9 +63,9 @@ class Stage(Protocol):
 
     rig: Rig
 
-    def _pump(self, timeout_s: float = 0.0) -> None: ...
+    def pump(self, timeout_s: float = 0.0) -> None: ...
 
-    def _wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = ...) -> None: ...
+    def wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = ...) -> None: ...
 
     def cards_read(self) -> list[Card]: ...
 
@@ -217,7 +217,7 @@ class Actuator(Performer):
             if probe:  # refused: the act's sign never follows the button
                 cmd, sign, how, seen_it = _PROBE_SIGNS[type(act)]
                 try:
-                    stage._wait_for(sign, lambda: any(seen_it(e) for e in stage.controller_events()[seen:]), OBSERVE_S)
+                    stage.wait_for(sign, lambda: any(seen_it(e) for e in stage.controller_events()[seen:]), OBSERVE_S)
                 except DeviceTimeout:
                     raise DeviceNak(cmd, "REFUSED", f"no {sign} within {OBSERVE_S} s of the button{how}", 0) from None
             return None
@@ -258,7 +258,7 @@ class Operator(Performer):
         return self.broker.ask(act, case=case, step=step, raise_on_cannot=raise_on_cannot)
 
     def perform(self, act: Act, stage: Stage) -> Any:
-        stage._pump()
+        stage.pump()
         if isinstance(act, LoadShoe):
             self._ask(act, stage)
             self.stack = None if act.shuffled else act.cards
@@ -291,7 +291,7 @@ class Operator(Performer):
             answer = self._ask(act, stage, raise_on_cannot=not act.probe)
             if answer.answer == "cannot":  # the controller refused the round, as the operator saw it
                 raise DeviceNak("round.open", "REFUSED", answer.note or "refused (seen by the operator)", 0)
-            stage._wait_for("the controller to open the round ('lockout' unlocked, cause round-open)",
+            stage.wait_for("the controller to open the round ('lockout' unlocked, cause round-open)",
                             lambda: any(e.name == "lockout" and e.payload.get("locked") is False
                                         for e in stage.controller_events()), OBSERVE_S)
             return None
@@ -319,7 +319,7 @@ class Operator(Performer):
         if found is not None:
             return found
         try:
-            stage._wait_for(f"the sensors to report seat {seat} {kind} ('{name}' event)",
+            stage.wait_for(f"the sensors to report seat {seat} {kind} ('{name}' event)",
                             lambda: match() is not None, OBSERVE_S)
         except DeviceTimeout as exc:
             raise DeviceTimeout(f"{exc}: the operator confirmed, the sensors did not report it") from None
@@ -335,7 +335,7 @@ class Operator(Performer):
         want = list(self.stack[self.dealt: self.dealt + want_n])
         # fewer cards read than dealt: the expectations judge what the shoe reported
         with contextlib.suppress(DeviceTimeout):
-            stage._wait_for(f"{len(want)} card events from the shoe",
+            stage.wait_for(f"{len(want)} card events from the shoe",
                             lambda: len(stage.cards_read()) - before >= len(want), OBSERVE_S)
         got = stage.cards_read()[before: before + len(want)]
         self.dealt += len(want)

@@ -105,16 +105,16 @@ class _Stage:
         self._round_length = round_length
         self.ctrl_events: list[DeviceEvent] = []
 
-    def _pump(self, timeout_s: float = 0.0) -> None:
+    def pump(self, timeout_s: float = 0.0) -> None:
         if self.rig.controller is not None:
             self.ctrl_events.extend(self.rig.controller.events(timeout_s))
 
-    def _wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    def wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = 5.0) -> None:
         deadline = time.monotonic() + timeout_s
         while not pred():
             if time.monotonic() > deadline:
                 raise DeviceTimeout(f"{what} not seen within {timeout_s} s")
-            self._pump(0.02)
+            self.pump(0.02)
 
     def cards_read(self) -> list[Card]:
         return []

@@ -62,14 +62,14 @@ def _two_hits(case: LinkCase, step: Step, common: str, pair: list[tuple[TableRun
     link = case.link
     drain(case)
     link.events(0.0)
-    paid0 = {t.name: t._ctrl().meters().paid_by_attendant for t, _m in pair}
+    paid0 = {t.name: t.controller().meters().paid_by_attendant for t, _m in pair}
     order0 = max((h.order for h in link.hits()), default=0)
     plan = []
     for t, meter in pair:
         seat = next(s for s in owners(t) if hand(t, meter, s))
         plan.append((t, meter, seat, hand(t, meter, seat)))
         open_round(t, step)
-        t._place_many(t.batch())
+        t.place_many(t.batch())
     gate = threading.Barrier(len(plan))
 
     def both(item: tuple[TableRunner, str, int, tuple[Card, ...]]) -> None:
@@ -127,7 +127,7 @@ def _two_hits(case: LinkCase, step: Step, common: str, pair: list[tuple[TableRun
         got = int(payout.payload["returned"]) - kept
         runner.measure(step, f"table {t.name} seat {seat}: award on {common} ({'shared' if shared else 'each paid'})",
                        got, award, got == award, unit="cents")
-        paid = t._ctrl().meters().paid_by_attendant - paid0[t.name]
+        paid = t.controller().meters().paid_by_attendant - paid0[t.name]
         runner.measure(step, f"table {t.name}: attendant-paid meter records the award", paid, award, paid == award,
                        unit="cents")
         t.round.settled = True
@@ -139,18 +139,18 @@ def _table_key_refused(t: TableRunner, step: Step, common: str, meter: str) -> N
     award waits (its key is the link controller's), and the award stays pending at the table."""
     clause = "contract-14-table-key-on-common-meter"
     try:
-        wait_until(f"table {t.name} to show the award on {meter} pending", lambda: meter in t._read_meters().pending)
+        wait_until(f"table {t.name} to show the award on {meter} pending", lambda: meter in t.read_meters().pending)
     except DeviceTimeout:
         t.measure(step, f"its own reset key on {meter} (common {common})",
                   "no award pending at the table: key not turned", "REFUSED while the award waits", True,
                   clause=clause)
         return
     try:
-        t._ctrl().reset_key(meter)
+        t.controller().reset_key(meter)
         got = "answered"
     except NakError as exc:
         got = f"REFUSED ({exc.reason})" if exc.code == "REFUSED" else f"{exc.code} ({exc.reason})"
-    still = meter in t._read_meters().pending
+    still = meter in t.read_meters().pending
     t.measure(step, f"its own reset key on {meter} (common {common}) while the award waits",
               f"{got}; {'still pending' if still else 'no longer pending'}", "REFUSED; still pending",
               got.startswith("REFUSED") and still, clause=clause)
@@ -175,7 +175,7 @@ def _drop_one(case: LinkCase, step: Step, name: str, when: str) -> None:
     runner = case.runner
     t = case.tables[name]
     drain(case)
-    case.each(lambda r: (open_round(r, step), r._place_many(r.batch())))
+    case.each(lambda r: (open_round(r, step), r.place_many(r.batch())))
     link.cut(name, when)
     if when == "now":
         wait_until(f"table {name} to see its link down", lambda: not t.link_up())
@@ -183,8 +183,8 @@ def _drop_one(case: LinkCase, step: Step, name: str, when: str) -> None:
     wait_until(f"table {name} to see its link down", lambda: not t.link_up())
     others = [n for n in case.tables if n != name]
     open_round(t, step)
-    base = t._place(t.seats[0], "banker", t.stake_default * 2)
-    r9 = t._place(t.seats[0], "royal9", None)
+    base = t.place(t.seats[0], "banker", t.stake_default * 2)
+    r9 = t.place(t.seats[0], "royal9", None)
     runner.measure(step, f"table {name} off the link ({when}): its Royal 9 wager refused, the base game open",
                    f"Royal 9 {'refused (' + str(r9.reason) + ')' if not r9.accepted else 'accepted'}, "
                    f"base {'accepted' if base.accepted else 'refused'}",
@@ -211,7 +211,7 @@ def link_controller_reboot(runner: CaseRunner, step: Step, duration_ms: int) -> 
     link = case.link
     drain(case)
     before = link.meters()
-    case.each(lambda r: (open_round(r, step), r._place_many(r.batch())))
+    case.each(lambda r: (open_round(r, step), r.place_many(r.batch())))
     link.reboot(duration_ms)
     wait_until("every table to see the link controller gone",
                lambda: not any(t.link_up() for t in case.tables.values()), timeout_s=duration_ms / 1000 + 5)
@@ -219,11 +219,11 @@ def link_controller_reboot(runner: CaseRunner, step: Step, duration_ms: int) -> 
 
     def dark(r: TableRunner) -> str:
         open_round(r, step)
-        r._place(r.seats[0], "banker", r.stake_default * 2)
+        r.place(r.seats[0], "banker", r.stake_default * 2)
         if r.link_up():
             got = "not probed: the link controller was back"
         else:
-            res = r._place(r.seats[0], "royal9", None)
+            res = r.place(r.seats[0], "royal9", None)
             got = f"refused ({res.reason})" if not res.accepted else "ACCEPTED while off the link"
         deal(r, step, settle=True, cards=NO_ROYAL9)
         return got

@@ -79,14 +79,14 @@ class TableRunner(CaseRunner):
             self.link_case.runner.measure(step, f"table {self.name}: {name}", value, limit, passed, unit, detail,
                                           advisory=advisory, clause=clause)
 
-    def _place_many(self, wagers: list[tuple[int, str, Cents | None]]) -> list[WagerResult]:
-        results = super()._place_many(wagers)
+    def place_many(self, wagers: list[tuple[int, str, Cents | None]]) -> list[WagerResult]:
+        results = super().place_many(wagers)
         self.link_case.fed_by(self.name, [r.amount for r in results if r.accepted and r.type == "royal9"])
         return results
 
-    def _place(self, seat: int, kind: str, amount: Cents | None, *, after: str | None = None,
+    def place(self, seat: int, kind: str, amount: Cents | None, *, after: str | None = None,
                not_before_ns: int | None = None) -> WagerResult:
-        res = super()._place(seat, kind, amount, after=after, not_before_ns=not_before_ns)
+        res = super().place(seat, kind, amount, after=after, not_before_ns=not_before_ns)
         self.link_case.fed_by(self.name, [res.amount] if res.accepted and res.type == "royal9" else [])
         return res
 
@@ -106,20 +106,20 @@ class TableRunner(CaseRunner):
         return out
 
     def events(self, name: str) -> list[DeviceEvent]:
-        self._pump()
+        self.pump()
         return [e for e in self.round.ctrl_events if e.name == name]
 
     def wait_event(self, what: str, pred: Callable[[DeviceEvent], bool], timeout_s: float = SETTLE_S) -> DeviceEvent:
-        self._wait_for(what, lambda: any(pred(e) for e in self.round.ctrl_events), timeout_s)
+        self.wait_for(what, lambda: any(pred(e) for e in self.round.ctrl_events), timeout_s)
         return next(e for e in self.round.ctrl_events if pred(e))
 
     def link_up(self) -> bool:
-        return bool((self._ctrl().meters().raw.get("link") or {}).get("up"))
+        return bool((self.controller().meters().raw.get("link") or {}).get("up"))
 
     def void_round(self) -> None:
         """The dealer closes a round in which no card was dealt (it is void; its wagers stand as placed)."""
-        self._ctrl().settle_round()
-        self._wait_for("'round_end' event", lambda: any(e.name == "round_end" for e in self.round.ctrl_events))
+        self.controller().settle_round()
+        self.wait_for("'round_end' event", lambda: any(e.name == "round_end" for e in self.round.ctrl_events))
         self.round.settled = True
 
 
@@ -195,7 +195,7 @@ def play_round(t: TableRunner, step: Step, cards: list[Any] | tuple[Any, ...], *
                seats: list[int] | None = None) -> list[str]:
     """Open, wager at every seat, deal ``cards``, settle, check the payouts, pay any hit; the problems."""
     open_round(t, step)
-    problems = [f"seat {r.seat} {r.type} refused ({r.reason})" for r in t._place_many(t.batch(seats, royal9))
+    problems = [f"seat {r.seat} {r.type} refused ({r.reason})" for r in t.place_many(t.batch(seats, royal9))
                 if not r.accepted]
     deal(t, step, settle=True, cards=tuple(cards))
     problems += check_payouts(t)
@@ -228,7 +228,7 @@ def check_payouts(t: TableRunner) -> list[str]:
 def local_growth(t: TableRunner) -> list[str]:
     """The table's own meters (not on the link) grew by exactly this round's wagers x their rates."""
     start = t.snapshots["round-start"]
-    now = t._read_meters()
+    now = t.read_meters()
     hit = {str(e.payload.get("meter")) for e in t.events("hit")}
     stakes = qualifying_stakes(t.round.wagers)
     out = []
@@ -247,7 +247,7 @@ def pay_hits(t: TableRunner) -> list[str]:
     common meter's winner must then have been paid the award the link controller recorded for it
     (checked where a wager is paid one award, r9-one-award-per-wager); the problems are returned."""
     problems = []
-    pending = t._read_meters().pending
+    pending = t.read_meters().pending
     for name in pending:
         common = t.table.links.get(name)
         if common is None:
@@ -288,7 +288,7 @@ def is_hit(seat: int | None, meters: list[str]) -> Callable[[DeviceEvent], bool]
 
 def wait_reset(t: TableRunner, meter: str) -> None:
     """Until the table no longer waits on ``meter``'s reset key (a common meter: the link's reset reached it)."""
-    wait_until(f"table {t.name} to see {meter} reset", lambda: meter not in t._read_meters().pending)
+    wait_until(f"table {t.name} to see {meter} reset", lambda: meter not in t.read_meters().pending)
 
 
 def wait_until(what: str, pred: Callable[[], bool], timeout_s: float = SETTLE_S) -> None:
@@ -307,7 +307,7 @@ def drain(case: LinkCase, timeout_s: float = 10.0) -> None:
     """Until every table is on the link and has delivered its whole outbox."""
     def delivered() -> bool:
         for t in case.tables.values():
-            link = t._ctrl().meters().raw.get("link") or {}
+            link = t.controller().meters().raw.get("link") or {}
             if not link.get("up") or link.get("outbox"):
                 return False
         return True

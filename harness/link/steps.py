@@ -87,7 +87,7 @@ def expect_link_configuration(runner: CaseRunner, step: Step) -> None:
         runner.measure(step, f"the link controller's entry for table {t.name} (wager, decks, rate per common meter)",
                        got_entry, filed, got_entry == filed)
         tr = case.tables[t.name]
-        cfg = tr._ctrl().config()
+        cfg = tr.controller().config()
         seats = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
         want_seats = {s.seat: (s.combo[0].code, s.combo[1].code) if s.combo else None for s in t.rules.seats}
         links = dict((cfg.raw.get("link") or {}).get("meters") or {})
@@ -115,7 +115,7 @@ def expect_link_chances(runner: CaseRunner, step: Step) -> None:
         problems = _probe(t, step)
         runner.measure(step, f"table {name}: each linked meter claimed exactly on its owners' hands",
                        "; ".join(problems) or "as filed", "as filed", not problems)
-        cfg = t._ctrl().config()
+        cfg = t.controller().config()
         seats = {s.seat: (parse_card(s.combo[0]), parse_card(s.combo[1])) if s.combo else None for s in cfg.seats}
         links = {m: c for m, c in (cfg.raw.get("link") or {}).get("meters", {}).items()}
         chances += meter_chances(name, decks=int(cfg.raw.get("decks") or 0), seats=seats,
@@ -140,7 +140,7 @@ def _probe(t: TableRunner, step: Step) -> list[str]:
             if not cards:
                 continue  # no such hand on this shoe (a mega on one deck): the chance is 0 for every seat
             open_round(t, step)
-            t._place_many(t.batch([seat]))
+            t.place_many(t.batch([seat]))
             deal(t, step, settle=True, cards=cards)
             check_payouts(t)
             claimed = [(e.payload.get("seat"), e.payload.get("meter")) for e in t.events("hit")
@@ -151,7 +151,7 @@ def _probe(t: TableRunner, step: Step) -> list[str]:
         miss = _near_miss(t, meter)
         if miss:
             open_round(t, step)
-            t._place_many(t.batch())
+            t.place_many(t.batch())
             deal(t, step, settle=True, cards=miss)
             claimed = [(e.payload.get("seat"), e.payload.get("meter")) for e in t.events("hit")
                        if e.payload.get("meter")]
@@ -192,12 +192,12 @@ def expect_link_wagers(runner: CaseRunner, step: Step) -> None:
         seat = t.seats[0]
         open_round(t, step)
         if t.requires_base_wager:
-            t._place(seat, "banker", t.stake_default * 2)
-        own = t._place(seat, "royal9", t.table.wager)
+            t.place(seat, "banker", t.stake_default * 2)
+        own = t.place(seat, "royal9", t.table.wager)
         others = sorted({w for w in (*wagers, t.table.wager - 100, t.table.wager + 100) if w > 0} - {t.table.wager})
         refused = []
         for amount in others:
-            res = t._place(seat, "royal9", amount)
+            res = t.place(seat, "royal9", amount)
             refused.append(f"{fmt(amount)} {'refused (' + str(res.reason) + ')' if not res.accepted else 'ACCEPTED'}")
         ok = own.accepted and all("ACCEPTED" not in r for r in refused)
         runner.measure(step, f"table {name}: the Royal 9 wager it requires ({fmt(t.table.wager)}) and no other",

@@ -67,7 +67,7 @@ class Table:
         self.seen = Seen()
         self.n = 0
 
-    def _pump(self, timeout_s: float = 0.0) -> None:
+    def pump(self, timeout_s: float = 0.0) -> None:
         if self.rig.shoe is not None:
             got = self.rig.shoe.events(0.0)
             self.performers.observe("shoe", got)
@@ -89,25 +89,25 @@ class Table:
             self.performers.observe("controller", got)
             self.seen.controller.extend(got)
 
-    def _wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    def wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = 10.0) -> None:
         deadline = time.monotonic() + timeout_s
         while True:
-            self._pump(0.005)
+            self.pump(0.005)
             if pred():
                 return
             if time.monotonic() > deadline:
                 raise DeviceTimeout(f"no {what} within {timeout_s} s")
 
     def cards_read(self) -> list[Card]:
-        self._pump()
+        self.pump()
         return list(self.seen.cards)
 
     def sensor_events(self) -> list[DeviceEvent]:
-        self._pump()
+        self.pump()
         return self.seen.sensors
 
     def controller_events(self) -> list[DeviceEvent]:
-        self._pump()
+        self.pump()
         return self.seen.controller
 
     def round_length(self, cards: list[Card]) -> int | None:
@@ -117,7 +117,7 @@ class Table:
         return "soak", f"round {self.n}"
 
     def new_round(self, n: int) -> None:
-        self._pump()
+        self.pump()
         self.seen, self.n = Seen(), n
 
 
@@ -196,7 +196,7 @@ class ObserveSoak(Soak):
         bench = self.profile.bench
         if not bench.why_not("open-round"):
             performers.perform(OpenRound(), table)
-        wagers = self._place(n, table, performers)
+        wagers = self.place(n, table, performers)
         if self.dealer_button and not bench.why_not("lockout-button"):
             performers.perform(PressLockout(), table)
         if self.left < max(RELOAD_BELOW, self.deal_count + 4):
@@ -204,10 +204,10 @@ class ObserveSoak(Soak):
             self.in_shoe, self.left = Counter(), self.decks * 52
             self.result.shoes += 1
         performers.perform(Deal(one_round=True), table)
-        table._wait_for("the cards of a whole round from the shoe",
+        table.wait_for("the cards of a whole round from the shoe",
                         lambda: self._round_length(table.seen.cards) is not None or table.seen.misreads > 0,
                         self.opts.round_timeout_s)
-        table._wait_for("'round_end' event", lambda: any(e.name == "round_end" for e in table.seen.controller),
+        table.wait_for("'round_end' event", lambda: any(e.name == "round_end" for e in table.seen.controller),
                         self.opts.round_timeout_s)
         if not wagers and self.opts.wagers == "observed":
             wagers = self._observed_wagers(table.seen.sensors)
@@ -230,7 +230,7 @@ class ObserveSoak(Soak):
         self.start = self._read(n, ctrl)
         self._pending_shown(n, self.start, {})
 
-    def _place(self, n: int, table: Table, performers: Performers) -> dict[tuple[int, str], Cents]:
+    def place(self, n: int, table: Table, performers: Performers) -> dict[tuple[int, str], Cents]:
         """The wager sheet: a base wager where one is needed, the progressive wager at every seat (a
         refusal for want of a base wager, the first time, puts base wagers on the sheet from then on)."""
         wagers: dict[tuple[int, str], Cents] = {}
@@ -291,7 +291,7 @@ def _wait_reset(meter: str, table: Table, since: int, timeout_s: float) -> Devic
         return next((e for e in table.seen.controller[since:]
                      if e.name == "reset" and e.payload.get("meter") == meter), None)
 
-    table._wait_for(f"'reset' event of the {meter} meter", lambda: find() is not None, timeout_s)
+    table.wait_for(f"'reset' event of the {meter} meter", lambda: find() is not None, timeout_s)
     found = find()
     assert found is not None
     return found

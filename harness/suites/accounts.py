@@ -126,8 +126,8 @@ def measure_keys(runner: CaseRunner, step: Any, before: MeterReading, keys: Sequ
     """After the reset keys of ``keys`` were turned: the payout meters rose by exactly what those
     hits owed (461a.12(b)(3), (b)(4)), and each meter kept its fraction of a cent (carry) or dropped
     it (discard) across the reset."""
-    runner._pump(0.01)
-    now = runner._read_meters()
+    runner.pump(0.01)
+    now = runner.read_meters()
     table = attendant = 0
     for name in keys:
         amount = owed(runner, name, mark)

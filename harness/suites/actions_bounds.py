@@ -99,13 +99,13 @@ def _limit_probes(m: MeterSettings, shown: Cents, fields: tuple[str, ...], full:
 
 
 def _read(runner: CaseRunner, meter: str) -> dict[str, Any]:
-    got = runner._ctrl().config().meters.get(meter)
+    got = runner.controller().config().meters.get(meter)
     return {f: getattr(got, f, None) for f in FIELDS}
 
 
 def _write(runner: CaseRunner, meter: str, fields: dict[str, Cents]) -> tuple[str, str]:
     try:
-        runner._ctrl().set_config(meters={meter: fields})
+        runner.controller().set_config(meters={meter: fields})
         return "accepted", ""
     except DeviceNak as exc:
         return "refused", f"{exc.code}: {exc.reason}"
@@ -129,7 +129,7 @@ def expect_meter_bounds(runner: CaseRunner, step: Step, meters: tuple[str, ...] 
     rules = runner.profile.rules
     declared = list(rules.meters) + (["hit-and-run"] if rules.hit_and_run is not None else [])
     names = declared if meters in (None, ("all",)) else [n for n in (meters or ()) if n != "mystery"]
-    start = runner._read_meters()
+    start = runner.read_meters()
     writes = 0
     for meter in names:
         m = refs.settings(runner.profile, meter)
@@ -166,7 +166,7 @@ def expect_meter_bounds(runner: CaseRunner, step: Step, meters: tuple[str, ...] 
                            got + (f" ({why})" if why else "") + ("; " + "; ".join(problems) if problems else ""),
                            probe.expect, got == probe.expect and not problems,
                            detail=f"{meter} meter shows {fmt(shown)}; filed {as_filed}")
-    moved = trace(start, runner._read_meters())
+    moved = trace(start, runner.read_meters())
     runner.measure(step, f"meters, fractions of a cent and payout meters unmoved by {writes} configuration writes",
                    "; ".join(moved) or "unchanged", "unchanged", not moved,
                    detail="461a.12(h): no write turns a meter back")

@@ -111,7 +111,7 @@ def expect_answer(runner: CaseRunner, step: Step, cmd: str, role: str = "control
     dev = _device(runner, role)
     ctrl = runner.rig.controller
     config_before = ctrl.config().raw if ctrl is not None else None
-    meters_before = runner._read_meters() if ctrl is not None else None
+    meters_before = runner.read_meters() if ctrl is not None else None
     layout_before = _layout(runner)
     sent = f"{role} {cmd}" + (f" {args}" if args else "")
     try:
@@ -124,13 +124,13 @@ def expect_answer(runner: CaseRunner, step: Step, cmd: str, role: str = "control
     if code == "ok" and match:
         wrong = _fields(got, dict(match))
         runner.measure(step, f"answer to {sent}: fields", "; ".join(wrong) or "as matched", match, not wrong)
-    runner._pump(0.01)
+    runner.pump(0.01)
     if ctrl is None or config_before is None or meters_before is None:
         return
     config_now = ctrl.config().raw
     if code != "ok":
         changed = sorted(k for k in set(config_before) | set(config_now) if config_before.get(k) != config_now.get(k))
-        moved = trace(meters_before, runner._read_meters())
+        moved = trace(meters_before, runner.read_meters())
         layout = _layout(runner)
         runner.measure(step, f"{sent} declined: configuration, meters and layout as before",
                        "; ".join([f"configuration {', '.join(changed)} changed"] * bool(changed) + moved

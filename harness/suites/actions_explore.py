@@ -74,11 +74,11 @@ def expect_event_seq_across_reconnect(runner: CaseRunner, step: Step) -> None:
     from harness.suites.permitted import NotApplicableHere
     from harness.suites.rig import device_entry
 
-    ctrl = runner._ctrl()
+    ctrl = runner.controller()
     spec = runner.profile.devices.get("controller")
     if spec is None or spec.port is None or getattr(ctrl, "request", None) is None:
         raise NotApplicableHere("the controller is not reached over a line of the reference protocol")
-    runner._pump(0.05)
+    runner.pump(0.05)
     seen = [e for e in runner.round.ctrl_events]
     if not seen:
         raise RuntimeError("expect_event_seq_across_reconnect needs an event of the controller first (open_round)")
@@ -93,7 +93,7 @@ def expect_event_seq_across_reconnect(runner: CaseRunner, step: Step) -> None:
     runner.round.closed_by_dealer = True
     deadline = time.monotonic() + 1.0
     while len(runner.round.ctrl_events) == before and time.monotonic() < deadline:
-        runner._pump(0.02)
+        runner.pump(0.02)
     got = runner.round.ctrl_events[before:]
     first = got[0].seq if got else None
     runner.measure(step, "the controller's first event SEQ after the host reconnected", first,

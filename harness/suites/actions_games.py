@@ -67,15 +67,15 @@ def _round_end_seen(runner: CaseRunner) -> bool:
 ))
 def expect_settled(runner: CaseRunner, step: Step, within_ms: Decimal, cards: int | None = None) -> None:
     try:
-        runner._wait_for("'round_end' event", lambda: _round_end_seen(runner), timeout_s=float(within_ms) / 1000)
+        runner.wait_for("'round_end' event", lambda: _round_end_seen(runner), timeout_s=float(within_ms) / 1000)
         settled = True
     except DeviceTimeout:
         settled = False
     if settled and cards is not None:
         # the shoe's card events travel on their own line and may trail the controller's round_end
         with contextlib.suppress(DeviceTimeout):
-            runner._wait_for(f"{cards} card events", lambda: runner.cards_out() >= cards, timeout_s=0.5)
-    runner._pump()
+            runner.wait_for(f"{cards} card events", lambda: runner.cards_out() >= cards, timeout_s=0.5)
+    runner.pump()
     n = runner.cards_out()  # read or misread: a misread card is out too (docs/protocol.md section 6.2)
     want = cards if cards is not None else n
     # Either way the round is done with: a round the device did not settle is this measurement's
@@ -94,7 +94,7 @@ def expect_settled(runner: CaseRunner, step: Step, within_ms: Decimal, cards: in
     acts=("wager",)
 ))
 def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
-    cfg = runner._ctrl().config()
+    cfg = runner.controller().config()
     seats = sorted(s.seat for s in cfg.seats)
     runner.measure(step, "wagering areas configured on the controller", len(seats), f"<= {at_most}",
                  len(seats) <= at_most, unit="seats", detail=f"seats {', '.join(map(str, seats))}")
@@ -155,7 +155,7 @@ def offered_types(profile: Any) -> tuple[str, ...]:
 def expect_identical_area_returns(runner: CaseRunner, step: Step) -> None:
     from fractions import Fraction
 
-    cfg = runner._ctrl().config()
+    cfg = runner.controller().config()
     seats = sorted(s.seat for s in cfg.seats)
     if "royal9" not in runner.profile.capabilities or not seats:
         runner.measure(step, "wagers offered at every seat", ", ".join(offered_types(runner.profile)),
@@ -317,7 +317,7 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
     rng = random.Random(seed)
     shoe = _shoe(runner, rng)
     per_round = 16 if runner.oracle.is_hit_and_run else 6
-    seat_list = runner._seats(seats)
+    seat_list = runner.seats_of(seats)
     checked = bad = 0
     problems: list[str] = []
     leftovers: list[str] = []
@@ -336,7 +336,7 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
             kind = types[(i + n) % len(types)]
             if streaks is not None and (seat, kind) in streaks.open:
                 continue  # its streak wager of this type still rides: that area is taken
-            res = runner._place(seat, kind, None)
+            res = runner.place(seat, kind, None)
             if not res.accepted:
                 problems.append(f"round {n}: seat {seat} {kind} refused ({res.reason})")
             elif streaks is not None and kind in STREAK_WAGERS:
@@ -347,7 +347,7 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
             return cards
 
         runner.deal_random_round(draw, 0, seed + n)
-        runner._pump(0.01)
+        runner.pump(0.01)
         reported[-1].extend(c for c, _t in runner.round.cards)
         exp = expected_round(runner)
         paid = _payouts(runner)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from harness.devices.vocabulary import MYSTERY_CATEGORY
 from harness.money import Cents, fmt
 from harness.suites.accounts import account_problems, paid_by
-from harness.suites.actions_progressive import _mystery_number, regulation_mystery
+from harness.suites.actions_progressive import mystery_number, regulation_mystery
 from harness.suites.model import Step
 from harness.suites.registry import Action, Arg, step
 from harness.suites.steps import hits_to_pay, measure_payments, open_round
@@ -59,7 +59,7 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
     wagers x rate (growth + residual); each award is at most must-hit-by and at least reseed, the
     meter reseeds (award + new amount - reseed = old amount + the round's contribution, so no cent
     is lost), and the payout meters record the award."""
-    running = _mystery_number(runner)
+    running = mystery_number(runner)
     if if_written and not runner.__dict__.get("mystery_written", False):
         runner.measure(step, "mystery play", "not played: the configuration write was refused",
                        "played only for an accepted configuration write", True)
@@ -70,7 +70,7 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
         configuration = running
     runner.measure(step, "mystery configuration in play", running, configuration, running == configuration)
     reseed, must_hit_by, rate = regulation_mystery(configuration)
-    seat_list = runner._seats(seats)
+    seat_list = runner.seats_of(seats)
     rng = random.Random(seed)
     pace_us = int(pace_ms * 1000)
     stake = runner.stake_default
@@ -80,7 +80,7 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
     outside: list[str] = []
     won: list[Cents] = []
     rounds = 0
-    start = runner._read_meters()
+    start = runner.read_meters()
     # bulk rounds (no act's timing is judged in them): a person's prompts say so, a scripted operator may hurry
     with runner.performers.bulk_rounds():
         for n in range(1, max_rounds + 1):
@@ -89,14 +89,14 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
             before = runner.snapshots["round-start"]
             batch: list[tuple[int, str, int | None]] = [(seat, kind, stake) for seat in seat_list
                                                         for kind in ("player", "royal9")]
-            for res in runner._place_many(batch):
+            for res in runner.place_many(batch):
                 if not res.accepted:
                     problems.append(f"round {n}: seat {res.seat} {res.type} wager refused ({res.reason})")
             runner.deal_random_round(lambda: _round_cards(runner, rng), pace_us, seed + n)
             hits = [e for e in runner.round.ctrl_events if e.name == "hit"]
             pay_problems, _keys = hits_to_pay(runner)
             paying += [f"round {n}: {p}" for p in pay_problems]
-            now = runner._read_meters()
+            now = runner.read_meters()
             shown = now.meters.get("mystery")
             if shown is None:
                 problems.append(f"round {n}: no mystery meter")

@@ -71,7 +71,7 @@ def _show(wagers: dict[tuple[int, str], Cents]) -> str:
 
 
 def _settled(runner: CaseRunner) -> bool:
-    runner._pump()
+    runner.pump()
     return any(e.name == "round_end" for e in runner.round.ctrl_events)
 
 
@@ -95,8 +95,8 @@ def expect_wagering_closed(runner: CaseRunner, step: Step, seats: Any, withdraw:
     unknown = [k for k in kinds if k not in WAGER_TYPES]
     if unknown:
         raise AssertionError(f"expect_wagering_closed: unknown wager types {', '.join(unknown)}")
-    seat_list = runner._seats(seats)
-    before = runner._read_meters()
+    seat_list = runner.seats_of(seats)
+    before = runner.read_meters()
     standing = dict(runner.round.wagers)
     stake = runner.stake_default
     batch = tuple(Wager(seat, kind, stake if kind in _QUALIFYING else standing.get((seat, kind), 0) + stake)
@@ -130,7 +130,7 @@ def expect_wagering_closed(runner: CaseRunner, step: Step, seats: Any, withdraw:
                 runner.round.wagers.pop((seat, kind), None)
         runner.measure(step, "standing wagers withdrawn after wagering closed", "; ".join(removed) or "none",
                        "none", not removed, detail=f"{len(standing)} standing wager(s) tried")
-    now = runner._read_meters()
+    now = runner.read_meters()
     listed = {(w.seat, w.type): w.amount for w in sensors.wagers()}
     if _settled(runner):
         # the round settled meanwhile: the layout is cleared and its hits may move meters; what is
@@ -163,7 +163,7 @@ def expect_royal9_base_kept(runner: CaseRunner, step: Step, seats: Any) -> None:
     sensors = runner.rig.sensors
     if sensors is None:
         raise DeviceError("this case needs bet sensors and the profile has none")
-    seat_list = runner._seats(seats)
+    seat_list = runner.seats_of(seats)
     probed = [s for s in seat_list if (s, "royal9") in runner.round.wagers
               and any((s, b) in runner.round.wagers for b in BASE_TYPES)]
     runner.measure(step, "seats with a Royal 9 wager on a base wager to probe", len(probed), len(seat_list),
@@ -195,7 +195,7 @@ def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...
     rules = runner.profile.rules
     declared = list(rules.meters) + (["hit-and-run"] if rules.hit_and_run is not None else [])
     names = declared if meters in (None, ("all",)) else list(meters or ())
-    before = runner._read_meters()
+    before = runner.read_meters()
     # a hit the controller announced in the case's own rounds may wait for its key (a mystery award
     # triggers in any qualifying round, 629a Royal 9 (h)): its meter is left out of the probe; a
     # payment waiting with no hit announced is what the reset key must never be turned over
@@ -205,7 +205,7 @@ def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...
                    "announced", ", ".join(unexplained) or "none", "none", not unexplained,
                    detail=f"announced and waiting: {', '.join(m for m in before.pending if m in announced) or 'none'}")
     answers, other = [], []
-    runner._pump()
+    runner.pump()
     mark = len(runner.round.ctrl_events)
     for name in [n for n in names if n not in before.pending]:
         try:
@@ -219,8 +219,8 @@ def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...
     # internal error) is the device failing the request, not declining it
     runner.measure(step, "reset keys with nothing pending answered or refused with REFUSED",
                    "; ".join(other) or "no other answer", "no other answer", not other, detail="; ".join(answers))
-    runner._pump(0.01)
-    now = runner._read_meters()
+    runner.pump(0.01)
+    now = runner.read_meters()
     moved = trace(before, now)
     runner.measure(step, f"reset keys turned with nothing pending ({', '.join(names)}): meters, fractions of a "
                    "cent and payout meters unchanged", "; ".join(moved) or "unchanged", "unchanged", not moved,
@@ -286,7 +286,7 @@ def expect_lockout_rounds(runner: CaseRunner, step: Step, within_ms: Decimal | N
 TABLE_FIELDS = ("decks", "commission", "hit_soft17")
 
 
-def _other(field: str, value: Any) -> Any:
+def other_value(field: str, value: Any) -> Any:
     """A value of ``field`` other than ``value``, within the contract's range."""
     if field == "decks":
         return value + 1 if value < 16 else value - 1
@@ -311,7 +311,7 @@ def _same(field: str, a: Any, b: Any) -> bool:
     "written",
 ))
 def expect_table_writes(runner: CaseRunner, step: Step, fields: tuple[str, ...] | None = None) -> None:
-    ctrl = runner._ctrl()
+    ctrl = runner.controller()
     for field in fields or TABLE_FIELDS:
         if field not in TABLE_FIELDS:
             raise AssertionError(f"expect_table_writes: {field!r} is not one of {', '.join(TABLE_FIELDS)}")
@@ -320,7 +320,7 @@ def expect_table_writes(runner: CaseRunner, step: Step, fields: tuple[str, ...] 
             runner.measure(step, f"{field}: reported by config.get", "not reported: not written",
                            "reported, or not configurable", True)
             continue
-        for label, value in (("another value", _other(field, before)), ("the value before", before)):
+        for label, value in (("another value", other_value(field, before)), ("the value before", before)):
             try:
                 ctrl.set_config(**{field: value})
                 got = "accepted"
@@ -351,8 +351,8 @@ def expect_lockout_reported_before_card(runner: CaseRunner, step: Step, card: in
     def locked() -> list[Any]:
         return [e for e in runner.round.ctrl_events if e.name == "lockout" and e.payload.get("locked")]
 
-    runner._wait_for(f"card {card} out of the shoe", lambda: len(runner.round.cards) >= card)
-    runner._pump(0.01)
+    runner.wait_for(f"card {card} out of the shoe", lambda: len(runner.round.cards) >= card)
+    runner.pump(0.01)
     t_card = runner.round.cards[card - 1][1]
     first = locked()[0] if locked() else None
     shown = "none" if first is None else f"{(first.t_ns - t_card) / 1e6:+.3f} ms from card {card}"

@@ -95,7 +95,7 @@ def configure_meter(runner: CaseRunner, step: Step, meter: str, expect: str, rat
             fields[key] = refs.amount(runner, meter, value, key)
     shown = ", ".join(f"{k} {v if k == 'rate' else fmt(v)}" for k, v in fields.items())
     try:
-        runner._ctrl().set_config(meters={meter: fields})
+        runner.controller().set_config(meters={meter: fields})
         got, why = "accepted", ""
     except DeviceNak as exc:  # REFUSED (or BAD_ARGS for a value the device cannot take)
         got, why = "refused", f"{exc.code}: {exc.reason}"
@@ -139,7 +139,7 @@ def configure_denomination(runner: CaseRunner, step: Step, to: str) -> None:
     filed = runner.profile.rules.denomination
     if filed not in (1, 5):
         raise AssertionError("configure_denomination needs a Royal 9 table of the $1 or $5 denomination")
-    ctrl = runner._ctrl()
+    ctrl = runner.controller()
     before = ctrl.config()
     target = filed if to == "profile" else 1 if filed == 5 else 5
     short = _below_floors(before.meters, target)
@@ -179,7 +179,7 @@ def expect_meters_unchanged(runner: CaseRunner, step: Step, since: str, accounts
     """461a.12(h), (n): nothing but a paid hit turns a meter back; a power cycle or a link loss
     leaves every meter, its fraction of a cent and the payout meters exactly as they were."""
     base = _snapshot(runner, since)
-    now = runner._read_meters()
+    now = runner.read_meters()
     for meter in sorted(set(base.meters) | set(now.meters)):
         a, b = base.meters.get(meter), now.meters.get(meter)
         runner.measure(step, f"{meter} meter unchanged since {since}", b, a, a == b, unit="cents")
@@ -205,7 +205,7 @@ def expect_paid(runner: CaseRunner, step: Step, since: str, table: Cents | None 
                    hits: str | None = None) -> None:
     """461a.12(b)(2)-(4): table-paid, attendant-paid and cumulative payout meters."""
     base = _snapshot(runner, since)
-    now = runner._read_meters()
+    now = runner.read_meters()
     if hits is not None:
         won = sum(int(e.payload.get("amount", 0)) for e in runner.hits_seen
                   if e.name == "hit" and e.payload.get("meter") not in (None, "mystery"))
@@ -240,13 +240,13 @@ def expect_paid(runner: CaseRunner, step: Step, since: str, table: Cents | None 
 ))
 def expect_meter_shows_hit(runner: CaseRunner, step: Step, meter: str) -> None:
     """461a.12(b)(1): the hit pays what the meter showed; (h)(1): the meter goes back only after."""
-    runner._pump(0.05)
+    runner.pump(0.05)
     hits = [e for e in runner.hits_seen if e.name == "hit" and e.payload.get("meter") == meter]
     if not hits:
         runner.measure(step, f"{meter} hit", "no hit event", "a hit", False)
         return
     amount = int(hits[-1].payload["amount"])
-    shown = runner._read_meters().meters.get(meter)
+    shown = runner.read_meters().meters.get(meter)
     runner.measure(step, f"{meter} meter shows the amount won until paid", shown, amount, shown == amount,
                  unit="cents", detail="the hit event's amount against the meter read after the hit")
 
@@ -289,7 +289,7 @@ def expect_removal(runner: CaseRunner, step: Step, seat: int, type: str, expect:
 ))
 def expect_controller_identity(runner: CaseRunner, step: Step, fields: tuple[str, ...]) -> None:
     """607a.2(b)(2)(vi): a progressive device names its controller type and progressive software."""
-    ident = runner._ctrl().identity()
+    ident = runner.controller().identity()
     for name in fields:
         value = getattr(ident, name, None)
         runner.measure(step, f"controller identity {name} (607a.2(b)(2)(vi))", value or "missing", "present",
@@ -299,8 +299,8 @@ def expect_controller_identity(runner: CaseRunner, step: Step, fields: tuple[str
 # ---------------------------------------------------------------------------- mystery (Royal 9 (h))
 
 
-def _mystery_number(runner: CaseRunner) -> int | None:
-    got = runner._ctrl().config().mystery
+def mystery_number(runner: CaseRunner) -> int | None:
+    got = runner.controller().config().mystery
     return None if not got or got.get("configuration") is None else int(got["configuration"])
 
 
@@ -326,9 +326,9 @@ def _configuration(runner: CaseRunner, configuration: str) -> int | None:
 ))
 def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restorable: bool) -> None:
     number = _configuration(runner, configuration)
-    reading = runner._read_meters()
+    reading = runner.read_meters()
     shown = reading.meters.get("mystery")
-    running = _mystery_number(runner)
+    running = mystery_number(runner)
     declared = runner.profile.rules.mystery
     if restorable and number is not None and declared is not None \
             and regulation_mystery(number)[0] > regulation_mystery(int(declared.configuration))[0]:
@@ -351,7 +351,7 @@ def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restor
         if declared is not None:
             payload.update({"distribution": declared.distribution, "paid_by": declared.paid_by})
     try:
-        runner._ctrl().set_config(mystery=payload)
+        runner.controller().set_config(mystery=payload)
         got, why = "accepted", ""
     except NakError as exc:  # REFUSED only: a BUSY or internal error is no refusal by rule (the case ERRORs)
         got, why = "refused", f"{exc.code}: {exc.reason}"
@@ -375,12 +375,12 @@ def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restor
 def expect_mystery_config(runner: CaseRunner, step: Step, configuration: str) -> None:
     number = _expected_number(runner, configuration)
     if number is None:
-        got = runner._ctrl().config().mystery
+        got = runner.controller().config().mystery
         runner.measure(step, "no mystery configuration", got, None, not got)
         return
     configuration_n = number
     reseed, must_hit_by, rate = regulation_mystery(number)
-    got = runner._ctrl().config().mystery
+    got = runner.controller().config().mystery
     have = None if not got else (int(got["reseed"]), int(got["must_hit_by"]), Decimal(str(got["rate"])))
     runner.measure(step, f"mystery configuration {configuration_n} (seed/reseed, must-hit-by, rate)",
                  None if have is None else f"{fmt(have[0])}, {fmt(have[1])}, {have[2]}%",
@@ -405,7 +405,7 @@ def expect_mystery_meter(runner: CaseRunner, step: Step, configuration: str, wit
     if number is None:
         raise AssertionError("expect_mystery_meter: no mystery configuration is expected to run")
     reseed, must_hit_by, _rate = regulation_mystery(number)
-    now = runner._read_meters()
+    now = runner.read_meters()
     shown = now.meters.get("mystery")
     if equals == "reseed":
         runner.measure(step, f"mystery meter equals configuration {number} reseed", shown, reseed,

@@ -163,7 +163,7 @@ def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[S
             def dealt(start: int = before) -> bool:
                 return len(runner.cards_read()) - start >= cards
 
-            runner._wait_for(f"{cards} card events from the shoe", dealt, timeout_s=10.0)
+            runner.wait_for(f"{cards} card events from the shoe", dealt, timeout_s=10.0)
             out.append(ShoeObservation(tuple(c.code for c in runner.cards_read()[before: before + cards])))
     return out
 

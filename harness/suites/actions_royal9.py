@@ -44,7 +44,7 @@ BASE_TYPES = ("player", "banker", "tie")
 
 def _await_cards(runner: CaseRunner, n: int) -> None:
     """The shoe's card events travel on their own line: wait until ``n`` have been read."""
-    runner._wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n)
+    runner.wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n)
 
 
 @step("expect_r9_round_cards", Action(
@@ -88,7 +88,7 @@ def expect_r9_meter_award(runner: CaseRunner, step: Step, seat: int, meter: str)
     lines add up); the hit is for that amount and the meter shows it until the reset key."""
     if not runner.round.settled:
         settle_round(runner, step)
-    runner._pump(0.02)
+    runner.pump(0.02)
     if "round-start" not in runner.snapshots or meter not in runner.profile.rules.meters:
         raise AssertionError(f"expect_r9_meter_award needs open_round first and a '{meter}' meter in the profile")
     want_meter, how = _meter_at_settlement(runner, meter)
@@ -110,7 +110,7 @@ def expect_r9_meter_award(runner: CaseRunner, step: Step, seat: int, meter: str)
     got_hit = int(hit["amount"]) if hit and hit.get("amount") is not None else None
     runner.measure(step, f"{meter} hit amount", got_hit, want_meter, got_hit == want_meter, unit="cents",
                    detail=f"hit event {hit}" if hit else "no hit event for this meter")
-    shown = runner._read_meters().meters.get(meter)
+    shown = runner.read_meters().meters.get(meter)
     if runner.interpretation("meter-reset-timing") == "at-hit":
         reset = runner.profile.rules.meters[meter].reset
         runner.measure(step, f"{meter} meter back at its reset amount at the hit (meter-reset-timing at-hit)",
@@ -144,7 +144,7 @@ def expect_r9_wagers_listed(runner: CaseRunner, step: Step) -> None:
     "unique, and the one in the profile's Rules Submission (Royal 9 (e)(5))",
 ))
 def expect_r9_combos(runner: CaseRunner, step: Step) -> None:
-    cfg = runner._ctrl().config()
+    cfg = runner.controller().config()
     got = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
     want = {s.seat: tuple(c.code for c in s.combo) if s.combo else None for s in runner.profile.rules.seats}
     runner.measure(step, "personal combinations equal the Rules Submission", got, want, got == want)
@@ -179,7 +179,7 @@ def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
     given = {s.seat: c for s, c in zip(owners, combos, strict=True)}
     want = {s.seat: given.get(s.seat) for s in rules.seats}
     written = [{"seat": seat, "combo": list(combo)} if combo else {"seat": seat} for seat, combo in want.items()]
-    ctrl = runner._ctrl()
+    ctrl = runner.controller()
     try:
         ctrl.set_config(seats=written)
         got, why = "accepted", ""

@@ -58,7 +58,7 @@ def streak_pay(runner: CaseRunner) -> Pay:
 
 
 def _events(runner: CaseRunner, name: str) -> dict[Key, Mapping[str, Any]]:
-    runner._pump(0.01)
+    runner.pump(0.01)
     return {(int(e.payload["seat"]), str(e.payload["type"])): e.payload
             for e in runner.round.ctrl_events if e.name == name and e.payload.get("type") in STREAK_WAGERS}
 
@@ -219,7 +219,7 @@ def streak3(runner: CaseRunner, step: Step, hand: str, games: tuple[tuple[str, t
     kind = f"streak3-{hand}"
     stake = amount if amount is not None else runner.stake_default
     book = StreakBook(runner)
-    seat_list = [seat] if seat is not None else runner._seats(seats)
+    seat_list = [seat] if seat is not None else runner.seats_of(seats)
     for n, (wanted, cards) in enumerate(games, start=1):
         if not cards:  # a suite run is always bound to its profile's table, which builds them
             raise AssertionError("streak3: the rounds of `games` were not built for this table")
@@ -228,7 +228,7 @@ def streak3(runner: CaseRunner, step: Step, hand: str, games: tuple[tuple[str, t
         open_round(runner, step)
         if n == 1:
             for s in seat_list:
-                res = runner._place(s, kind, stake)
+                res = runner.place(s, kind, stake)
                 runner.measure(step, f"seat {s} {kind} wager placed before its first game",
                                "accepted" if res.accepted else f"refused ({res.reason})", "accepted", res.accepted)
                 if res.accepted:
@@ -274,7 +274,7 @@ def _while_riding(runner: CaseRunner, step: Step, book: StreakBook, n: int, *, r
             runner.measure(step, f"game {n}: seat {key[0]} {key[1]} withdrawal while riding", f"{got}; {after}",
                            f"refused; {want}", got.startswith("refused") and after == want)
         if replace:
-            res = runner._place(key[0], key[1], 2 * w.stake)
+            res = runner.place(key[0], key[1], 2 * w.stake)
             runner.round.wagers.pop(key, None)
             after = _layout(_listed(runner), key)
             got = "accepted" if res.accepted else f"refused ({res.reason})"

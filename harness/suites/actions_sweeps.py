@@ -47,7 +47,7 @@ ANSWER_LIMIT_MS = Decimal(100)
 RESTART_SEQ = 1
 
 
-def _lines(runner: CaseRunner) -> list[tuple[str, Any]]:
+def device_lines(runner: CaseRunner) -> list[tuple[str, Any]]:
     """The devices of the rig reached over a line of the reference protocol, by role."""
     out = []
     for role in ROLES:
@@ -72,10 +72,10 @@ def fastest_ms(samples_ns: list[int]) -> Decimal:
     "of another protocol is NOT APPLICABLE",
 ))
 def expect_answer_times(runner: CaseRunner, step: Step, tries: int = 5) -> None:
-    lines = _lines(runner)
+    lines = device_lines(runner)
     if not lines:
         raise NotApplicableHere("no device is reached over a line of the reference protocol (docs/protocol.md)")
-    runner._pump()
+    runner.pump()
     for role, dev in lines:
         for cmd in READ_REQUESTS[role]:
             samples = []
@@ -86,7 +86,7 @@ def expect_answer_times(runner: CaseRunner, step: Step, tries: int = 5) -> None:
             runner.measure(step, f"{role} answers {cmd} (fastest of {tries})", best, f"<= {ANSWER_LIMIT_MS}",
                            best <= ANSWER_LIMIT_MS, unit="ms",
                            detail="every try: " + ", ".join(f"{Decimal(s) / 1_000_000:.3f}" for s in samples) + " ms")
-    runner._pump()
+    runner.pump()
 
 
 def seq_gaps(gaps: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -102,10 +102,10 @@ def seq_gaps(gaps: list[tuple[int, int]]) -> list[tuple[int, int]]:
     "as gaps); a restart at 1 after a power-up or a reboot is not a gap",
 ))
 def expect_event_seq(runner: CaseRunner, step: Step) -> None:
-    lines = _lines(runner)
+    lines = device_lines(runner)
     if not lines:
         raise NotApplicableHere("no device is reached over a line of the reference protocol (docs/protocol.md)")
-    runner._pump(0.05)
+    runner.pump(0.05)
     for role, dev in lines:
         link = dev.link
         start = runner.seq_marks.get(id(link), 0)
@@ -122,12 +122,12 @@ def _other_denomination(cents: int) -> int:
 def _live_writes(raw: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """(label, the write of another value, the write of the value before) for every field a
     configuration read back (``config.get``) holds that config.set takes."""
-    from harness.suites.actions_probes import TABLE_FIELDS, _other
+    from harness.suites.actions_probes import TABLE_FIELDS, other_value
 
     out = []
     for name in TABLE_FIELDS:
         if raw.get(name) is not None:
-            out.append((name, {name: _other(name, raw[name])}, {name: raw[name]}))
+            out.append((name, {name: other_value(name, raw[name])}, {name: raw[name]}))
     if isinstance(raw.get("denomination"), int):
         den = raw["denomination"]
         out.append(("denomination", {"denomination": _other_denomination(den)}, {"denomination": den}))
@@ -147,7 +147,7 @@ def _live_writes(raw: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[st
     "each write must be declined (a NAK) and change nothing; one taken is written back",
 ))
 def expect_writes_refused_while_live(runner: CaseRunner, step: Step) -> None:
-    ctrl = runner._ctrl()
+    ctrl = runner.controller()
     before = copy.deepcopy(dict(ctrl.config().raw))
     for label, write, back in _live_writes(before):
         try:
@@ -172,8 +172,8 @@ def expect_writes_refused_while_live(runner: CaseRunner, step: Step) -> None:
     "in the case, not the one filed), and a meter standing at its cap reports `diverted` for it",
 ))
 def expect_meters_within_caps(runner: CaseRunner, step: Step) -> None:
-    reading = runner._read_meters()
-    config = runner._ctrl().config().raw
+    reading = runner.read_meters()
+    config = runner.controller().config().raw
     meters_cfg = config.get("meters") or {}
     raw_diverted = reading.raw.get("diverted")
     judged = 0
@@ -204,8 +204,8 @@ def expect_meters_within_caps(runner: CaseRunner, step: Step) -> None:
     "back now (`config.get`: one written in the case, not the one it powered up with)",
 ))
 def expect_meters_at_reset(runner: CaseRunner, step: Step, meters: Any = None) -> None:
-    reading = runner._read_meters()
-    meters_cfg = runner._ctrl().config().raw.get("meters") or {}
+    reading = runner.read_meters()
+    meters_cfg = runner.controller().config().raw.get("meters") or {}
     names = list(meters) if meters not in (None, "all", ("all",)) else sorted(meters_cfg)
     for name in names:
         cfg = meters_cfg.get(name)
@@ -224,18 +224,18 @@ def expect_meters_at_reset(runner: CaseRunner, step: Step, meters: Any = None) -
     acts=("wager",),
 ))
 def expect_royal9_denomination(runner: CaseRunner, step: Step, seats: Any = "all") -> None:
-    den = runner._ctrl().config().denomination
+    den = runner.controller().config().denomination
     filed = runner.profile.rules.denomination
     others = sorted({100, 500, *([filed * 100] if filed is not None else [])} - {den})
-    for seat in runner._seats(seats):
+    for seat in runner.seats_of(seats):
         for amount in others:
-            res = runner._place(seat, "royal9", amount)
+            res = runner.place(seat, "royal9", amount)
             reasons = refusal_reasons(runner, seat, "royal9", "bad-amount")
             ok = not res.accepted and res.reason in reasons
             runner.measure(step, f"seat {seat} royal9 wager of {fmt(amount)} (denomination in force {fmt(den)})",
                            "accepted" if res.accepted else f"rejected ({res.reason})",
                            f"rejected ({' or '.join(reasons)})", ok)
-        res = runner._place(seat, "royal9", den)
+        res = runner.place(seat, "royal9", den)
         runner.measure(step, f"seat {seat} royal9 wager of {fmt(den)} (the denomination in force)",
                        "accepted" if res.accepted else f"rejected ({res.reason})", "accepted", res.accepted)
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from harness.devices.link import DeviceNak
 from harness.devices.transcript import IN, OUT
 from harness.errors import DeviceError
+from harness.suites.actions_sweeps import device_lines
 from harness.suites.model import Step
 from harness.suites.permitted import NotApplicableHere
 from harness.suites.registry import Action, Arg, step
@@ -52,12 +53,6 @@ FEW_SAMPLES = 3
 #: the table parameters besides the meters (docs/protocol.md section 6.4)
 TABLE_FIELDS = ("decks", "commission", "hit_soft17")
 METER_FIELDS = ("rate", "initial", "reset", "payout_limit", "display_capacity")
-
-
-def _lines(runner: CaseRunner) -> list[tuple[str, Any]]:
-    from harness.suites.actions_sweeps import _lines as lines
-
-    return lines(runner)
 
 
 # --------------------------------------------------------------------------- identity
@@ -147,12 +142,12 @@ def config_writes(raw: dict[str, Any], meters_now: dict[str, int]) -> list[tuple
     """(field path, a write of another value, the write of the value before) for every field the
     configuration read back holds that config.set takes (docs/protocol.md section 6.4); the
     personal combinations and the mystery configuration are written with the values they have."""
-    from harness.suites.actions_probes import _other
+    from harness.suites.actions_probes import other_value
 
     out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     for name in TABLE_FIELDS:
         if raw.get(name) is not None:
-            out.append((name, {name: _other(name, raw[name])}, {name: raw[name]}))
+            out.append((name, {name: other_value(name, raw[name])}, {name: raw[name]}))
     if isinstance(raw.get("denomination"), int):
         den = raw["denomination"]
         out.append(("denomination", {"denomination": 100 if den != 100 else 500}, {"denomination": den}))
@@ -190,11 +185,11 @@ def _write(ctrl: Any, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str]
     "configuration must end as it began",
 ))
 def expect_config_set_answers(runner: CaseRunner, step: Step) -> None:
-    ctrl = runner._ctrl()
+    ctrl = runner.controller()
     if getattr(ctrl, "call", None) is None or getattr(ctrl, "link", None) is None:
         raise NotApplicableHere("the controller is not reached over a line of the reference protocol")
     before = dict(ctrl.call("config.get").payload)
-    meters_now = dict(runner._read_meters().meters)
+    meters_now = dict(runner.read_meters().meters)
     taken = 0
     for label, write, back in config_writes(before, meters_now):
         for which, args in (("another value", write), ("the value before", back)):
@@ -278,15 +273,15 @@ def _sweep_writes(runner: CaseRunner, tries: int) -> None:
     sensors: Any = runner.rig.sensors
     if ctrl is not None and getattr(ctrl, "link", None) is not None:
         raw = dict(ctrl.call("config.get").payload)
-        meters_now = dict(runner._read_meters().meters)
+        meters_now = dict(runner.read_meters().meters)
         for _label, write, back in config_writes(raw, meters_now):
             for _ in range(tries):
                 _try(ctrl, "config.set", **copy.deepcopy(write))
                 _try(ctrl, "config.set", **copy.deepcopy(back))
-        pending = set(runner._read_meters().pending)
+        pending = set(runner.read_meters().pending)
         keys = [m for m in (raw.get("meters") or {}) if m not in pending]
         base = "blackjack" if runner.profile.game == "blackjack-hit-and-run" else "player"
-        seats = runner._seats("all")
+        seats = runner.seats_of("all")
         for _ in range(tries):
             _try(ctrl, "round.open")
             if sensors is not None and getattr(sensors, "link", None) is not None:
@@ -300,7 +295,7 @@ def _sweep_writes(runner: CaseRunner, tries: int) -> None:
             _try(ctrl, "round.settle")
             for meter in keys:
                 _try(ctrl, "reset_key", meter=meter)
-    runner._pump(0.05)
+    runner.pump(0.05)
 
 
 @step("expect_write_answer_times", Action(
@@ -316,10 +311,10 @@ def _sweep_writes(runner: CaseRunner, tries: int) -> None:
     "test.* commands are not judged.  The table is left between rounds with its configuration as before",
 ))
 def expect_write_answer_times(runner: CaseRunner, step: Step, tries: int = 3) -> None:
-    lines = _lines(runner)
+    lines = device_lines(runner)
     if not lines:
         raise NotApplicableHere("no device is reached over a line of the reference protocol (docs/protocol.md)")
-    runner._pump()
+    runner.pump()
     _sweep_writes(runner, tries)
     for role, dev in lines:
         start = runner.transcript_marks.get(id(dev.link), 0)
@@ -333,7 +328,7 @@ def expect_write_answer_times(runner: CaseRunner, step: Step, tries: int = 3) ->
                            detail="slowest " + f"{Decimal(max(ns for ns, _ in samples)) / 1_000_000:.3f} ms"
                            + ("; INCONCLUSIVE: too few answers of this kind to judge one slow sample" if few and not ok
                               else ""))
-    runner._pump()
+    runner.pump()
 
 
 # --------------------------------------------------------------------------- the order of a round's events
@@ -341,7 +336,7 @@ def expect_write_answer_times(runner: CaseRunner, step: Step, tries: int = 3) ->
 
 def _linked_meters(runner: CaseRunner) -> set[str]:
     with contextlib.suppress(DeviceError, AttributeError):
-        link = runner._ctrl().config().raw.get("link")
+        link = runner.controller().config().raw.get("link")
         if isinstance(link, dict) and isinstance(link.get("meters"), dict):
             return {str(m) for m in link["meters"]}
     return set()
@@ -407,12 +402,12 @@ def settlement_order_faults(events: list[Any], *, hit_and_run: bool, linked: set
     "it came",
 ))
 def expect_settlement_order(runner: CaseRunner, step: Step, wait_ms: Decimal = Decimal(200)) -> None:
-    runner._pump()
+    runner.pump()
     if not any(e.name == "round_end" for e in runner.round.ctrl_events):
         raise AssertionError("expect_settlement_order: the round has not ended (deal it first)")
     deadline = time.monotonic() + float(wait_ms) / 1000
     while time.monotonic() < deadline:
-        runner._pump(0.01)
+        runner.pump(0.01)
     events = list(runner.round.ctrl_events)
     faults = settlement_order_faults(events, hit_and_run=runner.profile.game == "blackjack-hit-and-run",
                                      linked=_linked_meters(runner))

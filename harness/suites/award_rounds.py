@@ -79,7 +79,7 @@ class AwardRounds:
         self.must_hit_by = must_hit_by
         self.rng = random.Random(seed)
         kinds = ("player", "royal9") if runner.requires_base_wager else ("royal9",)
-        self.wagers: list[tuple[int, str, int | None]] = [(s, k, runner.stake_default) for s in runner._seats("all")
+        self.wagers: list[tuple[int, str, int | None]] = [(s, k, runner.stake_default) for s in runner.seats_of("all")
                                                           for k in kinds]
         self.settings = meter_settings(runner.profile)
         self.rounds = 0
@@ -116,7 +116,7 @@ class AwardRounds:
         self.stakes_since = 0
 
     def _read_now(self) -> None:
-        self._reading(self.runner._read_meters())
+        self._reading(self.runner.read_meters())
 
     # -- one round ------------------------------------------------------------------------------
     def _deal(self) -> None:
@@ -137,7 +137,7 @@ class AwardRounds:
             return runner.round_length(runner.cards_read()[before:]) is not None
 
         if not whole():  # look before waiting: a machine's deal is read by the time it answers
-            runner._wait_for("the cards of a whole round from the shoe", whole, timeout_s=2.0)
+            runner.wait_for("the cards of a whole round from the shoe", whole, timeout_s=2.0)
         runner.live_left -= len(runner.round.cards) - before
         if any(e.name == "round_end" for e in runner.controller_events()):
             runner.round.settled = True  # settled already (what settle_round waits for)
@@ -151,11 +151,11 @@ class AwardRounds:
         runner, n = self.runner, self.rounds + 1
         self.rounds = n
         runner.new_round()
-        runner._ctrl()
+        runner.controller()
         runner.perform(OpenRound())
         assert self.now is not None
         runner.snapshot("round-start", self.now)  # the oracle pays meter awards from the meters as they stand
-        for (seat, kind, _a), res in zip(self.wagers, runner._place_many(self.wagers), strict=True):
+        for (seat, kind, _a), res in zip(self.wagers, runner.place_many(self.wagers), strict=True):
             if not res.accepted:
                 raise AssertionError(f"round {n}: seat {seat} {kind} wager refused while playing for mystery awards "
                                      f"({res.reason})")

@@ -44,7 +44,7 @@ IDENTITY_ROLES = ("shoe", "sensors", "controller")
 
 
 def _dealt(runner: CaseRunner) -> list[Any]:
-    runner._pump()
+    runner.pump()
     return [c for c, _t in runner.round.cards]
 
 
@@ -208,7 +208,7 @@ def expect_meters(runner: CaseRunner, step: Step, since: str | None = None,
                      equals: Mapping[str, Any] | None = None,
                      at_least: Mapping[str, Any] | None = None, never_decreased: bool | None = None,
                      conservation: bool | None = None) -> None:
-    now = runner._read_meters()
+    now = runner.read_meters()
     base_name = since or "round-start"
     if delta or grown:
         base = runner.snapshots.get(base_name)
@@ -331,12 +331,12 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
     "jitter measured at the start of the run (an advisory, INCONCLUSIVE value then)",
 ))
 def expect_lockout(runner: CaseRunner, step: Step, locked: bool, within_ms: Decimal | None = None) -> None:
-    ctrl = runner._ctrl()
+    ctrl = runner.controller()
     automatic = runner.interpretation("lockout-automatic") is not False
     if within_ms is not None or (runner.round.cards and automatic):
         limit = within_ms if within_ms is not None else lockout_limit(runner)
-        runner._wait_for("first card out of the shoe", lambda: bool(runner.round.cards))
-        runner._wait_for("'lockout' event", lambda: any(e.name == "lockout" and e.payload.get("locked")
+        runner.wait_for("first card out of the shoe", lambda: bool(runner.round.cards))
+        runner.wait_for("'lockout' event", lambda: any(e.name == "lockout" and e.payload.get("locked")
                                                       for e in runner.round.ctrl_events))
         timing = lock_timing(runner)
         assert timing is not None  # a card is out and the lock-out event is in
@@ -409,12 +409,12 @@ def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match
     # (timing.response_timeout_ms): no clause times an event's report (the lock-out itself is timed
     # by its own steps), and a report made after an act on a bench, or on a loaded host, can trail it
     if absent or count is not None:
-        runner._pump(EVENT_WAIT_S)
+        runner.pump(EVENT_WAIT_S)
     else:
         end = time.monotonic() + max(EVENT_WAIT_S, float(runner.profile.timing.response_timeout_ms) / 1000)
-        runner._pump(0.0)
+        runner.pump(0.0)
         while not any(ok(e) for e in pool()) and time.monotonic() < end:
-            runner._pump(min(0.005, max(0.0, end - time.monotonic())))
+            runner.pump(min(0.005, max(0.0, end - time.monotonic())))
     found = [e for e in pool() if ok(e)]
     desc = f"'{event}' event" + (f" with {want}" if want else "") + (f" other than {left_out}" if left_out else "")
     if absent:
@@ -448,7 +448,7 @@ def expect_identity(runner: CaseRunner, step: Step, fields: tuple[str, ...] | No
                         "seats and combinations, each meter's rate, initial and reset amounts, and its payout "
                         "limit and display capacity where the profile files them"))
 def expect_config(runner: CaseRunner, step: Step, matches: str) -> None:
-    cfg = runner._ctrl().config()
+    cfg = runner.controller().config()
     rules = runner.profile.rules
     if rules.denomination is not None:
         runner.measure(step, "denomination", cfg.denomination, rules.denomination * 100,
@@ -477,7 +477,7 @@ def expect_mystery(runner: CaseRunner, step: Step, within_range: bool) -> None:
     rules = runner.profile.rules
     if rules.mystery is None:
         raise AssertionError("the profile declares no mystery progressive")
-    now = runner._read_meters()
+    now = runner.read_meters()
     lo, hi = rules.mystery.reseed, rules.mystery.must_hit_by
     readings = [r.meters.get("mystery") for r in runner.timeline if "mystery" in r.meters]
     bad = [v for v in readings if v is not None and not lo <= v <= hi]
@@ -496,7 +496,7 @@ def expect_mystery(runner: CaseRunner, step: Step, within_range: bool) -> None:
 def expect_meter_hits(runner: CaseRunner, step: Step, oracle: bool) -> None:
     if not runner.round.settled:
         settle_round(runner, step)
-    runner._pump(0.02)
+    runner.pump(0.02)
     exp = expected_round(runner)
     want = sorted({m for p in exp.payouts.values() for m in p.meters})
     got = sorted({str(e.payload["meter"]) for e in runner.round.ctrl_events

@@ -62,7 +62,7 @@ def expect_cards_reported(runner: CaseRunner, step: Step, misread: int | None = 
     loaded = _loaded(runner, "expect_cards_reported")
     count = runner.round_length(list(loaded)) or len(loaded)
     with contextlib.suppress(DeviceTimeout):  # what did not come is the measurement's FAIL
-        runner._wait_for(f"{count} cards out of the shoe", lambda: runner.cards_out() >= count, timeout_s=2.0)
+        runner.wait_for(f"{count} cards out of the shoe", lambda: runner.cards_out() >= count, timeout_s=2.0)
     got = [(e.name, int(e.payload.get("n") or 0), str(e.payload.get("card") or ""))
            for e in runner.round.shoe_events if e.name in ("card", "misread")]
     want = [("misread", k, "") if k == misread else ("card", k, loaded[k - 1].code) for k in range(1, count + 1)]

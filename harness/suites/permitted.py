@@ -82,7 +82,7 @@ def permitted_refusal(runner: CaseRunner, step: Step, name: str, got: str, moot:
     when = runner.profile.writes(name)
     if when == "between-rounds":
         return
-    shown = [m for m, cents in runner._read_meters().meters.items() if cents > 0] if when == "no-amount-shown" else []
+    shown = [m for m, cents in runner.read_meters().meters.items() if cents > 0] if when == "no-amount-shown" else []
     why = refusal_permitted(runner.profile, name, shown)
     if why is None:
         return

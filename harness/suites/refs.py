@@ -123,7 +123,7 @@ def amount(runner: CaseRunner, meter: str, ref: Ref | Cents, field: str | None =
         raise AssertionError(f"'{ref}' for the {meter} meter: {why}")
     base = field if ref.base == "profile" else ref.base
     if base in ("meter", "current"):
-        shown = runner._read_meters().meters.get(meter)
+        shown = runner.read_meters().meters.get(meter)
         if shown is None:
             raise AssertionError(f"the controller reports no {meter} meter")
         value = shown

@@ -53,7 +53,7 @@ def play_rounds(
             for seat in seats:
                 batch += base_wagers(runner, seat, kind, base, base_amount)
                 batch.append((seat, kind, None))
-            for res in runner._place_many(batch):
+            for res in runner.place_many(batch):
                 if not res.accepted:
                     problems.append(f"round {n}: seat {res.seat} {res.type} wager refused ({res.reason})")
             runner.deal_random_round(lambda: runner.round_cards(runner.random_round_cards(rng)), pace_us, seed + n)
@@ -72,7 +72,7 @@ def play_rounds(
             hit = {str(ev.payload.get("meter")) for ev in runner.round.ctrl_events if ev.name == "hit"}
             pay_problems, _keys = hits_to_pay(runner)
             paying += [f"round {n}: {p}" for p in pay_problems]
-            now = runner._read_meters()
+            now = runner.read_meters()
             stakes = qualifying_stakes(runner.round.wagers)
             booked += account_problems(runner, start, now, runner.round.ctrl_events, f"round {n}")
             booked += residual_problems(runner, start, now, stakes, hit, f"round {n}")

@@ -247,21 +247,21 @@ class CaseRunner:
         return self.performers.perform(act, self)
 
     def cards_read(self) -> list[Card]:
-        self._pump()
+        self.pump()
         return [c for c, _t in self.round.cards]
 
     def cards_out(self) -> int:
         """Cards out of the shoe this round as the shoe reported them: read (``card``) or not
         (``misread``, which still counts as out, docs/protocol.md section 6.2)."""
-        self._pump()
+        self.pump()
         return sum(1 for e in self.round.shoe_events if e.name in ("card", "misread"))
 
     def sensor_events(self) -> list[DeviceEvent]:
-        self._pump()
+        self.pump()
         return self.round.sensor_events
 
     def controller_events(self) -> list[DeviceEvent]:
-        self._pump()
+        self.pump()
         return self.round.ctrl_events
 
     def round_length(self, cards: list[Card]) -> int | None:
@@ -324,7 +324,7 @@ class CaseRunner:
         """Interpretation ``r9-requires-base-wager``: a Royal 9 wager needs a base wager at the seat."""
         return bool(self.interpretation("r9-requires-base-wager") in (True, None))
 
-    def _pump(self, timeout_s: float = 0.0) -> None:
+    def pump(self, timeout_s: float = 0.0) -> None:
         """Move queued device events into the round log."""
         if self.rig.shoe is not None:
             shoe_events = self.rig.shoe.events(0.0)
@@ -346,10 +346,10 @@ class CaseRunner:
             self.round.ctrl_events.extend(evs)
             self.hits_seen.extend(e for e in evs if e.name in ("hit", "reset"))
 
-    def _wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = ROUND_TIMEOUT_S) -> None:
+    def wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = ROUND_TIMEOUT_S) -> None:
         deadline = time.monotonic() + timeout_s
         while True:
-            self._pump(0.005)
+            self.pump(0.005)
             if pred():
                 return
             if time.monotonic() > deadline:
@@ -357,7 +357,7 @@ class CaseRunner:
 
     def new_round(self) -> None:
         """Start a new round log (events still queued belong to the round before)."""
-        self._pump()
+        self.pump()
         self.count_round()
         self.round = RoundLog()
 
@@ -378,7 +378,7 @@ class CaseRunner:
 
     def hit_since(self, name: str) -> set[str]:
         """The meters a hit or reset was announced for since the snapshot ``name`` was taken."""
-        self._pump()
+        self.pump()
         return {str(e.payload.get("meter")) for e in self.hits_seen[self.snapshot_hits.get(name, 0):]}
 
     def stakes_since(self, name: str) -> Cents:
@@ -386,13 +386,13 @@ class CaseRunner:
         self.count_round()
         return self.stakes_total - self.snapshot_stakes.get(name, 0)
 
-    def _ctrl(self) -> Any:
+    def controller(self) -> Any:
         if self.rig.controller is None:
             raise DeviceError("this case needs a progressive controller and the profile has none")
         return self.rig.controller
 
-    def _read_meters(self) -> MeterReading:
-        reading: MeterReading = self._ctrl().meters()
+    def read_meters(self) -> MeterReading:
+        reading: MeterReading = self.controller().meters()
         self.timeline.append(reading)
         if self.meter_point:
             # hits and resets the controller announced since the previous reading, per meter, so a
@@ -405,7 +405,7 @@ class CaseRunner:
 
     # ------------------------------------------------------------------ driving actions
 
-    def _place(self, seat: int, kind: str, amount: Cents | None, *, after: str | None = None,
+    def place(self, seat: int, kind: str, amount: Cents | None, *, after: str | None = None,
                not_before_ns: int | None = None) -> WagerResult:
         """One placement (``not_before_ns``: no earlier than that host instant, for timed attempts)."""
         if self.rig.sensors is None:
@@ -417,7 +417,7 @@ class CaseRunner:
             self.round.wagers[(seat, kind)] = stake
         return res
 
-    def _place_many(self, wagers: list[tuple[int, str, Cents | None]]) -> list[WagerResult]:
+    def place_many(self, wagers: list[tuple[int, str, Cents | None]]) -> list[WagerResult]:
         """Several placements as one act (the test channel pipelines them; a person works from a
         wager sheet)."""
         if self.rig.sensors is None:
@@ -440,7 +440,7 @@ class CaseRunner:
         ``accepted: false`` (docs/protocol.md, section 6.3): that is the device's compliant refusal,
         read as reason ``bad-seat`` with the NAK kept (``WagerResult.nak``), not a rig ERROR.  Such
         seats are placed one at a time so that each NAK is attributed to its wager."""
-        table = set(self._seats("all"))
+        table = set(self.seats_of("all"))
         if all(w.seat in table for w in batch):
             results: list[WagerResult] = self.perform(PlaceWagers(batch, after, not_before_ns, probe))
             return results
@@ -455,37 +455,37 @@ class CaseRunner:
                                        nak=f"NAK {exc.code}: {exc.reason}"))
         return out
 
-    def _event_time(self, after: str, n: int) -> int:
+    def event_time(self, after: str, n: int) -> int:
         if after in ("first-card", "card"):
             idx = 1 if after == "first-card" else n
-            self._wait_for(f"card {idx} out of the shoe", lambda: len(self.round.cards) >= idx)
+            self.wait_for(f"card {idx} out of the shoe", lambda: len(self.round.cards) >= idx)
             return self.round.cards[idx - 1][1]
         name = "lockout" if after == "lockout" else "no_more_bets"
 
         def closing(e: DeviceEvent) -> bool:  # the lock-out that closes wagering, not round.open's unlock
             return e.name == name and (name != "lockout" or bool(e.payload.get("locked")))
 
-        self._wait_for(f"'{name}' event", lambda: any(closing(e) for e in self.round.ctrl_events))
+        self.wait_for(f"'{name}' event", lambda: any(closing(e) for e in self.round.ctrl_events))
         return next(e.t_ns for e in self.round.ctrl_events if closing(e))
 
-    def _seats(self, seats: Any) -> list[int]:
+    def seats_of(self, seats: Any) -> list[int]:
         if seats == "all":
             return [s.seat for s in self.profile.rules.seats] or list(range(1, 8))
         return list(seats)
 
-    def _cards_arg(self, cards: tuple[Card, ...] | None, stack: str | None) -> tuple[Card, ...] | None:
+    def cards_arg(self, cards: tuple[Card, ...] | None, stack: str | None) -> tuple[Card, ...] | None:
         if stack is not None:
             from harness.suites.stacks import find_stack
 
             return find_stack(stack).cards
         return cards
 
-    def _wait_back(self, timeout_s: float = 10.0) -> None:
+    def wait_back(self, timeout_s: float = 10.0) -> None:
         deadline = time.monotonic() + timeout_s
         last: Exception | None = None
         while time.monotonic() < deadline:
             try:
-                self._ctrl().ping()
+                self.controller().ping()
                 return
             except DeviceError as exc:
                 last = exc
@@ -541,7 +541,7 @@ class CaseRunner:
             before = len(self.round.cards)
             self.arm_counter()
             self.perform(Deal(one_round=True))
-            self._wait_for("the cards of a whole round from the shoe",
+            self.wait_for("the cards of a whole round from the shoe",
                            lambda: self.round_length(self.cards_read()[before:]) is not None, timeout_s=2.0)
             self.live_left -= len(self.round.cards) - before
         assert self.current is not None

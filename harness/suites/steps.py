@@ -71,14 +71,14 @@ __all__ = ["EVENTS", "METERS", "SHOE_EVENTS", "TIMED_AFTER", "WAGER_TYPES", "Act
     "must contain",
     acts=("open-round",)))
 def open_round(runner: CaseRunner, step: Step, expect: str = "opened", reason: str | None = None) -> None:
-    runner._ctrl()
+    runner.controller()
     if expect == "opened":
         pay_mystery_award(runner)
         runner.new_round()
         runner.perform(OpenRound())
-        runner.snapshot("round-start", runner._read_meters())
+        runner.snapshot("round-start", runner.read_meters())
         return
-    runner._pump()  # a refused opening starts no round: the round log stays the last round's (its
+    runner.pump()  # a refused opening starts no round: the round log stays the last round's (its
     # cards may still be coming: round.open is REFUSED while the last round is unsettled)
     try:
         opened = runner.perform(OpenRound(probe=True))
@@ -114,21 +114,21 @@ def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amo
              reason: str | None = None, at: Mapping[str, Any] | None = None) -> None:
     offset_note = within = ""
     if at is not None:
-        t_event = runner._event_time(at["after"], at["n"])
+        t_event = runner.event_time(at["after"], at["n"])
         if at.get("past_limit_ms") is not None:
             asked = lockout_limit(runner) + at["past_limit_ms"]
             asked_note = f"asked: the {lockout_limit(runner)} ms lock-out limit + {at['past_limit_ms']} ms"
         else:
             asked = Decimal(at["offset_ms"] or 0)
             asked_note = f"asked: {asked} ms"
-        res = runner._place(seat, type, amount, after=at["after"], not_before_ns=t_event + int(asked * 1_000_000))
+        res = runner.place(seat, type, amount, after=at["after"], not_before_ns=t_event + int(asked * 1_000_000))
         by = runner.profile.bench.performer("wager").kind
         what = "sent" if by == "test-channel" else f"placed ({by}; the sensors' report)"
         offset_note = f"{what} {(res.t_sent_ns - t_event) / 1e6:.3f} ms after {at['after']} ({asked_note})"
         if expect == "rejected" and res.accepted:
             within = _within_lockout_limit(runner, res.t_sent_ns)
     else:
-        res = runner._place(seat, type, amount)
+        res = runner.place(seat, type, amount)
     got = "accepted" if res.accepted else "rejected"
     reasons = refusal_reasons(runner, seat, type, reason) if reason else ()
     ok = got == expect and (reason is None or res.reason in reasons)
@@ -175,10 +175,10 @@ def _within_lockout_limit(runner: CaseRunner, t_sent_ns: int) -> str:
 ))
 def wagers(runner: CaseRunner, step: Step, seats: Any, type: str, amount: Cents | None = None,
            order: str = "seat") -> None:
-    seat_list = runner._seats(seats)
+    seat_list = runner.seats_of(seats)
     if order == "reverse":
         seat_list = list(reversed(seat_list))
-    results = runner._place_many([(seat, type, amount) for seat in seat_list])
+    results = runner.place_many([(seat, type, amount) for seat in seat_list])
     bad = [f"seat {r.seat}: {r.reason}" for r in results if not r.accepted]
     runner.measure(step, f"{type} wagers at seats {','.join(map(str, seat_list))}",
                  "all accepted" if not bad else "; ".join(bad), "all accepted", not bad)
@@ -202,7 +202,7 @@ def remove_wager(runner: CaseRunner, step: Step, seat: int, type: str) -> None:
     acts=("load",),
 ))
 def shoe(runner: CaseRunner, step: Step, cards: tuple[Card, ...] | None = None, stack: str | None = None) -> None:
-    seq = runner._cards_arg(cards, stack)
+    seq = runner.cards_arg(cards, stack)
     assert seq is not None
     if runner.rig.shoe is None:
         raise DeviceError("this case needs a shoe and the profile has none")
@@ -224,7 +224,7 @@ def shoe(runner: CaseRunner, step: Step, cards: tuple[Card, ...] | None = None, 
 ))
 def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] | None = None, stack: str | None = None,
             count: int | None = None, pace_ms: Decimal | None = None) -> None:
-    seq = runner._cards_arg(cards, stack)
+    seq = runner.cards_arg(cards, stack)
     if seq is not None:
         shoe(runner, step, cards=seq)
     if runner.rig.shoe is None:
@@ -235,7 +235,7 @@ def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] |
     if asked:  # a deal of this round still under way: the shoe answers BUSY until its cards are out
         # (docs/protocol.md section 7), so the next deal waits for them, however loaded the host
         with contextlib.suppress(DeviceTimeout):
-            runner._wait_for(f"the {asked} card(s) dealt so far", lambda: runner.cards_out() >= asked,
+            runner.wait_for(f"the {asked} card(s) dealt so far", lambda: runner.cards_out() >= asked,
                              timeout_s=2.0)
     runner.dealer_closes_wagering()
     runner.arm_counter()  # before the round's first card: the counter times that one event
@@ -249,14 +249,14 @@ def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] |
 def settle_round(runner: CaseRunner, step: Step) -> None:
     """Wait until the controller reports the round settled and the shoe has reported every card
     the round uses (the two arrive on different lines, in either order)."""
-    runner._wait_for("'round_end' event (round settled)",
+    runner.wait_for("'round_end' event (round settled)",
                    lambda: any(e.name == "round_end" for e in runner.round.ctrl_events))
     if runner.loaded:
         try:
             n = len(runner.round_cards(list(runner.loaded)))
         except Exception:  # a sequence that is not one round (e.g. count-limited deals)
             n = 0
-        runner._wait_for(f"{n} card events from the shoe", lambda: runner.cards_out() >= n, timeout_s=2.0)
+        runner.wait_for(f"{n} card events from the shoe", lambda: runner.cards_out() >= n, timeout_s=2.0)
     runner.round.settled = True
     runner.count_round()
     record_round(runner)
@@ -270,14 +270,14 @@ def settle_round(runner: CaseRunner, step: Step) -> None:
 ))
 def end_round(runner: CaseRunner, step: Step, expect: str) -> None:
     try:
-        runner._ctrl().settle_round()
+        runner.controller().settle_round()
         got, why = "accepted", ""
     except NakError as exc:
         got, why = "refused", exc.reason
     runner.measure(step, "the dealer ends the round on the cards dealt", got + (f" ({why})" if why else ""),
                    expect, got == expect)
     if got == "accepted":  # the round is over on the cards out, however many the loaded sequence held
-        runner._wait_for("'round_end' event (round settled)",
+        runner.wait_for("'round_end' event (round settled)",
                          lambda: any(e.name == "round_end" for e in runner.round.ctrl_events))
         runner.loaded = tuple(c for c, _t in runner.round.cards)
         runner.round.settled = True
@@ -286,7 +286,7 @@ def end_round(runner: CaseRunner, step: Step, expect: str) -> None:
 
 @step("lockout_button", Action(doc="press the lock-out button", acts=("lockout-button",)))
 def lockout_button(runner: CaseRunner, step: Step) -> None:
-    runner._ctrl()
+    runner.controller()
     runner.perform(PressLockout())
     runner.round.closed_by_dealer = True
 
@@ -298,12 +298,12 @@ def lockout_button(runner: CaseRunner, step: Step) -> None:
     "REFUSED answer passes, `reason` a text the refusal must contain, and wagering must stay as it was",
     acts=("no-more-bets",)))
 def no_more_bets(runner: CaseRunner, step: Step, expect: str = "called", reason: str | None = None) -> None:
-    ctrl = runner._ctrl()
+    ctrl = runner.controller()
     if expect == "called":
         runner.perform(NoMoreBets())
         runner.round.closed_by_dealer = True
         return
-    runner._pump()
+    runner.pump()
     locked = ctrl.lockout_state()
     mark = len(runner.round.ctrl_events)
     try:
@@ -316,7 +316,7 @@ def no_more_bets(runner: CaseRunner, step: Step, expect: str = "called", reason:
     runner.measure(step, "no more bets", got + (f" ({why})" if why else ""),
                    "refused" + (f" ({reason})" if reason else ""),
                    got == "refused" and (reason is None or reason in why))
-    runner._pump(0.01)
+    runner.pump(0.01)
     now = ctrl.lockout_state()
     told = [e.name for e in runner.round.ctrl_events[mark:] if e.name in ("no_more_bets", "lockout")]
     runner.measure(step, "refused call left wagering as it was (locked, and no 'no_more_bets' or 'lockout' event)",
@@ -334,8 +334,8 @@ def no_more_bets(runner: CaseRunner, step: Step, expect: str = "called", reason:
 def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
     from harness.suites.accounts import measure_keys
 
-    before = runner._read_meters()
-    runner._pump()
+    before = runner.read_meters()
+    runner.pump()
     mark = len(runner.hits_seen)
     if meter == "pending":
         keys = turn_keys_one_by_one(runner, step)
@@ -353,11 +353,11 @@ def turn_keys_one_by_one(runner: CaseRunner, step: Step) -> tuple[str, ...]:
     meter whose payment was listed must be taken.  A refusal or a payment gone before its key is the
     device's (a FAIL citing contract-6-4-pending-until-its-key), not the rig's."""
     clause = "contract-6-4-pending-until-its-key"
-    first = tuple(dict.fromkeys(runner._read_meters().pending))  # several winners of one meter: one key
+    first = tuple(dict.fromkeys(runner.read_meters().pending))  # several winners of one meter: one key
     turned: list[str] = []
     for name in first:
         if turned:
-            still = runner._read_meters().pending
+            still = runner.read_meters().pending
             runner.measure(step, f"{name} payment still pending after the key of {', '.join(turned)}",
                            "pending" if name in still else "gone", "pending", name in still, clause=clause,
                            detail=f"pending before the first key: {', '.join(first)}; "
@@ -372,7 +372,7 @@ def turn_keys_one_by_one(runner: CaseRunner, step: Step) -> tuple[str, ...]:
         if got == "taken":
             turned.append(name)
     if first:
-        runner._read_meters()
+        runner.read_meters()
     return tuple(turned)
 
 
@@ -388,22 +388,22 @@ def pay_mystery_award(runner: CaseRunner) -> None:
     mystery = runner.profile.rules.mystery
     if mystery is None or mystery.paid_by != "attendant":
         return
-    runner._pump()
+    runner.pump()
     last = next((e for e in reversed(runner.hits_seen) if e.payload.get("meter") == "mystery"), None)
     if last is None or last.name != "hit":
         return
-    if "mystery" in runner._read_meters().pending:
+    if "mystery" in runner.read_meters().pending:
         runner.perform(TurnResetKey("mystery"))
 
 
 def turn_pending_keys(runner: CaseRunner) -> tuple[str, ...]:
     """Turn the reset key of every meter the controller reports a payment pending on (461a.12(b)(5)):
     an attendant-paid hit waits for it; a table-paid hit (a mystery award) never does."""
-    pending = runner._read_meters().pending
+    pending = runner.read_meters().pending
     for name in pending:
         runner.perform(TurnResetKey(name))
     if pending:
-        runner._read_meters()
+        runner.read_meters()
     return pending
 
 
@@ -418,7 +418,7 @@ def settle_pending_keys(runner: CaseRunner) -> tuple[str, ...]:
         return turn_pending_keys(runner)
     except ContractError:
         turned = []
-        for name in runner._read_meters().meters:
+        for name in runner.read_meters().meters:
             try:
                 runner.perform(TurnResetKey(name, probe=True))
             except DeviceError:
@@ -440,7 +440,7 @@ def hits_to_pay(runner: CaseRunner) -> tuple[list[str], tuple[str, ...]]:
     # (docs/protocol.md, section 8): once round_end is in, they are too, and nothing is waited for; a
     # linked meter's hit may follow round_end (it waits for the link controller), so a link waits
     settled = any(e.name == "round_end" for e in runner.round.ctrl_events)
-    runner._pump(0.0 if settled and runner.profile.link is None else 0.01)
+    runner.pump(0.0 if settled and runner.profile.link is None else 0.01)
     by_seat = {(int(e.payload["seat"]), str(e.payload.get("category"))): str(e.payload.get("paid_by"))
                for e in runner.round.ctrl_events if e.name == "payout" and e.payload.get("type") in ("royal9",
                                                                                                     "hit-and-run")}
@@ -454,7 +454,7 @@ def hits_to_pay(runner: CaseRunner) -> tuple[list[str], tuple[str, ...]]:
                                   by_seat.get((int(e.payload["seat"]), str(meter)), "attendant"))
             if paid_by == "attendant":
                 want.add(str(meter))
-    pending = runner._read_meters().pending
+    pending = runner.read_meters().pending
     problems = []
     if set(pending) != want:
         problems.append(f"payments pending on {', '.join(pending) or 'no meter'}; the hits the controller "
@@ -462,7 +462,7 @@ def hits_to_pay(runner: CaseRunner) -> tuple[list[str], tuple[str, ...]]:
     for name in pending:
         runner.perform(TurnResetKey(name))
     if pending:
-        runner._read_meters()
+        runner.read_meters()
     return problems, pending
 
 
@@ -481,11 +481,11 @@ def measure_payments(runner: CaseRunner, step: Step, problems: list[str], rounds
 def power(runner: CaseRunner, step: Step, state: str) -> None:
     if runner.rig.power is None and runner.profile.bench.performer("power").kind == "supply":
         raise DeviceError("this case needs a power supply and the profile has none")
-    runner._pump()
+    runner.pump()
     mark = len(runner.round.ctrl_events)
     runner.perform(SwitchPower(state == "on"))
     if state == "on":
-        runner._wait_back()
+        runner.wait_back()
         _came_back(runner, step, mark)
     else:
         _went_dark(runner, step)
@@ -498,7 +498,7 @@ def _went_dark(runner: CaseRunner, step: Step, within_s: float = 0.3) -> None:
     relay that did not open, a backup that kept it alive), so nothing the case sees afterwards shows
     what survives a power loss: the case ends as an ERROR with that reason, never a PASS."""
     spec = runner.profile.devices.get("power")
-    fed = [(role, runner._ctrl() if role == "controller" else getattr(runner.rig, role, None))
+    fed = [(role, runner.controller() if role == "controller" else getattr(runner.rig, role, None))
            for role in (spec.powers if spec is not None else ("controller",))]
     fed = [(role, device) for role, device in fed if device is not None]
 
@@ -532,7 +532,7 @@ def _came_back(runner: CaseRunner, step: Step, mark: int, within_s: float = 2.0)
 
     deadline = time.monotonic() + within_s
     while "power" not in causes() and time.monotonic() < deadline:
-        runner._pump(0.05)
+        runner.pump(0.05)
     got = causes()
     runner.measure(step, "the controller came back from a power loss: locked, lock-out cause power",
                    ", ".join(got) or "no lockout event", "cause power", "power" in got,
@@ -545,8 +545,8 @@ def _came_back(runner: CaseRunner, step: Step, mark: int, within_s: float = 2.0)
                "`timing.comm_timeout_ms` has passed, whichever comes first: the controller may notice the "
                "loss at any time within that limit", acts=("comm",)))
 def comm(runner: CaseRunner, step: Step, state: str) -> None:
-    runner._ctrl()
-    runner._pump()
+    runner.controller()
+    runner.pump()
     seen = len(runner.round.ctrl_events)
     runner.perform(SetComm(state == "restored"))
     if state == "lost":
@@ -568,7 +568,7 @@ def await_comm_loss(runner: CaseRunner, seen: int) -> None:
 
     limit_s = float(runner.profile.timing.comm_timeout_ms) / 1000 + COMM_LOSS_GRACE_S
     with contextlib.suppress(DeviceTimeout):
-        runner._wait_for("'lockout' event with cause comm-lost", reported, timeout_s=limit_s)
+        runner.wait_for("'lockout' event with cause comm-lost", reported, timeout_s=limit_s)
 
 
 @step("configure", Action(
@@ -578,7 +578,7 @@ def await_comm_loss(runner: CaseRunner, seen: int) -> None:
 ))
 def configure(runner: CaseRunner, step: Step, set: Mapping[str, Any], expect: str, reason: str | None = None) -> None:
     try:
-        runner._ctrl().set_config(**set)
+        runner.controller().set_config(**set)
         got, why = "accepted", ""
     except NakError as exc:  # REFUSED: the device's application-level answer
         got, why = "refused", exc.reason
@@ -593,14 +593,14 @@ def configure(runner: CaseRunner, step: Step, set: Mapping[str, Any], expect: st
 
 @step("read_meters", Action({"as": Arg("str", required=True)}, shorthand="as", doc="snapshot the meters under a name"))
 def read_meters(runner: CaseRunner, step: Step, **args: Any) -> None:
-    runner.snapshot(args["as"], runner._read_meters())
+    runner.snapshot(args["as"], runner.read_meters())
 
 
 @step("wait", Action({"ms": Arg("decimal", required=True)}, shorthand="ms"))
 def wait(runner: CaseRunner, step: Step, ms: Decimal) -> None:
     end = time.monotonic() + float(ms) / 1000
     while time.monotonic() < end:
-        runner._pump(min(0.01, max(0.0, end - time.monotonic())))
+        runner.pump(min(0.01, max(0.0, end - time.monotonic())))
 
 
 @step("fault", Action({"kind": Arg("str", required=True), "role": choice("shoe", "sensors", "controller",
@@ -635,6 +635,6 @@ def rounds(runner: CaseRunner, step: Step, count: int, seed: int, seats: Any, ty
     from harness.suites.rounds import play_rounds
 
     pace_us = int(pace_ms * 1000) if pace_ms is not None else None
-    play_rounds(runner, step, count=count, seed=seed, seats=runner._seats(seats), kind=type, pace_us=pace_us,
+    play_rounds(runner, step, count=count, seed=seed, seats=runner.seats_of(seats), kind=type, pace_us=pace_us,
                 base=base, base_amount=base_amount)
 

@@ -78,12 +78,12 @@ def lock_timing(runner: CaseRunner, wait_s: float = 0.0) -> LockTiming | None:
     cached = runner.round.lock_timing
     if cached is not None:
         return cached
-    runner._pump()
+    runner.pump()
     if not runner.round.cards:
         return None
     if not any(_locked(e) for e in runner.round.ctrl_events):
         try:
-            runner._wait_for("'lockout' event", lambda: any(_locked(e) for e in runner.round.ctrl_events),
+            runner.wait_for("'lockout' event", lambda: any(_locked(e) for e in runner.round.ctrl_events),
                              timeout_s=wait_s)
         except DeviceTimeout:
             return None

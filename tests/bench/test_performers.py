@@ -222,7 +222,7 @@ def test_an_actuator_probing_a_round_the_controller_must_refuse_sees_whether_wag
         def controller_events(self) -> list[DeviceEvent]:
             return self.events
 
-        def _wait_for(self, what: str, pred: Any, timeout_s: float = 0.0) -> None:
+        def wait_for(self, what: str, pred: Any, timeout_s: float = 0.0) -> None:
             self.waited = timeout_s
             if self.opens:
                 self.events.append(DeviceEvent("lockout", {"event": "lockout", "locked": False,
@@ -253,7 +253,7 @@ def test_an_actuator_probing_a_no_more_bets_call_the_controller_must_refuse_sees
         def controller_events(self) -> list[DeviceEvent]:
             return self.events
 
-        def _wait_for(self, what: str, pred: Any, timeout_s: float = 0.0) -> None:
+        def wait_for(self, what: str, pred: Any, timeout_s: float = 0.0) -> None:
             if self.called:
                 self.events.append(DeviceEvent("no_more_bets", {"event": "no_more_bets", "round": 2}, 2, 0))
             if not pred():

@@ -161,7 +161,7 @@ def test_between_cases_an_unreadable_pending_turns_every_meters_key() -> None:
             self.reading = reading
             self.turned: list[str] = []
 
-        def _read_meters(self) -> MeterReading:
+        def read_meters(self) -> MeterReading:
             return self.reading
 
         def perform(self, act: Any) -> None:

@@ -126,7 +126,7 @@ def test_random_rounds_match_the_oracle_and_conserve_contributions(bench: Bench)
         steps.open_round(runner, step)
         for seat in SEATS:
             for kind in ("banker", "royal9"):
-                res = runner._place(seat, kind, STAKE)
+                res = runner.place(seat, kind, STAKE)
                 assert res.accepted, (n, seat, kind, res.reason)
         cards = runner.random_round_cards(rng)
         steps.deal(runner, step, settle=True, cards=tuple(cards))
@@ -140,7 +140,7 @@ def test_random_rounds_match_the_oracle_and_conserve_contributions(bench: Bench)
                if e.name == "hit" and e.payload.get("meter")}  # fixed lines take no meter
         for meter in sorted(hit):
             steps.reset_key(runner, step, meter)
-        start, now = runner.snapshots["round-start"], runner._read_meters()
+        start, now = runner.snapshots["round-start"], runner.read_meters()
         for name, rate in rates.items():
             if name in hit:
                 continue

@@ -63,7 +63,7 @@ def _runner(ctrl: Controller) -> Any:
         measured.append((name, value, passed))
 
     return SimpleNamespace(rig=SimpleNamespace(controller=ctrl, sensors=None, shoe=None), measure=measure,
-                           measured=measured, _read_meters=ctrl.meters, _pump=lambda timeout_s=0.0: None)
+                           measured=measured, read_meters=ctrl.meters, pump=lambda timeout_s=0.0: None)
 
 
 def test_a_write_outside_the_contract_is_refused_and_leaves_nothing() -> None:

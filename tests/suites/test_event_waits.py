@@ -45,7 +45,7 @@ def test_every_device_the_supply_feeds_is_pinged_at_once() -> None:
             raise DeviceTimeout(f"no reply to {cmd} within {timeout_s} s")
 
     runner = SimpleNamespace(
-        _ctrl=Dark, rig=SimpleNamespace(shoe=Dark(), sensors=Dark()),
+        controller=Dark, rig=SimpleNamespace(shoe=Dark(), sensors=Dark()),
         profile=SimpleNamespace(devices={"power": DeviceSpec(role="power", driver="scpi-power", resource="emulator")}),
         measure=lambda step, name, value, limit, ok, **kw: measured.append((name, ok)))
     _went_dark(runner, None)  # type: ignore[arg-type]
@@ -62,7 +62,7 @@ class _Runner:
         self.round = SimpleNamespace(ctrl_events=[], shoe_events=[])
         self.profile = SimpleNamespace(link=link, timing=SimpleNamespace(response_timeout_ms=Decimal(2000)))
 
-    def _pump(self, timeout_s: float = 0.0) -> None:
+    def pump(self, timeout_s: float = 0.0) -> None:
         self.waits.append(timeout_s)
         if self.arriving:
             self.round.ctrl_events.append(self.arriving.pop(0))
@@ -90,7 +90,7 @@ class _Trailing(_Runner):
         self.profile.timing.response_timeout_ms = Decimal(response_timeout_ms)
         self.due = time.monotonic() + after_s
 
-    def _pump(self, timeout_s: float = 0.0) -> None:
+    def pump(self, timeout_s: float = 0.0) -> None:
         time.sleep(timeout_s)
         if time.monotonic() >= self.due and not self.round.ctrl_events:
             self.round.ctrl_events.append(_event("no_more_bets"))
@@ -127,7 +127,7 @@ def test_a_settled_rounds_hits_are_taken_without_waiting() -> None:
         r = _Runner([], link=link)
         r.round.ctrl_events.extend(events)
         r.interpretation = lambda name: None  # type: ignore[attr-defined]
-        r._read_meters = lambda: SimpleNamespace(pending={})  # type: ignore[attr-defined]
+        r.read_meters = lambda: SimpleNamespace(pending={})  # type: ignore[attr-defined]
         return r
 
     settled = runner([_event("payout", seat=1, type="banker"), _event("round_end", round=1)])
@@ -163,7 +163,7 @@ def test_the_shoes_of_a_battery_are_bulk_prompts() -> None:
 
     runner = SimpleNamespace(shoe_decks=1, profile=SimpleNamespace(capabilities=()), perform=perform,
                              performers=SimpleNamespace(bulk_rounds=bulk_rounds), cards_read=lambda: cards,
-                             _wait_for=lambda what, pred, timeout_s: None if pred() else pytest.fail(what))
+                             wait_for=lambda what, pred, timeout_s: None if pred() else pytest.fail(what))
     shoes = _live_shoes(runner, 2, 3, 1)  # type: ignore[arg-type]
     assert [len(s.cards) for s in shoes] == [3, 3]
     assert asked == [(LoadShoe.__name__, True), (Deal.__name__, True)] * 2
@@ -202,7 +202,7 @@ def test_a_device_that_answers_with_its_power_off_is_still_an_error() -> None:
             return {}
 
     runner = SimpleNamespace(
-        _ctrl=lambda: Dev(True), rig=SimpleNamespace(shoe=Dev(False), sensors=Dev(False)),
+        controller=lambda: Dev(True), rig=SimpleNamespace(shoe=Dev(False), sensors=Dev(False)),
         profile=SimpleNamespace(devices={"power": DeviceSpec(role="power", driver="scpi-power", resource="emulator")}),
         measure=lambda step, name, value, limit, ok, **kw: measured.append(name))
     with pytest.raises(DeviceError, match="the shoe still answers"):
@@ -224,13 +224,13 @@ def test_a_lost_link_is_waited_for_until_the_controller_reports_it() -> None:
             self.profile = SimpleNamespace(link=None, timing=SimpleNamespace(comm_timeout_ms=Decimal(timeout_ms)))
             self.performed: list[Any] = []
 
-        def _ctrl(self) -> None:
+        def controller(self) -> None:
             return None
 
         def perform(self, act: Any) -> None:
             self.performed.append(act)
 
-        _wait_for = CaseRunner._wait_for
+        wait_for = CaseRunner.wait_for
 
     lost = _event("lockout", locked=True, cause="comm-lost")
     runner = Late([_event("payout", seat=1), _event("lockout", locked=False, cause="round-open"), lost,

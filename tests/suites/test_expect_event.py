@@ -25,7 +25,7 @@ class _Runner:
         self.measured: list[Measured] = []
         self.profile = SimpleNamespace(timing=SimpleNamespace(response_timeout_ms=Decimal(0)))  # no event trails
 
-    def _pump(self, timeout_s: float = 0.0) -> None:
+    def pump(self, timeout_s: float = 0.0) -> None:
         return None
 
     def measure(self, step: Any, name: str, value: Any, limit: Any, passed: bool, **kw: Any) -> None:

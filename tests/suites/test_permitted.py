@@ -57,8 +57,8 @@ def _runner(writes: str, ctrl: _Ctrl, shown: dict[str, int] | None = None) -> An
     oracle: Any = SimpleNamespace()
     oracle.with_combos = lambda combos: oracle
     meters = SimpleNamespace(meters=dict(shown))
-    return SimpleNamespace(profile=profile, _ctrl=lambda: ctrl, measure=measure, measured=measured, oracle=oracle,
-                           _read_meters=lambda: meters)
+    return SimpleNamespace(profile=profile, controller=lambda: ctrl, measure=measure, measured=measured, oracle=oracle,
+                           read_meters=lambda: meters)
 
 
 def _filed() -> list[dict[str, Any]]:

@@ -282,10 +282,10 @@ def test_a_power_cut_must_be_seen_dark_then_back_locked_by_power() -> None:
         from harness.profiles.model import DeviceSpec
 
         devices = {} if supply is None else {"power": DeviceSpec(role="power", driver="scpi-power", resource=supply)}
-        return SimpleNamespace(_ctrl=lambda: Ctrl(dark), round=SimpleNamespace(ctrl_events=events),
+        return SimpleNamespace(controller=lambda: Ctrl(dark), round=SimpleNamespace(ctrl_events=events),
                                profile=SimpleNamespace(devices=devices),
                                rig=SimpleNamespace(shoe=Ctrl(shoe_dark), sensors=Ctrl(True)),
-                               _pump=lambda timeout_s=0.0: None,
+                               pump=lambda timeout_s=0.0: None,
                                measure=lambda step, name, value, limit, ok, **kw: measured.append((name, ok)))
 
     _went_dark(runner(True, []), None)  # type: ignore[arg-type]

@@ -84,8 +84,8 @@ def _runner(rig: Any, reading: MeterReading | None = None, marks: dict[int, int]
     def measure(step: Any, name: str, value: Any, limit: Any, passed: bool, **kw: Any) -> None:
         out.append((name, value, limit, passed))
 
-    return SimpleNamespace(rig=rig, measure=measure, measured=out, _pump=lambda t=0.0: None,
-                           _ctrl=lambda: rig.controller, _read_meters=lambda: reading,
+    return SimpleNamespace(rig=rig, measure=measure, measured=out, pump=lambda t=0.0: None,
+                           controller=lambda: rig.controller, read_meters=lambda: reading,
                            seq_marks=marks or {})
 
 

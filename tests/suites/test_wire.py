@@ -35,8 +35,8 @@ def _runner(rig: Any, profile: Any = None, events: list[DeviceEvent] | None = No
         out.append((name, value, limit, passed))
 
     reading = SimpleNamespace(meters={"major": 45_000}, pending=())
-    return SimpleNamespace(rig=rig, measure=measure, measured=out, _pump=lambda t=0.0: None,
-                           _ctrl=lambda: rig.controller, _read_meters=lambda: reading,
+    return SimpleNamespace(rig=rig, measure=measure, measured=out, pump=lambda t=0.0: None,
+                           controller=lambda: rig.controller, read_meters=lambda: reading,
                            profile=profile or SimpleNamespace(devices={}, game="midibaccarat"),
                            round=SimpleNamespace(ctrl_events=events or []))
 
@@ -191,7 +191,7 @@ def test_write_answer_times_fail_a_slow_kind_and_leave_one_slow_sample_inconclus
     def measure(step: Any, name: str, value: Any, limit: Any, passed: bool, **kw: Any) -> None:
         judged.append((name, passed, kw.get("advisory", False)))
 
-    runner = SimpleNamespace(rig=rig, measure=measure, _pump=lambda t=0.0: None, transcript_marks={})
+    runner = SimpleNamespace(rig=rig, measure=measure, pump=lambda t=0.0: None, transcript_marks={})
     monkeypatch.setattr(wire, "_sweep_writes", lambda runner, tries: None)  # the case's requests alone
     wire.expect_write_answer_times(runner, STEP)
     verdicts = {name: (passed, advisory) for name, passed, advisory in judged}
