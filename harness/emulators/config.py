@@ -357,6 +357,10 @@ def check_table(cfg: EmulatorConfig, current: Mapping[str, Cents] | None = None,
     """
     if not 1 <= len(cfg.seats) <= 9 or any(not 1 <= s <= 9 for s in cfg.seats):
         raise InputError("seats: a table has one to nine seats numbered 1-9 (WAC 230-15-040(2))")
+    for seat, combo in sorted(cfg.seats.items()):
+        if combo and (combo[0][:1] != "K" or combo[1][:1] != "9"):
+            raise InputError(f"seat {seat} combination {''.join(combo)}: a personal combination is a king and a "
+                             "nine (629a Royal 9 (e)(5))")
     combos = [c for c in cfg.seats.values() if c]
     if len(set(combos)) != len(combos):
         raise InputError("seats: personal king-9 combinations must be unique (629a Royal 9 (e)(5))")

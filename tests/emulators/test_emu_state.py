@@ -304,3 +304,18 @@ def test_cancelling_a_fired_timer_leaves_nothing_behind() -> None:
         assert sched.pending() == 0
     finally:
         sched.stop()
+
+
+def test_a_personal_combination_that_is_no_king_and_nine_is_refused_and_changes_nothing() -> None:
+    """629a Royal 9 (e)(5): a seat's personal combination is a king and a nine.  A write of a queen for
+    the king was taken into the configuration and then broke the controller (every later request an
+    internal error), a difference the explorer found; it is refused and the configuration stays."""
+    with bench() as b:
+        before = b.ok("controller", "config.get")
+        seats = [dict(s) for s in before["seats"]]
+        owned = next(s for s in seats if s.get("combo"))
+        owned["combo"] = ["Q" + owned["combo"][0][1:], owned["combo"][1]]
+        refusal = b.refused("controller", "config.set", seats=seats)
+        assert refusal.code in ("REFUSED", "BAD_ARGS") and "king and a nine" in refusal.reason
+        assert b.ok("controller", "config.get") == before
+        assert b.ok("controller", "config.set", commission=before["commission"])  # still takes writes
