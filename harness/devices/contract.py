@@ -10,7 +10,8 @@ reading thread (the receive stamp is already taken).  A message outside the cont
 what is wrong with it, with one error per top-level field at fault (``parts``).  The fault stays with
 its field: the message is delivered as an :class:`OffContract` payload, whose faulty fields raise
 their error when read and whose other fields read as sent, so a case that needs nothing from those
-fields goes on and one that reads them ends ERROR naming the field.  Only a message that cannot be
+fields goes on and one that reads them ends ERROR naming the field (``expect_event`` compares the
+fields it matches as sent: such a field fits no wanted value, a FAIL of that step).  Only a message that cannot be
 read at all (not an object, no ``ok``, a NAK, an event this role does not send) fails whole.  The
 link notes every violation in the transcript and keeps them by message kind and field for the
 record's contract findings (:mod:`harness.record.contract_findings`).

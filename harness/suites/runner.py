@@ -118,6 +118,9 @@ class RoundLog:
     lock_recorded: bool = False
     #: the cards the round's deals have asked the shoe for so far (None: a deal of all it holds)
     cards_asked: int | None = 0
+    #: the round number the controller's ``round.open`` answer named (None: not known, e.g. a person
+    #: pressed the button)
+    number: int | None = None
 
 
 class CaseRunner:

@@ -75,7 +75,8 @@ def open_round(runner: CaseRunner, step: Step, expect: str = "opened", reason: s
     if expect == "opened":
         pay_mystery_award(runner)
         runner.new_round()
-        runner.perform(OpenRound())
+        opened = runner.perform(OpenRound())
+        runner.round.number = opened if isinstance(opened, int) and not isinstance(opened, bool) else None
         runner.snapshot("round-start", runner.read_meters())
         return
     runner.pump()  # a refused opening starts no round: the round log stays the last round's (its
@@ -159,6 +160,24 @@ def _within_lockout_limit(runner: CaseRunner, t_sent_ns: int) -> str:
         return ""
     return (f"PERMITTED: sent {elapsed.quantize(Decimal('0.001'))} ms after the first card, within the "
             f"{limit} ms lock-out limit and before any lock-out was reported; a controller may still take it")
+
+
+@step("expect_placing_again_at_zero", Action(
+    doc="docs/protocol.md sections 6.3 and 12 (`bad-amount`: amount not positive): every wager on the layout "
+    "is placed again at amount 0: each must be refused `bad-amount`, and the wagering system then lists "
+    "exactly the wagers accepted before, at their amounts (placing again replaces an amount only when it "
+    "is accepted)",
+    acts=("wager",),
+))
+def expect_placing_again_at_zero(runner: CaseRunner, step: Step) -> None:
+    from harness.suites.actions_royal9 import expect_r9_wagers_listed
+
+    standing = sorted(runner.round.wagers)
+    if not standing:
+        raise AssertionError("expect_placing_again_at_zero: no wager is on the layout to place again")
+    for seat, kind in standing:
+        wager(runner, step, seat, kind, "rejected", amount=Cents(0), reason="bad-amount")
+    expect_r9_wagers_listed(runner, step)
 
 
 @step("wagers", Action(
@@ -282,6 +301,27 @@ def end_round(runner: CaseRunner, step: Step, expect: str) -> None:
         runner.loaded = tuple(c for c, _t in runner.round.cards)
         runner.round.settled = True
         runner.count_round()
+
+
+@step("expect_round_named", Action(
+    doc="docs/protocol.md section 6.4: every event of the round that names a round (`no_more_bets`, "
+    "`round_end`) names the round the controller's `round.open` answer named; a round opened by a person "
+    "(no answer read) is not judged",
+))
+def expect_round_named(runner: CaseRunner, step: Step) -> None:
+    runner.pump(0.05)
+    number = runner.round.number
+    if number is None:
+        runner.measure(step, "round number of the round's events", "round.open answer not read", "known",
+                       True, advisory=True)
+        return
+    named = [e for e in runner.round.ctrl_events if e.name in ("no_more_bets", "round_end")]
+    if not named:
+        raise AssertionError("expect_round_named: the round sent no no_more_bets or round_end event")
+    for e in named:
+        got = e.payload.get("round")
+        runner.measure(step, f"'{e.name}' event round", got, f"{number} (round.open answered)",
+                       got == number and not isinstance(got, bool))
 
 
 @step("lockout_button", Action(doc="press the lock-out button", acts=("lockout-button",)))
