@@ -30,7 +30,7 @@ from harness.suites.model import Step
 from harness.suites.payouts import settlements
 from harness.suites.permitted import permitted_refusal
 from harness.suites.registry import Action, Arg, choice, step
-from harness.suites.steps import settle_round
+from harness.suites.steps import settle_round, wager
 
 if TYPE_CHECKING:
     from harness.suites.runner import CaseRunner
@@ -197,3 +197,19 @@ def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
                    detail="" if len(owners) > 1 else "one seat has a combination: the rotation is the filing")
     # play from now on is judged against the combinations written (the filed ones for `profile`)
     runner.oracle = runner.oracle.with_combos({s.seat: c for s, c in zip(owners, filed, strict=True)})
+
+
+@step("expect_placing_again_at_zero", Action(
+    doc="docs/protocol.md sections 6.3 and 12 (`bad-amount`: amount not positive): every wager on the layout "
+    "is placed again at amount 0: each must be refused `bad-amount`, and the wagering system then lists "
+    "exactly the wagers accepted before, at their amounts (placing again replaces an amount only when it "
+    "is accepted)",
+    acts=("wager",),
+))
+def expect_placing_again_at_zero(runner: CaseRunner, step: Step) -> None:
+    standing = sorted(runner.round.wagers)
+    if not standing:
+        raise AssertionError("expect_placing_again_at_zero: no wager is on the layout to place again")
+    for seat, kind in standing:
+        wager(runner, step, seat, kind, "rejected", amount=Cents(0), reason="bad-amount")
+    expect_r9_wagers_listed(runner, step)

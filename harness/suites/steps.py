@@ -162,24 +162,6 @@ def _within_lockout_limit(runner: CaseRunner, t_sent_ns: int) -> str:
             f"{limit} ms lock-out limit and before any lock-out was reported; a controller may still take it")
 
 
-@step("expect_placing_again_at_zero", Action(
-    doc="docs/protocol.md sections 6.3 and 12 (`bad-amount`: amount not positive): every wager on the layout "
-    "is placed again at amount 0: each must be refused `bad-amount`, and the wagering system then lists "
-    "exactly the wagers accepted before, at their amounts (placing again replaces an amount only when it "
-    "is accepted)",
-    acts=("wager",),
-))
-def expect_placing_again_at_zero(runner: CaseRunner, step: Step) -> None:
-    from harness.suites.actions_royal9 import expect_r9_wagers_listed
-
-    standing = sorted(runner.round.wagers)
-    if not standing:
-        raise AssertionError("expect_placing_again_at_zero: no wager is on the layout to place again")
-    for seat, kind in standing:
-        wager(runner, step, seat, kind, "rejected", amount=Cents(0), reason="bad-amount")
-    expect_r9_wagers_listed(runner, step)
-
-
 @step("wagers", Action(
     {
         "seats": Arg("seats", default="all"),
