@@ -34,6 +34,7 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, p
 
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card, shoe_composition
+from harness.devices.contract import ContractError
 from harness.errors import DeviceError
 from harness.explore import rules as R
 from harness.explore.device import Table, available_ops
@@ -135,6 +136,9 @@ class Session:
         self.work_dir = work_dir or Path(tempfile.mkdtemp(prefix="tablecert-explore-"))
         self._rig: Rig | None = None   # kept across sequences on a bench that is not emulated
         self._table: Table | None = None
+        #: the drivers were closed after a message outside the contract: the next table is the same
+        #: devices again (brought to rest), on new drivers that hold no broken message
+        self._reopened = False
         self._n = 0
         self.identity: dict[str, Any] | None = None
         #: the controller's driver sends round.settle (voids), and its line can be closed and opened again
@@ -164,7 +168,8 @@ class Session:
         sequence they are brought to rest (the sensors link restored, the power cycled or an open round
         voided) and their meters, payments, layout and configuration adopted as they stand."""
         fresh = self.fresh
-        first = self._table is None
+        first = self._table is None and not self._reopened
+        self._reopened = False
         if fresh or self._table is None:
             if self._rig is not None:
                 self._retire(self._rig)
@@ -252,6 +257,17 @@ class Session:
         """Shrinking stops ``shrink_s`` after the first failure (the shortest failing sequence so far
         is the finding)."""
         return self.first_failure_s is not None and time.perf_counter() - self.t0 > self.first_failure_s + self.shrink_s
+
+    def off_contract(self, ops: list[Op], exc: ContractError) -> None:
+        """A device answered or sent a message outside the contract during the last of ``ops``: a
+        finding like any other (shrunk, written as a case).  The drivers that read it are closed, so
+        that the next sequence starts on new ones."""
+        if self._rig is not None:
+            self._retire(self._rig)
+            self._reopened = not self.fresh
+        rule = R.CONTRACT_LOCKOUT if "lockout" in exc.message else R.CONTRACT_MESSAGE
+        self.failed(ops, [Difference(f"{exc.device}: {exc.message} at '{exc.path}'",
+                                     f"within the protocol contract ({exc.definition})", exc.problem, rule.name)])
 
     def failed(self, ops: list[Op], diffs: list[Difference]) -> None:
         """Record the failure (the last one recorded is the shrunk sequence's) and raise it."""
@@ -461,12 +477,20 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.ops.append(op)
             try:
                 obs = self.table.perform(op, round_need(model, s, op))
+            except ContractError as exc:
+                # a device answering or sending outside the contract is itself a finding, never the rig's
+                session.off_contract(self.ops, exc)
+                raise
             except DeviceError as exc:
                 # a device that does not answer is the rig's ERROR, as in a certification run, never a finding
                 session.rig_error = f"operation {len(self.ops)} ({op.describe()}): {type(exc).__name__}: {exc}"
                 raise RigError(session.rig_error) from exc
             t2 = time.perf_counter()
-            out, diffs = judge(model, outs, obs, self.identity)
+            try:
+                out, diffs = judge(model, outs, obs, self.identity)
+            except ContractError as exc:  # a field outside the contract, raised as the judge reads it
+                session.off_contract(self.ops, exc)
+                raise
             stats = session.stats
             stats.model_s += (t1 - t0) + (time.perf_counter() - t2)
             stats.device_s += t2 - t1

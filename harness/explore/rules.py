@@ -138,3 +138,12 @@ PAYOUT_ORDER = rule("payout-order", "contract-8-settlement-order", "docs/protoco
 IDENTITY_SERIAL = rule("identity-serial", "contract-6-1-identity-own-serial", "docs/protocol.md section 6.1",
                        "each device of the table is identified by its own manufacturer's serial number: no two "
                        "devices answer the same serial, and none changes")
+CONTRACT_LOCKOUT = rule("contract-lockout-message", "contract-6-4-lockout-get",
+                        "docs/protocol.md sections 3 (Messages outside the contract), 6.4, 8",
+                        "every lockout event and lockout.get answer is within the contract's schema: locked "
+                        "with a lock-out cause, unlocked with cause round-open (null in lockout.get); one "
+                        "outside it is a finding, shrunk like any other")
+CONTRACT_MESSAGE = rule("contract-message", "contract-6-unknown-command",
+                        "docs/protocol.md section 3 (Messages outside the contract), section 6",
+                        "every answer and event a device sends is within the contract's schema for its role "
+                        "and command; one outside it is a finding, shrunk like any other")
