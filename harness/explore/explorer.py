@@ -414,7 +414,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
         ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"),
         ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
         ("reset", "amount+1"),
-        ("initial", "floor-1"), ("initial", "floor+100"),
+        ("initial", "floor-1"), ("initial", "floor+100"), ("initial", "amount+100"),
         ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
         ("payout_limit", "amount+700"),
         ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
@@ -443,7 +443,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     model = session.model
     seats = [*model.seats, max(model.seats) + 1]
     types = list(model.types) + [t for t in ("dragon7",) if t not in model.types]
-    amounts = [100, 500, 1000, 2500, 0]
+    # a stake that is not whole dollars (the Banker commission on it is rounded to the cent, not
+    # charged on the dollars), and 0 (refused bad-amount, section 12)
+    amounts = [100, 500, 1000, 2500, 1050, 0]
     enabled = session.enabled
     templates = session.templates()
 
@@ -516,7 +518,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(PlaceWager(seat, kind, amount))
 
         @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:4])), min_size=1, max_size=6))
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=6))
         def wagers(self, placed: list[tuple[int, str, int]]) -> None:
             """Several wagers the table offers, a Royal 9 wager at the denomination in force."""
             for seat, kind, amount in placed:
@@ -528,7 +530,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(PlaceWager(seat, "royal9", self.state.denomination or 500 if amount is None else amount))
 
         @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:4])), min_size=1, max_size=6),
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=6),
               biased=st.booleans(), rng=st.randoms(use_true_random=False))
         def play_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random) -> None:
             """A whole round: opened, wagered, dealt from the shoe (loaded first when it cannot give a
@@ -630,6 +632,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     amount = self.state.layout[(seat, kind)]
                     self.play(PlaceWager(seat, kind, amount * 2 if kind != "royal9" else amount))
                     self.play(RemoveWager(seat, kind))
+            if "power_cycle" in enabled and self.state.layout and rng.random() < 0.04:
+                # the power lost with wagers on the layout: after power-up the layout is empty (section 8)
+                self.play(PowerCycle())
+                return
+            if self.state.layout and rng.random() < 0.1:
+                # a wager placed again at amount 0: refused bad-amount, the wager stays (sections 6.3, 12)
+                seat, kind = rng.choice(sorted(self.state.layout))
+                self.play(PlaceWager(seat, kind, 0))
             if rng.random() < 0.1:
                 changes = session.config_write(self.state, rng.choice(templates))
                 if changes is not None:
@@ -639,7 +649,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                                     "reboot", "power", "reconnect", "link")),
               template=st.sampled_from(templates),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:4])), min_size=1, max_size=4),
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=4),
               rng=st.randoms(use_true_random=False))
         def incident_round(self, kind: str, template: tuple[str, str, str], placed: list[tuple[int, str, int]],
                            rng: random.Random) -> None:
@@ -669,7 +679,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if kind == "meter":
                     field, value = rng.choice((("reset", "amount-1"), ("reset", "floor+1"), ("reset", "amount"),
                                                ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
-                                               ("payout_limit", "amount+700"), ("rate", "2")))
+                                               ("payout_limit", "amount+700"), ("rate", "2"),
+                                               ("initial", "amount+100")))
                     meter = rng.choice(R9_METERS)
                     template = (field, meter, value)
                     jackpot = meter
@@ -693,11 +704,21 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             elif kind == "reboot" and "reboot" in enabled:
                 self.play(Reboot())
             elif kind == "power" and "power_cycle" in enabled:
+                if rng.random() < 0.5:  # the power lost with wagers on the layout of an open round
+                    if self.state.phase != "open":
+                        if self.state.phase == "dealing":
+                            self.play(DealRest())
+                        self.play(OpenRound())
+                    self.wagers(placed)
                 self.play(PowerCycle())
             elif kind == "reconnect" and session.can_reconnect:
                 self.play(Reconnect())
             elif kind == "link" and "comm" in enabled:
                 self.play(Comm(False))
+                if "reboot" in enabled and rng.random() < 0.5:
+                    # the controller rebooted while the link is down: round.open stays REFUSED (section 8)
+                    self.play(Reboot())
+                    self.play(OpenRound())
                 self.play(Comm(True))
             for n in range(rng.randint(1, 3)):
                 if self.state.phase == "dealing":
@@ -712,7 +733,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                                     "reboot", "power", "reconnect", "link")),
               template=st.sampled_from(templates),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:4])), min_size=1, max_size=4),
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=4),
               rng=st.randoms(use_true_random=False))
         def incident_round_again(self, kind: str, template: tuple[str, str, str],
                                  placed: list[tuple[int, str, int]], rng: random.Random) -> None:
@@ -750,7 +771,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(OpenRound())
                 if self.state.phase != "open":
                     return
-                placed = [(rng.choice(model.seats), rng.choice(BASE_TYPES), rng.choice(amounts[:4]))
+                placed = [(rng.choice(model.seats), rng.choice(BASE_TYPES), rng.choice(amounts[:5]))
                           for _ in range(rng.randint(0, 3))]
                 if model.royal9 and placed and rng.random() < 0.5:
                     placed.append((placed[0][0], "royal9", 0))
@@ -840,6 +861,11 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         @rule(roll=st.integers(0, 3))
         def comm(self, roll: int) -> None:
             """The sensors link cut one draw in four; a cut link is restored at the next draw."""
+            if not self.state.link_up and roll == 2 and "reboot" in enabled:
+                # the controller rebooted while the link is down: round.open stays REFUSED (section 8)
+                self.play(Reboot())
+                self.play(OpenRound())
+                return
             if not self.state.link_up or roll == 3:
                 self.play(Comm(not self.state.link_up))
 

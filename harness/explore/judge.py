@@ -287,6 +287,12 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
         if (cause == "round-open") == locked:
             diffs.append(Difference("lockout event cause", "round-open exactly when unlocked",
                                     {"locked": locked, "cause": cause}, R.LOCKOUT_EVENT.name))
+    if out.state.round is not None:
+        # docs/protocol.md 6.4 events: no_more_bets carries the round it closes (the round in play)
+        for role, name, p, _seq in got.events:
+            if role == "controller" and name == "no_more_bets" and p.get("round") != out.state.round:
+                diffs.append(Difference("no_more_bets event round", out.state.round, p.get("round"),
+                                        R.NMB.name))
     power_step = out.rules[0] == R.POWER.name
     for role in ("controller", "shoe"):
         last = out.state.seqs.get(role)

@@ -269,7 +269,7 @@ class TableModel:
             return s.phase != "dealing"
         if isinstance(op, Comm):
             return s.link_up != op.up
-        if isinstance(op, (PowerCycle, Reboot)):
+        if isinstance(op, PowerCycle):
             return s.link_up
         if isinstance(op, ResetKey):
             return op.meter in s.meter_cfg
@@ -633,7 +633,20 @@ class TableModel:
                                 (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
         for out in outs:  # a line that has sent nothing since an earlier power-up may still start at 1
             out.state.seq_fresh = s.seq_fresh | {"controller"}
-        return self._event(outs, True, "power")
+        outs = self._event(outs, True, "power")
+        if not s.link_up:
+            # the sensors link is still down (section 8, Link loss): round.open stays REFUSED until it is
+            # back (a reboot does not forget it); the controller back from the reboot may report the
+            # lock-out's cause as power or as comm-lost, and send either as its lockout event
+            for out in list(outs):
+                lost = dataclasses.replace(out, state=out.state.clone(), lock_event=(True, "comm-lost"),
+                                           rules=(*out.rules, R.LINK.name))
+                lost.state.cause = "comm-lost"
+                lost.choice = f"{out.choice or 'controller reboot'}, link down: cause comm-lost"
+                out.choice = f"{out.choice or 'controller reboot'}, link down: cause power"
+                out.rules = (*out.rules, R.LINK.name)
+                outs.append(lost)
+        return outs
 
     def _comm(self, s: State, op: Comm) -> list[Outcome]:
         n = s.clone()

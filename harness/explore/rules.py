@@ -52,7 +52,8 @@ LOCKOUT = rule("lockout", "pa-midi-r9-a2-lockout", "docs/protocol.md section 8",
                "wagering closes on the first card, the lock-out button, no more bets and a lost link, with that "
                "cause; lockout.get reports it")
 NMB = rule("no-more-bets", "contract-8-round-commands-refused", "docs/protocol.md section 8",
-           "round.no_more_bets closes wagering with cause no-more-bets; REFUSED with no round open")
+           "round.no_more_bets closes wagering with cause no-more-bets; REFUSED with no round open; every "
+           "no_more_bets event names the round in play (section 6.4)")
 CONTRIBUTE = rule("contribution", "pa-midi-r9-f2-rate-5", "docs/protocol.md section 8",
                   "when wagering closes each Royal 9 wager adds wager x rate to every meter, the whole cents to "
                   "the meter and the fraction to its residual, exactly, at the rates in force")
