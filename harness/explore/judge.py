@@ -78,6 +78,8 @@ class Observed:
     config_answer: Mapping[str, Any] | None = None
     #: the seats and wager types of the settlement's ``payout`` events, in the order they came
     payout_order: list[tuple[int, str]] = field(default_factory=list)
+    #: the shoe's ``state`` read during a paced deal, before its last card came; None when not read
+    shoe_mid_deal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,9 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
         check("lockout.get cause", s.cause if s.locked else None, got.cause, lock_rule)
     if got.shoe is not None and s.shoe is not None:
         check("shoe.status (cards_dealt, cards_remaining)", (s.dealt, len(s.shoe)), got.shoe, R.SHOE.name)
+    if got.shoe_mid_deal is not None:
+        # docs/protocol.md section 12, shoe states: "dealing | a deal is in progress"
+        check("shoe.status state during a paced deal", "dealing", got.shoe_mid_deal, R.SHOE.name)
     diffs.extend(_events_differences(model, out, got))
     for request, fastest, tries in got.slow:
         diffs.append(Difference(f"{request} answer time (the fastest of {tries} asks)",

@@ -94,7 +94,8 @@ LINK = rule("link-loss", "pa-midi-r9-a2-lockout", "docs/protocol.md section 8 (L
             "a lost sensors link closes wagering (comm-lost), wagers are refused comm-lost and round.open is "
             "REFUSED until it is back; the meters are untouched")
 SHOE = rule("shoe", "pa-midi-r9-c-deal-order", "docs/protocol.md section 6.2",
-            "shoe.status counts the cards dealt since the shoe was loaded and those still in it")
+            "shoe.status counts the cards dealt since the shoe was loaded and those still in it, and says "
+            "dealing while a deal is in progress (read during a paced deal, section 12)")
 IDENTITY = rule("identity", "pa-607a2-b2ii-asset-or-game-type", "docs/protocol.md section 6.1",
                 "the identity names the profile's game where it reports a game type, and does not change")
 LATENCY = rule("lockout-latency", "pa-midi-r9-a2-lockout", "629a Royal 9 (a)(2); docs/protocol.md sections 5, 8",
