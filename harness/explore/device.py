@@ -54,6 +54,8 @@ OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-be
                  "power_cycle": "power", "comm": "comm"}
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
+#: the pace of the paced deals (shoe.status is read during them)
+PACE_US = 20_000
 #: after the power comes back, how long its lockout event (cause power) is waited for (s)
 POWER_EVENT_S = 1.0
 #: a controller reboot (line fault ``reboot``): how long it stays silent (ms)
@@ -155,6 +157,7 @@ class Table:
         #: the bench's host-stamp jitter (ms), measured once where there is no counter
         self.jitter_ms: Decimal | None = None
         self._jitter_measured = False
+        self.rest_deals = 0
 
     # ------------------------------------------------------------------ reads
 
@@ -518,7 +521,21 @@ class Table:
             time.sleep(0.002)
 
     def _deal_rest(self, obs: Observed) -> None:
-        self._perform(acts.Deal(count=self.round_rest, pace_us=0))
+        self.rest_deals += 1
+        paced = (self.round_rest >= 2 and self.rest_deals % 4 == 0
+                 and self.profile.bench.performer("deal").kind == "test-channel")
+        if not paced:
+            self._perform(acts.Deal(count=self.round_rest, pace_us=0))
+        else:
+            # now and then a paced deal, and shoe.status read during it (docs/protocol.md section 12,
+            # shoe states: dealing while a deal is in progress); judged only where the shoe answered
+            # before its last card of the deal came (one line: its messages come in the order sent)
+            self._perform(acts.Deal(count=self.round_rest, pace_us=PACE_US))
+            state = self.shoe.status().state
+            self.pull()
+            dealt = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
+            if len(dealt) < self.round_rest:
+                obs.shoe_mid_deal = str(state)
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
         while True:
             seen = [e for role, e in self.step_events if role == "controller"]

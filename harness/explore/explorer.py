@@ -34,6 +34,7 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, p
 
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card, shoe_composition
+from harness.devices.contract import ContractError
 from harness.errors import DeviceError
 from harness.explore import rules as R
 from harness.explore.device import Table, available_ops
@@ -135,6 +136,9 @@ class Session:
         self.work_dir = work_dir or Path(tempfile.mkdtemp(prefix="tablecert-explore-"))
         self._rig: Rig | None = None   # kept across sequences on a bench that is not emulated
         self._table: Table | None = None
+        #: the drivers were closed after a message outside the contract: the next table is the same
+        #: devices again (brought to rest), on new drivers that hold no broken message
+        self._reopened = False
         self._n = 0
         self.identity: dict[str, Any] | None = None
         #: the controller's driver sends round.settle (voids), and its line can be closed and opened again
@@ -164,7 +168,8 @@ class Session:
         sequence they are brought to rest (the sensors link restored, the power cycled or an open round
         voided) and their meters, payments, layout and configuration adopted as they stand."""
         fresh = self.fresh
-        first = self._table is None
+        first = self._table is None and not self._reopened
+        self._reopened = False
         if fresh or self._table is None:
             if self._rig is not None:
                 self._retire(self._rig)
@@ -252,6 +257,17 @@ class Session:
         """Shrinking stops ``shrink_s`` after the first failure (the shortest failing sequence so far
         is the finding)."""
         return self.first_failure_s is not None and time.perf_counter() - self.t0 > self.first_failure_s + self.shrink_s
+
+    def off_contract(self, ops: list[Op], exc: ContractError) -> None:
+        """A device answered or sent a message outside the contract during the last of ``ops``: a
+        finding like any other (shrunk, written as a case).  The drivers that read it are closed, so
+        that the next sequence starts on new ones."""
+        if self._rig is not None:
+            self._retire(self._rig)
+            self._reopened = not self.fresh
+        rule = R.CONTRACT_LOCKOUT if "lockout" in exc.message else R.CONTRACT_MESSAGE
+        self.failed(ops, [Difference(f"{exc.device}: {exc.message} at '{exc.path}'",
+                                     f"within the protocol contract ({exc.definition})", exc.problem, rule.name)])
 
     def failed(self, ops: list[Op], diffs: list[Difference]) -> None:
         """Record the failure (the last one recorded is the shrunk sequence's) and raise it."""
@@ -398,7 +414,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
         ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"),
         ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
         ("reset", "amount+1"),
-        ("initial", "floor-1"), ("initial", "floor+100"),
+        ("initial", "floor-1"), ("initial", "floor+100"), ("initial", "amount+100"),
         ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
         ("payout_limit", "amount+700"),
         ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
@@ -427,7 +443,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     model = session.model
     seats = [*model.seats, max(model.seats) + 1]
     types = list(model.types) + [t for t in ("dragon7",) if t not in model.types]
-    amounts = [100, 500, 1000, 2500, 0]
+    # a stake that is not whole dollars (the Banker commission on it is rounded to the cent, not
+    # charged on the dollars), and 0 (refused bad-amount, section 12)
+    amounts = [100, 500, 1000, 2500, 1050, 0]
     enabled = session.enabled
     templates = session.templates()
 
@@ -461,12 +479,20 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.ops.append(op)
             try:
                 obs = self.table.perform(op, round_need(model, s, op))
+            except ContractError as exc:
+                # a device answering or sending outside the contract is itself a finding, never the rig's
+                session.off_contract(self.ops, exc)
+                raise
             except DeviceError as exc:
                 # a device that does not answer is the rig's ERROR, as in a certification run, never a finding
                 session.rig_error = f"operation {len(self.ops)} ({op.describe()}): {type(exc).__name__}: {exc}"
                 raise RigError(session.rig_error) from exc
             t2 = time.perf_counter()
-            out, diffs = judge(model, outs, obs, self.identity)
+            try:
+                out, diffs = judge(model, outs, obs, self.identity)
+            except ContractError as exc:  # a field outside the contract, raised as the judge reads it
+                session.off_contract(self.ops, exc)
+                raise
             stats = session.stats
             stats.model_s += (t1 - t0) + (time.perf_counter() - t2)
             stats.device_s += t2 - t1
@@ -492,7 +518,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(PlaceWager(seat, kind, amount))
 
         @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:4])), min_size=1, max_size=6))
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=6))
         def wagers(self, placed: list[tuple[int, str, int]]) -> None:
             """Several wagers the table offers, a Royal 9 wager at the denomination in force."""
             for seat, kind, amount in placed:
@@ -504,7 +530,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(PlaceWager(seat, "royal9", self.state.denomination or 500 if amount is None else amount))
 
         @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:4])), min_size=1, max_size=6),
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=6),
               biased=st.booleans(), rng=st.randoms(use_true_random=False))
         def play_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random) -> None:
             """A whole round: opened, wagered, dealt from the shoe (loaded first when it cannot give a
@@ -606,6 +632,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     amount = self.state.layout[(seat, kind)]
                     self.play(PlaceWager(seat, kind, amount * 2 if kind != "royal9" else amount))
                     self.play(RemoveWager(seat, kind))
+            if "power_cycle" in enabled and self.state.layout and rng.random() < 0.04:
+                # the power lost with wagers on the layout: after power-up the layout is empty (section 8)
+                self.play(PowerCycle())
+                return
+            if self.state.layout and rng.random() < 0.1:
+                # a wager placed again at amount 0: refused bad-amount, the wager stays (sections 6.3, 12)
+                seat, kind = rng.choice(sorted(self.state.layout))
+                self.play(PlaceWager(seat, kind, 0))
             if rng.random() < 0.1:
                 changes = session.config_write(self.state, rng.choice(templates))
                 if changes is not None:
@@ -615,7 +649,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                                     "reboot", "power", "reconnect", "link")),
               template=st.sampled_from(templates),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:4])), min_size=1, max_size=4),
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=4),
               rng=st.randoms(use_true_random=False))
         def incident_round(self, kind: str, template: tuple[str, str, str], placed: list[tuple[int, str, int]],
                            rng: random.Random) -> None:
@@ -645,7 +679,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if kind == "meter":
                     field, value = rng.choice((("reset", "amount-1"), ("reset", "floor+1"), ("reset", "amount"),
                                                ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
-                                               ("payout_limit", "amount+700"), ("rate", "2")))
+                                               ("payout_limit", "amount+700"), ("rate", "2"),
+                                               ("initial", "amount+100")))
                     meter = rng.choice(R9_METERS)
                     template = (field, meter, value)
                     jackpot = meter
@@ -669,11 +704,21 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             elif kind == "reboot" and "reboot" in enabled:
                 self.play(Reboot())
             elif kind == "power" and "power_cycle" in enabled:
+                if rng.random() < 0.5:  # the power lost with wagers on the layout of an open round
+                    if self.state.phase != "open":
+                        if self.state.phase == "dealing":
+                            self.play(DealRest())
+                        self.play(OpenRound())
+                    self.wagers(placed)
                 self.play(PowerCycle())
             elif kind == "reconnect" and session.can_reconnect:
                 self.play(Reconnect())
             elif kind == "link" and "comm" in enabled:
                 self.play(Comm(False))
+                if "reboot" in enabled and rng.random() < 0.5:
+                    # the controller rebooted while the link is down: round.open stays REFUSED (section 8)
+                    self.play(Reboot())
+                    self.play(OpenRound())
                 self.play(Comm(True))
             for n in range(rng.randint(1, 3)):
                 if self.state.phase == "dealing":
@@ -688,7 +733,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                                     "reboot", "power", "reconnect", "link")),
               template=st.sampled_from(templates),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:4])), min_size=1, max_size=4),
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=4),
               rng=st.randoms(use_true_random=False))
         def incident_round_again(self, kind: str, template: tuple[str, str, str],
                                  placed: list[tuple[int, str, int]], rng: random.Random) -> None:
@@ -726,7 +771,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(OpenRound())
                 if self.state.phase != "open":
                     return
-                placed = [(rng.choice(model.seats), rng.choice(BASE_TYPES), rng.choice(amounts[:4]))
+                placed = [(rng.choice(model.seats), rng.choice(BASE_TYPES), rng.choice(amounts[:5]))
                           for _ in range(rng.randint(0, 3))]
                 if model.royal9 and placed and rng.random() < 0.5:
                     placed.append((placed[0][0], "royal9", 0))
@@ -816,6 +861,11 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         @rule(roll=st.integers(0, 3))
         def comm(self, roll: int) -> None:
             """The sensors link cut one draw in four; a cut link is restored at the next draw."""
+            if not self.state.link_up and roll == 2 and "reboot" in enabled:
+                # the controller rebooted while the link is down: round.open stays REFUSED (section 8)
+                self.play(Reboot())
+                self.play(OpenRound())
+                return
             if not self.state.link_up or roll == 3:
                 self.play(Comm(not self.state.link_up))
 

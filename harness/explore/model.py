@@ -142,6 +142,10 @@ class State:
     decks: int = 8
     #: the seats and their personal king-9 combinations in force: (seat, (king, nine) codes or None)
     seats: tuple[tuple[int, tuple[str, str] | None], ...] = ()
+    #: the last timed lock-out (the round's first card) came past the limit by this latency (ms), not yet
+    #: confirmed: a late lock-out is a finding when the next timed one is late too (the best of the two
+    #: judged), as an act answered late is asked again; None when the last was on time
+    late_lock_ms: Decimal | None = None
 
     def clone(self) -> State:
         new = copy.copy(self)
@@ -269,7 +273,7 @@ class TableModel:
             return s.phase != "dealing"
         if isinstance(op, Comm):
             return s.link_up != op.up
-        if isinstance(op, (PowerCycle, Reboot)):
+        if isinstance(op, PowerCycle):
             return s.link_up
         if isinstance(op, ResetKey):
             return op.meter in s.meter_cfg
@@ -633,7 +637,20 @@ class TableModel:
                                 (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
         for out in outs:  # a line that has sent nothing since an earlier power-up may still start at 1
             out.state.seq_fresh = s.seq_fresh | {"controller"}
-        return self._event(outs, True, "power")
+        outs = self._event(outs, True, "power")
+        if not s.link_up:
+            # the sensors link is still down (section 8, Link loss): round.open stays REFUSED until it is
+            # back (a reboot does not forget it); the controller back from the reboot may report the
+            # lock-out's cause as power or as comm-lost, and send either as its lockout event
+            for out in list(outs):
+                lost = dataclasses.replace(out, state=out.state.clone(), lock_event=(True, "comm-lost"),
+                                           rules=(*out.rules, R.LINK.name))
+                lost.state.cause = "comm-lost"
+                lost.choice = f"{out.choice or 'controller reboot'}, link down: cause comm-lost"
+                out.choice = f"{out.choice or 'controller reboot'}, link down: cause power"
+                out.rules = (*out.rules, R.LINK.name)
+                outs.append(lost)
+        return outs
 
     def _comm(self, s: State, op: Comm) -> list[Outcome]:
         n = s.clone()

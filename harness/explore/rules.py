@@ -52,7 +52,8 @@ LOCKOUT = rule("lockout", "pa-midi-r9-a2-lockout", "docs/protocol.md section 8",
                "wagering closes on the first card, the lock-out button, no more bets and a lost link, with that "
                "cause; lockout.get reports it")
 NMB = rule("no-more-bets", "contract-8-round-commands-refused", "docs/protocol.md section 8",
-           "round.no_more_bets closes wagering with cause no-more-bets; REFUSED with no round open")
+           "round.no_more_bets closes wagering with cause no-more-bets; REFUSED with no round open; every "
+           "no_more_bets event names the round in play (section 6.4)")
 CONTRIBUTE = rule("contribution", "pa-midi-r9-f2-rate-5", "docs/protocol.md section 8",
                   "when wagering closes each Royal 9 wager adds wager x rate to every meter, the whole cents to "
                   "the meter and the fraction to its residual, exactly, at the rates in force")
@@ -93,14 +94,17 @@ LINK = rule("link-loss", "pa-midi-r9-a2-lockout", "docs/protocol.md section 8 (L
             "a lost sensors link closes wagering (comm-lost), wagers are refused comm-lost and round.open is "
             "REFUSED until it is back; the meters are untouched")
 SHOE = rule("shoe", "pa-midi-r9-c-deal-order", "docs/protocol.md section 6.2",
-            "shoe.status counts the cards dealt since the shoe was loaded and those still in it")
+            "shoe.status counts the cards dealt since the shoe was loaded and those still in it, and says "
+            "dealing while a deal is in progress (read during a paced deal, section 12)")
 IDENTITY = rule("identity", "pa-607a2-b2ii-asset-or-game-type", "docs/protocol.md section 6.1",
                 "the identity names the profile's game where it reports a game type, and does not change")
 LATENCY = rule("lockout-latency", "pa-midi-r9-a2-lockout", "629a Royal 9 (a)(2); docs/protocol.md sections 5, 8",
                "in every round whose first card closes wagering, the lock-out comes within the profile's limit "
                "(lockout-latency-limit-ms, else timing.lockout_deadline_ms) of that card: timed by the "
                "time-interval counter where the bench has one, else by the host's receive stamps, which decide "
-               "only farther from the limit than the bench's host-stamp jitter")
+               "only farther from the limit than the bench's host-stamp jitter; one late lock-out is remembered and "
+               "counted, and a finding once the next timed lock-out is late too (the best of the two judged), "
+               "so one late lock-out on a loaded host is never a finding")
 LOCKOUT_EVENT = rule("lockout-event", "pa-midi-r9-a2-lockout", "docs/protocol.md sections 6.4 (Events), 8",
                      "wagering closing or opening is sent as a lockout event as it happens: locked with the cause "
                      "(card, button, no-more-bets, comm-lost, power once it is back), unlocked with cause "
@@ -138,3 +142,12 @@ PAYOUT_ORDER = rule("payout-order", "contract-8-settlement-order", "docs/protoco
 IDENTITY_SERIAL = rule("identity-serial", "contract-6-1-identity-own-serial", "docs/protocol.md section 6.1",
                        "each device of the table is identified by its own manufacturer's serial number: no two "
                        "devices answer the same serial, and none changes")
+CONTRACT_LOCKOUT = rule("contract-lockout-message", "contract-6-4-lockout-get",
+                        "docs/protocol.md sections 3 (Messages outside the contract), 6.4, 8",
+                        "every lockout event and lockout.get answer is within the contract's schema: locked "
+                        "with a lock-out cause, unlocked with cause round-open (null in lockout.get); one "
+                        "outside it is a finding, shrunk like any other")
+CONTRACT_MESSAGE = rule("contract-message", "contract-6-unknown-command",
+                        "docs/protocol.md section 3 (Messages outside the contract), section 6",
+                        "every answer and event a device sends is within the contract's schema for its role "
+                        "and command; one outside it is a finding, shrunk like any other")
