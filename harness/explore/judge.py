@@ -317,23 +317,14 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
                 diffs.append(Difference(f"{role} event SEQ ({name})", next_seq(last), seq, rule))
                 break
             last = seq
-    if late_lockout(model, out, got) and out.state.late_lock_ms is not None:
-        # confirmed: the timed lock-out before this one was late too; the best of the two is judged
+    if out.timed and got.lock_ms is not None and not got.lock_advisory:
         limit = model.lock_limit_ms
-        best = min(got.lock_ms, out.state.late_lock_ms)  # type: ignore[type-var]
-        how = str(got.lock_by or "host stamps")
-        extra = f", host-stamp jitter {got.jitter_ms} ms" if got.jitter_ms is not None and how != "counter" else ""
-        diffs.append(Difference(f"lock-out latency after the round's first card ({how}{extra}; the best of this "
-                                f"and the last timed lock-out, {got.lock_ms} and {out.state.late_lock_ms} ms)",
-                                f"<= {limit} ms", f"{best} ms", R.LATENCY.name))
+        if got.lock_ms > limit:
+            how = str(got.lock_by or "host stamps")
+            extra = f", host-stamp jitter {got.jitter_ms} ms" if got.jitter_ms is not None and how != "counter" else ""
+            diffs.append(Difference(f"lock-out latency after the round's first card ({how}{extra})",
+                                    f"<= {limit} ms", f"{got.lock_ms} ms", R.LATENCY.name))
     return diffs
-
-
-def late_lockout(model: TableModel, out: Outcome, got: Observed) -> bool:
-    """The step's first card started a timed lock-out that came past the profile's limit (decided:
-    not within the bench's host-stamp jitter of it)."""
-    return (out.timed and got.lock_ms is not None and not got.lock_advisory
-            and got.lock_ms > model.lock_limit_ms)
 
 
 def learn_seqs(out: Outcome, got: Observed) -> None:
@@ -363,12 +354,6 @@ def judge(model: TableModel, outcomes: list[Outcome], got: Observed,
         diffs = differences(model, out, got, identity)
         if not diffs:
             learn_seqs(out, got)
-            if out.timed and got.lock_ms is not None:
-                # a late lock-out not yet confirmed is counted and remembered; one on time forgets it
-                late = late_lockout(model, out, got)
-                out.state.late_lock_ms = got.lock_ms if late else None
-                if late:
-                    got.late_unconfirmed.append(("lock-out after the round's first card", got.lock_ms))
             return out, []
         if best is None or len(diffs) < len(best):
             best = diffs

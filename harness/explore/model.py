@@ -142,10 +142,6 @@ class State:
     decks: int = 8
     #: the seats and their personal king-9 combinations in force: (seat, (king, nine) codes or None)
     seats: tuple[tuple[int, tuple[str, str] | None], ...] = ()
-    #: the last timed lock-out (the round's first card) came past the limit by this latency (ms), not yet
-    #: confirmed: a late lock-out is a finding when the next timed one is late too (the best of the two
-    #: judged), as an act answered late is asked again; None when the last was on time
-    late_lock_ms: Decimal | None = None
 
     def clone(self) -> State:
         new = copy.copy(self)

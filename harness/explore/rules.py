@@ -102,9 +102,7 @@ LATENCY = rule("lockout-latency", "pa-midi-r9-a2-lockout", "629a Royal 9 (a)(2);
                "in every round whose first card closes wagering, the lock-out comes within the profile's limit "
                "(lockout-latency-limit-ms, else timing.lockout_deadline_ms) of that card: timed by the "
                "time-interval counter where the bench has one, else by the host's receive stamps, which decide "
-               "only farther from the limit than the bench's host-stamp jitter; one late lock-out is remembered and "
-               "counted, and a finding once the next timed lock-out is late too (the best of the two judged), "
-               "so one late lock-out on a loaded host is never a finding")
+               "only farther from the limit than the bench's host-stamp jitter")
 LOCKOUT_EVENT = rule("lockout-event", "pa-midi-r9-a2-lockout", "docs/protocol.md sections 6.4 (Events), 8",
                      "wagering closing or opening is sent as a lockout event as it happens: locked with the cause "
                      "(card, button, no-more-bets, comm-lost, power once it is back), unlocked with cause "

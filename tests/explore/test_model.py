@@ -213,17 +213,7 @@ def test_the_first_card_of_an_open_round_is_timed_against_the_profile_limit(mode
     assert out.timed and model.lock_limit_ms == Decimal("1.0")
     events = [_lock(True, "card", 1)]
     late = _shown(out.state, events=events, lock_ms=Decimal("1.2"), lock_by="counter")
-    # one late lock-out is remembered, not yet a finding (a loaded host); the next timed one late too is
-    assert differences(model, out, late, None) == []
-    took, diffs = judge(model, [out], late)
-    assert took is not None and diffs == [] and took.state.late_lock_ms == Decimal("1.2")
-    again = _shown(out.state, events=[_lock(True, "card", 2)], lock_ms=Decimal("1.5"), lock_by="counter")
-    found = differences(model, out, again, None)
-    assert [d.rule for d in found] == [R.LATENCY.name] and found[0].got == "1.2 ms"
-    on_time = _shown(out.state, events=[_lock(True, "card", 2)], lock_ms=Decimal("0.4"), lock_by="counter")
-    took, _d = judge(model, [out], on_time)
-    assert took is not None and took.state.late_lock_ms is None
-    out.state.late_lock_ms, out.state.seqs = None, {"controller": None, "shoe": None}
+    assert [d.rule for d in differences(model, out, late, None)] == [R.LATENCY.name]
     near = _shown(out.state, events=events, lock_ms=Decimal("1.2"), lock_by="host stamps", lock_advisory=True)
     assert differences(model, out, near, None) == []  # within the bench's jitter: advisory, no verdict
     assert differences(model, out, _shown(out.state, events=events, lock_ms=Decimal("0.3"), lock_by="counter"),
