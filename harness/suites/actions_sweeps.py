@@ -57,6 +57,16 @@ def device_lines(runner: CaseRunner) -> list[tuple[str, Any]]:
     return out
 
 
+def reference_lines(runner: CaseRunner, settle_s: float = 0.0) -> list[tuple[str, Any]]:
+    """:func:`device_lines`, the events waiting on them taken in (``settle_s``); a rig with none is NOT
+    APPLICABLE to a check of the reference protocol's lines."""
+    lines = device_lines(runner)
+    if not lines:
+        raise NotApplicableHere("no device is reached over a line of the reference protocol (docs/protocol.md)")
+    runner.pump(settle_s)
+    return lines
+
+
 def fastest_ms(samples_ns: list[int]) -> Decimal:
     """The fastest of several answer times, ms (three decimals)."""
     return (Decimal(min(samples_ns)) / Decimal(1_000_000)).quantize(Decimal("0.001"))
@@ -72,10 +82,7 @@ def fastest_ms(samples_ns: list[int]) -> Decimal:
     "of another protocol is NOT APPLICABLE",
 ))
 def expect_answer_times(runner: CaseRunner, step: Step, tries: int = 5) -> None:
-    lines = device_lines(runner)
-    if not lines:
-        raise NotApplicableHere("no device is reached over a line of the reference protocol (docs/protocol.md)")
-    runner.pump()
+    lines = reference_lines(runner)
     for role, dev in lines:
         for cmd in READ_REQUESTS[role]:
             samples = []
@@ -102,10 +109,7 @@ def seq_gaps(gaps: list[tuple[int, int]]) -> list[tuple[int, int]]:
     "as gaps); a restart at 1 after a power-up or a reboot is not a gap",
 ))
 def expect_event_seq(runner: CaseRunner, step: Step) -> None:
-    lines = device_lines(runner)
-    if not lines:
-        raise NotApplicableHere("no device is reached over a line of the reference protocol (docs/protocol.md)")
-    runner.pump(0.05)
+    lines = reference_lines(runner, 0.05)
     for role, dev in lines:
         link = dev.link
         start = runner.seq_marks.get(id(link), 0)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from harness.devices.link import DeviceNak
 from harness.devices.transcript import IN, OUT
 from harness.errors import DeviceError
-from harness.suites.actions_sweeps import device_lines
+from harness.suites.actions_sweeps import reference_lines
 from harness.suites.model import Step
 from harness.suites.permitted import NotApplicableHere
 from harness.suites.registry import Action, Arg, step
@@ -311,10 +311,7 @@ def _sweep_writes(runner: CaseRunner, tries: int) -> None:
     "test.* commands are not judged.  The table is left between rounds with its configuration as before",
 ))
 def expect_write_answer_times(runner: CaseRunner, step: Step, tries: int = 3) -> None:
-    lines = device_lines(runner)
-    if not lines:
-        raise NotApplicableHere("no device is reached over a line of the reference protocol (docs/protocol.md)")
-    runner.pump()
+    lines = reference_lines(runner)
     _sweep_writes(runner, tries)
     for role, dev in lines:
         start = runner.transcript_marks.get(id(dev.link), 0)
