@@ -137,4 +137,43 @@ FAULTS_SET4 = {
     "wager-list-slow-when-full": "wager.list answers after 120 ms with eight or more wagers on the layout",
 }
 
-ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4}
+# The fifth set (FAULTS5.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET5 = {
+    "card-event-hearts-as-diamonds": "the shoe's card events report every heart as a diamond (KH is sent as KD)",
+    "card-events-sent-in-pairs": "the shoe sends an odd-numbered card's event with the next card (or 400 ms late)",
+    "misread-first-card-locks-late": "when the round's first card is misread the lock-out comes 4 ms late",
+    "wager-list-grouped-by-type": "wager.list lists the wagers grouped by wager type, not in seat order",
+    "royal9-remove-refused-while-open": "a Royal 9 wager cannot be taken off while wagering is open (REFUSED)",
+    "link-down-refused-locked-out": "with the sensors link down in an open round wagers are refused locked-out",
+    "lockout-get-open-cause-round-open": "lockout.get answers cause round-open (not null) while wagering is open",
+    "button-event-when-locked": "the lock-out button pressed while wagering is closed sends a lockout event",
+    "nmb-after-button-no-event": "round.no_more_bets after the lock-out button is answered but sends no event",
+    "void-round-end-without-void-flag": "a voided round's round_end event does not say void",
+    "round-number-not-saved-in-open-round": "a power cycle in an open round gives the next round that round's number",
+    "refused-open-counts-round": "a round.open REFUSED (link down, payment pending) still steps the round number",
+    "round-number-one-byte": "the round number is kept in one byte: the round after 255 is round 0",
+    "event-seq-survives-power-cycle": "after a power cycle the event SEQ runs on instead of starting at 1",
+    "banker-5-stands-on-4": "a banker's 5 stands when the player's third card is a 4 (must draw)",
+    "commission-rounded-up": "the Banker commission's fraction of a cent is rounded up, not down",
+    "losing-royal9-category-lose": "a losing Royal 9 wager's payout says category lose instead of null",
+    "nine-first-not-royal9-on-banker": "a banker hand of a nine then a face card is not a Royal 9",
+    "combination-matched-on-king-suit": "a personal combination matches its king with a nine of any suit",
+    "envy-hit-names-combination-seat": "a mega envy hit event names the seat whose combination hit, not the winner",
+    "contribution-uses-five-dollar-stake": "each Royal 9 wager contributes as a $5 wager on the $1 table",
+    "one-dollar-suited-tie-typo": "on the $1 table a suited Royal 9 tie hand pays $30, not $300",
+    "one-dollar-writes-held-to-five-floors": "on the $1 table meter writes are held to the $5 floors",
+    "reset-key-zeroes-residual": "the reset key sets the meter's residual (fraction of a cent) to zero",
+    "card-after-nmb-contributes-again": "after no more bets the first card makes the Royal 9 wagers contribute again",
+    "residual-major-minor-swapped": "meters.get reports the major's residual under minor and the minor's under major",
+    "diverted-listed-only-when-nonzero": "meters.get leaves out diverted for a meter at its cap with nothing diverted",
+    "cumulative-booked-at-hit": "an attendant-paid jackpot is booked into cumulative_paid at the hit, not at the key",
+    "pending-doubled-after-reboot": "after a controller reboot every pending payment is listed twice",
+    "reset-key-only-oldest-pending": "with two payments pending the reset key of the later one is REFUSED",
+    "meter-write-drops-pending": "a configuration write of a meter drops that meter's pending payment",
+    "null-payout-limit-bad-args": "a payout limit written as null (no limit) is answered BAD_ARGS",
+    "shoe-identity-without-asset-or-game": "the shoe's identity has neither asset_number nor game_type",
+    "comm-lost-latched-after-restore": "after the sensors link is back round.open is REFUSED until the lock-out button",
+    "reset-key-answers-slowly": "the reset key is answered after 180 ms",
+}
+
+ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5}

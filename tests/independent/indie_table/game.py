@@ -31,12 +31,13 @@ def value(card: str) -> int:
 
 
 def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
-                 banker6_draws: bool = False) -> int:
+                 banker6_draws: bool = False, banker5_from_5: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
     `player_natural_9_only`: fault player-natural-8-not-natural (a player's two-card 8 is no natural).
     `banker6_draws`: fault banker-6-draws-player-stood (the banker draws on 6 when the player stood).
+    `banker5_from_5`: fault banker-5-stands-on-4 (the banker's 5 row starts at the player's third card 5).
     """
     if len(cards) < 4:
         return 4
@@ -49,7 +50,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
             return 5
         p3 = value(cards[4])
         draw = (b <= 2 or (b == 3 and (p3 != 8 or banker3_draws_on_8)) or (b == 4 and 2 <= p3 <= 7)
-                or (b == 5 and 4 <= p3 <= 7) or (b == 6 and p3 in (6, 7)))
+                or (b == 5 and (5 if banker5_from_5 else 4) <= p3 <= 7) or (b == 6 and p3 in (6, 7)))
         return 6 if draw else 5
     # player stands on 6 or 7
     return 5 if b <= (6 if banker6_draws else 5) else 4
@@ -78,10 +79,10 @@ class Hands:
 
 
 def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
-          banker6_draws: bool = False) -> Hands:
+          banker6_draws: bool = False, banker5_from_5: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
-    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws)
+    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5)
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
         if p <= 5:
@@ -133,6 +134,15 @@ def _has(two: list[str], combo: list[str]) -> bool:
     return sorted(two) == sorted(combo)
 
 
+def _has_king_only(two: list[str], combo: list[str]) -> bool:
+    """Fault combination-matched-on-king-suit: the combination's king, and any nine beside it."""
+    kings = [c for c in combo if c[0] == "K"]
+    if not kings or kings[0] not in two:
+        return False
+    other = two[1] if two[0] == kings[0] else two[0]
+    return other[0] == "9"
+
+
 @dataclass
 class R9Result:
     category: str | None = None  # the first paytable row the seat's wager makes
@@ -144,20 +154,22 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
                     slips: frozenset[str] = frozenset()) -> R9Result:
     """`slips`: the faults of this function's paytable checks (royal9-jack-not-face, suited-tie-paid-as-tie,
     tie-with-one-suited-paid-suited-tie, royal9-counts-third-card, banker-suited-royal9-paid-unsuited,
-    suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9)."""
+    suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9, nine-first-not-royal9-on-banker,
+    combination-matched-on-king-suit)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
-    if own is not None and _has(p2, own) and _has(b2, own):
+    has = _has_king_only if "combination-matched-on-king-suit" in slips else _has
+    if own is not None and has(p2, own) and has(b2, own):
         return R9Result("mega", "mega")
-    if own is not None and _has(b2, own):
+    if own is not None and has(b2, own):
         return R9Result("major", "major")
-    if own is not None and _has(p2, own):
+    if own is not None and has(p2, own):
         if "suited-minor-paid-as-suited-royal9" in slips and own[0][1] == own[1][1]:
             return R9Result("suited-royal9")  # the suited check runs before the personal one
         return R9Result("minor", "minor")
     for other, combo in combos.items():
-        if other != seat and combo is not None and _has(p2, combo) and _has(b2, combo):
+        if other != seat and combo is not None and has(p2, combo) and has(b2, combo):
             return R9Result("mega-envy")
     faces = "KQ" if "royal9-jack-not-face" in slips else FACES
     pr, ps = _royal9(p2, faces)
@@ -166,6 +178,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
         final = hands(cards)
         pr, ps = _royal9_in_hand(final.player, faces)
         br, bs = _royal9_in_hand(final.banker, faces)
+    if "nine-first-not-royal9-on-banker" in slips and b2[0][0] == "9":
+        br = bs = False  # the banker hand's check looks for the face card first
     if "banker-suited-royal9-paid-unsuited" in slips:
         bs = False  # the suit comparison reads the player hand's cards only
     if "suited-tie-requires-same-suit" in slips and ps and bs and p2[0][1] != b2[0][1]:

@@ -109,6 +109,8 @@ class Table:
         self.misread_next = 0
         self.shared_event_seq = 0  # fault event-seq-shared-across-lines
         self.lock_at_power_off: tuple[bool, str | None] | None = None  # fault lock-state-restored-at-power-up
+        self.held_card_event: dict[str, Any] | None = None  # fault card-events-sent-in-pairs
+        self.last_out_misread = False  # fault misread-first-card-locks-late
         self._load_nv()
         self._power_up_volatile()
 
@@ -149,6 +151,8 @@ class Table:
         self.rates_at_boot: dict[str, str] = {m: c["rate"] for m, c in self.config["meters"].items()}
         # fault paid-by-attendant-not-saved: storage keeps the attendant meter read at power-up
         self.paid_by_attendant_at_boot = self.paid_by_attendant
+        # fault round-number-not-saved-in-open-round: the round number written is the last settled one
+        self.round_settled: int = self.round
         self._save_nv()
 
     def _save_nv(self) -> None:
@@ -164,11 +168,14 @@ class Table:
         by_attendant = self.paid_by_attendant
         if "paid-by-attendant-not-saved" in self.faults:
             by_attendant = self.paid_by_attendant_at_boot
+        round_nv = self.round
+        if "round-number-not-saved-in-open-round" in self.faults:
+            round_nv = self.round_settled  # the round record is written with the settlement
         nv = {"config": config, "meters": meters,
               "residual": residual,
               "diverted": self.diverted, "cumulative_paid": self.cumulative_paid,
               "paid_by_table": self.paid_by_table, "paid_by_attendant": by_attendant,
-              "pending": self.pending, "round": self.round, "paid_denomination": self.paid_denomination}
+              "pending": self.pending, "round": round_nv, "paid_denomination": self.paid_denomination}
         tmp = self.nv_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(nv))
         os.replace(tmp, self.nv_path)
@@ -193,6 +200,7 @@ class Table:
         self.refused_royal9 = 0  # fault refused-royal9-contributes
         self.last_key_paid: dict[str, int] = {}  # fault reset-key-second-turn-books-again
         self.identity_page_rewritten = False  # fault controller-type-lost-after-config-write
+        self.comm_alarm = False  # fault comm-lost-latched-after-restore
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -227,6 +235,9 @@ class Table:
             if "link-loss-forgotten-at-reboot" in self.faults:
                 self.link_up = True  # the link state starts as "up" and is only changed by a new loss
             self._load_nv()
+            if "pending-doubled-after-reboot" in self.faults and self.pending:
+                # the warm restart replays the hit journal on top of the pending list it has just read
+                self.pending = self.pending + [dict(p) for p in self.pending]
             self._power_up_volatile()
             self.on_lock_line(True)
             if "reboot-no-power-lockout" not in self.faults:
@@ -275,6 +286,9 @@ class Table:
 
     def _contribute(self) -> None:
         total = sum(amount for (seat, wtype), amount in self.layout.items() if wtype == "royal9")
+        if "contribution-uses-five-dollar-stake" in self.faults:
+            # the contribution counts the Royal 9 wagers and multiplies by the $5 unit
+            total = 500 * sum(1 for (_s, wtype) in self.layout if wtype == "royal9")
         if "refused-royal9-contributes" in self.faults:
             total += self.refused_royal9
         if "removed-royal9-still-contributes" in self.faults:
@@ -330,9 +344,14 @@ class Table:
             blind = True
             self.card_masked_in_round = None
         if self.phase == "open":
+            if (self.locked and self.cause == "no-more-bets"
+                    and "card-after-nmb-contributes-again" in self.faults):
+                self._contribute()  # the card-out path books the contributions without asking who did
             if not self.locked and not blind:
                 if "lockout-late-first-round" in self.faults and self.first_round_after_power:
                     time.sleep(0.005)
+                if "misread-first-card-locks-late" in self.faults and self.last_out_misread:
+                    time.sleep(0.004)  # the reader retries the unreadable card before raising card-out
                 if "lockout-late-after-void" in self.faults and self.after_void:
                     time.sleep(0.003)
                 if "lockout-slow-with-many-wagers" in self.faults and len(self.layout) > 4:
@@ -347,14 +366,16 @@ class Table:
             slip = "tableau-banker-3-draws-on-8" in self.faults
             nat9 = "player-natural-8-not-natural" in self.faults
             b6 = "banker-6-draws-player-stood" in self.faults
-            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6):
+            b5 = "banker-5-stands-on-4" in self.faults
+            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5):
                 self._settle()
 
     def _settle(self) -> None:
         cards = self.round_cards
         hands = game.hands(cards, "tableau-banker-3-draws-on-8" in self.faults,
                            "player-natural-8-not-natural" in self.faults,
-                           "banker-6-draws-player-stood" in self.faults)
+                           "banker-6-draws-player-stood" in self.faults,
+                           "banker-5-stands-on-4" in self.faults)
         winner = hands.winner
         commission = Decimal(self.config.get("commission", "5"))
         if "commission-write-ignored-in-settlement" in self.faults and self.commission_at_boot is not None:
@@ -381,6 +402,9 @@ class Table:
                 returned = stake * 8
             if "banker-commission-on-push" in self.faults and wtype == "banker" and category == "push":
                 returned = stake - int((Decimal(stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR))
+            if "commission-rounded-up" in self.faults and wtype == "banker" and category == "win":
+                vig = (Decimal(stake) * commission / 100).to_integral_value(rounding=ROUND_CEILING)
+                returned = 2 * stake - int(vig)
             if "commission-on-whole-dollars" in self.faults and wtype == "banker" and category == "win":
                 vig = (Decimal(stake // 100 * 100) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
                 returned = 2 * stake - int(vig)
@@ -396,7 +420,8 @@ class Table:
         slips = frozenset(self.faults & {"royal9-jack-not-face", "suited-tie-paid-as-tie",
                                          "tie-with-one-suited-paid-suited-tie", "royal9-counts-third-card",
                                          "banker-suited-royal9-paid-unsuited", "suited-tie-requires-same-suit",
-                                         "suited-minor-paid-as-suited-royal9"})
+                                         "suited-minor-paid-as-suited-royal9", "nine-first-not-royal9-on-banker",
+                                         "combination-matched-on-king-suit"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         for (seat, wtype), stake in sorted(stakes.items()):
@@ -412,7 +437,8 @@ class Table:
             if cat is None:
                 if "losing-royal9-payout-skipped" in self.faults and base_lost.get(seat, False):
                     continue
-                self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": None,
+                lost = "lose" if "losing-royal9-category-lose" in self.faults else None
+                self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": lost,
                                          "stake": stake, "returned": 0, "paid_by": "table"})
                 continue
             if cat in METERS and cat in self.meters:
@@ -429,6 +455,8 @@ class Table:
                 if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
                     self.pending.append({"meter": cat, "seat": slip_seat, "amount": amount, "category": cat})
                     self.key_wait = True
+                if "cumulative-booked-at-hit" in self.faults:
+                    self.cumulative_paid += amount  # booked with the hit record, not with the key
                 self._save_nv()
                 payout = {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
                           "stake": stake, "returned": stake + amount, "paid_by": "attendant"}
@@ -446,8 +474,14 @@ class Table:
                 award = 100000
             if "one-dollar-suited-royal9-pays-5" in self.faults and cat == "suited-royal9" and denom == 100:
                 award = fixed["royal9"]
+            if "one-dollar-suited-tie-typo" in self.faults and cat == "suited-royal9-tie" and denom == 100:
+                award = 3000  # the $1 paytable's $300 entered as 3000 cents
             shown = award + stake if "fixed-line-hit-amount-includes-stake" in self.faults else award
-            self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": None,
+            hit_seat = seat
+            if cat == "mega-envy" and "envy-hit-names-combination-seat" in self.faults:
+                p2, b2 = sorted([cards[0], cards[2]]), sorted([cards[1], cards[3]])
+                hit_seat = next((s for s, c in seats.items() if c is not None and sorted(c) == p2 == b2), seat)
+            self.emit("controller", {"event": "hit", "seat": hit_seat, "category": cat, "meter": None,
                                      "amount": shown})
             if "cumulative-counts-fixed-lines" in self.faults:
                 self.cumulative_paid += award
@@ -461,6 +495,9 @@ class Table:
         self.first_stake.clear()
         self.phase = "settled"
         self.last_round_void = False
+        self.round_settled = self.round
+        if "round-number-not-saved-in-open-round" in self.faults:
+            self._save_nv()
         self.emit("controller", {"event": "round_end", "round": self.round})
         for payout in after_round_end:
             self.emit("controller", payout)
@@ -480,6 +517,8 @@ class Table:
                 ident["software_version"] = ""
             if "controller-type-lost-after-config-write" in self.faults and self.identity_page_rewritten:
                 ident["controller_type"] = ""  # the settings page is written again without the identity strings
+        if role == "shoe" and "shoe-identity-without-asset-or-game" in self.faults:
+            ident.update(asset_number="", game_type="")  # a shoe is not tied to a game; the tag is the operator's
         if role == "sensors" and "sensors-report-shoe-serial" in self.faults:
             ident["serial"] = "ITW-S-0001"
         ident.update(self.identity_base)
@@ -492,8 +531,13 @@ class Table:
         residual = {m: dec_str(v) for m, v in self.residual.items()}
         if "residual-reported-in-dollars" in self.faults:
             residual = {m: dec_str(v / 100) for m, v in self.residual.items()}
+        if "residual-major-minor-swapped" in self.faults and "major" in residual and "minor" in residual:
+            residual["major"], residual["minor"] = residual["minor"], residual["major"]
+        diverted = dict(self.diverted)
+        if "diverted-listed-only-when-nonzero" in self.faults:
+            diverted = {m: v for m, v in diverted.items() if v}
         return {"meters": dict(self.meters), "residual": residual,
-                "diverted": dict(self.diverted), "cumulative_paid": self.cumulative_paid,
+                "diverted": diverted, "cumulative_paid": self.cumulative_paid,
                 "paid_by_table": self.paid_by_table, "paid_by_attendant": self.paid_by_attendant,
                 "pending": [dict(p) for p in self.pending]}
 
@@ -574,9 +618,12 @@ class Table:
     def _refusal(self, seat: int, wtype: str, amount: int) -> str | None:
         if seat not in self.seats and "bad-seat-accepted" not in self.faults:
             return "bad-seat"
+        closed = self.phase not in ("open", "dealing") or self.locked
+        if closed and "link-down-refused-locked-out" in self.faults:
+            return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
         if not self.link_up and "comm-loss-ignored" not in self.faults:
             return "comm-lost"
-        if self.phase not in ("open", "dealing") or self.locked:
+        if closed:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
         offered = OFFERED
         if "streak3-accepted-as-base" in self.faults:
@@ -609,6 +656,8 @@ class Table:
             raise Refused("no such wager")
         if (self.phase not in ("open", "dealing") or self.locked) and "remove-after-close" not in self.faults:
             raise Refused("wagering is closed")
+        if key[1] == "royal9" and "royal9-remove-refused-while-open" in self.faults:
+            raise Refused("wagering is closed")  # the acknowledged Royal 9 wager is marked final at once
         base = ("player", "banker", "tie")
         if (key[1] in base and (seat, "royal9") in self.layout
                 and "base-removed-under-royal9" not in self.faults
@@ -627,7 +676,10 @@ class Table:
     def _sensors_wager_list(self, req: dict[str, Any]) -> Reply:
         if "wager-list-slow-when-full" in self.faults and len(self.layout) >= 8:
             time.sleep(0.12)  # every sensor is polled again for the list
-        wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in sorted(self.layout.items())]
+        order = sorted(self.layout.items())
+        if "wager-list-grouped-by-type" in self.faults:
+            order = sorted(self.layout.items(), key=lambda kv: (kv[0][1], kv[0][0]))  # one table per wager type
+        wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in order]
         return ("rsp", {"wagers": wagers})
 
     # controller
@@ -642,6 +694,8 @@ class Table:
     def _controller_lockout_get(self, req: dict[str, Any]) -> Reply:
         if "lockout-get-unlocked-after-nmb" in self.faults and self.cause == "no-more-bets" and self.phase == "open":
             return ("rsp", {"locked": False, "cause": None})  # the read looks at the lock-out line only
+        if "lockout-get-open-cause-round-open" in self.faults and not self.locked:
+            return ("rsp", {"locked": False, "cause": "round-open"})  # the last lockout event's cause
         return ("rsp", {"locked": self.locked, "cause": self.cause if self.locked else None})
 
     def _controller_lockout_press(self, req: dict[str, Any]) -> Reply:
@@ -654,17 +708,28 @@ class Table:
                 self._close_wagering("button")
             if "card-lock-disarmed-after-button" in self.faults:
                 self.card_masked_in_round = self.round
+        elif "button-event-when-locked" in self.faults:
+            self.cause = "button"  # the button handler reports every press
+            self.emit("controller", {"event": "lockout", "locked": True, "cause": "button"})
+        self.comm_alarm = False
         return ("rsp", {"locked": True})
 
     def _controller_round_open(self, req: dict[str, Any]) -> Reply:
         if self.phase in ("open", "dealing"):
             raise Refused("the last round is not settled")
+        counted = "refused-open-counts-round" in self.faults
+        if counted:
+            self.round += 1  # the round counter is stepped before the checks
         if self.key_wait if "pending-does-not-block-after-power-up" in self.faults else self.pending:
             raise Refused("a payment waits for the reset key")
         if not self.link_up:
             raise Refused("the sensors link is down")
-        if not ("void-round-number-reused" in self.faults and self.last_round_void):
+        if self.comm_alarm:
+            raise Refused("sensors link alarm: press the lock-out button to acknowledge")
+        if not counted and not ("void-round-number-reused" in self.faults and self.last_round_void):
             self.round += 1
+        if "round-number-one-byte" in self.faults:
+            self.round %= 256
         after_void = self.last_round_void
         self.last_round_void = False
         self._save_nv()
@@ -687,6 +752,8 @@ class Table:
             pass  # the check only tells "idle" from the rest
         elif self.phase not in ("open", "dealing"):
             raise Refused("no round is open")
+        if self.locked and "nmb-after-button-no-event" in self.faults:
+            return ("rsp", {"round": self.round})  # wagering is already closed: nothing left to do
         if "no-more-bets-event-after-lockout" in self.faults:
             self._close_wagering("no-more-bets")
             self.emit("controller", {"event": "no_more_bets", "round": self.round})
@@ -708,7 +775,13 @@ class Table:
         self.phase = "settled"
         self.after_void = True
         self.last_round_void = True
-        self.emit("controller", {"event": "round_end", "round": self.round, "void": True})
+        self.round_settled = self.round
+        if "round-number-not-saved-in-open-round" in self.faults:
+            self._save_nv()
+        end: dict[str, Any] = {"event": "round_end", "round": self.round, "void": True}
+        if "void-round-end-without-void-flag" in self.faults:
+            del end["void"]  # the round_end builder is shared with settlement
+        self.emit("controller", end)
         return ("rsp", {"round": self.round, "void": True})
 
     def _controller_reset_key(self, req: dict[str, Any]) -> Reply:
@@ -718,6 +791,8 @@ class Table:
         if meter not in self.meters:
             raise Refused(f"no meter {meter}")
         mine = [p for p in self.pending if p["meter"] == meter]
+        if mine and "reset-key-only-oldest-pending" in self.faults and self.pending[0]["meter"] != meter:
+            raise Refused(f"the {self.pending[0]['meter']} payment is first in the queue")
         again = not mine and "reset-key-second-turn-books-again" in self.faults and meter in self.last_key_paid
         if not mine and "reset-key-without-hit" not in self.faults and not again:
             raise Refused("nothing to reset")
@@ -732,12 +807,17 @@ class Table:
         else:
             self.pending = [p for p in self.pending if p["meter"] != meter]
         self.key_wait = bool(self.pending)
-        self.cumulative_paid += paid
+        if "cumulative-booked-at-hit" not in self.faults:
+            self.cumulative_paid += paid
         if "paid-by-attendant-not-booked" not in self.faults:
             self.paid_by_attendant += paid
         back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
         self.meters[meter] = self.config["meters"][meter][back_to]
+        if "reset-key-zeroes-residual" in self.faults:
+            self.residual[meter] = Decimal(0)  # the meter record is initialised afresh
         self._save_nv()
+        if "reset-key-answers-slowly" in self.faults:
+            time.sleep(0.18)  # the payment record is written to the audit log before the answer
         self.emit("controller", {"event": "reset", "meter": meter, "amount": self.meters[meter]})
         if "reset-key-answers-paid-amount" in self.faults and paid:
             return ("rsp", {"meter": meter, "amount": paid})
@@ -775,6 +855,10 @@ class Table:
                 if ("initial-write-sets-meter" in self.faults and "initial" in sub
                         and sub["initial"] > self.meters[name]):
                     self.meters[name] = sub["initial"]
+        if "meter-write-drops-pending" in self.faults and isinstance(fields.get("meters"), dict):
+            # the written meter's record is rebuilt from its settings, its pending payment with it
+            self.pending = [p for p in self.pending if p["meter"] not in fields["meters"]]
+            self.key_wait = bool(self.pending)
         if "reset-write-turns-meter-back" in self.faults and isinstance(fields.get("meters"), dict):
             for name, sub in fields["meters"].items():
                 if "reset" in sub:
@@ -861,6 +945,8 @@ class Table:
                     elif fkey in ("payout_limit", "display_capacity"):
                         if fval is not None and (type(fval) is not int or fval <= 0):
                             raise BadArgs(f"{fkey} must be cents or null")
+                        if fval is None and fkey == "payout_limit" and "null-payout-limit-bad-args" in self.faults:
+                            raise BadArgs(f"{fkey} must be cents")  # the check was copied from initial/reset
                         m[fkey] = fval
                     else:
                         raise BadArgs(f"meters.{name}.{fkey} is not configurable")
@@ -888,6 +974,8 @@ class Table:
 
     def _check_floors(self, denom: int, meters: dict[str, Any]) -> None:
         floors = game.FLOORS.get(denom, {})
+        if "one-dollar-writes-held-to-five-floors" in self.faults:
+            floors = game.FLOORS[500]  # the floor table has one row, the $5 paytable's
         for name, floor in floors.items():
             if name in meters:
                 for fkey in ("initial",) if "reset-below-floor-accepted" in self.faults else ("initial", "reset"):
@@ -909,6 +997,8 @@ class Table:
             self.link_up = up
             if not up and was_up:
                 self.unlocked_before_comm_loss = not self.locked
+            if not up and "comm-lost-latched-after-restore" in self.faults:
+                self.comm_alarm = True  # the alarm stays latched until acknowledged at the button
             if not up and "comm-loss-ignored" not in self.faults:
                 self._close_wagering("comm-lost")
                 if "link-loss-clears-layout" in self.faults:
@@ -952,14 +1042,39 @@ class Table:
             card = self.shoe_cards.pop(0)
             self.cards_dealt += 1
             n = self.cards_dealt
+            self.last_out_misread = False
             if self.misread_next:
                 self.misread_next -= 1
+                self.last_out_misread = True
                 self.emit("shoe", {"event": "misread", "n": n, "raw": "??"})
                 if "misread-not-counted" in self.faults:
                     self.cards_dealt -= 1  # only cards read are counted
                 if "misread-card-not-out" in self.faults:
                     return True  # the card-out line is raised only for a card read
             else:
-                self.emit("shoe", {"event": "card", "card": card, "n": n})
+                read = card
+                if "card-event-hearts-as-diamonds" in self.faults and card[1] == "H":
+                    read = card[0] + "D"  # the reader's suit table maps the heart pattern to D
+                self._card_event({"event": "card", "card": read, "n": n})
             self.card_out(card)
             return True
+
+    def _card_event(self, event: dict[str, Any]) -> None:
+        """The shoe's `card` event (fault card-events-sent-in-pairs: the reader's buffer goes out two at a time)."""
+        if "card-events-sent-in-pairs" not in self.faults:
+            self.emit("shoe", event)
+            return
+        if self.held_card_event is not None:
+            held, self.held_card_event = self.held_card_event, None
+            self.emit("shoe", held)
+            self.emit("shoe", event)
+            return
+        self.held_card_event = event
+        epoch = self.power_epoch
+        threading.Timer(0.4, self._flush_card_event, args=(event, epoch)).start()
+
+    def _flush_card_event(self, event: dict[str, Any], epoch: int) -> None:
+        with self.lock:
+            if self.held_card_event is event and self.powered and self.power_epoch == epoch:
+                self.held_card_event = None
+                self.emit("shoe", event)
