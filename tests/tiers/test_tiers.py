@@ -44,10 +44,10 @@ def test_ci_runs_the_readme_test_command_then_the_slow_tier_and_the_matrices() -
     steps = [line for line in ci if "|| status=1" in line]
     assert [s.split("||")[0].strip() for s in steps] == [
         "sh scripts/test.sh",
-        "sh scripts/pytest-tier.sh -q -n 2 -m slow --durations=20",
+        "sh scripts/pytest-tier.sh -q -n 3 -m slow --durations=20",
         ".venv/bin/tablecert explore --selfcheck",
-        '.venv/bin/tablecert run -q --jobs 2 --report-dir "${TMPDIR:-/tmp}/tablecert-ci-reports"',
-        '.venv/bin/tablecert variants --count 24 --jobs 2 "${seed[@]}"',
-        '.venv/bin/tablecert defects --matrix --variants --jobs 2 "${seed[@]}"',
+        '.venv/bin/tablecert run -q --jobs 4 --report-dir "${TMPDIR:-/tmp}/tablecert-ci-reports"',
+        '.venv/bin/tablecert variants --count 24 --jobs 4 "${seed[@]}"',
+        '.venv/bin/tablecert defects --matrix --variants --jobs 4 "${seed[@]}"',
     ]
     assert ci[-1] == "exit $status"
