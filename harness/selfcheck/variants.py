@@ -33,6 +33,7 @@ import yaml
 from harness import exitcodes
 from harness.emulators.personas import PERSONAS, apply_persona, check_personas
 from harness.money import Cents, fmt
+from harness.record.document import Record
 from harness.record.replay import load_record
 from harness.selfcheck.draws import COMBOS, FLOORS, RATES
 from harness.selfcheck.jobs import child_env, run_job
@@ -486,23 +487,30 @@ def run_one(variant: Variant, profile: Path, report_dir: Path, deadline_s: float
     ended = run_job(run_command(profile, report_dir / variant.name, suites, split), ROOT, log, child_env(), deadline_s)
     code = 3 if ended.past_deadline or ended.returncode is None else ended.returncode
     outcome = Outcome(variant, code, Decimal(str(round(time.monotonic() - t0, 1))), profile)
-    outcome.tally, outcome.failures = _read(report_dir / variant.name)
+    outcome.tally, outcome.failures = read_tally(report_dir / variant.name)
     if code not in (exitcodes.PASS, exitcodes.PARTIAL) and not outcome.failures:
         tail = log.read_text(errors="replace").strip().splitlines()[-5:]
         outcome.failures = [f"run exit {code}: {' / '.join(tail)}"]
     return outcome
 
 
-def _read(report_dir: Path) -> tuple[str, list[str]]:
-    """``pass/fail/error/n-a`` and the cases that did not pass, from the run's record."""
+def read_tally(report_dir: Path) -> tuple[str, list[str]]:
+    """``pass/fail/error/n-a`` and the cases that did not pass, from the run's record.
+
+    A split run (``tablecert run -n N``) leaves its workers' records beside the one merged from them:
+    only the merged one counts, so no case is counted twice."""
     runs = sorted(p for p in report_dir.iterdir() if p.is_dir()) if report_dir.is_dir() else []
     counts: dict[str, int] = {}
     bad: list[str] = []
+    records: dict[str, Record] = {}
     for run in runs:
         try:
-            record = load_record(run)
+            records[run.name] = load_record(run)
         except Exception as exc:  # an unreadable record is reported, not a crash of the matrix
             bad.append(f"{run.name}: no readable record ({exc})")
+    merged = {str(m.get("run_id")) for record in records.values() for m in record.merged_from}
+    for record in records.values():
+        if record.run_id in merged:
             continue
         for c in record.cases:
             counts[c.verdict] = counts.get(c.verdict, 0) + 1

@@ -84,3 +84,20 @@ def test_cli_merge(make_run, tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["merge", str(a), str(c), "--out", str(tmp_path / "n")]) == 2
     err = capsys.readouterr().err
     assert "software_version" in err and "Traceback" not in err
+
+
+def test_a_split_runs_tally_counts_each_case_once(make_run, tmp_path: Path) -> None:
+    """`tablecert run -n N` leaves its workers' records beside the merged one (a split variant's folder):
+    the variant matrix counts the merged record's cases, not the workers' again."""
+    from harness.selfcheck.variants import read_tally
+
+    a = make_run(verdicts=("PASS", "FAIL"), station="w0")
+    b = make_run(verdicts=("PASS", "PASS"), station="w1")
+    folder = tmp_path / "variant-00"
+    folder.mkdir()
+    for run in (a, b):
+        shutil.move(str(run), folder / run.name)
+    merge_records(sorted(p for p in folder.iterdir()), folder / "zz-merged")
+    tally, bad = read_tally(folder)
+    assert tally == "3/1/0/0"
+    assert bad == ["case-1-fail FAIL"]
