@@ -63,7 +63,7 @@ def deferred() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if caught:
+    if caught and not (_STOPPING.is_set() and set(caught) <= set(STOP_SIGNALS)):
         raise KeyboardInterrupt(f"signal {caught[0]} (held back while the case was recorded)")
 
 
@@ -94,17 +94,28 @@ def _raise_interrupt(parent_pid: int | None) -> Any:
             _silence_output()  # a dead parent: nobody reads the pipe it gave us
         elif signum == signal.SIGHUP:
             _silence_output(terminals_only=True)  # a closed terminal
+        if _STOPPING.is_set():
+            return  # already ending: a second interrupt would cut the record's finish short
+        _STOPPING.set()
         raise KeyboardInterrupt(f"signal {signum}")
 
     return interrupt
 
 
+#: set once a stop signal has been raised as ``KeyboardInterrupt``: the process is ending and writing
+#: its record.  A stop signal after that is not raised again.  One often comes: a parent's death
+#: sends the parent-death signal and, up to :data:`WATCH_S` later, the watching thread's; a second
+#: ``KeyboardInterrupt`` landing in the record's finish left it unfinished.
+_STOPPING = threading.Event()
+
+
 def install_stop_signals(parent_pid: int | None = None) -> dict[int, Any]:
-    """SIGTERM and SIGHUP raise ``KeyboardInterrupt`` from now on (main thread only); returns the
-    handlers they replace.  ``parent_pid``: the process that started this one; once it is gone the
-    output goes to /dev/null before the interrupt is raised."""
+    """SIGTERM and SIGHUP raise ``KeyboardInterrupt`` from now on (main thread only), the first of them
+    only; returns the handlers they replace.  ``parent_pid``: the process that started this one; once
+    it is gone the output goes to /dev/null before the interrupt is raised."""
     if threading.current_thread() is not threading.main_thread():
         return {}
+    _STOPPING.clear()
     handler = _raise_interrupt(parent_pid)
     return {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
 
@@ -118,6 +129,7 @@ def stop_signals() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        _STOPPING.clear()
 
 
 def _set_pdeathsig(signum: int) -> bool:
