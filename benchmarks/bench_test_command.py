@@ -11,7 +11,8 @@ Parts (``--parts``, comma-separated; default ``cli,main``):
 
 * ``cli``: ``python -m harness --help`` and ``validate`` of one profile (median of ``--repeat``);
   targets 0.3 s and 0.6 s.
-* ``main``: the main job (``tablecert run -q``: every suite on every built-in emulator profile,
+* ``main``: the main job (``tablecert run -q`` with the ``--jobs`` of the tree's ``scripts/run.sh``:
+  every suite on every built-in emulator profile,
   ``--profile P`` for one); target 90 s for the 7 profiles.
 * ``test``: the README's test command (``sh scripts/test.sh``) of each tree, which sets up its own
   ``.venv/`` first (the baseline's, in the temporary directory); target 10 min.  The baseline's
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -94,12 +96,19 @@ def cli(trees: dict[str, Path], repeat: int) -> None:
              TARGET[key], (codes["now"], codes["baseline"]), TODAY.get(key, ""))
 
 
+def main_job_jobs(tree: Path) -> list[str]:
+    """The ``--jobs N`` the tree's README main job (``scripts/run.sh``) runs with, or none."""
+    script = tree / "scripts" / "run.sh"
+    found = re.search(r"tablecert run --jobs (\d+)", script.read_text()) if script.exists() else None
+    return ["--jobs", found.group(1)] if found else []
+
+
 def main_job(trees: dict[str, Path], tmp: Path, profile: str | None) -> None:
     got: dict[str, tuple[float, int, str]] = {}
     for name, tree in trees.items():
         extra = ["--profile", str(ROOT / profile)] if profile else []
-        got[name] = timed([sys.executable, "-m", "harness", "run", "-q", "--report-dir", str(tmp / f"main-{name}"),
-                           *extra], tree, 3600)
+        got[name] = timed([sys.executable, "-m", "harness", "run", "-q", *main_job_jobs(tree), "--report-dir",
+                           str(tmp / f"main-{name}"), *extra], tree, 3600)
         tail = got[name][2].strip().splitlines()[-len(extra or "1234567") - 2:]
         print(f"-- main job, {name}:\n   " + "\n   ".join(tail), flush=True)
     line("main job" + (f" ({Path(profile).stem})" if profile else " (7 profiles)"), got["now"][0],
