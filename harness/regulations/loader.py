@@ -148,16 +148,23 @@ def _str_field(where: _Where, raw: Mapping[str, Any], key: str, *at: str | int) 
     return value.strip()
 
 
+def _check_entry(where: _Where, kind: str, raw: Any, keys: frozenset[str], required: tuple[str, ...],
+                 *at: str | int) -> None:
+    """Raise unless ``raw``, a ``kind`` of the catalogue at ``at``, is a mapping of known keys with
+    every required one."""
+    if not isinstance(raw, dict):
+        raise where.error(f"{kind}: expected a mapping", *at)
+    for key in raw:
+        if key not in keys:
+            raise where.error(f"{kind} {raw.get('id')!r}: unknown key {key!r}", *at, key)
+    for key in required:
+        if key not in raw:
+            raise where.error(f"{kind} {raw.get('id')!r}: missing {key!r}", *at)
+
+
 def _clause(where: _Where, i: int, raw: Any, sources: Mapping[str, Any]) -> Clause:
     at: tuple[str | int, ...] = ("clauses", i)
-    if not isinstance(raw, dict):
-        raise where.error("clause: expected a mapping", *at)
-    for key in raw:
-        if key not in _CLAUSE_KEYS:
-            raise where.error(f"clause {raw.get('id')!r}: unknown key {key!r}", *at, key)
-    for key in _CLAUSE_REQUIRED:
-        if key not in raw:
-            raise where.error(f"clause {raw.get('id')!r}: missing {key!r}", *at)
+    _check_entry(where, "clause", raw, _CLAUSE_KEYS, _CLAUSE_REQUIRED, *at)
     cid = _str_field(where, raw, "id", *at)
     if not ID_PATTERN.match(cid):
         raise where.error(f"clause id {cid!r}: expected kebab-case (a-z, 0-9, '-')", *at, "id")
@@ -195,14 +202,7 @@ def _clause(where: _Where, i: int, raw: Any, sources: Mapping[str, Any]) -> Clau
 
 def _interpretation(where: _Where, i: int, raw: Any) -> Interpretation:
     at: tuple[str | int, ...] = ("interpretations", i)
-    if not isinstance(raw, dict):
-        raise where.error("interpretation: expected a mapping", *at)
-    for key in raw:
-        if key not in _INTERP_KEYS:
-            raise where.error(f"interpretation {raw.get('id')!r}: unknown key {key!r}", *at, key)
-    for key in _INTERP_REQUIRED:
-        if key not in raw:
-            raise where.error(f"interpretation {raw.get('id')!r}: missing {key!r}", *at)
+    _check_entry(where, "interpretation", raw, _INTERP_KEYS, _INTERP_REQUIRED, *at)
     iid = _str_field(where, raw, "id", *at)
     if not ID_PATTERN.match(iid):
         raise where.error(f"interpretation id {iid!r}: expected kebab-case", *at, "id")
