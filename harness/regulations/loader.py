@@ -400,18 +400,18 @@ def _scope(where: _Where, raw: Any, clauses: tuple[Clause, ...], sources: Mappin
             out["denomination"] = den
         return out
 
-    by_area: dict[str, dict[str, Any]] = {}
-    for area, value in dict(raw.get("areas") or {}).items():
-        if area not in areas:
-            raise where.error(f"scope: unknown area {area!r}{_did_you_mean(str(area), sorted(areas))}",
-                              "scope", "areas", area)
-        by_area[str(area)] = limits(value, "areas", str(area))
-    by_clause: dict[str, dict[str, Any]] = {}
-    for cid, value in dict(raw.get("clauses") or {}).items():
-        if cid not in ids:
-            raise where.error(f"scope: unknown clause id {cid!r}{_did_you_mean(str(cid), sorted(ids))}",
-                              "scope", "clauses", cid)
-        by_clause[str(cid)] = limits(value, "clauses", str(cid))
+    def limits_by(section: str, known: set[str], what: str) -> dict[str, dict[str, Any]]:
+        """The limits of each ``what`` (an area, a clause id) listed under ``section``."""
+        found: dict[str, dict[str, Any]] = {}
+        for name, value in dict(raw.get(section) or {}).items():
+            if name not in known:
+                raise where.error(f"scope: unknown {what} {name!r}{_did_you_mean(str(name), sorted(known))}",
+                                  "scope", section, name)
+            found[str(name)] = limits(value, section, str(name))
+        return found
+
+    by_area = limits_by("areas", areas, "area")
+    by_clause = limits_by("clauses", ids, "clause id")
     out = {}
     for c in clauses:
         fields = {**by_area.get(c.area, {}), **by_clause.get(c.id, {})}
