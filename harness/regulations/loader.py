@@ -11,7 +11,6 @@ and rates are quoted strings that parse, and each one-line paytable clause repea
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
@@ -33,6 +32,7 @@ from harness.regulations.model import (
     Catalogue,
     Clause,
     Interpretation,
+    did_you_mean,
 )
 
 #: the C-accelerated safe loader when libyaml is present (the same safe constructors)
@@ -46,10 +46,6 @@ _TOP_KEYS = frozenset(("spec", "sources", "clauses", "scope", "interpretations")
 _SCOPE_KEYS = frozenset(("jurisdictions", "every_jurisdiction", "areas", "clauses"))
 _APPLIES_KEYS = frozenset(("games", "capabilities", "denomination"))
 
-
-def _did_you_mean(word: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(word, known, n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 class _Where:
     """Maps a path of keys/indexes in the loaded data to the YAML node's position."""
@@ -240,13 +236,13 @@ def _cross_check(where: _Where, clauses: tuple[Clause, ...], interps: tuple[Inte
         interp_ids.add(interp.id)
         for cid in interp.clauses:
             if cid not in clause_ids:
-                hint = _did_you_mean(cid, sorted(clause_ids))
+                hint = did_you_mean(cid, sorted(clause_ids))
                 raise where.error(f"interpretation {interp.id!r}: unknown clause id {cid!r}{hint}",
                                   "interpretations", i, "clauses")
     for i, c in enumerate(clauses):
         for iid in c.interpretations:
             if iid not in interp_ids:
-                hint = _did_you_mean(iid, sorted(interp_ids))
+                hint = did_you_mean(iid, sorted(interp_ids))
                 raise where.error(f"clause {c.id!r}: unknown interpretation id {iid!r}{hint}",
                                   "clauses", i, "interpretations")
 
@@ -389,7 +385,7 @@ def _scope(where: _Where, raw: Any, clauses: tuple[Clause, ...], sources: Mappin
                 if key == "games":
                     for g in items:
                         if g not in TABLE_GAMES:
-                            raise where.error(f"scope: unknown game {g!r}{_did_you_mean(g, list(TABLE_GAMES))}",
+                            raise where.error(f"scope: unknown game {g!r}{did_you_mean(g, list(TABLE_GAMES))}",
                                               "scope", *at, key)
                 out[key] = frozenset(items)
         if "denomination" in value:
@@ -405,7 +401,7 @@ def _scope(where: _Where, raw: Any, clauses: tuple[Clause, ...], sources: Mappin
         found: dict[str, dict[str, Any]] = {}
         for name, value in dict(raw.get(section) or {}).items():
             if name not in known:
-                raise where.error(f"scope: unknown {what} {name!r}{_did_you_mean(str(name), sorted(known))}",
+                raise where.error(f"scope: unknown {what} {name!r}{did_you_mean(str(name), sorted(known))}",
                                   "scope", section, name)
             found[str(name)] = limits(value, section, str(name))
         return found
