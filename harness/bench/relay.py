@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import socket
 import sys
 import threading
@@ -33,7 +32,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from harness.bench.prompts import Answer, Prompt, PromptBroker
-from harness.bench.terminal import BELL, parse, render, withdrawn
+from harness.bench.terminal import BELL, parse, read_lines, render, withdrawn
 
 #: the environment variable naming the child's end of the relay: ``FD`` or ``FD:terminal``
 ENV = "TABLECERT_BENCH_FD"
@@ -240,16 +239,7 @@ class TerminalRelay:
     # -- the person's lines ---------------------------------------------------------------------
     def _from_terminal(self) -> None:
         assert self._tty_in is not None
-        while not self._stop.is_set():
-            try:
-                if not select.select([self._tty_in], [], [], 0.2)[0]:
-                    continue
-                line = self._tty_in.readline()
-            except (OSError, ValueError):
-                return
-            if not line:
-                return
-            self.typed(line)
+        read_lines(self._tty_in, self._stop, self.typed)
 
     def typed(self, line: str) -> None:
         """A line the person typed: the answer to the current prompt."""

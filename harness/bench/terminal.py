@@ -12,6 +12,7 @@ import contextlib
 import select
 import textwrap
 import threading
+from collections.abc import Callable
 from typing import IO, Any
 
 from harness.bench.prompts import Answer, Prompt, PromptBroker
@@ -65,6 +66,21 @@ def parse(line: str) -> tuple[str | None, str]:
     return KEYS.get(word.lower()), note.strip()
 
 
+def read_lines(tty_in: IO[str], stop: threading.Event, handle: Callable[[str], None]) -> None:
+    """Hand every line typed on ``tty_in`` to ``handle`` until ``stop`` is set or the terminal closes
+    (looking at ``stop`` every 0.2 s while nothing is typed)."""
+    while not stop.is_set():
+        try:
+            if not select.select([tty_in], [], [], 0.2)[0]:
+                continue
+            line = tty_in.readline()
+        except (OSError, ValueError):
+            return
+        if not line:
+            return
+        handle(line)
+
+
 class TerminalFrontEnd:
     name = "terminal"
 
@@ -105,17 +121,7 @@ class TerminalFrontEnd:
             self.tty_out.flush()
 
     def _read(self) -> None:
-        while not self._stop.is_set():
-            try:
-                ready, _, _ = select.select([self.tty_in], [], [], 0.2)
-                if not ready:
-                    continue
-                line = self.tty_in.readline()
-            except (OSError, ValueError):
-                return
-            if not line:
-                return
-            self.handle(line)
+        read_lines(self.tty_in, self._stop, self.handle)
 
     def handle(self, line: str) -> None:
         answer, note = parse(line)

@@ -64,14 +64,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seat-combos", default=None, help=f'seat=king-9 pairs (default "{DEFAULT_LAYOUT}")')
     p.add_argument("--wagers", default=None, help='seats with a Royal 9 wager, e.g. "1,2,3" (default all)')
     p.add_argument("--meters", default=None, help='"mega=C,major=C,minor=C" in cents (default floors)')
+    add_hit_and_run_arguments(p)
+    p.add_argument("--interpretation", action="append", default=[], metavar="ID=VALUE",
+                   help="override a named interpretation (repeatable)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_hit_and_run_arguments(p: argparse.ArgumentParser) -> None:
+    """The dealer's soft-17 rule (``--hit-soft17``, the default, or ``--stand-soft17``) and the Hit and
+    Run meter (``--meter``), as ``tablecert deal`` and ``tablecert math`` take them."""
     soft = p.add_mutually_exclusive_group()
     soft.add_argument("--hit-soft17", dest="hit_soft17", action="store_true", default=True)
     soft.add_argument("--stand-soft17", dest="hit_soft17", action="store_false")
     p.add_argument("--meter", type=count(0, MAX_CENTS), default=None,
                    help="Hit and Run meter in cents (default 100000)")
-    p.add_argument("--interpretation", action="append", default=[], metavar="ID=VALUE",
-                   help="override a named interpretation (repeatable)")
-    p.add_argument("--json", action="store_true", help="print JSON")
 
 
 # --- parsing helpers (shared with ``tablecert math``) ------------------------------------------

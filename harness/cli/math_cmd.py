@@ -34,7 +34,14 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from harness.cli.deal import DEFAULT_LAYOUT, describe_pay, parse_interpretations, parse_meters, parse_seat_combos
+from harness.cli.deal import (
+    DEFAULT_LAYOUT,
+    add_hit_and_run_arguments,
+    describe_pay,
+    parse_interpretations,
+    parse_meters,
+    parse_seat_combos,
+)
 from harness.cli.numbers import MAX_CENTS, count
 from harness.errors import InputError
 from harness.games.interpretations import Interpretations
@@ -54,11 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--denomination", type=count(1, 5), choices=(5, 1), default=None, help="Royal 9 paytable")
     p.add_argument("--seat-combos", default=None, help=f'Royal 9 table (default "{DEFAULT_LAYOUT}")')
     p.add_argument("--meters", default=None, help='Royal 9 "mega=C,major=C,minor=C" cents (default floors)')
-    soft = p.add_mutually_exclusive_group()
-    soft.add_argument("--hit-soft17", dest="hit_soft17", action="store_true", default=True)
-    soft.add_argument("--stand-soft17", dest="hit_soft17", action="store_false")
-    p.add_argument("--meter", type=count(0, MAX_CENTS), default=None,
-                   help="Hit and Run meter in cents (default 100000)")
+    add_hit_and_run_arguments(p)
     p.add_argument("--stake", type=count(1, MAX_CENTS), default=500, help="Hit and Run stake in cents (default 500)")
     p.add_argument("--interpretation", action="append", default=[], metavar="ID=VALUE")
     p.add_argument("--json", action="store_true", help="print JSON")

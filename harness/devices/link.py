@@ -410,11 +410,16 @@ class FramedLink:
     def _fail(self, exc: DeviceError) -> None:
         self._error = exc
         self.transcript.note(f"link down: {exc}")
+        self._fail_pending(lambda cmd: f"{self.name}: connection lost awaiting {cmd}: {exc}")
+
+    def _fail_pending(self, message: Callable[[str], str]) -> None:
+        """End every request still waiting for its reply with a ``DeviceError`` (``message`` of its
+        command), and wake whoever waits on the link."""
         with self._lock:
             targets = list(self._pending.values())
             self._pending.clear()
         for pending in targets:
-            pending.error = DeviceError(f"{self.name}: connection lost awaiting {pending.cmd}: {exc}")
+            pending.error = DeviceError(message(pending.cmd))
             pending.done.set()
         with self._cond:
             self._cond.notify_all()
@@ -435,14 +440,7 @@ class FramedLink:
                 self.transport.close()
             with contextlib.suppress(RuntimeError):
                 self._thread.join(0.2)
-            with self._lock:
-                targets = list(self._pending.values())
-                self._pending.clear()
-            for pending in targets:
-                pending.error = DeviceError(f"{self.name}: link closed before the reply to {pending.cmd}")
-                pending.done.set()
-            with self._cond:
-                self._cond.notify_all()
+            self._fail_pending(lambda cmd: f"{self.name}: link closed before the reply to {cmd}")
 
     def __enter__(self) -> FramedLink:
         return self

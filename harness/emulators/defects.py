@@ -208,18 +208,13 @@ DEFECTS: dict[str, Defect] = {
                ("pa-633a13-l1-paytable", "pa-633a13-l1-blackjack", "pa-633a13-l1-5-cards",
                 "pa-633a13-l1-6-cards", "pa-633a13-l1-7-cards"), "hit-and-run"),
         # -- the shuffler built into the shoe (sizes: harness.randomness.settings.ShufflerDefects)
-        Defect("shuffler-few-riffles", _SHUFFLE, "shuffles by 10 riffle passes (riffle residue: too few rising "
-               "sequences)", (_SHUFFLE_CLAUSE,), "shuffler",
-               _SHUFFLE_OFF_BENCH),
-        Defect("shuffler-biased-cut", _SHUFFLE, "shuffles by 12 riffle passes, each cut Binomial(n, 0.3)",
-               (_SHUFFLE_CLAUSE,), "shuffler",
-               _SHUFFLE_OFF_BENCH),
-        Defect("shuffler-stuck-card", _SHUFFLE, "the bottom card stays in the bottom tenth of the pack one "
-               "shuffle in four", (_SHUFFLE_CLAUSE,), "shuffler",
-               _SHUFFLE_OFF_BENCH),
-        Defect("shuffler-short-period", _SHUFFLE, "the shuffler's generator repeats every 100 shuffles",
-               (_SHUFFLE_CLAUSE,), "shuffler",
-               _SHUFFLE_OFF_BENCH),
+        *(Defect(name, _SHUFFLE, description, (_SHUFFLE_CLAUSE,), "shuffler", _SHUFFLE_OFF_BENCH)
+          for name, description in (
+              ("shuffler-few-riffles", "shuffles by 10 riffle passes (riffle residue: too few rising sequences)"),
+              ("shuffler-biased-cut", "shuffles by 12 riffle passes, each cut Binomial(n, 0.3)"),
+              ("shuffler-stuck-card", "the bottom card stays in the bottom tenth of the pack one shuffle in four"),
+              ("shuffler-short-period", "the shuffler's generator repeats every 100 shuffles"),
+          )),
         # -- the shoe
         Defect("shoe-misread", "WAC 230-15-040(1)",
                "the shoe reads every six as the nine of the same suit (reported and passed on)",

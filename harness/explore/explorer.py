@@ -448,6 +448,13 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     amounts = [100, 500, 1000, 2500, 1050, 0]
     enabled = session.enabled
     templates = session.templates()
+    #: the rule of an incident and the rounds after it, with what it draws (two rules: :meth:`incident_round`)
+    incident_rule = rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination",
+                                               "commission", "reboot", "power", "reconnect", "link")),
+                         template=st.sampled_from(templates),
+                         placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
+                                                   st.sampled_from(amounts[:5])), min_size=1, max_size=4),
+                         rng=st.randoms(use_true_random=False))
 
     class Explore(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -645,12 +652,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if changes is not None:
                     self.play(ConfigWrite(changes))
 
-        @rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination", "commission",
-                                    "reboot", "power", "reconnect", "link")),
-              template=st.sampled_from(templates),
-              placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:5])), min_size=1, max_size=4),
-              rng=st.randoms(use_true_random=False))
+        @incident_rule
         def incident_round(self, kind: str, template: tuple[str, str, str], placed: list[tuple[int, str, int]],
                            rng: random.Random) -> None:
             """An incident, then one to three whole rounds played after it, and the payments they leave
@@ -729,12 +731,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0)
             self.pay_pending()
 
-        @rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination", "commission",
-                                    "reboot", "power", "reconnect", "link")),
-              template=st.sampled_from(templates),
-              placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:5])), min_size=1, max_size=4),
-              rng=st.randoms(use_true_random=False))
+        @incident_rule
         def incident_round_again(self, kind: str, template: tuple[str, str, str],
                                  placed: list[tuple[int, str, int]], rng: random.Random) -> None:
             """:meth:`incident_round` a second time among the rules: an incident and the rounds after it

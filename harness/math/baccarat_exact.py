@@ -150,9 +150,12 @@ def count_composition(values: Sequence[int], *, decks: int | None = None) -> Bac
                 w = w_p * mult_b * wb * wd
                 if w:
                     bt2 = (b + d) % 10
-                    if pt2 >= 8 or bt2 >= 8:
+                    on_natural = pt2 >= 8 or bt2 >= 8
+                    if on_natural or (pt2 >= 6 and bt2 >= 6):
+                        # a natural, or both hands stand on two cards
                         w *= tail4
-                        natural += w
+                        if on_natural:
+                            natural += w
                         if pt2 > bt2:
                             player += w
                         elif bt2 > pt2:
@@ -160,24 +163,15 @@ def count_composition(values: Sequence[int], *, decks: int | None = None) -> Bac
                         else:
                             tie += w
                     elif pt2 >= 6:
-                        if bt2 >= 6:
-                            w *= tail4
-                            if pt2 > bt2:
-                                player += w
-                            elif bt2 > pt2:
-                                banker += w
-                            else:
-                                tie += w
-                        else:
-                            # Player stands, Banker draws the fifth card.
-                            w *= after5
-                            n_win = sum(r[x] for x in _WIN_B3[bt2][pt2])
-                            n_tie = r[(pt2 - bt2) % 10]
-                            banker += w * n_win
-                            tie += w * n_tie
-                            player += w * (after5 + 1 - n_win - n_tie)
-                            if pt2 == 6:
-                                dragon7 += w * r[(7 - bt2) % 10]
+                        # Player stands, Banker draws the fifth card.
+                        w *= after5
+                        n_win = sum(r[x] for x in _WIN_B3[bt2][pt2])
+                        n_tie = r[(pt2 - bt2) % 10]
+                        banker += w * n_win
+                        tie += w * n_tie
+                        player += w * (after5 + 1 - n_win - n_tie)
+                        if pt2 == 6:
+                            dragon7 += w * r[(7 - bt2) % 10]
                     else:
                         draws = BANKER_DRAWS[bt2]
                         for p3 in range(10):

@@ -11,7 +11,6 @@ and rates are quoted strings that parse, and each one-line paytable clause repea
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
@@ -33,6 +32,7 @@ from harness.regulations.model import (
     Catalogue,
     Clause,
     Interpretation,
+    did_you_mean,
 )
 
 #: the C-accelerated safe loader when libyaml is present (the same safe constructors)
@@ -46,10 +46,6 @@ _TOP_KEYS = frozenset(("spec", "sources", "clauses", "scope", "interpretations")
 _SCOPE_KEYS = frozenset(("jurisdictions", "every_jurisdiction", "areas", "clauses"))
 _APPLIES_KEYS = frozenset(("games", "capabilities", "denomination"))
 
-
-def _did_you_mean(word: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(word, known, n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 class _Where:
     """Maps a path of keys/indexes in the loaded data to the YAML node's position."""
@@ -148,16 +144,23 @@ def _str_field(where: _Where, raw: Mapping[str, Any], key: str, *at: str | int) 
     return value.strip()
 
 
+def _check_entry(where: _Where, kind: str, raw: Any, keys: frozenset[str], required: tuple[str, ...],
+                 *at: str | int) -> None:
+    """Raise unless ``raw``, a ``kind`` of the catalogue at ``at``, is a mapping of known keys with
+    every required one."""
+    if not isinstance(raw, dict):
+        raise where.error(f"{kind}: expected a mapping", *at)
+    for key in raw:
+        if key not in keys:
+            raise where.error(f"{kind} {raw.get('id')!r}: unknown key {key!r}", *at, key)
+    for key in required:
+        if key not in raw:
+            raise where.error(f"{kind} {raw.get('id')!r}: missing {key!r}", *at)
+
+
 def _clause(where: _Where, i: int, raw: Any, sources: Mapping[str, Any]) -> Clause:
     at: tuple[str | int, ...] = ("clauses", i)
-    if not isinstance(raw, dict):
-        raise where.error("clause: expected a mapping", *at)
-    for key in raw:
-        if key not in _CLAUSE_KEYS:
-            raise where.error(f"clause {raw.get('id')!r}: unknown key {key!r}", *at, key)
-    for key in _CLAUSE_REQUIRED:
-        if key not in raw:
-            raise where.error(f"clause {raw.get('id')!r}: missing {key!r}", *at)
+    _check_entry(where, "clause", raw, _CLAUSE_KEYS, _CLAUSE_REQUIRED, *at)
     cid = _str_field(where, raw, "id", *at)
     if not ID_PATTERN.match(cid):
         raise where.error(f"clause id {cid!r}: expected kebab-case (a-z, 0-9, '-')", *at, "id")
@@ -195,14 +198,7 @@ def _clause(where: _Where, i: int, raw: Any, sources: Mapping[str, Any]) -> Clau
 
 def _interpretation(where: _Where, i: int, raw: Any) -> Interpretation:
     at: tuple[str | int, ...] = ("interpretations", i)
-    if not isinstance(raw, dict):
-        raise where.error("interpretation: expected a mapping", *at)
-    for key in raw:
-        if key not in _INTERP_KEYS:
-            raise where.error(f"interpretation {raw.get('id')!r}: unknown key {key!r}", *at, key)
-    for key in _INTERP_REQUIRED:
-        if key not in raw:
-            raise where.error(f"interpretation {raw.get('id')!r}: missing {key!r}", *at)
+    _check_entry(where, "interpretation", raw, _INTERP_KEYS, _INTERP_REQUIRED, *at)
     iid = _str_field(where, raw, "id", *at)
     if not ID_PATTERN.match(iid):
         raise where.error(f"interpretation id {iid!r}: expected kebab-case", *at, "id")
@@ -240,13 +236,13 @@ def _cross_check(where: _Where, clauses: tuple[Clause, ...], interps: tuple[Inte
         interp_ids.add(interp.id)
         for cid in interp.clauses:
             if cid not in clause_ids:
-                hint = _did_you_mean(cid, sorted(clause_ids))
+                hint = did_you_mean(cid, sorted(clause_ids))
                 raise where.error(f"interpretation {interp.id!r}: unknown clause id {cid!r}{hint}",
                                   "interpretations", i, "clauses")
     for i, c in enumerate(clauses):
         for iid in c.interpretations:
             if iid not in interp_ids:
-                hint = _did_you_mean(iid, sorted(interp_ids))
+                hint = did_you_mean(iid, sorted(interp_ids))
                 raise where.error(f"clause {c.id!r}: unknown interpretation id {iid!r}{hint}",
                                   "clauses", i, "interpretations")
 
@@ -389,7 +385,7 @@ def _scope(where: _Where, raw: Any, clauses: tuple[Clause, ...], sources: Mappin
                 if key == "games":
                     for g in items:
                         if g not in TABLE_GAMES:
-                            raise where.error(f"scope: unknown game {g!r}{_did_you_mean(g, list(TABLE_GAMES))}",
+                            raise where.error(f"scope: unknown game {g!r}{did_you_mean(g, list(TABLE_GAMES))}",
                                               "scope", *at, key)
                 out[key] = frozenset(items)
         if "denomination" in value:
@@ -400,18 +396,18 @@ def _scope(where: _Where, raw: Any, clauses: tuple[Clause, ...], sources: Mappin
             out["denomination"] = den
         return out
 
-    by_area: dict[str, dict[str, Any]] = {}
-    for area, value in dict(raw.get("areas") or {}).items():
-        if area not in areas:
-            raise where.error(f"scope: unknown area {area!r}{_did_you_mean(str(area), sorted(areas))}",
-                              "scope", "areas", area)
-        by_area[str(area)] = limits(value, "areas", str(area))
-    by_clause: dict[str, dict[str, Any]] = {}
-    for cid, value in dict(raw.get("clauses") or {}).items():
-        if cid not in ids:
-            raise where.error(f"scope: unknown clause id {cid!r}{_did_you_mean(str(cid), sorted(ids))}",
-                              "scope", "clauses", cid)
-        by_clause[str(cid)] = limits(value, "clauses", str(cid))
+    def limits_by(section: str, known: set[str], what: str) -> dict[str, dict[str, Any]]:
+        """The limits of each ``what`` (an area, a clause id) listed under ``section``."""
+        found: dict[str, dict[str, Any]] = {}
+        for name, value in dict(raw.get(section) or {}).items():
+            if name not in known:
+                raise where.error(f"scope: unknown {what} {name!r}{did_you_mean(str(name), sorted(known))}",
+                                  "scope", section, name)
+            found[str(name)] = limits(value, section, str(name))
+        return found
+
+    by_area = limits_by("areas", areas, "area")
+    by_clause = limits_by("clauses", ids, "clause id")
     out = {}
     for c in clauses:
         fields = {**by_area.get(c.area, {}), **by_clause.get(c.id, {})}

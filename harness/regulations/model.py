@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.errors import InputError
 from harness.games.payouts import Pay, parse_pay
@@ -106,9 +106,21 @@ class MysteryConfig:
     rate: Decimal
 
 
-def _did_you_mean(word: str, known: list[str]) -> str:
+T = TypeVar("T")
+
+
+def did_you_mean(word: str, known: list[str]) -> str:
+    """`` (did you mean 'a', 'b'?)`` with up to three of ``known`` close to ``word``; "" when none is."""
     close = difflib.get_close_matches(word, known, n=3, cutoff=0.6)
     return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def _lookup(table: Mapping[str, T], key: str, what: str) -> T:
+    """``table[key]``, or ``InputError`` naming the unknown ``what`` with the near misses."""
+    try:
+        return table[key]
+    except KeyError:
+        raise InputError(f"unknown {what} {key!r}{did_you_mean(key, list(table))}") from None
 
 
 class Catalogue:
@@ -140,11 +152,7 @@ class Catalogue:
         return clause_id in self._by_id
 
     def clause(self, clause_id: str) -> Clause:
-        try:
-            return self._by_id[clause_id]
-        except KeyError:
-            hint = _did_you_mean(clause_id, list(self._by_id))
-            raise InputError(f"unknown clause id {clause_id!r}{hint}") from None
+        return _lookup(self._by_id, clause_id, "clause id")
 
     def testable(self) -> tuple[Clause, ...]:
         return tuple(c for c in self.clauses if c.testable)
@@ -156,11 +164,7 @@ class Catalogue:
         return list(self._interps)
 
     def interpretation(self, interp_id: str) -> Interpretation:
-        try:
-            return self._interp_by_id[interp_id]
-        except KeyError:
-            hint = _did_you_mean(interp_id, list(self._interp_by_id))
-            raise InputError(f"unknown interpretation id {interp_id!r}{hint}") from None
+        return _lookup(self._interp_by_id, interp_id, "interpretation id")
 
     def defaults(self) -> dict[str, Any]:
         """Interpretation id -> default, as a profile's ``interpretations:`` map would hold it."""

@@ -81,6 +81,21 @@ def start(report_dir: Path, *extra: str, sigint_ignored: bool = False,
                             text=True, encoding="utf-8", errors="replace")
 
 
+def reap(proc: subprocess.Popen[str]) -> None:
+    """Kill ``proc`` if it is still running, and wait for it."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(10)
+
+
+def finish(proc: subprocess.Popen[str]) -> str:
+    """``proc``'s output once it ended (within :data:`DEADLINE_S`; killed if it did not)."""
+    try:
+        return proc.communicate(timeout=DEADLINE_S)[0]
+    finally:
+        reap(proc)
+
+
 def applicable_done(journal: Path) -> int:
     """Applicable cases with a verdict in a journal so far."""
     try:
@@ -240,9 +255,7 @@ def _signal_run(fault: str, tmp: Path, sig: int, *, target: str, sigint_ignored:
             out.problems.append(f"process(es) left behind: {', '.join(_cmdline(p)[:60] for p in left)}")
             kill_all(left)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+        reap(proc)
         kill_all([p for p in family if alive(p)])
     return judge(out, tmp)
 
@@ -293,12 +306,7 @@ def _stop(proc: subprocess.Popen[str]) -> str:
     """SIGTERM a run and wait for it (it writes its record INTERRUPTED); its output."""
     with contextlib.suppress(ProcessLookupError):
         proc.send_signal(signal.SIGTERM)
-    try:
-        return proc.communicate(timeout=DEADLINE_S)[0]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+    return finish(proc)
 
 
 def _refused(out: Outcome, run_dir: Path, who: str) -> None:
@@ -338,9 +346,7 @@ def fault_two_writers(tmp: Path) -> Outcome:
         _refused(out, run_dir, "a resume")
         res_text = first.communicate(timeout=DEADLINE_S)[0]
     finally:
-        if first.poll() is None:
-            first.kill()
-            first.wait(10)
+        reap(first)
     no_traceback(out, "the first resume", res_text)
     after = load_record(run_dir)
     ver = tablecert("verify", str(run_dir))
@@ -361,9 +367,7 @@ def fault_same_second(tmp: Path) -> Outcome:
         texts = [p.communicate(timeout=DEADLINE_S)[0] for p in procs]
     finally:
         for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(10)
+            reap(p)
     out.status = max(p.returncode for p in procs)
     for text in texts:
         no_traceback(out, "a run", text)
@@ -436,12 +440,7 @@ def fault_ulimit_f(tmp: Path) -> Outcome:
     """A disk that fills during the run (``ulimit -f``: a write of the record fails): ERROR, exit 3."""
     out = Outcome("ulimit-f")
     proc = start(tmp, max_file_bytes=FSIZE_LIMIT)
-    try:
-        text = proc.communicate(timeout=DEADLINE_S)[0]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+    text = finish(proc)
     out.status = proc.returncode
     no_traceback(out, "tablecert run", text)
     if out.status != 3:
@@ -456,12 +455,7 @@ def fault_long_names(tmp: Path) -> Outcome:
     texts = []
     for report_dir in (tmp / ("r" * 300), tmp.joinpath(*(["d" * 250] * 17))):
         proc = start(report_dir)
-        try:
-            text = proc.communicate(timeout=DEADLINE_S)[0]
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
+        text = finish(proc)
         texts.append(f"exit {proc.returncode}")
         no_traceback(out, "tablecert run", text)
         if proc.returncode not in (2, 3) or not text.strip():
@@ -478,12 +472,7 @@ def fault_full_disk_rewrite(tmp: Path) -> Outcome:
     record as they were, and the record still verifies."""
     out = Outcome("full-disk-rewrite")
     proc = start(tmp)
-    try:
-        text = proc.communicate(timeout=DEADLINE_S)[0]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+    text = finish(proc)
     out.status = proc.returncode
     no_traceback(out, "tablecert run", text)
     (run_dir,) = [d for d in tmp.iterdir() if d.is_dir()]

@@ -159,14 +159,7 @@ class _Walker(ast.NodeTransformer):
         finally:
             self.scope.pop()
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        return self._scoped(node)
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
-        return self._scoped(node)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        return self._scoped(node)
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scoped
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         node.body = self._body(node.body)
@@ -213,16 +206,14 @@ class _Walker(ast.NodeTransformer):
         if only_with_defect(node.test):  # defect code: only the else branch runs on a clean emulator
             node.orelse = self._body(node.orelse) if node.orelse else []
             return node
-        if self._point(node, "negate-if"):
-            node.test = ast.UnaryOp(ast.Not(), node.test)
-        else:
-            node.test = self.visit(node.test)
-        node.body = self._body(node.body)
-        node.orelse = self._body(node.orelse) if node.orelse else []
-        return node
+        return self._negatable(node, "negate-if")
 
     def visit_While(self, node: ast.While) -> ast.AST:
-        if self._point(node, "negate-while"):
+        return self._negatable(node, "negate-while")
+
+    def _negatable(self, node: ast.If | ast.While, operator: str) -> ast.AST:
+        """An ``if`` or ``while``: its test negated when it is the target, its blocks visited."""
+        if self._point(node, operator):
             node.test = ast.UnaryOp(ast.Not(), node.test)
         else:
             node.test = self.visit(node.test)
@@ -245,14 +236,7 @@ class _Walker(ast.NodeTransformer):
             node.handlers = [self.visit(h) for h in node.handlers]
         return node
 
-    def visit_For(self, node: ast.For) -> ast.AST:
-        return self._blocks(node)
-
-    def visit_With(self, node: ast.With) -> ast.AST:
-        return self._blocks(node)
-
-    def visit_Try(self, node: ast.Try) -> ast.AST:
-        return self._blocks(node)
+    visit_For = visit_With = visit_Try = _blocks
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
         node.body = self._body(node.body)
