@@ -42,8 +42,8 @@ from harness.devices.drivers.reference import (  # noqa: E402
 from harness.devices.drivers.scpi import ScpiCounter  # noqa: E402
 from harness.games.baccarat import deal_round  # noqa: E402
 from harness.profiles import load_profile  # noqa: E402
-from harness.suites.profile_rig import open_rig  # noqa: E402
-from harness.suites.rig import Rig  # noqa: E402
+from harness.suites.run.profile_rig import open_rig  # noqa: E402
+from harness.suites.run.rig import Rig  # noqa: E402
 
 PROFILE = ROOT / "device_profiles" / "emulated-midi-5.yaml"
 PACE_MS = "2"

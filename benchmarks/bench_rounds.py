@@ -55,7 +55,7 @@ from harness.emulators.table import Table  # noqa: E402
 from harness.errors import DeviceTimeout  # noqa: E402
 from harness.games.baccarat import deal_round  # noqa: E402
 from harness.profiles import load_profile  # noqa: E402
-from harness.suites.profile_rig import open_rig  # noqa: E402
+from harness.suites.run.profile_rig import open_rig  # noqa: E402
 
 PROFILE = ROOT / "device_profiles" / "emulated-midi-5.yaml"
 SEATS = range(1, 8)

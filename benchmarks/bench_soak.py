@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from harness.cards import shoe_composition  # noqa: E402
 from harness.profiles import load_profile  # noqa: E402
 from harness.soak.run import SoakOptions, run_soak  # noqa: E402
-from harness.suites.profile_rig import open_rig  # noqa: E402
+from harness.suites.run.profile_rig import open_rig  # noqa: E402
 
 PROFILE = ROOT / "device_profiles" / "emulated-midi-5.yaml"
 STAKE = 500

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "loading"))
 from test_suite_scale import suite_text
 
-from harness.suites.schema import load_suite
+from harness.suites.load.schema import load_suite
 from harness.yamlload import load_yaml
 
 SIZES = (15, 150, 1500)

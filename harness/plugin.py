@@ -30,8 +30,8 @@ from harness.errors import DeviceError, InputError, render
 from harness.verdict import Verdict
 
 if TYPE_CHECKING:
-    from harness.suites.model import Case
-    from harness.suites.session import TcSession
+    from harness.suites.load.model import Case
+    from harness.suites.run.session import TcSession
 
 SUITE_SUFFIX = ".suite.yaml"
 
@@ -107,9 +107,9 @@ class SuiteFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         from harness.regulations.catalogue import load_catalogue
-        from harness.suites.inputs import SUITES_USED
-        from harness.suites.schema import check_suite_against_profile, load_suite
-        from harness.suites.session import profile_for
+        from harness.suites.load.inputs import SUITES_USED
+        from harness.suites.load.schema import check_suite_against_profile, load_suite
+        from harness.suites.run.session import profile_for
 
         try:
             profile = profile_for(self.config)[0]
@@ -169,7 +169,7 @@ class CaseItem(pytest.Function):
     tc_case: Case | None = None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        from harness.suites.runner import ComplianceFailure
+        from harness.suites.run.runner import ComplianceFailure
 
         if isinstance(excinfo.value, ComplianceFailure | DeviceError):
             kind = Verdict.FAIL if isinstance(excinfo.value, ComplianceFailure) else type(excinfo.value).__name__
@@ -182,7 +182,7 @@ class CaseItem(pytest.Function):
 def tc_session(request: pytest.FixtureRequest) -> Iterator[TcSession]:
     """The certification session: profile, devices (emulators started if the profile says so),
     the run recorder.  Closed (ports, emulator processes, record) at the end of the session."""
-    from harness.suites.session import TcSession
+    from harness.suites.run.session import TcSession
 
     session = TcSession.from_config(request.config)
     session.total = sum(1 for item in request.session.items if getattr(item, "tc_case", None) is not None)
@@ -190,7 +190,7 @@ def tc_session(request: pytest.FixtureRequest) -> Iterator[TcSession]:
         session.selected = {case.name for item in request.session.items
                             if (case := getattr(item, "tc_case", None)) is not None}
     if session.resuming is not None:
-        from harness.suites.resuming import begin_sitting
+        from harness.suites.run.resuming import begin_sitting
 
         begin_sitting(request.config, session, session.resuming)
     try:
@@ -218,8 +218,8 @@ def _not_applicable(config: pytest.Config, item: pytest.Item) -> str | None:
     case = getattr(item, "tc_case", None)
     if case is None:
         return None
-    from harness.suites.applicability import not_applicable
-    from harness.suites.session import profile_for
+    from harness.suites.load.applicability import not_applicable
+    from harness.suites.run.session import profile_for
 
     try:
         profile, interp = profile_for(config)
@@ -253,7 +253,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
     if config.getoption("--tc-resume"):
-        from harness.suites.resuming import deselect_finished
+        from harness.suites.run.resuming import deselect_finished
 
         deselect_finished(config, items)  # what is left may be nothing: the record is still finished
         return
@@ -279,11 +279,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not config.getoption("--tc-profile") or config.getoption("--tc-resume") \
             or config.getoption("--tc-no-record"):
         return
-    from harness.suites.applicability import not_applicable
-    from harness.suites.inputs import suites_used
-    from harness.suites.schema import expand_suites, load_suite
-    from harness.suites.session import SELECTION, profile_for
-    from harness.suites.stacks import project_root
+    from harness.suites.load.applicability import not_applicable
+    from harness.suites.load.inputs import suites_used
+    from harness.suites.load.schema import expand_suites, load_suite
+    from harness.suites.load.stacks import project_root
+    from harness.suites.run.session import SELECTION, profile_for
 
     try:
         profile, interp = profile_for(config)
@@ -309,7 +309,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     identity and finishes the record (no case item asked for the session fixture)."""
     if session.config.getoption("--tc-resume") and not hasattr(session.config, "workerinput") \
             and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-        from harness.suites.resuming import finish_if_nothing_ran
+        from harness.suites.run.resuming import finish_if_nothing_ran
 
         finish_if_nothing_ran(session)
 

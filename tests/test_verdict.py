@@ -10,8 +10,8 @@ import yaml
 
 from harness.errors import DeviceError, DeviceTimeout
 from harness.record.model import OUTCOMES, VERDICTS
-from harness.suites.permitted import NotApplicableHere
-from harness.suites.runner import ComplianceFailure, Inconclusive, verdict_of
+from harness.suites.run.runner import ComplianceFailure, Inconclusive, verdict_of
+from harness.suites.steps.permitted import NotApplicableHere
 from harness.verdict import Verdict
 
 WORDS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP", "NOT APPLICABLE", "INCONCLUSIVE", "INTERRUPTED", "PARTIAL",

@@ -24,7 +24,7 @@ from harness.errors import DeviceError, DeviceTimeout
 if TYPE_CHECKING:
     from harness.bench.session import BenchSession
     from harness.profiles.model import Profile
-    from harness.suites.rig import Rig
+    from harness.suites.run.rig import Rig
 
 #: how long the operator has to confirm what an actuator did
 CONFIRM_S = 300.0
@@ -80,7 +80,7 @@ def check(profile: Profile, *, operator: str = "", say: Any = print) -> list[Row
     """Every row of the check (see the module docstring); ``say`` prints progress lines."""
     from harness.bench import jitter
     from harness.bench.session import BenchSession
-    from harness.suites.profile_rig import open_rig
+    from harness.suites.run.profile_rig import open_rig
 
     rows: list[Row] = []
     try:

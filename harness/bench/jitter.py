@@ -11,7 +11,7 @@ the bench can show it better than a round trip over the same lines does.
 round trips from the fastest to the 99th percentile; the bench's jitter is the larger of the two
 lines' spreads.  A round trip contains the delays of both directions, so the figure errs on the
 safe side.  The expectation then decides by host stamps only where the latency is farther than
-that jitter from the limit; closer, its value is advisory (harness.suites.expect).
+that jitter from the limit; closer, its value is advisory (harness.suites.steps.expect).
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ from harness.errors import DeviceError, DeviceTimeout
 
 if TYPE_CHECKING:
     from harness.bench.prompts import Answer, PromptBroker
-    from harness.suites.rig import Rig
+    from harness.suites.run.rig import Rig
 
 #: how long the harness waits for a device to report what a person did at the table
 OBSERVE_S = 5.0

@@ -26,7 +26,7 @@ from harness.errors import DeviceError
 
 if TYPE_CHECKING:
     from harness.profiles.model import Profile
-    from harness.suites.rig import Rig
+    from harness.suites.run.rig import Rig
 
 
 class BenchSession:
@@ -77,7 +77,7 @@ class BenchSession:
 
     def open_actuators(self, rig: Rig) -> None:
         from harness.devices.drivers.scpi import ScpiSwitch
-        from harness.suites.rig import check_identity
+        from harness.suites.run.rig import check_identity
 
         for name, spec in self.settings.actuators.items():
             resource = spec.resource
@@ -186,6 +186,6 @@ class BenchSession:
 
 def _oracle(profile: Profile) -> Any:
     from harness.games.interpretations import Interpretations
-    from harness.suites.expected import Oracle
+    from harness.suites.run.oracle import Oracle
 
     return Oracle(profile, Interpretations.from_overrides(dict(profile.interpretations)))

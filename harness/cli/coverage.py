@@ -37,8 +37,8 @@ def compute(suite_paths: list[Path], profile_paths: list[Path]) -> dict[str, dic
     from harness.games.interpretations import Interpretations  # noqa: F401 - keeps import order stable
     from harness.profiles import load_profile
     from harness.regulations.catalogue import load_catalogue
-    from harness.suites.schema import expand_suites, load_suite
-    from harness.suites.session import TcSession
+    from harness.suites.load.schema import expand_suites, load_suite
+    from harness.suites.run.session import TcSession
 
     cat = load_catalogue()
     sessions = [TcSession(load_profile(p)) for p in profile_paths]

@@ -3,7 +3,7 @@ without starting a device.
 
 ``--list`` prints, per profile, every case the suites and ``FILE::CASE`` / ``-k`` select, and for
 each either ``applies`` or ``N/A`` with the reason the run would record (a capability the profile
-lacks, another game, denomination or interpretation: :func:`harness.suites.applicability.not_applicable`).
+lacks, another game, denomination or interpretation: :func:`harness.suites.load.applicability.not_applicable`).
 ``-- --collect-only`` (or ``--co``) hands the selection to pytest's own collection for each profile
 and ends with pytest's status: 0 when it collected, never ERROR for want of a record.
 """
@@ -48,7 +48,7 @@ def keyword_matcher(expr: str | None) -> Callable[[str, str], bool]:
 
 def selected_cases(suites: Sequence[str], keyword: str | None) -> list[Any]:
     """The suite cases ``suites`` (paths, ``FILE::CASE``) and ``-k`` select, in collection order."""
-    from harness.suites.schema import expand_suites, load_suite
+    from harness.suites.load.schema import expand_suites, load_suite
 
     match = keyword_matcher(keyword)
     cases = []
@@ -64,7 +64,7 @@ def selected_cases(suites: Sequence[str], keyword: str | None) -> list[Any]:
 def list_cases(suites: Sequence[str], keyword: str | None, profiles: Sequence[Any], root: Path) -> int:
     """Print the selection for each profile; exit 0, or 2 when it selects nothing a profile runs."""
     from harness.games.interpretations import Interpretations
-    from harness.suites.applicability import not_applicable
+    from harness.suites.load.applicability import not_applicable
 
     cases = selected_cases(suites, keyword)
     status = exitcodes.PASS

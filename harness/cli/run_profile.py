@@ -181,7 +181,7 @@ def judge(pr: ProfileRun) -> None:
         whole = not parts and not record.merged_from and \
             sum(c.verdict != Verdict.NOT_APPLICABLE for c in record.cases) >= (pr.collected or 0)
         if pr.interrupted and verdict != Verdict.INTERRUPTED and whole:
-            # the stop came after every selected case had its verdict (harness.suites.session): the record decides
+            # the stop came after every selected case had its verdict (harness.suites.run.session): the record decides
             reasons = [*reasons, "stopped after every selected case had finished: the record is whole"]
         elif pr.interrupted and verdict != Verdict.INTERRUPTED:
             verdict, reasons = Verdict.INTERRUPTED, ["the run was interrupted", *reasons]

@@ -63,8 +63,8 @@ def applicable_counts(suites: Sequence[str], profiles: Sequence[Any]) -> list[in
     """
     from harness.errors import InputError
     from harness.games.interpretations import Interpretations
-    from harness.suites.applicability import not_applicable
-    from harness.suites.schema import expand_suites, load_suite
+    from harness.suites.load.applicability import not_applicable
+    from harness.suites.load.schema import expand_suites, load_suite
 
     cases = []
     for given in suites:

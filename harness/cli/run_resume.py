@@ -66,7 +66,7 @@ def pytest_args(command: list[str], operator: str | None) -> list[str]:
 
 
 def resume(args: argparse.Namespace) -> int:
-    from harness.suites.stacks import project_root
+    from harness.suites.load.stacks import project_root
 
     given = [f"--{name.replace('_', '-')}" for name in _FROM_JOURNAL if getattr(args, name, None)]
     if given:

@@ -101,9 +101,9 @@ def _looks_like_ours(path: Path) -> bool:
 
 def _suite_validator() -> Callable[..., Any] | None:
     try:
-        module = importlib.import_module("harness.suites.schema")
+        module = importlib.import_module("harness.suites.load.schema")
     except ModuleNotFoundError as exc:
-        if exc.name is not None and "harness.suites.schema".startswith(exc.name):
+        if exc.name is not None and "harness.suites.load.schema".startswith(exc.name):
             return None
         raise
     validator = getattr(module, "validate_suite_file", None)
@@ -139,7 +139,7 @@ def validate_file(path: Path, *, named: bool = True, profile: Any = None) -> Any
             raise node.loc("spec").error("suite validation not available in this installation")
         return validator(name, profile=profile, node=node)
     if isinstance(spec, str) and spec.startswith(STACKS_PREFIX):
-        from harness.suites.stacks import validate_stack_file
+        from harness.suites.load.stacks import validate_stack_file
 
         validate_stack_file(path)
         return

@@ -4,7 +4,7 @@ The acts (a wager, the dealer's buttons, the reset key, the power, the sensors c
 through the profile's performers (:mod:`harness.bench.performers`: the emulator's test channel, a
 relay actuator, the bench supply), exactly as the suites perform them; the reads (``config.get``,
 ``meters.get``, ``wager.list``, ``lockout.get``, ``shoe.status``, ``identity``) through the role
-drivers of the rig (:func:`harness.suites.profile_rig.open_rig`).  Nothing here knows what the answers should
+drivers of the rig (:func:`harness.suites.run.profile_rig.open_rig`).  Nothing here knows what the answers should
 be: that is the model's (:mod:`harness.explore.model`).
 """
 
@@ -45,7 +45,7 @@ from harness.explore.ops import (
     VoidRound,
 )
 from harness.profiles.model import Profile
-from harness.suites.rig import Rig, device_entry
+from harness.suites.run.rig import Rig, device_entry
 
 #: the acts the explorer cannot do without (a bench whose operator performs one cannot be explored)
 NEEDED_ACTS = ("load", "deal", "wager", "remove-wager", "open-round")
@@ -467,7 +467,7 @@ class Table:
 
     def _deal_first(self, obs: Observed) -> None:
         """The round's first card, and the lock-out it starts timed as the suites time it
-        (harness.suites.timing): the time-interval counter armed before the card where the bench has
+        (harness.suites.run.timing): the time-interval counter armed before the card where the bench has
         one, else the host's receive stamps of the card event and the lockout event, judged with the
         bench's host-stamp jitter."""
         open_before = not self._lockout()[0]

@@ -63,8 +63,8 @@ from harness.explore.replay import round_need, start_outcome
 from harness.games.baccarat import deal_round
 from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
-from harness.suites.profile_rig import open_rig
-from harness.suites.rig import Rig, start_profile_emulator
+from harness.suites.run.profile_rig import open_rig
+from harness.suites.run.rig import Rig, start_profile_emulator
 
 BASE_TYPES = ("player", "banker", "tie")
 #: the reply deadline on an emulated profile's ports (a host under load answers late, the device is not late)

@@ -1,6 +1,6 @@
 """A finding written down: the shrunk sequence as a ready YAML case, and the exploration's report.
 
-The case has one step, ``expect_sequence`` (:mod:`harness.suites.actions_explore`), holding the
+The case has one step, ``expect_sequence`` (:mod:`harness.suites.steps.explore`), holding the
 operations in the text form of :func:`harness.explore.ops.op_text`, and cites the clause of the
 model rule the device broke.  It runs on its own with ``tablecert run CASE --profile P``.
 """

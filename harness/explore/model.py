@@ -11,7 +11,7 @@ reasons it gives), there is one outcome per choice, labelled; the explorer keeps
 took and counts it, so no one choice is assumed.
 
 It is built from the rules, not from any device: the round is settled by the oracle
-(:class:`harness.suites.expected.Oracle` over :mod:`harness.games`), the meters grow by the exact
+(:class:`harness.suites.run.oracle.Oracle` over :mod:`harness.games`), the meters grow by the exact
 arithmetic of :mod:`harness.progressive.meter`, configurations are judged by
 :func:`harness.progressive.floors.configuration_problems`, and the rest is docs/protocol.md sections
 6 and 8, each as a :mod:`harness.explore.rules` rule with its clause.
@@ -68,7 +68,7 @@ from harness.money import Cents, parse_rate
 from harness.profiles.model import Profile, SeatSettings
 from harness.progressive.floors import configuration_problems
 from harness.progressive.meter import MeterConfig, grow_to_cap
-from harness.suites.expected import Oracle
+from harness.suites.run.oracle import Oracle
 
 BASE = ("player", "banker", "tie")
 EZ = ("dragon7", "panda8")
@@ -217,7 +217,7 @@ class TableModel:
         self.filed_seats: tuple[tuple[int, tuple[str, str] | None], ...] = tuple(
             (st.seat, None if st.combo is None else (st.combo[0].code, st.combo[1].code)) for st in rules.seats)
         self._oracles: dict[tuple[Cents | None, Decimal | None, Any], Oracle] = {}
-        # the limit the suites judge the lock-out by (harness.suites.timing.lockout_limit)
+        # the limit the suites judge the lock-out by (harness.suites.run.timing.lockout_limit)
         limit = profile.interpretations.get("lockout-latency-limit-ms")
         self.lock_limit_ms = Decimal(str(limit)) if limit is not None else Decimal(profile.timing.lockout_deadline_ms)
 

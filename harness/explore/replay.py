@@ -1,6 +1,6 @@
 """A written sequence played again against a device, judged by the model step by step.
 
-The YAML case an exploration writes (``expect_sequence``, :mod:`harness.suites.actions_explore`)
+The YAML case an exploration writes (``expect_sequence``, :mod:`harness.suites.steps.explore`)
 replays its operations here: from the table as it stands (its meters, payments and layout adopted,
 its configuration held to the profile's Rules Submission), each operation through the same
 performers, every observable compared with the model after it.

@@ -29,12 +29,12 @@ from harness.link.play import (
     wait_until,
 )
 from harness.link.steps import ACTS, NO_ROYAL9, hand, owners
-from harness.suites.model import Step
-from harness.suites.registry import Action, Arg, step
-from harness.suites.steps import deal, open_round, shoe
+from harness.suites.load.model import Step
+from harness.suites.steps.core import deal, open_round, shoe
+from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
-    from harness.suites.runner import CaseRunner
+    from harness.suites.run.runner import CaseRunner
 
 
 # ---------------------------------------------------------------------------- two hits, one instant

@@ -33,11 +33,11 @@ from harness.devices.roles import MeterReading, WagerResult
 from harness.errors import DeviceError, DeviceTimeout
 from harness.link.rig import LinkRig
 from harness.money import Cents, fmt
-from harness.suites.expect import expected_round
-from harness.suites.expected import Oracle, contribution_check, qualifying_stakes
-from harness.suites.model import Step
-from harness.suites.runner import CaseRunner
-from harness.suites.steps import deal, open_round
+from harness.suites.load.model import Step
+from harness.suites.run.oracle import Oracle, contribution_check, qualifying_stakes
+from harness.suites.run.runner import CaseRunner
+from harness.suites.steps.core import deal, open_round
+from harness.suites.steps.expect import expected_round
 
 if TYPE_CHECKING:
     from harness.link.rig import LinkRig, TableRig

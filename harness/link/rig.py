@@ -36,7 +36,7 @@ from harness.emulators.process import start_emulator
 from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents
 from harness.profiles.model import LinkSettings, LinkTable, Profile
-from harness.suites.rig import Rig, open_table_rig
+from harness.suites.run.rig import Rig, open_table_rig
 
 #: how long every table may take to join the link after the processes started
 JOIN_S = 15.0

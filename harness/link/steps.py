@@ -31,12 +31,12 @@ from harness.link.play import (
 from harness.math.link_exact import compare, meter_chances, why_unequal
 from harness.money import fmt
 from harness.stackbuilder import Impossible, NotFound, build_stack
-from harness.suites.model import Step
-from harness.suites.registry import Action, Arg, step
-from harness.suites.steps import deal, open_round
+from harness.suites.load.model import Step
+from harness.suites.steps.core import deal, open_round
+from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
-    from harness.suites.runner import CaseRunner
+    from harness.suites.run.runner import CaseRunner
 
 #: a round with no Royal 9 on any table: Player 2 5, Banker 3 6 (a natural 9), four cards
 NO_ROYAL9 = tuple(parse_cards("2H 3C 5D 6S"))

@@ -5,7 +5,7 @@ controller may fix its denomination for good, refuse to move a personal combinat
 meters show amounts (the safest reading of 461a.12(i)), or take any write between rounds.  No
 clause of 629a Royal 9 or 461a.12 requires a controller to accept a write, so a refusal of a
 write the profile does not declare writable is never a FAIL: the case that needed it is NOT
-APPLICABLE, with the reason (harness.suites.permitted).
+APPLICABLE, with the reason (harness.suites.steps.permitted).
 
 The capability ``config-write`` keeps its meaning: every field writable between rounds.  A profile
 with ``config_writes:`` gets the capability when it declares any field writable, so the cases that

@@ -17,7 +17,7 @@ from harness import exitcodes
 from harness.record.document import Record
 from harness.verdict import Verdict
 
-#: the pytest process's exit status when it stopped on a host fault (harness.suites.session)
+#: the pytest process's exit status when it stopped on a host fault (harness.suites.run.session)
 HOST_FAULT_STATUS = exitcodes.RIG_ERROR
 
 

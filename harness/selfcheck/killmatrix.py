@@ -231,8 +231,8 @@ def _twin_cases(profile: str) -> tuple[tuple[frozenset[str], bool, str | None], 
     from harness.bench.twin import bench_twin
     from harness.games.interpretations import Interpretations
     from harness.profiles import load_profile
-    from harness.suites.applicability import not_applicable
-    from harness.suites.schema import expand_suites, load_suite
+    from harness.suites.load.applicability import not_applicable
+    from harness.suites.load.schema import expand_suites, load_suite
 
     plain = load_profile(profile_path(profile))
     twin = bench_twin(plain)

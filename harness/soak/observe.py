@@ -39,8 +39,8 @@ from harness.profiles.model import Profile
 from harness.progressive.invariants import Reset
 from harness.soak.result import SoakResult
 from harness.soak.run import Soak, SoakOptions
-from harness.suites.expected import meters_at_settlement
-from harness.suites.rig import Rig
+from harness.suites.run.oracle import meters_at_settlement
+from harness.suites.run.rig import Rig
 
 #: a shoe is shuffled and loaded again when fewer cards are left than this
 RELOAD_BELOW = 20

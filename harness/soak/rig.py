@@ -16,8 +16,8 @@ from harness.devices.link import FramedLink
 from harness.devices.transcript import Entry, Transcript
 from harness.profiles.model import Profile
 from harness.progressive.invariants import MeterSpec
-from harness.suites.expected import meter_settings
-from harness.suites.rig import Rig
+from harness.suites.run.oracle import meter_settings
+from harness.suites.run.rig import Rig
 
 
 class BoundedTranscript(Transcript):

@@ -3,10 +3,10 @@
 Why (issue "the harness never passes a non-compliant device"): a defect that shows once in a
 thousand rounds - a fraction of a cent dropped, a rate a hair off, a meter turned back - slips
 through scripted cases.  The soak deals rounds drawn from a freshly shuffled full shoe through the
-rig exactly as a certification run does (:func:`harness.suites.profile_rig.open_rig`: the emulator in its
+rig exactly as a certification run does (:func:`harness.suites.run.profile_rig.open_rig`: the emulator in its
 own process, reached over a pty or 127.0.0.1 TCP by the reference drivers) and checks, each round:
 
-* every payout against the oracle (:class:`harness.suites.expected.Oracle`; 629a Royal 9 (e)-(h),
+* every payout against the oracle (:class:`harness.suites.run.oracle.Oracle`; 629a Royal 9 (e)-(h),
   633a.13(l)(1), the baccarat paytables);
 * the meters (:class:`harness.progressive.invariants.MeterAudit`): contributions x rate equal
   growth plus residual to the fraction of a cent (Royal 9 (f)(2), (g)(2); 461a.12(c)(2)), no
@@ -67,10 +67,10 @@ from harness.soak.stats import (
     royal9_laws,
     rss_kib,
 )
-from harness.suites.expected import ExpectedRound, Oracle, meters_at_settlement
-from harness.suites.payouts import paid_more_than_once, settlements
-from harness.suites.profile_rig import open_rig
-from harness.suites.rig import Rig
+from harness.suites.run.oracle import ExpectedRound, Oracle, meters_at_settlement
+from harness.suites.run.profile_rig import open_rig
+from harness.suites.run.rig import Rig
+from harness.suites.steps.payouts import paid_more_than_once, settlements
 
 ROUND_TIMEOUT_S = 10.0
 BACCARAT_CARDS = 6

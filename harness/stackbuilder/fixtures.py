@@ -6,7 +6,7 @@ so every Royal 9 paytable line of the seven-seat table in ``device_profiles/emul
 ((f)/(g): the $1 profile uses the same seats), every cell of the punto banco tableau and every
 Hit and Run line (633a.13(l)(1), the dealer rule of ``device_profiles/emulated-hit-and-run.yaml``)
 has a stack a suite can name.  The tests load them back with
-:func:`harness.suites.stacks.all_stacks` and judge each ``want`` with the oracles.
+:func:`harness.suites.load.stacks.all_stacks` and judge each ``want`` with the oracles.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from harness.stackbuilder.common import Stack
 from harness.stackbuilder.wants import Setup
 
 #: what a stacks file (``fixtures/stacks/*.yaml``) starts with: ``spec: tablecert/stacks/1``
-#: (:mod:`harness.suites.stacks` reads the files)
+#: (:mod:`harness.suites.load.stacks` reads the files)
 SPEC = "tablecert/stacks/1"
 
 _SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}

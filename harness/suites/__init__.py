@@ -1,2 +1,3 @@
-"""YAML certification suites: the format (:mod:`.steps`, :mod:`.schema`), named shoe stacks
-(:mod:`.stacks`), and the step runner that drives devices and records measurements."""
+"""YAML certification suites, in three rooms: :mod:`.load` reads and checks suite files (the format,
+named shoe stacks, whether a case applies), :mod:`.run` drives the devices through a case and records
+it, and :mod:`.steps` holds the step registry and every step a suite may use."""

@@ -162,7 +162,7 @@ def test_stack_file_errors_are_reported_at_the_stack_files_line(tmp_path: Path) 
     """A suite naming a stack whose entry is wrong: the error names the stack file and its line, and
     the suite's step says which stack it cannot use."""
     from harness.errors import InputError, error_lines
-    from harness.suites.schema import load_suite
+    from harness.suites.load.schema import load_suite
 
     stacks = tmp_path / "fixtures" / "stacks"
     stacks.mkdir(parents=True)

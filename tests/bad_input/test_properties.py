@@ -30,8 +30,8 @@ from harness.profiles import load_profile_text
 from harness.record import canonical_json
 from harness.record.journal import load_journal, load_record
 from harness.record.verification import verify
-from harness.suites.schema import load_suite
-from harness.suites.stacks import validate_stack_file
+from harness.suites.load.schema import load_suite
+from harness.suites.load.stacks import validate_stack_file
 from harness.textcheck import unseen_character
 from harness.yamlload import load_yaml_text
 

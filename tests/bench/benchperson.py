@@ -31,7 +31,7 @@ from harness.cards import parse_card
 from harness.devices.roles import Wager
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
-from harness.suites.expected import Oracle
+from harness.suites.run.oracle import Oracle
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLECERT = str(Path(os.environ.get("VIRTUAL_ENV") or ROOT / ".venv") / "bin" / "tablecert")

@@ -38,10 +38,10 @@ from harness.bench.session import BenchSession
 from harness.bench.twin import twin_mapping
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile, load_profile_text
-from harness.suites.expected import Oracle
-from harness.suites.profile_rig import open_rig
-from harness.suites.runner import CaseRunner
-from harness.suites.schema import load_suite
+from harness.suites.load.schema import load_suite
+from harness.suites.run.oracle import Oracle
+from harness.suites.run.profile_rig import open_rig
+from harness.suites.run.runner import CaseRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

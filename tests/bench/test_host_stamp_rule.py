@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harness.bench import jitter
-from harness.suites.expect import _host_stamped
+from harness.suites.steps.expect import _host_stamped
 
 LIMIT = Decimal("1.0")
 

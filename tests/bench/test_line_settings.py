@@ -11,7 +11,7 @@ import pytest
 from harness.devices.drivers.reference import open_serial_link
 from harness.errors import InputError
 from harness.profiles import load_profile_text
-from harness.suites.profile_rig import open_rig
+from harness.suites.run.profile_rig import open_rig
 
 BASE = """spec: tablecert/profile/1
 name: t

@@ -15,9 +15,9 @@ from harness.bench.settings import PerformerSpec
 from harness.errors import DeviceError, DeviceTimeout, InputError
 from harness.games.interpretations import Interpretations
 from harness.profiles import Profile, load_profile_text
-from harness.suites.applicability import no_performer, not_applicable
-from harness.suites.registry import acts_of, steps
-from harness.suites.schema import load_suite
+from harness.suites.load.applicability import no_performer, not_applicable
+from harness.suites.load.schema import load_suite
+from harness.suites.steps.registry import acts_of, steps
 
 ROOT = Path(__file__).resolve().parents[2]
 

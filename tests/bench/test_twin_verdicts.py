@@ -40,10 +40,10 @@ from harness.bench.twin import bench_twin, twin_mapping
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
 from harness.record.journal import load_record
-from harness.suites.applicability import not_applicable
-from harness.suites.model import Case
-from harness.suites.registry import acts_of
-from harness.suites.schema import expand_suites, load_suite
+from harness.suites.load.applicability import not_applicable
+from harness.suites.load.model import Case
+from harness.suites.load.schema import expand_suites, load_suite
+from harness.suites.steps.registry import acts_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 7

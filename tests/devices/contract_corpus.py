@@ -24,7 +24,7 @@ from harness.devices.link import DeviceNak, NakError
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.server import EmulatorServer
 from harness.profiles import load_profile
-from harness.suites.stacks import find_stack
+from harness.suites.load.stacks import find_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 5.0

@@ -21,7 +21,7 @@ from harness.devices.contract import schema
 ROOT = Path(__file__).resolve().parents[2]
 #: suite loading, not device messages
 NOT_READERS = {"schema.py", "rig.py", "given.py", "stacks.py", "registry.py", "model.py", "refs.py"}
-READERS = [*sorted(p for p in (ROOT / "harness" / "suites").glob("*.py") if p.name not in NOT_READERS),
+READERS = [*sorted(p for p in (ROOT / "harness" / "suites").rglob("*.py") if p.name not in NOT_READERS),
            *sorted((ROOT / "harness" / "bench").glob("*.py")), ROOT / "harness" / "soak" / "run.py",
            ROOT / "harness" / "devices" / "link.py", ROOT / "harness" / "devices" / "drivers" / "reference.py"]
 #: names the reference driver gives to reply payloads and their parts

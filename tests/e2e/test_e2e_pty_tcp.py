@@ -26,13 +26,13 @@ from harness.devices.link import DeviceEvent, NakError
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
 from harness.profiles.model import Profile
-from harness.suites import steps
-from harness.suites.expect import expected_round
-from harness.suites.expected import Oracle
-from harness.suites.model import Case, Step
-from harness.suites.profile_rig import open_rig
-from harness.suites.rig import Rig
-from harness.suites.runner import CaseRunner
+from harness.suites.load.model import Case, Step
+from harness.suites.run.oracle import Oracle
+from harness.suites.run.profile_rig import open_rig
+from harness.suites.run.rig import Rig
+from harness.suites.run.runner import CaseRunner
+from harness.suites.steps import core as steps
+from harness.suites.steps.expect import expected_round
 
 pytestmark = pytest.mark.timeout(90)
 

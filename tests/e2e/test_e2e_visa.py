@@ -23,8 +23,8 @@ from harness.devices.drivers.reference import ReferenceController, ReferenceSens
 from harness.devices.drivers.scpi import ScpiCounter, ScpiPowerSupply
 from harness.errors import DeviceError
 from harness.profiles import load_profile
-from harness.suites.profile_rig import open_rig
-from harness.suites.rig import Rig
+from harness.suites.run.profile_rig import open_rig
+from harness.suites.run.rig import Rig
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -14,7 +14,7 @@ import fault_matrix
 import pytest
 from indie_table.faults import ALL_FAULTS
 
-from harness.suites.schema import expand_suites, load_suite
+from harness.suites.load.schema import expand_suites, load_suite
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -27,7 +27,7 @@ from harness.errors import InputError
 from harness.regulations.catalogue import load_catalogue
 from harness.selfcheck import killmatrix
 from harness.selfcheck.killmatrix import CaseOutcome, Job, JobResult
-from harness.suites.schema import load_suite
+from harness.suites.load.schema import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,8 @@ from harness.errors import InputError
 from harness.games.interpretations import Interpretations
 from harness.link.rig import controller_mapping, table_profile
 from harness.profiles import load_profile, load_profile_text
-from harness.suites.applicability import not_applicable
-from harness.suites.schema import load_suite
+from harness.suites.load.applicability import not_applicable
+from harness.suites.load.schema import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 LINK = ROOT / "device_profiles" / "emulated-link-4.yaml"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness import yamlload
-from harness.suites.schema import load_suite
+from harness.suites.load.schema import load_suite
 
 CASE = """  - id: case-{n}
     title: A plain Royal 9 on the Player hand

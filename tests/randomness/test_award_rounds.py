@@ -1,5 +1,5 @@
 """The rounds played for mystery awards: every settlement checked and the meters conserved, with a
-reading only at the start, after a hit and at the end (harness.suites.award_rounds)."""
+reading only at the start, after a hit and at the end (harness.suites.steps.award_rounds)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from harness.devices.roles import MeterReading
 from harness.profiles.model import MeterSettings
 from harness.progressive.meter import Meter, MeterConfig
 from harness.record.journal import load_record
-from harness.suites.award_rounds import advance
+from harness.suites.steps.award_rounds import advance
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = ROOT / "device_profiles" / "emulated-midi-5-mystery.yaml"

@@ -10,7 +10,7 @@ import pytest
 from harness import stackbuilder
 from harness.games.interpretations import Interpretations
 from harness.stackbuilder import Impossible, NotFound, memo
-from harness.suites import given
+from harness.suites.load import given
 
 
 @pytest.fixture

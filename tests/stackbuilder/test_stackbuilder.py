@@ -18,7 +18,7 @@ from harness.games.royal9 import Royal9Table, parse_combo
 from harness.stackbuilder import Impossible, NotFound, Setup, Stack, build_stack, parse_want, verify
 from harness.stackbuilder.fixtures import FILES, fixture_setups, render_file, write_fixtures
 from harness.stackbuilder.render import SPEC
-from harness.suites.stacks import all_stacks
+from harness.suites.load.stacks import all_stacks
 from harness.yamlload import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -250,7 +250,7 @@ class _Entry:
 
 
 def load_fixtures(fixtures: Path = ROOT / "fixtures") -> dict[str, _Entry]:
-    """The shipped stacks read directly (see the xfail below for harness.suites.stacks)."""
+    """The shipped stacks read directly (see the xfail below for harness.suites.load.stacks)."""
     out: dict[str, _Entry] = {}
     for path in sorted((fixtures / "stacks").glob("*.yaml")):
         doc = load_yaml(path)

@@ -18,10 +18,10 @@ from harness.errors import InputError
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile_text
 from harness.regulations.catalogue import load_catalogue
-from harness.suites.actions_contract import expect_answer, outside_contract
-from harness.suites.applicability import not_applicable
-from harness.suites.model import Step
-from harness.suites.schema import load_suite
+from harness.suites.load.applicability import not_applicable
+from harness.suites.load.model import Step
+from harness.suites.load.schema import load_suite
+from harness.suites.steps.contract import expect_answer, outside_contract
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "suites" / "contract" / "contract.suite.yaml"

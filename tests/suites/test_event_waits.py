@@ -34,7 +34,7 @@ def test_every_device_the_supply_feeds_is_pinged_at_once() -> None:
     barrier of three is passed only when all three are asked at the same time; asked one after
     another, the first would break it and the step would not end as three devices gone dark)."""
     from harness.profiles.model import DeviceSpec
-    from harness.suites.steps import _went_dark
+    from harness.suites.steps.core import _went_dark
 
     barrier = threading.Barrier(3, timeout=5.0)
     measured: list[tuple[str, bool]] = []
@@ -74,7 +74,7 @@ class _Runner:
 def test_an_expected_event_is_waited_for_until_it_arrives() -> None:
     """The event sought comes after another event of the round: it is found (the wait goes on past the
     first event, up to the deadline), and the wait ends when it is there."""
-    from harness.suites.expect import expect_event
+    from harness.suites.steps.expect import expect_event
 
     runner = _Runner([_event("payout", seat=1), _event("hit", seat=3, meter="minor"), _event("payout", seat=3)])
     expect_event(runner, None, event="hit", absent=False, match={"seat": 3, "meter": "minor"})  # type: ignore[arg-type]
@@ -99,7 +99,7 @@ class _Trailing(_Runner):
 def test_an_event_may_trail_its_act_by_as_long_as_the_profile_gives_an_answer() -> None:
     """No clause times an event's report: one that comes 120 ms after the act (a bench's button, a
     loaded host) is there; with no time to answer in the profile the old 50 ms deadline misses it."""
-    from harness.suites.expect import expect_event
+    from harness.suites.steps.expect import expect_event
 
     for timeout_ms, found in ((2000, True), (0, False)):
         runner = _Trailing(0.12, timeout_ms)
@@ -108,7 +108,7 @@ def test_an_event_may_trail_its_act_by_as_long_as_the_profile_gives_an_answer() 
 
 
 def test_an_absent_event_still_has_the_whole_wait() -> None:
-    from harness.suites.expect import EVENT_WAIT_S, expect_event
+    from harness.suites.steps.expect import EVENT_WAIT_S, expect_event
 
     runner = _Runner([])
     expect_event(runner, None, event="hit", absent=True)  # type: ignore[arg-type]
@@ -121,7 +121,7 @@ def test_an_absent_event_still_has_the_whole_wait() -> None:
 def test_a_settled_rounds_hits_are_taken_without_waiting() -> None:
     """Every hit and payout of a round comes before its round_end: once round_end is in, the
     attendant's check asks no wait of the devices; before it (or on a link), it waits as before."""
-    from harness.suites.steps import hits_to_pay
+    from harness.suites.steps.core import hits_to_pay
 
     def runner(events: list[DeviceEvent], link: Any = None) -> Any:
         r = _Runner([], link=link)
@@ -142,7 +142,7 @@ def test_a_settled_rounds_hits_are_taken_without_waiting() -> None:
 
 
 def test_the_shoes_of_a_battery_are_bulk_prompts() -> None:
-    from harness.suites.actions_randomness import _live_shoes
+    from harness.suites.steps.randomness import _live_shoes
 
     asked: list[tuple[str, bool]] = []
     bulk = [False]
@@ -188,7 +188,7 @@ def test_a_device_that_answers_with_its_power_off_is_still_an_error() -> None:
     """The pings at once keep the old verdict: the first fed device (in the profile's order) that
     answers ends the step as an ERROR, after the dark ones before it were measured."""
     from harness.profiles.model import DeviceSpec
-    from harness.suites.steps import _went_dark
+    from harness.suites.steps.core import _went_dark
 
     measured: list[str] = []
 
@@ -215,8 +215,8 @@ def test_a_lost_link_is_waited_for_until_the_controller_reports_it() -> None:
     step waits for its `lockout` report (cause comm-lost) before the next step judges it: a report that
     arrives three pumps after the cut is in the round's log when the step returns, and the wait ends
     there (the pump after it is never asked for)."""
-    from harness.suites.runner import CaseRunner
-    from harness.suites.steps import comm
+    from harness.suites.run.runner import CaseRunner
+    from harness.suites.steps.core import comm
 
     class Late(_Runner):
         def __init__(self, arriving: list[DeviceEvent], timeout_ms: str) -> None:

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from harness.devices.link import DeviceEvent
-from harness.suites.expect import expect_event
-from harness.suites.runner import Measured
+from harness.suites.run.runner import Measured
+from harness.suites.steps.expect import expect_event
 
 
 class _Round:

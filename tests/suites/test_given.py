@@ -9,9 +9,9 @@ import pytest
 from harness.errors import InputError
 from harness.profiles import load_profile, load_profile_text
 from harness.profiles.model import Profile
-from harness.suites.given import reference_markdown
-from harness.suites.refs import Ref, missing, parse_ref, unfilled
-from harness.suites.schema import load_suite
+from harness.suites.load.given import reference_markdown
+from harness.suites.load.refs import Ref, missing, parse_ref, unfilled
+from harness.suites.load.schema import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "spec: tablecert/suite/1\nsuite: t\ntitle: T\nrequires: [royal9]\ncases:\n"
@@ -70,7 +70,7 @@ def test_roles_bind_to_each_tables_seats_and_combinations(tmp_path: Path) -> Non
 
 def test_a_role_the_table_cannot_fill_makes_the_case_not_applicable(tmp_path: Path) -> None:
     from harness.games.interpretations import Interpretations
-    from harness.suites.applicability import not_applicable
+    from harness.suites.load.applicability import not_applicable
 
     path = _write(tmp_path, CASE)
     one = _profile("    - {seat: 1, combo: [KS, 9S]}\n")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile_text
-from harness.suites.applicability import not_applicable
-from harness.suites.schema import load_suite
+from harness.suites.load.applicability import not_applicable
+from harness.suites.load.schema import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 MIDI5 = (ROOT / "device_profiles" / "emulated-midi-5.yaml").read_text()

@@ -19,7 +19,7 @@ from harness.devices.link import DeviceEvent
 from harness.emulators.personas import apply_persona
 from harness.profiles import load_profile
 from harness.record import load_record
-from harness.suites.steps import _within_lockout_limit
+from harness.suites.steps.core import _within_lockout_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 MIDI5 = ROOT / "device_profiles" / "emulated-midi-5.yaml"

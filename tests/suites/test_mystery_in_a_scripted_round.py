@@ -17,7 +17,7 @@ import pytest
 from harness.progressive.floors import MYSTERY_CONFIGURATIONS
 from harness.progressive.mystery import distribution
 from harness.record import load_record
-from harness.suites.accounts import mystery_paid
+from harness.suites.steps.accounts import mystery_paid
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 1651

@@ -11,12 +11,12 @@ from harness.cards import parse_cards
 from harness.devices.link import DeviceEvent
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
-from harness.suites.expect import expect_payout
-from harness.suites.expected import Oracle
-from harness.suites.model import Case, Step
-from harness.suites.payouts import paid_more_than_once, settlements
-from harness.suites.rig import Rig
-from harness.suites.runner import CaseRunner
+from harness.suites.load.model import Case, Step
+from harness.suites.run.oracle import Oracle
+from harness.suites.run.rig import Rig
+from harness.suites.run.runner import CaseRunner
+from harness.suites.steps.expect import expect_payout
+from harness.suites.steps.payouts import paid_more_than_once, settlements
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP = Step("expect_payout", {}, "<test>", 1, 1, "- expect_payout")

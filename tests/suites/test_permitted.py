@@ -1,4 +1,4 @@
-"""Required and permitted configuration writes (``config_writes:``, harness.suites.permitted).
+"""Required and permitted configuration writes (``config_writes:``, harness.suites.steps.permitted).
 
 A refusal of a write the profile does not declare writable is recorded and ends the case NOT
 APPLICABLE; a refusal of a field declared writable between rounds stays a FAIL; a write the device
@@ -21,10 +21,10 @@ from harness.emulators.personas import apply_persona
 from harness.profiles import load_profile
 from harness.profiles.configwrites import ALL_BETWEEN_ROUNDS
 from harness.record import load_record
-from harness.suites.actions_royal9 import configure_combos
-from harness.suites.model import Step
-from harness.suites.permitted import NotApplicableHere, fields_written, never_written
-from harness.suites.runner import Measured
+from harness.suites.load.model import Step
+from harness.suites.run.runner import Measured
+from harness.suites.steps.permitted import NotApplicableHere, fields_written, never_written
+from harness.suites.steps.royal9 import configure_combos
 
 ROOT = Path(__file__).resolve().parents[2]
 MIDI5 = ROOT / "device_profiles" / "emulated-midi-5.yaml"
@@ -131,7 +131,7 @@ def test_a_device_that_keeps_its_combinations_passes_declared_and_fails_undeclar
 
 
 def test_a_royal9_refusal_may_give_either_true_cause_and_no_other() -> None:
-    from harness.suites.permitted import refusal_reasons
+    from harness.suites.steps.permitted import refusal_reasons
 
     bare = SimpleNamespace(round=SimpleNamespace(wagers={}), requires_base_wager=True)
     based = SimpleNamespace(round=SimpleNamespace(wagers={(3, "banker"): 1000}), requires_base_wager=True)

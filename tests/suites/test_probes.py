@@ -14,10 +14,10 @@ import pytest
 from harness.devices.link import DeviceEvent
 from harness.devices.roles import MeterReading
 from harness.profiles import load_profile
-from harness.suites.accounts import awards, owed, residual_problems
-from harness.suites.actions_bounds import _floor_probes, _limit_probes
-from harness.suites.actions_probes import trace
-from harness.suites.timing import RoundLock, decided
+from harness.suites.run.timing import RoundLock, decided
+from harness.suites.steps.accounts import awards, owed, residual_problems
+from harness.suites.steps.bounds import _floor_probes, _limit_probes
+from harness.suites.steps.probes import trace
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = load_profile(ROOT / "device_profiles" / "emulated-midi-5.yaml")
@@ -114,7 +114,7 @@ def test_a_reset_keeps_the_fraction_of_a_cent_the_wagers_left() -> None:
 
 
 def test_grown_leaves_out_a_mystery_meter_that_awarded_in_the_span() -> None:
-    from harness.suites.expect import _grown
+    from harness.suites.steps.expect import _grown
 
     mystery = load_profile(ROOT / "device_profiles" / "emulated-midi-5-mystery.yaml")
     measured: list[tuple[str, bool]] = []
@@ -149,7 +149,7 @@ def _measuring(**extra: Any) -> tuple[Any, dict[str, tuple[Any, Any, bool]]]:
 
 def test_conservation_leaves_out_a_meter_hit_in_any_round_since_the_snapshot() -> None:
     """A mystery award in the first of two rounds (no hit in the last) is still an award of the span."""
-    from harness.suites.expect import _conservation
+    from harness.suites.steps.expect import _conservation
 
     base = _reading({"mega": 5_000_000, "major": 45_000, "minor": 45_000, "mystery": 31_025})
     now = _reading({"mega": 5_000_011, "major": 45_004, "minor": 45_003, "mystery": 10_475},
@@ -169,7 +169,7 @@ def test_conservation_leaves_out_a_meter_hit_in_any_round_since_the_snapshot() -
 def test_two_awards_in_one_round_reseed_twice() -> None:
     """Seat 5 takes $224.00, the meter reseeds at $100 and draws a trigger of $101, seat 9's share takes
     $101.00 and it reseeds again: before + contributions = awards + meter - 2 x reseed."""
-    from harness.suites.actions_mystery import _award
+    from harness.suites.steps.mystery import _award
 
     def hit(seat: int, amount: int) -> DeviceEvent:
         return _event("hit", seat=seat, category="mystery", meter="mystery", amount=amount)
@@ -195,8 +195,8 @@ def test_a_meter_at_its_payout_limit_stops_there_and_counts_what_it_diverted() -
     play: the expected meter stops at the cap (the oracle pays the capped amount) and the
     contributions balance with the diverted cents, counted only at the cap."""
     from harness.profiles.model import MeterSettings
-    from harness.suites.award_rounds import advance
-    from harness.suites.expected import capped, contribution_check
+    from harness.suites.run.oracle import capped, contribution_check
+    from harness.suites.steps.award_rounds import advance
 
     major = MeterSettings("major", Decimal("1.75"), 45_101, 45_001, 90_301, 99_999_999)
     assert capped(major, 90_250, 52) == 90_301 and capped(major, 90_200, 52) == 90_252
@@ -218,7 +218,7 @@ def test_a_reading_below_the_cap_without_diverted_leaves_the_earlier_diverted_ce
     count the 38 as this stretch's: the minor 'grew' 12690 c against 5200 c of contributions and the
     conservation check FAILed a compliant device.  Cents lost or created still fail."""
     from harness.profiles.model import MeterSettings
-    from harness.suites.expected import contribution_check
+    from harness.suites.run.oracle import contribution_check
 
     major = MeterSettings("major", Decimal("1.75"), 45_101, 45_001, 90_301, 99_999_999)
     start = _reading({"major": 90_250}, {"major": "0.5"})
@@ -249,7 +249,7 @@ def test_a_meter_at_its_cap_that_reports_no_diverted_cents_is_outside_the_contra
     ContractError naming the field (the case's ERROR), never a FAIL nor a silent pass."""
     from harness.devices.contract import ContractError
     from harness.profiles.model import MeterSettings
-    from harness.suites.expected import contribution_check
+    from harness.suites.run.oracle import contribution_check
 
     major = MeterSettings("major", Decimal("1.75"), 45_101, 45_001, 90_301, 99_999_999)
     start = _reading({"major": 90_250}, {"major": "0.5"})
@@ -265,7 +265,7 @@ def test_a_power_cut_must_be_seen_dark_then_back_locked_by_power() -> None:
     answers was never cut: an ERROR, never a PASS on a case about power loss); back on, it is
     locked with lock-out cause power (a device that only rebooted in place would not have gone dark)."""
     from harness.errors import DeviceError, DeviceTimeout
-    from harness.suites.steps import _came_back, _went_dark
+    from harness.suites.steps.core import _came_back, _went_dark
 
     measured: list[tuple[str, bool]] = []
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from harness.suites.expect import rate_clause
+from harness.suites.steps.expect import rate_clause
 
 
 def _runner(den: int, caps: set[str]) -> Any:

@@ -1,4 +1,4 @@
-"""References to amounts resolved when a step runs (harness/suites/refs.py), and the meter growth
+"""References to amounts resolved when a step runs (harness/suites/load/refs.py), and the meter growth
 expected against them (expect_meters `grown`)."""
 
 import dataclasses
@@ -9,7 +9,7 @@ import pytest
 
 from harness.devices.roles import MeterReading
 from harness.profiles import load_profile
-from harness.suites import refs
+from harness.suites.load import refs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,7 +58,7 @@ def test_meter_growth_stops_at_the_meter_s_limit() -> None:
     after a run's play and its growth of 0 was FAILed against the 200 cents its wagers contribute."""
     from types import SimpleNamespace
 
-    from harness.suites.expect import _grown
+    from harness.suites.steps.expect import _grown
 
     profile = load_profile(ROOT / "device_profiles" / "emulated-midi-5.yaml")
     limit = profile.rules.meters["major"].payout_limit

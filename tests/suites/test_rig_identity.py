@@ -6,7 +6,7 @@ import pytest
 
 from harness.errors import DeviceError
 from harness.profiles import load_profile
-from harness.suites.profile_rig import open_rig
+from harness.suites.run.profile_rig import open_rig
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,12 +18,12 @@ from harness.devices.roles import ControllerConfig, SeatCombo, Wager, WagerResul
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
 from harness.record import load_record
-from harness.suites.actions_games import expect_areas
-from harness.suites.expected import Oracle
-from harness.suites.model import Case, Step
-from harness.suites.rig import Rig
-from harness.suites.runner import CaseRunner
-from harness.suites.steps import wager
+from harness.suites.load.model import Case, Step
+from harness.suites.run.oracle import Oracle
+from harness.suites.run.rig import Rig
+from harness.suites.run.runner import CaseRunner
+from harness.suites.steps.core import wager
+from harness.suites.steps.games import expect_areas
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = ROOT / "device_profiles" / "emulated-midi-5.yaml"

@@ -11,8 +11,8 @@ import pytest
 from harness.devices.roles import Wager
 from harness.games.baccarat import deal_round
 from harness.profiles import load_profile, load_profile_text
-from harness.suites.actions_streak import riding_exception
-from harness.suites.schema import load_suite
+from harness.suites.load.schema import load_suite
+from harness.suites.steps.streak import riding_exception
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "suites" / "washington" / "wac-230-15-040-streak3.suite.yaml"
@@ -45,7 +45,7 @@ def test_without_a_profile_the_reference_table_builds_them() -> None:
 def test_the_cases_apply_only_where_the_rules_submission_offers_the_wager() -> None:
     mini = load_profile(ROOT / "device_profiles" / "emulated-mini-baccarat.yaml")
     from harness.games.interpretations import Interpretations
-    from harness.suites.applicability import not_applicable
+    from harness.suites.load.applicability import not_applicable
 
     interp = Interpretations.from_overrides({})
     cases = {c.name: c for c in load_suite(SUITE, profile=mini).cases}

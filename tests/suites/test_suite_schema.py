@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from harness.errors import InputError
-from harness.suites.registry import ACTIONS, reference_markdown
-from harness.suites.schema import load_suite
+from harness.suites.load.schema import load_suite
+from harness.suites.steps.registry import ACTIONS, reference_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "spec: tablecert/suite/1\nsuite: t\ntitle: T\ncases:\n"
@@ -69,8 +69,9 @@ def test_errors_are_positioned(tmp_path: Path, body: str, where: str, message: s
 def test_docs_list_every_action() -> None:
     doc = (ROOT / "docs" / "writing-suites.md").read_text()
     missing = [a for a in ACTIONS if f"`{a}`" not in doc]
-    assert not missing, f"docs/writing-suites.md lacks {missing}: regenerate with python -m harness.suites.registry"
-    assert reference_markdown() in doc, "step reference out of date: python -m harness.suites.registry"
+    assert not missing, (f"docs/writing-suites.md lacks {missing}: regenerate with "
+                         "python -m harness.suites.steps.registry")
+    assert reference_markdown() in doc, "step reference out of date: python -m harness.suites.steps.registry"
 
 
 def test_shipped_suites_validate() -> None:

@@ -1,4 +1,4 @@
-"""The sweeps of harness/suites/actions_sweeps.py on fake devices (no emulator): every line, meter,
+"""The sweeps of harness/suites/steps/sweeps.py on fake devices (no emulator): every line, meter,
 field and state asked, and how each answer is judged (the cases themselves are proven on the
 independent table's faults, tests/independent/FAULTS2.md)."""
 
@@ -12,9 +12,9 @@ import pytest
 
 from harness.devices.link import DeviceNak, Reply
 from harness.devices.roles import MeterReading
-from harness.suites import actions_sweeps as sw
-from harness.suites.expect import caps_in_force
-from harness.suites.permitted import NotApplicableHere
+from harness.suites.steps import sweeps as sw
+from harness.suites.steps.expect import caps_in_force
+from harness.suites.steps.permitted import NotApplicableHere
 
 STEP = SimpleNamespace(clause=None)
 

@@ -1,4 +1,4 @@
-"""The steps of harness/suites/actions_wire.py on fake devices and events (no emulator): what each
+"""The steps of harness/suites/steps/wire.py on fake devices and events (no emulator): what each
 judges a FAIL and what it lets pass (the cases themselves are proven on the independent table's
 third set of faults, tests/independent/FAULTS3.md)."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.devices.link import DeviceEvent, DeviceNak, Reply
 from harness.devices.transcript import IN, OUT, Transcript
-from harness.suites import actions_wire as wire
+from harness.suites.steps import wire
 
 STEP = SimpleNamespace(clause=None)
 

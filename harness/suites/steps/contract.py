@@ -1,0 +1,147 @@
+"""The device contract: what a device speaking the reference protocol answers (docs/protocol.md).
+
+A regulation says what a table must do; the contract says how a device tells the harness, and
+the harness's verdicts lean on it: a refusal it reads as "declined" must be one, a lock-out cause
+it reports must be the cause.  ``expect_answer`` sends one request of the contract and holds the
+answer to it:
+
+- the answer is one of those the step lists (``ok``, or a NAK code of section 3);
+- an ``ok`` answer carries the fields of ``match`` with those values;
+- a declined request leaves no trace: the configuration, the meters (their fractions of a cent and
+  the payout meters included) and the layout read as before;
+- a ``config.set`` the device took is written back to the configuration it replaced, so the run
+  goes on at the table as filed.
+
+Acts at the table (a wager, the dealer's buttons, the reset key) are not sent this way: they are
+the bench's (section 11), and the steps for them take ``expect: refused`` where the contract says a
+device refuses them.  A device reached through a plugin driver that speaks its own protocol is not
+held to this one: :func:`outside_contract` makes such a case NOT APPLICABLE.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from harness.devices import vocabulary
+from harness.devices.link import DeviceNak
+from harness.suites.load.model import Step
+from harness.suites.steps.probes import trace
+from harness.suites.steps.registry import Action, Arg, choice, step
+
+if TYPE_CHECKING:
+    from harness.profiles.model import Profile
+    from harness.suites.load.model import Case
+    from harness.suites.run.runner import CaseRunner
+
+#: ``ok`` for an answer, and the NAK codes of docs/protocol.md section 3
+ANSWERS = ("ok", *vocabulary.NAK_CODES)
+
+
+def not_a_request(cmd: str) -> str | None:
+    """Why ``cmd`` is not sent by ``expect_answer``, or None."""
+    if cmd in vocabulary.REMOTE_ACTS:
+        return (f"{cmd} stands for an act at the table (docs/protocol.md section 11): use the step for the act "
+                "(wager, remove_wager, lockout_button, reset_key, open_round, no_more_bets), which a bench's "
+                "performer carries out")
+    if cmd.startswith("test."):
+        return f"{cmd} is the emulator's test channel, no device behaviour (docs/protocol.md section 7)"
+    return None
+
+
+def outside_contract(profile: Profile, case: Case) -> str | None:
+    """Why the case's ``expect_answer`` steps do not apply to the profile's devices, or None: a role
+    the profile does not fill, or one reached through a driver that does not speak the reference
+    protocol."""
+    from harness.devices.drivers.reference import ReferenceDevice
+    from harness.devices.registry import default_registry
+
+    for s in case.steps:
+        if s.action != "expect_answer":
+            continue
+        role = str(s.args.get("role") or "controller")
+        spec = profile.devices.get(role)
+        if spec is None:
+            return f"the case asks the {role}, which profile {profile.name} does not have"
+        try:
+            cls = default_registry().info(spec.driver).cls
+        except Exception:  # an unknown driver is the rig's error, reported when it is opened
+            continue
+        if not issubclass(cls, ReferenceDevice):
+            return (f"the {role} is reached through driver {spec.driver}, which does not speak the reference "
+                    "protocol: the protocol contract's answers do not apply (docs/protocol.md section 10)")
+    return None
+
+
+def _device(runner: CaseRunner, role: str) -> Any:
+    dev = getattr(runner.rig, role, None)
+    if dev is None:
+        raise AssertionError(f"expect_answer: the profile has no {role}")
+    return dev
+
+
+def _layout(runner: CaseRunner) -> list[str]:
+    if runner.rig.sensors is None:
+        return []
+    return sorted(f"seat {w.seat} {w.type} {w.amount}" for w in runner.rig.sensors.wagers())
+
+
+def _fields(answer: dict[str, Any], match: dict[str, Any]) -> list[str]:
+    return [f"{k}: {answer.get(k, '(absent)')!r}, not {v!r}" for k, v in match.items()
+            if k not in answer or answer[k] != v or isinstance(answer[k], bool) != isinstance(v, bool)]
+
+
+@step("expect_answer", Action(
+    {
+        "role": choice("shoe", "sensors", "controller", default="controller"),
+        "cmd": Arg("str", required=True),
+        "args": Arg("map"),
+        "answer": Arg("str-list"),
+        "match": Arg("map"),
+    },
+    doc="docs/protocol.md: send the request `cmd` (with `args`) to `role` and hold its answer to the "
+    "protocol contract: one of `answer` (`ok`, or NAK codes of section 3; default `[ok]`), an `ok` answer "
+    "with the fields of `match`; a declined request leaves the configuration, meters and layout as they "
+    "were, and a `config.set` taken is written back.  Acts at the table are not requests (their steps take "
+    "`expect: refused`); a device whose driver speaks another protocol is NOT APPLICABLE",
+))
+def expect_answer(runner: CaseRunner, step: Step, cmd: str, role: str = "controller",
+                  args: dict[str, Any] | None = None, answer: tuple[str, ...] | None = None,
+                  match: dict[str, Any] | None = None) -> None:
+    wanted = tuple(answer or ("ok",))  # the answers and the command were checked with the suite
+    dev = _device(runner, role)
+    ctrl = runner.rig.controller
+    config_before = ctrl.config().raw if ctrl is not None else None
+    meters_before = runner.read_meters() if ctrl is not None else None
+    layout_before = _layout(runner)
+    sent = f"{role} {cmd}" + (f" {args}" if args else "")
+    try:
+        got: dict[str, Any] = dev.request(cmd, **dict(args or {}))
+        code = "ok"
+        shown = f"ok {got}"
+    except DeviceNak as exc:
+        got, code, shown = {}, exc.code, f"NAK {exc.code} ({exc.reason})"
+    runner.measure(step, f"answer to {sent}", shown, " or ".join(wanted), code in wanted)
+    if code == "ok" and match:
+        wrong = _fields(got, dict(match))
+        runner.measure(step, f"answer to {sent}: fields", "; ".join(wrong) or "as matched", match, not wrong)
+    runner.pump(0.01)
+    if ctrl is None or config_before is None or meters_before is None:
+        return
+    config_now = ctrl.config().raw
+    if code != "ok":
+        changed = sorted(k for k in set(config_before) | set(config_now) if config_before.get(k) != config_now.get(k))
+        moved = trace(meters_before, runner.read_meters())
+        layout = _layout(runner)
+        runner.measure(step, f"{sent} declined: configuration, meters and layout as before",
+                       "; ".join([f"configuration {', '.join(changed)} changed"] * bool(changed) + moved
+                                 + [f"layout {layout_before} -> {layout}"] * (layout != layout_before))
+                       or "unchanged", "unchanged", not changed and not moved and layout == layout_before)
+    if cmd == "config.set" and config_now != config_before:
+        back = {k: config_before[k] for k in dict(args or {}) if k in config_before}
+        try:
+            ctrl.set_config(**back)
+            restored = ctrl.config().raw == config_before
+            how = "as filed" if restored else "differs from before"
+        except DeviceNak as exc:
+            restored, how = False, f"the write back was refused: {exc.code} ({exc.reason})"
+        runner.measure(step, f"configuration written back after {sent}", how, "as filed", restored)

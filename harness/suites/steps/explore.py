@@ -1,0 +1,100 @@
+"""``expect_sequence``: a sequence of operations the explorer found and shrunk, played again.
+
+``tablecert explore`` (docs/explore.md) writes each finding as a case with this one step: the
+operations in order (``open_round``, ``wager seat=1 type=player amount=100``, ``load 9S QS ...``,
+``deal_first``, ``deal_rest``, ``config_write {...}``, ``power_cycle``, ``comm down``, ...), each
+carried out through the bench's performers and judged by the explorer's model of the device
+contract (:mod:`harness.explore.model`): every observable after every operation (the meters to the
+fraction of a cent, the payout meters, the pending payments, the layout, the configuration, the
+lock-out and its cause, the shoe's counts, the round number, the identity) against every behaviour
+the contract permits.  One measurement per operation, against the clause of the rule it applies.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from harness.bench.acts import PressLockout
+from harness.devices.framing import next_seq
+from harness.suites.steps.registry import Action, Arg, step
+
+if TYPE_CHECKING:
+    from harness.suites.load.model import Step
+    from harness.suites.run.runner import CaseRunner
+
+
+@step("expect_sequence", Action(
+    {"ops": Arg("str-list", required=True)},
+    shorthand="ops",
+    doc="docs/explore.md: play the operations `ops` (as `tablecert explore` writes them: `open_round`, "
+    "`wager seat=1 type=player amount=100`, `remove_wager seat=1 type=player`, `lockout_button`, "
+    "`no_more_bets`, `load KS 9H ...`, `deal_first`, `deal_rest`, `reset_key mega`, `config_write {json}`, "
+    "`power_cycle`, `comm down|up`, `void`, `reconnect`, `reboot`, `deal_misread`) from the table as it stands, "
+    "and after each compare every observable (each read's answer time too) with the explorer's model of the "
+    "device contract; stops at the first difference",
+    acts=("load", "deal", "wager", "remove-wager", "open-round"),
+))
+def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> None:
+    from harness.explore.device import Table
+    from harness.explore.model import TableModel, unsupported
+    from harness.explore.ops import op_text, parse_op
+    from harness.explore.replay import replay
+    from harness.explore.rules import RULES
+    from harness.suites.steps.permitted import NotApplicableHere
+
+    parsed = [parse_op(text, f"expect_sequence ops[{i}]") for i, text in enumerate(ops)]
+    why = unsupported(runner.profile)
+    if why is not None:  # a table the model does not stand for: no sequence can be judged there
+        raise NotApplicableHere(f"the explorer's model cannot play {why}")
+    model = TableModel(runner.profile)
+    table = Table(runner.profile, runner.rig, runner.performers, royal9=model.royal9)
+    table.stage = runner  # type: ignore[assignment]
+    for judged in replay(model, table, parsed):
+        name = "the table before the first operation" if judged.op is None else \
+            f"operation {judged.index}: {op_text(judged.op)}"[:200]
+        rule: Any = RULES.get(judged.differences[0].rule) if judged.differences else None
+        shown = "; ".join(d.text() for d in judged.differences) or "as the model permits"
+        runner.measure(step, name, shown[:2000], "as the model of docs/protocol.md permits", not judged.differences,
+                       detail=(f"rule {rule.name} ({rule.source}): {rule.text}" if rule is not None else
+                               judged.choice or ""),
+                       clause=rule.clause if rule is not None else None)
+
+
+@step("expect_event_seq_across_reconnect", Action(
+    {},
+    doc="docs/protocol.md section 4: after an event of the controller, the host closes its line to the "
+    "controller and opens it again, and the lock-out button is pressed (by the bench's performer: the test "
+    "channel, a relay or a person), which sends a lockout event while wagering is open; that event's SEQ must "
+    "follow the last one seen before the reconnection",
+    acts=("lockout-button",),
+))
+def expect_event_seq_across_reconnect(runner: CaseRunner, step: Step) -> None:
+    from harness.devices.registry import open_device
+    from harness.suites.run.rig import device_entry
+    from harness.suites.steps.permitted import NotApplicableHere
+
+    ctrl = runner.controller()
+    spec = runner.profile.devices.get("controller")
+    if spec is None or spec.port is None or getattr(ctrl, "request", None) is None:
+        raise NotApplicableHere("the controller is not reached over a line of the reference protocol")
+    runner.pump(0.05)
+    seen = [e for e in runner.round.ctrl_events]
+    if not seen:
+        raise RuntimeError("expect_event_seq_across_reconnect needs an event of the controller first (open_round)")
+    last = seen[-1].seq
+    entry = device_entry(runner.profile, "controller", dict(getattr(runner.rig.emulator, "addresses", None) or {}))
+    ctrl.close()
+    again: Any = open_device("controller", entry)
+    runner.rig.controller = again
+    before = len(runner.round.ctrl_events)
+    # the button, as the bench presses it (a bench twin has no test channel: its relay presses it)
+    runner.perform(PressLockout())
+    runner.round.closed_by_dealer = True
+    deadline = time.monotonic() + 1.0
+    while len(runner.round.ctrl_events) == before and time.monotonic() < deadline:
+        runner.pump(0.02)
+    got = runner.round.ctrl_events[before:]
+    first = got[0].seq if got else None
+    runner.measure(step, "the controller's first event SEQ after the host reconnected", first,
+                   f"{next_seq(last)} (the successor of {last})", first == next_seq(last))

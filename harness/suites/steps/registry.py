@@ -1,0 +1,195 @@
+"""The step registry: every step a suite file may use, its arguments, and the code that runs it.
+
+A step is registered where it is written, with the :func:`step` decorator::
+
+    @step("reset_key", Action({"meter": Arg("enum", required=True, choices=METERS)}, shorthand="meter"))
+    def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
+        ...
+
+The decorator records the step's specification (:class:`Action`: its arguments and their checks,
+read by the validator in :mod:`harness.suites.load.schema` and by the generated reference in
+``docs/writing-suites.md``) next to the function the runner calls with the step's validated
+arguments.  Nothing is bound onto a class by name: the runner looks the step up here.
+
+The modules that define steps are listed in :data:`STEP_MODULES`, in the order the reference
+documents them; :func:`steps` imports them once.  A name registered twice is refused, so two
+modules cannot silently replace each other's step.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+#: every module that registers steps, in documentation order
+STEP_MODULES = (
+    "harness.suites.steps.core",
+    "harness.suites.steps.expect",
+    "harness.suites.steps.expect_shoe",
+    "harness.suites.steps.royal9",
+    "harness.suites.steps.progressive",
+    "harness.suites.steps.mystery",
+    "harness.suites.steps.games",
+    "harness.suites.steps.streak",
+    "harness.suites.steps.faults",
+    "harness.suites.steps.randomness",
+    "harness.suites.steps.probes",
+    "harness.suites.steps.bounds",
+    "harness.suites.steps.contract",
+    "harness.suites.steps.explore",
+    "harness.suites.steps.sweeps",
+    "harness.suites.steps.wire",
+    "harness.link.steps",
+    "harness.link.faults",
+)
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument: ``kind`` names its check (see :mod:`harness.suites.load.schema`).
+
+    ``lo``/``hi`` bound a whole number (default 0 and the schema's largest) or a decimal;
+    ``positive`` asks a decimal or an amount to be more than 0; ``why`` is the reason a value out of
+    those bounds can never be right, shown in the message (``a baccarat hand totals 0 to 9``)."""
+
+    kind: str
+    required: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    lo: int | None = None
+    hi: int | None = None
+    positive: bool = False
+    why: str = ""
+
+
+def choice(*choices: str, required: bool = False, default: str | None = None) -> Arg:
+    """An argument that takes one of ``choices``."""
+    return Arg("enum", required=required, default=default, choices=choices)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A step's specification: its arguments, shorthand and one-line documentation."""
+
+    args: dict[str, Arg] = field(default_factory=dict)
+    #: argument a scalar value stands for (``power: off`` -> ``{"state": "off"}``)
+    shorthand: str | None = None
+    #: the arguments of which exactly one must be given
+    one_of: tuple[str, ...] = ()
+    doc: str = ""
+    #: the physical acts the step may ask a performer for (:data:`harness.bench.acts.ACTS`); a case
+    #: needing one no performer on the bench can carry out is NOT APPLICABLE
+    acts: tuple[str, ...] = ()
+    #: arguments any of which, given, means the step asks for none of its acts (it reads a file of
+    #: observations instead, ``from:``)
+    acts_unless: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StepDef:
+    """A registered step: its name, its specification and the function that carries it out."""
+
+    name: str
+    spec: Action
+    #: ``run(runner, step, **validated_args)``
+    run: Callable[..., None]
+    module: str
+
+
+_REGISTRY: dict[str, StepDef] = {}
+_loaded = False
+
+F = TypeVar("F", bound=Callable[..., None])
+
+
+def step(name: str, spec: Action | None = None) -> Callable[[F], F]:
+    """Register the decorated function as the step ``name`` with its specification."""
+
+    def register(fn: F) -> F:
+        if name in _REGISTRY:
+            raise RuntimeError(f"step '{name}' is registered twice ({_REGISTRY[name].module} and {fn.__module__})")
+        _REGISTRY[name] = StepDef(name, spec or Action(), fn, fn.__module__)
+        return fn
+
+    return register
+
+
+def steps() -> Mapping[str, StepDef]:
+    """Every registered step, in documentation order: by :data:`STEP_MODULES`, then as each module
+    registers them (the step modules are imported on first use, whatever was imported before)."""
+    global _loaded
+    if not _loaded:
+        for module in STEP_MODULES:
+            importlib.import_module(module)
+        rank = {m: i for i, m in enumerate(STEP_MODULES)}
+        ordered = sorted(_REGISTRY.values(), key=lambda d: rank.get(d.module, len(rank)))
+        _REGISTRY.clear()
+        _REGISTRY.update((d.name, d) for d in ordered)
+        _loaded = True
+    return _REGISTRY
+
+
+def lookup(name: str) -> StepDef:
+    """The step ``name``; ``KeyError`` when no module registers it."""
+    return steps()[name]
+
+
+class _Specs(Mapping[str, Action]):
+    """Read-only view ``name -> Action`` over the registry (what the validator checks against)."""
+
+    def __getitem__(self, name: str) -> Action:
+        return steps()[name].spec
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(steps())
+
+    def __len__(self) -> int:
+        return len(steps())
+
+
+#: ``name -> Action`` for every registered step
+ACTIONS: Mapping[str, Action] = _Specs()
+
+
+def acts_of(step_names: Iterator[str] | list[str] | tuple[str, ...],
+            args: list[Mapping[str, Any]] | None = None) -> list[str]:
+    """The physical acts steps of these names (with these arguments, when given) may ask for, in
+    first-use order."""
+    out: dict[str, None] = {}
+    for i, name in enumerate(step_names):
+        if name in steps():
+            spec = steps()[name].spec
+            if args is not None and any(a in args[i] for a in spec.acts_unless):
+                continue
+            out.update(dict.fromkeys(spec.acts))
+    return list(out)
+
+
+def reference_markdown() -> str:
+    """The step reference table of ``docs/writing-suites.md`` (kept in step by a test)."""
+    rows = ["| step | arguments | what it does |", "|---|---|---|"]
+    # in the order of STEP_MODULES whichever module was imported first (a module may import another's)
+    order = {module: i for i, module in enumerate(STEP_MODULES)}
+    for d in sorted(steps().values(), key=lambda d: order.get(d.module, len(order))):
+        name, spec = d.name, d.spec
+        args = []
+        for key, a in spec.args.items():
+            kind = "|".join(a.choices) if a.kind == "enum" else a.kind
+            if a.lo is not None or a.hi is not None:
+                kind += f" {a.lo if a.lo is not None else 0}..{a.hi if a.hi is not None else 'N'}"
+            if a.positive:
+                kind += " > 0"
+            flag = " (required)" if a.required else (f" = {a.default}" if a.default is not None else "")
+            args.append(f"`{key}`: {kind}{flag}".replace("|", "\\|"))
+        short = f" (shorthand: `{name}: <{spec.shorthand}>`)" if spec.shorthand else ""
+        rows.append(f"| `{name}` | {'; '.join(args) or '-'} | {spec.doc}{short} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m harness.suites.steps.registry` prints the reference
+    # run as a script this module is __main__, not the registry the step modules register into
+    from harness.suites.steps.registry import reference_markdown as _reference
+
+    print(_reference())
