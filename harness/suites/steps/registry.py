@@ -3,7 +3,7 @@
 A step is registered where it is written, with the :func:`step` decorator::
 
     @step("reset_key", Action({"meter": Arg("enum", required=True, choices=METERS)}, shorthand="meter"))
-    def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
+    def reset_key(runner: CaseContext, step: Step, meter: str) -> None:
         ...
 
 The decorator records the step's specification (:class:`Action`: its arguments and their checks,
@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 #: every module that registers steps, in documentation order
 STEP_MODULES = (
     "harness.suites.steps.core",
+    "harness.suites.steps.rounds",
     "harness.suites.steps.expect",
     "harness.suites.steps.expect_shoe",
     "harness.suites.steps.royal9",
