@@ -8,6 +8,11 @@ module, otherwise to ``harness.x``).  A package's ``__init__`` is its own node.
 
 :data:`KNOWN` holds the circles that remain, each with why; a new circle fails, and so does a known
 one that is gone (remove it from the list, so it cannot come back unnoticed).
+
+The rooms of harness/suites/ (issue 31) keep their direction: load/ imports nothing of run/ and
+reaches none of the run time proper (:data:`RUN_TIME`); run/ reaches the steps only through their
+registry; a step knows the case it serves by :class:`harness.suites.run.context.CaseContext`, never
+the runner or the session.
 """
 
 from __future__ import annotations
@@ -19,13 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "harness"
 
 #: the circles left (each a sorted tuple of modules, one strongly connected component), and what
-#: closes each; issue 31 step 4 ("Imports at the top") is to break them, and this list only shrinks
-KNOWN: dict[tuple[str, ...], str] = {
-    ("harness.suites.run.runner", "harness.suites.run.timing", "harness.suites.steps.accounts",
-     "harness.suites.steps.core", "harness.suites.steps.expect", "harness.suites.steps.payouts",
-     "harness.suites.steps.permitted", "harness.suites.steps.rounds"):
-        "the steps take the CaseRunner as their context, and the runner and the step modules call each other",
-}
+#: closes each; none is left since the steps take a CaseContext (harness.suites.run.context) instead
+#: of the CaseRunner, and this list only shrinks
+KNOWN: dict[tuple[str, ...], str] = {}
+
+#: the run time proper: what the loader never reaches, and what no step imports
+RUN_TIME = ("harness.suites.run.runner", "harness.suites.run.session", "harness.suites.run.resuming",
+            "harness.suites.run.profile_rig")
 
 
 def modules() -> dict[str, Path]:
@@ -132,3 +137,41 @@ def test_no_new_circle_in_harness() -> None:
     gone = [c for c in KNOWN if c not in found]
     assert not new, "import circles (break them; see KNOWN for the ones left):\n" + "\n".join(map(" -> ".join, new))
     assert not gone, "known circles no longer there (remove them from KNOWN):\n" + "\n".join(map(" ".join, gone))
+
+
+def _room(edges: dict[str, set[str]], room: str) -> list[str]:
+    return sorted(m for m in edges if m.startswith(f"harness.suites.{room}."))
+
+
+def _reach(edges: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in edges[todo.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_the_loader_does_not_import_the_run_time() -> None:
+    """harness/suites/load/ imports nothing of run/ itself, and reaches none of the run time proper
+    through the step modules it validates against (they know the run by its context)."""
+    edges = graph()
+    direct = {m: sorted(t for t in edges[m] if t.startswith("harness.suites.run.")) for m in _room(edges, "load")}
+    assert not {m: t for m, t in direct.items() if t}
+    reached = {m: sorted(_reach(edges, m) & set(RUN_TIME)) for m in _room(edges, "load")}
+    assert not {m: t for m, t in reached.items() if t}
+
+
+def test_the_run_time_reaches_the_steps_only_through_the_registry() -> None:
+    edges = graph()
+    other = {m: sorted(t for t in edges[m] if t.startswith("harness.suites.steps.")
+                       and t != "harness.suites.steps.registry") for m in _room(edges, "run")}
+    assert not {m: t for m, t in other.items() if t}
+
+
+def test_no_step_imports_the_runner_or_the_session() -> None:
+    edges = graph()
+    found = {m: sorted(edges[m] & set(RUN_TIME)) for m in _room(edges, "steps")}
+    assert not {m: t for m, t in found.items() if t}

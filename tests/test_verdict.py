@@ -10,8 +10,8 @@ import yaml
 
 from harness.errors import DeviceError, DeviceTimeout
 from harness.record.model import OUTCOMES, VERDICTS
-from harness.suites.run.runner import ComplianceFailure, Inconclusive, verdict_of
-from harness.suites.steps.permitted import NotApplicableHere
+from harness.suites.run.context import Inconclusive, NotApplicableHere
+from harness.suites.run.runner import ComplianceFailure, verdict_of
 from harness.verdict import Verdict
 
 WORDS = ("PASS", "FAIL", "ERROR", "TIMEOUT", "SKIP", "NOT APPLICABLE", "INCONCLUSIVE", "INTERRUPTED", "PARTIAL",

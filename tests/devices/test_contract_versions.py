@@ -154,7 +154,7 @@ def test_between_cases_an_unreadable_pending_turns_every_meters_key() -> None:
 
     from harness.devices.link import NakError
     from harness.devices.roles import MeterReading
-    from harness.suites.steps.core import settle_pending_keys
+    from harness.suites.run.session import settle_pending_keys
 
     class Runner:
         def __init__(self, reading: MeterReading) -> None:

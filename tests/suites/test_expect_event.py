@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from harness.devices.link import DeviceEvent
-from harness.suites.run.runner import Measured
+from harness.suites.run.context import Measured
 from harness.suites.steps.expect import expect_event
 
 

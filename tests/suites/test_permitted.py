@@ -22,8 +22,8 @@ from harness.profiles import load_profile
 from harness.profiles.configwrites import ALL_BETWEEN_ROUNDS
 from harness.record import load_record
 from harness.suites.load.model import Step
-from harness.suites.run.runner import Measured
-from harness.suites.steps.permitted import NotApplicableHere, fields_written, never_written
+from harness.suites.run.context import Measured, NotApplicableHere
+from harness.suites.steps.permitted import fields_written, never_written
 from harness.suites.steps.royal9 import configure_combos
 
 ROOT = Path(__file__).resolve().parents[2]

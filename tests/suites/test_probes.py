@@ -14,7 +14,8 @@ import pytest
 from harness.devices.link import DeviceEvent
 from harness.devices.roles import MeterReading
 from harness.profiles import load_profile
-from harness.suites.run.timing import RoundLock, decided
+from harness.suites.run.context import RoundLock
+from harness.suites.run.timing import decided
 from harness.suites.steps.accounts import awards, owed, residual_problems
 from harness.suites.steps.bounds import _floor_probes, _limit_probes
 from harness.suites.steps.probes import trace

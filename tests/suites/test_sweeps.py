@@ -12,9 +12,9 @@ import pytest
 
 from harness.devices.link import DeviceNak, Reply
 from harness.devices.roles import MeterReading
+from harness.suites.run.context import NotApplicableHere
 from harness.suites.steps import sweeps as sw
 from harness.suites.steps.expect import caps_in_force
-from harness.suites.steps.permitted import NotApplicableHere
 
 STEP = SimpleNamespace(clause=None)
 

@@ -13,41 +13,40 @@ import random
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers, PressLockout
 from harness.bench.performers import Performers, human_readable
-from harness.cards import Card, shoe_composition
+from harness.cards import Card, parse_card, shoe_composition
 from harness.devices.link import DeviceEvent, DeviceNak, NakError
 from harness.devices.roles import MeterReading, Wager, WagerResult
 from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents, fmt
 from harness.suites.load.model import Case, Step
-from harness.suites.run.oracle import ExpectedRound, Oracle
+from harness.suites.load.stacks import find_stack
+from harness.suites.run.context import (
+    LIVE_RELOAD_BELOW,
+    CaseContext,
+    CaseState,
+    Inconclusive,
+    Measured,
+    NotApplicableHere,
+    RoundLock,
+    RoundLog,
+)
+from harness.suites.run.oracle import Oracle, qualifying_stakes
 from harness.suites.run.rig import Rig
-from harness.suites.run.timing import LockTiming, RoundLock
-from harness.suites.steps.permitted import NotApplicableHere
 from harness.suites.steps.registry import lookup
 from harness.verdict import Verdict
 
 ROUND_TIMEOUT_S = 10.0
 #: NAK codes a device may answer a wager at a seat the table does not have with (a refusal)
 SEAT_REFUSAL_NAKS = ("BAD_ARGS", "REFUSED")
-#: a live shoe is reloaded (freshly shuffled) when fewer cards are left than a round can take
-LIVE_RELOAD_BELOW = 20
 
 
 class ComplianceFailure(AssertionError):
     """The device did not do what the regulation requires (a FAIL verdict)."""
-
-
-class Inconclusive(Exception):
-    """Nothing failed, but the case cannot be decided: a statistical case with fewer observations
-    than its planned power needs and no test rejecting (with the number still needed), or a
-    measurement only taken as an advisory value (host stamps within the bench's jitter of the
-    limit).  The case is INCONCLUSIVE, never PASS."""
 
 
 def verdict_of(exc: BaseException) -> tuple[Verdict, str]:
@@ -71,56 +70,6 @@ def verdict_of(exc: BaseException) -> tuple[Verdict, str]:
     if isinstance(exc, Exception):
         return Verdict.ERROR, "".join(traceback.format_exception_only(exc)).strip()
     return Verdict.INTERRUPTED, f"the run was interrupted during this case ({type(exc).__name__})"
-
-
-@dataclass
-class Measured:
-    name: str
-    value: Any
-    unit: str
-    limit: Any
-    passed: bool
-    clause: str
-    detail: str = ""
-    step: Step | None = None
-    #: measured, but not precisely enough to decide: neither PASS nor FAIL (INCONCLUSIVE)
-    advisory: bool = False
-
-    @property
-    def outcome(self) -> str:
-        if self.advisory:
-            return Verdict.INCONCLUSIVE
-        return Verdict.PASS if self.passed else Verdict.FAIL
-
-
-@dataclass
-class RoundLog:
-    """Everything seen since the last ``open_round``."""
-
-    cards: list[tuple[Card, int]] = field(default_factory=list)
-    #: every event of the shoe in the round (``card``, ``misread``, ``error``), in order
-    shoe_events: list[DeviceEvent] = field(default_factory=list)
-    ctrl_events: list[DeviceEvent] = field(default_factory=list)
-    wagers: dict[tuple[int, str], Cents] = field(default_factory=dict)
-    results: list[WagerResult] = field(default_factory=list)
-    meters_before_settle: MeterReading | None = None
-    settled: bool = False
-    expected: ExpectedRound | None = None
-    #: the bet sensors' own events (a ``wager`` event per chips placed at the table)
-    sensor_events: list[DeviceEvent] = field(default_factory=list)
-    #: the round's qualifying wagers have been added to the case's running total
-    counted: bool = False
-    #: the dealer closed wagering by hand in this round (the lock-out button or "no more bets")
-    closed_by_dealer: bool = False
-    #: this round's lock-out latency, measured once (harness.suites.run.timing)
-    lock_timing: LockTiming | None = None
-    #: the round is on the case's list of timed rounds (or was found not to be timed)
-    lock_recorded: bool = False
-    #: the cards the round's deals have asked the shoe for so far (None: a deal of all it holds)
-    cards_asked: int | None = 0
-    #: the round number the controller's ``round.open`` answer named (None: not known, e.g. a person
-    #: pressed the button)
-    number: int | None = None
 
 
 class CaseRunner:
@@ -172,6 +121,8 @@ class CaseRunner:
         self.performed: list[str] = []
         #: the lock-out latency of every round dealt in this case (harness.suites.run.timing)
         self.lock_rounds: list[RoundLock] = []
+        #: what steps keep between them in this case
+        self.state = CaseState()
         #: rates of progression written in this case (``configure_meter``), in force instead of the profile's
         self.rates_written: dict[str, Decimal] = {}
         #: each device line (by the id of its link) -> how many event SEQ gaps it had recorded when the
@@ -195,6 +146,7 @@ class CaseRunner:
         if self.case.bind_error:
             raise RuntimeError(f"the case could not be built for this Rules Submission: {self.case.bind_error}")
         deadline = self.t0 + self.case.timeout_s
+        context: CaseContext = self  # every step's context; the steps know it by its protocol
         person0 = self.performers.person_s  # the operator's time is not the devices': it does not count
         for i, step in enumerate(self.case.steps, start=1):
             if time.monotonic() - (self.performers.person_s - person0) > deadline:
@@ -203,7 +155,7 @@ class CaseRunner:
             before = len(self.measured)
             self.current, self.performed = step, []
             try:
-                lookup(step.action).run(self, step, **step.args)
+                lookup(step.action).run(context, step, **step.args)
             except (DeviceError, NakError) as exc:
                 if self.on_step:
                     self.on_step(i, step, Verdict.ERROR, {"error": str(exc), **self._performed()})
@@ -335,8 +287,6 @@ class CaseRunner:
             self.round.shoe_events.extend(shoe_events)
             for ev in shoe_events:
                 if ev.name == "card":
-                    from harness.cards import parse_card
-
                     self.round.cards.append((parse_card(str(ev.payload["card"])), ev.t_ns))
         events = getattr(self.rig.sensors, "events", None)
         if events is not None:
@@ -366,8 +316,6 @@ class CaseRunner:
 
     def count_round(self) -> None:
         """Add this round's qualifying wagers to the case's total once it has been dealt."""
-        from harness.suites.run.oracle import qualifying_stakes
-
         if not self.round.counted and (self.round.settled or self.round.cards):
             self.round.counted = True
             self.stakes_total += qualifying_stakes(self.round.wagers)
@@ -478,8 +426,6 @@ class CaseRunner:
 
     def cards_arg(self, cards: tuple[Card, ...] | None, stack: str | None) -> tuple[Card, ...] | None:
         if stack is not None:
-            from harness.suites.load.stacks import find_stack
-
             return find_stack(stack).cards
         return cards
 
@@ -526,8 +472,6 @@ class CaseRunner:
         deals the round live from it, as a bench does: nothing is known of the cards before they are
         read, and the oracle is applied to the cards read (``loaded`` stays empty).  The cards read
         are kept per round (:attr:`observed`) as plain data for the record."""
-        from harness.suites.steps.core import settle_round
-
         self.dealer_closes_wagering()
         if self.profile.bench.performer("load").kind == "test-channel":
             cards = draw()
@@ -548,7 +492,7 @@ class CaseRunner:
                            lambda: self.round_length(self.cards_read()[before:]) is not None, timeout_s=2.0)
             self.live_left -= len(self.round.cards) - before
         assert self.current is not None
-        settle_round(self, self.current)
+        lookup("settle").run(self, self.current)  # the step ``settle``, through the registry
         if not self.loaded and self.observed:
             self.observed[-1]["rounds"].append([c.code for c, _t in self.round.cards])
 

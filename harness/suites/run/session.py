@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 
-from harness.bench.acts import RedoCase
+from harness.bench.acts import RedoCase, TurnResetKey
 from harness.bench.session import BenchSession
 from harness.bench.twin import bench_twin
+from harness.devices.contract import ContractError
 from harness.errors import DeviceError, InputError
 from harness.games.interpretations import Interpretations
 from harness.interrupts import deferred
@@ -36,11 +37,11 @@ from harness.suites.load.applicability import not_applicable
 from harness.suites.load.inputs import check_inputs, in_checkout, input_files, resumption, suites_used
 from harness.suites.load.model import Case
 from harness.suites.load.stacks import project_root
+from harness.suites.run.context import CaseContext, Measured
 from harness.suites.run.oracle import Oracle
 from harness.suites.run.profile_rig import open_rig
 from harness.suites.run.rig import Rig
-from harness.suites.run.runner import CaseRunner, Measured, verdict_of
-from harness.suites.steps.core import settle_pending_keys
+from harness.suites.run.runner import CaseRunner, verdict_of
 from harness.verdict import Verdict
 
 DEFAULT_PROFILE = Path("device_profiles") / "emulated-midi-5.yaml"
@@ -479,6 +480,35 @@ def _host_fault(exc: OSError) -> str:
     """One line for a write the host refused."""
     where = f" ({exc.filename})" if exc.filename else ""
     return f"{exc.strerror or type(exc).__name__}{where}"
+
+
+def turn_pending_keys(runner: CaseContext) -> tuple[str, ...]:
+    """Turn the reset key of every meter the controller reports a payment pending on (461a.12(b)(5)):
+    an attendant-paid hit waits for it; a table-paid hit (a mystery award) never does."""
+    pending = runner.read_meters().pending
+    for name in pending:
+        runner.perform(TurnResetKey(name))
+    if pending:
+        runner.read_meters()
+    return pending
+
+
+def settle_pending_keys(runner: CaseContext) -> tuple[str, ...]:
+    """Between cases: :func:`turn_pending_keys`; where the controller's ``pending`` is outside its
+    contract (unreadable, docs/protocol.md section 3), the key of every meter it reports is turned
+    instead, each refused where nothing waits, so one case's unread award does not refuse the next
+    case its rounds: the fault stays with the cases that read ``pending``."""
+    try:
+        return turn_pending_keys(runner)
+    except ContractError:
+        turned = []
+        for name in runner.read_meters().meters:
+            try:
+                runner.perform(TurnResetKey(name, probe=True))
+            except DeviceError:
+                continue  # refused: nothing waited for this key
+            turned.append(name)
+        return tuple(turned)
 
 
 _PROFILE_KEY = pytest.StashKey[tuple[Profile, Interpretations]]()

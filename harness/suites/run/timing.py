@@ -14,21 +14,18 @@ wagering was locked before the first card (a link loss).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.errors import DeviceTimeout
-
-if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+from harness.suites.run.context import CaseContext, LockTiming, RoundLock
 
 #: after the round settled, how long a lock-out event still missing is waited for (s)
 LATE_EVENT_S = 0.5
 _MS = Decimal("0.001")
 
 
-def lockout_limit(runner: CaseRunner) -> Decimal:
+def lockout_limit(runner: CaseContext) -> Decimal:
     """The lock-out deadline in force: the profile's ``lockout-latency-limit-ms`` interpretation where
     it chooses one, else its ``timing.lockout_deadline_ms``."""
     if "lockout-latency-limit-ms" in runner.profile.interpretations:
@@ -36,43 +33,11 @@ def lockout_limit(runner: CaseRunner) -> Decimal:
     return runner.profile.timing.lockout_deadline_ms
 
 
-@dataclass(frozen=True)
-class LockTiming:
-    """One round's lock-out: host receive stamps always, the counter's interval when it measured."""
-
-    host_ms: Decimal
-    counter_ms: Decimal | None
-    #: the counter was armed for this round (so a ``None`` interval means it measured nothing)
-    counter_armed: bool
-    cause: Any
-    #: the lock-out event came before the round's first card (wagering was already closed)
-    before_card: bool
-
-
-@dataclass(frozen=True)
-class RoundLock:
-    """One round on the case's list: which round of the case, and its latency (``None``: the
-    controller reported no lock-out at all for a round it dealt)."""
-
-    n: int
-    timing: LockTiming | None
-
-    @property
-    def ms(self) -> Decimal | None:
-        if self.timing is None:
-            return None
-        return self.timing.counter_ms if self.timing.counter_ms is not None else self.timing.host_ms
-
-    @property
-    def by_counter(self) -> bool:
-        return self.timing is not None and self.timing.counter_ms is not None
-
-
 def _locked(e: Any) -> bool:
     return bool(e.name == "lockout" and e.payload.get("locked"))
 
 
-def lock_timing(runner: CaseRunner, wait_s: float = 0.0) -> LockTiming | None:
+def lock_timing(runner: CaseContext, wait_s: float = 0.0) -> LockTiming | None:
     """This round's lock-out latency, measured once (the counter is read once per armed round);
     ``None`` when no card was dealt or no lock-out event came within ``wait_s``."""
     cached = runner.round.lock_timing
@@ -101,7 +66,7 @@ def lock_timing(runner: CaseRunner, wait_s: float = 0.0) -> LockTiming | None:
     return timing
 
 
-def record_round(runner: CaseRunner) -> None:
+def record_round(runner: CaseContext) -> None:
     """The round just settled goes on the case's list of timed rounds (once), where it is timed."""
     if runner.round.lock_recorded or not runner.round.cards:
         return

@@ -23,10 +23,10 @@ from harness.suites.run.oracle import meter_settings
 
 if TYPE_CHECKING:
     from harness.devices.roles import MeterReading
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 
-def paid_by(runner: CaseRunner, meter: str) -> str:
+def paid_by(runner: CaseContext, meter: str) -> str:
     """Who pays an award of ``meter``: the mystery award as the Rules Submission says, a meter
     jackpot an attendant (629a Royal 9 (f), (g); 633a.13(l)(1))."""
     if meter == "mystery":
@@ -35,7 +35,7 @@ def paid_by(runner: CaseRunner, meter: str) -> str:
     return "attendant"
 
 
-def awards(runner: CaseRunner, events: Iterable[Any]) -> tuple[Cents, Cents]:
+def awards(runner: CaseContext, events: Iterable[Any]) -> tuple[Cents, Cents]:
     """The progressive awards among ``events`` (``hit`` events naming a meter): (table, attendant)."""
     table = attendant = 0
     for e in events:
@@ -50,7 +50,7 @@ def awards(runner: CaseRunner, events: Iterable[Any]) -> tuple[Cents, Cents]:
     return table, attendant
 
 
-def mystery_paid(runner: CaseRunner, events: Sequence[Any]) -> tuple[Cents, Cents]:
+def mystery_paid(runner: CaseContext, events: Sequence[Any]) -> tuple[Cents, Cents]:
     """The mystery awards among ``events`` already paid: (table, attendant).  Its hidden trigger falls
     in whatever round the wagers carry the meter past it (Royal 9 (h)), so a case that scripts a
     meter jackpot may see one too: table-paid it is on the meters at the hit, attendant-paid once a
@@ -67,7 +67,7 @@ def mystery_paid(runner: CaseRunner, events: Sequence[Any]) -> tuple[Cents, Cent
     return table, attendant
 
 
-def account_problems(runner: CaseRunner, start: MeterReading, now: MeterReading, events: Sequence[Any],
+def account_problems(runner: CaseContext, start: MeterReading, now: MeterReading, events: Sequence[Any],
                      where: str) -> list[str]:
     """The payout meters moved by exactly the progressive awards among ``events``, every one of them
     paid between the two readings (461a.12(b)(2)-(4))."""
@@ -82,12 +82,12 @@ def account_problems(runner: CaseRunner, start: MeterReading, now: MeterReading,
             f"cumulative {fmt(want[2])}"]
 
 
-def carried(runner: CaseRunner) -> bool:
+def carried(runner: CaseContext) -> bool:
     """``meter-residual-on-reset``: the fraction of a cent is carried across a reset."""
     return runner.interpretation("meter-residual-on-reset") != "discard"
 
 
-def residual_problems(runner: CaseRunner, start: MeterReading, now: MeterReading, stakes: Cents,
+def residual_problems(runner: CaseContext, start: MeterReading, now: MeterReading, stakes: Cents,
                       meters: Iterable[str], where: str) -> list[str]:
     """For meters that reset between the readings: the fraction of a cent is what the wagers since
     left, as if no reset had happened (carried); under ``discard`` nothing is checked, the fraction
@@ -108,7 +108,7 @@ def residual_problems(runner: CaseRunner, start: MeterReading, now: MeterReading
     return out
 
 
-def owed(runner: CaseRunner, meter: str, upto: int) -> Cents:
+def owed(runner: CaseContext, meter: str, upto: int) -> Cents:
     """What the hits of ``meter`` since its last reset owe, among the first ``upto`` hit and reset
     events of the case (what the attendant pays at the key)."""
     total = 0
@@ -122,7 +122,7 @@ def owed(runner: CaseRunner, meter: str, upto: int) -> Cents:
     return total
 
 
-def measure_keys(runner: CaseRunner, step: Any, before: MeterReading, keys: Sequence[str], mark: int) -> None:
+def measure_keys(runner: CaseContext, step: Any, before: MeterReading, keys: Sequence[str], mark: int) -> None:
     """After the reset keys of ``keys`` were turned: the payout meters rose by exactly what those
     hits owed (461a.12(b)(3), (b)(4)), and each meter kept its fraction of a cent (carry) or dropped
     it (discard) across the reset."""

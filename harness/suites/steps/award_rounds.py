@@ -17,7 +17,7 @@ more:
 * each mystery award the controller reports.
 
 The shoe: one freshly shuffled shoe is loaded and dealt round by round, reloaded when fewer than
-:data:`~harness.suites.run.runner.LIVE_RELOAD_BELOW` cards are left, as a table is dealt (a load per
+:data:`~harness.suites.run.context.LIVE_RELOAD_BELOW` cards are left, as a table is dealt (a load per
 shoe, not per round), through whoever performs the acts: the test channel (pace 0, synchronous),
 or the bench's operator (the bench twin: the scripted operator, whose ``bulk_speed`` may hurry
 these rounds in CI; docs/device-profiles.md).
@@ -36,15 +36,15 @@ from harness.cards import format_cards
 from harness.devices.roles import MeterReading
 from harness.randomness.observations import MysteryAward
 from harness.suites.load.model import Step
+from harness.suites.run.context import LIVE_RELOAD_BELOW
 from harness.suites.run.oracle import capped, contribution_check, meter_settings, qualifying_stakes
-from harness.suites.run.runner import LIVE_RELOAD_BELOW
 from harness.suites.steps.core import hits_to_pay, measure_payments, settle_round
 from harness.suites.steps.expect import expected_round
 from harness.suites.steps.payouts import settlements
 
 if TYPE_CHECKING:
     from harness.profiles.model import MeterSettings
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 #: findings listed in a measurement's detail (the count is exact whatever the list)
 DETAIL_LIMIT = 2000
@@ -71,7 +71,7 @@ class AwardRounds:
     """Rounds played until a number of mystery awards, in one or more calls (the procedure's stages
     continue the same play); the checks accumulate over every round played."""
 
-    def __init__(self, runner: CaseRunner, step: Step, seed: int, reseed: int, must_hit_by: int) -> None:
+    def __init__(self, runner: CaseContext, step: Step, seed: int, reseed: int, must_hit_by: int) -> None:
         self.runner = runner
         self.step = step
         self.seed = seed

@@ -31,7 +31,7 @@ from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
     from harness.profiles.model import MeterSettings
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 FIELDS = ("initial", "reset", "payout_limit", "display_capacity")
 _FLOORED = ("mega", "major", "minor")
@@ -44,7 +44,7 @@ class Probe:
     expect: str
 
 
-def _floor_probes(runner: CaseRunner, meter: str, m: MeterSettings, shown: Cents, fields: tuple[str, ...],
+def _floor_probes(runner: CaseContext, meter: str, m: MeterSettings, shown: Cents, fields: tuple[str, ...],
                   full: dict[str, Cents]) -> list[Probe]:
     floor = refs.floor(runner.profile, meter)
     out: list[Probe] = []
@@ -98,12 +98,12 @@ def _limit_probes(m: MeterSettings, shown: Cents, fields: tuple[str, ...], full:
     return out
 
 
-def _read(runner: CaseRunner, meter: str) -> dict[str, Any]:
+def _read(runner: CaseContext, meter: str) -> dict[str, Any]:
     got = runner.controller().config().meters.get(meter)
     return {f: getattr(got, f, None) for f in FIELDS}
 
 
-def _write(runner: CaseRunner, meter: str, fields: dict[str, Cents]) -> tuple[str, str]:
+def _write(runner: CaseContext, meter: str, fields: dict[str, Cents]) -> tuple[str, str]:
     try:
         runner.controller().set_config(meters={meter: fields})
         return "accepted", ""
@@ -120,7 +120,7 @@ def _write(runner: CaseRunner, meter: str, fields: dict[str, Cents]) -> tuple[st
     "other; a forbidden value is refused and leaves the configuration as filed, the bound and a value "
     "inside it are accepted and read back, then the filed values are written back; at the end no meter moved",
 ))
-def expect_meter_bounds(runner: CaseRunner, step: Step, meters: tuple[str, ...] | None = None,
+def expect_meter_bounds(runner: CaseContext, step: Step, meters: tuple[str, ...] | None = None,
                         fields: tuple[str, ...] | None = None) -> None:
     chosen = tuple(fields) if fields else FIELDS
     unknown = [f for f in chosen if f not in FIELDS]

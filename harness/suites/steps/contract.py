@@ -31,7 +31,7 @@ from harness.suites.steps.registry import Action, Arg, choice, step
 if TYPE_CHECKING:
     from harness.profiles.model import Profile
     from harness.suites.load.model import Case
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 #: ``ok`` for an answer, and the NAK codes of docs/protocol.md section 3
 ANSWERS = ("ok", *vocabulary.NAK_CODES)
@@ -72,14 +72,14 @@ def outside_contract(profile: Profile, case: Case) -> str | None:
     return None
 
 
-def _device(runner: CaseRunner, role: str) -> Any:
+def _device(runner: CaseContext, role: str) -> Any:
     dev = getattr(runner.rig, role, None)
     if dev is None:
         raise AssertionError(f"expect_answer: the profile has no {role}")
     return dev
 
 
-def _layout(runner: CaseRunner) -> list[str]:
+def _layout(runner: CaseContext) -> list[str]:
     if runner.rig.sensors is None:
         return []
     return sorted(f"seat {w.seat} {w.type} {w.amount}" for w in runner.rig.sensors.wagers())
@@ -104,7 +104,7 @@ def _fields(answer: dict[str, Any], match: dict[str, Any]) -> list[str]:
     "were, and a `config.set` taken is written back.  Acts at the table are not requests (their steps take "
     "`expect: refused`); a device whose driver speaks another protocol is NOT APPLICABLE",
 ))
-def expect_answer(runner: CaseRunner, step: Step, cmd: str, role: str = "controller",
+def expect_answer(runner: CaseContext, step: Step, cmd: str, role: str = "controller",
                   args: dict[str, Any] | None = None, answer: tuple[str, ...] | None = None,
                   match: dict[str, Any] | None = None) -> None:
     wanted = tuple(answer or ("ok",))  # the answers and the command were checked with the suite

@@ -41,11 +41,12 @@ from harness.money import Cents
 from harness.profiles.configwrites import field_of_wire
 from harness.suites.load.model import Step
 from harness.suites.run.timing import lockout_limit, record_round
+from harness.suites.steps.accounts import measure_keys
 from harness.suites.steps.permitted import permitted_refusal, refusal_reasons
 from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 WAGER_TYPES = tuple(vocabulary.WAGER_TYPES)
 #: after the profile's comm_timeout_ms, how long the ``comm: lost`` step still waits for the report
@@ -71,7 +72,7 @@ __all__ = ["EVENTS", "METERS", "SHOE_EVENTS", "TIMED_AFTER", "WAGER_TYPES", "Act
     "'round.open'; the last round still being dealt): a REFUSED answer passes, `reason` a text the refusal "
     "must contain",
     acts=("open-round",)))
-def open_round(runner: CaseRunner, step: Step, expect: str = "opened", reason: str | None = None) -> None:
+def open_round(runner: CaseContext, step: Step, expect: str = "opened", reason: str | None = None) -> None:
     runner.controller()
     if expect == "opened":
         pay_mystery_award(runner)
@@ -112,7 +113,7 @@ def open_round(runner: CaseRunner, step: Step, expect: str = "opened", reason: s
     "was reported, may be accepted (recorded PERMITTED)",
     acts=("wager",),
 ))
-def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amount: Cents | None = None,
+def wager(runner: CaseContext, step: Step, seat: int, type: str, expect: str, amount: Cents | None = None,
              reason: str | None = None, at: Mapping[str, Any] | None = None) -> None:
     offset_note = within = ""
     if at is not None:
@@ -143,7 +144,7 @@ def wager(runner: CaseRunner, step: Step, seat: int, type: str, expect: str, amo
                  want, ok, detail="; ".join(x for x in (offset_note, res.nak, seen, within) if x))
 
 
-def _within_lockout_limit(runner: CaseRunner, t_sent_ns: int) -> str:
+def _within_lockout_limit(runner: CaseContext, t_sent_ns: int) -> str:
     """Why a wager accepted after the first card is a behaviour the rules permit, or "": it was sent
     within the lock-out limit of the round's first card (629a Royal 9 (a)(2) gives the controller
     the profile's deadline to lock out; the host's stamps only shorten the interval the device saw
@@ -175,7 +176,7 @@ def _within_lockout_limit(runner: CaseRunner, t_sent_ns: int) -> str:
     "`order: reverse` places them last seat first",
     acts=("wager",),
 ))
-def wagers(runner: CaseRunner, step: Step, seats: Any, type: str, amount: Cents | None = None,
+def wagers(runner: CaseContext, step: Step, seats: Any, type: str, amount: Cents | None = None,
            order: str = "seat") -> None:
     seat_list = runner.seats_of(seats)
     if order == "reverse":
@@ -188,7 +189,7 @@ def wagers(runner: CaseRunner, step: Step, seats: Any, type: str, amount: Cents 
 
 @step("remove_wager", Action({"seat": Arg("seat", required=True), "type": choice(*WAGER_TYPES, default="royal9")},
                            acts=("remove-wager",)))
-def remove_wager(runner: CaseRunner, step: Step, seat: int, type: str) -> None:
+def remove_wager(runner: CaseContext, step: Step, seat: int, type: str) -> None:
     if runner.rig.sensors is None:
         raise DeviceError("this case needs bet sensors and the profile has none")
     got: Removal = runner.perform(RemoveWager(seat, type))
@@ -203,7 +204,7 @@ def remove_wager(runner: CaseRunner, step: Step, seat: int, type: str) -> None:
     doc="load a scripted sequence (inline cards or a named stack from fixtures/stacks/)",
     acts=("load",),
 ))
-def shoe(runner: CaseRunner, step: Step, cards: tuple[Card, ...] | None = None, stack: str | None = None) -> None:
+def shoe(runner: CaseContext, step: Step, cards: tuple[Card, ...] | None = None, stack: str | None = None) -> None:
     seq = runner.cards_arg(cards, stack)
     assert seq is not None
     if runner.rig.shoe is None:
@@ -224,7 +225,7 @@ def shoe(runner: CaseRunner, step: Step, cards: tuple[Card, ...] | None = None, 
     doc="deal the loaded (or given) cards; with `settle` (default) wait until the round is settled",
     acts=("load", "deal"),
 ))
-def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] | None = None, stack: str | None = None,
+def deal(runner: CaseContext, step: Step, settle: bool, cards: tuple[Card, ...] | None = None, stack: str | None = None,
             count: int | None = None, pace_ms: Decimal | None = None) -> None:
     seq = runner.cards_arg(cards, stack)
     if seq is not None:
@@ -248,7 +249,7 @@ def deal(runner: CaseRunner, step: Step, settle: bool, cards: tuple[Card, ...] |
 
 
 @step("settle", Action(doc="wait until the controller reports the round settled (after `deal: {settle: false}`)"))
-def settle_round(runner: CaseRunner, step: Step) -> None:
+def settle_round(runner: CaseContext, step: Step) -> None:
     """Wait until the controller reports the round settled and the shoe has reported every card
     the round uses (the two arrive on different lines, in either order)."""
     runner.wait_for("'round_end' event (round settled)",
@@ -270,7 +271,7 @@ def settle_round(runner: CaseRunner, step: Step) -> None:
     doc="the dealer ends the round as dealt (Blackjack: no player hand is left standing, so the dealer "
     "draws no more); the controller must accept or refuse, as stated, to settle on the cards out",
 ))
-def end_round(runner: CaseRunner, step: Step, expect: str) -> None:
+def end_round(runner: CaseContext, step: Step, expect: str) -> None:
     try:
         runner.controller().settle_round()
         got, why = "accepted", ""
@@ -291,7 +292,7 @@ def end_round(runner: CaseRunner, step: Step, expect: str) -> None:
     "`round_end`) names the round the controller's `round.open` answer named; a round opened by a person "
     "(no answer read) is not judged",
 ))
-def expect_round_named(runner: CaseRunner, step: Step) -> None:
+def expect_round_named(runner: CaseContext, step: Step) -> None:
     runner.pump(0.05)
     number = runner.round.number
     if number is None:
@@ -308,7 +309,7 @@ def expect_round_named(runner: CaseRunner, step: Step) -> None:
 
 
 @step("lockout_button", Action(doc="press the lock-out button", acts=("lockout-button",)))
-def lockout_button(runner: CaseRunner, step: Step) -> None:
+def lockout_button(runner: CaseContext, step: Step) -> None:
     runner.controller()
     runner.perform(PressLockout())
     runner.round.closed_by_dealer = True
@@ -320,7 +321,7 @@ def lockout_button(runner: CaseRunner, step: Step) -> None:
     "open; a table without a no-more-bets input, nmb-announcement first-card: docs/protocol.md section 8): a "
     "REFUSED answer passes, `reason` a text the refusal must contain, and wagering must stay as it was",
     acts=("no-more-bets",)))
-def no_more_bets(runner: CaseRunner, step: Step, expect: str = "called", reason: str | None = None) -> None:
+def no_more_bets(runner: CaseContext, step: Step, expect: str = "called", reason: str | None = None) -> None:
     ctrl = runner.controller()
     if expect == "called":
         runner.perform(NoMoreBets())
@@ -354,9 +355,7 @@ def no_more_bets(runner: CaseRunner, step: Step, expect: str = "called", reason:
                            "table paid the hit or the meter reset at the hit); measures that the payout meters "
                            "rose by exactly the awards the keys paid and that each meter kept its fraction of "
                            "a cent (meter-residual-on-reset)"))
-def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
-    from harness.suites.steps.accounts import measure_keys
-
+def reset_key(runner: CaseContext, step: Step, meter: str) -> None:
     before = runner.read_meters()
     runner.pump()
     mark = len(runner.hits_seen)
@@ -369,7 +368,7 @@ def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
         measure_keys(runner, step, before, keys, mark)
 
 
-def turn_keys_one_by_one(runner: CaseRunner, step: Step) -> tuple[str, ...]:
+def turn_keys_one_by_one(runner: CaseContext, step: Step) -> tuple[str, ...]:
     """The reset key of every meter the controller reports a payment pending on, one key at a time
     (docs/protocol.md section 6.4: each payment is in `pending` from its hit until the reset key;
     461a.12(b)(5)): before each key the payments not yet keyed must still be listed, and the key of a
@@ -399,7 +398,7 @@ def turn_keys_one_by_one(runner: CaseRunner, step: Step) -> tuple[str, ...]:
     return tuple(turned)
 
 
-def pay_mystery_award(runner: CaseRunner) -> None:
+def pay_mystery_award(runner: CaseContext) -> None:
     """Before a round the case opens: a mystery award one of its earlier rounds triggered, paid by an
     attendant (Royal 9 (h): the Rules Submission's choice), still waits for the reset key.  The hidden
     trigger is not the case's to script, so the attendant pays it and turns the key as on the floor,
@@ -419,38 +418,7 @@ def pay_mystery_award(runner: CaseRunner) -> None:
         runner.perform(TurnResetKey("mystery"))
 
 
-def turn_pending_keys(runner: CaseRunner) -> tuple[str, ...]:
-    """Turn the reset key of every meter the controller reports a payment pending on (461a.12(b)(5)):
-    an attendant-paid hit waits for it; a table-paid hit (a mystery award) never does."""
-    pending = runner.read_meters().pending
-    for name in pending:
-        runner.perform(TurnResetKey(name))
-    if pending:
-        runner.read_meters()
-    return pending
-
-
-def settle_pending_keys(runner: CaseRunner) -> tuple[str, ...]:
-    """Between cases: :func:`turn_pending_keys`; where the controller's ``pending`` is outside its
-    contract (unreadable, docs/protocol.md section 3), the key of every meter it reports is turned
-    instead, each refused where nothing waits, so one case's unread award does not refuse the next
-    case its rounds: the fault stays with the cases that read ``pending``."""
-    from harness.devices.contract import ContractError
-
-    try:
-        return turn_pending_keys(runner)
-    except ContractError:
-        turned = []
-        for name in runner.read_meters().meters:
-            try:
-                runner.perform(TurnResetKey(name, probe=True))
-            except DeviceError:
-                continue  # refused: nothing waited for this key
-            turned.append(name)
-        return tuple(turned)
-
-
-def hits_to_pay(runner: CaseRunner) -> tuple[list[str], tuple[str, ...]]:
+def hits_to_pay(runner: CaseContext) -> tuple[list[str], tuple[str, ...]]:
     """After a settled round: the attendant pays the hits waiting for the key and turns it.
 
     Returns the problems seen and the meters whose key was turned.  Which hits must wait is what
@@ -489,7 +457,7 @@ def hits_to_pay(runner: CaseRunner) -> tuple[list[str], tuple[str, ...]]:
     return problems, pending
 
 
-def measure_payments(runner: CaseRunner, step: Step, problems: list[str], rounds: int) -> None:
+def measure_payments(runner: CaseContext, step: Step, problems: list[str], rounds: int) -> None:
     """The measurement :func:`hits_to_pay`'s problems over several rounds make."""
     runner.measure(step, f"hits waiting for the reset key exactly where an attendant pays, over {rounds} rounds",
                    len(problems), 0, not problems, unit="rounds", detail="; ".join(problems)[:2000])
@@ -501,7 +469,7 @@ def measure_payments(runner: CaseRunner, step: Step, problems: list[str], rounds
                 "answers was never cut: the case is an ERROR), back on it reports a lock-out with cause power "
                 "within 2 s",
                 acts=("power",)))
-def power(runner: CaseRunner, step: Step, state: str) -> None:
+def power(runner: CaseContext, step: Step, state: str) -> None:
     if runner.rig.power is None and runner.profile.bench.performer("power").kind == "supply":
         raise DeviceError("this case needs a power supply and the profile has none")
     runner.pump()
@@ -514,7 +482,7 @@ def power(runner: CaseRunner, step: Step, state: str) -> None:
         _went_dark(runner, step)
 
 
-def _went_dark(runner: CaseRunner, step: Step, within_s: float = 0.3) -> None:
+def _went_dark(runner: CaseContext, step: Step, within_s: float = 0.3) -> None:
     """Evidence that the power really went: every device the supply feeds (``devices.power.feeds``;
     the controller alone unless the profile says more, the whole table for the built-in emulator)
     answers nothing with its power off.  One that still answers was never cut (a miswired supply, a
@@ -546,7 +514,7 @@ def _went_dark(runner: CaseRunner, step: Step, within_s: float = 0.3) -> None:
                           "show what survives a power loss")
 
 
-def _came_back(runner: CaseRunner, step: Step, mark: int, within_s: float = 2.0) -> None:
+def _came_back(runner: CaseContext, step: Step, mark: int, within_s: float = 2.0) -> None:
     """Evidence that the power really went: a controller powered up is locked with cause ``power``
     and says so (docs/protocol.md, 'Power').  Without it a case about what survives a power loss
     would pass on a supply that never cut (a miswired bench, a relay that did not open)."""
@@ -567,7 +535,7 @@ def _came_back(runner: CaseRunner, step: Step, mark: int, within_s: float = 2.0)
                "until the controller reports the loss (`lockout`, cause `comm-lost`) or the profile's "
                "`timing.comm_timeout_ms` has passed, whichever comes first: the controller may notice the "
                "loss at any time within that limit", acts=("comm",)))
-def comm(runner: CaseRunner, step: Step, state: str) -> None:
+def comm(runner: CaseContext, step: Step, state: str) -> None:
     runner.controller()
     runner.pump()
     seen = len(runner.round.ctrl_events)
@@ -576,7 +544,7 @@ def comm(runner: CaseRunner, step: Step, state: str) -> None:
         await_comm_loss(runner, seen)
 
 
-def await_comm_loss(runner: CaseRunner, seen: int) -> None:
+def await_comm_loss(runner: CaseContext, seen: int) -> None:
     """Wait, after the link was cut, for the controller to report the loss (a ``lockout`` event with
     cause ``comm-lost`` after the first ``seen`` events of the round), up to the profile's
     ``timing.comm_timeout_ms`` and the time an event on its way is given (EVENT_WAIT_S).  The
@@ -599,7 +567,7 @@ def await_comm_loss(runner: CaseRunner, seen: int) -> None:
      "reason": Arg("str")},
     doc="write controller parameters",
 ))
-def configure(runner: CaseRunner, step: Step, set: Mapping[str, Any], expect: str, reason: str | None = None) -> None:
+def configure(runner: CaseContext, step: Step, set: Mapping[str, Any], expect: str, reason: str | None = None) -> None:
     try:
         runner.controller().set_config(**set)
         got, why = "accepted", ""
@@ -615,12 +583,12 @@ def configure(runner: CaseRunner, step: Step, set: Mapping[str, Any], expect: st
 
 
 @step("read_meters", Action({"as": Arg("str", required=True)}, shorthand="as", doc="snapshot the meters under a name"))
-def read_meters(runner: CaseRunner, step: Step, **args: Any) -> None:
+def read_meters(runner: CaseContext, step: Step, **args: Any) -> None:
     runner.snapshot(args["as"], runner.read_meters())
 
 
 @step("wait", Action({"ms": Arg("decimal", required=True)}, shorthand="ms"))
-def wait(runner: CaseRunner, step: Step, ms: Decimal) -> None:
+def wait(runner: CaseContext, step: Step, ms: Decimal) -> None:
     end = time.monotonic() + float(ms) / 1000
     while time.monotonic() < end:
         runner.pump(min(0.01, max(0.0, end - time.monotonic())))
@@ -629,35 +597,7 @@ def wait(runner: CaseRunner, step: Step, ms: Decimal) -> None:
 @step("fault", Action({"kind": Arg("str", required=True), "role": choice("shoe", "sensors", "controller",
                                                                  default="controller")},
                 shorthand="kind", doc="ask an emulator to inject a device fault", acts=("fault",)))
-def fault(runner: CaseRunner, step: Step, kind: str, role: str) -> None:
+def fault(runner: CaseContext, step: Step, kind: str, role: str) -> None:
     if getattr(runner.rig, role) is None:
         raise DeviceError(f"this case needs a {role} and the profile has none")
     runner.perform(InjectFault(role, kind))
-
-
-@step("rounds", Action(
-    {
-        "count": Arg("int", required=True),
-        "seed": Arg("int", default=1),
-        "seats": Arg("seats", default="all"),
-        "type": choice(*WAGER_TYPES, default="royal9"),
-        "pace_ms": Arg("decimal", default=Decimal(1)),
-        "base": choice("auto", "none", "player", "banker", "tie", "mixed", default="auto"),
-        "base_amount": Arg("amount", positive=True, why="a $0 wager is no wager"),
-    },
-    doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
-    "checked against the oracle, the meters against exact contribution arithmetic (the fraction of a cent "
-    "across every reset included) and the payout meters against the round's progressive awards, and each "
-    "round's lock-out is timed for `expect_lockout_rounds`; `base` is the "
-    "base wager placed before a Royal 9 wager (`auto`: a Banker wager where r9-requires-base-wager "
-    "holds; `mixed`: Player, Banker, Tie by seat)",
-    acts=("open-round", "wager", "load", "deal", "reset-key"),
-))
-def rounds(runner: CaseRunner, step: Step, count: int, seed: int, seats: Any, type: str, base: str,
-              pace_ms: Decimal | None = None, base_amount: Cents | None = None) -> None:
-    from harness.suites.steps.rounds import play_rounds
-
-    pace_us = int(pace_ms * 1000) if pace_ms is not None else None
-    play_rounds(runner, step, count=count, seed=seed, seats=runner.seats_of(seats), kind=type, pace_us=pace_us,
-                base=base, base_amount=base_amount)
-

@@ -1,7 +1,7 @@
 """The expectation half of the step runner: every ``expect_*`` action, each a measurement.
 
 Each is registered with :func:`harness.suites.steps.registry.step` and called by the runner with the
-:class:`harness.suites.run.runner.CaseRunner` it serves and the step's validated arguments.
+case it serves (a :class:`harness.suites.run.context.CaseContext`) and the step's validated arguments.
 """
 
 from __future__ import annotations
@@ -38,17 +38,17 @@ from harness.suites.steps.payouts import (
 from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 IDENTITY_ROLES = ("shoe", "sensors", "controller")
 
 
-def _dealt(runner: CaseRunner) -> list[Any]:
+def _dealt(runner: CaseContext) -> list[Any]:
     runner.pump()
     return [c for c, _t in runner.round.cards]
 
 
-def expected_round(runner: CaseRunner) -> ExpectedRound:
+def expected_round(runner: CaseContext) -> ExpectedRound:
     """The oracle's settlement of the round just dealt (cached on the round log).
 
     Meter awards are paid from the meters as they stand at settlement: the reading at the round's
@@ -85,7 +85,7 @@ def expected_round(runner: CaseRunner) -> ExpectedRound:
     shorthand="oracle",
     doc="the round's outcome as the device reported it",
 ))
-def expect_outcome(runner: CaseRunner, step: Step, oracle: bool | None = None, **want: Any) -> None:
+def expect_outcome(runner: CaseContext, step: Step, oracle: bool | None = None, **want: Any) -> None:
     """The round as dealt: the shoe reported exactly the scripted cards, the round used as many cards
     as the rules say (a natural stops the deal), and the outcome of those cards is the one stated.
     What the device *paid* for that outcome is ``expect_payout``'s business."""
@@ -117,7 +117,7 @@ def expect_outcome(runner: CaseRunner, step: Step, oracle: bool | None = None, *
         runner.measure(step, f"outcome {key}", actual.get(key), value, actual.get(key) == value)
 
 
-def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
+def _payouts(runner: CaseContext) -> dict[tuple[int, str], Paid]:
     return settlements(runner.round.ctrl_events)
 
 
@@ -139,7 +139,7 @@ def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
     "`oracle`: every wager against the oracle, each settled once, and each Royal 9 payout's `stake` the wager "
     "the table accepted at that seat (0 where it accepted none: an award paid without a wager)",
 ))
-def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None = None, seat: int | None = None,
+def expect_payout(runner: CaseContext, step: Step, type: str, oracle: bool | None = None, seat: int | None = None,
                      returned: Cents | None = None, category: str | None = None, none: bool | None = None,
                      award: Cents | None = None, paid_by: str | None = None) -> None:
     if not runner.round.settled:
@@ -203,7 +203,7 @@ def expect_payout(runner: CaseRunner, step: Step, type: str, oracle: bool | None
     "profile's rates, the residual carried), relations to the Rules Submission (`equals: {minor: "
     "reset}`, `at_least: {mega: floor}`), no turning back, residual conservation",
 ))
-def expect_meters(runner: CaseRunner, step: Step, since: str | None = None,
+def expect_meters(runner: CaseContext, step: Step, since: str | None = None,
                      delta: Mapping[str, Cents] | None = None, grown: tuple[str, ...] | None = None,
                      equals: Mapping[str, Any] | None = None,
                      at_least: Mapping[str, Any] | None = None, never_decreased: bool | None = None,
@@ -234,7 +234,7 @@ def expect_meters(runner: CaseRunner, step: Step, since: str | None = None,
         _conservation(runner, step, base_name, now)
 
 
-def _grown(runner: CaseRunner, step: Step, base_name: str, base: Any, now: Any, meters: tuple[str, ...]) -> None:
+def _grown(runner: CaseContext, step: Step, base_name: str, base: Any, now: Any, meters: tuple[str, ...]) -> None:
     """Each meter shows exactly the whole cents that the qualifying wagers since the snapshot add at
     the profile's rate, on top of the fraction of a cent it carried (Royal 9 (f)(2), (g)(2); 461a.12)."""
     settings = meter_settings(runner.profile, runner.rates_written)
@@ -267,7 +267,7 @@ RATE_CLAUSES = {("royal9", 5): "pa-midi-r9-f2-rate-5", ("royal9", 1): "pa-midi-r
 MYSTERY_RATE_CLAUSE = "pa-midi-r9-h-rate"
 
 
-def rate_clause(runner: CaseRunner, meter: str) -> str | None:
+def rate_clause(runner: CaseContext, meter: str) -> str | None:
     """The rate clause a measurement of ``meter``'s growth judges, or None (another progressive)."""
     if meter == "mystery":
         return MYSTERY_RATE_CLAUSE
@@ -276,7 +276,7 @@ def rate_clause(runner: CaseRunner, meter: str) -> str | None:
     return None
 
 
-def _never_decreased(runner: CaseRunner, step: Step) -> None:
+def _never_decreased(runner: CaseContext, step: Step) -> None:
     """461a.12(h): between readings a meter only goes down by a hit (and then to its reset)."""
     hit_meters = {str(e.payload.get("meter")) for e in runner.hits_seen}
     problems = []
@@ -289,7 +289,7 @@ def _never_decreased(runner: CaseRunner, step: Step) -> None:
                  "none", not problems, detail=f"{len(runner.timeline)} readings")
 
 
-def caps_in_force(runner: CaseRunner) -> dict[str, Cents]:
+def caps_in_force(runner: CaseContext) -> dict[str, Cents]:
     """Each meter's cap as the controller reads it back now: the lesser of its payout limit and
     display capacity (a limit written in the case, not only the one filed); a meter with neither is
     left out (the profile's cap then stands)."""
@@ -305,7 +305,7 @@ def caps_in_force(runner: CaseRunner) -> dict[str, Cents]:
     return out
 
 
-def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> None:
+def _conservation(runner: CaseContext, step: Step, base_name: str, now: Any) -> None:
     """Contributions x rate == meter growth + residual growth, exactly, for meters not hit since the
     snapshot (a hit in any round of the window, not only the last: the mystery meter awards when its
     hidden trigger falls; mystery_play checks the arithmetic across an award)."""
@@ -330,7 +330,7 @@ def _conservation(runner: CaseRunner, step: Step, base_name: str, now: Any) -> N
     "the deal) or else by host receive stamps, which never decide closer to the limit than the bench's "
     "jitter measured at the start of the run (an advisory, INCONCLUSIVE value then)",
 ))
-def expect_lockout(runner: CaseRunner, step: Step, locked: bool, within_ms: Decimal | None = None) -> None:
+def expect_lockout(runner: CaseContext, step: Step, locked: bool, within_ms: Decimal | None = None) -> None:
     ctrl = runner.controller()
     automatic = runner.interpretation("lockout-automatic") is not False
     if within_ms is not None or (runner.round.cards and automatic):
@@ -356,7 +356,7 @@ def expect_lockout(runner: CaseRunner, step: Step, locked: bool, within_ms: Deci
                  state == locked)
 
 
-def _host_stamped(runner: CaseRunner, step: Step, latency: Decimal, limit: Decimal, why: str) -> None:
+def _host_stamped(runner: CaseContext, step: Step, latency: Decimal, limit: Decimal, why: str) -> None:
     """The latency by the host's receive stamps (each taken in its port's reading thread): OS
     scheduling and serial buffering included, so it decides only where it is farther from the limit
     than the jitter the bench showed at the start of the run; otherwise it is advisory."""
@@ -389,7 +389,7 @@ EVENT_WAIT_S = 0.05
     "sent once); events with the fields of `except` are left out (`except: {category: mystery}`: a "
     "mystery award, which the hidden trigger may bring in any round)",
 ))
-def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match: Mapping[str, Any] | None = None,
+def expect_event(runner: CaseContext, step: Step, event: str, absent: bool, match: Mapping[str, Any] | None = None,
                  count: int | None = None, **args: Any) -> None:
     # the shoe's events (card, misread, error) come on the shoe's line, the rest on the controller's
     want = dict(match or {})
@@ -432,7 +432,7 @@ def expect_event(runner: CaseRunner, step: Step, event: str, absent: bool, match
 
 
 @step("expect_identity", Action({"fields": Arg("str-list")}, doc="every 607a.2(b) identity field present"))
-def expect_identity(runner: CaseRunner, step: Step, fields: tuple[str, ...] | None = None) -> None:
+def expect_identity(runner: CaseContext, step: Step, fields: tuple[str, ...] | None = None) -> None:
     for role in IDENTITY_ROLES:
         dev = getattr(runner.rig, role)
         if dev is None:
@@ -451,7 +451,7 @@ def expect_identity(runner: CaseRunner, step: Step, fields: tuple[str, ...] | No
                         doc="configuration read back equals the profile's Rules Submission: denomination, "
                         "seats and combinations, each meter's rate, initial and reset amounts, and its payout "
                         "limit and display capacity where the profile files them"))
-def expect_config(runner: CaseRunner, step: Step, matches: str) -> None:
+def expect_config(runner: CaseContext, step: Step, matches: str) -> None:
     cfg = runner.controller().config()
     rules = runner.profile.rules
     if rules.denomination is not None:
@@ -477,7 +477,7 @@ def expect_config(runner: CaseRunner, step: Step, matches: str) -> None:
     {"within_range": Arg("bool", default=True)},
     doc="the mystery meter is within [reseed, must-hit-by] and never passed must-hit-by",
 ))
-def expect_mystery(runner: CaseRunner, step: Step, within_range: bool) -> None:
+def expect_mystery(runner: CaseContext, step: Step, within_range: bool) -> None:
     rules = runner.profile.rules
     if rules.mystery is None:
         raise AssertionError("the profile declares no mystery progressive")
@@ -497,7 +497,7 @@ def expect_mystery(runner: CaseRunner, step: Step, within_range: bool) -> None:
     doc="the meters the controller reported hit in the round are exactly those the oracle's awards "
     "take (a mega hand hits no major or minor unless the interpretations in force say so)",
 ))
-def expect_meter_hits(runner: CaseRunner, step: Step, oracle: bool) -> None:
+def expect_meter_hits(runner: CaseContext, step: Step, oracle: bool) -> None:
     if not runner.round.settled:
         settle_round(runner, step)
     runner.pump(0.02)

@@ -15,10 +15,10 @@ from harness.suites.load.model import Step
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 
-def _loaded(runner: CaseRunner, name: str) -> tuple[Any, ...]:
+def _loaded(runner: CaseContext, name: str) -> tuple[Any, ...]:
     if not runner.loaded:
         raise RuntimeError(f"{name} follows a deal from a loaded stack (a `deal` with `cards` or `stack`)")
     if runner.rig.shoe is None:
@@ -31,7 +31,7 @@ def _loaded(runner: CaseRunner, name: str) -> tuple[Any, ...]:
     "with the cards it reported out: `cards_dealt` the cards reported since the load (read or misread), "
     "`cards_remaining` the rest of the stack, `state` empty exactly when nothing is left",
 ))
-def expect_shoe_count(runner: CaseRunner, step: Step) -> None:
+def expect_shoe_count(runner: CaseContext, step: Step) -> None:
     loaded = _loaded(runner, "expect_shoe_count")
     reported = runner.cards_out()
     shoe = runner.rig.shoe
@@ -58,7 +58,7 @@ def _show(reports: list[tuple[str, int, str]]) -> str:
     "card at position `misread` (after `device_fault: misread`) as one `misread` event with that `n`, never "
     "as another card, and the cards after it read again",
 ))
-def expect_cards_reported(runner: CaseRunner, step: Step, misread: int | None = None) -> None:
+def expect_cards_reported(runner: CaseContext, step: Step, misread: int | None = None) -> None:
     loaded = _loaded(runner, "expect_cards_reported")
     count = runner.round_length(list(loaded)) or len(loaded)
     with contextlib.suppress(DeviceTimeout):  # what did not come is the measurement's FAIL

@@ -21,7 +21,7 @@ from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
     from harness.suites.load.model import Step
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 
 @step("expect_sequence", Action(
@@ -35,13 +35,13 @@ if TYPE_CHECKING:
     "device contract; stops at the first difference",
     acts=("load", "deal", "wager", "remove-wager", "open-round"),
 ))
-def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> None:
+def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> None:
     from harness.explore.device import Table
     from harness.explore.model import TableModel, unsupported
     from harness.explore.ops import op_text, parse_op
     from harness.explore.replay import replay
     from harness.explore.rules import RULES
-    from harness.suites.steps.permitted import NotApplicableHere
+    from harness.suites.run.context import NotApplicableHere
 
     parsed = [parse_op(text, f"expect_sequence ops[{i}]") for i, text in enumerate(ops)]
     why = unsupported(runner.profile)
@@ -69,10 +69,10 @@ def expect_sequence(runner: CaseRunner, step: Step, ops: tuple[str, ...]) -> Non
     "follow the last one seen before the reconnection",
     acts=("lockout-button",),
 ))
-def expect_event_seq_across_reconnect(runner: CaseRunner, step: Step) -> None:
+def expect_event_seq_across_reconnect(runner: CaseContext, step: Step) -> None:
     from harness.devices.registry import open_device
+    from harness.suites.run.context import NotApplicableHere
     from harness.suites.run.rig import device_entry
-    from harness.suites.steps.permitted import NotApplicableHere
 
     ctrl = runner.controller()
     spec = runner.profile.devices.get("controller")

@@ -48,13 +48,13 @@ from harness.suites.steps.registry import Action, Arg, step
 from harness.suites.steps.streak import StreakBook, riding_exception
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 _METER_KINDS = ("royal9", "hit-and-run")
 
 
 
-def _round_end_seen(runner: CaseRunner) -> bool:
+def _round_end_seen(runner: CaseContext) -> bool:
     return any(e.name == "round_end" for e in runner.round.ctrl_events)
 
 
@@ -65,7 +65,7 @@ def _round_end_seen(runner: CaseRunner) -> bool:
     "exactly `cards` cards out of the shoe (default: however many were dealt); use after "
     "`deal: {settle: false}` so a device that waits for another card is a FAIL, not a TIMEOUT",
 ))
-def expect_settled(runner: CaseRunner, step: Step, within_ms: Decimal, cards: int | None = None) -> None:
+def expect_settled(runner: CaseContext, step: Step, within_ms: Decimal, cards: int | None = None) -> None:
     try:
         runner.wait_for("'round_end' event", lambda: _round_end_seen(runner), timeout_s=float(within_ms) / 1000)
         settled = True
@@ -93,7 +93,7 @@ def expect_settled(runner: CaseRunner, step: Step, within_ms: Decimal, cards: in
     "every seat beyond the configured ones, up to `at_most` + 1, is refused (needs an open round)",
     acts=("wager",)
 ))
-def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
+def expect_areas(runner: CaseContext, step: Step, at_most: int) -> None:
     cfg = runner.controller().config()
     seats = sorted(s.seat for s in cfg.seats)
     runner.measure(step, "wagering areas configured on the controller", len(seats), f"<= {at_most}",
@@ -127,7 +127,7 @@ def expect_areas(runner: CaseRunner, step: Step, at_most: int) -> None:
                  "all refused", not accepted, detail="; ".join(reasons))
 
 
-def _payouts(runner: CaseRunner) -> dict[tuple[int, str], Paid]:
+def _payouts(runner: CaseContext) -> dict[tuple[int, str], Paid]:
     return settlements(runner.round.ctrl_events)
 
 
@@ -152,7 +152,7 @@ def offered_types(profile: Any) -> tuple[str, ...]:
     "its Royal 9 wager (`tablecert math`) is the same; seats that differ only by their personal "
     "combinations are shown with their figures and pass where wa-identical-areas-personal-combos holds",
 ))
-def expect_identical_area_returns(runner: CaseRunner, step: Step) -> None:
+def expect_identical_area_returns(runner: CaseContext, step: Step) -> None:
     from fractions import Fraction
 
     cfg = runner.controller().config()
@@ -188,7 +188,7 @@ def expect_identical_area_returns(runner: CaseRunner, step: Step) -> None:
     doc="WAC 230-15-040(2)(b): in the round just settled, every seat that placed the same wager type for "
     "the same amount was paid the same (category and amount returned), and every wager was paid",
 ))
-def expect_identical_areas(runner: CaseRunner, step: Step) -> None:
+def expect_identical_areas(runner: CaseContext, step: Step) -> None:
     if not runner.round.settled:
         settle_round(runner, step)
     paid = _payouts(runner)
@@ -222,7 +222,7 @@ def expect_identical_areas(runner: CaseRunner, step: Step) -> None:
     "so no wager can be placed on a bonus feature; every probe wager is withdrawn again (needs an open round)",
     acts=("wager", "remove-wager"),
 ))
-def expect_wager_types(runner: CaseRunner, step: Step, seat: int) -> None:
+def expect_wager_types(runner: CaseContext, step: Step, seat: int) -> None:
     offered = offered_types(runner.profile)
     order = [t for t in WAGER_TYPES if t in offered and t != "royal9"] + [t for t in offered if t == "royal9"]
     order += [t for t in WAGER_TYPES if t not in offered]
@@ -254,7 +254,7 @@ def expect_wager_types(runner: CaseRunner, step: Step, seat: int) -> None:
     doc="the wagering device refuses a wager of a type it does not offer (e.g. a bonus feature)",
     acts=("wager",)
 ))
-def expect_wager_type_refused(runner: CaseRunner, step: Step, type: str, seat: int,
+def expect_wager_type_refused(runner: CaseContext, step: Step, type: str, seat: int,
                                  amount: Cents | None = None) -> None:
     if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
@@ -276,7 +276,7 @@ def expect_wager_type_refused(runner: CaseRunner, step: Step, type: str, seat: i
     "Mini-Baccarat three-consecutive-games wager riding within its three games (WAC 230-15-040(8)(b)); "
     "one riding past its third game is flagged",
 ))
-def expect_layout_clear(runner: CaseRunner, step: Step) -> None:
+def expect_layout_clear(runner: CaseContext, step: Step) -> None:
     if not runner.round.settled:
         settle_round(runner, step)
     if runner.rig.sensors is None:
@@ -287,7 +287,7 @@ def expect_layout_clear(runner: CaseRunner, step: Step) -> None:
                    not wrong, detail=f"the (8)(b) exception, within its three games: {excepted}" if excepted else "")
 
 
-def _shoe(runner: CaseRunner, rng: random.Random) -> list[Card]:
+def _shoe(runner: CaseContext, rng: random.Random) -> list[Card]:
     decks = (runner.profile.rules.hit_and_run.decks if runner.profile.rules.hit_and_run is not None
              else runner.profile.rules.decks)
     cards = [c for c, n in shoe_composition(decks).items() for _ in range(n)]
@@ -309,7 +309,7 @@ def _shoe(runner: CaseRunner, rng: random.Random) -> list[Card]:
     "game by the oracle, with up to two more games dealt to decide it",
     acts=("open-round", "wager", "load", "deal", "reset-key")
 ))
-def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, seats: Any,
+def single_deal_rounds(runner: CaseContext, step: Step, count: int, seed: int, seats: Any,
                           types: tuple[str, ...]) -> None:
     unknown = [t for t in types if t not in WAGER_TYPES]
     if unknown:
@@ -387,7 +387,7 @@ def single_deal_rounds(runner: CaseRunner, step: Step, count: int, seed: int, se
     _standard_cards(runner, step, reported)
 
 
-def _standard_cards(runner: CaseRunner, step: Step, shoes: list[list[Card]]) -> None:
+def _standard_cards(runner: CaseContext, step: Step, shoes: list[list[Card]]) -> None:
     """WAC 230-15-040(1): every card is a standard playing card, no more copies in one shoe than its
     decks hold."""
     decks = (runner.profile.rules.hit_and_run.decks if runner.profile.rules.hit_and_run is not None

@@ -25,12 +25,12 @@ from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
     from harness.devices.roles import MeterReading
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 _METER_KINDS = ("royal9", "hit-and-run")
 
 
-def _round_cards(runner: CaseRunner, rng: random.Random) -> list[Any]:
+def _round_cards(runner: CaseContext, rng: random.Random) -> list[Any]:
     """A random round's cards, exactly as many as the tableau uses: a card left in the shoe would
     come out after the settlement and, once the next round is open, lock it out."""
     from harness.games.baccarat import deal_round
@@ -50,7 +50,7 @@ def _round_cards(runner: CaseRunner, rng: random.Random) -> list[Any]:
     "accepted (a refused write leaves the profile's configuration, played by its own case)",
     acts=("open-round", "wager", "load", "deal", "reset-key")
 ))
-def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, seed: int, pace_ms: Decimal,
+def mystery_play(runner: CaseContext, step: Step, max_rounds: int, seats: Any, seed: int, pace_ms: Decimal,
                  if_written: bool, awards: int, configuration: int | None = None) -> None:
     """Royal 9 (h): random rounds until the hidden trigger has awarded the mystery meter ``awards``
     times.
@@ -60,7 +60,7 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
     meter reseeds (award + new amount - reseed = old amount + the round's contribution, so no cent
     is lost), and the payout meters record the award."""
     running = mystery_number(runner)
-    if if_written and not runner.__dict__.get("mystery_written", False):
+    if if_written and not runner.state.mystery_written:
         runner.measure(step, "mystery play", "not played: the configuration write was refused",
                        "played only for an accepted configuration write", True)
         return
@@ -134,7 +134,7 @@ def mystery_play(runner: CaseRunner, step: Step, max_rounds: int, seats: Any, se
     measure_payments(runner, step, paying, rounds)
 
 
-def _award(runner: CaseRunner, step: Step, label: str, n: int, before: MeterReading, now: MeterReading,
+def _award(runner: CaseContext, step: Step, label: str, n: int, before: MeterReading, now: MeterReading,
            hits: list[Any], contribution: Decimal, bounds: tuple[Cents, Cents]) -> None:
     """The measurements of one mystery award (round ``n``)."""
     reseed, must_hit_by = bounds

@@ -18,7 +18,7 @@ from harness.devices.vocabulary import HIT_AND_RUN_CATEGORIES, METERS, MYSTERY_C
 
 if TYPE_CHECKING:
     from harness.suites.load.model import Step
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 Key = tuple[int, str]
 
@@ -68,7 +68,7 @@ def paid_more_than_once(paid: Mapping[Key, Paid]) -> list[str]:
     return [f"seat {seat} {kind}: {p.describe()}" for (seat, kind), p in sorted(paid.items()) if p.times > 1]
 
 
-def measure_paid_once(runner: CaseRunner, step: Step, key: tuple[int, str], got: Paid | None) -> None:
+def measure_paid_once(runner: CaseContext, step: Step, key: tuple[int, str], got: Paid | None) -> None:
     """A wager settled by more than one ``payout`` event was paid twice: a finding, never hidden
     (docs/protocol.md, section 8: one settlement payout per accepted wager per round)."""
     if got is not None and got.times > 1:
@@ -76,7 +76,7 @@ def measure_paid_once(runner: CaseRunner, step: Step, key: tuple[int, str], got:
                        unit="events", detail=got.describe())
 
 
-def measure_stake_reported(runner: CaseRunner, step: Step, paid: Mapping[Key, Paid]) -> None:
+def measure_stake_reported(runner: CaseContext, step: Step, paid: Mapping[Key, Paid]) -> None:
     """Every Royal 9 settlement ``payout`` names as its ``stake`` the wager the table accepted at that
     seat in the round, 0 where it accepted none (an envy award paid without a wager): docs/protocol.md,
     section 8 (``stake`` of the wager settled).  A Royal 9 wager never rides into another round, so the
@@ -95,7 +95,7 @@ def measure_stake_reported(runner: CaseRunner, step: Step, paid: Mapping[Key, Pa
 FIXED_LINES = tuple(c for c in (*ROYAL9_CATEGORIES, *HIT_AND_RUN_CATEGORIES) if c not in METERS and c != "8-plus-cards")
 
 
-def measure_line_announced(runner: CaseRunner, step: Step, key: tuple[int, str], got: Paid | None,
+def measure_line_announced(runner: CaseContext, step: Step, key: tuple[int, str], got: Paid | None,
                            *, award_returns_stake: bool) -> None:
     """A wager paid on a paytable line that is not a meter must have had that line announced by a
     ``hit`` event for its seat in the same round (docs/protocol.md, section 8: ``hit`` is sent when a
@@ -129,7 +129,7 @@ def measure_line_announced(runner: CaseRunner, step: Step, key: tuple[int, str],
 METER_LINES = tuple(c for c in (*ROYAL9_CATEGORIES, *HIT_AND_RUN_CATEGORIES) if c in METERS or c == "8-plus-cards")
 
 
-def measure_meter_hit_amount(runner: CaseRunner, step: Step, key: tuple[int, str], got: Paid | None,
+def measure_meter_hit_amount(runner: CaseContext, step: Step, key: tuple[int, str], got: Paid | None,
                              *, award_returns_stake: bool) -> None:
     """A wager paid a meter jackpot (Royal 9 mega, major, minor; Hit and Run 8-plus-cards): its
     ``payout`` says the attendant pays it, and the ``hit`` of that meter for its seat in the round
@@ -158,7 +158,7 @@ def measure_meter_hit_amount(runner: CaseRunner, step: Step, key: tuple[int, str
                    detail=f"payout stake {stake} returned {returned} paid by {paid.get('paid_by')}")
 
 
-def measure_no_phantom_settlement(runner: CaseRunner, step: Step, paid: Mapping[Key, Paid]) -> None:
+def measure_no_phantom_settlement(runner: CaseContext, step: Step, paid: Mapping[Key, Paid]) -> None:
     """A Royal 9 ``payout`` that settles a wager (category ``null``: it lost) at a seat where no Royal 9
     wager was accepted settles a wager that was never placed (docs/protocol.md, section 8: one
     settlement payout per accepted wager).  An award paid to a seat without a wager (an envy line

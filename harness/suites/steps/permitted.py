@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 from harness.profiles.configwrites import WHEN_TEXT, field_of_wire
 from harness.suites.load.model import Case, Step
+from harness.suites.run.context import CaseContext, NotApplicableHere
 
 if TYPE_CHECKING:
     from harness.profiles.model import Profile
-    from harness.suites.run.runner import CaseRunner
 
 #: write steps that expect a write to be taken -> the configuration fields they write
 STEP_WRITES: dict[str, tuple[str, ...]] = {
@@ -33,12 +33,6 @@ STEP_WRITES: dict[str, tuple[str, ...]] = {
     "configure_mystery": ("mystery",),
     "expect_meter_bounds": ("meters",),
 }
-
-
-class NotApplicableHere(Exception):
-    """The device made a choice the rules leave to it (refused a write it may refuse) and the rest
-    of the case, which judged that write, does not apply: the case is NOT APPLICABLE, with the
-    reason, never FAIL."""
 
 
 def fields_written(steps: Iterable[Step]) -> list[str]:
@@ -75,7 +69,7 @@ def refusal_permitted(profile: Profile, name: str, shown: Iterable[str] = ()) ->
     return f"config_writes: {name}: {when}; it {WHEN_TEXT[when]}{also}"
 
 
-def permitted_refusal(runner: CaseRunner, step: Step, name: str, got: str, moot: str) -> None:
+def permitted_refusal(runner: CaseContext, step: Step, name: str, got: str, moot: str) -> None:
     """Record a refusal of ``name`` the profile permits as the device's choice and end the case NOT
     APPLICABLE (``moot``: what of the case no longer applies); return when the refusal is not
     permitted (the caller judges it as before)."""
@@ -96,7 +90,7 @@ def permitted_refusal(runner: CaseRunner, step: Step, name: str, got: str, moot:
 BASE_WAGERS = ("player", "banker", "tie")
 
 
-def refusal_reasons(runner: CaseRunner, seat: int, kind: str, reason: str) -> tuple[str, ...]:
+def refusal_reasons(runner: CaseContext, seat: int, kind: str, reason: str) -> tuple[str, ...]:
     """The refusal reasons that each state a true cause when a case expects ``reason``: a Royal 9
     wager at a seat holding no base-game wager this round is also refused ``no-base-wager`` (629a
     Royal 9 (b)), and the contract fixes no order between two causes that both hold (a seat the

@@ -39,7 +39,7 @@ from harness.suites.steps.games import offered_types
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 #: the Midibaccarat wagers of 629a.7(b) that open the Royal 9 option
 BASE_TYPES = ("player", "banker", "tie")
@@ -70,7 +70,7 @@ def _show(wagers: dict[tuple[int, str], Cents]) -> str:
     return ", ".join(f"{s}/{k} {fmt(a)}" for (s, k), a in sorted(wagers.items())) or "none"
 
 
-def _settled(runner: CaseRunner) -> bool:
+def _settled(runner: CaseContext) -> bool:
     runner.pump()
     return any(e.name == "round_end" for e in runner.round.ctrl_events)
 
@@ -86,7 +86,7 @@ def _settled(runner: CaseRunner) -> bool:
     "of a cent or payout meter moved",
     acts=("wager", "remove-wager"),
 ))
-def expect_wagering_closed(runner: CaseRunner, step: Step, seats: Any, withdraw: bool,
+def expect_wagering_closed(runner: CaseContext, step: Step, seats: Any, withdraw: bool,
                            types: tuple[str, ...] | None = None, reason: str | None = None) -> None:
     sensors = runner.rig.sensors
     if sensors is None:
@@ -159,7 +159,7 @@ def expect_wagering_closed(runner: CaseRunner, step: Step, seats: Any, withdraw:
     "follow what the wagering system then lists",
     acts=("remove-wager",),
 ))
-def expect_royal9_base_kept(runner: CaseRunner, step: Step, seats: Any) -> None:
+def expect_royal9_base_kept(runner: CaseContext, step: Step, seats: Any) -> None:
     sensors = runner.rig.sensors
     if sensors is None:
         raise DeviceError("this case needs bet sensors and the profile has none")
@@ -191,7 +191,7 @@ def expect_royal9_base_kept(runner: CaseRunner, step: Step, seats: Any) -> None:
     "fraction of a cent or payout meter moves",
     acts=("reset-key",),
 ))
-def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...] | None = None) -> None:
+def expect_idle_reset_key(runner: CaseContext, step: Step, meters: tuple[str, ...] | None = None) -> None:
     rules = runner.profile.rules
     declared = list(rules.meters) + (["hit-and-run"] if rules.hit_and_run is not None else [])
     names = declared if meters in (None, ("all",)) else list(meters or ())
@@ -238,7 +238,7 @@ def expect_idle_reset_key(runner: CaseRunner, step: Step, meters: tuple[str, ...
     "profile's limit) and no round over it or without a lock-out; a host-stamped round within the bench's "
     "jitter of the limit decides nothing (INCONCLUSIVE)",
 ))
-def expect_lockout_rounds(runner: CaseRunner, step: Step, within_ms: Decimal | None = None) -> None:
+def expect_lockout_rounds(runner: CaseContext, step: Step, within_ms: Decimal | None = None) -> None:
     limit = within_ms if within_ms is not None else lockout_limit(runner)
     jitter = runner.host_jitter_ms
     rounds = runner.lock_rounds
@@ -310,7 +310,7 @@ def _same(field: str, a: Any, b: Any) -> bool:
     "value before must be accepted back and read back.  A parameter config.get does not report is not "
     "written",
 ))
-def expect_table_writes(runner: CaseRunner, step: Step, fields: tuple[str, ...] | None = None) -> None:
+def expect_table_writes(runner: CaseContext, step: Step, fields: tuple[str, ...] | None = None) -> None:
     ctrl = runner.controller()
     for field in fields or TABLE_FIELDS:
         if field not in TABLE_FIELDS:
@@ -347,7 +347,7 @@ def expect_table_writes(runner: CaseRunner, step: Step, fields: tuple[str, ...] 
     "A controller that applies and reports its lock-out only when something polls it (a wager, "
     "`lockout.get`) or at settlement reports a closure late that its line shows on time",
 ))
-def expect_lockout_reported_before_card(runner: CaseRunner, step: Step, card: int = 2) -> None:
+def expect_lockout_reported_before_card(runner: CaseContext, step: Step, card: int = 2) -> None:
     def locked() -> list[Any]:
         return [e for e in runner.round.ctrl_events if e.name == "lockout" and e.payload.get("locked")]
 

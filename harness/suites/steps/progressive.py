@@ -16,7 +16,7 @@ the progressive clauses need beyond it:
   of Royal 9 (h), checked against the configuration table of the regulation catalogue (the text),
   not against the device's own read-back.
 
-Every check is a measurement (:meth:`CaseRunner.measure`).
+Every check is a measurement (:meth:`CaseContext.measure`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from harness.suites.steps.permitted import permitted_refusal
 from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 MYSTERY_CLAUSE = "pa-midi-r9-mystery"
 _METER_KINDS = ("royal9", "hit-and-run")
@@ -82,7 +82,7 @@ def _mystery_cents(value: Any) -> Decimal:
     "regulation fixes ('$49,999.99'), or a reference resolved when the step runs ('profile', 'meter', "
     "'display_capacity + $0.01', 'profile + 0.25%'); the write must be accepted or refused as stated",
 ))
-def configure_meter(runner: CaseRunner, step: Step, meter: str, expect: str, rate: Ref | Decimal | None = None,
+def configure_meter(runner: CaseContext, step: Step, meter: str, expect: str, rate: Ref | Decimal | None = None,
                        initial: Ref | Cents | None = None, reset: Ref | Cents | None = None,
                        payout_limit: Ref | Cents | None = None, display_capacity: Ref | Cents | None = None,
                        reason: str | None = None) -> None:
@@ -135,7 +135,7 @@ def _below_floors(meters: Any, denomination: int) -> list[str]:
     "denomination's floors (629a Royal 9 (f)(2), (g)(2)), and the denomination read back is then the one "
     "in force (the written one, or the one before a refusal)",
 ))
-def configure_denomination(runner: CaseRunner, step: Step, to: str) -> None:
+def configure_denomination(runner: CaseContext, step: Step, to: str) -> None:
     filed = runner.profile.rules.denomination
     if filed not in (1, 5):
         raise AssertionError("configure_denomination needs a Royal 9 table of the $1 or $5 denomination")
@@ -163,7 +163,7 @@ def configure_denomination(runner: CaseRunner, step: Step, to: str) -> None:
 # ---------------------------------------------------------------------------- meters
 
 
-def _snapshot(runner: CaseRunner, name: str) -> MeterReading:
+def _snapshot(runner: CaseContext, name: str) -> MeterReading:
     base = runner.snapshots.get(name)
     if base is None:
         raise AssertionError(f"no meter snapshot '{name}' (read_meters: {{as: {name}}} first)")
@@ -175,7 +175,7 @@ def _snapshot(runner: CaseRunner, name: str) -> MeterReading:
     shorthand="since",
     doc="every meter, its residual and (with `accounts`) the payout meters equal a snapshot exactly",
 ))
-def expect_meters_unchanged(runner: CaseRunner, step: Step, since: str, accounts: bool) -> None:
+def expect_meters_unchanged(runner: CaseContext, step: Step, since: str, accounts: bool) -> None:
     """461a.12(h), (n): nothing but a paid hit turns a meter back; a power cycle or a link loss
     leaves every meter, its fraction of a cent and the payout meters exactly as they were."""
     base = _snapshot(runner, since)
@@ -200,7 +200,7 @@ def expect_meters_unchanged(runner: CaseRunner, step: Step, since: str, accounts
     "the rounds since the snapshot triggered (Royal 9 (h)) is added where the profile says it is paid; "
     "always also checks that the cumulative meter equals table paid + attendant paid",
 ))
-def expect_paid(runner: CaseRunner, step: Step, since: str, table: Cents | None = None,
+def expect_paid(runner: CaseContext, step: Step, since: str, table: Cents | None = None,
                    attendant: Cents | None = None, cumulative: Cents | None = None,
                    hits: str | None = None) -> None:
     """461a.12(b)(2)-(4): table-paid, attendant-paid and cumulative payout meters."""
@@ -238,7 +238,7 @@ def expect_paid(runner: CaseRunner, step: Step, since: str, table: Cents | None 
     doc="a meter hit is for exactly the amount the meter shows, and the meter keeps showing it "
     "until the award is paid and the reset key is turned (461a.12(b)(1), (h)(1))",
 ))
-def expect_meter_shows_hit(runner: CaseRunner, step: Step, meter: str) -> None:
+def expect_meter_shows_hit(runner: CaseContext, step: Step, meter: str) -> None:
     """461a.12(b)(1): the hit pays what the meter showed; (h)(1): the meter goes back only after."""
     runner.pump(0.05)
     hits = [e for e in runner.hits_seen if e.name == "hit" and e.payload.get("meter") == meter]
@@ -260,7 +260,7 @@ def expect_meter_shows_hit(runner: CaseRunner, step: Step, meter: str) -> None:
     doc="attempt to withdraw a wager; the wagering system must accept or refuse it as stated",
     acts=("remove-wager",)
 ))
-def expect_removal(runner: CaseRunner, step: Step, seat: int, type: str, expect: str) -> None:
+def expect_removal(runner: CaseContext, step: Step, seat: int, type: str, expect: str) -> None:
     """627a.7(c), 629a.7(c), 631a.8(c): no wager is withdrawn after "no more bets"."""
     if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
@@ -287,7 +287,7 @@ def expect_removal(runner: CaseRunner, step: Step, seat: int, type: str, expect:
     doc="the progressive controller reports each named 607a.2(b)(2)(vi) field, non-empty (the shoe "
     "and sensors are not progressive devices and are not asked)",
 ))
-def expect_controller_identity(runner: CaseRunner, step: Step, fields: tuple[str, ...]) -> None:
+def expect_controller_identity(runner: CaseContext, step: Step, fields: tuple[str, ...]) -> None:
     """607a.2(b)(2)(vi): a progressive device names its controller type and progressive software."""
     ident = runner.controller().identity()
     for name in fields:
@@ -299,12 +299,12 @@ def expect_controller_identity(runner: CaseRunner, step: Step, fields: tuple[str
 # ---------------------------------------------------------------------------- mystery (Royal 9 (h))
 
 
-def mystery_number(runner: CaseRunner) -> int | None:
+def mystery_number(runner: CaseContext) -> int | None:
     got = runner.controller().config().mystery
     return None if not got or got.get("configuration") is None else int(got["configuration"])
 
 
-def _configuration(runner: CaseRunner, configuration: str) -> int | None:
+def _configuration(runner: CaseContext, configuration: str) -> int | None:
     """``"2"`` -> 2; ``profile``: the Rules Submission's configuration; ``none``: no mystery."""
     if configuration == "profile":
         declared = runner.profile.rules.mystery
@@ -324,7 +324,7 @@ def _configuration(runner: CaseRunner, configuration: str) -> int | None:
     "(461a.12(h)); accepted otherwise.  With `restorable`, a configuration from which the profile's "
     "could not be written back without turning the meter back is not written (the measurement says so)",
 ))
-def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restorable: bool) -> None:
+def configure_mystery(runner: CaseContext, step: Step, configuration: str, restorable: bool) -> None:
     number = _configuration(runner, configuration)
     reading = runner.read_meters()
     shown = reading.meters.get("mystery")
@@ -332,7 +332,7 @@ def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restor
     declared = runner.profile.rules.mystery
     if restorable and number is not None and declared is not None \
             and regulation_mystery(number)[0] > regulation_mystery(int(declared.configuration))[0]:
-        runner.__dict__["mystery_written"] = False
+        runner.state.mystery_written = False
         runner.measure(step, f"mystery configuration {number} write", "not written",
                        "not written: the profile's configuration could not be written back after it", True)
         return
@@ -358,8 +358,8 @@ def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restor
         if expect == "accepted":
             permitted_refusal(runner, step, "mystery", f"{got} ({why})",
                               "what this case checks on a written mystery configuration does not apply")
-    runner.__dict__["mystery_written"] = got == "accepted"
-    runner.__dict__["mystery_last"] = number
+    runner.state.mystery_written = got == "accepted"
+    runner.state.mystery_last = number
     runner.measure(step, f"mystery configuration {number} write", got + (f" ({why})" if why else ""), expect,
                  got == expect, detail="meter now " + (fmt(shown) if shown is not None else "absent"))
 
@@ -372,7 +372,7 @@ def configure_mystery(runner: CaseRunner, step: Step, configuration: str, restor
     "Rules Submission; `written`: the one the case's last `configure_mystery` wrote if the controller "
     "accepted it, else the profile's",
 ))
-def expect_mystery_config(runner: CaseRunner, step: Step, configuration: str) -> None:
+def expect_mystery_config(runner: CaseContext, step: Step, configuration: str) -> None:
     number = _expected_number(runner, configuration)
     if number is None:
         got = runner.controller().config().mystery
@@ -387,10 +387,10 @@ def expect_mystery_config(runner: CaseRunner, step: Step, configuration: str) ->
                  f"{fmt(reseed)}, {fmt(must_hit_by)}, {rate}%", have == (reseed, must_hit_by, rate))
 
 
-def _expected_number(runner: CaseRunner, configuration: str) -> int | None:
+def _expected_number(runner: CaseContext, configuration: str) -> int | None:
     if configuration == "written":
-        written = runner.__dict__.get("mystery_last")
-        return written if runner.__dict__.get("mystery_written") else _configuration(runner, "profile")
+        written = runner.state.mystery_last
+        return written if runner.state.mystery_written else _configuration(runner, "profile")
     return _configuration(runner, configuration)
 
 
@@ -399,7 +399,7 @@ def _expected_number(runner: CaseRunner, configuration: str) -> int | None:
      "within_range": Arg("bool", default=True)},
     doc="the mystery meter equals the configuration's reseed, and/or lies within [reseed, must-hit-by]",
 ))
-def expect_mystery_meter(runner: CaseRunner, step: Step, configuration: str, within_range: bool,
+def expect_mystery_meter(runner: CaseContext, step: Step, configuration: str, within_range: bool,
                             equals: str | None = None) -> None:
     number = _expected_number(runner, configuration)
     if number is None:

@@ -40,18 +40,18 @@ from harness.randomness.observations import (
     shuffle_positions,
 )
 from harness.suites.load.model import Step
-from harness.suites.run.runner import Inconclusive
+from harness.suites.run.context import Inconclusive
 from harness.suites.steps.registry import Action, Arg, step
 from harness.verdict import Verdict
 
 if TYPE_CHECKING:
     from harness.randomness.confirm import Procedure
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 # the battery (numpy and scipy.stats) is imported by the steps that run it, not by every suite run
 
 
-def _load(runner: CaseRunner, path: str) -> list[Any]:
+def _load(runner: CaseContext, path: str) -> list[Any]:
     """Observations from ``path``: absolute, or relative to the suite file (else to the working directory)."""
     import yaml
 
@@ -72,7 +72,7 @@ def _load(runner: CaseRunner, path: str) -> list[Any]:
     return data
 
 
-def _record(runner: CaseRunner, step: Step, proc: Procedure) -> None:
+def _record(runner: CaseContext, step: Step, proc: Procedure) -> None:
     from harness.randomness.evidence import measurements
 
     clause = step.clause or ",".join(runner.case.clauses)
@@ -83,11 +83,11 @@ def _record(runner: CaseRunner, step: Step, proc: Procedure) -> None:
         raise Inconclusive(proc.message)
 
 
-def _test_channel_loads(runner: CaseRunner) -> bool:
+def _test_channel_loads(runner: CaseContext) -> bool:
     return runner.profile.bench.performer("load").kind == "test-channel"
 
 
-def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
+def _emulator_orders(runner: CaseContext, count: int) -> list[list[int]]:
     """``count + 1`` orders of the pack from the shoe's shuffler (the order it holds, then one per
     shuffle), read out by the bench's performer for ``shuffler-readout``: the test channel; a bench
     has no one who can, and observes a marked pack instead (``from:``)."""
@@ -113,7 +113,7 @@ def _emulator_orders(runner: CaseRunner, count: int) -> list[list[int]]:
     "observed pre/post orders in file `from`; INCONCLUSIVE below the planned number; a rejection is confirmed on "
     "a second sample of as many (randomness.confirm, default true; from a file: its second half)",
 ))
-def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None, **args: Any) -> None:
+def shuffler_battery(runner: CaseContext, step: Step, shuffles: int | None = None, **args: Any) -> None:
     from harness.randomness import battery, confirm
 
     profile = runner.profile
@@ -144,7 +144,7 @@ def shuffler_battery(runner: CaseRunner, step: Step, shuffles: int | None = None
     _record(runner, step, confirm.run(first.plan, lambda k: first if k == 1 else stage(k)))
 
 
-def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[ShoeObservation]:
+def _live_shoes(runner: CaseContext, count: int, cards: int, seed: int) -> list[ShoeObservation]:
     """Observe mode: the bench loads the shoe and deals it out; the cards the shoe reports, in order,
     are one observation.  A shoe with a built-in shuffler (capability ``shuffler``) is loaded in
     new-deck order and shuffled by its shuffler, so the battery judges the device's shuffle (a
@@ -178,7 +178,7 @@ def _live_shoes(runner: CaseRunner, count: int, cards: int, seed: int) -> list[S
     "(randomness.confirm, default true)",
     acts=("load", "deal"), acts_unless=("from",),
 ))
-def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = None, cards: int | None = None,
+def shoe_battery(runner: CaseContext, step: Step, seed: int, shoes: int | None = None, cards: int | None = None,
                  **args: Any) -> None:
     from harness.randomness import battery, confirm
 
@@ -223,7 +223,7 @@ def shoe_battery(runner: CaseRunner, step: Step, seed: int, shoes: int | None = 
     "the meters conserved between readings (at the start, after every round with a hit, at the end)",
     acts=("open-round", "wager", "load", "deal", "reset-key"), acts_unless=("from",),
 ))
-def mystery_distribution(runner: CaseRunner, step: Step, max_rounds: int, seed: int, awards: int | None = None,
+def mystery_distribution(runner: CaseContext, step: Step, max_rounds: int, seed: int, awards: int | None = None,
                          **args: Any) -> None:
     from harness.randomness import battery, confirm
     from harness.randomness.plan import rounds_per_award

@@ -3,7 +3,7 @@
 A step is registered where it is written, with the :func:`step` decorator::
 
     @step("reset_key", Action({"meter": Arg("enum", required=True, choices=METERS)}, shorthand="meter"))
-    def reset_key(runner: CaseRunner, step: Step, meter: str) -> None:
+    def reset_key(runner: CaseContext, step: Step, meter: str) -> None:
         ...
 
 The decorator records the step's specification (:class:`Action`: its arguments and their checks,
@@ -14,11 +14,19 @@ arguments.  Nothing is bound onto a class by name: the runner looks the step up 
 The modules that define steps are listed in :data:`STEP_MODULES`, in the order the reference
 documents them; :func:`steps` imports them once.  A name registered twice is refused, so two
 modules cannot silently replace each other's step.
+
+A step's function is checked against its specification when it is registered (as pluggy checks a
+hook implementation against its hook's specification): the runner calls it as
+``run(runner, step, **args)`` with the arguments the validator let through, so it must take every
+argument its :class:`Action` declares, and require none the specification does not always give (one
+it does not declare, or one neither required nor defaulted there).  A mismatch is refused at import,
+naming the step, rather than found as a ``TypeError`` when a suite first uses the argument.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -26,6 +34,7 @@ from typing import Any, TypeVar
 #: every module that registers steps, in documentation order
 STEP_MODULES = (
     "harness.suites.steps.core",
+    "harness.suites.steps.rounds",
     "harness.suites.steps.expect",
     "harness.suites.steps.expect_shoe",
     "harness.suites.steps.royal9",
@@ -104,13 +113,61 @@ _loaded = False
 F = TypeVar("F", bound=Callable[..., None])
 
 
+class StepSignatureError(TypeError):
+    """A step function that cannot be called with what its specification gives it."""
+
+
+#: the parameters every step function takes first, positionally (the runner, the YAML step)
+_CONTEXT = 2
+
+
+def signature_problems(fn: Callable[..., Any], spec: Action) -> list[str]:
+    """Why ``fn`` cannot be called as ``fn(runner, step, **args)`` with the arguments ``spec``
+    lets a suite give (empty: it can).  An argument the spec declares must be a parameter that
+    can be given by name (or go to ``**kwargs``); a parameter without a default must be one the
+    spec always gives: declared, and required or defaulted there."""
+    params = list(inspect.signature(fn).parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) < _CONTEXT and not any(p.kind is p.VAR_POSITIONAL for p in params):
+        return [f"takes {len(positional)} positional parameter(s); a step takes (runner, step, ...)"]
+    context = {p.name for p in positional[:_CONTEXT]}
+    rest = [p for p in params if p.name not in context and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    by_name = {p.name: p for p in rest if p.kind is not p.POSITIONAL_ONLY}
+    var_keyword = any(p.kind is p.VAR_KEYWORD for p in params)
+    problems = []
+    for arg in spec.args:
+        if arg in context:
+            problems.append(f"argument '{arg}' of its Action is also the name of its {arg!r} parameter, which "
+                            "the runner gives positionally")
+        elif arg not in by_name and not var_keyword:
+            problems.append(f"does not accept argument '{arg}', which its Action declares")
+    for p in rest:
+        if p.default is not p.empty:
+            continue
+        declared = spec.args.get(p.name)
+        if p.kind is p.POSITIONAL_ONLY:
+            problems.append(f"requires positional-only parameter '{p.name}', which the runner never gives")
+        elif declared is None:
+            problems.append(f"requires '{p.name}', which its Action does not declare")
+        elif not declared.required and declared.default is None:
+            problems.append(f"requires '{p.name}', which its Action neither requires nor gives a default "
+                            "(a suite may leave it out)")
+    return problems
+
+
 def step(name: str, spec: Action | None = None) -> Callable[[F], F]:
-    """Register the decorated function as the step ``name`` with its specification."""
+    """Register the decorated function as the step ``name`` with its specification; a function
+    that does not fit its specification (:func:`signature_problems`) is refused."""
 
     def register(fn: F) -> F:
         if name in _REGISTRY:
             raise RuntimeError(f"step '{name}' is registered twice ({_REGISTRY[name].module} and {fn.__module__})")
-        _REGISTRY[name] = StepDef(name, spec or Action(), fn, fn.__module__)
+        action = spec or Action()
+        problems = signature_problems(fn, action)
+        if problems:
+            raise StepSignatureError(f"step '{name}' ({fn.__module__}.{fn.__qualname__}) does not fit its Action: "
+                                     + "; ".join(problems))
+        _REGISTRY[name] = StepDef(name, action, fn, fn.__module__)
         return fn
 
     return register

@@ -8,25 +8,28 @@ aggregated into a few measurements so a 200-round case stays readable; every mis
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from harness.cards import format_cards
+from harness.money import Cents
 from harness.suites.load.model import Step
 from harness.suites.run.oracle import contribution_check, meter_settings, qualifying_stakes
 from harness.suites.steps.accounts import account_problems, residual_problems
-from harness.suites.steps.core import hits_to_pay, measure_payments, open_round
+from harness.suites.steps.core import WAGER_TYPES, hits_to_pay, measure_payments, open_round
 from harness.suites.steps.expect import expected_round, rate_clause
 from harness.suites.steps.payouts import settlements
+from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 
 
 BASE_TYPES = ("player", "banker", "tie")
 
 
-def base_wagers(runner: CaseRunner, seat: int, kind: str, base: str, amount: int | None) -> list[tuple[int, str, int]]:
+def base_wagers(runner: CaseContext, seat: int, kind: str, base: str, amount: int | None) -> list[tuple[int, str, int]]:
     """The base wager placed at a seat before a Royal 9 wager (629a Royal 9 (b))."""
     if kind != "royal9" or base == "none" or (base == "auto" and not runner.requires_base_wager):
         return []
@@ -35,7 +38,7 @@ def base_wagers(runner: CaseRunner, seat: int, kind: str, base: str, amount: int
 
 
 def play_rounds(
-    runner: CaseRunner, step: Step, *, count: int, seed: int, seats: list[int], kind: str, pace_us: int | None,
+    runner: CaseContext, step: Step, *, count: int, seed: int, seats: list[int], kind: str, pace_us: int | None,
     base: str = "auto", base_amount: int | None = None,
 ) -> None:
     rng = random.Random(seed)
@@ -97,3 +100,28 @@ def play_rounds(
     refused = [p for p in problems if "refused" in p]
     runner.measure(step, "wagers accepted before dealing", len(refused), 0, not refused, unit="refusals",
                    detail="; ".join(refused)[:2000])
+
+
+@step("rounds", Action(
+    {
+        "count": Arg("int", required=True),
+        "seed": Arg("int", default=1),
+        "seats": Arg("seats", default="all"),
+        "type": choice(*WAGER_TYPES, default="royal9"),
+        "pace_ms": Arg("decimal", default=Decimal(1)),
+        "base": choice("auto", "none", "player", "banker", "tie", "mixed", default="auto"),
+        "base_amount": Arg("amount", positive=True, why="a $0 wager is no wager"),
+    },
+    doc="play `count` rounds of random shoes, every listed seat wagering; each round's payouts are "
+    "checked against the oracle, the meters against exact contribution arithmetic (the fraction of a cent "
+    "across every reset included) and the payout meters against the round's progressive awards, and each "
+    "round's lock-out is timed for `expect_lockout_rounds`; `base` is the "
+    "base wager placed before a Royal 9 wager (`auto`: a Banker wager where r9-requires-base-wager "
+    "holds; `mixed`: Player, Banker, Tie by seat)",
+    acts=("open-round", "wager", "load", "deal", "reset-key"),
+))
+def rounds(runner: CaseContext, step: Step, count: int, seed: int, seats: Any, type: str, base: str,
+              pace_ms: Decimal | None = None, base_amount: Cents | None = None) -> None:
+    pace_us = int(pace_ms * 1000) if pace_ms is not None else None
+    play_rounds(runner, step, count=count, seed=seed, seats=runner.seats_of(seats), kind=type, pace_us=pace_us,
+                base=base, base_amount=base_amount)

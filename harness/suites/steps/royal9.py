@@ -13,7 +13,7 @@ Royal 9 clauses need a few checks beyond it:
 - ``expect_r9_combos``: the controller's personal combinations are a king and a nine each, unique
   per position, and the ones in the Rules Submission ((e)(5)).
 
-Every check is a measurement (:meth:`CaseRunner.measure`).
+Every check is a measurement (:meth:`CaseContext.measure`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from harness.suites.steps.permitted import permitted_refusal
 from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 #: the Midibaccarat wagers of 629a.7(b) that open the Royal 9 option
 BASE_TYPES = ("player", "banker", "tie")
@@ -42,7 +42,7 @@ BASE_TYPES = ("player", "banker", "tie")
 
 
 
-def _await_cards(runner: CaseRunner, n: int) -> None:
+def _await_cards(runner: CaseContext, n: int) -> None:
     """The shoe's card events travel on their own line: wait until ``n`` have been read."""
     runner.wait_for(f"{n} card events from the shoe", lambda: len(runner.round.cards) >= n)
 
@@ -51,7 +51,7 @@ def _await_cards(runner: CaseRunner, n: int) -> None:
     doc="the shoe reported every card the round used, in the order loaded (waits for the shoe's "
     "card events, which may arrive after the controller's round_end)",
 ))
-def expect_r9_round_cards(runner: CaseRunner, step: Step) -> None:
+def expect_r9_round_cards(runner: CaseContext, step: Step) -> None:
     if not runner.round.settled:
         settle_round(runner, step)
     if not runner.loaded:
@@ -67,7 +67,7 @@ def expect_r9_round_cards(runner: CaseRunner, step: Step) -> None:
 # ---------------------------------------------------------------------------- meter awards
 
 
-def _meter_at_settlement(runner: CaseRunner, meter: str) -> tuple[Cents, str]:
+def _meter_at_settlement(runner: CaseContext, meter: str) -> tuple[Cents, str]:
     """The round-start reading plus this round's exact contributions (residual carried)."""
     start = runner.snapshots["round-start"]
     rate = runner.rates_written.get(meter, runner.profile.rules.meters[meter].rate)
@@ -82,7 +82,7 @@ def _meter_at_settlement(runner: CaseRunner, meter: str) -> tuple[Cents, str]:
     doc="a meter jackpot pays what the meter showed at settlement (round-start reading plus this "
     "round's contributions at the profile's rate); the meter shows that amount until the reset key",
 ))
-def expect_r9_meter_award(runner: CaseRunner, step: Step, seat: int, meter: str) -> None:
+def expect_r9_meter_award(runner: CaseContext, step: Step, seat: int, meter: str) -> None:
     """The seat is paid 100% of the meter as it stood at settlement, with whatever else the oracle
     awards the wager under the interpretations in force (the stake, envy for the mega winner when
     lines add up); the hit is for that amount and the meter shows it until the reset key."""
@@ -126,7 +126,7 @@ def expect_r9_meter_award(runner: CaseRunner, step: Step, seat: int, meter: str)
 @step("expect_r9_wagers_listed", Action(
     doc="the wagering system lists exactly the wagers accepted in this round (Royal 9 (a)(2))",
 ))
-def expect_r9_wagers_listed(runner: CaseRunner, step: Step) -> None:
+def expect_r9_wagers_listed(runner: CaseContext, step: Step) -> None:
     if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
     listed = {(w.seat, w.type): w.amount for w in runner.rig.sensors.wagers()}
@@ -143,7 +143,7 @@ def expect_r9_wagers_listed(runner: CaseRunner, step: Step) -> None:
     doc="every seat's personal combination read back from the controller is a king and a nine, "
     "unique, and the one in the profile's Rules Submission (Royal 9 (e)(5))",
 ))
-def expect_r9_combos(runner: CaseRunner, step: Step) -> None:
+def expect_r9_combos(runner: CaseContext, step: Step) -> None:
     cfg = runner.controller().config()
     got = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
     want = {s.seat: tuple(c.code for c in s.combo) if s.combo else None for s in runner.profile.rules.seats}
@@ -169,7 +169,7 @@ def expect_r9_combos(runner: CaseRunner, step: Step) -> None:
     "`config_writes: {combinations: ...}` permits (never, no-amount-shown) is recorded and the case is "
     "NOT APPLICABLE",
 ))
-def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
+def configure_combos(runner: CaseContext, step: Step, order: str) -> None:
     rules = runner.profile.rules
     owners = [s for s in rules.seats if s.combo]
     filed = [s.combo for s in owners if s.combo]
@@ -206,7 +206,7 @@ def configure_combos(runner: CaseRunner, step: Step, order: str) -> None:
     "is accepted)",
     acts=("wager",),
 ))
-def expect_placing_again_at_zero(runner: CaseRunner, step: Step) -> None:
+def expect_placing_again_at_zero(runner: CaseContext, step: Step) -> None:
     standing = sorted(runner.round.wagers)
     if not standing:
         raise AssertionError("expect_placing_again_at_zero: no wager is on the layout to place again")

@@ -44,12 +44,12 @@ from harness.suites.steps.expect import expected_round
 from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 Key = tuple[int, str]
 
 
-def streak_pay(runner: CaseRunner) -> Pay:
+def streak_pay(runner: CaseContext) -> Pay:
     """What the Rules Submission pays for a won streak (``rules.streak3.pays``)."""
     settings = runner.profile.rules.streak3
     if settings is None:
@@ -57,7 +57,7 @@ def streak_pay(runner: CaseRunner) -> Pay:
     return settings.pays
 
 
-def _events(runner: CaseRunner, name: str) -> dict[Key, Mapping[str, Any]]:
+def _events(runner: CaseContext, name: str) -> dict[Key, Mapping[str, Any]]:
     runner.pump(0.01)
     return {(int(e.payload["seat"]), str(e.payload["type"])): e.payload
             for e in runner.round.ctrl_events if e.name == name and e.payload.get("type") in STREAK_WAGERS}
@@ -115,7 +115,7 @@ class Judged:
 class StreakBook:
     """The streak wagers a step follows over its rounds, judged by the oracle after each deal."""
 
-    def __init__(self, runner: CaseRunner) -> None:
+    def __init__(self, runner: CaseContext) -> None:
         self.pay = streak_pay(runner)
         self.tie_rule = tie_rule_of(runner.oracle.interp.as_dict())
         self.open: dict[Key, Followed] = {}
@@ -128,7 +128,7 @@ class StreakBook:
         self.decided.pop((seat, kind), None)
         self.open[(seat, kind)] = Followed(seat, kind, stake)
 
-    def after_deal(self, runner: CaseRunner, winner: str) -> tuple[list[Judged], dict[Key, str]]:
+    def after_deal(self, runner: CaseContext, winner: str) -> tuple[list[Judged], dict[Key, str]]:
         """Judge every followed wager on the deal just settled (``winner``: the oracle's on the cards
         read); returns the judgments of the wagers in play, and what the device reported in this game
         for each wager decided in an earlier one (nothing, if it kept it out of play)."""
@@ -149,7 +149,7 @@ class StreakBook:
                 self.decided[key] = (w, self.games)
         return judged, earlier
 
-    def deal_problems(self, runner: CaseRunner, winner: str, where: str) -> tuple[int, list[tuple[bool, str]]]:
+    def deal_problems(self, runner: CaseContext, winner: str, where: str) -> tuple[int, list[tuple[bool, str]]]:
         """:meth:`after_deal` as problem lines: the wagers decided in this deal, and each mismatch
         (``(riding, text)``: a wager the oracle has still riding counts as no settled wager)."""
         judged, earlier = self.after_deal(runner, winner)
@@ -180,7 +180,7 @@ def riding_exception(listed: Iterable[Wager]) -> tuple[list[Wager], list[str]]:
     return allowed, wrong
 
 
-def _listed(runner: CaseRunner) -> dict[Key, Wager]:
+def _listed(runner: CaseContext) -> dict[Key, Wager]:
     assert runner.rig.sensors is not None
     return {(w.seat, w.type): w for w in runner.rig.sensors.wagers()}
 
@@ -213,7 +213,7 @@ def _layout(listed: Mapping[Key, Wager], key: Key) -> str:
     "refused and leave it as it was), `power_cycle` switches the table off and on (it must still be there)",
     acts=("open-round", "wager", "remove-wager", "load", "deal", "power"),
 ))
-def streak3(runner: CaseRunner, step: Step, hand: str, games: tuple[tuple[str, tuple[Card, ...]], ...],
+def streak3(runner: CaseContext, step: Step, hand: str, games: tuple[tuple[str, tuple[Card, ...]], ...],
             remove: bool, replace: bool, power_cycle: bool, seat: int | None = None, seats: Any = None,
             amount: Cents | None = None) -> None:
     kind = f"streak3-{hand}"
@@ -243,7 +243,7 @@ def _riding_layout(w: Followed, games: int) -> str:
     return f"on the layout, {fmt(w.stake)}, {games} game(s)"
 
 
-def _power_cycle(runner: CaseRunner, step: Step, book: StreakBook, n: int) -> None:
+def _power_cycle(runner: CaseContext, step: Step, book: StreakBook, n: int) -> None:
     """Between games ``n - 1`` and ``n``: the table's power off and on; every riding wager is kept."""
     power(runner, step, "off")
     power(runner, step, "on")
@@ -255,7 +255,7 @@ def _power_cycle(runner: CaseRunner, step: Step, book: StreakBook, n: int) -> No
                        detail="a riding wager is kept in non-volatile storage like the meters")
 
 
-def _while_riding(runner: CaseRunner, step: Step, book: StreakBook, n: int, *, remove: bool,
+def _while_riding(runner: CaseContext, step: Step, book: StreakBook, n: int, *, remove: bool,
                   replace: bool) -> None:
     """Game ``n``'s round is open and the wager rides: it is on the layout as it was; withdrawing it
     and placing it again (at twice the amount) are refused and leave it so."""
@@ -282,7 +282,7 @@ def _while_riding(runner: CaseRunner, step: Step, book: StreakBook, n: int, *, r
                            f"{got}; {after}", f"refused; {want}", not res.accepted and after == want)
 
 
-def _judge_game(runner: CaseRunner, step: Step, book: StreakBook, n: int, wanted: str) -> None:
+def _judge_game(runner: CaseContext, step: Step, book: StreakBook, n: int, wanted: str) -> None:
     exp = expected_round(runner)
     assert exp.baccarat is not None
     winner = exp.baccarat.winner

@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Any
 from harness.devices.link import DeviceNak
 from harness.money import fmt
 from harness.suites.load.model import Step
-from harness.suites.steps.permitted import NotApplicableHere, refusal_reasons
+from harness.suites.run.context import NotApplicableHere
+from harness.suites.steps.permitted import refusal_reasons
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 ROLES = ("shoe", "sensors", "controller")
 #: the requests of each role that read and change nothing (docs/protocol.md sections 6.1-6.4)
@@ -47,7 +48,7 @@ ANSWER_LIMIT_MS = Decimal(100)
 RESTART_SEQ = 1
 
 
-def device_lines(runner: CaseRunner) -> list[tuple[str, Any]]:
+def device_lines(runner: CaseContext) -> list[tuple[str, Any]]:
     """The devices of the rig reached over a line of the reference protocol, by role."""
     out = []
     for role in ROLES:
@@ -57,7 +58,7 @@ def device_lines(runner: CaseRunner) -> list[tuple[str, Any]]:
     return out
 
 
-def reference_lines(runner: CaseRunner, settle_s: float = 0.0) -> list[tuple[str, Any]]:
+def reference_lines(runner: CaseContext, settle_s: float = 0.0) -> list[tuple[str, Any]]:
     """:func:`device_lines`, the events waiting on them taken in (``settle_s``); a rig with none is NOT
     APPLICABLE to a check of the reference protocol's lines."""
     lines = device_lines(runner)
@@ -81,7 +82,7 @@ def fastest_ms(samples_ns: list[int]) -> Decimal:
     "within 100 ms: one slow sample on a loaded host decides nothing.  A device reached through a driver "
     "of another protocol is NOT APPLICABLE",
 ))
-def expect_answer_times(runner: CaseRunner, step: Step, tries: int = 5) -> None:
+def expect_answer_times(runner: CaseContext, step: Step, tries: int = 5) -> None:
     lines = reference_lines(runner)
     for role, dev in lines:
         for cmd in READ_REQUESTS[role]:
@@ -108,7 +109,7 @@ def seq_gaps(gaps: list[tuple[int, int]]) -> list[tuple[int, int]]:
     "before it on that line: each device numbers its own events (a counter shared by several lines shows "
     "as gaps); a restart at 1 after a power-up or a reboot is not a gap",
 ))
-def expect_event_seq(runner: CaseRunner, step: Step) -> None:
+def expect_event_seq(runner: CaseContext, step: Step) -> None:
     lines = reference_lines(runner, 0.05)
     for role, dev in lines:
         link = dev.link
@@ -150,7 +151,7 @@ def _live_writes(raw: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[st
     "hit_soft17, the denomination, each meter's payout limit) is written alone with another value: "
     "each write must be declined (a NAK) and change nothing; one taken is written back",
 ))
-def expect_writes_refused_while_live(runner: CaseRunner, step: Step) -> None:
+def expect_writes_refused_while_live(runner: CaseContext, step: Step) -> None:
     ctrl = runner.controller()
     before = copy.deepcopy(dict(ctrl.config().raw))
     for label, write, back in _live_writes(before):
@@ -175,7 +176,7 @@ def expect_writes_refused_while_live(runner: CaseRunner, step: Step) -> None:
     "the payout limit and the display capacity the controller reads back now (`config.get`: a limit written "
     "in the case, not the one filed), and a meter standing at its cap reports `diverted` for it",
 ))
-def expect_meters_within_caps(runner: CaseRunner, step: Step) -> None:
+def expect_meters_within_caps(runner: CaseContext, step: Step) -> None:
     reading = runner.read_meters()
     config = runner.controller().config().raw
     meters_cfg = config.get("meters") or {}
@@ -207,7 +208,7 @@ def expect_meters_within_caps(runner: CaseRunner, step: Step) -> None:
     "meter the configuration reads back with a reset amount) shows the reset amount the controller reads "
     "back now (`config.get`: one written in the case, not the one it powered up with)",
 ))
-def expect_meters_at_reset(runner: CaseRunner, step: Step, meters: Any = None) -> None:
+def expect_meters_at_reset(runner: CaseContext, step: Step, meters: Any = None) -> None:
     reading = runner.read_meters()
     meters_cfg = runner.controller().config().raw.get("meters") or {}
     names = list(meters) if meters not in (None, "all", ("all",)) else sorted(meters_cfg)
@@ -227,7 +228,7 @@ def expect_meters_at_reset(runner: CaseRunner, step: Step, meters: Any = None) -
     "the filed one) is refused (`bad-amount`), and one of the denomination in force is accepted",
     acts=("wager",),
 ))
-def expect_royal9_denomination(runner: CaseRunner, step: Step, seats: Any = "all") -> None:
+def expect_royal9_denomination(runner: CaseContext, step: Step, seats: Any = "all") -> None:
     den = runner.controller().config().denomination
     filed = runner.profile.rules.denomination
     others = sorted({100, 500, *([filed * 100] if filed is not None else [])} - {den})

@@ -37,12 +37,12 @@ from harness.devices.link import DeviceNak
 from harness.devices.transcript import IN, OUT
 from harness.errors import DeviceError
 from harness.suites.load.model import Step
-from harness.suites.steps.permitted import NotApplicableHere
+from harness.suites.run.context import NotApplicableHere
 from harness.suites.steps.registry import Action, Arg, step
 from harness.suites.steps.sweeps import reference_lines
 
 if TYPE_CHECKING:
-    from harness.suites.run.runner import CaseRunner
+    from harness.suites.run.context import CaseContext
 
 #: the table devices that answer ``identity`` (docs/protocol.md section 6.1)
 IDENTITY_ROLES = ("shoe", "sensors", "controller")
@@ -65,7 +65,7 @@ METER_FIELDS = ("rate", "initial", "reset", "payout_limit", "display_capacity")
     "no two devices report the same manufacturer and serial (a device answering another's serial "
     "identifies the wrong device on the master list)",
 ))
-def expect_identity_serials(runner: CaseRunner, step: Step) -> None:
+def expect_identity_serials(runner: CaseContext, step: Step) -> None:
     idents: dict[str, dict[str, Any]] = {}
     for role in IDENTITY_ROLES:
         dev = getattr(runner.rig, role, None)
@@ -184,7 +184,7 @@ def _write(ctrl: Any, args: dict[str, Any]) -> tuple[dict[str, Any] | None, str]
     "equal the `config.get` that follows it.  Which writes it takes is its own (a refusal passes); the "
     "configuration must end as it began",
 ))
-def expect_config_set_answers(runner: CaseRunner, step: Step) -> None:
+def expect_config_set_answers(runner: CaseContext, step: Step) -> None:
     ctrl = runner.controller()
     if getattr(ctrl, "call", None) is None or getattr(ctrl, "link", None) is None:
         raise NotApplicableHere("the controller is not reached over a line of the reference protocol")
@@ -264,7 +264,7 @@ def _try(dev: Any, cmd: str, **args: Any) -> None:
         dev.call(cmd, **args)
 
 
-def _sweep_writes(runner: CaseRunner, tries: int) -> None:
+def _sweep_writes(runner: CaseContext, tries: int) -> None:
     """Send every command that changes something, ``tries`` times, leaving the table as it was: each
     config.set field another value and back, and a round opened, wagered at every seat, the wagers
     withdrawn, wagering closed by each input the table has, the round voided; the reset key of every
@@ -310,7 +310,7 @@ def _sweep_writes(runner: CaseRunner, tries: int) -> None:
     "and over the limit is INCONCLUSIVE (one slow sample on a loaded host decides nothing); the emulator's "
     "test.* commands are not judged.  The table is left between rounds with its configuration as before",
 ))
-def expect_write_answer_times(runner: CaseRunner, step: Step, tries: int = 3) -> None:
+def expect_write_answer_times(runner: CaseContext, step: Step, tries: int = 3) -> None:
     lines = reference_lines(runner)
     _sweep_writes(runner, tries)
     for role, dev in lines:
@@ -331,7 +331,7 @@ def expect_write_answer_times(runner: CaseRunner, step: Step, tries: int = 3) ->
 # --------------------------------------------------------------------------- the order of a round's events
 
 
-def _linked_meters(runner: CaseRunner) -> set[str]:
+def _linked_meters(runner: CaseContext) -> set[str]:
     with contextlib.suppress(DeviceError, AttributeError):
         link = runner.controller().config().raw.get("link")
         if isinstance(link, dict) and isinstance(link.get("meters"), dict):
@@ -398,7 +398,7 @@ def settlement_order_faults(events: list[Any], *, hit_and_run: bool, linked: set
     "The events arriving within `wait_ms` after the step starts are read first, so one sent late is seen where "
     "it came",
 ))
-def expect_settlement_order(runner: CaseRunner, step: Step, wait_ms: Decimal = Decimal(200)) -> None:
+def expect_settlement_order(runner: CaseContext, step: Step, wait_ms: Decimal = Decimal(200)) -> None:
     runner.pump()
     if not any(e.name == "round_end" for e in runner.round.ctrl_events):
         raise AssertionError("expect_settlement_order: the round has not ended (deal it first)")
