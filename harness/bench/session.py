@@ -20,9 +20,17 @@ import sys
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from harness.bench import jitter
+from harness.bench.console import BenchConsole
+from harness.bench.hands import Hands
 from harness.bench.performers import Performers
 from harness.bench.prompts import PromptBroker
+from harness.bench.relay import RelayedTerminal, RelayLink
+from harness.bench.scripted import HumanPace, ScriptedOperator
+from harness.bench.terminal import TerminalFrontEnd
+from harness.devices.drivers.scpi import ScpiSwitch
 from harness.errors import DeviceError
+from harness.games.interpretations import Interpretations
 
 if TYPE_CHECKING:
     from harness.profiles.model import Profile
@@ -64,8 +72,6 @@ class BenchSession:
     # ------------------------------------------------------------------ opening
 
     def open(self, rig: Rig) -> None:
-        from harness.bench import jitter
-
         try:
             self.open_actuators(rig)
             if self.broker is not None:  # first: the person sees the console's address as soon as can be
@@ -76,8 +82,7 @@ class BenchSession:
             raise
 
     def open_actuators(self, rig: Rig) -> None:
-        from harness.devices.drivers.scpi import ScpiSwitch
-        from harness.suites.run.rig import check_identity
+        from harness.suites.run.rig import check_identity  # noqa: PLC0415 - harness.suites is being reorganised
 
         for name, spec in self.settings.actuators.items():
             resource = spec.resource
@@ -96,9 +101,6 @@ class BenchSession:
         assert self.broker is not None
         op = self.settings.operator
         if op.scripted is not None:
-            from harness.bench.hands import Hands
-            from harness.bench.scripted import HumanPace, ScriptedOperator
-
             if rig.emulator is None:
                 raise DeviceError("bench.operator.scripted needs the emulator tablecert starts")
             hands = Hands(str(rig.emulator.addresses["physical"]))
@@ -117,12 +119,9 @@ class BenchSession:
                                                           else self.broker.operator or "scripted operator"),
                                                 bulk_pace=None if bulk is None else HumanPace(bulk),
                                                 answers=op.scripted.answers))
-        from harness.bench.relay import RelayLink
 
         self.link = RelayLink.from_environment()
         if self.console_wanted:
-            from harness.bench.console import BenchConsole
-
             self.console = BenchConsole(self.broker, port=op.console_port)
             self.broker.attach(self.console)
             self._say(f"tablecert: bench console at {self.console.url}")
@@ -134,8 +133,6 @@ class BenchSession:
     def _attach_terminal(self) -> None:
         assert self.broker is not None
         if self.link is not None:
-            from harness.bench.relay import RelayedTerminal
-
             if self.link.terminal:
                 self.broker.attach(RelayedTerminal(self.link))
                 self._say("tablecert: answer each prompt on this terminal (d, c or a, then Enter)"
@@ -144,7 +141,6 @@ class BenchSession:
                 self._say("tablecert: no terminal to answer on (standard input is not a terminal): "
                           "only the bench console can answer")
             return
-        from harness.bench.terminal import TerminalFrontEnd
 
         terminal = TerminalFrontEnd.open(self.broker)
         if terminal is not None:
@@ -185,7 +181,6 @@ class BenchSession:
 
 
 def _oracle(profile: Profile) -> Any:
-    from harness.games.interpretations import Interpretations
-    from harness.suites.run.oracle import Oracle
+    from harness.suites.run.oracle import Oracle  # noqa: PLC0415 - harness.suites is being reorganised
 
     return Oracle(profile, Interpretations.from_overrides(dict(profile.interpretations)))

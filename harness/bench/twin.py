@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 
 from harness.errors import InputError
+from harness.profiles.load import load_profile_text
 from harness.profiles.model import Profile
 
 #: the scripted operator's pace in CI: a person's delays (harness.bench.scripted.HumanPace) / 500
@@ -82,7 +83,5 @@ def twin_mapping(profile: Profile, *, speed: Decimal = CI_SPEED, seed: int = 1,
 
 def bench_twin(profile: Profile, **options: Any) -> Profile:
     """The twin as a validated profile (its ``source_path`` stays the original file's)."""
-    from harness.profiles.load import load_profile_text
-
     text = yaml.safe_dump(twin_mapping(profile, **options), sort_keys=False, allow_unicode=True)
     return load_profile_text(text, profile.source_path)

@@ -165,7 +165,8 @@ class Contract:
     def explain(self, definition: str, payload: Any) -> tuple[str, str] | None:
         """The ``jsonschema`` library's verdict: ``(path, problem)`` of the most relevant error (the
         problem text names up to two more), or None if the library finds nothing wrong."""
-        from jsonschema.exceptions import best_match
+        # jsonschema costs some 85 ms and `tablecert validate` loads this module: imported when a message is checked
+        from jsonschema.exceptions import best_match  # noqa: PLC0415
 
         errors = list(self._validator(definition).iter_errors(payload))
         if not errors:
@@ -209,8 +210,9 @@ class Contract:
     def _validator(self, definition: str) -> Any:
         found = self._library.get(definition)
         if found is None:
-            from jsonschema import Draft202012Validator
-            from referencing import Registry, Resource
+            # jsonschema costs some 85 ms and `tablecert validate` loads this module: imported when a message is checked
+            from jsonschema import Draft202012Validator  # noqa: PLC0415
+            from referencing import Registry, Resource  # noqa: PLC0415
 
             root = str(self.document["$id"])
             registry: Registry[Any] = Registry().with_resource(root, Resource.from_contents(dict(self.document)))

@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.bench import acts
+from harness.bench import jitter as bench_jitter
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
 from harness.devices.link import DeviceEvent, DeviceNak
@@ -458,8 +459,6 @@ class Table:
         if jitter is not None:
             return Decimal(jitter)
         if not self._jitter_measured:
-            from harness.bench import jitter as bench_jitter
-
             self._jitter_measured = True
             measured = bench_jitter.measure(self.rig, JITTER_SAMPLES)
             self.jitter_ms = Decimal(measured["jitter_ms"]) if measured else None

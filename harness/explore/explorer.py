@@ -33,6 +33,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, precondition, rule
 
 from harness.bench.performers import Performers
+from harness.bench.session import BenchSession
 from harness.cards import Card, parse_card, shoe_composition
 from harness.devices.contract import ContractError
 from harness.errors import DeviceError
@@ -430,8 +431,6 @@ def _stop_emulator(emulator: Any) -> None:
 def _performers(profile: Profile, rig: Rig) -> Performers:
     relays: dict[str, Any] = {}
     if profile.bench.actuators:
-        from harness.bench.session import BenchSession
-
         bench = BenchSession(profile)
         bench.open_actuators(rig)
         relays = bench.relays

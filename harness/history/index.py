@@ -17,6 +17,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from harness.errors import InputError
+from harness.record.digest import record_digest
+from harness.record.journal import load_record
 from harness.verdict import Verdict
 
 #: the environment variable that points every bench at one index (a database URL)
@@ -107,9 +109,6 @@ class Indexed:
 
 def rows_of(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """The run row and device rows of a finished record, or None (not finished: nothing to index)."""
-    from harness.record.digest import record_digest
-    from harness.record.journal import load_record
-
     record = load_record(run_dir)
     if not record.complete:
         return None

@@ -24,7 +24,9 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from harness.errors import InputError
 from harness.games.interpretations import Interpretations
+from harness.math.link_exact import compare, meter_chances, why_unequal
 from harness.profiles.model import CommonMeter, DeviceSpec, LinkSettings, LinkTable
 from harness.profiles.rules import parse_rules
 from harness.schema import Fields, attempt, check_list, check_map, check_str, guard, report
@@ -143,8 +145,6 @@ def _check_rates(link: LinkSettings, nodes: Mapping[str, YMap]) -> None:
 
 def _check_chances(link: LinkSettings, nodes: Mapping[str, YMap], interpretations: Mapping[str, Any]) -> None:
     """461a.12(c)(1), (d)(1): the same chance per unit of wager on every table and seat."""
-    from harness.math.link_exact import compare, meter_chances, why_unequal
-
     interp = Interpretations.from_overrides(dict(interpretations))
     measure = str(interp.as_dict().get("link-wager-measure", "money"))
     chances = []
@@ -180,6 +180,4 @@ def _seat_loc(node: YMap, index: int) -> Loc | None:
 
 
 def _plain(message: str) -> Any:
-    from harness.errors import InputError
-
     return InputError(message)

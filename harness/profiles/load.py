@@ -320,7 +320,7 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
                                                f"{timing.comm_timeout_ms}")
     persona = ef.raw("persona")
     if persona is not None:
-        from harness.emulators.personas import PERSONAS
+        from harness.emulators.personas import PERSONAS  # noqa: PLC0415 - the emulators: not at `validate` start-up
 
         persona = check_str(persona, ef.loc("persona"), "emulator.persona")
         if persona not in PERSONAS:

@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from harness.randomness.battery import BatteryVerdict
+from harness.randomness import confirm
+from harness.randomness.battery import BatteryVerdict, plan_mystery, run_mystery
 from harness.randomness.confirm import Procedure
 from harness.randomness.observations import MysteryAward
+from harness.randomness.plan import rounds_per_award
 from harness.randomness.stats import TestResult
 from harness.randomness.svg import histogram_data
 from harness.record.model import Measurement
@@ -110,10 +112,6 @@ def _stage_measurements(proc: Procedure, verdict: BatteryVerdict, stage: int | N
 def mystery_check(profile: Profile, amounts: Sequence[int]) -> dict[str, Any] | None:
     """The mystery battery over the awards of a soak (or any run): plan at the profile's level, run,
     and the verdict as plain data (None when the profile has no mystery progressive)."""
-    from harness.randomness import confirm
-    from harness.randomness.battery import plan_mystery, run_mystery
-    from harness.randomness.plan import rounds_per_award
-
     m = profile.rules.mystery
     if m is None:
         return None

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal, localcontext
 from typing import TYPE_CHECKING, Any
 
+from harness.schema import check_decimal, check_enum
+
 if TYPE_CHECKING:
     from harness.randomness.models import ShufflerModel
 
@@ -79,7 +81,7 @@ class ShufflerDefects:
 
     def models(self, n: int) -> dict[str, ShufflerModel]:
         """Defect name (as the emulator names it) -> model at the declared size, for ``n`` cards."""
-        from harness.randomness.models import ShufflerModel
+        from harness.randomness.models import ShufflerModel  # noqa: PLC0415 - numpy: not at `validate` start-up
 
         span = self.stuck_span if self.stuck_span is not None else max(1, n // self.bins)
         return {
@@ -164,8 +166,6 @@ def _share(f: Any, key: str, default: Decimal) -> Decimal:
     percent = text.endswith("%")
     value = f.get_decimal(key, lo=Decimal(0), hi=Decimal(100)) if not percent else None
     if percent:
-        from harness.schema import check_decimal
-
         value = check_decimal(text[:-1], f.loc(key), f.name(key), lo=Decimal(0), hi=Decimal(100)) / 100
     assert value is not None
     if not Decimal(0) < value < Decimal(1):
@@ -212,8 +212,6 @@ def parse_randomness(f: Any) -> RandomnessSettings:
         d3 = MysteryDefects()
         laws = d3.laws
         if "laws" in mf:
-            from harness.schema import check_enum
-
             items = mf.get_list("laws")
             laws = tuple(dict.fromkeys(check_enum(v, loc, f"{mf.name('laws')}[{i}]", tuple(MYSTERY_LAWS))
                                        for i, v, loc in items.enumerate_locs()))

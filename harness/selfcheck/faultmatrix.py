@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import exitcodes
+from harness.errors import InputError
+from harness.record import load_record
 from harness.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,9 +190,6 @@ def no_traceback(out: Outcome, what: str, text: str) -> None:
 
 def judge(out: Outcome, report_dir: Path, *, resume: bool = True) -> Outcome:
     """The three checks of the module docstring, on the one run folder under ``report_dir``."""
-    from harness.errors import InputError
-    from harness.record import load_record
-
     dirs = [d for d in report_dir.iterdir() if d.is_dir()]
     if len(dirs) != 1:
         out.problems.append(f"{len(dirs)} run folders, not 1")
@@ -332,8 +331,6 @@ def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
 def fault_two_writers(tmp: Path) -> Outcome:
     """Two writers of one run folder: a second ``--resume`` while the first resumes the interrupted
     run is refused (exit 2) and writes nothing; the first goes on to the end."""
-    from harness.record import load_record
-
     out = Outcome("two-writers")
     run_dir = _stopped_after(out, tmp, 1)
     record = load_record(run_dir)
@@ -424,7 +421,6 @@ def fault_signed_then_resumed(tmp: Path) -> Outcome:
     if ver.returncode != 0 or res.returncode not in DONE_EXITS:
         out.problems.append(f"resume exit {res.returncode}, verify exit {ver.returncode}: "
                             f"{first_line(ver.stdout + ver.stderr)}")
-    from harness.record import load_record
 
     after = load_record(run_dir)
     out.verdict, out.kept = Verdict.INTERRUPTED, len(after.cases)
@@ -501,7 +497,6 @@ def fault_full_disk_rewrite(tmp: Path) -> Outcome:
     out.verify = f"exit {ver.returncode}"
     if ver.returncode != 0:
         out.problems.append(f"the record no longer verifies: {first_line(ver.stdout + ver.stderr)}")
-    from harness.record import load_record
 
     out.verdict = load_record(run_dir).derived_verdict()[0]
     out.kept, out.resume, out.final = CASES, "; ".join(said), "unchanged"

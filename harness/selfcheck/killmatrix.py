@@ -36,7 +36,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from harness.bench.twin import bench_twin
 from harness.emulators.defects import DEFECTS, Defect, check_defects
+from harness.errors import InputError
+from harness.games.interpretations import Interpretations
+from harness.profiles import load_profile
+from harness.record.journal import load_record
 from harness.selfcheck.jobs import child_env, run_job
 from harness.verdict import Verdict
 
@@ -213,10 +218,6 @@ def off_bench(job: Job) -> str | None:
 @functools.cache
 def _no_twin(profile: str) -> str | None:
     """Why the profile has no bench twin at all (a link of tables), or None."""
-    from harness.bench.twin import bench_twin
-    from harness.errors import InputError
-    from harness.profiles import load_profile
-
     try:
         bench_twin(load_profile(profile_path(profile)))
     except InputError as exc:
@@ -228,11 +229,8 @@ def _no_twin(profile: str) -> str | None:
 def _twin_cases(profile: str) -> tuple[tuple[frozenset[str], bool, str | None], ...]:
     """Every shipped case: its clauses, whether it applies to the profile's table, and why it does not
     run on the profile's bench twin (None: it runs)."""
-    from harness.bench.twin import bench_twin
-    from harness.games.interpretations import Interpretations
-    from harness.profiles import load_profile
-    from harness.suites.load.applicability import not_applicable
-    from harness.suites.load.schema import expand_suites, load_suite
+    from harness.suites.load.applicability import not_applicable  # noqa: PLC0415 - harness.suites is being reorganised
+    from harness.suites.load.schema import expand_suites, load_suite  # noqa: PLC0415 - harness.suites is being reorganised
 
     plain = load_profile(profile_path(profile))
     twin = bench_twin(plain)
@@ -285,8 +283,6 @@ def pytest_command(job: Job, report_dir: Path) -> list[str]:
 
 def read_cases(report_dir: Path) -> list[CaseOutcome]:
     """The cases of the one run recorded under ``report_dir``."""
-    from harness.record.journal import load_record
-
     runs = sorted(p for p in report_dir.iterdir() if p.is_dir())
     if len(runs) != 1:
         raise FileNotFoundError(f"{report_dir}: expected one run directory, found {len(runs)}")

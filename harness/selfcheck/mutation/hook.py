@@ -29,6 +29,9 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any
 
+from harness.selfcheck.mutation.operators import mutate_source
+from harness.selfcheck.mutation.scope import MODULES, excluded, import_name, source_path
+
 MUTANT_ENV = "TABLECERT_MUTANT"
 TRACE_ENV = "TABLECERT_MUTANT_TRACE"
 EPOCH_FILE = "epoch"
@@ -55,8 +58,6 @@ class _MutantLoader(importlib.machinery.SourceFileLoader):
         self.mutant_id = mutant_id
 
     def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> Any:  # type: ignore[override]
-        from harness.selfcheck.mutation.operators import mutate_source
-        from harness.selfcheck.mutation.scope import excluded
 
         source = importlib.util.decode_source(bytes(data))
         tree = mutate_source(self.module, source, self.mutant_id, excluded(self.module))
@@ -70,8 +71,6 @@ class _MutantLoader(importlib.machinery.SourceFileLoader):
 
 class _MutantFinder(importlib.abc.MetaPathFinder):
     def __init__(self, mutant_id: str) -> None:
-        from harness.selfcheck.mutation.scope import MODULES, import_name
-
         module = mutant_id.split(":", 1)[0]
         if module not in MODULES:
             raise ValueError(f"{MUTANT_ENV}={mutant_id!r}: module {module!r} is not mutated "
@@ -95,8 +94,6 @@ class LineTrace:
     """Lines executed in the mutated modules, each with the case numbers it ran in."""
 
     def __init__(self, directory: Path) -> None:
-        from harness.selfcheck.mutation.scope import MODULES, source_path
-
         self.directory = directory
         self.files = {str(source_path(m)): m for m in MODULES}
         self.hits: dict[str, dict[int, set[int]]] = {m: {} for m in MODULES}

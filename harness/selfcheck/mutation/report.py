@@ -9,8 +9,9 @@ from decimal import Decimal
 from typing import Any
 
 from harness.errors import InputError
+from harness.selfcheck import killmatrix
 from harness.selfcheck.mutation.operators import Point
-from harness.selfcheck.mutation.run import KILLS, Outcome, Score, trace_left_out
+from harness.selfcheck.mutation.run import KILLS, Outcome, Score, Trace, trace_left_out
 
 OUTCOMES = ("KILLED", "ERROR", "TIMEOUT", "CRASH", "SURVIVED", "NOT-COVERED")
 FAMILIES = ("arithmetic", "comparison", "boolean", "negation", "constant", "drop-call", "drop-assign",
@@ -118,9 +119,6 @@ def merge_json(docs: Sequence[Mapping[str, Any]], points: Sequence[Point],
     selection, in its order): every shard's mutants, in that order; the traced clean runs of the
     first shard (every shard traces the same profiles); the problems of any; the wall time of the
     longest shard.  ``reasons`` are the reviewed survivors' (survivors.yaml)."""
-    from harness.selfcheck import killmatrix
-    from harness.selfcheck.mutation.run import Trace
-
     by_id = {p.id: p for p in points}
     rows: dict[str, Outcome] = {}
     for doc in docs:

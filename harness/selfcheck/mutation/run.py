@@ -29,6 +29,7 @@ The reviewed reasons of the survivors are :mod:`harness.selfcheck.mutation.survi
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 import tempfile
@@ -402,8 +403,6 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
 
 def _end_lines(points: Sequence[Point]) -> dict[str, int]:
     """Each point's last source line (a condition or call over several lines)."""
-    import ast
-
     ends: dict[str, int] = {}
     for module in {p.module for p in points}:
         tree = ast.parse(scope.source_path(module).read_text(encoding="utf-8"))

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
+from harness.selfcheck.mutation import run
 from harness.selfcheck.mutation.operators import Point
+from harness.yamlload import YMap, error_at, load_yaml, pos_of
 
 PATH = Path(__file__).with_name("survivors.yaml")
 VERDICTS = ("equivalent", "compliant", "unobservable")
@@ -45,8 +47,6 @@ class Reason:
 
 def load(path: Path = PATH) -> list[Reason]:
     """The entries; a malformed one is bad input with its ``file:line:col``."""
-    from harness.yamlload import YMap, error_at, load_yaml, pos_of
-
     data = load_yaml(path)
     if data is None:
         return []
@@ -132,8 +132,6 @@ def unobservable(path: Path = PATH) -> list[dict[str, Any]]:
 def rewrite(path: Path = PATH) -> int:
     """Write the relocated ids into ``path`` (``python -m harness.selfcheck.mutation.survivors``); the number
     of entries whose id changed."""
-    from harness.selfcheck.mutation import run
-
     reasons = load(path)
     moved = {r.id: n.id for r, n in zip(reasons, relocate(reasons, run.all_points()), strict=True) if r.id != n.id}
     text = path.read_text(encoding="utf-8")
