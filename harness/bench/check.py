@@ -22,6 +22,7 @@ from harness.bench import jitter
 from harness.bench.acts import Act, NoMoreBets, OpenRound, PressLockout, SetComm, TurnResetKey
 from harness.bench.session import BenchSession
 from harness.errors import DeviceError, DeviceTimeout
+from harness.suites.run.profile_rig import open_rig
 
 if TYPE_CHECKING:
     from harness.bench.session import BenchSession
@@ -80,7 +81,6 @@ def _questions(kind: str, spec: Any) -> list[tuple[list[Act], str]]:
 
 def check(profile: Profile, *, operator: str = "", say: Any = print) -> list[Row]:
     """Every row of the check (see the module docstring); ``say`` prints progress lines."""
-    from harness.suites.run.profile_rig import open_rig  # noqa: PLC0415 - harness.suites is being reorganised
 
     rows: list[Row] = []
     try:

@@ -31,6 +31,8 @@ from harness.bench.terminal import TerminalFrontEnd
 from harness.devices.drivers.scpi import ScpiSwitch
 from harness.errors import DeviceError
 from harness.games.interpretations import Interpretations
+from harness.suites.run.oracle import Oracle
+from harness.suites.run.rig import check_identity
 
 if TYPE_CHECKING:
     from harness.profiles.model import Profile
@@ -82,7 +84,6 @@ class BenchSession:
             raise
 
     def open_actuators(self, rig: Rig) -> None:
-        from harness.suites.run.rig import check_identity  # noqa: PLC0415 - harness.suites is being reorganised
 
         for name, spec in self.settings.actuators.items():
             resource = spec.resource
@@ -181,6 +182,5 @@ class BenchSession:
 
 
 def _oracle(profile: Profile) -> Any:
-    from harness.suites.run.oracle import Oracle  # noqa: PLC0415 - harness.suites is being reorganised
 
     return Oracle(profile, Interpretations.from_overrides(dict(profile.interpretations)))

@@ -43,6 +43,8 @@ from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
 from harness.record.journal import load_record
 from harness.selfcheck.jobs import child_env, run_job
+from harness.suites.load.applicability import not_applicable
+from harness.suites.load.schema import expand_suites, load_suite
 from harness.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,8 +231,6 @@ def _no_twin(profile: str) -> str | None:
 def _twin_cases(profile: str) -> tuple[tuple[frozenset[str], bool, str | None], ...]:
     """Every shipped case: its clauses, whether it applies to the profile's table, and why it does not
     run on the profile's bench twin (None: it runs)."""
-    from harness.suites.load.applicability import not_applicable  # noqa: PLC0415 - harness.suites is being reorganised
-    from harness.suites.load.schema import expand_suites, load_suite  # noqa: PLC0415 - harness.suites is being reorganised
 
     plain = load_profile(profile_path(profile))
     twin = bench_twin(plain)
