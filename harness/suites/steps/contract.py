@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from harness.devices import vocabulary
+from harness.devices import registry, vocabulary
+from harness.devices.drivers.reference import ReferenceDevice
 from harness.devices.link import DeviceNak
 from harness.suites.load.model import Step
 from harness.suites.steps.probes import trace
@@ -52,9 +53,6 @@ def outside_contract(profile: Profile, case: Case) -> str | None:
     """Why the case's ``expect_answer`` steps do not apply to the profile's devices, or None: a role
     the profile does not fill, or one reached through a driver that does not speak the reference
     protocol."""
-    from harness.devices.drivers.reference import ReferenceDevice
-    from harness.devices.registry import default_registry
-
     for s in case.steps:
         if s.action != "expect_answer":
             continue
@@ -63,7 +61,7 @@ def outside_contract(profile: Profile, case: Case) -> str | None:
         if spec is None:
             return f"the case asks the {role}, which profile {profile.name} does not have"
         try:
-            cls = default_registry().info(spec.driver).cls
+            cls = registry.default_registry().info(spec.driver).cls
         except Exception:  # an unknown driver is the rig's error, reported when it is opened
             continue
         if not issubclass(cls, ReferenceDevice):

@@ -17,6 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from harness.bench.acts import PressLockout
 from harness.devices.framing import next_seq
+from harness.devices.registry import open_device
+from harness.explore.device import Table
+from harness.explore.model import TableModel, unsupported
+from harness.explore.ops import op_text, parse_op
+from harness.explore.replay import replay
+from harness.explore.rules import RULES
+from harness.suites.run.context import NotApplicableHere
+from harness.suites.run.rig import device_entry
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
@@ -36,12 +44,6 @@ if TYPE_CHECKING:
     acts=("load", "deal", "wager", "remove-wager", "open-round"),
 ))
 def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> None:
-    from harness.explore.device import Table
-    from harness.explore.model import TableModel, unsupported
-    from harness.explore.ops import op_text, parse_op
-    from harness.explore.replay import replay
-    from harness.explore.rules import RULES
-    from harness.suites.run.context import NotApplicableHere
 
     parsed = [parse_op(text, f"expect_sequence ops[{i}]") for i, text in enumerate(ops)]
     why = unsupported(runner.profile)
@@ -70,9 +72,6 @@ def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> No
     acts=("lockout-button",),
 ))
 def expect_event_seq_across_reconnect(runner: CaseContext, step: Step) -> None:
-    from harness.devices.registry import open_device
-    from harness.suites.run.context import NotApplicableHere
-    from harness.suites.run.rig import device_entry
 
     ctrl = runner.controller()
     spec = runner.profile.devices.get("controller")

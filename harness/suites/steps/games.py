@@ -31,14 +31,17 @@ import contextlib
 import random
 from collections import Counter
 from decimal import Decimal
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from harness.bench.acts import PlaceWagers
-from harness.cards import Card, format_cards, shoe_composition
+from harness.cards import Card, format_cards, parse_card, shoe_composition
 from harness.devices.link import DeviceNak
 from harness.devices.roles import Wager
 from harness.errors import DeviceTimeout
+from harness.games.royal9 import Royal9Table
 from harness.games.streak import STREAK_LENGTH, STREAK_WAGERS
+from harness.math.royal9_exact import royal9_math
 from harness.money import Cents
 from harness.suites.load.model import Step
 from harness.suites.steps.core import WAGER_TYPES, hits_to_pay, measure_payments, open_round, settle_round
@@ -153,7 +156,6 @@ def offered_types(profile: Any) -> tuple[str, ...]:
     "combinations are shown with their figures and pass where wa-identical-areas-personal-combos holds",
 ))
 def expect_identical_area_returns(runner: CaseContext, step: Step) -> None:
-    from fractions import Fraction
 
     cfg = runner.controller().config()
     seats = sorted(s.seat for s in cfg.seats)
@@ -162,9 +164,6 @@ def expect_identical_area_returns(runner: CaseContext, step: Step) -> None:
                        "the same at every seat", True, detail=f"seats {', '.join(map(str, seats))}: one "
                        "paytable for the table")
         return
-    from harness.cards import parse_card
-    from harness.games.royal9 import Royal9Table
-    from harness.math.royal9_exact import royal9_math
 
     combos = {s.seat: (parse_card(s.combo[0]), parse_card(s.combo[1])) for s in cfg.seats if s.combo}
     table = Royal9Table(combos, int(cfg.denomination) // 100, interpretations=runner.oracle.interp)

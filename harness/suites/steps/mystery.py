@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from harness.devices.vocabulary import MYSTERY_CATEGORY
+from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
 from harness.suites.load.model import Step
 from harness.suites.steps.accounts import account_problems, paid_by
@@ -33,8 +34,6 @@ _METER_KINDS = ("royal9", "hit-and-run")
 def _round_cards(runner: CaseContext, rng: random.Random) -> list[Any]:
     """A random round's cards, exactly as many as the tableau uses: a card left in the shoe would
     come out after the settlement and, once the next round is open, lock it out."""
-    from harness.games.baccarat import deal_round
-
     cards = runner.random_round_cards(rng)
     return list(cards[: deal_round(cards).cards_used])
 

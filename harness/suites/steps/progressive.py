@@ -28,6 +28,8 @@ from harness.bench.acts import Removal, RemoveWager
 from harness.devices.link import DeviceNak, NakError
 from harness.devices.roles import MeterReading
 from harness.money import Cents, fmt, parse_amount, parse_rate
+from harness.progressive.floors import floors_for
+from harness.regulations.catalogue import load_catalogue
 from harness.suites.load import refs
 from harness.suites.load.model import Step
 from harness.suites.load.refs import Ref
@@ -51,8 +53,6 @@ _METER_KINDS = ("royal9", "hit-and-run")
 
 def regulation_mystery(number: int) -> tuple[Cents, Cents, Decimal]:
     """Royal 9 (h) configuration ``number`` as the regulation catalogue states it."""
-    from harness.regulations.catalogue import load_catalogue
-
     table = load_catalogue().clause(MYSTERY_CLAUSE).params["configurations"]
     row = table.get(number, table.get(str(number)))
     if row is None:
@@ -115,8 +115,6 @@ def configure_meter(runner: CaseContext, step: Step, meter: str, expect: str, ra
 
 def _below_floors(meters: Any, denomination: int) -> list[str]:
     """The Royal 9 meters of a configuration read back that are below ``denomination``'s floors."""
-    from harness.progressive.floors import floors_for
-
     short = []
     for name, floor in floors_for(denomination).items():
         m = meters.get(name)

@@ -30,6 +30,7 @@ from harness.money import fmt
 from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
 from harness.suites.steps.permitted import refusal_reasons
+from harness.suites.steps.probes import TABLE_FIELDS, other_value
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
@@ -127,8 +128,6 @@ def _other_denomination(cents: int) -> int:
 def _live_writes(raw: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """(label, the write of another value, the write of the value before) for every field a
     configuration read back (``config.get``) holds that config.set takes."""
-    from harness.suites.steps.probes import TABLE_FIELDS, other_value
-
     out = []
     for name in TABLE_FIELDS:
         if raw.get(name) is not None:

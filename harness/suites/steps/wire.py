@@ -38,6 +38,7 @@ from harness.devices.transcript import IN, OUT
 from harness.errors import DeviceError
 from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
+from harness.suites.steps.probes import other_value
 from harness.suites.steps.registry import Action, Arg, step
 from harness.suites.steps.sweeps import reference_lines
 
@@ -142,8 +143,6 @@ def config_writes(raw: dict[str, Any], meters_now: dict[str, int]) -> list[tuple
     """(field path, a write of another value, the write of the value before) for every field the
     configuration read back holds that config.set takes (docs/protocol.md section 6.4); the
     personal combinations and the mystery configuration are written with the values they have."""
-    from harness.suites.steps.probes import other_value
-
     out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     for name in TABLE_FIELDS:
         if raw.get(name) is not None:
