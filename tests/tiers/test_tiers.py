@@ -39,7 +39,7 @@ def test_ci_runs_the_readme_test_command_then_the_slow_tier_and_the_matrices() -
     first = readme.split("\n## ", 1)[0]
     assert "sh scripts/test.sh" in first and "sh scripts/run.sh" in first
     test_sh = (ROOT / "scripts" / "test.sh").read_text()
-    assert re.search(r'pytest-tier\.sh -q -n 2 -m "not slow" "\$@"', test_sh)
+    assert re.search(r'pytest-tier\.sh -q -n 3 -m "not slow" "\$@"', test_sh)
     ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
     steps = [line for line in ci if "|| status=1" in line]
     assert [s.split("||")[0].strip() for s in steps] == [
