@@ -4,7 +4,8 @@ Drivers, interpretations, floors, mystery configurations and defects belong to o
 (``harness.devices``, ``harness.regulations.catalogue``, ``harness.progressive.floors``,
 ``harness.emulators.defects``).  Validation must work without starting a device and must not break
 while one of those is missing, so each lookup imports its owner lazily and falls back to the
-regulation's own figures kept here (the same numbers, cited).
+regulation's own figures where it has them: the floors and the mystery configurations of
+:mod:`harness.progressive.floors` (their one home), the driver and interpretation lists kept here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from harness.money import Cents
+from harness.progressive.floors import FLOORS, MYSTERY_CONFIGURATIONS
 
 #: built-in drivers and the role each one plays
 BUILTIN_DRIVERS: dict[str, str] = {
@@ -30,18 +32,6 @@ BUILTIN_DRIVERS: dict[str, str] = {
 VISA_DRIVERS = frozenset({"scpi-counter", "scpi-power"})
 DRIVER_GROUP = "tablecert.drivers"
 
-#: Royal 9 (f)(2), (g)(2): minimum initial and reset amounts by denomination, cents
-FLOORS: dict[int, dict[str, Cents]] = {
-    5: {"mega": 5_000_000, "major": 45_000, "minor": 45_000},
-    1: {"mega": 1_000_000, "major": 9_000, "minor": 9_000},
-}
-FLOOR_CLAUSES: dict[int, str] = {5: "pa-midi-r9-floors-5", 1: "pa-midi-r9-floors-1"}
-#: Royal 9 (h): configuration -> (reseed, must-hit-by, incrementation rate percent)
-MYSTERY: dict[int, tuple[Cents, Cents, Decimal]] = {
-    1: (25_000, 100_000, Decimal(5)),
-    2: (10_000, 50_000, Decimal(5)),
-    3: (10_000, 20_000, Decimal(2)),
-}
 #: interpretation ids known before the catalogue exists (the brief's list), all true/false
 _FALLBACK_INTERPRETATIONS: dict[str, tuple[Any, ...]] = {
     i: (True, False)
@@ -127,7 +117,7 @@ def mystery(configuration: int) -> tuple[Cents, Cents, Decimal]:
     if cat is not None:
         row = cat.mystery_configurations()[configuration]
         return row.reseed_cents, row.must_hit_by_cents, row.rate
-    return MYSTERY[configuration]
+    return MYSTERY_CONFIGURATIONS[configuration]
 
 
 def defect_names() -> tuple[str, ...] | None:

@@ -40,6 +40,7 @@ from harness.profiles.model import (
     SeatSettings,
     Streak3Settings,
 )
+from harness.progressive.floors import FLOOR_CLAUSES
 from harness.schema import Fields, attempt, check_card, check_list, check_map, guard, report
 from harness.yamlload import Loc, error_at
 
@@ -236,7 +237,7 @@ def parse_rules(
         else:
             with guard():
                 mf = f.get_map("meters", required=R9_METERS)
-                note = f"for the ${denomination} Royal 9 ({lookups.FLOOR_CLAUSES.get(denomination or 0, '')})"
+                note = f"for the ${denomination} Royal 9 ({FLOOR_CLAUSES.get(denomination or 0, '')})"
                 for name in R9_METERS:
                     if name in mf:
                         with guard():
