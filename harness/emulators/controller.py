@@ -378,6 +378,7 @@ class Controller(Device):
         if "streak3-cleared-at-round-open" in self.cfg.defects:
             self.sensors.riding.clear()
         self.sensors.clear()  # the wagers of the round before leave the layout; riding streak wagers stay
+        self.save()  # the round number is non-volatile (docs/protocol.md section 8, Power): N given is N kept
         self.line(False, time.perf_counter_ns())
         self.emit("lockout", locked=False, cause="round-open")
         return {"round": self.round_no}
