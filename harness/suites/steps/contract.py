@@ -20,6 +20,7 @@ held to this one: :func:`outside_contract` makes such a case NOT APPLICABLE.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from harness.devices import registry, vocabulary
@@ -49,14 +50,23 @@ def not_a_request(cmd: str) -> str | None:
     return None
 
 
+#: how long a deal of one card may take before its card is out (the shoe says ``dealing`` until then)
+DEAL_DONE_S = 2.0
+#: the other steps that hold a device to the reference protocol's own promises, by the role they read
+CONTRACT_READS = {"expect_card_events_counted": "shoe", "expect_wager_list_in_seat_order": "sensors"}
+
+
 def outside_contract(profile: Profile, case: Case) -> str | None:
     """Why the case's ``expect_answer`` steps do not apply to the profile's devices, or None: a role
     the profile does not fill, or one reached through a driver that does not speak the reference
     protocol."""
     for s in case.steps:
-        if s.action != "expect_answer":
+        if s.action == "expect_answer":
+            role = str(s.args.get("role") or "controller")
+        elif s.action in CONTRACT_READS:
+            role = CONTRACT_READS[s.action]
+        else:
             continue
-        role = str(s.args.get("role") or "controller")
         spec = profile.devices.get(role)
         if spec is None:
             return f"the case asks the {role}, which profile {profile.name} does not have"
@@ -143,3 +153,46 @@ def expect_answer(runner: CaseContext, step: Step, cmd: str, role: str = "contro
         except DeviceNak as exc:
             restored, how = False, f"the write back was refused: {exc.code} ({exc.reason})"
         runner.measure(step, f"configuration written back after {sent}", how, "as filed", restored)
+
+
+@step("expect_card_events_counted", Action(
+    doc="docs/protocol.md sections 5 and 6.2 (clause contract-5-events-as-they-happen): events are sent as soon "
+    "as they happen, never batched behind a poll, and the shoe's line is one ordered stream: every card the "
+    "shoe counts in its `shoe.status` answer (`cards_dealt`, since the load) has had its `card` (or "
+    "`misread`) event read before that answer.  Follow a `deal` of one card (`count: 1, settle: false`); the "
+    "shoe is read again while it says `dealing` (its card not out yet), for up to 2 s",
+))
+def expect_card_events_counted(runner: CaseContext, step: Step) -> None:
+    shoe = runner.rig.shoe
+    if shoe is None:
+        raise AssertionError("expect_card_events_counted: the profile has no shoe")
+    if not runner.loaded:
+        raise RuntimeError("expect_card_events_counted follows a deal from a loaded stack")
+    deadline = time.monotonic() + DEAL_DONE_S
+    status = shoe.status()
+    while status.state == "dealing" and time.monotonic() < deadline:  # the card asked for is not out yet
+        time.sleep(0.005)
+        status = shoe.status()
+    reported = runner.cards_out()  # the shoe's events queued before its answer, in the order of its line
+    runner.measure(step, "card events read before the shoe's answer that counts the cards", reported,
+                   status.cards_dealt, reported == status.cards_dealt, unit="cards",
+                   clause="contract-5-events-as-they-happen",
+                   detail=f"shoe.status cards_dealt {status.cards_dealt}, state {status.state}; events: "
+                   + " ".join(f"{e.payload.get('n')}:{e.payload.get('card', e.name)}"
+                              for e in runner.round.shoe_events if e.name in ("card", "misread")))
+
+
+@step("expect_wager_list_in_seat_order", Action(
+    doc="docs/protocol.md section 6.3 (clause contract-6-3-wager-list-seat-order): `wager.list` lists every "
+    "wager on the layout now, in seat order (the order of the types within one seat is the device's)",
+))
+def expect_wager_list_in_seat_order(runner: CaseContext, step: Step) -> None:
+    sensors = runner.rig.sensors
+    if sensors is None:
+        raise AssertionError("expect_wager_list_in_seat_order: the profile has no bet sensors")
+    listed = sensors.wagers()
+    seats = [w.seat for w in listed]
+    runner.measure(step, "wager.list in seat order", " ".join(f"{w.seat}:{w.type}" for w in listed) or "(empty)",
+                   "seats in ascending order", bool(listed) and seats == sorted(seats),
+                   clause="contract-6-3-wager-list-seat-order",
+                   detail=f"{len(listed)} wager(s) listed, as seat:type in the order of the answer")
