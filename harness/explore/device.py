@@ -11,6 +11,9 @@ be: that is the model's (:mod:`harness.explore.model`).
 from __future__ import annotations
 
 import contextlib
+import itertools
+import socket
+import threading
 import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -44,6 +47,7 @@ from harness.explore.ops import (
     RemoveWager,
     ResetKey,
     VoidRound,
+    VoidRounds,
 )
 from harness.profiles.model import Profile
 from harness.suites.run.rig import Rig, device_entry
@@ -55,6 +59,8 @@ OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-be
                  "power_cycle": "power", "comm": "comm"}
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
+#: how long the shoe may say ``dealing`` after a deal's answer before its cards are out (s)
+DEAL_DONE_S = 2.0
 #: the pace of the paced deals (shoe.status is read during them)
 PACE_US = 20_000
 #: after the power comes back, how long its lockout event (cause power) is waited for (s)
@@ -68,6 +74,8 @@ JITTER_SAMPLES = 50
 _MS = Decimal("0.001")
 #: a read answered past the deadline is asked again this many more times before it is judged slow
 ANSWER_RETRIES = 5
+#: the first gap before asking again; each later gap twice the one before (0.05 to 0.8 s, 1.55 s in all), so
+#: that a burst of load on the host is waited out
 ANSWER_RETRY_GAP_S = 0.05
 #: the requests of the acts whose answer time is judged (docs/protocol.md section 5); the test channel's
 #: own commands (``test.*``) and the shoe's deal are not among them
@@ -98,6 +106,50 @@ def available_ops(profile: Profile) -> set[str]:
             and profile.bench.performer("power").kind == "supply":
         out.discard("power_cycle")
     return out
+
+
+class HostEcho:
+    """A loopback echo inside this process: the time a byte takes there and back is the host's own delay at
+    that moment (its scheduler and this process's threads), none of it a device's.  A late answer is judged
+    less that delay, measured right after it: on a host under load, the host's wait is not the device's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._near: socket.socket | None = None
+
+    def _start(self) -> socket.socket:
+        near, far = socket.socketpair()
+        near.settimeout(2.0)
+
+        def echo() -> None:
+            with far:
+                while True:
+                    try:
+                        data = far.recv(1)
+                    except OSError:
+                        return
+                    if not data:
+                        return
+                    far.sendall(data)
+
+        threading.Thread(target=echo, name="explore-host-echo", daemon=True).start()
+        return near
+
+    def delay_s(self) -> float:
+        """One round trip through the echo (s); 0 where it cannot be measured."""
+        with self._lock:
+            try:
+                if self._near is None:
+                    self._near = self._start()
+                t0 = time.perf_counter()
+                self._near.sendall(b"x")
+                self._near.recv(1)
+                return time.perf_counter() - t0
+            except OSError:
+                return 0.0
+
+
+HOST_ECHO = HostEcho()
 
 
 class _Stage:
@@ -159,6 +211,10 @@ class Table:
         self.jitter_ms: Decimal | None = None
         self._jitter_measured = False
         self.rest_deals = 0
+        shoe_spec = profile.devices.get("shoe")
+        #: the reference protocol's shoe: one ordered line, its events pushed as they happen (docs/protocol.md
+        #: section 5), so every card it counts in shoe.status has its event read before that answer
+        self.shoe_events_in_order = shoe_spec is not None and shoe_spec.driver == "reference-shoe"
 
     # ------------------------------------------------------------------ reads
 
@@ -260,12 +316,13 @@ class Table:
             fastest, tries = ms, 1
             link = devices[role].link
             while fastest > ANSWER_DEADLINE_MS and tries <= ANSWER_RETRIES:
-                time.sleep(ANSWER_RETRY_GAP_S)
+                time.sleep(ANSWER_RETRY_GAP_S * 2 ** (tries - 1))
                 mark = len(link.transcript)
                 with contextlib.suppress(DeviceError):
                     link.call(cmd, dict(probe), float(self.profile.timing.response_timeout_ms) / 1000)
+                host = Decimal(str(HOST_ECHO.delay_s())) * 1000  # the host's own delay, just after the ask
                 for _r, _c, _a, again in self._act_times({role: mark, **{r: 1 << 62 for r in devices if r != role}}):
-                    fastest = min(fastest, again)
+                    fastest = min(fastest, (again - host).quantize(_MS))
                 tries += 1
             if fastest > ANSWER_DEADLINE_MS:
                 obs.slow_acts.append((cmd, fastest, tries))
@@ -288,10 +345,13 @@ class Table:
         fastest = time.perf_counter() - t0
         tries = 1
         while fastest * 1000 > float(ANSWER_DEADLINE_MS) and tries <= ANSWER_RETRIES:
-            time.sleep(ANSWER_RETRY_GAP_S)
+            fastest = min(fastest, fastest - HOST_ECHO.delay_s())  # the host's own delay is not the device's
+            if fastest * 1000 <= float(ANSWER_DEADLINE_MS):
+                break
+            time.sleep(ANSWER_RETRY_GAP_S * 2 ** (tries - 1))
             t0 = time.perf_counter()
             ask()
-            fastest = min(fastest, time.perf_counter() - t0)
+            fastest = min(fastest, time.perf_counter() - t0 - HOST_ECHO.delay_s())
             tries += 1
         if fastest * 1000 > float(ANSWER_DEADLINE_MS):
             obs.slow.append((request, (Decimal(str(fastest)) * 1000).quantize(_MS), tries))
@@ -299,7 +359,10 @@ class Table:
 
     def read(self, obs: Observed) -> Observed:
         """Every observable, into ``obs``; each read's answer time judged (docs/protocol.md section 5)."""
-        obs.config = normalise_config(self._timed(obs, "config.get", self.ctrl.config).raw, self.royal9)
+        raw = self._timed(obs, "config.get", self.ctrl.config).raw
+        obs.config = normalise_config(raw, self.royal9)
+        obs.config_game = str(raw["game"]) if isinstance(raw.get("game"), str) else None
+        obs.config_mystery = raw.get("mystery")
         reading = self._timed(obs, "meters.get", self.ctrl.meters)
         obs.meters = dict(reading.meters)
         obs.residual = {k: Decimal(v) for k, v in reading.residual.items()}
@@ -311,11 +374,14 @@ class Table:
         obs.pending = tuple(sorted(Pending(str(p.get("meter")), int(p.get("seat", 0)), int(p.get("amount", 0)),
                                            str(p.get("category")))
                                    for p in reading.raw.get("pending") or () if isinstance(p, Mapping)))
-        obs.layout = tuple(sorted((w.seat, w.type, w.amount) for w in self._timed(obs, "wager.list",
-                                                                                 self.sensors.wagers)))
+        listed = list(self._timed(obs, "wager.list", self.sensors.wagers))
+        obs.layout = tuple(sorted((w.seat, w.type, w.amount) for w in listed))
+        obs.layout_seats = tuple(w.seat for w in listed)
         obs.locked, obs.cause = self._timed(obs, "lockout.get", self._lockout)
         st = self._timed(obs, "shoe.status", self.shoe.status)
         obs.shoe = (st.cards_dealt, st.cards_remaining)
+        obs.shoe_state = str(st.state) if st.state is not None else None
+        obs.card_events_judged = self.shoe_events_in_order
         return obs
 
     # ------------------------------------------------------------------ acts
@@ -348,7 +414,7 @@ class Table:
         (and any that came after the last step's reads) goes into the observation."""
         self.step_events = []
         self.pull()
-        obs = Observed()
+        obs = Observed(op=op.name)
         marks = self._marks()
         try:
             self._act(op, obs, round_need)
@@ -413,6 +479,8 @@ class Table:
                 self._until_locked()
         elif isinstance(op, VoidRound):
             self._void(obs)
+        elif isinstance(op, VoidRounds):
+            self._void_rounds(op.count, obs)
         elif isinstance(op, Reconnect):
             self.reconnect()
         elif isinstance(op, Reboot):
@@ -454,6 +522,25 @@ class Table:
                 return
             self.pull(0.02)
 
+    def _void_rounds(self, count: int, obs: Observed) -> None:
+        """``count`` rounds opened and voided one after the other; the round numbers given, and the events
+        of the last round waited for (its ``round_end``), as :meth:`_void` does for one."""
+        settle = getattr(self.ctrl, "settle_round", None)
+        if settle is None:
+            raise DeviceError("the controller's driver cannot send round.settle")
+        numbers: list[Any] = []
+        for _ in range(count):
+            numbers.append(self._perform(acts.OpenRound()))
+            settle()
+            self.pull()
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline and sum(e.name == "round_end" for r, e in self.step_events
+                                                  if r == "controller") < count:
+            self.pull(0.02)
+        obs.fields = {"first_round": numbers[0] if numbers else None,
+                      "rounds_consecutive": all(isinstance(b, int) and isinstance(a, int) and b == a + 1
+                                                for a, b in itertools.pairwise(numbers))}
+
     def _host_jitter(self) -> Decimal | None:
         jitter = getattr(self.stage, "host_jitter_ms", None)  # a certification run's, measured at its start
         if jitter is not None:
@@ -476,6 +563,7 @@ class Table:
             counter.idn()  # answered after the arm: the counter has taken it before the card
         self._perform(acts.Deal(count=1, pace_us=0))
         if not open_before:
+            self._until_dealt()
             return
         deadline = time.monotonic() + self.lockout_wait_s
         while time.monotonic() < deadline:
@@ -500,6 +588,13 @@ class Table:
         jitter = obs.jitter_ms = self._host_jitter()
         limit = self._limit_ms()
         obs.lock_advisory = jitter is not None and not (obs.lock_ms + jitter <= limit or obs.lock_ms - jitter > limit)
+
+    def _until_dealt(self) -> None:
+        """Until the shoe no longer says ``dealing`` (the cards asked for are out; docs/protocol.md section
+        12, shoe states): a shoe may answer ``test.deal`` before its cards leave it."""
+        deadline = time.monotonic() + DEAL_DONE_S
+        while self.shoe.status().state == "dealing" and time.monotonic() < deadline:
+            time.sleep(0.005)
 
     def _wait_card(self, cards: list[DeviceEvent]) -> None:
         deadline = time.monotonic() + 0.5
@@ -546,12 +641,16 @@ class Table:
                 obs.settled = False
                 return
             self.pull(0.02)
+        self._until_dealt()
         payouts: dict[tuple[int, str], tuple[int, int, str | None]] = {}
         for e in seen:
             p = e.payload
+            if e.name == "hit" and p.get("category") != "mystery" and isinstance(p.get("seat"), int):
+                obs.hit_seats += (int(p["seat"]),)
             if e.name == "payout" and p.get("category") != "mystery":
                 key = (int(p.get("seat", 0)), str(p.get("type")))
                 obs.payout_order.append(key)
+                obs.paid_by[key] = None if p.get("paid_by") is None else str(p.get("paid_by"))
                 got = (int(p.get("stake", 0)), int(p.get("returned", 0)),
                        None if p.get("category") is None else str(p.get("category")))
                 if key in payouts:  # paid twice: both kept, the sums shown
@@ -582,6 +681,7 @@ class Table:
                     raise DeviceTimeout("the controller did not answer within 10 s of its reboot") from None
                 time.sleep(0.02)
         self._wait_lock_event(POWER_EVENT_S)
+        obs.identity = self.identity()  # back from its non-volatile storage: the same device
 
     def _power_cycle(self, obs: Observed) -> None:
         self._perform(acts.SwitchPower(on=False))

@@ -59,6 +59,7 @@ from harness.explore.ops import (
     RemoveWager,
     ResetKey,
     VoidRound,
+    VoidRounds,
 )
 from harness.explore.replay import round_need, start_outcome
 from harness.games.baccarat import deal_round
@@ -356,8 +357,14 @@ class Session:
             if not royal9:
                 return None
             return {"denomination": 100 if den == 500 else 500, "meters": {meter: {"reset": max(floor - 1, 0)}}}
+        if value == "null":  # "cents or null" (docs/protocol.md 6.4): the limit or the capacity removed
+            return {"meters": {meter: {field: None}}}
+        # where one wager at the denomination in force takes the meter: its next contribution lands at, just
+        # short of or just past a limit written there
+        land = None if den is None else amount + int(s.meters[meter].residual + Decimal(den) * cfg.rate / 100)
         name, _sign, shift = value.partition("+") if "+" in value else value.partition("-")
-        base = {"floor": floor, "amount": amount, "capacity": cfg.display_capacity, "limit": cfg.payout_limit}[name]
+        base = {"floor": floor, "amount": amount, "capacity": cfg.display_capacity, "limit": cfg.payout_limit,
+                "land": land}[name]
         if base is None:
             return None
         number = base + int(shift or 0) * (-1 if "-" in value else 1)
@@ -419,8 +426,21 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
         ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
         ("payout_limit", "amount+700"),
         ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
-        ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"))),
+        ("payout_limit", "land-1"), ("payout_limit", "land"), ("payout_limit", "land+1"), ("payout_limit", "null"),
+        ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"),
+        ("display_capacity", "null"))),
 )
+
+
+def merge_changes(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two ``config.set`` writes as one: the second's fields over the first's, a meter's fields merged."""
+    out = {**first, **{k: v for k, v in second.items() if k != "meters"}}
+    if "meters" in second:
+        meters = {name: dict(fields) for name, fields in dict(first.get("meters") or {}).items()}
+        for name, fields in second["meters"].items():
+            meters[name] = {**meters.get(name, {}), **fields}
+        out["meters"] = meters
+    return out
 
 
 def _stop_emulator(emulator: Any) -> None:
@@ -509,6 +529,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             stats.rules.update(out.rules)
             stats.rules[R.ANSWER_TIME.name] += 1  # every step's reads were timed (docs/protocol.md section 5)
             stats.rules[R.ACT_TIME.name] += 1  # and its act's requests
+            stats.rules[R.WAGER_LIST.name] += 1  # and the layout's order
             stats.late_unconfirmed += len(obs.late_unconfirmed)
             stats.pairs[(s.phase, op.name)] += 1
             if out.choice is not None:
@@ -622,6 +643,12 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 for kind in BASE_TYPES:
                     if (seat, kind) in self.state.layout:
                         self.play(RemoveWager(seat, kind))
+            if self.state.layout and rng.random() < 0.1:
+                # a wager of any type taken off while wagering is open, and placed back (section 6.3)
+                seat, kind = rng.choice(sorted(self.state.layout))
+                amount = self.state.layout[(seat, kind)]
+                self.play(RemoveWager(seat, kind))
+                self.play(PlaceWager(seat, kind, amount))
             if "comm" in enabled and rng.random() < 0.1:
                 self.play(Comm(False))
                 self.play(Comm(True))
@@ -666,6 +693,13 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             jackpot: bool | str | None = None
             both = False
             changes: dict[str, Any] | None = None
+            if "reset_key" in enabled and model.royal9 and not self.state.pending and rng.random() < 0.3:
+                # the incident meets a payment waiting for the reset key: pending payments are non-volatile
+                # and move only at their key (sections 6.4, 8), whatever happens to the table meanwhile
+                if self.state.phase == "open" and session.can_void:
+                    self.play(VoidRound())
+                if self.state.phase in ("idle", "settled"):
+                    self.whole_round(placed, False, rng, True)
             if kind == "void" and session.can_void:
                 self.play(OpenRound())
                 if rng.random() < 0.5:
@@ -680,8 +714,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if kind == "meter":
                     field, value = rng.choice((("reset", "amount-1"), ("reset", "floor+1"), ("reset", "amount"),
                                                ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
-                                               ("payout_limit", "amount+700"), ("rate", "2"),
-                                               ("initial", "amount+100")))
+                                               ("payout_limit", "amount+700"), ("payout_limit", "land"),
+                                               ("payout_limit", "land-1"), ("payout_limit", "land+1"),
+                                               ("rate", "2"), ("initial", "amount+100")))
                     meter = rng.choice(R9_METERS)
                     template = (field, meter, value)
                     jackpot = meter
@@ -777,6 +812,38 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(DealFirst())
                 self.play(DealRest())
 
+        @rule(roll=st.integers(0, 7), rounds=st.integers(150, 300), rng=st.randoms(use_true_random=False))
+        def round_run(self, roll: int, rounds: int, rng: random.Random) -> None:
+            """Many rounds in a row, as fast as the table plays them, one draw in eight: opened and voided
+            (round.settle) in one step where the controller's driver can (:class:`VoidRounds`), else each
+            dealt from the shoe with no wager.  The round counter's later values (past a byte's 255) are met
+            within one sequence."""
+            if roll != 7:
+                return
+            if self.state.phase == "dealing":
+                self.play(DealRest())
+            if not self.state.link_up and "comm" in enabled:
+                self.play(Comm(True))
+            self.pay_pending()
+            if session.can_void:
+                if self.state.phase == "open":
+                    self.play(VoidRound())
+                self.play(VoidRounds(rounds))
+                return
+            for _ in range(rounds):
+                if not self.state.link_up and "comm" in enabled:
+                    self.play(Comm(True))
+                self.pay_pending()
+                self.play(OpenRound())
+                if self.state.phase != "open":
+                    return
+                if not model.legal(self.state, DealFirst()):
+                    cards = list(session.shoe)
+                    rng.shuffle(cards)
+                    self.play(LoadShoe(tuple(c.code for c in cards)))
+                self.play(DealFirst())
+                self.play(DealRest())
+
         @precondition(lambda self: session.can_void)
         @rule(roll=st.integers(0, 3))
         def void(self, roll: int) -> None:
@@ -832,11 +899,26 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def reset_key(self, meter: str) -> None:
             self.play(ResetKey(meter))
 
-        @rule(template=st.sampled_from(templates))
-        def config_write(self, template: tuple[str, str, str]) -> None:
+        @rule(template=st.sampled_from(templates), second=st.sampled_from(templates), roll=st.integers(0, 3))
+        def config_write(self, template: tuple[str, str, str], second: tuple[str, str, str], roll: int) -> None:
+            """One write from a template; one draw in four two templates' fields in one write (a field
+            refused refuses the whole write: none of the others may be applied, docs/protocol.md 6.4)."""
             changes = session.config_write(self.state, template)
+            more = session.config_write(self.state, second) if roll == 3 else None
+            if changes is not None and more is not None:
+                changes = merge_changes(changes, more)
             if changes is not None:
                 self.play(ConfigWrite(changes))
+
+        @precondition(lambda self: "power_cycle" in enabled)
+        @rule(roll=st.integers(0, 31), cycles=st.integers(10, 60))
+        def power_run(self, roll: int, cycles: int) -> None:
+            """Power cycles in a row, one draw in thirty-two (a cycle takes a real table most of a second):
+            what is non-volatile must survive the 50th as the first (461a.12(n)), and a fault that shows only
+            after many (a boot counter, a storage that wears) is met within one sequence."""
+            if roll == 31:
+                for _ in range(cycles):
+                    self.play(PowerCycle())
 
         @precondition(lambda self: "power_cycle" in enabled)
         @rule(roll=st.integers(0, 3))

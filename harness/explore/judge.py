@@ -43,6 +43,10 @@ class Observed:
     paid_by_attendant: Cents = 0
     pending: tuple[Pending, ...] = ()
     layout: tuple[tuple[int, str, Cents], ...] = ()
+    #: the shoe's card events are judged (its line is the reference protocol's: events before the answers)
+    card_events_judged: bool = False
+    #: the seats of ``wager.list`` in the order listed; None when not read
+    layout_seats: tuple[int, ...] | None = None
     locked: bool = True
     #: the lock-out cause as lockout.get reports it; "?" where the driver cannot read it
     cause: str | None = "?"
@@ -78,6 +82,18 @@ class Observed:
     config_answer: Mapping[str, Any] | None = None
     #: the seats and wager types of the settlement's ``payout`` events, in the order they came
     payout_order: list[tuple[int, str]] = field(default_factory=list)
+    #: the operation the step played (its name, :mod:`harness.explore.ops`); None for a read alone
+    op: str | None = None
+    #: who paid each settled wager, as its ``payout`` said (``paid_by``)
+    paid_by: dict[tuple[int, str], str | None] = field(default_factory=dict)
+    #: the seats the settlement's ``hit`` events named (mystery awards aside)
+    hit_seats: tuple[int, ...] = ()
+    #: ``config.get`` ``game`` as reported (None when not read)
+    config_game: str | None = None
+    #: ``config.get`` ``mystery`` where it reports one (None: null, absent or not read)
+    config_mystery: Any = None
+    #: ``shoe.status`` ``state`` after the step (None when not read)
+    shoe_state: str | None = None
     #: the shoe's ``state`` read during a paced deal, before its last card came; None when not read
     shoe_mid_deal: str | None = None
 
@@ -176,7 +192,7 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
     elif got.code == "ok":
         for key, value in ans.fields.items():
             if value is not None and key in got.fields and got.fields[key] != value:
-                rule = R.ROUND_NUMBER.name if key == "round" else own
+                rule = R.ROUND_NUMBER.name if key in ("round", "first_round", "rounds_consecutive") else own
                 diffs.append(Difference(f"the answer's {key}", value, got.fields.get(key), rule))
     if got.config is not None:
         check("config.get", _view_as_reported(s, got.config), dict(got.config),
@@ -207,16 +223,31 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
         own, R.WAGER_ACCEPT.name if own != R.BASE_WAGER.name else own)
     check("wager.list", sorted((seat, kind, a) for (seat, kind), a in s.layout.items()), sorted(got.layout),
           layout_rule)
+    if got.layout_seats is not None and list(got.layout_seats) != sorted(got.layout_seats):
+        # docs/protocol.md 6.3: "wager.list lists every wager on the layout now, in seat order"
+        diffs.append(Difference("wager.list order", "in seat order", [f"seat {seat}" for seat in got.layout_seats],
+                                R.WAGER_LIST.name))
     lock_rule = own if own in (R.POWER.name, R.LINK.name, R.NMB.name, R.VOID.name) else R.LOCKOUT.name
     check("lockout.get locked", s.locked, got.locked, lock_rule)
     if got.cause != "?":
         check("lockout.get cause", s.cause if s.locked else None, got.cause, lock_rule)
     if got.shoe is not None and s.shoe is not None:
         check("shoe.status (cards_dealt, cards_remaining)", (s.dealt, len(s.shoe)), got.shoe, R.SHOE.name)
+        if got.shoe_state is not None:
+            # section 12, shoe states: "ready: cards in the shoe, not dealing", "empty: no card left"
+            check("shoe.status state", "empty" if not s.shoe else "ready", got.shoe_state, R.SHOE.name)
+    if got.config_game is not None:
+        # 6.4: "game: a game (section 12); required", the table's own
+        check("config.get game", model.profile.game, got.config_game, R.CONFIG_AS_FILED.name)
+    if got.config_mystery is not None:
+        # 6.4: "mystery: null, or {...}; required": the model plays only tables without one
+        check("config.get mystery", None, got.config_mystery, R.CONFIG_AS_FILED.name)
     if got.shoe_mid_deal is not None:
         # docs/protocol.md section 12, shoe states: "dealing | a deal is in progress"
         check("shoe.status state during a paced deal", "dealing", got.shoe_mid_deal, R.SHOE.name)
     diffs.extend(_events_differences(model, out, got))
+    if got.op is not None:
+        diffs.extend(stray_events(got.op, got))
     for request, fastest, tries in got.slow:
         diffs.append(Difference(f"{request} answer time (the fastest of {tries} asks)",
                                 f"<= {ANSWER_DEADLINE_MS} ms", f"{fastest} ms", R.ANSWER_TIME.name))
@@ -243,6 +274,17 @@ def differences(model: TableModel, out: Outcome, got: Observed, identity: Mappin
                                         paid.get(wager), sent.get(wager), rule))
         if out.settlement.round is not None and got.round_end is not None:
             check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
+        for wager in sorted(out.settlement.attendant):
+            if wager in sent and got.paid_by.get(wager) != "attendant":
+                # section 8: "an attendant pays them: the payout says paid_by: attendant"
+                diffs.append(Difference(f"payout seat {wager[0]} {wager[1]} paid_by (a meter jackpot) for {cards}",
+                                        "attendant", got.paid_by.get(wager), R.HIT.name))
+        strays = sorted({seat for seat in got.hit_seats if not any(k[0] == seat for k in sent)})
+        if strays:
+            # 6.4 events: a hit is sent when "a wager wins a paytable line or a meter", one per seat and line, in
+            # the round that pays it: a seat the settlement pays nothing names no wager that won
+            diffs.append(Difference(f"hit events' seats for {cards}", "seats whose wagers the settlement pays",
+                                    [f"seat {seat} (no payout)" for seat in strays], R.ROYAL9_PAY.name))
         order = [(kind == "royal9", seat) for seat, kind in got.payout_order]
         if order != sorted(order):
             # docs/protocol.md section 8: "for every wager on the layout, in seat order, ... (base-game and
@@ -284,7 +326,13 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
         want_locked, want_cause = out.lock_event
         diffs.append(Difference("lockout event", {"locked": want_locked, "cause": want_cause},
                                 [{"locked": lk, "cause": c} for lk, c in locks] or "none sent", R.LOCKOUT_EVENT.name))
-    if out.lock_event != (False, "round-open") and any(not lk for lk, _c in locks):
+    if out.lock_event is None and locks and not out.rounds:
+        # section 6.4: a lockout event is sent when wagering closes or opens; section 8 sends one again
+        # only for a lost link ("even when wagering was already closed"), which the model asks for
+        diffs.append(Difference("lockout event", "none: wagering neither closed nor opened",
+                                [{"locked": lk, "cause": c} for lk, c in locks], R.LOCKOUT_EVENT.name))
+    diffs.extend(_required_events(out, got))
+    if out.lock_event != (False, "round-open") and any(not lk for lk, _c in locks) and not out.rounds:
         # wagering is open only when entered by round.open (docs/protocol.md section 8, the state table)
         diffs.append(Difference("lockout event unlocking wagering", "none: only round.open opens wagering",
                                 [{"locked": lk, "cause": c} for lk, c in locks], R.LOCKOUT_EVENT.name))
@@ -324,6 +372,68 @@ def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[
             extra = f", host-stamp jitter {got.jitter_ms} ms" if got.jitter_ms is not None and how != "counter" else ""
             diffs.append(Difference(f"lock-out latency after the round's first card ({how}{extra})",
                                     f"<= {limit} ms", f"{got.lock_ms} ms", R.LATENCY.name))
+    return diffs
+
+
+#: the fields of a shoe event the model knows (docs/protocol.md 6.2)
+_CARD_FIELDS = {"card": ("card", "n"), "misread": ("n",)}
+#: the controller's events and the rule of the only steps that send them (docs/protocol.md 6.4, "sent when"):
+#: a settlement's (the round's last card) and a void's round_end; the reset key's reset; a no more bets taken
+_EVENT_STEPS = {"hit": (("deal_rest",), R.SETTLE), "payout": (("deal_rest", "void"), R.SETTLE),
+                "round_end": (("deal_rest", "void", "void_rounds"), R.SETTLE), "reset": (("reset_key",), R.RESET_KEY),
+                "no_more_bets": (("no_more_bets", "void", "void_rounds"), R.NMB_EVENT)}
+
+
+def stray_events(op_name: str, got: Observed) -> list[Difference]:
+    """Events the step could not have caused: a settlement's events outside a settlement, a reset with no
+    reset key, a no_more_bets nobody called, a shoe ``error`` (the explorer injects none)."""
+    diffs: list[Difference] = []
+    for role, name, p, seq in got.events:
+        steps = _EVENT_STEPS.get(name) if role == "controller" else None
+        if steps is not None and op_name not in steps[0]:
+            diffs.append(Difference(f"controller {name} event (SEQ {seq}) in a {op_name} step", "none: " + (
+                f"sent only by {' or '.join(steps[0])}"), dict(p), steps[1].name))
+        elif role == "shoe" and name == "error":
+            diffs.append(Difference(f"shoe error event (SEQ {seq})", "none: no shoe fault was made", dict(p),
+                                    R.SHOE.name))
+    return diffs
+
+
+def _required_events(out: Outcome, got: Observed) -> list[Difference]:
+    """The events the outcome asks for: each controller event found among the step's (with the fields it
+    names; a None field is any), ``no_more_bets`` before the ``lockout`` it causes; and on the shoe's line
+    exactly the card events of the cards the step dealt, in order, none missing, late or twice."""
+    diffs: list[Difference] = []
+    ctrl = [(name, p) for role, name, p, _seq in got.events if role == "controller"]
+    after = 0  # several rounds in one step: each required event after the one before it
+    for role, name, fields in out.events:
+        if role != "controller":
+            continue
+        rule = {"no_more_bets": R.NMB_EVENT.name, "reset": R.RESET_KEY.name, "hit": R.HIT.name,
+                "round_end": R.VOID.name}.get(name, R.LOCKOUT_EVENT.name)
+        want = {k: v for k, v in fields.items() if v is not None}
+        at = next((i for i, (n, p) in enumerate(ctrl) if i >= after and n == name
+                   and all(p.get(k) == v for k, v in want.items())), None)
+        if at is None:
+            diffs.append(Difference(f"{name} event" + (f" (the {after + 1}th event on)" if out.rounds else ""),
+                                    want or "sent", [p for n, p in ctrl if n == name][:6] or "none sent", rule))
+            if out.rounds:
+                break
+            continue
+        if out.rounds:
+            after = at + 1
+        if name == "no_more_bets" and out.lock_event is not None:
+            lock = next((i for i, (n, p) in enumerate(ctrl) if n == "lockout" and p.get("locked")), None)
+            if lock is not None and lock < at:
+                diffs.append(Difference("no_more_bets event", "before the lockout it causes (section 8)",
+                                        "after it", R.NMB_EVENT.name))
+    want_cards = [(name, dict(fields)) for role, name, fields in out.events if role == "shoe"]
+    sent_cards = [(name, {k: p.get(k) for k in _CARD_FIELDS[name]}) for role, name, p, _seq in got.events
+                  if role == "shoe" and name in _CARD_FIELDS]
+    if got.card_events_judged and want_cards != sent_cards:
+        diffs.append(Difference("the shoe's card events, before its shoe.status answer",
+                                [f"{n} {f}" for n, f in want_cards] or "none",
+                                [f"{n} {f}" for n, f in sent_cards] or "none", R.CARD_EVENTS.name))
     return diffs
 
 

@@ -61,6 +61,7 @@ from harness.explore.ops import (
     RemoveWager,
     ResetKey,
     VoidRound,
+    VoidRounds,
 )
 from harness.games.baccarat import deal_round
 from harness.games.interpretations import Interpretations
@@ -130,8 +131,6 @@ class State:
     round_cards: tuple[str, ...] = ()
     round_need: int = 0
     link_up: bool = True
-    #: a round opened was lost at power-off before it was settled: its number may be given again
-    round_lost: bool = False
     #: the SEQ of the last event each role (controller, shoe) sent; None while unknown
     seqs: dict[str, int | None] = field(default_factory=lambda: {"controller": None, "shoe": None})
     #: the roles that have sent no event since the power came back: their next may be numbered 1
@@ -173,6 +172,8 @@ class Settlement:
     cards: tuple[str, ...]
     #: a voided round: ``round_end`` must say ``void``; no payout is judged (the contract names none)
     void: bool = False
+    #: the wagers a meter jackpot pays: an attendant pays them (``paid_by: attendant``, section 8)
+    attendant: frozenset[tuple[int, str]] = frozenset()
 
 
 @dataclass
@@ -188,12 +189,90 @@ class Outcome:
     lock_event: tuple[bool, str] | None = None
     #: the step deals the first card of a round while wagering is open: the lock-out it starts is timed
     timed: bool = False
+    #: the events (role, name, fields it must carry) the step must send besides its ``lockout``, in order per
+    #: role; for the shoe, exactly these ``card``/``misread`` events (docs/protocol.md sections 5, 6.2, 6.4)
+    events: tuple[tuple[str, str, Mapping[str, Any]], ...] = ()
+    #: the step plays several rounds (:class:`VoidRounds`): its lockout events are among ``events``, in order
+    rounds: bool = False
 
 
 REFUSED = frozenset({"REFUSED"})
 
 
 _LIMIT_AGAINST_SETTINGS = re.compile(r"payout limit .* must be greater than the (initial|reset) amount")
+
+
+def malformed(changes: Mapping[str, Any]) -> bool:
+    """A ``config.set`` carrying a malformed or out-of-range value, which a device may answer NAK BAD_ARGS
+    (docs/protocol.md section 3, "missing, mistyped or out-of-range argument", and 6.4: a field that is not
+    configurable or a malformed value): decks outside 1..16, a seat outside 1..9 or a combination that is
+    not two cards, a commission outside 0..100 %, a denomination or an amount that is not whole cents, a
+    meter or field the table does not have.  A write that is none of these is within the contract's ranges:
+    declined, it is REFUSED, never BAD_ARGS."""
+    for key, value in changes.items():
+        if key == "decks" and (not _cents(value) or not 1 <= value <= 16):
+            return True
+        if key == "denomination" and not _cents(value):
+            return True
+        if key == "commission":
+            try:
+                parse_rate(value)
+            except (InputError, TypeError):
+                return True
+        if key == "seats" and _bad_seats(value):
+            return True
+        if key == "meters":
+            if not isinstance(value, Mapping):
+                return True
+            for name, fields in value.items():
+                if name not in ("mega", "major", "minor") or not isinstance(fields, Mapping) \
+                        or _bad_meter_fields(fields):
+                    return True
+        if key not in ("decks", "denomination", "commission", "seats", "meters"):
+            return True
+    return False
+
+
+def _cents(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _bad_meter_fields(fields: Mapping[str, Any]) -> bool:
+    for field_name, value in fields.items():
+        if field_name == "rate":
+            try:
+                parse_rate(value)
+            except (InputError, TypeError):
+                return True
+        elif field_name in ("initial", "reset"):
+            if not _cents(value):
+                return True
+        elif field_name in ("payout_limit", "display_capacity"):
+            if value is not None and not _cents(value):
+                return True
+        else:
+            return True
+    return False
+
+
+def _bad_seats(value: Any) -> bool:
+    if not isinstance(value, (list, tuple)):
+        return True
+    for item in value:
+        if not isinstance(item, Mapping) or not _cents(item.get("seat")) or not 1 <= item["seat"] <= 9:
+            return True
+        combo = item.get("combo")
+        if combo is None:
+            continue
+        if not isinstance(combo, (list, tuple)) or len(combo) != 2:
+            return True
+        try:
+            parse_card(str(combo[0]))
+            parse_card(str(combo[1]))
+        except InputError:
+            return True
+    # a write that adds or removes seats is well-formed (one to nine seats): it is not played (written_seats)
+    return False
 
 
 class TableModel:
@@ -275,6 +354,8 @@ class TableModel:
             return op.meter in s.meter_cfg
         if isinstance(op, VoidRound):
             return s.link_up
+        if isinstance(op, VoidRounds):
+            return s.phase in ("idle", "settled") and not s.pending and s.link_up and op.count >= 1
         return True
 
     # ------------------------------------------------------------------ one step
@@ -283,7 +364,26 @@ class TableModel:
         """Every permitted outcome of ``op`` in state ``s`` (``s`` itself is not changed)."""
         handler = getattr(self, "_" + op.name)
         out: list[Outcome] = handler(s, op)
+        cards = self.card_events(s, op)
+        for o in out:
+            o.events = (*o.events, *cards)
+            o.rules = (*o.rules, *((R.CARD_EVENTS.name,) if cards else ()))
         return out
+
+    def card_events(self, s: State, op: Op) -> tuple[tuple[str, str, Mapping[str, Any]], ...]:
+        """The shoe's events a deal must send: one ``card`` per card out with its code and its count ``n``
+        since the load (a misread first card: ``misread`` with its ``n``), docs/protocol.md section 6.2."""
+        if s.shoe is None:
+            return ()
+        if isinstance(op, DealMisread):
+            return (("shoe", "misread", {"n": s.dealt + 1}),)
+        if isinstance(op, DealFirst):
+            cards: tuple[str, ...] = s.shoe[:1]
+        elif isinstance(op, DealRest):
+            cards = s.shoe[:s.round_need - len(s.round_cards)]
+        else:
+            return ()
+        return tuple(("shoe", "card", {"card": c, "n": s.dealt + i}) for i, c in enumerate(cards, 1))
 
     @staticmethod
     def _event(outs: list[Outcome], locked: bool, cause: str, timed: bool = False) -> list[Outcome]:
@@ -303,14 +403,7 @@ class TableModel:
         n.round = None if s.round is None else s.round + 1
         n.phase, n.locked, n.cause = "open", False, None
         n.layout = {}
-        n.round_lost = False
         out = [Outcome(None, Answer(fields={"round": n.round}), n, (R.OPEN.name, R.ROUND_NUMBER.name))]
-        if s.round_lost and s.round is not None:
-            again = n.clone()
-            again.round = s.round
-            out[0].choice = "a round lost at power-off numbered anew"
-            out.append(Outcome("a round lost at power-off numbered again", Answer(fields={"round": s.round}), again,
-                               (R.OPEN.name, R.ROUND_NUMBER.name)))
         return self._event(out, False, "round-open")
 
     def refusal_reasons(self, s: State, op: PlaceWager) -> set[str]:
@@ -400,12 +493,18 @@ class TableModel:
     def _no_more_bets(self, s: State, op: NoMoreBets) -> list[Outcome]:
         if not self.nmb_input or s.phase in ("idle", "settled"):
             return [self._unchanged(s, R.NMB)]
+        # a call the controller takes is the dealer's announcement: its no_more_bets event names the round
+        # (docs/protocol.md 6.4 events; section 8: before the lockout it causes)
+        called = (("controller", "no_more_bets", {"round": s.round}),)
         if s.phase == "open" and not s.locked:
             n = s.clone()
-            return self._event([Outcome(None, Answer(), n, (R.NMB.name, *self._close(n, "no-more-bets")))],
-                               True, "no-more-bets")
-        return [self._unchanged(s, R.NMB, choice="no-more-bets refused once closed"),
-                *self._second_close(s, "no-more-bets", R.NMB, {})]
+            taken = Outcome(None, Answer(), n, (R.NMB.name, R.NMB_EVENT.name, *self._close(n, "no-more-bets")),
+                            events=called)
+            return self._event([taken], True, "no-more-bets")
+        again = self._second_close(s, "no-more-bets", R.NMB, {})
+        for out in again:
+            out.events, out.rules = called, (*out.rules, R.NMB_EVENT.name)
+        return [self._unchanged(s, R.NMB, choice="no-more-bets refused once closed"), *again]
 
     def _load(self, s: State, op: LoadShoe) -> list[Outcome]:
         n = s.clone()
@@ -450,6 +549,7 @@ class TableModel:
         expected = oracle.round([parse_card(c) for c in cards], dict(s.layout), amounts)
         payouts: dict[tuple[int, str], tuple[Cents, Cents, str | None]] = {}
         pending = list(n.pending)
+        hits: list[tuple[str, str, Mapping[str, Any]]] = []
         for key, p in sorted(expected.payouts.items()):
             payouts[key] = (p.stake, p.returned, p.category)
             if key[1] == "royal9":
@@ -457,13 +557,17 @@ class TableModel:
             for meter in p.meters:
                 applied.append(R.HIT.name)
                 pending.append(Pending(meter, key[0], amounts[meter], str(p.category)))
+                # the meter won is announced by a hit naming the seat, the meter and the amount it shows
+                # (docs/protocol.md 6.4 events: "one hit per seat and line, in the round that pays it")
+                hits.append(("controller", "hit", {"seat": key[0], "meter": meter, "amount": amounts[meter]}))
         if len(payouts) > 1:
             applied.append(R.PAYOUT_ORDER.name)
         n.pending = tuple(sorted(pending))
         n.layout = {}
         n.phase = "settled"
+        attendant = frozenset(key for key, p in expected.payouts.items() if p.meters)
         return [Outcome(None, Answer(), n, tuple(dict.fromkeys(applied)),
-                        Settlement(payouts, s.round, cards))]
+                        Settlement(payouts, s.round, cards, attendant=attendant), events=tuple(hits))]
 
     def _reset_key(self, s: State, op: ResetKey) -> list[Outcome]:
         paid = [p for p in s.pending if p.meter == op.meter]
@@ -479,8 +583,10 @@ class TableModel:
         n.paid_by_attendant += total
         n.cumulative_paid += total
         n.pending = tuple(p for p in s.pending if p.meter != op.meter)
+        # the meter back to its reset amount is sent as a reset event (docs/protocol.md 6.4 events)
         return [Outcome(None, Answer(fields={"meter": op.meter, "amount": cfg.reset}), n,
-                        (R.RESET_KEY.name, R.PAYOUT_METERS.name))]
+                        (R.RESET_KEY.name, R.PAYOUT_METERS.name),
+                        events=(("controller", "reset", {"meter": op.meter, "amount": cfg.reset}),))]
 
     def config_after(self, s: State, changes: Mapping[str, Any]) -> tuple[State | None, list[R.Rule]]:
         """The state a configuration write leaves when taken, or None with the rules that refuse it."""
@@ -517,8 +623,10 @@ class TableModel:
             new = dataclasses.replace(cfg, **upd)
             amount = n.meters[name].amount
             # a value written again as it stands establishes or changes nothing (461a.12(k)(1))
+            # a payout limit established must be greater than the meter's current amount (461a.12(k)(1)); a
+            # limit removed (null, docs/protocol.md 6.4 "cents or null") limits nothing: taken or refused
             if "payout_limit" in upd and new.payout_limit != cfg.payout_limit \
-                    and (new.payout_limit is None or new.payout_limit <= amount):
+                    and new.payout_limit is not None and new.payout_limit <= amount:
                 broken.append(R.CONFIG_LIMIT)
             if "reset" in upd and new.reset != cfg.reset and new.reset > amount:
                 broken.append(R.CONFIG_LIMIT)
@@ -578,7 +686,11 @@ class TableModel:
             return [self._unchanged(s, R.CONFIG_LIVE)]
         after, broken = self.config_after(s, op.changes)
         if after is None:
-            return [Outcome(None, Answer(REFUSED | {"BAD_ARGS"}), s.clone(),
+            # BAD_ARGS only for a malformed value; a well-formed one below a floor or outside a limit is
+            # declined on purpose: REFUSED (docs/protocol.md sections 3 and 6.4, clause
+            # contract-6-4-config-set-arguments)
+            codes = REFUSED | {"BAD_ARGS"} if malformed(op.changes) else REFUSED
+            return [Outcome(None, Answer(codes), s.clone(),
                             tuple(dict.fromkeys([R.CONFIG_RANGE.name, *(r.name for r in broken)])))]
         policy = self.write_policy(op.changes)
         same = (after.denomination, after.commission, after.decks, after.seats, after.meter_cfg) == (
@@ -602,7 +714,6 @@ class TableModel:
 
     def _power_cycle(self, s: State, op: PowerCycle) -> list[Outcome]:
         n = s.clone()
-        n.round_lost = s.round_lost or s.phase in ("open", "dealing")
         n.phase, n.locked, n.cause = "idle", True, "power"
         n.layout, n.round_cards, n.round_need = {}, (), 0
         n.shoe, n.dealt = None, 0
@@ -621,7 +732,6 @@ class TableModel:
         outs: list[Outcome] = []
         for keep in (True, False):
             n = s.clone()
-            n.round_lost = s.round_lost or s.phase in ("open", "dealing")
             n.phase, n.locked, n.cause = "idle", True, "power"
             n.round_cards, n.round_need = (), 0
             if not keep:
@@ -663,6 +773,23 @@ class TableModel:
         """The host's line to the controller closed and opened again: nothing on the table changes, and
         the controller's next event goes on from its last SEQ (docs/protocol.md section 4)."""
         return [Outcome(None, Answer(), s.clone(), (R.EVENT_SEQ.name,))]
+
+    def _void_rounds(self, s: State, op: VoidRounds) -> list[Outcome]:
+        """``count`` rounds opened and voided (docs/protocol.md section 8): each ``round.open`` gives one more
+        than the last and sends its unlocking ``lockout``; each void closes wagering (cause ``no-more-bets``)
+        and ends its round with ``round_end`` ``void: true``.  No wager, no contribution, nothing paid."""
+        n = s.clone()
+        first = None if s.round is None else s.round + 1
+        n.round = None if s.round is None else s.round + op.count
+        n.phase, n.locked, n.cause, n.layout = "settled", True, "no-more-bets", {}
+        events: list[tuple[str, str, Mapping[str, Any]]] = []
+        for i in range(op.count):
+            events += [("controller", "lockout", {"locked": False, "cause": "round-open"}),
+                       ("controller", "lockout", {"locked": True, "cause": "no-more-bets"}),
+                       ("controller", "round_end", {"round": None if first is None else first + i, "void": True})]
+        answer = Answer(fields={"first_round": first, "rounds_consecutive": True})
+        return [Outcome(None, answer, n, (R.OPEN.name, R.ROUND_NUMBER.name, R.VOID.name, R.LOCKOUT_EVENT.name),
+                        events=tuple(events), rounds=True)]
 
     def _void(self, s: State, op: VoidRound) -> list[Outcome]:
         """``round.settle`` (docs/protocol.md section 8): with no card out it voids the round; with no

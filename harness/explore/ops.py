@@ -136,6 +136,16 @@ class VoidRound(Op):
 
 
 @dataclass(frozen=True)
+class VoidRounds(Op):
+    """``count`` rounds in a row, each opened and at once voided (``round.open``, ``round.settle`` with no card
+    out): the round counter driven on fast.  Each answer and event is judged; every observable is read after
+    the last round."""
+
+    name: ClassVar[str] = "void_rounds"
+    count: int = 1
+
+
+@dataclass(frozen=True)
 class Reconnect(Op):
     """The host closes its line to the controller and opens it again (docs/protocol.md section 4: the
     device keeps its event SEQ running across host reconnections)."""
@@ -154,7 +164,7 @@ class Reboot(Op):
 
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealMisread, DealRest, ResetKey, ConfigWrite,
-                                                  PowerCycle, Comm, VoidRound, Reconnect, Reboot)}
+                                                  PowerCycle, Comm, VoidRound, VoidRounds, Reconnect, Reboot)}
 
 
 def _plain(value: Any) -> Any:

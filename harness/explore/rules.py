@@ -71,8 +71,8 @@ PAYOUT_METERS = rule("payout-meters", "pa-461a12-b4-cumulative-meter", "docs/pro
                      "the payout meters count progressive awards only, when paid (at the reset key for an "
                      "attendant); never a fixed paytable line")
 RESET_KEY = rule("reset-key", "pa-461a12-b5-reset-mechanism", "docs/protocol.md sections 6.4, 8",
-                 "the reset key resets a meter whose payment is pending to its reset amount and books the "
-                 "payment; with nothing pending it is REFUSED and changes nothing")
+                 "the reset key resets a meter whose payment is pending to its reset amount, sends its reset "
+                 "event and books the payment; with nothing pending it is REFUSED and changes nothing")
 NO_TURN_BACK = rule("no-turning-back", "pa-461a12-h-no-turning-back", "docs/protocol.md section 6.4",
                     "a meter moves only by contributions, a paid hit and its reset: never by a configuration "
                     "write, a refusal or a power cycle")
@@ -106,7 +106,18 @@ LATENCY = rule("lockout-latency", "pa-midi-r9-a2-lockout", "629a Royal 9 (a)(2);
 LOCKOUT_EVENT = rule("lockout-event", "pa-midi-r9-a2-lockout", "docs/protocol.md sections 6.4 (Events), 8",
                      "wagering closing or opening is sent as a lockout event as it happens: locked with the cause "
                      "(card, button, no-more-bets, comm-lost, power once it is back), unlocked with cause "
-                     "round-open; a lost link is sent even when wagering was already closed")
+                     "round-open; a lost link is sent even when wagering was already closed, and no other "
+                     "lockout event comes while wagering neither closes nor opens")
+NMB_EVENT = rule("no-more-bets-event", "pa-629a7-c-no-more-bets", "docs/protocol.md sections 6.4 (Events), 8",
+                 "a no more bets the controller takes (round.no_more_bets answered) is the dealer's announcement: "
+                 "it is sent as a no_more_bets event naming the round, before the lockout it causes")
+CARD_EVENTS = rule("card-events", "contract-5-events-as-they-happen", "docs/protocol.md sections 5, 6.2",
+                   "every card out of the shoe is sent once as its card event (a misread card: misread) with its "
+                   "code and its count n since the load, as it happens: before the shoe answers anything that "
+                   "counts it (never batched behind a poll); no other card event comes")
+WAGER_LIST = rule("wager-list", "contract-6-3-wager-list-seat-order", "docs/protocol.md section 6.3",
+                  "wager.list lists every wager on the layout now, in seat order (the order of the types within "
+                  "one seat is the device's)")
 EVENT_SEQ = rule("event-seq", "contract-4-event-seq", "docs/protocol.md section 4",
                  "events are numbered one more per event (65535 wraps to 1) and the numbering runs on across "
                  "host reconnections (section 4's must); after power-up it starts at 1 again (section 8) or, "

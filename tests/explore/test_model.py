@@ -137,7 +137,10 @@ def test_config_writes(model: TableModel) -> None:
     assert taken.meter_cfg["major"].rate == Decimal(2) and taken.meters == s.meters  # never turned back
     # the $1 floors (629a Royal 9 (g)(2)): the later field below its floor, so the denomination is not taken either
     below = one(model, s, ConfigWrite({"denomination": 100, "meters": {"major": {"reset": 8_999}}}))
-    assert below.answer.codes == {"REFUSED", "BAD_ARGS"} and below.state.denomination == 500
+    # below a floor is well-formed: declined on purpose, REFUSED, never BAD_ARGS (docs/protocol.md 3, 6.4)
+    assert below.answer.codes == {"REFUSED"} and below.state.denomination == 500
+    malformed = one(model, s, ConfigWrite({"meters": {"major": {"reset": -1}}}))
+    assert malformed.answer.codes == {"REFUSED", "BAD_ARGS"}
     limit = one(model, s, ConfigWrite({"meters": {"mega": {"payout_limit": 5_000_000}}}))
     assert R.CONFIG_LIMIT.name in limit.rules
     # the limit in force written again changes nothing: permitted even where the meter stands at it
@@ -156,8 +159,8 @@ def test_power_cycle_keeps_what_is_non_volatile(model: TableModel) -> None:
     after = one(model, s, PowerCycle()).state
     assert (after.phase, after.locked, after.cause, after.layout) == ("idle", True, "power", {})
     assert after.meters == s.meters and after.round == 7
-    # the round lost at power-off: numbered again or anew, both permitted
-    assert {o.answer.fields["round"] for o in model.step(after, OpenRound())} == {7, 8}
+    # the round number is non-volatile: round 7 was given before the power went, the next is 8 (never 7 again)
+    assert {o.answer.fields["round"] for o in model.step(after, OpenRound())} == {8}
 
 
 def test_judge_names_the_rule_a_device_breaks_and_accepts_a_permitted_choice(model: TableModel) -> None:
@@ -195,13 +198,20 @@ def test_each_closing_act_must_send_its_lockout_event(model: TableModel) -> None
     for op, cause in ((PressLockout(), "button"), (NoMoreBets(), "no-more-bets"), (Comm(False), "comm-lost")):
         out = one(model, opened, op)
         assert out.lock_event == (True, cause)
+        called = [("controller", "no_more_bets", {"round": None}, 1)] if cause == "no-more-bets" else []
         silent = differences(model, out, _shown(out.state, fields={"locked": True}), None)
-        assert [d.rule for d in silent] == [R.LOCKOUT_EVENT.name], (op, silent)
-        sent = _shown(out.state, fields={"locked": True}, events=[_lock(True, cause, 1)])
+        assert {d.rule for d in silent} == {R.LOCKOUT_EVENT.name, *((R.NMB_EVENT.name,) if called else ())}, \
+            (op, silent)
+        sent = _shown(out.state, fields={"locked": True}, events=[*called, _lock(True, cause, len(called) + 1)])
         assert differences(model, out, sent, None) == []
-    # the button once wagering is closed: no event required, either cause permitted
+    # the button once wagering is closed: no event required, either cause permitted, and none may come
+    # (a lockout event is sent when wagering closes or opens, docs/protocol.md 6.4)
     closed = play(model, opened, PressLockout())
     assert all(o.lock_event is None for o in model.step(closed, PressLockout()))
+    again = one(model, closed, PressLockout())
+    extra = differences(model, again, _shown(again.state, fields={"locked": True}, events=[_lock(True, "button", 1)]),
+                        None)
+    assert [d.rule for d in extra] == [R.LOCKOUT_EVENT.name]
     # a lost link is sent even when wagering was already closed (docs/protocol.md section 8)
     assert {o.lock_event for o in model.step(closed, Comm(False))} == {(True, "comm-lost")}
     assert one(model, model.initial(), OpenRound()).lock_event == (False, "round-open")
@@ -227,8 +237,8 @@ def test_event_seq_runs_on_across_a_reconnection_and_restarts_at_1_after_power_u
     s = model.initial()
     s.seqs = {"controller": 41, "shoe": None}
     out = one(model, s, Reconnect())
-    assert differences(model, out, _shown(out.state, events=[_lock(True, "power", 42)]), None) == []
-    restarted = differences(model, out, _shown(out.state, events=[_lock(True, "power", 1)]), None)
+    assert differences(model, out, _shown(out.state, events=[("controller", "payout", {}, 42)]), None) == []
+    restarted = differences(model, out, _shown(out.state, events=[("controller", "payout", {}, 1)]), None)
     assert [(d.rule, d.expected, d.got) for d in restarted] == [(R.EVENT_SEQ.name, 42, 1)]
     s.seqs = {"controller": 41, "shoe": 5}
     powered = one(model, s, PowerCycle())
@@ -344,10 +354,15 @@ def test_the_no_more_bets_event_names_the_round_in_play(model: TableModel) -> No
     opened.round = 8
     out = one(model, opened, NoMoreBets())
     lock = _lock(True, "no-more-bets", 1)
-    right = _shown(out.state, events=[lock, ("controller", "no_more_bets", {"round": 8}, 2)])
+    right = _shown(out.state, events=[("controller", "no_more_bets", {"round": 8}, 1), _lock(True, "no-more-bets", 2)])
     assert differences(model, out, right, None) == []
-    wrong = _shown(out.state, events=[lock, ("controller", "no_more_bets", {"round": 7}, 2)])
-    assert [d.rule for d in differences(model, out, wrong, None)] == [R.NMB.name]
+    wrong = _shown(out.state, events=[("controller", "no_more_bets", {"round": 7}, 1), _lock(True, "no-more-bets", 2)])
+    assert {d.rule for d in differences(model, out, wrong, None)} == {R.NMB.name, R.NMB_EVENT.name}
+    # docs/protocol.md section 8: the no_more_bets event comes before the lockout it causes, and is sent
+    late = _shown(out.state, events=[lock, ("controller", "no_more_bets", {"round": 8}, 2)])
+    assert [d.rule for d in differences(model, out, late, None)] == [R.NMB_EVENT.name]
+    silent = _shown(out.state, events=[lock])
+    assert [d.rule for d in differences(model, out, silent, None)] == [R.NMB_EVENT.name]
 
 
 def test_a_wager_placed_again_at_amount_0_is_refused_and_stays(model: TableModel) -> None:

@@ -79,10 +79,11 @@ def test_decks_and_personal_combinations_are_configuration(model: TableModel) ->
     assert swapped.state.seats[0][1] == s.seats[1][1] and swapped.state.seats[1][1] == s.seats[0][1]
     dup = [dict(x) for x in seats]
     dup[1]["combo"] = dup[0]["combo"]  # two seats with one combination: 629a Royal 9 (e)(5)
-    assert [o.answer.codes for o in model.step(s, ConfigWrite({"seats": dup}))] == [frozenset({"REFUSED", "BAD_ARGS"})]
+    # well-formed (two cards each), declined on purpose: REFUSED, never BAD_ARGS (docs/protocol.md 3, 6.4)
+    assert [o.answer.codes for o in model.step(s, ConfigWrite({"seats": dup}))] == [frozenset({"REFUSED"})]
     queen = [dict(x) for x in seats]
     queen[0]["combo"] = ["QS", "9S"]
-    refused = [frozenset({"REFUSED", "BAD_ARGS"})]
+    refused = [frozenset({"REFUSED"})]
     assert [o.answer.codes for o in model.step(s, ConfigWrite({"seats": queen}))] == refused
     # the combinations in force decide the meter jackpots: seat 1's written combination (seat 2's filed
     # one, KH 9H) on the Banker hand is seat 1's major
@@ -100,7 +101,7 @@ def test_a_display_capacity_below_the_payout_limit_is_refused(model: TableModel)
     limit = s.meter_cfg["major"].payout_limit
     assert limit is not None
     outs = model.step(s, ConfigWrite({"meters": {"major": {"display_capacity": limit - 1}}}))
-    assert [o.answer.codes for o in outs] == [frozenset({"REFUSED", "BAD_ARGS"})]
+    assert [o.answer.codes for o in outs] == [frozenset({"REFUSED"})]
 
 
 def test_payouts_come_in_seat_order_base_wagers_first(model: TableModel) -> None:

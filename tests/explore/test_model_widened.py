@@ -281,3 +281,26 @@ def test_a_refusal_reason_that_does_not_apply_breaks_the_refusal_reasons(model: 
     wrong = shown(out.state)
     wrong.accepted, wrong.reason = False, "bad-amount"
     assert rules_of(model, out, wrong) == [R.WAGER_REFUSE.name]
+
+
+def test_a_read_late_by_the_hosts_own_delay_is_not_the_devices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers of 150 ms while the host's loopback echo takes 60 ms: 90 ms of it is the device's, within the
+    deadline (docs/protocol.md section 5); with the echo at once, the same answers are late."""
+    clock = _Clock()
+    monkeypatch.setattr(device_mod, "time", clock)
+
+    def ask() -> str:
+        clock.now += 0.150
+        return "reading"
+
+    monkeypatch.setattr(device_mod.HOST_ECHO, "delay_s", lambda: 0.060)
+    obs = Observed()
+    device_mod.Table._timed(SimpleNamespace(), obs, "meters.get", ask)  # type: ignore[arg-type]
+    assert obs.slow == []
+    monkeypatch.setattr(device_mod.HOST_ECHO, "delay_s", lambda: 0.0)
+    device_mod.Table._timed(SimpleNamespace(), obs, "meters.get", ask)  # type: ignore[arg-type]
+    assert [request for request, _ms, _tries in obs.slow] == ["meters.get"]
+
+
+def test_the_host_echo_measures_a_round_trip() -> None:
+    assert 0.0 < device_mod.HOST_ECHO.delay_s() < 2.0
