@@ -9,10 +9,12 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+import test_model_widened as widened
+from test_model_widened import play, rules_of
 
 from harness.explore import rules as R
 from harness.explore.explorer import Session
-from harness.explore.judge import Observed, differences
+from harness.explore.judge import Observed
 from harness.explore.model import Outcome, Pending, State, TableModel, malformed
 from harness.explore.ops import (
     ConfigWrite,
@@ -20,7 +22,6 @@ from harness.explore.ops import (
     DealMisread,
     DealRest,
     LoadShoe,
-    Op,
     OpenRound,
     PlaceWager,
     PressLockout,
@@ -37,29 +38,13 @@ def model() -> TableModel:
     return TableModel(MIDI5)
 
 
-def play(model: TableModel, s: State, *ops: Op) -> State:
-    for op in ops:
-        s = model.step(s, op)[0].state
-    return s
-
-
 def shown(s: State, **fields: Any) -> Observed:
-    base = Observed(code="ok", config=None, meters={n: m.amount for n, m in s.meters.items()},
-                    residual={n: m.residual for n, m in s.meters.items()},
-                    diverted={n: m.diverted for n, m in s.meters.items()},
-                    layout=tuple(sorted((seat, kind, a) for (seat, kind), a in s.layout.items())),
-                    locked=s.locked, cause=s.cause if s.locked else None, pending=s.pending,
-                    cumulative_paid=s.cumulative_paid, paid_by_table=s.paid_by_table,
-                    paid_by_attendant=s.paid_by_attendant, card_events_judged=True)
-    return Observed(**{**base.__dict__, **fields})
+    """The state as a device shows it, its shoe reached through the reference driver (card events judged)."""
+    return widened.shown(s, **{"card_events_judged": True, **fields})
 
 
 def card(code: str, n: int, seq: int) -> tuple[str, str, dict[str, Any], int]:
     return ("shoe", "card", {"event": "card", "card": code, "n": n}, seq)
-
-
-def rules_of(model: TableModel, out: Outcome, got: Observed) -> list[str]:
-    return [d.rule for d in differences(model, out, got, None)]
 
 
 def test_every_card_dealt_is_sent_once_with_its_code_and_count_before_the_shoe_answers(model: TableModel) -> None:
