@@ -16,7 +16,7 @@ from harness.selfcheck import killmatrix
 from harness.selfcheck.killmatrix import CaseOutcome, Job, JobResult
 from harness.selfcheck.mutation import hook, journal, report, scope, survivors
 from harness.selfcheck.mutation import run as mrun
-from harness.selfcheck.mutation.batch import BATCH_ENV
+from harness.selfcheck.mutation.batch_plugin import BATCH_ENV
 from harness.selfcheck.mutation.operators import Point
 
 
@@ -99,7 +99,7 @@ def test_cases_follow_the_trace_and_startup_lines_run_every_passing_case(batch_s
         assert "-x" in runs[(points[0].id, "emulated-midi-5")].extra_args
     else:
         batches = [j for j in fake.jobs if BATCH_ENV in dict(j.env)]
-        assert batches and all("harness.selfcheck.mutation.batch" in j.extra_args for j in batches)
+        assert batches and all("harness.selfcheck.mutation.batch_plugin" in j.extra_args for j in batches)
     # a survivor is tried on two profiles, the second of another kind of table; a line run only at
     # start-up, on every profile that ran it
     assert [p for (m, p) in runs if m == points[2].id] == ["emulated-midi-5", "emulated-hit-and-run"]

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from harness.errors import InputError
 from harness.selfcheck import killmatrix
-from harness.selfcheck.mutation import batched, scope
+from harness.selfcheck.mutation import batch_host, scope
 from harness.selfcheck.mutation.hook import MUTANT_ENV, STARTUP, TRACE_ENV
 from harness.selfcheck.mutation.operators import Point, enumerate_module
 from harness.verdict import Verdict
@@ -67,7 +67,7 @@ CASECLOCK = ("-p", "harness.selfcheck.mutation.caseclock")
 #: pytest's assertion rewriting and the hypothesis plugin cost seconds per run and decide nothing
 #: here (a verdict is the harness's ComplianceFailure, not a rewritten assert)
 LEAN = ("--assert=plain", "-p", "no:hypothesispytest")
-#: mutants run one after another in one certification process (harness.selfcheck.mutation.batch)
+#: mutants run one after another in one certification process (harness.selfcheck.mutation.batch_plugin)
 BATCH_SIZE = 8
 #: a mutant that survives is tried on at most this many of the profiles that run its line (None: on
 #: all of them; a kill that needs one kind of table, a Hit and Run settlement, is then never missed)
@@ -395,7 +395,7 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
                 detail += " (and " + ", ".join(before) + " in earlier sittings)"
             finish(MutantOutcome(point, verdict, profile, by, cases_run + sum(before.values()), seconds, detail))
 
-        batched.run_stages(points, plans, runner=runner, jobs=jobs, deadline_s=deadline_s, size=batch_size,
+        batch_host.run_stages(points, plans, runner=runner, jobs=jobs, deadline_s=deadline_s, size=batch_size,
                            lean=LEAN, judge=judge, single=single, done=done, passed=on_passed)
     return Score([outcomes[p.id] for p in points], traces or [], _seconds(time.monotonic() - t0), jobs,
                  len(points), reasons or {}, problems, trace_seconds)
