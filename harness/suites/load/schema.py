@@ -37,8 +37,8 @@ from harness.games.streak import resolve_streak3
 from harness.money import parse_rate
 from harness.profiles import CAPABILITIES
 from harness.profiles import GAMES as PROFILE_GAMES
+from harness.profiles.known_values import interpretation_choices
 from harness.profiles.load import interpretation_value
-from harness.profiles.lookups import interpretation_choices
 from harness.progressive.floors import FLOORS
 from harness.regulations.catalogue import load_catalogue
 from harness.schema import (
