@@ -168,7 +168,7 @@ def _collect(args: argparse.Namespace) -> int:
         for v in doc["variants"]:
             variant = every[int(v["index"])]
             outcomes.append(vm.VariantOutcome(variant, int(v["exit"]), Decimal(v["seconds"]), Path(v["profile"]),
-                                       v["tally"], list(v["failures"])))
+                                              v["tally"], list(v["failures"])))
     order = {i: n for n, i in enumerate(docs[0]["only"] or range(total))}
     outcomes.sort(key=lambda o: order.get(o.variant.index, o.variant.index))
     args.count = total

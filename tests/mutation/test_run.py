@@ -222,7 +222,7 @@ def test_judging_one_run(cases: list[CaseOutcome], error: str | None, verdict: s
 def test_the_score_leaves_equivalent_mutants_out_and_counts_compliant_ones_as_survivors() -> None:
     pts = [_point("base", n) for n in range(1, 11)]
     outcomes = [mrun.MutantOutcome(p, "KILLED") for p in pts[:8]] + [mrun.MutantOutcome(pts[8], "SURVIVED"),
-                                                              mrun.MutantOutcome(pts[9], "NOT-COVERED")]
+                                                                    mrun.MutantOutcome(pts[9], "NOT-COVERED")]
     score = mrun.Score(outcomes, [], Decimal(3), 2, 10)
     assert score.score() == Decimal("80.0") and len(score.unexplained) == 2
     score.reasons = {pts[8].id: ("equivalent", "same program"), pts[9].id: ("compliant", "the device's choice")}

@@ -128,7 +128,7 @@ def load(path: Path, points: Iterable[Point]) -> dict[str, MutantOutcome]:
         if p is None or p.code != r.get("code") or p.function != r.get("function"):
             continue
         out[p.id] = MutantOutcome(p, str(r["outcome"]), r.get("profile"), r.get("by"), int(r.get("cases_run") or 0),
-                            Decimal(str(r.get("seconds") or "0")), str(r.get("detail") or ""))
+                                  Decimal(str(r.get("seconds") or "0")), str(r.get("detail") or ""))
     return out
 
 

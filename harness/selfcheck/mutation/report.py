@@ -128,7 +128,7 @@ def merge_json(docs: Sequence[Mapping[str, Any]], points: Sequence[Point],
                 raise InputError(f"--collect: mutant {m['id']} is not one of this source's selection: the shards "
                                  "ran another version of the emulator code")
             rows[m["id"]] = MutantOutcome(point, m["outcome"], m["profile"], m["by"], int(m["cases_run"]),
-                                    Decimal(m["seconds"]), m["detail"])
+                                          Decimal(m["seconds"]), m["detail"])
     traces = []
     for t in docs[0]["traces"]:
         left = [killmatrix.CaseOutcome(case, verdict, ())

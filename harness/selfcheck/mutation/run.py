@@ -276,7 +276,7 @@ def run_point(point: Point, plan: Sequence[tuple[str, list[str]]], runner: Runne
         if verdict != "SURVIVED":
             return MutantOutcome(point, verdict, profile, by, total, _seconds(time.monotonic() - t0), detail)
     return MutantOutcome(point, "SURVIVED", None, None, total, _seconds(time.monotonic() - t0),
-                   "passed on " + ", ".join(p for p, _ in plan))
+                         "passed on " + ", ".join(p for p, _ in plan))
 
 
 @dataclass
@@ -376,7 +376,7 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
     for p in points:
         if whole[p.id] and not plans[p.id]:  # every profile of its plan passed in earlier sittings
             finish(MutantOutcome(p, "SURVIVED", None, None, sum(earlier[p.id].values()), Decimal(0),
-                           "passed on " + ", ".join(whole[p.id]) + " (earlier sittings)"))
+                                 "passed on " + ", ".join(whole[p.id]) + " (earlier sittings)"))
         elif not plans[p.id]:
             finish(run_point(p, [], runner, deadline_s))
     if batch_size <= 1 or traces is None:  # without a trace each run is every suite: one mutant a run
@@ -396,7 +396,7 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
             finish(MutantOutcome(point, verdict, profile, by, cases_run + sum(before.values()), seconds, detail))
 
         batch_host.run_stages(points, plans, runner=runner, jobs=jobs, deadline_s=deadline_s, size=batch_size,
-                           lean=LEAN, judge=judge, single=single, done=done, passed=on_passed)
+                              lean=LEAN, judge=judge, single=single, done=done, passed=on_passed)
     return Score([outcomes[p.id] for p in points], traces or [], _seconds(time.monotonic() - t0), jobs,
                  len(points), reasons or {}, problems, trace_seconds)
 

@@ -47,7 +47,7 @@ EXCLUDED_FUNCTIONS: dict[str, dict[str, str]] = {
         "EmulatedShoe.insert": "the physical side: cards put into the shoe by hand",
         "EmulatedShoe.draw": "the physical side: a card pulled by hand",
         "EmulatedShoe.shuffle_loaded": "the physical side: the shuffle button pressed on a loaded pack (the shuffle "
-                               "itself is PackShuffler.positions, mutated)",
+                                       "itself is PackShuffler.positions, mutated)",
         "EmulatedShoe.state": "white-box state for the emulator's own unit tests",
     },
     "config": {
