@@ -84,7 +84,7 @@ def main() -> int:
     if args.journal:
         print(f"journal {args.journal}: {len(done)} mutant(s) judged already; {len(todo)} to run", flush=True)
 
-    def keep(outcome: mrun.Outcome) -> None:
+    def keep(outcome: mrun.MutantOutcome) -> None:
         if args.journal:
             journal.append(args.journal, outcome)
 
@@ -147,7 +147,7 @@ def whole(path: Path, points: list[Point], mapping: dict[str, tuple[str, str]], 
     print(f"wall time over {len(held)} sitting(s): {wall} s, of which traced clean runs {traces} s; "
           f"{(wall - traces) / max(len(ran), 1):.1f} s of wall time per mutant run ({last.jobs} job(s))")
     if missing and all(p.id in mapping for p in missing):
-        bound = mrun.Score(outcomes + [mrun.Outcome(p, "SURVIVED", detail="not re-run: reviewed reason")
+        bound = mrun.Score(outcomes + [mrun.MutantOutcome(p, "SURVIVED", detail="not re-run: reviewed reason")
                                        for p in missing], [], wall, last.jobs, len(points), mapping)
         print(f"every mutant not judged has a reviewed reason; counted as the survivor it was: "
               f"score {bound.score()}% over all {len(points)} (a lower bound: a re-run can only kill more)")

@@ -4,7 +4,7 @@ A round is what a certification case does for every round: open the round, seven
 (each a Banker wager and the Royal 9 wager it carries, 629a Royal 9 (b)), load and deal the cards,
 wait for the settlement (``round_end``), turn the reset key for any meter hit, read the meters.
 
-* In-process: the emulator's :class:`~harness.emulators.table.Table` driven by direct calls
+* In-process: the emulator's :class:`~harness.emulators.table.EmulatedTable` driven by direct calls
   (target >= 500 rounds/s).
 * Over a pty: the emulator as a separate process, the rig from the profile (``open_rig``) with the
   reference drivers, every request a framed round trip (target >= 100 rounds/s).  Run twice: as
@@ -51,7 +51,7 @@ from harness.devices.registry import open_device  # noqa: E402
 from harness.devices.roles import Wager  # noqa: E402
 from harness.emulators.config import EmulatorConfig  # noqa: E402
 from harness.emulators.process import start_emulator  # noqa: E402
-from harness.emulators.table import Table  # noqa: E402
+from harness.emulators.table import EmulatedTable  # noqa: E402
 from harness.errors import DeviceTimeout  # noqa: E402
 from harness.games.baccarat import deal_round  # noqa: E402
 from harness.profiles import load_profile  # noqa: E402
@@ -90,7 +90,7 @@ def shoes(count: int, seed: int = 1) -> list[list[str]]:
 def in_process(profile_path: Path, cards: list[list[str]]) -> tuple[int, float, int]:
     cfg = EmulatorConfig.from_profile(load_profile(profile_path))
     events: list[tuple[str, dict[str, Any]]] = []
-    table = Table(cfg, lambda role, ev: events.append((role, ev)))
+    table = EmulatedTable(cfg, lambda role, ev: events.append((role, ev)))
 
     def ok(role: str, cmd: str, **args: Any) -> dict[str, Any]:
         answer = table.handle(role, {"cmd": cmd, **args})

@@ -217,7 +217,7 @@ def _matrix(args: argparse.Namespace, names: list[str]) -> int:
         progress(f"persona {args.persona}: " + "; ".join(sorted(set(tables.values()))))
     mine = args.shard.pick(every) if args.shard else every
     if not mine:  # more shards than defects: this one has none (run_matrix of no names would run them all)
-        matrix = killmatrix.Matrix([], [], Decimal(0), args.jobs, args.bench_twin)
+        matrix = killmatrix.KillMatrix([], [], Decimal(0), args.jobs, args.bench_twin)
     else:
         matrix = killmatrix.run_matrix(mine, jobs=args.jobs, deadline_s=deadline, progress=progress, tables=tables,
                                        bench_twin=args.bench_twin)

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     t0 = time.monotonic()
 
-    def progress(o: vm.Outcome) -> None:
+    def progress(o: vm.VariantOutcome) -> None:
         if not args.json:
             state = Verdict.PASS if o.passed else Verdict.FAIL
             print(f"  [{o.variant.index:>2}] {state} {o.seconds:>6}s  {o.tally:<14} {o.variant.summary()}",
@@ -167,8 +167,8 @@ def _collect(args: argparse.Namespace) -> int:
     for doc in docs:
         for v in doc["variants"]:
             variant = every[int(v["index"])]
-            outcomes.append(vm.Outcome(variant, int(v["exit"]), Decimal(v["seconds"]), Path(v["profile"]),
-                                       v["tally"], list(v["failures"])))
+            outcomes.append(vm.VariantOutcome(variant, int(v["exit"]), Decimal(v["seconds"]), Path(v["profile"]),
+                                              v["tally"], list(v["failures"])))
     order = {i: n for n, i in enumerate(docs[0]["only"] or range(total))}
     outcomes.sort(key=lambda o: order.get(o.variant.index, o.variant.index))
     args.count = total

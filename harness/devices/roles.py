@@ -107,7 +107,7 @@ class CardEvent:
 
 
 @dataclass(frozen=True)
-class MeterConfig:
+class ControllerMeterConfig:
     """One meter's Rules Submission values (rate is percent of each qualifying wager)."""
 
     rate: Decimal
@@ -129,7 +129,7 @@ class ControllerConfig:
 
     denomination: Cents
     seats: tuple[SeatCombo, ...]
-    meters: Mapping[str, MeterConfig]
+    meters: Mapping[str, ControllerMeterConfig]
     mystery: Mapping[str, Any] | None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 

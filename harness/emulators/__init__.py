@@ -2,7 +2,7 @@
 SCPI power supply, as state machines that behave as the regulations require (or, with a named
 defect from :mod:`harness.emulators.defects`, deviate in exactly one way).
 
-* :class:`~harness.emulators.table.Table`: the devices in-process (fast unit tests);
+* :class:`~harness.emulators.table.EmulatedTable`: the devices in-process (fast unit tests);
 * :mod:`harness.emulators.server`: the same table served on ptys or loopback TCP, one process;
 * :func:`~harness.emulators.process.start_emulator`: start that process from the host side.
 """

@@ -37,7 +37,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.cards import Card, parse_card
-from harness.emulators import bent, defects, personas, settle
+from harness.emulators import defect_branches, defects, personas, settle
 from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig, apply_wire_changes, check_table, table_to_wire
@@ -156,7 +156,7 @@ class Controller(Device):
                                    for m in self.bank.meters.values()])
         self.boot_rates = {n: m.rate for n, m in self.cfg.meters.items()}
         if self.cfg.defects:
-            bent.adopt_written_rates(self, settle.new_meter)
+            defect_branches.adopt_written_rates(self, settle.new_meter)
         self.boots += 1
         if first or {"power-loses-meters", "mystery-redrawn"} & self.cfg.defects:
             self.save()
@@ -213,7 +213,7 @@ class Controller(Device):
             # lockout-automatic false: the dealer's lock-out button is the mechanism, the first card is not
             if not self.locked and "lockout-missing" not in self.cfg.defects and self.automatic_lockout:
                 latency_ns = self.cfg.lockout_latency_us * 1000
-                if "lockout-late" in self.cfg.defects or bent.late_round(self):
+                if "lockout-late" in self.cfg.defects or defect_branches.late_round(self):
                     latency_ns += 5_000_000
                 self.lock_due_ns = t_ns + latency_ns
                 if latency_ns == 0:
@@ -273,7 +273,7 @@ class Controller(Device):
             if wtype != kind:
                 continue
             if isinstance(mystery, MysteryMeter) and ("mystery-past-must-hit-by" in self.cfg.defects
-                                                      or bent.mystery_late(self)):
+                                                      or defect_branches.mystery_late(self)):
                 drawn, mystery.trigger = mystery.trigger, mystery.mystery.must_hit_by + defects.MYSTERY_PAST_CENTS
                 hits = self.bank.contribute(amount)
                 if mystery.trigger > mystery.mystery.must_hit_by:  # no award: the stored trigger stays drawn
@@ -309,10 +309,10 @@ class Controller(Device):
         if self.locked or self.phase not in ("open", "dealing"):
             if self.lock_cause == "no-more-bets" and "wager-after-no-more-bets" in self.cfg.defects:
                 return None
-            if self.cfg.defects and bent.left_open(self, seat, kind):
+            if self.cfg.defects and defect_branches.left_open(self, seat, kind):
                 return None
             if self.cfg.defects:
-                bent.count_refused(self, seat, kind, amount, settle.mystery_hits)
+                defect_branches.count_refused(self, seat, kind, amount, settle.mystery_hits)
             return "no-more-bets" if self.lock_cause == "no-more-bets" else "locked-out"
         if "lockout-early" in self.cfg.defects:
             return "locked-out"
@@ -445,14 +445,14 @@ class Controller(Device):
             return Refusal("REFUSED", lowered)
         checked = unchecked_resets(new) if "reset-below-floor" in self.cfg.defects else new
         checked = unchecked_display(checked) if "meter-wraps" in self.cfg.defects else checked
-        checked = bent.lenient(checked) if self.cfg.defects else checked
+        checked = defect_branches.lenient(checked) if self.cfg.defects else checked
         try:
             check_table(checked, current, limit_above_current="payout-limit-below-current" not in self.cfg.defects)
             bank = settle.rebuilt_bank(self, new, changed)
         except InputError as exc:
             return Refusal("REFUSED", exc.message)
         if self.cfg.defects:
-            bent.note_rewrite(self, req, new)
+            defect_branches.note_rewrite(self, req, new)
         self.cfg = new
         self.bank = bank
         self._build_tables()

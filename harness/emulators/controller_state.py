@@ -1,5 +1,5 @@
 """The emulated controller as its round settlement (:mod:`harness.emulators.settle`) and its defect
-branches (:mod:`harness.emulators.bent`) read and change it.
+branches (:mod:`harness.emulators.defect_branches`) read and change it.
 
 Both modules take the controller as their first argument and are called by it; typed against this
 protocol rather than :class:`~harness.emulators.controller.Controller`, neither imports the

@@ -269,7 +269,7 @@ DEFECTS.update(LINK_DEFECTS)
 # of covering them; a refusal judged by its answer alone, not by the trace it left; a state after
 # a change (a written rate, a second award, a reset key with nothing pending) never exercised; and
 # an intermittent fault timed on two rounds only.  Each defect below is one such way a vendor's
-# firmware goes wrong; the branches that bend the emulators call harness.emulators.bent.
+# firmware goes wrong; the branches that bend the emulators call harness.emulators.defect_branches.
 #: ``lockout-late-intermittent`` is late on every round whose number is a multiple of this
 INTERMITTENT_EVERY = 20
 _TRACE = ("pa-midi-r9-a2-lockout", "pa-midi-r9-a2-monitor")

@@ -48,7 +48,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from harness.devices.framing import HEADER, RSP, SOF, VERSION, Frame, FrameDecoder, encode_frame
 from harness.devices.vocabulary import LINE_FAULTS, SHOE_FAULTS
-from harness.emulators.table import Table
+from harness.emulators.table import EmulatedTable
 
 KINDS = tuple(LINE_FAULTS)
 DEVICE_KINDS = {"shoe": tuple(SHOE_FAULTS)}
@@ -178,7 +178,7 @@ class FaultServer(Protocol[_Line]):
     """What the faults use of the server (the ``EmulatorServer``) whose lines they break."""
 
     @property
-    def table(self) -> Table: ...
+    def table(self) -> EmulatedTable: ...
     @property
     def lines(self) -> Mapping[str, _Line]: ...
     def drop_line(self, line: _Line) -> None: ...

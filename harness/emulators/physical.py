@@ -37,15 +37,15 @@ from harness.emulators.base import Refusal
 from harness.emulators.controller import Controller
 from harness.emulators.scpi import PoweredTable
 from harness.emulators.sensors import SEAT_MAX, SEAT_MIN, WAGER_TYPES, Sensors
-from harness.emulators.shoe import Shoe
+from harness.emulators.shoe import EmulatedShoe
 from harness.errors import InputError
 
 
 class PhysicalTable(PoweredTable, Protocol):
-    """What the physical side uses of the emulated table (a :class:`harness.emulators.table.Table`)."""
+    """What the physical side uses of the emulated table (a :class:`harness.emulators.table.EmulatedTable`)."""
 
     @property
-    def shoe(self) -> Shoe: ...
+    def shoe(self) -> EmulatedShoe: ...
     @property
     def sensors(self) -> Sensors: ...
     @property

@@ -38,7 +38,7 @@ class _Hands(Protocol):
 
 
 class PoweredTable(Protocol):
-    """The emulated table's lock and power (a :class:`harness.emulators.table.Table`), as the
+    """The emulated table's lock and power (a :class:`harness.emulators.table.EmulatedTable`), as the
     instruments and the physical side use them."""
 
     @property

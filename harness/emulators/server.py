@@ -36,7 +36,7 @@ from harness.emulators.base import Refusal, remote_refusal
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.faults import FaultArgs, FaultInjector, LineFaults
 from harness.emulators.scpi import Deferred, Instrument
-from harness.emulators.table import INSTRUMENTS, ROLES, Table
+from harness.emulators.table import INSTRUMENTS, ROLES, EmulatedTable
 
 
 class LineServed(Protocol):
@@ -169,7 +169,7 @@ class DeviceLine:
 
 
 class EmulatorServer:
-    """Serve one :class:`Table`; see the module docstring."""
+    """Serve one :class:`EmulatedTable`; see the module docstring."""
 
     def __init__(self, cfg: EmulatorConfig, listen: str, run_dir: Path) -> None:
         if listen not in ("pty", "tcp"):
@@ -181,7 +181,7 @@ class EmulatorServer:
             cfg = cfg.with_changes(nv_dir=run_dir / "nv")
         self.cfg = cfg
         self.lines = {role: DeviceLine(self, role) for role in ROLES}
-        self.table = Table(cfg, self._emit)
+        self.table = EmulatedTable(cfg, self._emit)
         self.table.on_power_up.append(self._restart_events)
         self.instruments: dict[str, Instrument] = {"counter": self.table.counter, "power": self.table.power,
                                                     "switch": self.table.switch}

@@ -37,7 +37,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from harness.cards import Card
-from harness.emulators import bent, defects
+from harness.emulators import defect_branches, defects
 from harness.emulators.base import Answer, Refusal, arg
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.controller_state import ControllerState
@@ -193,7 +193,7 @@ def _meter_hit(ctrl: ControllerState, seat: int, category: str, meter: str, hit:
     if hit.pending:
         ctrl.accounts.pending[meter] = {"seat": seat, "amount": hit.paid, "category": category}
     else:
-        if not bent.unmetered(ctrl, meter):
+        if not defect_branches.unmetered(ctrl, meter):
             ctrl.accounts.paid(hit.paid, hit.paid_by)
         after_reset(ctrl, meter)
 
@@ -328,7 +328,7 @@ def reset_key(ctrl: ControllerState, req: Mapping[str, Any]) -> Answer:
     if entry is not None and entry.get("linked"):
         return Refusal("REFUSED", f"{name} is a common meter of the link: its reset key is the link controller's")
     if entry is None or ctrl.bank is None:
-        if ctrl.cfg.defects and (idle := bent.idle_key(ctrl, name)) is not None:
+        if ctrl.cfg.defects and (idle := defect_branches.idle_key(ctrl, name)) is not None:
             return idle
         return Refusal("REFUSED", f"no hit is waiting for the reset key on {name!r}")
     if "mystery-left-pending" in ctrl.cfg.defects and ctrl.bank[name].pending is None:
@@ -339,7 +339,7 @@ def reset_key(ctrl: ControllerState, req: Mapping[str, Any]) -> Answer:
     except MeterError as exc:
         return Refusal("REFUSED", str(exc))
     del ctrl.accounts.pending[name]
-    if not bent.unmetered(ctrl, name):
+    if not defect_branches.unmetered(ctrl, name):
         ctrl.accounts.paid(int(entry["amount"]), "attendant")
     after_reset(ctrl, name)
     if hits:
@@ -391,7 +391,7 @@ def rebuilt_bank(ctrl: ControllerState, new: EmulatorConfig, changed: set[str]) 
     for name, meter in ctrl.bank.meters.items():
         if name in changed:
             state = meter.to_state()
-            mc = new_meter(ctrl, bent.rate_in_use(ctrl, new.meters[name])).config
+            mc = new_meter(ctrl, defect_branches.rate_in_use(ctrl, new.meters[name])).config
             state["config"] = mc.to_dict()
             if "meter-turned-back" in ctrl.cfg.defects:  # a write re-initialises the meter
                 state.update(amount=mc.reset, residual="0")

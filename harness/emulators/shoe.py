@@ -40,7 +40,7 @@ from harness.randomness.observations import encode_order
 CardOut = Callable[[Card, int], None]  # (card, perf_counter_ns when it left the shoe)
 
 
-class Shoe(Device):
+class EmulatedShoe(Device):
     role = "shoe"
 
     def __init__(self, cfg: EmulatorConfig, emit: Emit, lock: threading.RLock, clock: Scheduler,

@@ -3,7 +3,7 @@ the emulator's test channel, reports each new order (what a lab reads off a mark
 observe mode).
 
 * the physical side (a bench): the shuffle button shuffles the cards a person loaded, one shuffle of
-  the same generator (``shoe.shuffle``, :meth:`harness.emulators.shoe.Shoe.shuffle_loaded`);
+  the same generator (``shoe.shuffle``, :meth:`harness.emulators.shoe.EmulatedShoe.shuffle_loaded`);
 * ``test.shuffle {"count": k}``: shuffle the pack ``k`` times (1 <= k <= what fits one frame) and
   answer ``{"cards": n, "shuffles": [ORDER, ...]}``, each ORDER the pack after that shuffle, top
   first, as card ids ``0..n-1`` (``id = deck * 52 + card`` in new-pack order) packed as

@@ -1,6 +1,6 @@
 """One emulated table: shoe, bet sensors and controller wired together, plus the instruments.
 
-This is the in-process mode: :class:`Table` holds the state machines and routes requests by role;
+This is the in-process mode: :class:`EmulatedTable` holds the state machines and routes requests by role;
 events go to the ``emit`` callback given (the server frames them; unit tests collect them in a
 list).  The wiring a real table has is wired here too: the shoe's card-out line into the
 controller, the sensors' acceptance through the controller, and the bench power supply's output
@@ -24,7 +24,7 @@ from harness.emulators.nvstore import NVStore
 from harness.emulators.physical import PhysicalSide
 from harness.emulators.scpi import Counter, PowerSupply, SwitchUnit
 from harness.emulators.sensors import Sensors
-from harness.emulators.shoe import Shoe
+from harness.emulators.shoe import EmulatedShoe
 
 ROLES = ("shoe", "sensors", "controller")
 #: how long the card-out sensor's pulse stays high (its falling edge is what a NEG slope sees)
@@ -32,7 +32,7 @@ CARD_PULSE_NS = 50_000
 INSTRUMENTS = ("counter", "power", "switch")
 
 
-class Table:
+class EmulatedTable:
     """The state machines of one table; see the module docstring."""
 
     def __init__(self, cfg: EmulatorConfig, emit: Emit, nv_path: Path | None = None) -> None:
@@ -44,7 +44,7 @@ class Table:
         self.nv = NVStore(nv_path, fsync=cfg.nv_fsync)
         self.sensors = Sensors(cfg, emit, self.lock, self._gate, self._may_remove)
         self.controller = Controller(cfg, emit, self.lock, self.clock, self.sensors, self.nv)
-        self.shoe = Shoe(cfg, emit, self.lock, self.clock, self._card_out)
+        self.shoe = EmulatedShoe(cfg, emit, self.lock, self.clock, self._card_out)
         self.devices = {"shoe": self.shoe, "sensors": self.sensors, "controller": self.controller}
         self.counter = Counter(self)
         self.controller.on_line = lambda high, t_ns: self.counter.edge(2, high, t_ns)

@@ -19,7 +19,7 @@ from typing import Any
 from harness.bench.settings import BenchSettings, parse_bench
 from harness.devices.vocabulary import ANSWER_LIMIT_MS, PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.errors import InputError
-from harness.profiles import lookups
+from harness.profiles import known_values
 from harness.profiles.configwrites import NONE_WRITABLE, parse_config_writes
 from harness.profiles.lineparams import COUNTER_KEYS, SERIAL_KEYS, line_options
 from harness.profiles.linked import parse_link
@@ -73,7 +73,7 @@ _VISA = re.compile(r"^(?:(?:TCPIP|USB|GPIB|VXI|PXI)\d*|ASRL(?:\d+|COM\d+|/[^:]+)
 
 
 def _device(role: str, f: Fields) -> DeviceSpec:
-    drivers = lookups.driver_names()
+    drivers = known_values.driver_names()
     driver = f.get_str("driver")
     if driver not in drivers:
         raise f.error("driver", f"unknown driver {shown(driver)}{suggest(driver, drivers)} "
@@ -84,12 +84,12 @@ def _device(role: str, f: Fields) -> DeviceSpec:
     if "port" in f and "resource" in f:
         raise f.error("resource", "give either port (serial) or resource (VISA), not both")
     if "port" not in f and "resource" not in f:
-        kind = "resource" if driver in lookups.VISA_DRIVERS else "port"
+        kind = "resource" if driver in known_values.VISA_DRIVERS else "port"
         raise f.node.where.error(f"{f.what}: missing key '{kind}' (where to reach the {role}; "
                                  f"'{kind}: emulator' for the built-in emulator)")
-    if driver in lookups.VISA_DRIVERS and "port" in f:
+    if driver in known_values.VISA_DRIVERS and "port" in f:
         raise f.error("port", f"{driver} is a VISA instrument: write resource: instead of port:")
-    if driver not in lookups.VISA_DRIVERS and "resource" in f:
+    if driver not in known_values.VISA_DRIVERS and "resource" in f:
         raise f.error("resource", f"{driver} talks over a serial port or a socket, not VISA: write port: (e.g. "
                                   "/dev/serial/by-id/..., socket://127.0.0.1:7001, or emulator) instead of resource:")
     port = f.get_str("port", None)
@@ -240,7 +240,7 @@ def _interpretations(f: Fields) -> dict[str, Any]:
     if "interpretations" not in f:
         return {}
     node = check_map(f.raw("interpretations"), f.loc("interpretations"), "interpretations")
-    known = lookups.interpretation_choices()
+    known = known_values.interpretation_choices()
     out: dict[str, Any] = {}
     for key, value in node.items():
         with guard():
@@ -299,7 +299,7 @@ def _emulator(f: Fields, timing: Timing) -> EmulatorSettings:
     defect = ef.raw("defect")
     if defect is not None:
         defect = check_str(defect, ef.loc("defect"), "emulator.defect")
-        names = lookups.defect_names()
+        names = known_values.defect_names()
         if names is not None and defect not in names:
             raise ef.error("defect", f"unknown defect {shown(defect)}{suggest(defect, names)} "
                                      "(tablecert defects lists them)")
@@ -445,7 +445,7 @@ def _jurisdictions(f: Fields) -> tuple[str, ...]:
     catalogue."""
     if "jurisdiction" not in f:
         return ()
-    known = lookups.jurisdictions()
+    known = known_values.jurisdictions()
     value = f.raw("jurisdiction")
     if isinstance(value, YList):
         if not value:

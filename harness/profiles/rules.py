@@ -30,7 +30,7 @@ from harness.cards import Card
 from harness.errors import InputError
 from harness.games.payouts import parse_pay
 from harness.money import Cents, fmt
-from harness.profiles import lookups
+from harness.profiles import known_values
 from harness.profiles.model import (
     CommonMeter,
     HitAndRunSettings,
@@ -168,7 +168,7 @@ def parse_mystery(f: Fields) -> MysterySettings:
     number = f.get_enum("configuration", [1, 2, 3])
     distribution = f.get_enum("distribution", ["uniform"], "uniform")
     paid_by = f.get_enum("paid_by", ["table", "attendant"], "table")
-    reseed, must_hit_by, rate = lookups.mystery(number)
+    reseed, must_hit_by, rate = known_values.mystery(number)
     return MysterySettings(number, distribution, paid_by, reseed, must_hit_by, rate)
 
 
@@ -226,7 +226,7 @@ def parse_rules(
                                            "or remove it"))
         else:
             denomination = attempt(lambda: f.get_enum("denomination", [5, 1]))
-            floors = lookups.floors(denomination) if denomination is not None else None
+            floors = known_values.floors(denomination) if denomination is not None else None
     decks = attempt(lambda: f.get_int("decks", 6 if hit_and_run else 8, lo=1, hi=8), 8)
     seats = attempt(lambda: parse_seats(f.raw("seats"), f.loc("seats"), royal9=royal9, suited=suited), ())
     meters: dict[str, MeterSettings] = {}

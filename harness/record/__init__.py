@@ -19,7 +19,7 @@ from harness.record.model import (
     Evidence,
     Measurement,
     RunMeta,
-    Step,
+    StepResult,
 )
 from harness.record.verification import verify
 
@@ -36,7 +36,7 @@ __all__ = [
     "Record",
     "RunMeta",
     "RunRecorder",
-    "Step",
+    "StepResult",
     "canonical_json",
     "load_record",
     "record_digest",

@@ -43,7 +43,7 @@ from harness.record.model import (
     Evidence,
     Measurement,
     RunMeta,
-    Step,
+    StepResult,
     check_outcome,
     jsonable,
 )
@@ -123,7 +123,7 @@ class CaseRecorder:
         self.clauses = list(clauses)
         self.suite_file = str(suite_file)
         self.params = jsonable(dict(params), f"case {case_id} params")
-        self.steps: list[Step] = []
+        self.steps: list[StepResult] = []
         self.measurements: list[Measurement] = []
         self.evidence: list[Evidence] = []
         self.timelines: dict[str, list[list[Any]]] = {}
@@ -139,9 +139,9 @@ class CaseRecorder:
         yaml_line: int | None,
         outcome: str,
         detail: Mapping[str, Any] | None = None,
-    ) -> Step:
+    ) -> StepResult:
         """Record one YAML step as it ran (call once per step, in order)."""
-        step = Step(index, text, yaml_line, outcome, dict(detail or {}))
+        step = StepResult(index, text, yaml_line, outcome, dict(detail or {}))
         self.steps.append(step)
         return step
 

@@ -62,7 +62,7 @@ class ClauseRow:
 
 
 @dataclass
-class Matrix:
+class ClauseMatrix:
     rows: list[ClauseRow]
     jurisdictions: list[str]
     game: str
@@ -129,7 +129,7 @@ def _section_key(section: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", section))
 
 
-def build_matrix(record: Record, catalogue: Any | None = None) -> Matrix:
+def build_matrix(record: Record, catalogue: Any | None = None) -> ClauseMatrix:
     """The matrix of ``record`` (catalogue: the packaged one unless given)."""
     if catalogue is None:
         catalogue = load_catalogue()
@@ -156,7 +156,7 @@ def build_matrix(record: Record, catalogue: Any | None = None) -> Matrix:
             continue
         cases = citing.get(clause.id, [])
         rows.append(_row(clause, applies.not_applicable(capabilities, denomination), cases))
-    return Matrix(rows, sorted(scope), game, _standards(catalogue, rows), outside, unknown)
+    return ClauseMatrix(rows, sorted(scope), game, _standards(catalogue, rows), outside, unknown)
 
 
 def _row(clause: Any, not_applicable: str | None, cases: list[CaseResult]) -> ClauseRow:

@@ -206,7 +206,7 @@ class Measurement:
 
 
 @dataclass
-class Step:
+class StepResult:
     """One YAML step as it ran: its 1-based ``index`` in the case, its text and YAML line."""
 
     index: int
@@ -223,7 +223,7 @@ class Step:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Step:
+    def from_dict(cls, data: Mapping[str, Any]) -> StepResult:
         return cls(
             data["index"], data["text"], data.get("yaml_line"), data["outcome"], data.get("detail") or {}
         )
@@ -260,7 +260,7 @@ class CaseResult:
     params: dict[str, Any]
     verdict: str
     message: str | None = None
-    steps: list[Step] = field(default_factory=list)
+    steps: list[StepResult] = field(default_factory=list)
     measurements: list[Measurement] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
     timelines: dict[str, list[list[Any]]] = field(default_factory=dict)
@@ -302,7 +302,7 @@ class CaseResult:
             params=dict(data.get("params") or {}),
             verdict=data["verdict"],
             message=data.get("message"),
-            steps=[Step.from_dict(s) for s in data.get("steps", [])],
+            steps=[StepResult.from_dict(s) for s in data.get("steps", [])],
             measurements=[Measurement.from_dict(m) for m in data.get("measurements", [])],
             evidence=[Evidence.from_dict(e) for e in data.get("evidence", [])],
             timelines={k: [list(p) for p in v] for k, v in (data.get("timelines") or {}).items()},

@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness.record.agree import journal_disagreements
 from harness.record.check import parse_json
 from harness.record.digest import (
     EVIDENCE_DIR,
@@ -25,6 +24,7 @@ from harness.record.digest import (
     run_dir_of,
 )
 from harness.record.folder import files_under, member_problem, read_member, sha256_member
+from harness.record.journal_agreement import journal_disagreements
 from harness.record.model import OUTCOMES
 from harness.record.replay import load_journal, load_record
 from harness.record.sittings import sitting_problems
@@ -66,7 +66,7 @@ def verify(record_dir: Path, expected_digest: str | None = None, *, views: bool 
     hash matching; each of them, and every evidence file, a regular file inside the run folder (no
     ``..``, no symlink, no FIFO or directory in its place), present and listed; no evidence file the
     record does not name; ``record.json`` saying exactly what the journal says, every field
-    (:mod:`harness.record.agree`); and, with ``views``, each view in the folder exactly what the
+    (:mod:`harness.record.journal_agreement`); and, with ``views``, each view in the folder exactly what the
     record renders to (:func:`harness.record.views.view_problems`).
     """
     run_dir = run_dir_of(Path(record_dir))

@@ -156,7 +156,7 @@ def kill_all(pids: Sequence[int]) -> None:
 
 
 @dataclass
-class Outcome:
+class FaultOutcome:
     """What one fault left and what ``verify`` and ``--resume`` said of it."""
 
     fault: str
@@ -182,13 +182,13 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def no_traceback(out: Outcome, what: str, text: str) -> None:
+def no_traceback(out: FaultOutcome, what: str, text: str) -> None:
     if "Traceback (most recent call last)" in text:
         tail = text[text.index("Traceback (most recent call last)"):].strip().splitlines()
         out.problems.append(f"{what} printed a traceback: " + " | ".join(tail[-3:]))
 
 
-def judge(out: Outcome, report_dir: Path, *, resume: bool = True) -> Outcome:
+def judge(out: FaultOutcome, report_dir: Path, *, resume: bool = True) -> FaultOutcome:
     """The three checks of the module docstring, on the one run folder under ``report_dir``."""
     dirs = [d for d in report_dir.iterdir() if d.is_dir()]
     if len(dirs) != 1:
@@ -231,10 +231,10 @@ def judge(out: Outcome, report_dir: Path, *, resume: bool = True) -> Outcome:
     return out
 
 
-def _signal_run(fault: str, tmp: Path, sig: int, *, target: str, sigint_ignored: bool = False) -> Outcome:
+def _signal_run(fault: str, tmp: Path, sig: int, *, target: str, sigint_ignored: bool = False) -> FaultOutcome:
     """Start a run, let 2 applicable cases finish, send ``sig`` to the run (``target`` "parent") or
     to its pytest process ("child"), then judge what is left."""
-    out = Outcome(fault)
+    out = FaultOutcome(fault)
     proc = start(tmp, sigint_ignored=sigint_ignored)
     family: list[int] = []
     try:
@@ -267,7 +267,7 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def fault_sighup(tmp: Path) -> Outcome:
+def fault_sighup(tmp: Path) -> FaultOutcome:
     """The terminal closed (an ssh session dropped): SIGHUP to ``tablecert run``."""
     out = _signal_run("sighup", tmp, signal.SIGHUP, target="parent")
     if out.status != 130:
@@ -275,7 +275,7 @@ def fault_sighup(tmp: Path) -> Outcome:
     return out
 
 
-def fault_sigterm_sigint_ignored(tmp: Path) -> Outcome:
+def fault_sigterm_sigint_ignored(tmp: Path) -> FaultOutcome:
     """Started from a script without job control (SIGINT ignored), stopped with SIGTERM."""
     out = _signal_run("sigterm-sigint-ignored", tmp, signal.SIGTERM, target="parent", sigint_ignored=True)
     if out.status != 130:
@@ -285,7 +285,7 @@ def fault_sigterm_sigint_ignored(tmp: Path) -> Outcome:
     return out
 
 
-def fault_kill9_parent(tmp: Path) -> Outcome:
+def fault_kill9_parent(tmp: Path) -> FaultOutcome:
     """``kill -9`` of ``tablecert run`` itself: its pytest process notices and ends INTERRUPTED."""
     out = _signal_run("kill-9-parent", tmp, signal.SIGKILL, target="parent")
     if out.verdict != Verdict.INTERRUPTED:
@@ -293,7 +293,7 @@ def fault_kill9_parent(tmp: Path) -> Outcome:
     return out
 
 
-def fault_kill9_child(tmp: Path) -> Outcome:
+def fault_kill9_child(tmp: Path) -> FaultOutcome:
     """``kill -9`` of the pytest process (what the out-of-memory killer does): ERROR, exit 3."""
     out = _signal_run("kill-9-child", tmp, signal.SIGKILL, target="child")
     if out.status != 3:
@@ -308,7 +308,7 @@ def _stop(proc: subprocess.Popen[str]) -> str:
     return finish(proc)
 
 
-def _refused(out: Outcome, run_dir: Path, who: str) -> None:
+def _refused(out: FaultOutcome, run_dir: Path, who: str) -> None:
     """A ``--resume`` of ``run_dir`` now, while another process writes it: refused, exit 2, nothing written."""
     before = (run_dir / "journal.jsonl").read_bytes().count(b'"type":"resume"')
     second = tablecert("run", "--resume", str(run_dir), "-q")
@@ -328,10 +328,10 @@ def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.02)
 
 
-def fault_two_writers(tmp: Path) -> Outcome:
+def fault_two_writers(tmp: Path) -> FaultOutcome:
     """Two writers of one run folder: a second ``--resume`` while the first resumes the interrupted
     run is refused (exit 2) and writes nothing; the first goes on to the end."""
-    out = Outcome("two-writers")
+    out = FaultOutcome("two-writers")
     run_dir = _stopped_after(out, tmp, 1)
     record = load_record(run_dir)
     out.verdict, out.kept = record.derived_verdict()[0], len(record.cases)
@@ -356,9 +356,9 @@ def fault_two_writers(tmp: Path) -> Outcome:
     return out
 
 
-def fault_same_second(tmp: Path) -> Outcome:
+def fault_same_second(tmp: Path) -> FaultOutcome:
     """Two runs of one profile started at once (the same second): two run ids, two whole records."""
-    out = Outcome("same-second-ids")
+    out = FaultOutcome("same-second-ids")
     procs = [start(tmp), start(tmp)]
     try:
         texts = [p.communicate(timeout=DEADLINE_S)[0] for p in procs]
@@ -385,7 +385,7 @@ def fault_same_second(tmp: Path) -> Outcome:
     return out
 
 
-def _stopped_after(out: Outcome, tmp: Path, cases: int) -> Path:
+def _stopped_after(out: FaultOutcome, tmp: Path, cases: int) -> Path:
     """Start a run, let ``cases`` cases finish, stop it (harness.selfcheck.faultmatrix._stop); its exit status
     and any traceback go into ``out``; return its run folder."""
     proc = start(tmp)
@@ -398,9 +398,9 @@ def _stopped_after(out: Outcome, tmp: Path, cases: int) -> Path:
     return run_dir
 
 
-def fault_signed_then_resumed(tmp: Path) -> Outcome:
+def fault_signed_then_resumed(tmp: Path) -> FaultOutcome:
     """An interrupted run that was signed, then resumed: the old signature moves aside; sign again."""
-    out = Outcome("signed-then-resumed")
+    out = FaultOutcome("signed-then-resumed")
     run_dir = _stopped_after(out, tmp, 2)
     key = tmp.parent / f"{tmp.name}-lab.key"
     made = tablecert("keygen", str(key))
@@ -432,9 +432,9 @@ def fault_signed_then_resumed(tmp: Path) -> Outcome:
 FSIZE_LIMIT = 40_000
 
 
-def fault_ulimit_f(tmp: Path) -> Outcome:
+def fault_ulimit_f(tmp: Path) -> FaultOutcome:
     """A disk that fills during the run (``ulimit -f``: a write of the record fails): ERROR, exit 3."""
-    out = Outcome("ulimit-f")
+    out = FaultOutcome("ulimit-f")
     proc = start(tmp, max_file_bytes=FSIZE_LIMIT)
     text = finish(proc)
     out.status = proc.returncode
@@ -444,10 +444,10 @@ def fault_ulimit_f(tmp: Path) -> Outcome:
     return judge(out, tmp)
 
 
-def fault_long_names(tmp: Path) -> Outcome:
+def fault_long_names(tmp: Path) -> FaultOutcome:
     """A report folder whose name the file system refuses (300 characters, a path near PATH_MAX): a
     message and a non-zero exit, never a traceback, nothing half-written."""
-    out = Outcome("long-names")
+    out = FaultOutcome("long-names")
     texts = []
     for report_dir in (tmp / ("r" * 300), tmp.joinpath(*(["d" * 250] * 17))):
         proc = start(report_dir)
@@ -462,11 +462,11 @@ def fault_long_names(tmp: Path) -> Outcome:
     return out
 
 
-def fault_full_disk_rewrite(tmp: Path) -> Outcome:
+def fault_full_disk_rewrite(tmp: Path) -> FaultOutcome:
     """A finished record re-rendered, signed and reported to ``--out`` on a full disk (``ulimit -f 0``:
     every write fails): each command one message, no traceback; the views, the ``--out`` file and the
     record as they were, and the record still verifies."""
-    out = Outcome("full-disk-rewrite")
+    out = FaultOutcome("full-disk-rewrite")
     proc = start(tmp)
     text = finish(proc)
     out.status = proc.returncode
@@ -506,7 +506,7 @@ def fault_full_disk_rewrite(tmp: Path) -> Outcome:
     return out
 
 
-FAULTS: dict[str, Callable[[Path], Outcome]] = {
+FAULTS: dict[str, Callable[[Path], FaultOutcome]] = {
     "full-disk-rewrite": fault_full_disk_rewrite,
     "ulimit-f": fault_ulimit_f,
     "long-names": fault_long_names,
@@ -532,7 +532,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 out = FAULTS[name](Path(tmp))
             except RuntimeError as exc:
-                out = Outcome(name, problems=[str(exc)])
+                out = FaultOutcome(name, problems=[str(exc)])
             print(out.line(), flush=True)
             bad += not out.ok
     return 1 if bad else 0

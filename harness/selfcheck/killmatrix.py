@@ -145,7 +145,7 @@ class Row:
 
 
 @dataclass
-class Matrix:
+class KillMatrix:
     clean: list[JobResult]
     rows: list[Row]
     wall_seconds: Decimal
@@ -330,7 +330,7 @@ def defect_workers(jobs: int) -> int:
 def run_matrix(names: Iterable[str] = (), *, jobs: int = 2, runner: Runner = run_subprocess,
                deadline_s: float = DEFAULT_DEADLINE_S,
                progress: Callable[[str], None] | None = None, tables: Mapping[str, str] | None = None,
-               bench_twin: bool = False) -> Matrix:
+               bench_twin: bool = False) -> KillMatrix:
     """The clean runs first; the defect runs only when every clean run passed.  ``tables`` runs the
     defects of each kind of table on that profile instead of the shipped one (the variants);
     ``bench_twin`` runs everything on the profiles' bench twins (a defect no case a bench can run
@@ -364,7 +364,7 @@ def run_matrix(names: Iterable[str] = (), *, jobs: int = 2, runner: Runner = run
                 row.retried = (", ".join(f"{c} {v}" for c, v in first.not_counted)
                                or first.error or "") + "".join(f"; {c}: {w}" for c, w in first.reasons.items())
             rows.append(row)
-    return Matrix(clean, rows, _seconds(time.monotonic() - t0), jobs, bench_twin)
+    return KillMatrix(clean, rows, _seconds(time.monotonic() - t0), jobs, bench_twin)
 
 
 def _seconds(value: float) -> Decimal:
@@ -373,7 +373,7 @@ def _seconds(value: float) -> Decimal:
 
 # -- output -------------------------------------------------------------------------------------
 
-def render(matrix: Matrix) -> str:
+def render(matrix: KillMatrix) -> str:
     """The matrix as text: the clean runs, one row per defect, the totals and the wall time."""
     lines = ["Clean emulators (the selected cases must all pass):"]
     for run in matrix.clean:
@@ -422,7 +422,7 @@ def _name(profile: str) -> str:
     return Path(profile).stem if profile.endswith(".yaml") else profile
 
 
-def to_json(matrix: Matrix) -> dict[str, Any]:
+def to_json(matrix: KillMatrix) -> dict[str, Any]:
     return {
         "passed": matrix.passed,
         "wall_seconds": str(matrix.wall_seconds),
@@ -440,7 +440,7 @@ def to_json(matrix: Matrix) -> dict[str, Any]:
     }
 
 
-def merge_json(docs: Sequence[Mapping[str, Any]], order: Sequence[str]) -> Matrix:
+def merge_json(docs: Sequence[Mapping[str, Any]], order: Sequence[str]) -> KillMatrix:
     """One matrix from the ``to_json`` results of shards that split the defects ``order`` (the
     whole run's selection, in its order): the rows of every shard, in that order; per profile one
     clean run holding every shard's cases of it (each shard's clean run cites its own defects'
@@ -477,4 +477,4 @@ def merge_json(docs: Sequence[Mapping[str, Any]], order: Sequence[str]) -> Matri
     jobs = max((int(doc["jobs"]) for doc in docs), default=1)
     if not all(clean_problems(r) == [] for r in runs):
         rows = []
-    return Matrix(runs, rows, wall, jobs, bench_twin)
+    return KillMatrix(runs, rows, wall, jobs, bench_twin)

@@ -443,7 +443,7 @@ def matrix_tables(variants: Sequence[Variant], paths: Sequence[Path]) -> dict[st
 
 
 @dataclass
-class Outcome:
+class VariantOutcome:
     variant: Variant
     exit_code: int
     seconds: Decimal
@@ -478,7 +478,7 @@ def run_command(profile: Path, report_dir: Path, suites: Sequence[str] = (), spl
 
 
 def run_one(variant: Variant, profile: Path, report_dir: Path, deadline_s: float,
-            suites: Sequence[str] = ()) -> Outcome:
+            suites: Sequence[str] = ()) -> VariantOutcome:
     """Certify one variant in its own ``tablecert run`` process (its own emulators and record)."""
     t0 = time.monotonic()
     log = report_dir / f"{variant.name}.log"
@@ -486,7 +486,7 @@ def run_one(variant: Variant, profile: Path, report_dir: Path, deadline_s: float
     split = WAIT_BOUND_SPLIT if wait_bound(variant) else 0
     ended = run_job(run_command(profile, report_dir / variant.name, suites, split), ROOT, log, child_env(), deadline_s)
     code = 3 if ended.past_deadline or ended.returncode is None else ended.returncode
-    outcome = Outcome(variant, code, Decimal(str(round(time.monotonic() - t0, 1))), profile)
+    outcome = VariantOutcome(variant, code, Decimal(str(round(time.monotonic() - t0, 1))), profile)
     outcome.tally, outcome.failures = read_tally(report_dir / variant.name)
     if code not in (exitcodes.PASS, exitcodes.PARTIAL) and not outcome.failures:
         tail = log.read_text(errors="replace").strip().splitlines()[-5:]
@@ -545,13 +545,14 @@ def wait_bound(v: Variant) -> bool:
 
 
 def run_variants(variants: Sequence[Variant], *, jobs: int, work_dir: Path, deadline_s: float,
-                 suites: Sequence[str] = (), progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+                 suites: Sequence[str] = (),
+                 progress: Callable[[VariantOutcome], None] | None = None) -> list[VariantOutcome]:
     """Run every variant, ``jobs`` at a time, the longest expected first (a long run started last
     would be left running alone), each run that mostly waits (:func:`wait_bound`) at once beside them;
     the outcomes come back in the variants' order."""
     paths = write(variants, work_dir / "profiles")
 
-    def one(pair: tuple[Variant, Path]) -> Outcome:
+    def one(pair: tuple[Variant, Path]) -> VariantOutcome:
         outcome = run_one(pair[0], pair[1], work_dir / "records", deadline_s, suites)
         if progress:
             progress(outcome)

@@ -56,7 +56,7 @@ class Seen:
     controller: list[DeviceEvent] = field(default_factory=list)
 
 
-class Table:
+class SoakStage:
     """The stage the performers act on (:class:`harness.bench.performers.Stage`): the rig, and what
     its devices reported this round."""
 
@@ -160,7 +160,7 @@ class ObserveSoak(Soak):
         bench = self.bench = BenchSession(self.profile, operator=opts.operator, run_id=f"soak-{opts.seed}",
                                           console=None)
         bench.open(rig)
-        table = Table(rig, bench.performers, self._round_length)
+        table = SoakStage(rig, bench.performers, self._round_length)
         ctrl = self._roles(rig)[2]
 
         def play(n: int) -> None:
@@ -191,7 +191,7 @@ class ObserveSoak(Soak):
         except Exception:
             return None
 
-    def _observed_round(self, n: int, table: Table, performers: Performers, ctrl: Any) -> None:
+    def _observed_round(self, n: int, table: SoakStage, performers: Performers, ctrl: Any) -> None:
         table.new_round(n)
         bench = self.profile.bench
         if not bench.why_not("open-round"):
@@ -230,7 +230,7 @@ class ObserveSoak(Soak):
         self.start = self._read(n, ctrl)
         self._pending_shown(n, self.start, {})
 
-    def place(self, n: int, table: Table, performers: Performers) -> dict[tuple[int, str], Cents]:
+    def place(self, n: int, table: SoakStage, performers: Performers) -> dict[tuple[int, str], Cents]:
         """The wager sheet: a base wager where one is needed, the progressive wager at every seat (a
         refusal for want of a base wager, the first time, puts base wagers on the sheet from then on)."""
         wagers: dict[tuple[int, str], Cents] = {}
@@ -269,7 +269,7 @@ class ObserveSoak(Soak):
                 out.pop(key, None)
         return out
 
-    def _cards(self, n: int, table: Table) -> list[Card]:
+    def _cards(self, n: int, table: SoakStage) -> list[Card]:
         """The round's cards as read, held to the shoe they came from."""
         cards = table.seen.cards[:self._round_length(table.seen.cards) or len(table.seen.cards)]
         self.result.cards_read += len(cards)
@@ -285,7 +285,7 @@ class ObserveSoak(Soak):
         return cards
 
 
-def _wait_reset(meter: str, table: Table, since: int, timeout_s: float) -> DeviceEvent:
+def _wait_reset(meter: str, table: SoakStage, since: int, timeout_s: float) -> DeviceEvent:
     """The controller's ``reset`` of ``meter`` after the key was turned."""
     def find() -> DeviceEvent | None:
         return next((e for e in table.seen.controller[since:]

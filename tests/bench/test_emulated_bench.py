@@ -12,7 +12,7 @@ import pytest
 from harness.emulators.base import Refusal
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.scpi import channel_list
-from harness.emulators.table import Table
+from harness.emulators.table import EmulatedTable
 from tests.emulators.emu_helpers import PROFILE
 
 WIRED = {"lockout-button": {"actuator": "relay", "channel": "101"},
@@ -21,16 +21,16 @@ WIRED = {"lockout-button": {"actuator": "relay", "channel": "101"},
          "comm": {"actuator": "relay", "channel": "110"}}
 
 
-def bench_table(test_channel: bool = False) -> tuple[Table, list[tuple[str, dict[str, Any]]]]:
+def bench_table(test_channel: bool = False) -> tuple[EmulatedTable, list[tuple[str, dict[str, Any]]]]:
     data = copy.deepcopy(PROFILE)
     data["emulator"]["test_channel"] = test_channel
     data["bench"] = {"performers": WIRED}
     events: list[tuple[str, dict[str, Any]]] = []
-    table = Table(EmulatorConfig.from_mapping(data), lambda role, ev: events.append((role, ev)))
+    table = EmulatedTable(EmulatorConfig.from_mapping(data), lambda role, ev: events.append((role, ev)))
     return table, events
 
 
-def act(table: Table, **req: Any) -> dict[str, Any]:
+def act(table: EmulatedTable, **req: Any) -> dict[str, Any]:
     answer: dict[str, Any] = json.loads(table.physical.handle_line(json.dumps(req)))
     return answer
 

@@ -15,7 +15,7 @@ from typing import Any
 from harness.devices.framing import EVT, REQ, Frame, FrameDecoder, encode_frame
 from harness.emulators.base import Refusal
 from harness.emulators.config import EmulatorConfig
-from harness.emulators.table import Table
+from harness.emulators.table import EmulatedTable
 
 PROFILE: dict[str, Any] = {
     "game": "midibaccarat",
@@ -66,7 +66,7 @@ class Bench:
         data = mapping if mapping is not None else profile(**emulator)
         self.cfg = EmulatorConfig.from_mapping(data)
         self.events: list[tuple[str, dict[str, Any]]] = []
-        self.table = Table(self.cfg, lambda role, ev: self.events.append((role, ev)), nv_path=nv_path)
+        self.table = EmulatedTable(self.cfg, lambda role, ev: self.events.append((role, ev)), nv_path=nv_path)
 
     def __call__(self, role: str, cmd: str, **args: Any) -> Any:
         return self.table.handle(role, {"cmd": cmd, **args})

@@ -1,4 +1,4 @@
-"""In-process: each defect of the shapes a sampling suite misses (harness.emulators.bent) bends its one
+"""In-process: each defect of the shapes a sampling suite misses (harness.emulators.defect_branches) bends its one
 step, next to what the clean device does with the same input.  The suites prove each is caught
 (tests/killmatrix); these tests pin what each does to the emulated device."""
 

@@ -356,9 +356,9 @@ def _matrix_tables(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str
     """The profiles `tablecert defects --matrix ARGV` would run the defects on (nothing is run)."""
     seen: dict[str, str] = {}
 
-    def fake(names: list[str], **kw: object) -> killmatrix.Matrix:
+    def fake(names: list[str], **kw: object) -> killmatrix.KillMatrix:
         seen.update(kw["tables"] or {})  # type: ignore[call-overload]
-        return killmatrix.Matrix([], [], Decimal(0), 1)
+        return killmatrix.KillMatrix([], [], Decimal(0), 1)
 
     monkeypatch.setattr(killmatrix, "run_matrix", fake)
     main(["defects", "--matrix", "--defect", "rate-off", *argv])

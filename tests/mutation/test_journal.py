@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.selfcheck.mutation import journal
 from harness.selfcheck.mutation.operators import Point
-from harness.selfcheck.mutation.run import Outcome
+from harness.selfcheck.mutation.run import MutantOutcome
 
 A = Point("controller", 10, 4, "Lt>LtE", "Controller.open", "if a < b:")
 B = Point("settle", 20, 8, "drop-call", "settle", "pay(seat)")
@@ -15,7 +15,7 @@ B = Point("settle", 20, 8, "drop-call", "settle", "pay(seat)")
 
 def test_a_judged_mutant_is_kept_and_not_run_again(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
-    journal.append(path, Outcome(A, "KILLED", "emulated-midi-5", "suites/x.yaml::case", 3, Decimal("4.5"), "why"))
+    journal.append(path, MutantOutcome(A, "KILLED", "emulated-midi-5", "suites/x.yaml::case", 3, Decimal("4.5"), "why"))
     done = journal.load(path, [A, B])
     assert set(done) == {A.id}
     got = done[A.id]
@@ -26,14 +26,14 @@ def test_a_judged_mutant_is_kept_and_not_run_again(tmp_path: Path) -> None:
 
 def test_a_row_whose_line_changed_does_not_count(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
-    journal.append(path, Outcome(A, "SURVIVED"))
+    journal.append(path, MutantOutcome(A, "SURVIVED"))
     edited = Point(A.module, A.line, A.col, A.operator, A.function, "if a < b + 1:")
     assert journal.load(path, [edited]) == {}
 
 
 def test_a_torn_last_line_and_sittings_are_read(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
-    journal.append(path, Outcome(B, "NOT-COVERED"))
+    journal.append(path, MutantOutcome(B, "NOT-COVERED"))
     journal.sitting(path, wall_seconds=Decimal("12.5"), trace_seconds=Decimal("3"), judged=1, jobs=2)
     with path.open("a", encoding="utf-8") as out:
         out.write('{"id": "controller:10:4:Lt>Lt')  # the writer was killed here

@@ -72,15 +72,15 @@ def test_each_sampled_mutant_is_killed() -> None:
 @pytest.mark.timeout(300)
 def test_a_batch_runs_each_mutant_against_its_own_emulator() -> None:
     """Two mutants in one certification process, the same case for both: the first survives it,
-    the second fails it; each verdict is its own mutant's (harness.selfcheck.mutation.batch)."""
+    the second fails it; each verdict is its own mutant's (harness.selfcheck.mutation.batch_plugin)."""
     from harness.selfcheck import killmatrix
-    from harness.selfcheck.mutation import batched
+    from harness.selfcheck.mutation import batch_host
 
     points = {p.id: p for p in mrun.all_points()}
     case = "suites/baccarat/natural.suite.yaml::natural-player-8-stops-the-deal"
     harmless = next(r.id for r in survivors.relocate(survivors.load(), points.values()) if r.verdict == "equivalent")
     groups = [(points[harmless], [case]), (points[SAMPLE[1]], [case])]
-    results, _ = batched.run_batch("emulated-midi-5", groups, killmatrix.run_subprocess, 200, mrun.LEAN)
+    results, _ = batch_host.run_batch("emulated-midi-5", groups, killmatrix.run_subprocess, 200, mrun.LEAN)
     assert [c.verdict for c in results[harmless].cases] == ["PASS"]
     assert [c.verdict for c in results[SAMPLE[1]].cases] == ["FAIL"]
     assert mrun.judge(results[SAMPLE[1]])[0] == "KILLED"

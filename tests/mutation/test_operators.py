@@ -23,7 +23,7 @@ def f(a, b, cfg, items):
     if "late" in cfg.defects:
         total = 0
         items.clear()
-    if "later" in cfg.defects or bent.late_round(cfg):
+    if "later" in cfg.defects or defect_branches.late_round(cfg):
         total = 7
     if a > 100 or "never" in cfg.defects:
         total -= 3
@@ -48,7 +48,7 @@ def _ops(points: list) -> dict[str, list[str]]:
 
 def _run(mutant: str | None, **kw: object) -> tuple:
     source = SOURCE if mutant is None else ast.unparse(mutate_source("m", SOURCE, mutant, lambda q: q == "g"))
-    ns: dict[str, object] = {"bent": SimpleNamespace(late_round=lambda cfg: False)}
+    ns: dict[str, object] = {"defect_branches": SimpleNamespace(late_round=lambda cfg: False)}
     exec(compile(source, "m", "exec"), ns)
     cfg = SimpleNamespace(on=False, defects=frozenset())
     items: list[int] = []

@@ -16,7 +16,7 @@ from harness.selfcheck import killmatrix
 from harness.selfcheck.killmatrix import CaseOutcome, Job, JobResult
 from harness.selfcheck.mutation import hook, journal, report, scope, survivors
 from harness.selfcheck.mutation import run as mrun
-from harness.selfcheck.mutation.batch import BATCH_ENV
+from harness.selfcheck.mutation.batch_plugin import BATCH_ENV
 from harness.selfcheck.mutation.operators import Point
 
 
@@ -99,7 +99,7 @@ def test_cases_follow_the_trace_and_startup_lines_run_every_passing_case(batch_s
         assert "-x" in runs[(points[0].id, "emulated-midi-5")].extra_args
     else:
         batches = [j for j in fake.jobs if BATCH_ENV in dict(j.env)]
-        assert batches and all("harness.selfcheck.mutation.batch" in j.extra_args for j in batches)
+        assert batches and all("harness.selfcheck.mutation.batch_plugin" in j.extra_args for j in batches)
     # a survivor is tried on two profiles, the second of another kind of table; a line run only at
     # start-up, on every profile that ran it
     assert [p for (m, p) in runs if m == points[2].id] == ["emulated-midi-5", "emulated-hit-and-run"]
@@ -221,8 +221,8 @@ def test_judging_one_run(cases: list[CaseOutcome], error: str | None, verdict: s
 
 def test_the_score_leaves_equivalent_mutants_out_and_counts_compliant_ones_as_survivors() -> None:
     pts = [_point("base", n) for n in range(1, 11)]
-    outcomes = [mrun.Outcome(p, "KILLED") for p in pts[:8]] + [mrun.Outcome(pts[8], "SURVIVED"),
-                                                              mrun.Outcome(pts[9], "NOT-COVERED")]
+    outcomes = [mrun.MutantOutcome(p, "KILLED") for p in pts[:8]] + [mrun.MutantOutcome(pts[8], "SURVIVED"),
+                                                                    mrun.MutantOutcome(pts[9], "NOT-COVERED")]
     score = mrun.Score(outcomes, [], Decimal(3), 2, 10)
     assert score.score() == Decimal("80.0") and len(score.unexplained) == 2
     score.reasons = {pts[8].id: ("equivalent", "same program"), pts[9].id: ("compliant", "the device's choice")}

@@ -134,8 +134,8 @@ def test_a_failed_variant_prints_its_persona_and_rules_in_the_reproduce_line(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     from harness.cli import main
 
-    def failing(chosen: list[vm.Variant], **kw: object) -> list[vm.Outcome]:
-        return [vm.Outcome(v, 1, Decimal(1), tmp_path / f"{v.name}.yaml", "0/1/0/0", ["some-case FAIL"])
+    def failing(chosen: list[vm.Variant], **kw: object) -> list[vm.VariantOutcome]:
+        return [vm.VariantOutcome(v, 1, Decimal(1), tmp_path / f"{v.name}.yaml", "0/1/0/0", ["some-case FAIL"])
                 for v in chosen]
 
     monkeypatch.setattr(vm, "run_variants", failing)

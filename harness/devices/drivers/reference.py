@@ -32,9 +32,9 @@ from harness.devices.roles import (
     BetSensors,
     CardEvent,
     ControllerConfig,
+    ControllerMeterConfig,
     DeviceIdentity,
     EventPredicate,
-    MeterConfig,
     MeterReading,
     ProgressiveController,
     SeatCombo,
@@ -332,7 +332,7 @@ def _parse_config(r: Mapping[str, Any]) -> ControllerConfig:
         seats.append(SeatCombo(int_field(entry, "seat", where), None if combo is None else tuple(map(str, combo))))
     meters = {}
     for name, m in (r.get("meters") or {}).items():
-        meters[str(name)] = MeterConfig(
+        meters[str(name)] = ControllerMeterConfig(
             rate=decimal_field(m.get("rate"), f"{where} meters.{name}.rate"),
             initial=int_field(m, "initial", f"{where} meters.{name}"),
             reset=int_field(m, "reset", f"{where} meters.{name}"),

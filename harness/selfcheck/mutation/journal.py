@@ -16,17 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from harness.selfcheck.mutation.operators import Point
-from harness.selfcheck.mutation.run import Outcome
+from harness.selfcheck.mutation.run import MutantOutcome
 
 
-def row(outcome: Outcome) -> dict[str, object]:
+def row(outcome: MutantOutcome) -> dict[str, object]:
     p = outcome.point
     return {"id": p.id, "function": p.function, "code": p.code, "outcome": outcome.verdict,
             "profile": outcome.profile, "by": outcome.by, "cases_run": outcome.cases_run,
             "seconds": str(outcome.seconds), "detail": outcome.detail}
 
 
-def append(path: Path, outcome: Outcome) -> None:
+def append(path: Path, outcome: MutantOutcome) -> None:
     """Add one judged mutant (flushed at once: a killed run loses none that were judged)."""
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(row(outcome), ensure_ascii=False) + "\n")
@@ -116,22 +116,22 @@ def sittings(path: Path) -> list[dict[str, str]]:
     return [r["sitting"] for r in _rows(path) if "sitting" in r]
 
 
-def load(path: Path, points: Iterable[Point]) -> dict[str, Outcome]:
+def load(path: Path, points: Iterable[Point]) -> dict[str, MutantOutcome]:
     """The journal's outcomes of the current source's mutants, by id (the last row of a mutant wins;
     a row whose line or function reads differently now is left out; a torn last line is ignored)."""
     by_id = {p.id: p for p in points}
-    out: dict[str, Outcome] = {}
+    out: dict[str, MutantOutcome] = {}
     for r in _rows(path):
         if "id" not in r:
             continue  # a sitting, or a profile a mutant passed
         p = by_id.get(str(r["id"]))
         if p is None or p.code != r.get("code") or p.function != r.get("function"):
             continue
-        out[p.id] = Outcome(p, str(r["outcome"]), r.get("profile"), r.get("by"), int(r.get("cases_run") or 0),
-                            Decimal(str(r.get("seconds") or "0")), str(r.get("detail") or ""))
+        out[p.id] = MutantOutcome(p, str(r["outcome"]), r.get("profile"), r.get("by"), int(r.get("cases_run") or 0),
+                                  Decimal(str(r.get("seconds") or "0")), str(r.get("detail") or ""))
     return out
 
 
-def pending(points: Sequence[Point], done: dict[str, Outcome]) -> list[Point]:
+def pending(points: Sequence[Point], done: dict[str, MutantOutcome]) -> list[Point]:
     """The mutants of ``points`` the journal has no outcome for, in the given order."""
     return [p for p in points if p.id not in done]

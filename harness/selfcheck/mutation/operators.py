@@ -90,19 +90,19 @@ def is_defect_test(node: ast.AST) -> bool:
     return False
 
 
-def is_bent_predicate(node: ast.AST) -> bool:
-    """A call of :mod:`harness.emulators.bent`'s predicates (``bent.late_round(self)``): each is
-    true only with its defect on."""
+def is_defect_branch_predicate(node: ast.AST) -> bool:
+    """A call of :mod:`harness.emulators.defect_branches`'s predicates
+    (``defect_branches.late_round(self)``): each is true only with its defect on."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name) and node.func.value.id == "bent")
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "defect_branches")
 
 
 def only_with_defect(test: ast.AST) -> bool:
     """True when ``test`` can hold only with some defect on (its branch is defect code): a defect
-    name in the defects, a ``bent`` predicate, an ``and`` with one of them, an ``or`` of them only."""
+    name in the defects, a ``defect_branches`` predicate, an ``and`` with one of them, an ``or`` of them only."""
     if is_defect_test(test):
         return not (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.NotIn))
-    if is_bent_predicate(test):
+    if is_defect_branch_predicate(test):
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(only_with_defect(v) for v in test.values)

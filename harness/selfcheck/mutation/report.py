@@ -11,7 +11,7 @@ from typing import Any
 from harness.errors import InputError
 from harness.selfcheck import killmatrix
 from harness.selfcheck.mutation.operators import Point
-from harness.selfcheck.mutation.run import KILLS, Outcome, Score, Trace, trace_left_out
+from harness.selfcheck.mutation.run import KILLS, MutantOutcome, Score, Trace, trace_left_out
 
 OUTCOMES = ("KILLED", "ERROR", "TIMEOUT", "CRASH", "SURVIVED", "NOT-COVERED")
 FAMILIES = ("arithmetic", "comparison", "boolean", "negation", "constant", "drop-call", "drop-assign",
@@ -35,7 +35,7 @@ def family(operator: str) -> str:
     return "arithmetic"
 
 
-def _survivor_line(o: Outcome, score: Score) -> str:
+def _survivor_line(o: MutantOutcome, score: Score) -> str:
     verdict, why = score.reasons.get(o.point.id, ("NO REASON", "needs a sharper case or an argument"))
     return f"  {o.point.id:<42} {o.verdict:<11} {verdict:<12} {why}\n      {o.point.code}"
 
@@ -120,15 +120,15 @@ def merge_json(docs: Sequence[Mapping[str, Any]], points: Sequence[Point],
     first shard (every shard traces the same profiles); the problems of any; the wall time of the
     longest shard.  ``reasons`` are the reviewed survivors' (survivors.yaml)."""
     by_id = {p.id: p for p in points}
-    rows: dict[str, Outcome] = {}
+    rows: dict[str, MutantOutcome] = {}
     for doc in docs:
         for m in doc["mutants"]:
             point = by_id.get(m["id"])
             if point is None:
                 raise InputError(f"--collect: mutant {m['id']} is not one of this source's selection: the shards "
                                  "ran another version of the emulator code")
-            rows[m["id"]] = Outcome(point, m["outcome"], m["profile"], m["by"], int(m["cases_run"]),
-                                    Decimal(m["seconds"]), m["detail"])
+            rows[m["id"]] = MutantOutcome(point, m["outcome"], m["profile"], m["by"], int(m["cases_run"]),
+                                          Decimal(m["seconds"]), m["detail"])
     traces = []
     for t in docs[0]["traces"]:
         left = [killmatrix.CaseOutcome(case, verdict, ())

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from harness.errors import InputError
 from harness.selfcheck import killmatrix
-from harness.selfcheck.mutation import batched, scope
+from harness.selfcheck.mutation import batch_host, scope
 from harness.selfcheck.mutation.hook import MUTANT_ENV, STARTUP, TRACE_ENV
 from harness.selfcheck.mutation.operators import Point, enumerate_module
 from harness.verdict import Verdict
@@ -67,7 +67,7 @@ CASECLOCK = ("-p", "harness.selfcheck.mutation.caseclock")
 #: pytest's assertion rewriting and the hypothesis plugin cost seconds per run and decide nothing
 #: here (a verdict is the harness's ComplianceFailure, not a rewritten assert)
 LEAN = ("--assert=plain", "-p", "no:hypothesispytest")
-#: mutants run one after another in one certification process (harness.selfcheck.mutation.batch)
+#: mutants run one after another in one certification process (harness.selfcheck.mutation.batch_plugin)
 BATCH_SIZE = 8
 #: a mutant that survives is tried on at most this many of the profiles that run its line (None: on
 #: all of them; a kill that needs one kind of table, a Hit and Run settlement, is then never missed)
@@ -195,7 +195,7 @@ def trace_left_out(trace: Trace) -> list[str]:
 # -- running the mutants ------------------------------------------------------------------------
 
 @dataclass
-class Outcome:
+class MutantOutcome:
     point: Point
     verdict: str  # KILLED, ERROR, TIMEOUT, CRASH, SURVIVED, NOT-COVERED
     profile: str | None = None
@@ -264,9 +264,9 @@ def plan_point(point: Point, end_line: int, traces: Sequence[Trace] | None,
 
 
 def run_point(point: Point, plan: Sequence[tuple[str, list[str]]], runner: Runner,
-              deadline_s: float) -> Outcome:
+              deadline_s: float) -> MutantOutcome:
     if not plan:
-        return Outcome(point, "NOT-COVERED", detail="no suite on any profile of the run runs this line")
+        return MutantOutcome(point, "NOT-COVERED", detail="no suite on any profile of the run runs this line")
     t0 = time.monotonic()
     total = 0
     for profile, cases in plan:
@@ -274,14 +274,14 @@ def run_point(point: Point, plan: Sequence[tuple[str, list[str]]], runner: Runne
         total += len(result.cases)
         verdict, by, detail = judge(result)
         if verdict != "SURVIVED":
-            return Outcome(point, verdict, profile, by, total, _seconds(time.monotonic() - t0), detail)
-    return Outcome(point, "SURVIVED", None, None, total, _seconds(time.monotonic() - t0),
-                   "passed on " + ", ".join(p for p, _ in plan))
+            return MutantOutcome(point, verdict, profile, by, total, _seconds(time.monotonic() - t0), detail)
+    return MutantOutcome(point, "SURVIVED", None, None, total, _seconds(time.monotonic() - t0),
+                         "passed on " + ", ".join(p for p, _ in plan))
 
 
 @dataclass
 class Score:
-    outcomes: list[Outcome]
+    outcomes: list[MutantOutcome]
     traces: list[Trace]
     wall_seconds: Decimal
     jobs: int
@@ -294,24 +294,24 @@ class Score:
     def count(self, verdict: str) -> int:
         return sum(1 for o in self.outcomes if o.verdict == verdict)
 
-    def reviewed(self, verdict: str) -> list[Outcome]:
+    def reviewed(self, verdict: str) -> list[MutantOutcome]:
         """Survivors whose reviewed reason (survivors.yaml) is ``verdict``."""
         return [o for o in self.outcomes if not o.killed and self.reasons.get(o.point.id, ("",))[0] == verdict]
 
     @property
-    def equivalent(self) -> list[Outcome]:
+    def equivalent(self) -> list[MutantOutcome]:
         return self.reviewed("equivalent")
 
     @property
-    def compliant(self) -> list[Outcome]:
+    def compliant(self) -> list[MutantOutcome]:
         return self.reviewed("compliant")
 
     @property
-    def unobservable(self) -> list[Outcome]:
+    def unobservable(self) -> list[MutantOutcome]:
         return self.reviewed("unobservable")
 
     @property
-    def unexplained(self) -> list[Outcome]:
+    def unexplained(self) -> list[MutantOutcome]:
         """Survivors with no reviewed reason: each needs a sharper case or an argument."""
         return [o for o in self.outcomes if not o.killed and o.point.id not in self.reasons]
 
@@ -333,7 +333,7 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
                 profiles: Sequence[str] = PROFILES + CHOICE_PROFILES + BENCH_TWINS,
                 reasons: Mapping[str, tuple[str, str]] | None = None,
                 progress: Callable[[str], None] | None = None, max_profiles: int | None = MAX_PROFILES,
-                on_outcome: Callable[[Outcome], None] | None = None, batch_size: int = BATCH_SIZE,
+                on_outcome: Callable[[MutantOutcome], None] | None = None, batch_size: int = BATCH_SIZE,
                 traces: list[Trace] | None = None,
                 passed_before: Mapping[str, Mapping[str, int]] | None = None,
                 on_passed: Callable[[Point, str, int, Decimal], None] | None = None) -> Score:
@@ -361,10 +361,10 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
     whole = {pid: [profile for profile, _ in plan] for pid, plan in plans.items()}
     plans = {pid: [(profile, cases) for profile, cases in plan if profile not in earlier[pid]]
              for pid, plan in plans.items()}
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, MutantOutcome] = {}
     lock = threading.Lock()
 
-    def finish(outcome: Outcome) -> None:
+    def finish(outcome: MutantOutcome) -> None:
         with lock:
             outcomes[outcome.point.id] = outcome
             n = len(outcomes)
@@ -375,8 +375,8 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
 
     for p in points:
         if whole[p.id] and not plans[p.id]:  # every profile of its plan passed in earlier sittings
-            finish(Outcome(p, "SURVIVED", None, None, sum(earlier[p.id].values()), Decimal(0),
-                           "passed on " + ", ".join(whole[p.id]) + " (earlier sittings)"))
+            finish(MutantOutcome(p, "SURVIVED", None, None, sum(earlier[p.id].values()), Decimal(0),
+                                 "passed on " + ", ".join(whole[p.id]) + " (earlier sittings)"))
         elif not plans[p.id]:
             finish(run_point(p, [], runner, deadline_s))
     if batch_size <= 1 or traces is None:  # without a trace each run is every suite: one mutant a run
@@ -393,10 +393,10 @@ def run_mutants(points: Sequence[Point], *, jobs: int = 2, runner: Runner = kill
             before = earlier[point.id]
             if verdict == "SURVIVED" and before:
                 detail += " (and " + ", ".join(before) + " in earlier sittings)"
-            finish(Outcome(point, verdict, profile, by, cases_run + sum(before.values()), seconds, detail))
+            finish(MutantOutcome(point, verdict, profile, by, cases_run + sum(before.values()), seconds, detail))
 
-        batched.run_stages(points, plans, runner=runner, jobs=jobs, deadline_s=deadline_s, size=batch_size,
-                           lean=LEAN, judge=judge, single=single, done=done, passed=on_passed)
+        batch_host.run_stages(points, plans, runner=runner, jobs=jobs, deadline_s=deadline_s, size=batch_size,
+                              lean=LEAN, judge=judge, single=single, done=done, passed=on_passed)
     return Score([outcomes[p.id] for p in points], traces or [], _seconds(time.monotonic() - t0), jobs,
                  len(points), reasons or {}, problems, trace_seconds)
 

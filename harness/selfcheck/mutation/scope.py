@@ -40,15 +40,15 @@ EXCLUDED_FUNCTIONS: dict[str, dict[str, str]] = {
         "Controller.interval_ns": "the emulator's own report of its interval for test.state",
     },
     "shoe": {
-        "Shoe._load": "test channel: stacking the emulated shoe (a technician's hands on a real one)",
-        "Shoe._deal": "test channel: the emulated dealer's pace (a person deals a real shoe)",
-        "Shoe._tick": "test channel: the timer that deals at the emulated dealer's pace",
-        "Shoe._fault": "test channel: injected reader faults",
-        "Shoe.insert": "the physical side: cards put into the shoe by hand",
-        "Shoe.draw": "the physical side: a card pulled by hand",
-        "Shoe.shuffle_loaded": "the physical side: the shuffle button pressed on a loaded pack (the shuffle "
-                               "itself is PackShuffler.positions, mutated)",
-        "Shoe.state": "white-box state for the emulator's own unit tests",
+        "EmulatedShoe._load": "test channel: stacking the emulated shoe (a technician's hands on a real one)",
+        "EmulatedShoe._deal": "test channel: the emulated dealer's pace (a person deals a real shoe)",
+        "EmulatedShoe._tick": "test channel: the timer that deals at the emulated dealer's pace",
+        "EmulatedShoe._fault": "test channel: injected reader faults",
+        "EmulatedShoe.insert": "the physical side: cards put into the shoe by hand",
+        "EmulatedShoe.draw": "the physical side: a card pulled by hand",
+        "EmulatedShoe.shuffle_loaded": "the physical side: the shuffle button pressed on a loaded pack (the shuffle "
+                                       "itself is PackShuffler.positions, mutated)",
+        "EmulatedShoe.state": "white-box state for the emulator's own unit tests",
     },
     "config": {
         "program_hash": "identity plumbing: the hash over the emulator's own files (a mutant would have "
@@ -62,7 +62,7 @@ EXCLUDED_FUNCTIONS: dict[str, dict[str, str]] = {
         "load_config": "the launcher's file reading (YAML or JSON), before the device exists",
     },
     "table": {
-        "Table.close": "stops the emulator's timer thread at exit",
+        "EmulatedTable.close": "stops the emulator's timer thread at exit",
         "refusal_or_result": "a helper of the emulator's own unit tests",
     },
     "nvstore": {

@@ -78,7 +78,7 @@ class BindError(Exception):
 
 
 @dataclass(frozen=True)
-class Table:
+class TableFacts:
     """What binding reads: the profile, the interpretations in force and the suite's game."""
 
     profile: Profile
@@ -122,7 +122,7 @@ class GivenKind:
     #: the keys a spec of this kind may have besides its own name
     options: tuple[str, ...]
     #: ``resolve(fields, table, bound) -> value``; raises NotForTable / BindError
-    resolve: Callable[[Fields, Table, Mapping[str, Any]], Any]
+    resolve: Callable[[Fields, TableFacts, Mapping[str, Any]], Any]
     doc: str
 
 
@@ -151,7 +151,7 @@ def kinds() -> Mapping[str, GivenKind]:
 # --------------------------------------------------------------------------- the kinds
 
 
-def _pool(f: Fields, key: str, table: Table, bound: Mapping[str, Any]) -> list[int]:
+def _pool(f: Fields, key: str, table: TableFacts, bound: Mapping[str, Any]) -> list[int]:
     """The seats a ``seat:``/``seats:`` spec chooses from, ``not:`` names removed."""
     pool = f.get_enum(key, SEAT_POOLS)
     seats = list(table.seats)
@@ -183,7 +183,7 @@ def _describe_pool(f: Fields, key: str) -> str:
 @given("seat", ("not", "pick"), "one seat of the table: `first`, `last`, `with-combo`, `without-combo` "
        "(the first such seat, or the last with `pick: last`), `past-last` (the seat number after the "
        "table's last seat: a seat the table does not have); `not: [names]` leaves out seats bound before")
-def _seat(f: Fields, table: Table, bound: Mapping[str, Any]) -> int:
+def _seat(f: Fields, table: TableFacts, bound: Mapping[str, Any]) -> int:
     seats = _pool(f, "seat", table, bound)
     if not seats:
         if f.raw("seat") == "past-last":
@@ -196,7 +196,7 @@ def _seat(f: Fields, table: Table, bound: Mapping[str, Any]) -> int:
 @given("seats", ("not", "count"), "several seats, in seat order: `all`, `with-combo`, `without-combo`; "
        "`count: N` takes the first N (the case does not apply to a table with fewer); "
        "`not: [names]` leaves out seats bound before")
-def _seats(f: Fields, table: Table, bound: Mapping[str, Any]) -> tuple[int, ...]:
+def _seats(f: Fields, table: TableFacts, bound: Mapping[str, Any]) -> tuple[int, ...]:
     seats = _pool(f, "seats", table, bound)
     count = f.get_int("count", None, lo=1, hi=9) if "count" in f else None
     if count is not None:
@@ -212,7 +212,7 @@ def _seats(f: Fields, table: Table, bound: Mapping[str, Any]) -> tuple[int, ...]
 @given("stack", ("seed",), "cards for one round that produce the want (the `tablecert stack` vocabulary, "
        "e.g. `major:seat=${owner}`, `dealer-cards=5`), built by the stack builder for the table's "
        "personal combinations, decks, soft-17 rule and interpretations and checked by the oracle")
-def _stack(f: Fields, table: Table, bound: Mapping[str, Any]) -> str:
+def _stack(f: Fields, table: TableFacts, bound: Mapping[str, Any]) -> str:
     want = f.get_str("stack")
     seed = f.get_int("seed", 1, lo=1, hi=1_000_000)
     game = "hit-and-run" if table.game == "hit-and-run" else "baccarat"
@@ -228,7 +228,7 @@ def _stack(f: Fields, table: Table, bound: Mapping[str, Any]) -> str:
         raise ImpossibleStack(str(exc), f.loc("stack")) from None
 
 
-def build_round(table: Table, want: str, *, seed: int = 1) -> tuple[Card, ...]:
+def build_round(table: TableFacts, want: str, *, seed: int = 1) -> tuple[Card, ...]:
     """The cards of one baccarat round giving ``want`` (a stack-builder want, e.g. ``player``) at
     ``table``: its decks and interpretations.  Raises :class:`NotForTable` when no round can,
     :class:`BindError` when the search ran out of budget."""
@@ -270,7 +270,7 @@ def substitute_text(text: str, values: Mapping[str, Any], loc: Loc) -> str:
     return _VAR.sub(repl, text)
 
 
-def bind(spec: YMap, table: Table, params: Mapping[str, Any]) -> Binding:
+def bind(spec: YMap, table: TableFacts, params: Mapping[str, Any]) -> Binding:
     """Bind every name of a case's ``given:`` mapping to ``table``.
 
     A malformed spec is an :class:`InputError` (a fault of the suite, whatever the table); a role
@@ -317,11 +317,11 @@ def _substituted(item: YMap, values: Mapping[str, Any]) -> YMap:
 
 
 @functools.cache
-def reference_table(game: str) -> Table:
+def reference_table(game: str) -> TableFacts:
     """The built-in profile a suite of ``game`` is validated against when no profile is given."""
     path = Path(project_root()) / "device_profiles" / REFERENCE_PROFILES.get(game, REFERENCE_PROFILES["baccarat"])
     profile = load_profile(path)
-    return Table(profile, Interpretations.from_overrides(dict(profile.interpretations)), game)
+    return TableFacts(profile, Interpretations.from_overrides(dict(profile.interpretations)), game)
 
 
 def reference_markdown() -> str:

@@ -37,8 +37,8 @@ from harness.games.streak import resolve_streak3
 from harness.money import parse_rate
 from harness.profiles import CAPABILITIES
 from harness.profiles import GAMES as PROFILE_GAMES
+from harness.profiles.known_values import interpretation_choices
 from harness.profiles.load import interpretation_value
-from harness.profiles.lookups import interpretation_choices
 from harness.progressive.floors import FLOORS
 from harness.regulations.catalogue import load_catalogue
 from harness.schema import (
@@ -62,7 +62,7 @@ from harness.schema import (
     suggest,
 )
 from harness.suites.load.applicability import not_applicable
-from harness.suites.load.given import BindError, Binding, NotForTable, Table, bind, build_round, reference_table
+from harness.suites.load.given import BindError, Binding, NotForTable, TableFacts, bind, build_round, reference_table
 from harness.suites.load.model import Case, Step, Suite
 from harness.suites.load.refs import BASES, parse_ref, unfilled
 from harness.suites.load.semantics import case_problems
@@ -346,7 +346,7 @@ def _table(ctx: _Ctx, case: Case) -> Any:
     interp = Interpretations.from_overrides(dict(ctx.profile.interpretations))
     if not_applicable(ctx.profile, interp, case):
         return None
-    return Table(ctx.profile, interp, ctx.game)
+    return TableFacts(ctx.profile, interp, ctx.game)
 
 
 def _decks_of(profile: Any) -> int:

@@ -32,7 +32,9 @@ NAME_RE = r"^[a-z0-9][a-z0-9-]*$"
 
 
 @dataclass(frozen=True)
-class Stack:
+class StackEntry:
+    """One named stack of a stack file (``path``): its cards, top of the shoe first, and its want."""
+
     name: str
     cards: tuple[Card, ...]
     game: str
@@ -45,7 +47,7 @@ class Stack:
 class StackDir:
     """The stacks of one folder; a stack whose entry (or file) has errors is kept out of ``stacks``."""
 
-    stacks: dict[str, Stack] = field(default_factory=dict)
+    stacks: dict[str, StackEntry] = field(default_factory=dict)
     #: stack name -> the errors of its entry
     broken: dict[str, list[InputError]] = field(default_factory=dict)
     #: errors of whole files (unreadable, wrong spec): any name might have been in them
@@ -90,7 +92,7 @@ def _setup(table: Fields | None, game: str) -> Any:
     return Setup(game, decks, soft17 == "hit", combos, base.interpretations)
 
 
-def load_stack_file(path: Path) -> tuple[dict[str, Stack], dict[str, list[InputError]]]:
+def load_stack_file(path: Path) -> tuple[dict[str, StackEntry], dict[str, list[InputError]]]:
     """The valid stacks of one file, and the errors of each invalid entry (by name).
 
     Raises :class:`InputError` when the file as a whole cannot be used.
@@ -98,7 +100,7 @@ def load_stack_file(path: Path) -> tuple[dict[str, Stack], dict[str, list[InputE
     node = load_yaml(path)
     if not isinstance(node, YMap):
         raise InputError(f"a stacks file is a mapping starting with spec: {SPEC}", path=str(path), line=1, col=1)
-    good: dict[str, Stack] = {}
+    good: dict[str, StackEntry] = {}
     broken: dict[str, list[InputError]] = {}
     with collecting(isolated=True) as sink:
         root = Fields(node, None, "", required=("stacks",), optional=("spec", "table"))
@@ -134,7 +136,7 @@ def load_stack_file(path: Path) -> tuple[dict[str, Stack], dict[str, list[InputE
                 if problems:
                     raise e.error("cards", f"the cards do not produce the want '{want_text}': "
                                            + "; ".join(problems))
-                good[str(name)] = Stack(str(name), cards, game, want_text, e.get_str("note", ""), str(path))
+                good[str(name)] = StackEntry(str(name), cards, game, want_text, e.get_str("note", ""), str(path))
             if len(sink) > before:
                 broken[str(name)] = sink[before:]
                 good.pop(str(name), None)
@@ -145,7 +147,7 @@ def load_stack_file(path: Path) -> tuple[dict[str, Stack], dict[str, list[InputE
     return good, broken
 
 
-def validate_stack_file(path: Path) -> dict[str, Stack]:
+def validate_stack_file(path: Path) -> dict[str, StackEntry]:
     """``tablecert validate`` of a stacks file: every error of every entry, or its stacks."""
     good, broken = load_stack_file(path)
     errors = [e for errs in broken.values() for e in errs]
@@ -178,7 +180,7 @@ def _load_dir(directory: Path) -> StackDir:
     return out
 
 
-def all_stacks(fixtures: Path | None = None) -> dict[str, Stack]:
+def all_stacks(fixtures: Path | None = None) -> dict[str, StackEntry]:
     """Every valid stack of the fixtures folder (raises the errors of a folder with bad files)."""
     d = _load_dir(fixtures_dir(fixtures) / "stacks")
     errors = d.file_errors + [e for errs in d.broken.values() for e in errs]
@@ -187,7 +189,7 @@ def all_stacks(fixtures: Path | None = None) -> dict[str, Stack]:
     return dict(d.stacks)
 
 
-def find_stack(name: str, fixtures: Path | None = None) -> Stack:
+def find_stack(name: str, fixtures: Path | None = None) -> StackEntry:
     """The named stack; :class:`InputError` naming the stack file and line when it is invalid."""
     d = _load_dir(fixtures_dir(fixtures) / "stacks")
     if name in d.broken:

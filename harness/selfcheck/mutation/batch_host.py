@@ -1,4 +1,4 @@
-"""Host side of :mod:`harness.selfcheck.mutation.batch`: mutants run several to one certification process.
+"""Host side of :mod:`harness.selfcheck.mutation.batch_plugin`: mutants run several to one certification process.
 
 The mutants are taken in stages: at stage k every mutant not yet killed runs on the k-th profile of
 its plan (:func:`harness.selfcheck.mutation.run.plan_point`), grouped by profile into batches of at most
@@ -18,7 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from harness.selfcheck import killmatrix
-from harness.selfcheck.mutation.batch import BATCH_ENV
+from harness.selfcheck.mutation.batch_plugin import BATCH_ENV
 from harness.selfcheck.mutation.operators import Point
 from harness.verdict import Verdict
 
@@ -32,7 +32,7 @@ def batch_job(profile: str, groups: Sequence[tuple[Point, list[str]]], spec: Pat
               ) -> killmatrix.Job:
     targets = list(dict.fromkeys(c for _, cases in groups for c in cases))
     return killmatrix.job_for(profile, targets=tuple(targets),
-                              extra_args=(*lean, "-p", "harness.selfcheck.mutation.batch"),
+                              extra_args=(*lean, "-p", "harness.selfcheck.mutation.batch_plugin"),
                               env=((BATCH_ENV, str(spec)),))
 
 

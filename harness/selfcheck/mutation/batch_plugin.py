@@ -1,4 +1,4 @@
-"""A pytest plugin (``-p harness.selfcheck.mutation.batch``): several mutants in one certification process.
+"""A pytest plugin (``-p harness.selfcheck.mutation.batch_plugin``): several mutants in one certification process.
 
 Starting pytest, loading the suites and the harness costs seconds per run, more than most mutants
 need to be killed.  With ``TABLECERT_MUTANT_BATCH=FILE`` (JSON: ``{"groups": [{"mutant": ID,
