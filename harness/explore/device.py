@@ -187,7 +187,7 @@ class _Stage:
         return ("explore", "")
 
 
-class Table:
+class ExploredTable:
     """The device under test, as the explorer drives and reads it."""
 
     def __init__(self, profile: Profile, rig: Rig, performers: Performers, *, royal9: bool) -> None:

@@ -38,7 +38,7 @@ from harness.cards import Card, parse_card, shoe_composition
 from harness.devices.contract import ContractError
 from harness.errors import DeviceError
 from harness.explore import rules as R
-from harness.explore.device import Table, available_ops
+from harness.explore.device import ExploredTable, available_ops
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
 from harness.explore.model import R9_METERS, State, TableModel
 from harness.explore.ops import (
@@ -137,7 +137,7 @@ class Session:
         self._own_dir = work_dir is None
         self.work_dir = work_dir or Path(tempfile.mkdtemp(prefix="tablecert-explore-"))
         self._rig: Rig | None = None   # kept across sequences on a bench that is not emulated
-        self._table: Table | None = None
+        self._table: ExploredTable | None = None
         #: the drivers were closed after a message outside the contract: the next table is the same
         #: devices again (brought to rest), on new drivers that hold no broken message
         self._reopened = False
@@ -160,7 +160,7 @@ class Session:
 
     # ------------------------------------------------------------------ the device
 
-    def open_table(self) -> tuple[Table, State, dict[str, Any] | None]:
+    def open_table(self) -> tuple[ExploredTable, State, dict[str, Any] | None]:
         """The table for one sequence, and the model's state for it.
 
         With ``fresh`` (an emulated profile only) every sequence gets a new emulator, so that a sequence
@@ -182,7 +182,7 @@ class Session:
             else:
                 rig = open_rig(self.profile, listen=self.listen, run_dir=self.work_dir, defects=self.defects)
             self._rig = rig
-            self._table = Table(self.profile, rig, _performers(self.profile, rig), royal9=self.model.royal9)
+            self._table = ExploredTable(self.profile, rig, _performers(self.profile, rig), royal9=self.model.royal9)
         table = self._table
         assert table is not None
         self.can_void, self.can_reconnect = table.can_void(), table.can_reconnect()
@@ -220,7 +220,7 @@ class Session:
         if emulator is not None:
             self._stopping.append(self._pool.submit(_stop_emulator, emulator))
 
-    def _rest(self, table: Table) -> None:
+    def _rest(self, table: ExploredTable) -> None:
         last = self.last_state
         if last is not None and not last.link_up:
             table.perform(Comm(True))

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.devices.framing import next_seq
 from harness.explore import rules as R
-from harness.explore.model import Outcome, Pending, State, TableModel
+from harness.explore.model import Pending, Permitted, State, TableModel
 from harness.money import Cents
 
 #: docs/protocol.md section 5: a device answers a request within 100 ms unless the command says otherwise
@@ -160,14 +160,15 @@ def _view_as_reported(s: State, got: Mapping[str, Any]) -> dict[str, Any]:
     return view
 
 
-def _meter_rule(out: Outcome) -> str:
+def _meter_rule(out: Permitted) -> str:
     for name in (R.RESET_KEY.name, R.CONTRIBUTE.name, R.POWER.name):
         if name in out.rules:
             return name
     return R.NO_TURN_BACK.name
 
 
-def differences(model: TableModel, out: Outcome, got: Observed, identity: Mapping[str, Any] | None) -> list[Difference]:
+def differences(model: TableModel, out: Permitted, got: Observed,
+                identity: Mapping[str, Any] | None) -> list[Difference]:
     """Every observable where ``got`` differs from outcome ``out`` (empty: the device took it)."""
     s = out.state
     own = out.rules[0]
@@ -316,7 +317,7 @@ def serial_differences(identity: Mapping[str, Any]) -> list[Difference]:
             for serial, roles in by_serial.items() if len(roles) > 1]
 
 
-def _events_differences(model: TableModel, out: Outcome, got: Observed) -> list[Difference]:
+def _events_differences(model: TableModel, out: Permitted, got: Observed) -> list[Difference]:
     """The step's events against the contract: the lockout event it must send, each lockout event's
     cause consistent with its state, the SEQ of each line's events, and the lock-out latency."""
     diffs: list[Difference] = []
@@ -399,7 +400,7 @@ def stray_events(op_name: str, got: Observed) -> list[Difference]:
     return diffs
 
 
-def _required_events(out: Outcome, got: Observed) -> list[Difference]:
+def _required_events(out: Permitted, got: Observed) -> list[Difference]:
     """The events the outcome asks for: each controller event found among the step's (with the fields it
     names; a None field is any), ``no_more_bets`` before the ``lockout`` it causes; and on the shoe's line
     exactly the card events of the cards the step dealt, in order, none missing, late or twice."""
@@ -437,7 +438,7 @@ def _required_events(out: Outcome, got: Observed) -> list[Difference]:
     return diffs
 
 
-def learn_seqs(out: Outcome, got: Observed) -> None:
+def learn_seqs(out: Permitted, got: Observed) -> None:
     """The outcome the device took goes on from the last SEQ each line sent in the step; after a power
     cycle, which numbering the device chose is recorded."""
     for role, _name, _p, seq in got.events:
@@ -450,8 +451,8 @@ def _pending(p: Pending) -> tuple[str, int, Cents, str]:
     return (p.meter, p.seat, p.amount, p.category)
 
 
-def judge(model: TableModel, outcomes: list[Outcome], got: Observed,
-          identity: Mapping[str, Any] | None = None) -> tuple[Outcome | None, list[Difference]]:
+def judge(model: TableModel, outcomes: list[Permitted], got: Observed,
+          identity: Mapping[str, Any] | None = None) -> tuple[Permitted | None, list[Difference]]:
     """The outcome the device took (its round number learnt where the model did not know it yet), or
     None with the differences from the closest permitted outcome."""
     best: list[Difference] | None = None

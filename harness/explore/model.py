@@ -177,7 +177,9 @@ class Settlement:
 
 
 @dataclass
-class Outcome:
+class Permitted:
+    """One outcome the contract permits for an operation: the answer, the state after it, what it must send."""
+
     #: the permitted behaviour this outcome stands for (None where the rules allow one)
     choice: str | None
     answer: Answer
@@ -360,10 +362,10 @@ class TableModel:
 
     # ------------------------------------------------------------------ one step
 
-    def step(self, s: State, op: Op) -> list[Outcome]:
+    def step(self, s: State, op: Op) -> list[Permitted]:
         """Every permitted outcome of ``op`` in state ``s`` (``s`` itself is not changed)."""
         handler = getattr(self, "_" + op.name)
-        out: list[Outcome] = handler(s, op)
+        out: list[Permitted] = handler(s, op)
         cards = self.card_events(s, op)
         for o in out:
             o.events = (*o.events, *cards)
@@ -386,24 +388,25 @@ class TableModel:
         return tuple(("shoe", "card", {"card": c, "n": s.dealt + i}) for i, c in enumerate(cards, 1))
 
     @staticmethod
-    def _event(outs: list[Outcome], locked: bool, cause: str, timed: bool = False) -> list[Outcome]:
+    def _event(outs: list[Permitted], locked: bool, cause: str, timed: bool = False) -> list[Permitted]:
         for out in outs:
             out.lock_event = (locked, cause)
             out.timed = timed
             out.rules = (*out.rules, R.LOCKOUT_EVENT.name, *((R.LATENCY.name,) if timed else ()))
         return outs
 
-    def _unchanged(self, s: State, rule: R.Rule, codes: frozenset[str] = REFUSED, choice: str | None = None) -> Outcome:
-        return Outcome(choice, Answer(codes), s.clone(), (rule.name,))
+    def _unchanged(self, s: State, rule: R.Rule, codes: frozenset[str] = REFUSED,
+                   choice: str | None = None) -> Permitted:
+        return Permitted(choice, Answer(codes), s.clone(), (rule.name,))
 
-    def _open_round(self, s: State, op: OpenRound) -> list[Outcome]:
+    def _open_round(self, s: State, op: OpenRound) -> list[Permitted]:
         if s.phase in ("open", "dealing") or s.pending or not s.link_up:
             return [self._unchanged(s, R.OPEN)]
         n = s.clone()
         n.round = None if s.round is None else s.round + 1
         n.phase, n.locked, n.cause = "open", False, None
         n.layout = {}
-        out = [Outcome(None, Answer(fields={"round": n.round}), n, (R.OPEN.name, R.ROUND_NUMBER.name))]
+        out = [Permitted(None, Answer(fields={"round": n.round}), n, (R.OPEN.name, R.ROUND_NUMBER.name))]
         return self._event(out, False, "round-open")
 
     def refusal_reasons(self, s: State, op: PlaceWager) -> set[str]:
@@ -426,16 +429,16 @@ class TableModel:
             reasons.add("no-base-wager")
         return reasons
 
-    def _wager(self, s: State, op: PlaceWager) -> list[Outcome]:
+    def _wager(self, s: State, op: PlaceWager) -> list[Permitted]:
         reasons = self.refusal_reasons(s, op)
         if reasons:
             rule = R.BASE_WAGER if reasons == {"no-base-wager"} else R.WAGER_REFUSE
-            return [Outcome(None, Answer(accepted=False, reasons=frozenset(reasons)), s.clone(), (rule.name,))]
+            return [Permitted(None, Answer(accepted=False, reasons=frozenset(reasons)), s.clone(), (rule.name,))]
         n = s.clone()
         n.layout[(op.seat, op.type)] = op.amount
-        return [Outcome(None, Answer(accepted=True), n, (R.WAGER_ACCEPT.name,))]
+        return [Permitted(None, Answer(accepted=True), n, (R.WAGER_ACCEPT.name,))]
 
-    def _remove_wager(self, s: State, op: RemoveWager) -> list[Outcome]:
+    def _remove_wager(self, s: State, op: RemoveWager) -> list[Permitted]:
         key = (op.seat, op.type)
         if key not in s.layout or s.phase != "open" or s.locked or not s.link_up:
             codes = REFUSED | {"BAD_ARGS"} if op.seat not in self.seats else REFUSED
@@ -447,9 +450,9 @@ class TableModel:
             both = n.clone()
             del both.layout[(op.seat, "royal9")]
             return [self._unchanged(s, R.BASE_WAGER, choice="base under a Royal 9 kept"),
-                    Outcome("the Royal 9 removed with its base", Answer(fields={"removed": True}), both,
+                    Permitted("the Royal 9 removed with its base", Answer(fields={"removed": True}), both,
                             (R.BASE_WAGER.name,))]
-        return [Outcome(None, Answer(fields={"removed": True}), n, (R.REMOVE.name,))]
+        return [Permitted(None, Answer(fields={"removed": True}), n, (R.REMOVE.name,))]
 
     def _close(self, n: State, cause: str) -> tuple[str, ...]:
         """Wagering closes now with ``cause``: the Royal 9 wagers on the layout contribute."""
@@ -473,24 +476,24 @@ class TableModel:
                     applied.append(R.CAP.name)
         return tuple(applied)
 
-    def _second_close(self, s: State, cause: str, rule: R.Rule, fields: Mapping[str, Any]) -> list[Outcome]:
+    def _second_close(self, s: State, cause: str, rule: R.Rule, fields: Mapping[str, Any]) -> list[Permitted]:
         """A closing act while wagering is already closed: the cause may stay or become ``cause``."""
         keep = s.clone()
         new = s.clone()
         new.cause = cause
-        out = [Outcome(f"{rule.name}: cause stays", Answer(fields=fields), keep, (rule.name,))]
+        out = [Permitted(f"{rule.name}: cause stays", Answer(fields=fields), keep, (rule.name,))]
         if s.cause != cause:
-            out.append(Outcome(f"{rule.name}: cause becomes {cause}", Answer(fields=fields), new, (rule.name,)))
+            out.append(Permitted(f"{rule.name}: cause becomes {cause}", Answer(fields=fields), new, (rule.name,)))
         return out
 
-    def _lockout_button(self, s: State, op: PressLockout) -> list[Outcome]:
+    def _lockout_button(self, s: State, op: PressLockout) -> list[Permitted]:
         if s.phase == "open" and not s.locked:
             n = s.clone()
-            return self._event([Outcome(None, Answer(fields={"locked": True}), n, self._close(n, "button"))],
+            return self._event([Permitted(None, Answer(fields={"locked": True}), n, self._close(n, "button"))],
                                True, "button")
         return self._second_close(s, "button", R.LOCKOUT, {"locked": True})
 
-    def _no_more_bets(self, s: State, op: NoMoreBets) -> list[Outcome]:
+    def _no_more_bets(self, s: State, op: NoMoreBets) -> list[Permitted]:
         if not self.nmb_input or s.phase in ("idle", "settled"):
             return [self._unchanged(s, R.NMB)]
         # a call the controller takes is the dealer's announcement: its no_more_bets event names the round
@@ -498,7 +501,7 @@ class TableModel:
         called = (("controller", "no_more_bets", {"round": s.round}),)
         if s.phase == "open" and not s.locked:
             n = s.clone()
-            taken = Outcome(None, Answer(), n, (R.NMB.name, R.NMB_EVENT.name, *self._close(n, "no-more-bets")),
+            taken = Permitted(None, Answer(), n, (R.NMB.name, R.NMB_EVENT.name, *self._close(n, "no-more-bets")),
                             events=called)
             return self._event([taken], True, "no-more-bets")
         again = self._second_close(s, "no-more-bets", R.NMB, {})
@@ -506,12 +509,12 @@ class TableModel:
             out.events, out.rules = called, (*out.rules, R.NMB_EVENT.name)
         return [self._unchanged(s, R.NMB, choice="no-more-bets refused once closed"), *again]
 
-    def _load(self, s: State, op: LoadShoe) -> list[Outcome]:
+    def _load(self, s: State, op: LoadShoe) -> list[Permitted]:
         n = s.clone()
         n.shoe, n.dealt = tuple(op.cards), 0
-        return [Outcome(None, Answer(fields={}), n, (R.SHOE.name,))]
+        return [Permitted(None, Answer(fields={}), n, (R.SHOE.name,))]
 
-    def _deal_first(self, s: State, op: DealFirst) -> list[Outcome]:
+    def _deal_first(self, s: State, op: DealFirst) -> list[Permitted]:
         assert s.shoe is not None
         n = s.clone()
         need = self.round_length(s.shoe)
@@ -521,22 +524,22 @@ class TableModel:
         n.dealt += 1
         n.phase = "dealing"
         if not s.locked:
-            return self._event([Outcome(None, Answer(), n, (R.SHOE.name, *self._close(n, "card")))],
+            return self._event([Permitted(None, Answer(), n, (R.SHOE.name, *self._close(n, "card")))],
                                True, "card", timed=True)
-        keep = Outcome("first card after the lock-out: cause stays", Answer(), n, (R.SHOE.name, R.LOCKOUT.name))
+        keep = Permitted("first card after the lock-out: cause stays", Answer(), n, (R.SHOE.name, R.LOCKOUT.name))
         if s.cause == "card":
             return [keep]
         card = n.clone()
         card.cause = "card"
-        return [keep, Outcome("first card after the lock-out: cause card", Answer(), card,
+        return [keep, Permitted("first card after the lock-out: cause card", Answer(), card,
                               (R.SHOE.name, R.LOCKOUT.name))]
 
-    def _deal_misread(self, s: State, op: DealMisread) -> list[Outcome]:
+    def _deal_misread(self, s: State, op: DealMisread) -> list[Permitted]:
         """A misread first card is still out and counts as out for the controller (docs/protocol.md
         section 6.2): wagering closes on it, timed, as on a card read; the controller settles on it."""
         return self._deal_first(s, DealFirst())
 
-    def _deal_rest(self, s: State, op: DealRest) -> list[Outcome]:
+    def _deal_rest(self, s: State, op: DealRest) -> list[Permitted]:
         assert s.shoe is not None
         n = s.clone()
         rest = s.round_need - len(s.round_cards)
@@ -566,10 +569,10 @@ class TableModel:
         n.layout = {}
         n.phase = "settled"
         attendant = frozenset(key for key, p in expected.payouts.items() if p.meters)
-        return [Outcome(None, Answer(), n, tuple(dict.fromkeys(applied)),
+        return [Permitted(None, Answer(), n, tuple(dict.fromkeys(applied)),
                         Settlement(payouts, s.round, cards, attendant=attendant), events=tuple(hits))]
 
-    def _reset_key(self, s: State, op: ResetKey) -> list[Outcome]:
+    def _reset_key(self, s: State, op: ResetKey) -> list[Permitted]:
         paid = [p for p in s.pending if p.meter == op.meter]
         if not paid:
             return [self._unchanged(s, R.RESET_KEY)]
@@ -584,7 +587,7 @@ class TableModel:
         n.cumulative_paid += total
         n.pending = tuple(p for p in s.pending if p.meter != op.meter)
         # the meter back to its reset amount is sent as a reset event (docs/protocol.md 6.4 events)
-        return [Outcome(None, Answer(fields={"meter": op.meter, "amount": cfg.reset}), n,
+        return [Permitted(None, Answer(fields={"meter": op.meter, "amount": cfg.reset}), n,
                         (R.RESET_KEY.name, R.PAYOUT_METERS.name),
                         events=(("controller", "reset", {"meter": op.meter, "amount": cfg.reset}),))]
 
@@ -681,7 +684,7 @@ class TableModel:
         names = {"seats": "combinations"}
         return {self.profile.writes(names.get(str(k), str(k))) for k in changes}
 
-    def _config_write(self, s: State, op: ConfigWrite) -> list[Outcome]:
+    def _config_write(self, s: State, op: ConfigWrite) -> list[Permitted]:
         if s.phase in ("open", "dealing") or s.layout:
             return [self._unchanged(s, R.CONFIG_LIVE)]
         after, broken = self.config_after(s, op.changes)
@@ -690,29 +693,29 @@ class TableModel:
             # declined on purpose: REFUSED (docs/protocol.md sections 3 and 6.4, clause
             # contract-6-4-config-set-arguments)
             codes = REFUSED | {"BAD_ARGS"} if malformed(op.changes) else REFUSED
-            return [Outcome(None, Answer(codes), s.clone(),
+            return [Permitted(None, Answer(codes), s.clone(),
                             tuple(dict.fromkeys([R.CONFIG_RANGE.name, *(r.name for r in broken)])))]
         policy = self.write_policy(op.changes)
         same = (after.denomination, after.commission, after.decks, after.seats, after.meter_cfg) == (
             s.denomination, s.commission, s.decks, s.seats, s.meter_cfg)
         if "never" in policy and same:
             # "A write of the values in force changes nothing and may be taken" (docs/protocol.md 6.4)
-            return [Outcome("a write of the values in force taken", Answer(), after,
+            return [Permitted("a write of the values in force taken", Answer(), after,
                             (R.CONFIG_WRITES.name, R.CONFIG_ANSWER.name)),
                     self._unchanged(s, R.CONFIG_WRITES, choice="a write of the values in force refused")]
         if "never" in policy:
             # the profile says the device takes no write of this field: REFUSED, nothing changes
-            return [Outcome(None, Answer(REFUSED), s.clone(), (R.CONFIG_WRITES.name, R.CONFIG_RANGE.name))]
+            return [Permitted(None, Answer(REFUSED), s.clone(), (R.CONFIG_WRITES.name, R.CONFIG_RANGE.name))]
         rules = (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
                  *((R.CONFIG_WRITES.name,) if "no-amount-shown" in policy or "seats" in op.changes
                    or "decks" in op.changes else ()))
         refused = "config write in range refused"
         if "no-amount-shown" in policy and any(m.amount for m in s.meters.values()):
             refused = "config write refused while a meter shows an amount"
-        return [Outcome("config write in range taken", Answer(), after, rules),
+        return [Permitted("config write in range taken", Answer(), after, rules),
                 self._unchanged(s, R.CONFIG_RANGE, choice=refused)]
 
-    def _power_cycle(self, s: State, op: PowerCycle) -> list[Outcome]:
+    def _power_cycle(self, s: State, op: PowerCycle) -> list[Permitted]:
         n = s.clone()
         n.phase, n.locked, n.cause = "idle", True, "power"
         n.layout, n.round_cards, n.round_need = {}, (), 0
@@ -720,16 +723,16 @@ class TableModel:
         # after power-up the event numbering starts at 1 (docs/protocol.md sections 4, 8); the one "must"
         # of section 4 is the reconnection's, so numbering that runs on across the power is kept too
         n.seq_fresh = frozenset(n.seqs)
-        return self._event([Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
+        return self._event([Permitted(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
                                                          R.IDENTITY_SERIAL.name, R.EVENT_SEQ.name))], True, "power")
 
-    def _reboot(self, s: State, op: Reboot) -> list[Outcome]:
+    def _reboot(self, s: State, op: Reboot) -> list[Permitted]:
         """The controller's line fault ``reboot`` (docs/protocol.md section 7): its volatile state lost,
         back from non-volatile storage idle and locked, the lockout event with cause ``power`` sent once
         it is back (section 8), its event SEQ from 1 again.  The shoe is not rebooted (its cards and
         counts stay).  The layout is the bet sensors' (section 6.3), which did not reboot, but the
         controller decides what stands: the wagers may stay listed or be gone, both are kept."""
-        outs: list[Outcome] = []
+        outs: list[Permitted] = []
         for keep in (True, False):
             n = s.clone()
             n.phase, n.locked, n.cause = "idle", True, "power"
@@ -737,9 +740,9 @@ class TableModel:
             if not keep:
                 n.layout = {}
             elif not s.layout:
-                outs.append(Outcome(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
+                outs.append(Permitted(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
                 break
-            outs.append(Outcome("controller reboot: the layout " + ("stays" if keep else "is cleared"), Answer(), n,
+            outs.append(Permitted("controller reboot: the layout " + ("stays" if keep else "is cleared"), Answer(), n,
                                 (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
         for out in outs:  # a line that has sent nothing since an earlier power-up may still start at 1
             out.state.seq_fresh = s.seq_fresh | {"controller"}
@@ -758,23 +761,23 @@ class TableModel:
                 outs.append(lost)
         return outs
 
-    def _comm(self, s: State, op: Comm) -> list[Outcome]:
+    def _comm(self, s: State, op: Comm) -> list[Permitted]:
         n = s.clone()
         n.link_up = op.up
         if op.up:
-            return [Outcome(None, Answer(), n, (R.LINK.name,))]
+            return [Permitted(None, Answer(), n, (R.LINK.name,))]
         # the lockout event is sent "even when wagering was already closed" (docs/protocol.md section 8)
         if s.phase == "open" and not s.locked:
-            return self._event([Outcome(None, Answer(), n, (R.LINK.name, *self._close(n, "comm-lost")))],
+            return self._event([Permitted(None, Answer(), n, (R.LINK.name, *self._close(n, "comm-lost")))],
                                True, "comm-lost")
         return self._event(self._second_close(n, "comm-lost", R.LINK, {}), True, "comm-lost")
 
-    def _reconnect(self, s: State, op: Reconnect) -> list[Outcome]:
+    def _reconnect(self, s: State, op: Reconnect) -> list[Permitted]:
         """The host's line to the controller closed and opened again: nothing on the table changes, and
         the controller's next event goes on from its last SEQ (docs/protocol.md section 4)."""
-        return [Outcome(None, Answer(), s.clone(), (R.EVENT_SEQ.name,))]
+        return [Permitted(None, Answer(), s.clone(), (R.EVENT_SEQ.name,))]
 
-    def _void_rounds(self, s: State, op: VoidRounds) -> list[Outcome]:
+    def _void_rounds(self, s: State, op: VoidRounds) -> list[Permitted]:
         """``count`` rounds opened and voided (docs/protocol.md section 8): each ``round.open`` gives one more
         than the last and sends its unlocking ``lockout``; each void closes wagering (cause ``no-more-bets``)
         and ends its round with ``round_end`` ``void: true``.  No wager, no contribution, nothing paid."""
@@ -788,17 +791,17 @@ class TableModel:
                        ("controller", "lockout", {"locked": True, "cause": "no-more-bets"}),
                        ("controller", "round_end", {"round": None if first is None else first + i, "void": True})]
         answer = Answer(fields={"first_round": first, "rounds_consecutive": True})
-        return [Outcome(None, answer, n, (R.OPEN.name, R.ROUND_NUMBER.name, R.VOID.name, R.LOCKOUT_EVENT.name),
+        return [Permitted(None, answer, n, (R.OPEN.name, R.ROUND_NUMBER.name, R.VOID.name, R.LOCKOUT_EVENT.name),
                         events=tuple(events), rounds=True)]
 
-    def _void(self, s: State, op: VoidRound) -> list[Outcome]:
+    def _void(self, s: State, op: VoidRound) -> list[Permitted]:
         """``round.settle`` (docs/protocol.md section 8): with no card out it voids the round; with no
         round open, or while the tableau needs a card (any round dealing), it is REFUSED."""
         if s.phase != "open":
             return [self._unchanged(s, R.VOID)]
         settlement = Settlement({}, s.round, (), void=True)
         answer = Answer(fields={"round": s.round, "void": True})
-        outs: list[Outcome] = []
+        outs: list[Permitted] = []
         if not s.locked:
             # wagering closes (cause no-more-bets).  Whether the wagers of a voided round contribute is
             # not written (they close, but the round they were final for never plays): both are kept
@@ -816,13 +819,13 @@ class TableModel:
                 choice = None if not has_royal9 else (
                     "a voided round's Royal 9 wagers contribute" if contributes
                     else "a voided round's Royal 9 wagers do not contribute")
-                outs.append(Outcome(choice, answer, n, applied, settlement))
+                outs.append(Permitted(choice, answer, n, applied, settlement))
             return self._event(outs, True, "no-more-bets")
         # already closed (the button, no more bets, a lost link): the wagers contributed at that close
         for cause in dict.fromkeys((s.cause, "no-more-bets")):
             n = s.clone()
             n.cause = cause
             n.layout, n.phase = {}, "settled"
-            outs.append(Outcome(f"void after the lock-out: cause {'stays' if cause == s.cause else 'no-more-bets'}",
+            outs.append(Permitted(f"void after the lock-out: cause {'stays' if cause == s.cause else 'no-more-bets'}",
                                 answer, n, (R.VOID.name, R.LOCKOUT.name), settlement))
         return outs

@@ -12,15 +12,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from harness.explore import rules as R
-from harness.explore.device import Table
+from harness.explore.device import ExploredTable
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
-from harness.explore.model import Answer, Outcome, State, TableModel
+from harness.explore.model import Answer, Permitted, State, TableModel
 from harness.explore.ops import DealFirst, DealMisread, DealRest, Op
 
 
-def start_outcome(state: State) -> Outcome:
+def start_outcome(state: State) -> Permitted:
     """The table before the first operation: as filed (its configuration) and as it stands."""
-    return Outcome(None, Answer(), state, (R.CONFIG_AS_FILED.name,))
+    return Permitted(None, Answer(), state, (R.CONFIG_AS_FILED.name,))
 
 
 def round_need(model: TableModel, state: State, op: Op) -> int:
@@ -33,7 +33,7 @@ def round_need(model: TableModel, state: State, op: Op) -> int:
 
 
 @dataclass
-class Step:
+class ReplayedStep:
     index: int
     op: Op | None
     #: empty: the device did as the model permits
@@ -41,26 +41,26 @@ class Step:
     choice: str | None = None
 
 
-def replay(model: TableModel, table: Table, ops: list[Op]) -> Iterator[Step]:
+def replay(model: TableModel, table: ExploredTable, ops: list[Op]) -> Iterator[ReplayedStep]:
     """Each operation's judgement, in order; stops after the first that differs (step 0 is the table
     before the first operation)."""
     obs = table.read(Observed())
     obs.identity = table.identity()
     state = adopt(model, obs)
     diffs = differences(model, start_outcome(state), obs, None)
-    yield Step(0, None, diffs)
+    yield ReplayedStep(0, None, diffs)
     if diffs:
         return
     identity = dict(obs.identity)
     for i, op in enumerate(ops, 1):
         if not model.legal(state, op):
-            yield Step(i, op, [Difference("the sequence", "an operation legal here", f"{op.name} in phase "
+            yield ReplayedStep(i, op, [Difference("the sequence", "an operation legal here", f"{op.name} in phase "
                                           f"{state.phase}", R.RULES[R.SHOE.name].name)])
             return
         outs = model.step(state, op)
         got = table.perform(op, round_need(model, state, op))
         out, diffs = judge(model, outs, got, identity)
-        yield Step(i, op, diffs, out.choice if out is not None else None)
+        yield ReplayedStep(i, op, diffs, out.choice if out is not None else None)
         if out is None:
             return
         state = out.state

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from harness.cards import shoe_composition
 from harness.explore import rules as R
 from harness.explore.judge import Observed, differences, judge
-from harness.explore.model import Outcome, State, TableModel
+from harness.explore.model import Permitted, State, TableModel
 from harness.explore.ops import (
     Comm,
     ConfigWrite,
@@ -44,7 +44,7 @@ def model() -> TableModel:
     return TableModel(MIDI5)
 
 
-def one(model: TableModel, s: State, op: Op) -> Outcome:
+def one(model: TableModel, s: State, op: Op) -> Permitted:
     outs = model.step(s, op)
     assert len(outs) == 1, [o.choice for o in outs]
     return outs[0]

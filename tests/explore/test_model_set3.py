@@ -13,7 +13,7 @@ import pytest
 
 from harness.explore import rules as R
 from harness.explore.judge import Observed, config_view, differences, serial_differences
-from harness.explore.model import Outcome, State, TableModel
+from harness.explore.model import Permitted, State, TableModel
 from harness.explore.ops import ConfigWrite, DealFirst, DealRest, LoadShoe, OpenRound, PlaceWager, ResetKey
 from harness.profiles.load import load_profile
 
@@ -36,7 +36,7 @@ def shown(s: State, **fields: Any) -> Observed:
     return Observed(**{**base.__dict__, **fields})
 
 
-def pick(outs: list[Outcome], choice: str | None = None) -> Outcome:
+def pick(outs: list[Permitted], choice: str | None = None) -> Permitted:
     return next(o for o in outs if o.choice == choice) if choice else outs[0]
 
 

@@ -15,7 +15,7 @@ from test_model_widened import play, rules_of
 from harness.explore import rules as R
 from harness.explore.explorer import Session
 from harness.explore.judge import Observed
-from harness.explore.model import Outcome, Pending, State, TableModel, malformed
+from harness.explore.model import Pending, Permitted, State, TableModel, malformed
 from harness.explore.ops import (
     ConfigWrite,
     DealFirst,
@@ -143,7 +143,7 @@ def test_a_limit_is_written_where_the_next_wager_lands(model: TableModel) -> Non
         session.close()
 
 
-def _major_round(model: TableModel) -> tuple[State, Outcome]:
+def _major_round(model: TableModel) -> tuple[State, Permitted]:
     """Seat 2's Royal 9 wager wins the major: its combination on the Banker hand."""
     s = model.initial()
     combo = dict(s.seats)[2]

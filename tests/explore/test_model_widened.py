@@ -17,7 +17,7 @@ from harness.explore import device as device_mod
 from harness.explore import rules as R
 from harness.explore.explorer import Session
 from harness.explore.judge import Observed, differences, judge
-from harness.explore.model import Outcome, State, TableModel
+from harness.explore.model import Permitted, State, TableModel
 from harness.explore.ops import (
     Comm,
     ConfigWrite,
@@ -78,7 +78,7 @@ def lock(locked: bool, cause: str, seq: int) -> tuple[str, str, dict[str, object
     return ("controller", "lockout", {"event": "lockout", "locked": locked, "cause": cause}, seq)
 
 
-def rules_of(model: TableModel, out: Outcome, got: Observed) -> list[str]:
+def rules_of(model: TableModel, out: Permitted, got: Observed) -> list[str]:
     return [d.rule for d in differences(model, out, got, None)]
 
 
@@ -244,7 +244,7 @@ def test_a_late_read_is_asked_again_and_judged_by_its_fastest(monkeypatch: pytes
         return "reading"
 
     obs = Observed()
-    assert device_mod.Table._timed(SimpleNamespace(), obs, "meters.get", ask) == "reading"  # type: ignore[arg-type]
+    assert device_mod.ExploredTable._timed(SimpleNamespace(), obs, "meters.get", ask) == "reading"  # type: ignore[arg-type]
     assert bool(obs.slow) is slow
     if slow:
         assert obs.slow == [("meters.get", Decimal("150.000"), 1 + device_mod.ANSWER_RETRIES)]
@@ -295,10 +295,10 @@ def test_a_read_late_by_the_hosts_own_delay_is_not_the_devices(monkeypatch: pyte
 
     monkeypatch.setattr(device_mod.HOST_ECHO, "delay_s", lambda: 0.060)
     obs = Observed()
-    device_mod.Table._timed(SimpleNamespace(), obs, "meters.get", ask)  # type: ignore[arg-type]
+    device_mod.ExploredTable._timed(SimpleNamespace(), obs, "meters.get", ask)  # type: ignore[arg-type]
     assert obs.slow == []
     monkeypatch.setattr(device_mod.HOST_ECHO, "delay_s", lambda: 0.0)
-    device_mod.Table._timed(SimpleNamespace(), obs, "meters.get", ask)  # type: ignore[arg-type]
+    device_mod.ExploredTable._timed(SimpleNamespace(), obs, "meters.get", ask)  # type: ignore[arg-type]
     assert [request for request, _ms, _tries in obs.slow] == ["meters.get"]
 
 

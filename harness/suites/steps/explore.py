@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from harness.bench.acts import PressLockout
 from harness.devices.framing import next_seq
 from harness.devices.registry import open_device
-from harness.explore.device import Table
+from harness.explore.device import ExploredTable
 from harness.explore.model import TableModel, unsupported
 from harness.explore.ops import op_text, parse_op
 from harness.explore.replay import replay
@@ -50,7 +50,7 @@ def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> No
     if why is not None:  # a table the model does not stand for: no sequence can be judged there
         raise NotApplicableHere(f"the explorer's model cannot play {why}")
     model = TableModel(runner.profile)
-    table = Table(runner.profile, runner.rig, runner.performers, royal9=model.royal9)
+    table = ExploredTable(runner.profile, runner.rig, runner.performers, royal9=model.royal9)
     table.stage = runner  # type: ignore[assignment]
     for judged in replay(model, table, parsed):
         name = "the table before the first operation" if judged.op is None else \
