@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.cards import shoe_composition  # noqa: E402
-from harness.explore.explorer import CONFIG_TEMPLATES, Session, explore  # noqa: E402
+from harness.explore.draws import CONFIG_TEMPLATES  # noqa: E402
+from harness.explore.explorer import Session, explore  # noqa: E402
 from harness.explore.model import TableModel  # noqa: E402
 from harness.explore.ops import (  # noqa: E402
     Comm,
@@ -80,7 +81,7 @@ def model_alone(profile_path: str, ops: int, seed: int) -> tuple[int, float]:
         elif roll < 0.8:
             op = ResetKey(rng.choice(["mega", "major", "minor"]))
         elif roll < 0.9:
-            changes = session.config_write(s, rng.choice(CONFIG_TEMPLATES))
+            changes = session.draws.config_write(s, rng.choice(CONFIG_TEMPLATES))
             if changes is None:
                 continue
             op = ConfigWrite(changes)

@@ -34,11 +34,12 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, p
 
 from harness.bench.performers import Performers
 from harness.bench.session import BenchSession
-from harness.cards import Card, parse_card, shoe_composition
+from harness.cards import parse_card
 from harness.devices.contract import ContractError
 from harness.errors import DeviceError
 from harness.explore import rules as R
 from harness.explore.device import ExploredTable, available_ops
+from harness.explore.draws import Draws, merge_changes
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
 from harness.explore.model import R9_METERS, State, TableModel
 from harness.explore.ops import (
@@ -62,8 +63,6 @@ from harness.explore.ops import (
     VoidRounds,
 )
 from harness.explore.replay import round_need, start_outcome
-from harness.games.baccarat import deal_round
-from harness.games.royal9 import royal9_floors
 from harness.profiles.model import Profile
 from harness.suites.run.profile_rig import open_rig
 from harness.suites.run.rig import Rig, start_profile_emulator
@@ -152,11 +151,8 @@ class Session:
         self._lock = threading.Lock()
         #: the model's state where the last sequence ended
         self.last_state: State | None = None
-        shoe = [c for c, n in shoe_composition(profile.rules.decks).items() for _ in range(n)]
-        self.shoe: list[Card] = shoe
-        # the cards Royal 9 lines are made of, and those at their boundary: the face cards and nines, and
-        # the ten (a ten and a nine is not a Royal 9, 629a Royal 9 (b))
-        self.biased = [c for c in shoe if c.rank in (13, 12, 11, 10, 9)]
+        #: what the sequences draw: cards from the table's decks, configuration writes at its bounds
+        self.draws = Draws(self.model)
 
     # ------------------------------------------------------------------ the device
 
@@ -294,155 +290,6 @@ class Session:
         if self._own_dir:
             shutil.rmtree(self.work_dir, ignore_errors=True)
 
-    # ------------------------------------------------------------------ strategies
-
-    def _royal9_lines(self, rng: random.Random) -> tuple[Card, ...]:
-        """Six cards whose first four give the Player hand (cards 1 and 3), the Banker hand (2 and 4) or
-        both a face card and a nine, each pair suited or not at random: every Royal 9 line of 629a Royal 9
-        (f)(1) (Royal 9, suited, tie, suited tie), the personal king-9 among them now and then."""
-        faces = [c for c in self.shoe if c.rank in (11, 12, 13)]
-        nines = [c for c in self.shoe if c.rank == 9]
-        cards = list(rng.sample(self.shoe, 6))
-        hands = rng.choice(((0,), (1,), (0, 1), (0, 1)))
-        for hand in hands:
-            face = rng.choice(faces)
-            suited = [c for c in nines if c.suit == face.suit]
-            nine = rng.choice(suited if rng.random() < 0.5 and suited else nines)
-            cards[hand], cards[hand + 2] = (face, nine) if rng.random() < 0.5 else (nine, face)
-        return tuple(cards)
-
-    def shaped_round(self, shape: str, rng: random.Random) -> tuple[Card, ...]:
-        """Six cards from the table's decks whose round has ``shape``: ``tie`` (the hands tie), ``banker3``
-        (the Banker ends on a three-card 7, winning or tying: the Dragon 7 line and its boundary),
-        ``player3`` (the Player ends on a three-card 8: the Panda 8 line and its boundary), else any.
-        Drawn by rejection from random cards (a few hundred tries at most; the last draw otherwise)."""
-        if shape == "royal9":
-            return self._royal9_lines(rng)
-        cards = tuple(rng.sample(self.shoe, 6))
-        for _ in range(400):
-            r = deal_round(list(cards))
-            if shape == "tie" and r.winner == "tie":
-                break
-            if shape == "banker3" and len(r.banker) == 3 and r.banker_total == 7 and r.winner != "player":
-                break
-            if shape == "player3" and len(r.player) == 3 and r.player_total == 8:
-                break
-            if shape not in ("tie", "banker3", "player3"):
-                break
-            cards = tuple(rng.sample(self.shoe, 6))
-        return cards
-
-    def config_write(self, s: State, template: tuple[str, str, str]) -> dict[str, Any] | None:
-        """One configuration write from a template (:data:`CONFIG_TEMPLATES`) for state ``s``: at, just
-        inside and just outside each bound; None where the table has no such field."""
-        field, meter, value = template
-        royal9 = self.model.royal9
-        den = s.denomination
-        if field == "denomination":
-            return {"denomination": int(value)} if royal9 else None
-        if field == "commission":
-            return {"commission": value}
-        if field == "decks":
-            return {"decks": s.decks if value == "as-is" else int(value)}
-        if field == "seats":
-            return self.seats_write(s, value)
-        cfg = s.meter_cfg.get(meter)
-        if cfg is None:
-            return None
-        floor = royal9_floors(den // 100).get(meter, 0) if royal9 and den in (100, 500) else 0
-        amount = s.meters[meter].amount
-        if field == "rate":
-            return {"meters": {meter: {"rate": value}}}
-        if field == "denomination+reset":
-            if not royal9:
-                return None
-            return {"denomination": 100 if den == 500 else 500, "meters": {meter: {"reset": max(floor - 1, 0)}}}
-        if value == "null":  # "cents or null" (docs/protocol.md 6.4): the limit or the capacity removed
-            return {"meters": {meter: {field: None}}}
-        # where one wager at the denomination in force takes the meter: its next contribution lands at, just
-        # short of or just past a limit written there
-        land = None if den is None else amount + int(s.meters[meter].residual + Decimal(den) * cfg.rate / 100)
-        name, _sign, shift = value.partition("+") if "+" in value else value.partition("-")
-        base = {"floor": floor, "amount": amount, "capacity": cfg.display_capacity, "limit": cfg.payout_limit,
-                "land": land}[name]
-        if base is None:
-            return None
-        number = base + int(shift or 0) * (-1 if "-" in value else 1)
-        return {"meters": {meter: {field: number}}} if number >= 0 else None
-
-
-    def seats_write(self, s: State, how: str) -> dict[str, Any] | None:
-        """A ``seats`` write (docs/protocol.md 6.4) of the table's seats: ``as-is`` (the combinations in
-        force), ``swap`` (two seats' personal combinations exchanged: unique king-9 pairs still), ``rotate``
-        (every combination one seat on), ``duplicate`` (one seat given another's: refused, 629a Royal 9
-        (e)(5)), ``not-king9`` (a queen for a king: refused)."""
-        seats: list[list[Any]] = [[seat, None if combo is None else list(combo)] for seat, combo in s.seats]
-        owned = [i for i, (_seat, combo) in enumerate(seats) if combo is not None]
-        if len(owned) < 2:
-            return None
-        first, second = owned[0], owned[-1]
-        if how == "swap":
-            seats[first][1], seats[second][1] = seats[second][1], seats[first][1]
-        elif how == "rotate":
-            combos = [seats[i][1] for i in owned]
-            for i, combo in zip(owned, combos[1:] + combos[:1], strict=True):
-                seats[i][1] = combo
-        elif how == "duplicate":
-            seats[second][1] = list(seats[first][1] or ())
-        elif how == "not-king9":
-            combo = seats[first][1] or ["KS", "9S"]
-            seats[first][1] = ["Q" + combo[0][1:], combo[1]]
-        return {"seats": [{"seat": seat, "combo": combo} for seat, combo in seats]}
-
-    def templates(self) -> tuple[tuple[str, str, str], ...]:
-        """The configuration writes to draw from (:data:`CONFIG_TEMPLATES`), as the profile's
-        ``config_writes:`` declares them (docs/device-profiles.md): every template of a field the device
-        takes, and of a field it never takes only the writes that must be refused anyway or that write
-        it as it stands (the refusal the profile announces is checked, the other fields keep their
-        share)."""
-        names = {"seats": "combinations", "denomination+reset": "denomination", "rate": "meters",
-                 "reset": "meters", "initial": "meters", "payout_limit": "meters", "display_capacity": "meters"}
-        out = []
-        for t in CONFIG_TEMPLATES:
-            field = t[0]
-            policy = self.profile.writes(names.get(field, field))
-            if policy != "never" or t[2] in ("as-is", "swap", "101", "17", "0"):
-                out.append(t)
-        return tuple(out)
-
-
-CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
-    ("decks", "", "1"), ("decks", "", "6"), ("decks", "", "16"), ("decks", "", "0"), ("decks", "", "17"),
-    ("decks", "", "as-is"),
-    ("seats", "", "as-is"), ("seats", "", "swap"), ("seats", "", "rotate"), ("seats", "", "duplicate"),
-    ("seats", "", "not-king9"),
-    ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
-    ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "101"),
-    *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
-        ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"),
-        ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
-        ("reset", "amount+1"),
-        ("initial", "floor-1"), ("initial", "floor+100"), ("initial", "amount+100"),
-        ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
-        ("payout_limit", "amount+700"),
-        ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
-        ("payout_limit", "land-1"), ("payout_limit", "land"), ("payout_limit", "land+1"), ("payout_limit", "null"),
-        ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"),
-        ("display_capacity", "null"))),
-)
-
-
-def merge_changes(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    """Two ``config.set`` writes as one: the second's fields over the first's, a meter's fields merged."""
-    out = {**first, **{k: v for k, v in second.items() if k != "meters"}}
-    if "meters" in second:
-        meters = {name: dict(fields) for name, fields in dict(first.get("meters") or {}).items()}
-        for name, fields in second["meters"].items():
-            meters[name] = {**meters.get(name, {}), **fields}
-        out["meters"] = meters
-    return out
-
-
 def _stop_emulator(emulator: Any) -> None:
     emulator.stop()
     shutil.rmtree(emulator.run_dir, ignore_errors=True)
@@ -466,7 +313,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     # charged on the dollars), and 0 (refused bad-amount, section 12)
     amounts = [100, 500, 1000, 2500, 1050, 0]
     enabled = session.enabled
-    templates = session.templates()
+    templates = session.draws.templates()
     #: the rule of an incident and the rounds after it, with what it draws (two rules: :meth:`incident_round`)
     incident_rule = rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination",
                                                "commission", "reboot", "power", "reconnect", "link")),
@@ -585,7 +432,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if others and rng.random() < 0.5:  # another seat's Royal 9 wager: mega envy, 629a Royal 9 (e)(9)
                     other = rng.choice(others)
                     self.wagers([(other, "banker", 500), (other, "royal9", 500)])
-                filler = rng.sample(session.shoe, 4)
+                filler = rng.sample(session.draws.shoe, 4)
                 # the combination on the Player hand (cards 1 and 3: minor), on the Banker hand (cards 2
                 # and 4: major) or on both (mega), 629a Royal 9 (e)(6)-(e)(8); one draw in four of a
                 # random jackpot, two seats' combinations, one on each hand: a minor and a major won in the
@@ -612,9 +459,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     seat = rng.choice(model.seats)
                     self.wagers([(seat, "tie", 500), (seat, "royal9", 500)])
                 if shape != "any":
-                    self.play(LoadShoe(tuple(c.code for c in session.shaped_round(shape, rng))))
+                    self.play(LoadShoe(tuple(c.code for c in session.draws.shaped_round(shape, rng))))
                 elif not model.legal(self.state, DealFirst()):
-                    pool = session.biased if biased else session.shoe
+                    pool = session.draws.biased if biased else session.draws.shoe
                     self.play(LoadShoe(tuple(c.code for c in rng.sample(pool, 6))))
             self.midround(rng, both)
             misread = "deal_misread" in enabled and rng.random() < 0.1
@@ -674,7 +521,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 seat, kind = rng.choice(sorted(self.state.layout))
                 self.play(PlaceWager(seat, kind, 0))
             if rng.random() < 0.1:
-                changes = session.config_write(self.state, rng.choice(templates))
+                changes = session.draws.config_write(self.state, rng.choice(templates))
                 if changes is not None:
                     self.play(ConfigWrite(changes))
 
@@ -729,7 +576,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     both = True
                 elif kind == "commission":
                     template = ("commission", "", rng.choice(("4", "4.5", "5")))
-                changes = session.config_write(self.state, template)
+                changes = session.draws.config_write(self.state, template)
                 if changes is not None:
                     self.play(ConfigWrite(changes))
                     if rng.random() < 0.5:
@@ -789,7 +636,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 return
             if self.state.phase == "dealing":
                 self.play(DealRest())
-            cards = list(session.shoe)
+            cards = list(session.draws.shoe)
             rng.shuffle(cards)
             self.play(LoadShoe(tuple(c.code for c in cards)))
             for _ in range(rounds):
@@ -838,7 +685,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if self.state.phase != "open":
                     return
                 if not model.legal(self.state, DealFirst()):
-                    cards = list(session.shoe)
+                    cards = list(session.draws.shoe)
                     rng.shuffle(cards)
                     self.play(LoadShoe(tuple(c.code for c in cards)))
                 self.play(DealFirst())
@@ -880,7 +727,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
 
         @rule(n=st.integers(6, 400), biased=st.booleans(), rng=st.randoms(use_true_random=False))
         def load(self, n: int, biased: bool, rng: random.Random) -> None:
-            pool = session.biased if biased else session.shoe
+            pool = session.draws.biased if biased else session.draws.shoe
             cards = rng.sample(pool, min(n, len(pool)))
             self.play(LoadShoe(tuple(c.code for c in cards)))
 
@@ -903,8 +750,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def config_write(self, template: tuple[str, str, str], second: tuple[str, str, str], roll: int) -> None:
             """One write from a template; one draw in four two templates' fields in one write (a field
             refused refuses the whole write: none of the others may be applied, docs/protocol.md 6.4)."""
-            changes = session.config_write(self.state, template)
-            more = session.config_write(self.state, second) if roll == 3 else None
+            changes = session.draws.config_write(self.state, template)
+            more = session.draws.config_write(self.state, second) if roll == 3 else None
             if changes is not None and more is not None:
                 changes = merge_changes(changes, more)
             if changes is not None:

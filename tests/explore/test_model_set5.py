@@ -13,7 +13,7 @@ import test_model_widened as widened
 from test_model_widened import play, rules_of
 
 from harness.explore import rules as R
-from harness.explore.explorer import Session
+from harness.explore.draws import Draws, merge_changes
 from harness.explore.judge import Observed
 from harness.explore.model import Pending, Permitted, State, TableModel, malformed
 from harness.explore.ops import (
@@ -127,20 +127,22 @@ def test_a_payout_limit_removed_may_be_taken_or_refused_never_bad_args(model: Ta
 
 
 def test_a_limit_is_written_where_the_next_wager_lands(model: TableModel) -> None:
-    session = Session(MIDI5)
-    try:
-        s = model.initial()
-        s.meters["major"].residual = Decimal("0.5")
-        amount = s.meters["major"].amount
-        # one $5 wager at 0.5 % adds 2.5 cents: with 0.5 carried, 3 whole cents
-        assert session.config_write(s, ("payout_limit", "major", "land")) == {
-            "meters": {"major": {"payout_limit": amount + 3}}}
-        assert session.config_write(s, ("payout_limit", "major", "land-1")) == {
-            "meters": {"major": {"payout_limit": amount + 2}}}
-        assert session.config_write(s, ("payout_limit", "major", "null")) == {
-            "meters": {"major": {"payout_limit": None}}}
-    finally:
-        session.close()
+    draws = Draws(model)
+    s = model.initial()
+    s.meters["major"].residual = Decimal("0.5")
+    amount = s.meters["major"].amount
+    # one $5 wager at 0.5 % adds 2.5 cents: with 0.5 carried, 3 whole cents
+    assert draws.config_write(s, ("payout_limit", "major", "land")) == {
+        "meters": {"major": {"payout_limit": amount + 3}}}
+    assert draws.config_write(s, ("payout_limit", "major", "land-1")) == {
+        "meters": {"major": {"payout_limit": amount + 2}}}
+    assert draws.config_write(s, ("payout_limit", "major", "null")) == {"meters": {"major": {"payout_limit": None}}}
+
+
+def test_two_writes_joined_in_one() -> None:
+    joined = merge_changes({"commission": "4", "meters": {"major": {"rate": "2"}}},
+                           {"meters": {"major": {"reset": 45_001}, "minor": {"rate": "1"}}})
+    assert joined == {"commission": "4", "meters": {"major": {"rate": "2", "reset": 45_001}, "minor": {"rate": "1"}}}
 
 
 def _major_round(model: TableModel) -> tuple[State, Permitted]:

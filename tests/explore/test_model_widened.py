@@ -15,7 +15,7 @@ import pytest
 from harness.cards import shoe_composition
 from harness.explore import device as device_mod
 from harness.explore import rules as R
-from harness.explore.explorer import Session
+from harness.explore.draws import Draws
 from harness.explore.judge import Observed, differences, judge
 from harness.explore.model import Permitted, State, TableModel
 from harness.explore.ops import (
@@ -252,11 +252,10 @@ def test_a_late_read_is_asked_again_and_judged_by_its_fastest(monkeypatch: pytes
 
 @pytest.mark.parametrize("shape", ["tie", "banker3", "player3", "royal9"])
 def test_shaped_rounds(shape: str) -> None:
-    shoe = list(shoe_composition(8).elements())
-    fake = SimpleNamespace(shoe=shoe)
-    fake._royal9_lines = lambda rng: Session._royal9_lines(fake, rng)  # type: ignore[arg-type]
+    draws = Draws(TableModel(MIDI5))
+    assert sorted(c.code for c in draws.shoe) == sorted(c.code for c in shoe_composition(8).elements())
     for n in range(20):
-        cards = Session.shaped_round(fake, shape, random.Random(n))  # type: ignore[arg-type]
+        cards = draws.shaped_round(shape, random.Random(n))
         r = deal_round(list(cards))
         if shape == "tie":
             assert r.winner == "tie"

@@ -1,0 +1,173 @@
+"""What the explorer draws from the table it explores: cards from the table's own decks (whole rounds of
+a given shape, the Royal 9 lines and their boundaries) and configuration writes at, just inside and just
+outside each bound (:data:`CONFIG_TEMPLATES`), as the profile's ``config_writes:`` allows them.  Pure: a
+draw takes a random generator and the model's state, and does no I/O."""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal
+from typing import Any
+
+from harness.cards import Card, shoe_composition
+from harness.explore.model import State, TableModel
+from harness.games.baccarat import deal_round
+from harness.games.royal9 import royal9_floors
+
+
+class Draws:
+    """The draws for one table (its model: the Rules Submission, the decks, the Royal 9 meters)."""
+
+    def __init__(self, model: TableModel) -> None:
+        self.model = model
+        self.profile = model.profile
+        self.shoe: list[Card] = [c for c, n in shoe_composition(self.profile.rules.decks).items() for _ in range(n)]
+        # the cards Royal 9 lines are made of, and those at their boundary: the face cards and nines, and
+        # the ten (a ten and a nine is not a Royal 9, 629a Royal 9 (b))
+        self.biased = [c for c in self.shoe if c.rank in (13, 12, 11, 10, 9)]
+
+    def royal9_lines(self, rng: random.Random) -> tuple[Card, ...]:
+        """Six cards whose first four give the Player hand (cards 1 and 3), the Banker hand (2 and 4) or
+        both a face card and a nine, each pair suited or not at random: every Royal 9 line of 629a Royal 9
+        (f)(1) (Royal 9, suited, tie, suited tie), the personal king-9 among them now and then."""
+        faces = [c for c in self.shoe if c.rank in (11, 12, 13)]
+        nines = [c for c in self.shoe if c.rank == 9]
+        cards = list(rng.sample(self.shoe, 6))
+        hands = rng.choice(((0,), (1,), (0, 1), (0, 1)))
+        for hand in hands:
+            face = rng.choice(faces)
+            suited = [c for c in nines if c.suit == face.suit]
+            nine = rng.choice(suited if rng.random() < 0.5 and suited else nines)
+            cards[hand], cards[hand + 2] = (face, nine) if rng.random() < 0.5 else (nine, face)
+        return tuple(cards)
+
+    def shaped_round(self, shape: str, rng: random.Random) -> tuple[Card, ...]:
+        """Six cards from the table's decks whose round has ``shape``: ``tie`` (the hands tie), ``banker3``
+        (the Banker ends on a three-card 7, winning or tying: the Dragon 7 line and its boundary),
+        ``player3`` (the Player ends on a three-card 8: the Panda 8 line and its boundary), else any.
+        Drawn by rejection from random cards (a few hundred tries at most; the last draw otherwise)."""
+        if shape == "royal9":
+            return self.royal9_lines(rng)
+        cards = tuple(rng.sample(self.shoe, 6))
+        for _ in range(400):
+            r = deal_round(list(cards))
+            if shape == "tie" and r.winner == "tie":
+                break
+            if shape == "banker3" and len(r.banker) == 3 and r.banker_total == 7 and r.winner != "player":
+                break
+            if shape == "player3" and len(r.player) == 3 and r.player_total == 8:
+                break
+            if shape not in ("tie", "banker3", "player3"):
+                break
+            cards = tuple(rng.sample(self.shoe, 6))
+        return cards
+
+    def config_write(self, s: State, template: tuple[str, str, str]) -> dict[str, Any] | None:
+        """One configuration write from a template (:data:`CONFIG_TEMPLATES`) for state ``s``: at, just
+        inside and just outside each bound; None where the table has no such field."""
+        field, meter, value = template
+        royal9 = self.model.royal9
+        den = s.denomination
+        if field == "denomination":
+            return {"denomination": int(value)} if royal9 else None
+        if field == "commission":
+            return {"commission": value}
+        if field == "decks":
+            return {"decks": s.decks if value == "as-is" else int(value)}
+        if field == "seats":
+            return self.seats_write(s, value)
+        cfg = s.meter_cfg.get(meter)
+        if cfg is None:
+            return None
+        floor = royal9_floors(den // 100).get(meter, 0) if royal9 and den in (100, 500) else 0
+        amount = s.meters[meter].amount
+        if field == "rate":
+            return {"meters": {meter: {"rate": value}}}
+        if field == "denomination+reset":
+            if not royal9:
+                return None
+            return {"denomination": 100 if den == 500 else 500, "meters": {meter: {"reset": max(floor - 1, 0)}}}
+        if value == "null":  # "cents or null" (docs/protocol.md 6.4): the limit or the capacity removed
+            return {"meters": {meter: {field: None}}}
+        # where one wager at the denomination in force takes the meter: its next contribution lands at, just
+        # short of or just past a limit written there
+        land = None if den is None else amount + int(s.meters[meter].residual + Decimal(den) * cfg.rate / 100)
+        name, _sign, shift = value.partition("+") if "+" in value else value.partition("-")
+        base = {"floor": floor, "amount": amount, "capacity": cfg.display_capacity, "limit": cfg.payout_limit,
+                "land": land}[name]
+        if base is None:
+            return None
+        number = base + int(shift or 0) * (-1 if "-" in value else 1)
+        return {"meters": {meter: {field: number}}} if number >= 0 else None
+
+
+    def seats_write(self, s: State, how: str) -> dict[str, Any] | None:
+        """A ``seats`` write (docs/protocol.md 6.4) of the table's seats: ``as-is`` (the combinations in
+        force), ``swap`` (two seats' personal combinations exchanged: unique king-9 pairs still), ``rotate``
+        (every combination one seat on), ``duplicate`` (one seat given another's: refused, 629a Royal 9
+        (e)(5)), ``not-king9`` (a queen for a king: refused)."""
+        seats: list[list[Any]] = [[seat, None if combo is None else list(combo)] for seat, combo in s.seats]
+        owned = [i for i, (_seat, combo) in enumerate(seats) if combo is not None]
+        if len(owned) < 2:
+            return None
+        first, second = owned[0], owned[-1]
+        if how == "swap":
+            seats[first][1], seats[second][1] = seats[second][1], seats[first][1]
+        elif how == "rotate":
+            combos = [seats[i][1] for i in owned]
+            for i, combo in zip(owned, combos[1:] + combos[:1], strict=True):
+                seats[i][1] = combo
+        elif how == "duplicate":
+            seats[second][1] = list(seats[first][1] or ())
+        elif how == "not-king9":
+            combo = seats[first][1] or ["KS", "9S"]
+            seats[first][1] = ["Q" + combo[0][1:], combo[1]]
+        return {"seats": [{"seat": seat, "combo": combo} for seat, combo in seats]}
+
+    def templates(self) -> tuple[tuple[str, str, str], ...]:
+        """The configuration writes to draw from (:data:`CONFIG_TEMPLATES`), as the profile's
+        ``config_writes:`` declares them (docs/device-profiles.md): every template of a field the device
+        takes, and of a field it never takes only the writes that must be refused anyway or that write
+        it as it stands (the refusal the profile announces is checked, the other fields keep their
+        share)."""
+        names = {"seats": "combinations", "denomination+reset": "denomination", "rate": "meters",
+                 "reset": "meters", "initial": "meters", "payout_limit": "meters", "display_capacity": "meters"}
+        out = []
+        for t in CONFIG_TEMPLATES:
+            field = t[0]
+            policy = self.profile.writes(names.get(field, field))
+            if policy != "never" or t[2] in ("as-is", "swap", "101", "17", "0"):
+                out.append(t)
+        return tuple(out)
+
+
+CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
+    ("decks", "", "1"), ("decks", "", "6"), ("decks", "", "16"), ("decks", "", "0"), ("decks", "", "17"),
+    ("decks", "", "as-is"),
+    ("seats", "", "as-is"), ("seats", "", "swap"), ("seats", "", "rotate"), ("seats", "", "duplicate"),
+    ("seats", "", "not-king9"),
+    ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
+    ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "101"),
+    *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
+        ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"),
+        ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
+        ("reset", "amount+1"),
+        ("initial", "floor-1"), ("initial", "floor+100"), ("initial", "amount+100"),
+        ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
+        ("payout_limit", "amount+700"),
+        ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
+        ("payout_limit", "land-1"), ("payout_limit", "land"), ("payout_limit", "land+1"), ("payout_limit", "null"),
+        ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"),
+        ("display_capacity", "null"))),
+)
+
+
+def merge_changes(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two ``config.set`` writes as one: the second's fields over the first's, a meter's fields merged."""
+    out = {**first, **{k: v for k, v in second.items() if k != "meters"}}
+    if "meters" in second:
+        meters = {name: dict(fields) for name, fields in dict(first.get("meters") or {}).items()}
+        for name, fields in second["meters"].items():
+            meters[name] = {**meters.get(name, {}), **fields}
+        out["meters"] = meters
+    return out
