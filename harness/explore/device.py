@@ -28,7 +28,6 @@ from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
 from harness.explore.judge import ANSWER_DEADLINE_MS, Observed, normalise_config
-from harness.explore.model import Pending
 from harness.explore.ops import (
     Comm,
     ConfigWrite,
@@ -49,6 +48,7 @@ from harness.explore.ops import (
     VoidRound,
     VoidRounds,
 )
+from harness.explore.state import Pending
 from harness.profiles.model import Profile
 from harness.suites.run.rig import Rig, device_entry
 

@@ -10,7 +10,8 @@ from decimal import Decimal
 from typing import Any
 
 from harness.cards import Card, shoe_composition
-from harness.explore.model import State, TableModel
+from harness.explore.model import TableModel
+from harness.explore.state import State
 from harness.games.baccarat import deal_round
 from harness.games.royal9 import royal9_floors
 

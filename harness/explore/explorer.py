@@ -41,7 +41,7 @@ from harness.explore import rules as R
 from harness.explore.device import ExploredTable, available_ops
 from harness.explore.draws import Draws, merge_changes
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
-from harness.explore.model import R9_METERS, State, TableModel
+from harness.explore.model import R9_METERS, TableModel
 from harness.explore.ops import (
     Comm,
     ConfigWrite,
@@ -63,6 +63,7 @@ from harness.explore.ops import (
     VoidRounds,
 )
 from harness.explore.replay import round_need, start_outcome
+from harness.explore.state import State
 from harness.profiles.model import Profile
 from harness.suites.run.profile_rig import open_rig
 from harness.suites.run.rig import Rig, start_profile_emulator

@@ -15,7 +15,8 @@ from typing import Any
 
 from harness.devices.framing import next_seq
 from harness.explore import rules as R
-from harness.explore.model import Pending, Permitted, State, TableModel
+from harness.explore.model import Permitted, TableModel
+from harness.explore.state import Pending, State
 from harness.money import Cents
 
 #: docs/protocol.md section 5: a device answers a request within 100 ms unless the command says otherwise

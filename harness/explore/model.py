@@ -12,9 +12,10 @@ took and counts it, so no one choice is assumed.
 
 It is built from the rules, not from any device: the round is settled by the oracle
 (:class:`harness.suites.run.oracle.Oracle` over :mod:`harness.games`), the meters grow by the exact
-arithmetic of :mod:`harness.progressive.meter`, configurations are judged by
-:func:`harness.progressive.floors.configuration_problems`, and the rest is docs/protocol.md sections
-6 and 8, each as a :mod:`harness.explore.rules` rule with its clause.
+arithmetic of :mod:`harness.progressive.meter`, configuration writes are judged by
+:mod:`harness.explore.configuration` (over :func:`harness.progressive.floors.configuration_problems`),
+the state is :class:`harness.explore.state.State`, and the rest is docs/protocol.md sections 6 and 8,
+each as a :mod:`harness.explore.rules` rule with its clause.
 
 Events and time: each outcome says which ``lockout`` event the step must send (docs/protocol.md
 sections 6.4 and 8), whether the step's first card starts a lock-out that is timed against the
@@ -32,9 +33,7 @@ three-games wager, linked tables, writes that add or remove seats.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -43,6 +42,7 @@ from typing import Any
 from harness.cards import parse_card
 from harness.errors import InputError
 from harness.explore import rules as R
+from harness.explore.configuration import config_after, malformed
 from harness.explore.ops import (
     Comm,
     ConfigWrite,
@@ -63,12 +63,12 @@ from harness.explore.ops import (
     VoidRound,
     VoidRounds,
 )
+from harness.explore.state import MeterState, Pending, State
 from harness.games.baccarat import deal_round
 from harness.games.interpretations import Interpretations
-from harness.money import Cents, parse_rate
+from harness.money import Cents
 from harness.profiles.model import Profile, SeatSettings
-from harness.progressive.floors import configuration_problems
-from harness.progressive.meter import MeterConfig, grow_to_cap
+from harness.progressive.meter import grow_to_cap
 from harness.suites.run.oracle import Oracle
 
 BASE = ("player", "banker", "tie")
@@ -92,63 +92,6 @@ def unsupported(profile: Profile) -> str | None:
     if interp.get("lockout-automatic") is False:
         return "lockout-automatic false (the model closes wagering on the first card)"
     return None
-
-
-@dataclass
-class MeterState:
-    amount: Cents
-    residual: Decimal = Decimal(0)
-    diverted: Cents = 0
-
-
-@dataclass(frozen=True, order=True)
-class Pending:
-    meter: str
-    seat: int
-    amount: Cents
-    category: str
-
-
-@dataclass
-class State:
-    denomination: Cents | None
-    meter_cfg: dict[str, MeterConfig]
-    meters: dict[str, MeterState]
-    cumulative_paid: Cents = 0
-    paid_by_table: Cents = 0
-    paid_by_attendant: Cents = 0
-    pending: tuple[Pending, ...] = ()
-    layout: dict[tuple[int, str], Cents] = field(default_factory=dict)
-    #: idle (after power-up) | open | dealing | settled
-    phase: str = "idle"
-    locked: bool = True
-    cause: str | None = "power"
-    #: the last round number; None until the device first shows one
-    round: int | None = None
-    #: cards left in the shoe, top first; None while unknown (after a power cycle, before a load)
-    shoe: tuple[str, ...] | None = None
-    dealt: int = 0
-    round_cards: tuple[str, ...] = ()
-    round_need: int = 0
-    link_up: bool = True
-    #: the SEQ of the last event each role (controller, shoe) sent; None while unknown
-    seqs: dict[str, int | None] = field(default_factory=lambda: {"controller": None, "shoe": None})
-    #: the roles that have sent no event since the power came back: their next may be numbered 1
-    seq_fresh: frozenset[str] = frozenset()
-    #: the Banker commission in force, percent (docs/protocol.md 6.4 ``commission``)
-    commission: Decimal = Decimal(5)
-    #: decks in the shoe as configured (docs/protocol.md 6.4 ``decks``)
-    decks: int = 8
-    #: the seats and their personal king-9 combinations in force: (seat, (king, nine) codes or None)
-    seats: tuple[tuple[int, tuple[str, str] | None], ...] = ()
-
-    def clone(self) -> State:
-        new = copy.copy(self)
-        new.meter_cfg = dict(self.meter_cfg)
-        new.meters = {k: dataclasses.replace(v) for k, v in self.meters.items()}
-        new.layout = dict(self.layout)
-        new.seqs = dict(self.seqs)
-        return new
 
 
 @dataclass(frozen=True)
@@ -199,82 +142,6 @@ class Permitted:
 
 
 REFUSED = frozenset({"REFUSED"})
-
-
-_LIMIT_AGAINST_SETTINGS = re.compile(r"payout limit .* must be greater than the (initial|reset) amount")
-
-
-def malformed(changes: Mapping[str, Any]) -> bool:
-    """A ``config.set`` carrying a malformed or out-of-range value, which a device may answer NAK BAD_ARGS
-    (docs/protocol.md section 3, "missing, mistyped or out-of-range argument", and 6.4: a field that is not
-    configurable or a malformed value): decks outside 1..16, a seat outside 1..9 or a combination that is
-    not two cards, a commission outside 0..100 %, a denomination or an amount that is not whole cents, a
-    meter or field the table does not have.  A write that is none of these is within the contract's ranges:
-    declined, it is REFUSED, never BAD_ARGS."""
-    for key, value in changes.items():
-        if key == "decks" and (not _cents(value) or not 1 <= value <= 16):
-            return True
-        if key == "denomination" and not _cents(value):
-            return True
-        if key == "commission":
-            try:
-                parse_rate(value)
-            except (InputError, TypeError):
-                return True
-        if key == "seats" and _bad_seats(value):
-            return True
-        if key == "meters":
-            if not isinstance(value, Mapping):
-                return True
-            for name, fields in value.items():
-                if name not in ("mega", "major", "minor") or not isinstance(fields, Mapping) \
-                        or _bad_meter_fields(fields):
-                    return True
-        if key not in ("decks", "denomination", "commission", "seats", "meters"):
-            return True
-    return False
-
-
-def _cents(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _bad_meter_fields(fields: Mapping[str, Any]) -> bool:
-    for field_name, value in fields.items():
-        if field_name == "rate":
-            try:
-                parse_rate(value)
-            except (InputError, TypeError):
-                return True
-        elif field_name in ("initial", "reset"):
-            if not _cents(value):
-                return True
-        elif field_name in ("payout_limit", "display_capacity"):
-            if value is not None and not _cents(value):
-                return True
-        else:
-            return True
-    return False
-
-
-def _bad_seats(value: Any) -> bool:
-    if not isinstance(value, (list, tuple)):
-        return True
-    for item in value:
-        if not isinstance(item, Mapping) or not _cents(item.get("seat")) or not 1 <= item["seat"] <= 9:
-            return True
-        combo = item.get("combo")
-        if combo is None:
-            continue
-        if not isinstance(combo, (list, tuple)) or len(combo) != 2:
-            return True
-        try:
-            parse_card(str(combo[0]))
-            parse_card(str(combo[1]))
-        except InputError:
-            return True
-    # a write that adds or removes seats is well-formed (one to nine seats): it is not played (written_seats)
-    return False
 
 
 class TableModel:
@@ -591,94 +458,6 @@ class TableModel:
                         (R.RESET_KEY.name, R.PAYOUT_METERS.name),
                         events=(("controller", "reset", {"meter": op.meter, "amount": cfg.reset}),))]
 
-    def config_after(self, s: State, changes: Mapping[str, Any]) -> tuple[State | None, list[R.Rule]]:
-        """The state a configuration write leaves when taken, or None with the rules that refuse it."""
-        n = s.clone()
-        broken: list[R.Rule] = []
-        if "decks" in changes:
-            decks = changes["decks"]
-            if not isinstance(decks, int) or isinstance(decks, bool) or not 1 <= decks <= 16:
-                return None, [R.CONFIG_RANGE, R.CONFIG_WRITES]
-            n.decks = decks
-        if "seats" in changes:
-            seats = self.written_seats(s, changes["seats"])
-            if seats is None:
-                return None, [R.CONFIG_RANGE, R.CONFIG_WRITES]
-            n.seats = seats
-        if "commission" in changes:
-            # a percentage 0..100 (harness.money.parse_rate); outside it, or malformed: refused
-            try:
-                n.commission = parse_rate(changes["commission"])
-            except (InputError, TypeError):
-                return None, [R.CONFIG_RANGE]
-        if "denomination" in changes:
-            den = changes["denomination"]
-            if not self.royal9 or den not in (100, 500):
-                return None, [R.CONFIG_RANGE]
-            n.denomination = den
-        for name, fields in dict(changes.get("meters") or {}).items():
-            cfg = n.meter_cfg.get(name)
-            if cfg is None:
-                return None, [R.CONFIG_RANGE]
-            upd = dict(fields)
-            if "rate" in upd:
-                upd["rate"] = Decimal(str(upd["rate"]))
-            new = dataclasses.replace(cfg, **upd)
-            amount = n.meters[name].amount
-            # a value written again as it stands establishes or changes nothing (461a.12(k)(1))
-            # a payout limit established must be greater than the meter's current amount (461a.12(k)(1)); a
-            # limit removed (null, docs/protocol.md 6.4 "cents or null") limits nothing: taken or refused
-            if "payout_limit" in upd and new.payout_limit != cfg.payout_limit \
-                    and new.payout_limit is not None and new.payout_limit <= amount:
-                broken.append(R.CONFIG_LIMIT)
-            if "reset" in upd and new.reset != cfg.reset and new.reset > amount:
-                broken.append(R.CONFIG_LIMIT)
-            n.meter_cfg[name] = new
-        den = None if n.denomination is None or not self.royal9 else n.denomination // 100
-        was = None if s.denomination is None or not self.royal9 else s.denomination // 100
-        # only what the write brings in: a configuration adopted from the device as it stood may already
-        # break a bound the write does not touch (docs/protocol.md 6.4 judges the fields written), and a
-        # device may then take the write or refuse it (both outcomes are kept)
-        before = set(configuration_problems(s.meter_cfg.values(), was))
-        for problem in configuration_problems(n.meter_cfg.values(), den):
-            # 461a.12(k)(1) holds a payout limit to the meter's *current* amount (checked above); a
-            # limit at or below the initial or reset amount is a Rules Submission's oddity, which a
-            # device may take or refuse: never a required refusal
-            if problem not in before and not _LIMIT_AGAINST_SETTINGS.search(problem):
-                broken.append(R.CONFIG_FLOOR if "floor" in problem else R.CONFIG_LIMIT)
-        return (None, broken) if broken else (n, [])
-
-    @staticmethod
-    def written_seats(s: State, value: Any) -> tuple[tuple[int, tuple[str, str] | None], ...] | None:
-        """The seats a ``seats`` write sets, or None where it is refused: the table's seats (a write that
-        adds or removes seats is not played), each combination a king and a nine, no two alike (629a Royal
-        9 (e)(5))."""
-        if not isinstance(value, (list, tuple)):
-            return None
-        out: dict[int, tuple[str, str] | None] = {}
-        for item in value:
-            if not isinstance(item, Mapping) or not isinstance(item.get("seat"), int):
-                return None
-            combo = item.get("combo")
-            if combo is None:
-                out[item["seat"]] = None
-                continue
-            if not isinstance(combo, (list, tuple)) or len(combo) != 2:
-                return None
-            try:
-                king, nine = parse_card(str(combo[0])), parse_card(str(combo[1]))
-            except InputError:
-                return None
-            if king.rank != 13 or nine.rank != 9:
-                return None
-            out[item["seat"]] = (king.code, nine.code)
-        if set(out) != {seat for seat, _c in s.seats}:
-            return None
-        combos = [c for c in out.values() if c is not None]
-        if len(set(combos)) != len(combos):
-            return None
-        return tuple(sorted(out.items()))
-
     def write_policy(self, changes: Mapping[str, Any]) -> set[str]:
         """When the device takes each field of a write (docs/device-profiles.md ``config_writes``)."""
         names = {"seats": "combinations"}
@@ -687,7 +466,7 @@ class TableModel:
     def _config_write(self, s: State, op: ConfigWrite) -> list[Permitted]:
         if s.phase in ("open", "dealing") or s.layout:
             return [self._unchanged(s, R.CONFIG_LIVE)]
-        after, broken = self.config_after(s, op.changes)
+        after, broken = config_after(s, op.changes, royal9=self.royal9)
         if after is None:
             # BAD_ARGS only for a malformed value; a well-formed one below a floor or outside a limit is
             # declined on purpose: REFUSED (docs/protocol.md sections 3 and 6.4, clause

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from harness.explore import rules as R
 from harness.explore.device import ExploredTable
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
-from harness.explore.model import Answer, Permitted, State, TableModel
+from harness.explore.model import Answer, Permitted, TableModel
 from harness.explore.ops import DealFirst, DealMisread, DealRest, Op
+from harness.explore.state import State
 
 
 def start_outcome(state: State) -> Permitted:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from harness.cards import shoe_composition
 from harness.explore import rules as R
 from harness.explore.judge import Observed, differences, judge
-from harness.explore.model import Permitted, State, TableModel
+from harness.explore.model import Permitted, TableModel
 from harness.explore.ops import (
     Comm,
     ConfigWrite,
@@ -34,6 +34,7 @@ from harness.explore.ops import (
     op_text,
     parse_op,
 )
+from harness.explore.state import State
 from harness.profiles.load import load_profile
 
 MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")

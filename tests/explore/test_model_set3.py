@@ -13,8 +13,9 @@ import pytest
 
 from harness.explore import rules as R
 from harness.explore.judge import Observed, config_view, differences, serial_differences
-from harness.explore.model import Permitted, State, TableModel
+from harness.explore.model import Permitted, TableModel
 from harness.explore.ops import ConfigWrite, DealFirst, DealRest, LoadShoe, OpenRound, PlaceWager, ResetKey
+from harness.explore.state import State
 from harness.profiles.load import load_profile
 
 MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")

@@ -15,7 +15,7 @@ from test_model_widened import play, rules_of
 from harness.explore import rules as R
 from harness.explore.draws import Draws, merge_changes
 from harness.explore.judge import Observed
-from harness.explore.model import Pending, Permitted, State, TableModel, malformed
+from harness.explore.model import Permitted, TableModel, malformed
 from harness.explore.ops import (
     ConfigWrite,
     DealFirst,
@@ -27,6 +27,7 @@ from harness.explore.ops import (
     PressLockout,
     ResetKey,
 )
+from harness.explore.state import Pending, State
 from harness.profiles.load import load_profile
 
 MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")

@@ -17,7 +17,7 @@ from harness.explore import device as device_mod
 from harness.explore import rules as R
 from harness.explore.draws import Draws
 from harness.explore.judge import Observed, differences, judge
-from harness.explore.model import Permitted, State, TableModel
+from harness.explore.model import Permitted, TableModel
 from harness.explore.ops import (
     Comm,
     ConfigWrite,
@@ -37,6 +37,7 @@ from harness.explore.ops import (
     op_text,
     parse_op,
 )
+from harness.explore.state import State
 from harness.games.baccarat import deal_round
 from harness.profiles.load import load_profile
 
