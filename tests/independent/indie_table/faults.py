@@ -176,4 +176,43 @@ FAULTS_SET5 = {
     "reset-key-answers-slowly": "the reset key is answered after 180 ms",
 }
 
-ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5}
+# The sixth set (FAULTS6.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET6 = {
+    "shoe-status-dealt-excludes-misread": "shoe.status cards_dealt leaves out misread cards (card events count them)",
+    "shoe-empty-with-one-card-left": "shoe.status answers state empty while one card is still in the shoe",
+    "wager-decrease-refused-bad-amount": "a base wager placed again at a smaller amount is refused bad-amount",
+    "bad-seat-checked-after-lockout": "with wagering closed a wager at a seat the table lacks is refused locked-out",
+    "wager-list-stale-after-remove": "wager.list still lists a removed wager until the next wager is placed",
+    "unoffered-type-refused-bad-amount": "a wager type the table does not offer is refused bad-amount, not disabled",
+    "tie-not-a-base-wager-for-royal9": "a Royal 9 wager beside a Tie wager alone is refused no-base-wager",
+    "refused-place-sends-wager-event": "a wager.place the table refuses also sends a sensors wager event",
+    "nmb-lockout-cause-button": "round.no_more_bets closes wagering with lock-out cause button, not no-more-bets",
+    "lock-line-stuck-after-reboot": "after a controller reboot the first round.open does not lower the lock-out line",
+    "lockout-late-after-reset-key": "in the round after a reset key the lock-out on the first card is 2.5 ms late",
+    "first-unlock-after-power-not-sent": "the first round.open after a power cycle sends no lockout (round-open) event",
+    "void-flag-carried-to-next-round": "the round settled after a voided round says void true in its round_end",
+    "round-open-accepted-mid-deal": "round.open is taken while the last round is still being dealt",
+    "second-round-open-taken-with-pending": "with a payment pending the first round.open is REFUSED, the second taken",
+    "banker-4-draws-on-ace": "a banker's 4 draws when the player's third card is an ace (must stand)",
+    "commission-decimal-truncated": "a commission of 4.5 % is charged as 4 % (the decimal part is dropped)",
+    "push-category-win": "a Player or Banker wager pushed by a tie is paid with category win (stake returned)",
+    "ten-nine-counted-royal9": "a ten and a nine are taken for a Royal 9 (the check looks for a value-0 card)",
+    "last-seat-combination-off-by-one": "the last seat's personal combination is read from the seat before it",
+    "envy-payout-stake-zero": "a mega envy payout to a seat with a Royal 9 wager says stake 0",
+    "meter-payout-before-hit": "a meter jackpot's payout event is sent before its hit event",
+    "one-dollar-hit-amount-in-dollars": "on the $1 table a fixed line's hit event gives the award in dollars",
+    "residual-never-carried-into-meter": "the residual grows past a cent: its whole cents never reach the meter",
+    "contribution-booked-at-settlement": "Royal 9 wagers contribute at settlement instead of when wagering closes",
+    "diverted-cleared-by-reset-key": "the reset key sets the meter's diverted count back to zero",
+    "contribution-not-saved-until-settlement": "contributions reach non-volatile storage only at settlement",
+    "attendant-payment-booked-as-table": "the reset key books the attendant's payment into paid_by_table",
+    "reset-key-nothing-pending-bad-args": "the reset key with nothing pending is NAK BAD_ARGS, not REFUSED",
+    "reset-event-missing-after-reboot": "after a controller reboot the reset key sends no reset event",
+    "config-get-stale-after-write": "config.get answers the configuration read at power-up until the next power cycle",
+    "reset-equal-current-refused": "a reset amount written equal to the meter's current amount is REFUSED",
+    "limit-write-clears-capacity": "a payout limit written alone sets the meter's display capacity to null",
+    "identity-slow-after-power-up": "each device's first identity after a power cycle answers after 250 ms",
+    "royal9-remove-answers-slowly": "wager.remove of a Royal 9 wager answers after 150 ms",
+}
+
+ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6}

@@ -31,13 +31,14 @@ def value(card: str) -> int:
 
 
 def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
-                 banker6_draws: bool = False, banker5_from_5: bool = False) -> int:
+                 banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
     `player_natural_9_only`: fault player-natural-8-not-natural (a player's two-card 8 is no natural).
     `banker6_draws`: fault banker-6-draws-player-stood (the banker draws on 6 when the player stood).
     `banker5_from_5`: fault banker-5-stands-on-4 (the banker's 5 row starts at the player's third card 5).
+    `banker4_from_1`: fault banker-4-draws-on-ace (the banker's 4 row starts at the player's third card 1).
     """
     if len(cards) < 4:
         return 4
@@ -49,7 +50,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
         if len(cards) < 5:
             return 5
         p3 = value(cards[4])
-        draw = (b <= 2 or (b == 3 and (p3 != 8 or banker3_draws_on_8)) or (b == 4 and 2 <= p3 <= 7)
+        draw = (b <= 2 or (b == 3 and (p3 != 8 or banker3_draws_on_8))
+                or (b == 4 and (1 if banker4_from_1 else 2) <= p3 <= 7)
                 or (b == 5 and (5 if banker5_from_5 else 4) <= p3 <= 7) or (b == 6 and p3 in (6, 7)))
         return 6 if draw else 5
     # player stands on 6 or 7
@@ -79,10 +81,10 @@ class Hands:
 
 
 def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
-          banker6_draws: bool = False, banker5_from_5: bool = False) -> Hands:
+          banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
-    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5)
+    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1)
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
         if p <= 5:
@@ -155,7 +157,7 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     """`slips`: the faults of this function's paytable checks (royal9-jack-not-face, suited-tie-paid-as-tie,
     tie-with-one-suited-paid-suited-tie, royal9-counts-third-card, banker-suited-royal9-paid-unsuited,
     suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9, nine-first-not-royal9-on-banker,
-    combination-matched-on-king-suit)."""
+    combination-matched-on-king-suit, ten-nine-counted-royal9)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -172,6 +174,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
         if other != seat and combo is not None and has(p2, combo) and has(b2, combo):
             return R9Result("mega-envy")
     faces = "KQ" if "royal9-jack-not-face" in slips else FACES
+    if "ten-nine-counted-royal9" in slips:
+        faces = "T" + faces  # the face check tests for a card of value 0
     pr, ps = _royal9(p2, faces)
     br, bs = _royal9(b2, faces)
     if "royal9-counts-third-card" in slips and len(cards) > 4:

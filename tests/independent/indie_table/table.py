@@ -111,6 +111,7 @@ class Table:
         self.lock_at_power_off: tuple[bool, str | None] | None = None  # fault lock-state-restored-at-power-up
         self.held_card_event: dict[str, Any] | None = None  # fault card-events-sent-in-pairs
         self.last_out_misread = False  # fault misread-first-card-locks-late
+        self.misreads_uncounted = 0  # fault shoe-status-dealt-excludes-misread
         self._load_nv()
         self._power_up_volatile()
 
@@ -153,6 +154,8 @@ class Table:
         self.paid_by_attendant_at_boot = self.paid_by_attendant
         # fault round-number-not-saved-in-open-round: the round number written is the last settled one
         self.round_settled: int = self.round
+        # fault config-get-stale-after-write: config.get reads a copy taken at power-up
+        self.config_at_boot: dict[str, Any] = json.loads(json.dumps(self.config))
         self._save_nv()
 
     def _save_nv(self) -> None:
@@ -201,6 +204,15 @@ class Table:
         self.last_key_paid: dict[str, int] = {}  # fault reset-key-second-turn-books-again
         self.identity_page_rewritten = False  # fault controller-type-lost-after-config-write
         self.comm_alarm = False  # fault comm-lost-latched-after-restore
+        self.stale_listed: dict[tuple[int, str], int] = {}  # fault wager-list-stale-after-remove
+        self.lock_line_stuck = False  # fault lock-line-stuck-after-reboot
+        self.after_key = False  # fault lockout-late-after-reset-key
+        self.skip_unlock = False  # fault first-unlock-after-power-not-sent
+        self.prev_void = False  # fault void-flag-carried-to-next-round
+        self.open_refused_pending = False  # fault second-round-open-taken-with-pending
+        self.contribution_due = False  # fault contribution-booked-at-settlement
+        self.quiet_reset = False  # fault reset-event-missing-after-reboot
+        self.identity_slow: set[str] = set()  # fault identity-slow-after-power-up
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -222,6 +234,10 @@ class Table:
             self.link_up = True
             self._load_nv()
             self._power_up_volatile()
+            if "first-unlock-after-power-not-sent" in self.faults:
+                self.skip_unlock = True  # the display task that sends the unlock starts after the first round.open
+            if "identity-slow-after-power-up" in self.faults:
+                self.identity_slow = {"shoe", "sensors", "controller"}  # identity block read from flash at first ask
             self.on_lock_line(True)
             self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
             if ("lock-state-restored-at-power-up" in self.faults and self.lock_at_power_off is not None
@@ -239,6 +255,10 @@ class Table:
                 # the warm restart replays the hit journal on top of the pending list it has just read
                 self.pending = self.pending + [dict(p) for p in self.pending]
             self._power_up_volatile()
+            if "lock-line-stuck-after-reboot" in self.faults:
+                self.lock_line_stuck = True  # the warm start leaves the output latch set; round.open skips it
+            if "reset-event-missing-after-reboot" in self.faults:
+                self.quiet_reset = True  # the event queue of the key task is registered only at a cold start
             self.on_lock_line(True)
             if "reboot-no-power-lockout" not in self.faults:
                 self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
@@ -273,7 +293,10 @@ class Table:
                 threading.Timer(0.05, self._emit_late, args=("controller", event)).start()
             else:
                 self.emit("controller", event)
-            self._contribute()
+            if "contribution-booked-at-settlement" in self.faults:
+                self.contribution_due = True  # the settlement task books the round's contributions
+            else:
+                self._contribute()
         elif cause == "comm-lost":
             self.cause = cause
             if "comm-lost-no-event-when-locked" not in self.faults:
@@ -326,10 +349,17 @@ class Table:
                     self.diverted[meter] += whole
                 self.meters[meter] = cap
                 self.residual[meter] = max(excess - whole, Decimal(0))
+            elif "residual-never-carried-into-meter" in self.faults:
+                # the whole cents of this contribution go to the meter, the fraction is added to the residual
+                grown = int(growth.to_integral_value(rounding=ROUND_FLOOR))
+                self.meters[meter] += grown
+                self.residual[meter] += growth - grown
             else:
                 whole = int(amount.to_integral_value(rounding=ROUND_FLOOR))
                 self.meters[meter] = whole
                 self.residual[meter] = amount - whole
+        if "contribution-not-saved-until-settlement" in self.faults:
+            return  # the meter record is written with the round's settlement
         self._save_nv()
 
     # ------------------------------------------------------------------ card out (the shoe's line)
@@ -354,6 +384,8 @@ class Table:
                     time.sleep(0.004)  # the reader retries the unreadable card before raising card-out
                 if "lockout-late-after-void" in self.faults and self.after_void:
                     time.sleep(0.003)
+                if "lockout-late-after-reset-key" in self.faults and self.after_key:
+                    time.sleep(0.0025)  # the reset key's audit record is still being written
                 if "lockout-slow-with-many-wagers" in self.faults and len(self.layout) > 4:
                     # the lock-out task walks the layout's contributions before raising the line
                     time.sleep(0.0006 * (len(self.layout) - 4))
@@ -361,13 +393,15 @@ class Table:
             self.phase = "dealing"
             self.first_round_after_power = False
             self.after_void = False
+            self.after_key = False
         if self.phase == "dealing":
             self.round_cards.append(card)
             slip = "tableau-banker-3-draws-on-8" in self.faults
             nat9 = "player-natural-8-not-natural" in self.faults
             b6 = "banker-6-draws-player-stood" in self.faults
             b5 = "banker-5-stands-on-4" in self.faults
-            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5):
+            b4 = "banker-4-draws-on-ace" in self.faults
+            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4):
                 self._settle()
 
     def _settle(self) -> None:
@@ -375,11 +409,17 @@ class Table:
         hands = game.hands(cards, "tableau-banker-3-draws-on-8" in self.faults,
                            "player-natural-8-not-natural" in self.faults,
                            "banker-6-draws-player-stood" in self.faults,
-                           "banker-5-stands-on-4" in self.faults)
+                           "banker-5-stands-on-4" in self.faults,
+                           "banker-4-draws-on-ace" in self.faults)
         winner = hands.winner
+        if self.contribution_due:
+            self.contribution_due = False
+            self._contribute()
         commission = Decimal(self.config.get("commission", "5"))
         if "commission-write-ignored-in-settlement" in self.faults and self.commission_at_boot is not None:
             commission = Decimal(self.commission_at_boot)
+        if "commission-decimal-truncated" in self.faults:
+            commission = Decimal(int(commission))  # the percentage register holds whole percent
         base_events: list[dict[str, Any]] = []  # fault royal9-settled-before-base
         stakes = dict(self.layout)
         if "replace-wager-settles-first" in self.faults:
@@ -398,6 +438,8 @@ class Table:
                 vig = (Decimal(2 * stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
                 returned = 2 * stake - int(vig)
             base_lost[seat] = base_lost.get(seat, True) and category == "lose"
+            if "push-category-win" in self.faults and category == "push":
+                category = "win"  # the category is "not lost": win
             if "tie-pays-8-for-1" in self.faults and wtype == "tie" and category == "win":
                 returned = stake * 8
             if "banker-commission-on-push" in self.faults and wtype == "banker" and category == "push":
@@ -421,13 +463,18 @@ class Table:
                                          "tie-with-one-suited-paid-suited-tie", "royal9-counts-third-card",
                                          "banker-suited-royal9-paid-unsuited", "suited-tie-requires-same-suit",
                                          "suited-minor-paid-as-suited-royal9", "nine-first-not-royal9-on-banker",
-                                         "combination-matched-on-king-suit"})
+                                         "combination-matched-on-king-suit", "ten-nine-counted-royal9"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         for (seat, wtype), stake in sorted(stakes.items()):
             if wtype != "royal9":
                 continue
-            res = game.royal9_category(cards, seat, seats, slips)
+            combos = seats
+            if ("last-seat-combination-off-by-one" in self.faults and seat == max(seats)
+                    and seat - 1 in seats):
+                combos = {s: c for s, c in seats.items()}
+                combos[seat] = seats[seat - 1]  # the combination table is indexed from 0 at the last seat
+            res = game.royal9_category(cards, seat, combos, slips)
             cat = res.category
             if cat == "mega-envy" and "mega-envy-needs-occupied-position" in self.faults:
                 p2, b2 = sorted([cards[0], cards[2]]), sorted([cards[1], cards[3]])
@@ -448,8 +495,9 @@ class Table:
                 if "minor-hit-shows-major-amount" in self.faults and cat == "minor" and "major" in self.meters:
                     amount = self.meters["major"]
                 meter_field = None if "minor-hit-meter-field-null" in self.faults and cat == "minor" else cat
-                self.emit("controller", {"event": "hit", "seat": seat, "category": cat, "meter": meter_field,
-                                         "amount": amount})
+                hit_event = {"event": "hit", "seat": seat, "category": cat, "meter": meter_field, "amount": amount}
+                if "meter-payout-before-hit" not in self.faults:
+                    self.emit("controller", hit_event)
                 meter_hits += 1
                 slip_seat = min(seats) if "pending-seat-is-first-seat" in self.faults else seat
                 if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
@@ -464,6 +512,8 @@ class Table:
                     after_round_end.append(payout)  # queued for the attendant's display, sent after the round
                 else:
                     self.emit("controller", payout)
+                if "meter-payout-before-hit" in self.faults:
+                    self.emit("controller", hit_event)  # the hit record is sent when the payout slip is printed
                 if "major-hit-payout-twice" in self.faults and cat == "major":
                     self.emit("controller", dict(payout))
                 continue
@@ -477,6 +527,8 @@ class Table:
             if "one-dollar-suited-tie-typo" in self.faults and cat == "suited-royal9-tie" and denom == 100:
                 award = 3000  # the $1 paytable's $300 entered as 3000 cents
             shown = award + stake if "fixed-line-hit-amount-includes-stake" in self.faults else award
+            if "one-dollar-hit-amount-in-dollars" in self.faults and denom == 100:
+                shown = award // 100  # the $1 paytable is kept in dollars for the display
             hit_seat = seat
             if cat == "mega-envy" and "envy-hit-names-combination-seat" in self.faults:
                 p2, b2 = sorted([cards[0], cards[2]]), sorted([cards[1], cards[3]])
@@ -487,23 +539,34 @@ class Table:
                 self.cumulative_paid += award
                 self.paid_by_table += award
                 self._save_nv()
+            shown_stake = stake
+            if "envy-payout-stake-zero" in self.faults and cat == "mega-envy":
+                shown_stake = 0  # built as the envy award paid where no wager was
             self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
-                                     "stake": stake, "returned": stake + award, "paid_by": "table"})
+                                     "stake": shown_stake, "returned": stake + award, "paid_by": "table"})
         for queued in base_events:
             self.emit("controller", queued)
         self.layout.clear()
         self.first_stake.clear()
+        self.stale_listed.clear()
         self.phase = "settled"
         self.last_round_void = False
         self.round_settled = self.round
-        if "round-number-not-saved-in-open-round" in self.faults:
+        if ("round-number-not-saved-in-open-round" in self.faults
+                or "contribution-not-saved-until-settlement" in self.faults):
             self._save_nv()
-        self.emit("controller", {"event": "round_end", "round": self.round})
+        round_end: dict[str, Any] = {"event": "round_end", "round": self.round}
+        if "void-flag-carried-to-next-round" in self.faults and self.prev_void:
+            round_end["void"] = True  # the void flag is cleared only when a round is voided again
+        self.emit("controller", round_end)
         for payout in after_round_end:
             self.emit("controller", payout)
 
     # ------------------------------------------------------------------ commands
     def identity(self, role: str) -> dict[str, Any]:
+        if role in self.identity_slow:
+            self.identity_slow.discard(role)
+            time.sleep(0.25)
         ident = {"manufacturer": "Independent Table Works", "model": f"ITW-{role.upper()}",
                  "serial": {"shoe": "ITW-S-0001", "sensors": "ITW-B-0001", "controller": "ITW-C-0001"}[role],
                  "software_id": f"ITW-{role}-FW-1.0", "location": "bench 1", "asset_number": "ITW-A-0001",
@@ -573,10 +636,14 @@ class Table:
     # shoe
     def _shoe_shoe_status(self, req: dict[str, Any]) -> Reply:
         dealing = self.dealing and "shoe-status-ready-while-dealing" not in self.faults
-        state = "dealing" if dealing else ("ready" if self.shoe_cards else "empty")
+        left = len(self.shoe_cards)
+        if "shoe-empty-with-one-card-left" in self.faults:
+            left -= 1  # the last-card sensor counts the card resting on it as gone
+        state = "dealing" if dealing else ("ready" if left > 0 else "empty")
         if "empty-shoe-reports-ready" in self.faults and state == "empty" and self.cards_dealt > 0:
             state = "ready"  # the state follows the "shoe loaded" flag, cleared only by a new load
-        return ("rsp", {"state": state, "cards_dealt": self.cards_dealt, "cards_remaining": len(self.shoe_cards)})
+        dealt = self.cards_dealt - self.misreads_uncounted  # fault shoe-status-dealt-excludes-misread
+        return ("rsp", {"state": state, "cards_dealt": dealt, "cards_remaining": len(self.shoe_cards)})
 
     # sensors
     def _sensors_wager_place(self, req: dict[str, Any]) -> Reply:
@@ -602,8 +669,16 @@ class Table:
         reason = self._refusal(seat, wtype, amount)
         if reason == "no-base-wager" and wtype == "royal9" and "refused-royal9-contributes" in self.faults:
             self.refused_royal9 += amount  # the sensor's count is taken before the controller's answer
+        if (reason is None and "wager-decrease-refused-bad-amount" in self.faults and wtype != "royal9"
+                and amount < self.layout.get((seat, wtype), 0)):
+            reason = "bad-amount"  # a smaller count on a covered area is read as chips lifted: refused
         if reason is not None:
+            if "refused-place-sends-wager-event" in self.faults:
+                # the refusal goes through the physical side's path, which reports it as an event
+                self.emit("sensors", {"event": "wager", "seat": seat, "type": wtype, "amount": amount,
+                                      "accepted": False, "reason": reason})
             return ("rsp", {"accepted": False, "reason": reason})
+        self.stale_listed.clear()
         key = (seat, wtype)
         if "one-base-wager-per-seat" in self.faults and wtype in ("player", "banker", "tie"):
             for other in ("player", "banker", "tie"):  # one base-wager sensor per seat
@@ -616,9 +691,11 @@ class Table:
         return ("rsp", {"accepted": True, "reason": None})
 
     def _refusal(self, seat: int, wtype: str, amount: int) -> str | None:
+        closed = self.phase not in ("open", "dealing") or self.locked
+        if closed and "bad-seat-checked-after-lockout" in self.faults:
+            return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
         if seat not in self.seats and "bad-seat-accepted" not in self.faults:
             return "bad-seat"
-        closed = self.phase not in ("open", "dealing") or self.locked
         if closed and "link-down-refused-locked-out" in self.faults:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
         if not self.link_up and "comm-loss-ignored" not in self.faults:
@@ -629,7 +706,8 @@ class Table:
         if "streak3-accepted-as-base" in self.faults:
             offered = (*OFFERED, "streak3-player", "streak3-banker")  # the type table matched by suffix
         if wtype not in offered:
-            return "disabled"
+            # fault unoffered-type-refused-bad-amount: a type with no amount row fails the amount check
+            return "bad-amount" if "unoffered-type-refused-bad-amount" in self.faults else "disabled"
         if amount <= 0:
             return "bad-amount"
         if wtype == "royal9":
@@ -638,8 +716,10 @@ class Table:
                 denom = self.denomination_at_boot
             if (amount % denom != 0) if "royal9-multiple-accepted" in self.faults else (amount != denom):
                 return "bad-amount"
+            bases = ("player", "banker") if "tie-not-a-base-wager-for-royal9" in self.faults else (
+                "player", "banker", "tie")
             if "no-base-wager-accepted" not in self.faults and not any(
-                    (seat, t) in self.layout for t in ("player", "banker", "tie")):
+                    (seat, t) in self.layout for t in bases):
                 return "no-base-wager"
             if "last-seat-royal9-no-base" in self.faults and seat == max(self.seats):
                 return "no-base-wager"
@@ -665,6 +745,10 @@ class Table:
             raise Refused("a Royal 9 wager at this seat needs its base wager (629a Royal 9 (b)): remove it first")
         if key[1] == "royal9":
             self.removed_royal9 += self.layout[key]
+            if "royal9-remove-answers-slowly" in self.faults:
+                time.sleep(0.15)  # the wager's slot in the contribution table is cleared before the answer
+        if "wager-list-stale-after-remove" in self.faults:
+            self.stale_listed[key] = self.layout[key]  # the list cache is rebuilt when a wager is placed
         del self.layout[key]
         self.first_stake.pop(key, None)
         if "remove-takes-whole-seat" in self.faults:
@@ -676,14 +760,17 @@ class Table:
     def _sensors_wager_list(self, req: dict[str, Any]) -> Reply:
         if "wager-list-slow-when-full" in self.faults and len(self.layout) >= 8:
             time.sleep(0.12)  # every sensor is polled again for the list
-        order = sorted(self.layout.items())
+        shown = {**self.stale_listed, **self.layout}
+        order = sorted(shown.items())
         if "wager-list-grouped-by-type" in self.faults:
-            order = sorted(self.layout.items(), key=lambda kv: (kv[0][1], kv[0][0]))  # one table per wager type
+            order = sorted(shown.items(), key=lambda kv: (kv[0][1], kv[0][0]))  # one table per wager type
         wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in order]
         return ("rsp", {"wagers": wagers})
 
     # controller
     def _controller_config_get(self, req: dict[str, Any]) -> Reply:
+        if "config-get-stale-after-write" in self.faults:
+            return ("rsp", {k: v for k, v in self.config_at_boot.items() if not k.startswith("_")})
         return ("rsp", self.config_view())
 
     def _controller_meters_get(self, req: dict[str, Any]) -> Reply:
@@ -715,12 +802,19 @@ class Table:
         return ("rsp", {"locked": True})
 
     def _controller_round_open(self, req: dict[str, Any]) -> Reply:
-        if self.phase in ("open", "dealing"):
+        unsettled = ("open",) if "round-open-accepted-mid-deal" in self.faults else ("open", "dealing")
+        if self.phase in unsettled:
             raise Refused("the last round is not settled")
         counted = "refused-open-counts-round" in self.faults
         if counted:
             self.round += 1  # the round counter is stepped before the checks
-        if self.key_wait if "pending-does-not-block-after-power-up" in self.faults else self.pending:
+        blocked = bool(self.key_wait if "pending-does-not-block-after-power-up" in self.faults else self.pending)
+        if "second-round-open-taken-with-pending" in self.faults and blocked:
+            if self.open_refused_pending:
+                blocked = False  # the refusal is a reminder shown once
+            else:
+                self.open_refused_pending = True
+        if blocked:
             raise Refused("a payment waits for the reset key")
         if not self.link_up:
             raise Refused("the sensors link is down")
@@ -732,9 +826,13 @@ class Table:
             self.round %= 256
         after_void = self.last_round_void
         self.last_round_void = False
+        self.prev_void = after_void
+        self.open_refused_pending = False
+        self.contribution_due = False
         self._save_nv()
         self.layout.clear()
         self.first_stake.clear()
+        self.stale_listed.clear()
         self.removed_royal9 = 0
         self.refused_royal9 = 0
         self.round_start_meters = dict(self.meters)
@@ -742,9 +840,15 @@ class Table:
         self.phase = "open"
         self.locked = False
         self.cause = None
-        self.on_lock_line(False)
+        if self.lock_line_stuck:
+            self.lock_line_stuck = False  # fault lock-line-stuck-after-reboot: the output latch is not cleared
+        else:
+            self.on_lock_line(False)
         opened = "no-more-bets" if "unlock-event-cause-after-void" in self.faults and after_void else "round-open"
-        self.emit("controller", {"event": "lockout", "locked": False, "cause": opened})
+        if self.skip_unlock:
+            self.skip_unlock = False
+        else:
+            self.emit("controller", {"event": "lockout", "locked": False, "cause": opened})
         return ("rsp", {"round": self.round})
 
     def _controller_round_no_more_bets(self, req: dict[str, Any]) -> Reply:
@@ -760,7 +864,8 @@ class Table:
             return ("rsp", {"round": self.round})
         shown = self.round - 1 if "nmb-event-previous-round" in self.faults else self.round
         self.emit("controller", {"event": "no_more_bets", "round": shown})
-        self._close_wagering("no-more-bets")
+        # fault nmb-lockout-cause-button: the no-more-bets input is wired to the button's handler
+        self._close_wagering("button" if "nmb-lockout-cause-button" in self.faults else "no-more-bets")
         return ("rsp", {"round": self.round})
 
     def _controller_round_settle(self, req: dict[str, Any]) -> Reply:
@@ -795,6 +900,8 @@ class Table:
             raise Refused(f"the {self.pending[0]['meter']} payment is first in the queue")
         again = not mine and "reset-key-second-turn-books-again" in self.faults and meter in self.last_key_paid
         if not mine and "reset-key-without-hit" not in self.faults and not again:
+            if "reset-key-nothing-pending-bad-args" in self.faults:
+                raise BadArgs(f"no payment pending for {meter}")  # checked with the argument checks
             raise Refused("nothing to reset")
         paid = sum(p["amount"] for p in mine)
         if again:
@@ -809,8 +916,14 @@ class Table:
         self.key_wait = bool(self.pending)
         if "cumulative-booked-at-hit" not in self.faults:
             self.cumulative_paid += paid
-        if "paid-by-attendant-not-booked" not in self.faults:
+        if "attendant-payment-booked-as-table" in self.faults:
+            self.paid_by_table += paid  # the booking routine is the table's, called with the wrong meter
+        elif "paid-by-attendant-not-booked" not in self.faults:
             self.paid_by_attendant += paid
+        if "diverted-cleared-by-reset-key" in self.faults:
+            self.diverted[meter] = 0  # the meter's counters are cleared with it
+        if "lockout-late-after-reset-key" in self.faults:
+            self.after_key = True
         back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
         self.meters[meter] = self.config["meters"][meter][back_to]
         if "reset-key-zeroes-residual" in self.faults:
@@ -818,7 +931,8 @@ class Table:
         self._save_nv()
         if "reset-key-answers-slowly" in self.faults:
             time.sleep(0.18)  # the payment record is written to the audit log before the answer
-        self.emit("controller", {"event": "reset", "meter": meter, "amount": self.meters[meter]})
+        if not self.quiet_reset:
+            self.emit("controller", {"event": "reset", "meter": meter, "amount": self.meters[meter]})
         if "reset-key-answers-paid-amount" in self.faults and paid:
             return ("rsp", {"meter": meter, "amount": paid})
         return ("rsp", {"meter": meter, "amount": self.meters[meter]})
@@ -948,6 +1062,9 @@ class Table:
                         if fval is None and fkey == "payout_limit" and "null-payout-limit-bad-args" in self.faults:
                             raise BadArgs(f"{fkey} must be cents")  # the check was copied from initial/reset
                         m[fkey] = fval
+                        if (fkey == "payout_limit" and "display_capacity" not in sub
+                                and "limit-write-clears-capacity" in self.faults):
+                            m["display_capacity"] = None  # the limit record is written with an empty capacity
                     else:
                         raise BadArgs(f"meters.{name}.{fkey} is not configurable")
                 self._check_meter(name, m, sub)
@@ -965,7 +1082,8 @@ class Table:
             raise Refused(f"{name}: payout limit must be greater than the current amount (461a.12(k)(1))")
         if cap is not None and cap < now:
             raise Refused(f"{name}: display capacity below the current amount (461a.12(j))")
-        if m["reset"] > now:
+        if m["reset"] > now or ("reset-equal-current-refused" in self.faults and "reset" in written
+                                and m["reset"] == now):
             raise Refused(f"{name}: reset above the current amount")
         for fkey in ("initial", "reset"):
             for c in (limit, cap):
@@ -1027,6 +1145,7 @@ class Table:
                 self.shoe_cards = list(cards)
             if "card-n-not-reset-on-reload" not in self.faults:
                 self.cards_dealt = 0
+            self.misreads_uncounted = 0
             return ("rsp", {"cards_remaining": len(self.shoe_cards)})
         if role == "shoe" and cmd == "test.deal":
             return ("deal", req)
@@ -1049,6 +1168,8 @@ class Table:
                 self.emit("shoe", {"event": "misread", "n": n, "raw": "??"})
                 if "misread-not-counted" in self.faults:
                     self.cards_dealt -= 1  # only cards read are counted
+                if "shoe-status-dealt-excludes-misread" in self.faults:
+                    self.misreads_uncounted += 1  # the status counter is stepped by the reader's good reads
                 if "misread-card-not-out" in self.faults:
                     return True  # the card-out line is raised only for a card read
             else:
