@@ -33,6 +33,7 @@ from harness.explore.ops import (
     ConfigWrite,
     DealFirst,
     DealMisread,
+    DealNext,
     DealRest,
     LoadShoe,
     NoMoreBets,
@@ -463,6 +464,10 @@ class ExploredTable:
             if isinstance(op, DealMisread):
                 self._perform(acts.InjectFault(role="shoe", fault="misread"))
             self._deal_first(obs)
+        elif isinstance(op, DealNext):
+            self._perform(acts.Deal(count=1, pace_us=0))
+            self._until_dealt()
+            self.round_rest -= 1
         elif isinstance(op, DealRest):
             self._deal_rest(obs)
         elif isinstance(op, ResetKey):
@@ -645,6 +650,8 @@ class ExploredTable:
         payouts: dict[tuple[int, str], tuple[int, int, str | None]] = {}
         for e in seen:
             p = e.payload
+            if e.name in ("hit", "payout") and p.get("category") != "mystery" and isinstance(p.get("seat"), int):
+                obs.settle_order.append((e.name, int(p["seat"])))
             if e.name == "hit" and p.get("category") != "mystery" and isinstance(p.get("seat"), int):
                 obs.hit_seats += (int(p["seat"]),)
             if e.name == "payout" and p.get("category") != "mystery":
@@ -657,8 +664,9 @@ class ExploredTable:
                     old = payouts[key]
                     got = (old[0] + got[0], old[1] + got[1], f"{old[2]} and {got[2]} (paid twice)")
                 payouts[key] = got
-            elif e.name == "round_end" and isinstance(p.get("round"), int):
-                obs.round_end = int(p["round"])
+            elif e.name == "round_end":
+                obs.round_end = int(p["round"]) if isinstance(p.get("round"), int) else None
+                obs.round_end_void = p.get("void") is True
         obs.payouts = payouts
 
     def _reboot(self, obs: Observed) -> None:

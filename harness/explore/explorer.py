@@ -47,6 +47,7 @@ from harness.explore.ops import (
     ConfigWrite,
     DealFirst,
     DealMisread,
+    DealNext,
     DealRest,
     LoadShoe,
     NoMoreBets,
@@ -384,13 +385,25 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 stats.choices[out.choice] += 1
             self.state = out.state
 
-        @rule()
-        def open_round(self) -> None:
-            self.play(OpenRound())
+        def again(self, op: Op) -> None:
+            """The act once more where the device just refused it: a refusal must hold when asked again (a
+            device that gives in at the second ask breaks the clause the first refusal kept)."""
+            if self.ops and self.ops[-1] == op:
+                self.play(op)
 
-        @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types), amount=st.sampled_from(amounts))
-        def wager(self, seat: int, kind: str, amount: int) -> None:
-            self.play(PlaceWager(seat, kind, amount))
+        @rule(twice=st.booleans())
+        def open_round(self, twice: bool) -> None:
+            self.play(OpenRound())
+            if twice and self.state.phase != "open":
+                self.again(OpenRound())
+
+        @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types), amount=st.sampled_from(amounts),
+              twice=st.booleans())
+        def wager(self, seat: int, kind: str, amount: int, twice: bool) -> None:
+            op = PlaceWager(seat, kind, amount)
+            self.play(op)
+            if twice and (seat, kind) not in self.state.layout:
+                self.again(op)
 
         @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
                                         st.sampled_from(amounts[:5])), min_size=1, max_size=6))
@@ -732,20 +745,24 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             cards = rng.sample(pool, min(n, len(pool)))
             self.play(LoadShoe(tuple(c.code for c in cards)))
 
-        @rule(rest=st.booleans(), misread=st.integers(0, 7))
-        def deal(self, rest: bool, misread: int) -> None:
-            """The round's first card (one in eight misread, where the shoe's test channel can), and
-            (``rest``) at once the others: a round is dealt whole as often as it is interrupted after
-            its first card."""
+        @rule(rest=st.booleans(), misread=st.integers(0, 7), more=st.integers(0, 2))
+        def deal(self, rest: bool, misread: int, more: int) -> None:
+            """The round's first card (one in eight misread, where the shoe's test channel can), up to two
+            more that do not complete the round (``more``), and (``rest``) at once the others: a round is
+            dealt whole as often as it is interrupted after its first cards."""
             first: Op = DealMisread() if misread == 0 and "deal_misread" in enabled else DealFirst()
             self.play(DealRest() if self.state.phase == "dealing" else first)
+            for _ in range(more):  # a card or two more, the round still in play (not its last card)
+                self.play(DealNext())
             if rest and self.state.phase == "dealing":
                 self.play(DealRest())
 
         @precondition(lambda self: "reset_key" in enabled and bool(model.profile.rules.meters))
-        @rule(meter=st.sampled_from(R9_METERS))
-        def reset_key(self, meter: str) -> None:
+        @rule(meter=st.sampled_from(R9_METERS), twice=st.booleans())
+        def reset_key(self, meter: str, twice: bool) -> None:
             self.play(ResetKey(meter))
+            if twice:
+                self.again(ResetKey(meter))
 
         @rule(template=st.sampled_from(templates), second=st.sampled_from(templates), roll=st.integers(0, 3))
         def config_write(self, template: tuple[str, str, str], second: tuple[str, str, str], roll: int) -> None:

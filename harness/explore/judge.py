@@ -87,6 +87,8 @@ class Observed:
     op: str | None = None
     #: who paid each settled wager, as its ``payout`` said (``paid_by``)
     paid_by: dict[tuple[int, str], str | None] = field(default_factory=dict)
+    #: the settlement's ``hit`` and ``payout`` events in the order they came: (name, seat), mystery awards aside
+    settle_order: list[tuple[str, int]] = field(default_factory=list)
     #: the seats the settlement's ``hit`` events named (mystery awards aside)
     hit_seats: tuple[int, ...] = ()
     #: ``config.get`` ``game`` as reported (None when not read)
@@ -276,6 +278,18 @@ def differences(model: TableModel, out: Permitted, got: Observed,
                                         paid.get(wager), sent.get(wager), rule))
         if out.settlement.round is not None and got.round_end is not None:
             check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
+        if got.round_end_void:
+            # 6.4 events: round_end's void is "true when the round was voided; false or absent otherwise"
+            diffs.append(Difference(f"round_end void for a round settled on its cards ({cards})", "false or absent",
+                                    True, R.VOID.name))
+        unpaid = [seat for i, (name, seat) in enumerate(got.settle_order)
+                  if name == "hit" and ("payout", seat) not in got.settle_order[i + 1:]]
+        if unpaid:
+            # section 8: for every wager "the hit events of the lines and meters the wager wins and then its one
+            # payout"
+            diffs.append(Difference(f"hit events followed by their seat's payout for {cards}",
+                                    "each hit, then its seat's payout",
+                                    [f"{name} seat {seat}" for name, seat in got.settle_order], R.PAYOUT_ORDER.name))
         for wager in sorted(out.settlement.attendant):
             if wager in sent and got.paid_by.get(wager) != "attendant":
                 # section 8: "an attendant pays them: the payout says paid_by: attendant"

@@ -48,6 +48,7 @@ from harness.explore.ops import (
     ConfigWrite,
     DealFirst,
     DealMisread,
+    DealNext,
     DealRest,
     LoadShoe,
     NoMoreBets,
@@ -213,6 +214,8 @@ class TableModel:
             return s.phase == "open" and s.shoe is not None and self.round_length(s.shoe) is not None
         if isinstance(op, DealRest):
             return s.phase == "dealing"
+        if isinstance(op, DealNext):
+            return s.phase == "dealing" and s.shoe is not None and s.round_need - len(s.round_cards) >= 2
         if isinstance(op, LoadShoe):
             return s.phase != "dealing"
         if isinstance(op, Comm):
@@ -246,7 +249,7 @@ class TableModel:
             return ()
         if isinstance(op, DealMisread):
             return (("shoe", "misread", {"n": s.dealt + 1}),)
-        if isinstance(op, DealFirst):
+        if isinstance(op, (DealFirst, DealNext)):
             cards: tuple[str, ...] = s.shoe[:1]
         elif isinstance(op, DealRest):
             cards = s.shoe[:s.round_need - len(s.round_cards)]
@@ -405,6 +408,15 @@ class TableModel:
         """A misread first card is still out and counts as out for the controller (docs/protocol.md
         section 6.2): wagering closes on it, timed, as on a card read; the controller settles on it."""
         return self._deal_first(s, DealFirst())
+
+    def _deal_next(self, s: State, op: DealNext) -> list[Permitted]:
+        """One more card of the round, not its last: out of the shoe and counted, the round still dealing
+        (wagering stays closed, nothing is settled)."""
+        assert s.shoe is not None
+        n = s.clone()
+        n.round_cards, n.shoe = s.round_cards + s.shoe[:1], s.shoe[1:]
+        n.dealt += 1
+        return [Permitted(None, Answer(), n, (R.SHOE.name,))]
 
     def _deal_rest(self, s: State, op: DealRest) -> list[Permitted]:
         assert s.shoe is not None

@@ -87,6 +87,13 @@ class DealMisread(Op):
 
 
 @dataclass(frozen=True)
+class DealNext(Op):
+    """One more card of the round being dealt, not its last: the round stays in play."""
+
+    name: ClassVar[str] = "deal_next"
+
+
+@dataclass(frozen=True)
 class DealRest(Op):
     """The rest of the round's cards: the controller settles the round."""
 
@@ -163,8 +170,9 @@ class Reboot(Op):
 
 
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
-                                                  LoadShoe, DealFirst, DealMisread, DealRest, ResetKey, ConfigWrite,
-                                                  PowerCycle, Comm, VoidRound, VoidRounds, Reconnect, Reboot)}
+                                                  LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
+                                                  ConfigWrite, PowerCycle, Comm, VoidRound, VoidRounds, Reconnect,
+                                                  Reboot)}
 
 
 def _plain(value: Any) -> Any:

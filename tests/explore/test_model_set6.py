@@ -1,0 +1,67 @@
+"""The model's checks added after the sixth set of faults (tests/independent/FAULTS6.md) was measured:
+a settled round's round_end saying void, a hit not followed by its seat's payout, and a card dealt
+mid-round that does not complete it (pure: no device, no process)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import test_model_widened as widened
+from test_model_widened import play, rules_of
+
+from harness.explore import rules as R
+from harness.explore.judge import Observed
+from harness.explore.model import Permitted, TableModel
+from harness.explore.ops import DealFirst, DealNext, DealRest, LoadShoe, OpenRound, PlaceWager
+from harness.explore.state import State
+from harness.profiles.load import load_profile
+
+MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
+SIX = ("AH", "2C", "2D", "3S", "4H", "5C")  # player AH 2D draws 4H, banker 2C 3S draws 5C: six cards
+
+
+@pytest.fixture(scope="module")
+def model() -> TableModel:
+    return TableModel(MIDI5)
+
+
+def shown(s: State, **fields: Any) -> Observed:
+    return widened.shown(s, **fields)
+
+
+def settled(model: TableModel) -> Permitted:
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), LoadShoe(SIX), DealFirst())
+    return model.step(s, DealRest())[0]
+
+
+def test_a_round_settled_on_its_cards_does_not_end_void(model: TableModel) -> None:
+    out = settled(model)
+    assert out.settlement is not None
+    payouts = dict(out.settlement.payouts)
+    assert rules_of(model, out, shown(out.state, payouts=payouts)) == []
+    assert rules_of(model, out, shown(out.state, payouts=payouts, round_end_void=True)) == [R.VOID.name]
+
+
+def test_each_hit_is_followed_by_its_seats_payout(model: TableModel) -> None:
+    out = settled(model)
+    assert out.settlement is not None
+    payouts = dict(out.settlement.payouts)
+    right = shown(out.state, payouts=payouts, settle_order=[("hit", 1), ("payout", 1)], hit_seats=(1,))
+    assert rules_of(model, out, right) == []
+    late = shown(out.state, payouts=payouts, settle_order=[("payout", 1), ("hit", 1)], hit_seats=(1,))
+    assert rules_of(model, out, late) == [R.PAYOUT_ORDER.name]
+
+
+def test_a_card_mid_round_keeps_the_round_dealing(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), LoadShoe(SIX), DealFirst())
+    assert s.round_need == 6 and model.legal(s, DealNext())
+    s = play(model, s, DealNext(), DealNext(), DealNext(), DealNext())
+    assert (s.phase, s.dealt, len(s.round_cards)) == ("dealing", 5, 5)
+    assert not model.legal(s, DealNext())  # the sixth card is the round's last: DealRest settles on it
+    out = model.step(s, DealRest())[0]
+    assert out.settlement is not None and out.settlement.cards == SIX
+    assert [f["card"] for _r, _n, f in out.events if _n == "card"] == ["5C"]
+    # a round opened while two of its cards are out is refused (section 8: REFUSED while unsettled)
+    two = play(model, model.initial(), OpenRound(), LoadShoe(SIX), DealFirst(), DealNext())
+    assert model.step(two, OpenRound())[0].answer.codes == {"REFUSED"}
