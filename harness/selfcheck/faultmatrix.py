@@ -310,22 +310,30 @@ def _stop(proc: subprocess.Popen[str]) -> str:
 
 def _refused(out: FaultOutcome, run_dir: Path, who: str) -> None:
     """A ``--resume`` of ``run_dir`` now, while another process writes it: refused, exit 2, nothing written."""
-    before = (run_dir / "journal.jsonl").read_bytes().count(b'"type":"resume"')
+    before = _resumes(run_dir / "journal.jsonl")
     second = tablecert("run", "--resume", str(run_dir), "-q")
     no_traceback(out, f"a resume during {who}", second.stdout + second.stderr)
     if second.returncode != 2 or "being written by another" not in second.stderr:
         out.problems.append(f"a resume during {who} was not refused (exit {second.returncode}): "
                             f"{first_line(second.stderr)}")
-    if (run_dir / "journal.jsonl").read_bytes().count(b'"type":"resume"') != before:
+    if _resumes(run_dir / "journal.jsonl") != before:
         out.problems.append(f"a resume during {who} wrote to the journal")
 
 
-def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
+def _wait_for(path: Path, proc: subprocess.Popen[str], *, resumes_after: int | None = None) -> None:
+    """Until ``path`` exists (the writer's lock) and, with ``resumes_after``, the writer's own resume entry
+    is in the journal beside it (more than ``resumes_after`` of them): it takes the lock before it writes
+    that entry, so a count taken at the lock alone could credit its entry to another writer."""
     deadline = time.monotonic() + DEADLINE_S
-    while not path.exists():
+    journal = path.parent / path.name.removeprefix(".").removesuffix(".lock") / "journal.jsonl"
+    while not path.exists() or (resumes_after is not None and _resumes(journal) <= resumes_after):
         if proc.poll() is not None or time.monotonic() > deadline:
             raise RuntimeError(f"{path.name} did not appear while the run ran")
         time.sleep(0.02)
+
+
+def _resumes(journal: Path) -> int:
+    return journal.read_bytes().count(b'"type":"resume"') if journal.exists() else 0
 
 
 def fault_two_writers(tmp: Path) -> FaultOutcome:
@@ -335,11 +343,12 @@ def fault_two_writers(tmp: Path) -> FaultOutcome:
     run_dir = _stopped_after(out, tmp, 1)
     record = load_record(run_dir)
     out.verdict, out.kept = record.derived_verdict()[0], len(record.cases)
+    resumes = _resumes(run_dir / "journal.jsonl")
     first = subprocess.Popen(host([sys.executable, "-m", "harness", "run", "--resume", str(run_dir), "-q"]), cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
                              errors="replace")
     try:
-        _wait_for(tmp / f".{run_dir.name}.lock", first)
+        _wait_for(tmp / f".{run_dir.name}.lock", first, resumes_after=resumes)
         _refused(out, run_dir, "a resume")
         res_text = first.communicate(timeout=DEADLINE_S)[0]
     finally:
