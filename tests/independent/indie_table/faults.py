@@ -215,4 +215,43 @@ FAULTS_SET6 = {
     "royal9-remove-answers-slowly": "wager.remove of a Royal 9 wager answers after 150 ms",
 }
 
-ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6}
+# The seventh set (FAULTS7.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET7 = {
+    "card-event-ten-as-10": "the shoe's card events report a ten with rank 10 (10S), not T",
+    "cards-remaining-keeps-misread": "shoe.status cards_remaining still counts a misread card as in the shoe",
+    "shoe-dealing-after-shoe-dealt-out": "a paced deal that empties the shoe leaves shoe.status at state dealing",
+    "wager-list-first-amount": "wager.list shows a wager placed again at the amount first placed",
+    "remove-missing-wager-answered-removed": "wager.remove of a wager not on the layout answers removed true",
+    "remove-after-close-bad-args": "wager.remove after wagering closed is NAK BAD_ARGS, not REFUSED",
+    "wager-list-omits-last-seat": "wager.list leaves out the wagers at the table's last seat (7)",
+    "one-dollar-five-dollar-royal9-accepted": "on the $1 table a $5 Royal 9 wager is accepted (and contributes)",
+    "lockout-get-button-cause-card": "after the lock-out button in an open round lockout.get answers cause card",
+    "lockout-late-after-config-write": "after a configuration write the lock-out on the first card is 3 ms late",
+    "round-open-answers-previous-number": "round.open answers the last round's number; the events carry the new one",
+    "void-taken-after-misread-card": "round.settle voids a round whose only card out was misread",
+    "round-end-twice-on-natural": "a round ended by a natural sends its round_end event twice",
+    "void-round-end-late": "a voided round's round_end event is sent 300 ms after the answer",
+    "player-draws-on-6": "the player's two-card 6 draws a third card (must stand)",
+    "tie-win-category-push": "a winning Tie wager's payout says category push (returned 9 x stake)",
+    "royal9-tie-paid-as-royal9": "a Royal 9 tie hand (not suited) is paid as a Royal 9 ($25, not $250)",
+    "personal-hands-swapped": "a seat's combination on the player hand pays the major, on the banker hand the minor",
+    "royal9-read-from-first-two-cards": "the player's Royal 9 is read from the first two cards out (player and banker)",
+    "losing-royal9-stake-from-base": "a losing Royal 9 wager's payout gives the seat's base wager as its stake",
+    "cap-stops-later-meters": "a contribution that meets one meter's cap adds nothing to the meters after it",
+    "residual-whole-cent-kept": "a residual reaching exactly one cent is not carried into the meter",
+    "diverted-booked-to-mega": "the excess past any meter's cap is counted under diverted.mega",
+    "tie-wager-contributes": "a Tie wager feeds the progressive meters like a Royal 9 wager",
+    "comm-lost-after-close-contributes-again": "the sensors link lost after wagering closed books contributions again",
+    "pending-amount-includes-stake": "a pending payment's amount includes the Royal 9 stake",
+    "reset-key-books-after-reset": "the reset key books the meter's reset amount, not the amount paid",
+    "key-clear-not-saved": "the reset key's clearing of a pending payment is not kept: a power cycle brings it back",
+    "commission-answered-as-number": "config.set answers a whole commission as a JSON number, not a decimal string",
+    "decks-write-bad-args": "a decks write of another count (inside 1..16) is NAK BAD_ARGS, not REFUSED",
+    "minor-reset-above-current-accepted": "a reset amount above the minor meter's current amount is accepted",
+    "serial-counts-power-ups": "the controller's identity serial changes with every power cycle",
+    "controller-reboot-restarts-shoe-seq": "a controller reboot restarts the shoe's and sensors' event SEQ too",
+    "misread-steps-seq-twice": "a misread event steps the shoe's event SEQ twice: the next event skips a number",
+    "shoe-status-slow-while-dealing": "shoe.status answers after 150 ms while a deal is in progress",
+}
+
+ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7}

@@ -31,7 +31,8 @@ def value(card: str) -> int:
 
 
 def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
-                 banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False) -> int:
+                 banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
+                 player_draws_6: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -39,6 +40,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     `banker6_draws`: fault banker-6-draws-player-stood (the banker draws on 6 when the player stood).
     `banker5_from_5`: fault banker-5-stands-on-4 (the banker's 5 row starts at the player's third card 5).
     `banker4_from_1`: fault banker-4-draws-on-ace (the banker's 4 row starts at the player's third card 1).
+    `player_draws_6`: fault player-draws-on-6 (the player's draw row ends at 6).
     """
     if len(cards) < 4:
         return 4
@@ -46,7 +48,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     b = (value(cards[1]) + value(cards[3])) % 10
     if p >= (9 if player_natural_9_only else 8) or b >= 8:
         return 4
-    if p <= 5:  # player draws
+    if p <= (6 if player_draws_6 else 5):  # player draws
         if len(cards) < 5:
             return 5
         p3 = value(cards[4])
@@ -81,13 +83,15 @@ class Hands:
 
 
 def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
-          banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False) -> Hands:
+          banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
+          player_draws_6: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
-    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1)
+    n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
+                     player_draws_6)
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
-        if p <= 5:
+        if p <= (6 if player_draws_6 else 5):
             player.append(cards[4])
             if n == 6:
                 banker.append(cards[5])
@@ -157,13 +161,19 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     """`slips`: the faults of this function's paytable checks (royal9-jack-not-face, suited-tie-paid-as-tie,
     tie-with-one-suited-paid-suited-tie, royal9-counts-third-card, banker-suited-royal9-paid-unsuited,
     suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9, nine-first-not-royal9-on-banker,
-    combination-matched-on-king-suit, ten-nine-counted-royal9)."""
+    combination-matched-on-king-suit, ten-nine-counted-royal9, royal9-tie-paid-as-royal9, personal-hands-swapped,
+    royal9-read-from-first-two-cards)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
     has = _has_king_only if "combination-matched-on-king-suit" in slips else _has
     if own is not None and has(p2, own) and has(b2, own):
         return R9Result("mega", "mega")
+    if "personal-hands-swapped" in slips:  # the major row tests the player hand, the minor row the banker's
+        if own is not None and has(p2, own):
+            return R9Result("major", "major")
+        if own is not None and has(b2, own):
+            return R9Result("minor", "minor")
     if own is not None and has(b2, own):
         return R9Result("major", "major")
     if own is not None and has(p2, own):
@@ -176,6 +186,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     faces = "KQ" if "royal9-jack-not-face" in slips else FACES
     if "ten-nine-counted-royal9" in slips:
         faces = "T" + faces  # the face check tests for a card of value 0
+    if "royal9-read-from-first-two-cards" in slips:
+        p2 = [cards[0], cards[1]]  # the player's pair is taken as the first two cards out of the shoe
     pr, ps = _royal9(p2, faces)
     br, bs = _royal9(b2, faces)
     if "royal9-counts-third-card" in slips and len(cards) > 4:
@@ -194,6 +206,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
         return R9Result("suited-royal9-tie")
     if ps and bs:
         return R9Result("suited-royal9-tie")
+    if "royal9-tie-paid-as-royal9" in slips and pr and br:
+        return R9Result("royal9")  # the tie row is reached only through the suited test
     if pr and br:
         return R9Result("royal9-tie")
     if ps or bs:

@@ -34,6 +34,7 @@ class DeviceLine:
         self.garbage = 0
         self.off_contract = 0
         self.silent_until = 0.0
+        self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
         threading.Thread(target=self._accept, name=f"{role}-accept", daemon=True).start()
 
@@ -60,6 +61,8 @@ class DeviceLine:
             self.table.shared_event_seq = self.table.shared_event_seq % 65535 + 1
             self._send(self._frame(wire.EVT, self.table.shared_event_seq, payload))
             return
+        if "misread-steps-seq-twice" in self.table.faults and payload.get("event") == "misread":
+            self.event_seq = self.event_seq % 65535 + 1  # the misread is logged through the event counter too
         if ("reset-event-reuses-seq" in self.table.faults and payload.get("event") == "reset"
                 and self.event_seq > 0):
             # the reset key's path reads the event counter without stepping it
@@ -202,6 +205,9 @@ class DeviceLine:
         self.silent_until = time.monotonic() + duration_ms / 1000
         time.sleep(duration_ms / 1000)
         self.event_seq = 0
+        if self.role == "controller" and "controller-reboot-restarts-shoe-seq" in self.table.faults:
+            for peer in self.peers.values():  # the warm start clears the shared event-counter block
+                peer.event_seq = 0
         if self.role == "controller":
             self.table.reboot_controller()
 
@@ -241,7 +247,9 @@ class DeviceLine:
                     table.deal_one()
             finally:
                 with table.lock:
-                    if table.power_epoch == epoch:
+                    # fault shoe-dealing-after-shoe-dealt-out: the done flag is cleared on the card-left branch
+                    stuck = "shoe-dealing-after-shoe-dealt-out" in table.faults and not table.shoe_cards
+                    if table.power_epoch == epoch and not stuck:
                         table.dealing = False
 
         threading.Thread(target=run, name="deal", daemon=True).start()
@@ -378,6 +386,8 @@ class Counter(ScpiServer):
 
 def serve(table: Table, ports: dict[str, int], ready_file: str | None) -> dict[str, Any]:
     lines = {role: DeviceLine(role, ports.get(role, 0), table) for role in ("shoe", "sensors", "controller")}
+    for line in lines.values():
+        line.peers = lines
     power = PowerSupply(ports.get("power", 0), table)
     counter = Counter(ports.get("counter", 0), table)
 

@@ -112,6 +112,7 @@ class Table:
         self.held_card_event: dict[str, Any] | None = None  # fault card-events-sent-in-pairs
         self.last_out_misread = False  # fault misread-first-card-locks-late
         self.misreads_uncounted = 0  # fault shoe-status-dealt-excludes-misread
+        self.misreads_left = 0  # fault cards-remaining-keeps-misread
         self._load_nv()
         self._power_up_volatile()
 
@@ -213,6 +214,8 @@ class Table:
         self.contribution_due = False  # fault contribution-booked-at-settlement
         self.quiet_reset = False  # fault reset-event-missing-after-reboot
         self.identity_slow: set[str] = set()  # fault identity-slow-after-power-up
+        self.after_config_write = False  # fault lockout-late-after-config-write
+        self.round_misreads = 0  # fault void-taken-after-misread-card
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -299,6 +302,8 @@ class Table:
                 self._contribute()
         elif cause == "comm-lost":
             self.cause = cause
+            if "comm-lost-after-close-contributes-again" in self.faults and self.phase in ("open", "dealing"):
+                self._contribute()  # the link-loss path runs the whole close routine again
             if "comm-lost-no-event-when-locked" not in self.faults:
                 self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
 
@@ -318,6 +323,9 @@ class Table:
             total += self.removed_royal9
         if "last-seat-contributes-twice" in self.faults:
             total += self.layout.get((max(self.seats), "royal9"), 0)
+        if "tie-wager-contributes" in self.faults:
+            # the qualifying-wager test checks the area's contribution flag, which the Tie area also has set
+            total += sum(amount for (_s, wtype), amount in self.layout.items() if wtype == "tie")
         if not total:
             return
         for meter, mcfg in self.config["meters"].items():
@@ -346,9 +354,12 @@ class Table:
                 if "diverted-rounds-up" in self.faults:
                     whole = int(excess.to_integral_value(rounding=ROUND_CEILING))
                 if "excess-dropped" not in self.faults:
-                    self.diverted[meter] += whole
+                    # fault diverted-booked-to-mega: the diverted account is indexed by the first meter
+                    self.diverted["mega" if "diverted-booked-to-mega" in self.faults else meter] += whole
                 self.meters[meter] = cap
                 self.residual[meter] = max(excess - whole, Decimal(0))
+                if "cap-stops-later-meters" in self.faults:
+                    break  # the loop leaves at the capped meter: the meters after it get nothing
             elif "residual-never-carried-into-meter" in self.faults:
                 # the whole cents of this contribution go to the meter, the fraction is added to the residual
                 grown = int(growth.to_integral_value(rounding=ROUND_FLOOR))
@@ -356,6 +367,13 @@ class Table:
                 self.residual[meter] += growth - grown
             else:
                 whole = int(amount.to_integral_value(rounding=ROUND_FLOOR))
+                grown = int(growth.to_integral_value(rounding=ROUND_FLOOR))
+                if ("residual-whole-cent-kept" in self.faults
+                        and self.residual[meter] + growth - grown == 1):
+                    # the carry test is "fraction > 1": a fraction of exactly one cent stays in the residual
+                    self.meters[meter] += grown
+                    self.residual[meter] = Decimal(1)
+                    continue
                 self.meters[meter] = whole
                 self.residual[meter] = amount - whole
         if "contribution-not-saved-until-settlement" in self.faults:
@@ -386,6 +404,8 @@ class Table:
                     time.sleep(0.003)
                 if "lockout-late-after-reset-key" in self.faults and self.after_key:
                     time.sleep(0.0025)  # the reset key's audit record is still being written
+                if "lockout-late-after-config-write" in self.faults and self.after_config_write:
+                    time.sleep(0.003)  # the settings block is still being verified in flash
                 if "lockout-slow-with-many-wagers" in self.faults and len(self.layout) > 4:
                     # the lock-out task walks the layout's contributions before raising the line
                     time.sleep(0.0006 * (len(self.layout) - 4))
@@ -394,14 +414,18 @@ class Table:
             self.first_round_after_power = False
             self.after_void = False
             self.after_key = False
+            self.after_config_write = False
         if self.phase == "dealing":
             self.round_cards.append(card)
+            if self.last_out_misread:
+                self.round_misreads += 1
             slip = "tableau-banker-3-draws-on-8" in self.faults
             nat9 = "player-natural-8-not-natural" in self.faults
             b6 = "banker-6-draws-player-stood" in self.faults
             b5 = "banker-5-stands-on-4" in self.faults
             b4 = "banker-4-draws-on-ace" in self.faults
-            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4):
+            p6 = "player-draws-on-6" in self.faults
+            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6):
                 self._settle()
 
     def _settle(self) -> None:
@@ -410,7 +434,8 @@ class Table:
                            "player-natural-8-not-natural" in self.faults,
                            "banker-6-draws-player-stood" in self.faults,
                            "banker-5-stands-on-4" in self.faults,
-                           "banker-4-draws-on-ace" in self.faults)
+                           "banker-4-draws-on-ace" in self.faults,
+                           "player-draws-on-6" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -440,6 +465,8 @@ class Table:
             base_lost[seat] = base_lost.get(seat, True) and category == "lose"
             if "push-category-win" in self.faults and category == "push":
                 category = "win"  # the category is "not lost": win
+            if "tie-win-category-push" in self.faults and wtype == "tie" and category == "win":
+                category = "push"  # the Tie's category is taken from the hands' result: a tie
             if "tie-pays-8-for-1" in self.faults and wtype == "tie" and category == "win":
                 returned = stake * 8
             if "banker-commission-on-push" in self.faults and wtype == "banker" and category == "push":
@@ -463,7 +490,9 @@ class Table:
                                          "tie-with-one-suited-paid-suited-tie", "royal9-counts-third-card",
                                          "banker-suited-royal9-paid-unsuited", "suited-tie-requires-same-suit",
                                          "suited-minor-paid-as-suited-royal9", "nine-first-not-royal9-on-banker",
-                                         "combination-matched-on-king-suit", "ten-nine-counted-royal9"})
+                                         "combination-matched-on-king-suit", "ten-nine-counted-royal9",
+                                         "royal9-tie-paid-as-royal9", "personal-hands-swapped",
+                                         "royal9-read-from-first-two-cards"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         for (seat, wtype), stake in sorted(stakes.items()):
@@ -485,8 +514,13 @@ class Table:
                 if "losing-royal9-payout-skipped" in self.faults and base_lost.get(seat, False):
                     continue
                 lost = "lose" if "losing-royal9-category-lose" in self.faults else None
+                lost_stake = stake
+                if "losing-royal9-stake-from-base" in self.faults:
+                    # the losing slip is filled from the seat's first area, the base wager
+                    lost_stake = next((stakes[(seat, t)] for t in ("player", "banker", "tie")
+                                       if (seat, t) in stakes), stake)
                 self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": lost,
-                                         "stake": stake, "returned": 0, "paid_by": "table"})
+                                         "stake": lost_stake, "returned": 0, "paid_by": "table"})
                 continue
             if cat in METERS and cat in self.meters:
                 amount = self.meters[cat]
@@ -501,7 +535,8 @@ class Table:
                 meter_hits += 1
                 slip_seat = min(seats) if "pending-seat-is-first-seat" in self.faults else seat
                 if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
-                    self.pending.append({"meter": cat, "seat": slip_seat, "amount": amount, "category": cat})
+                    owed = amount + stake if "pending-amount-includes-stake" in self.faults else amount
+                    self.pending.append({"meter": cat, "seat": slip_seat, "amount": owed, "category": cat})
                     self.key_wait = True
                 if "cumulative-booked-at-hit" in self.faults:
                     self.cumulative_paid += amount  # booked with the hit record, not with the key
@@ -559,6 +594,8 @@ class Table:
         if "void-flag-carried-to-next-round" in self.faults and self.prev_void:
             round_end["void"] = True  # the void flag is cleared only when a round is voided again
         self.emit("controller", round_end)
+        if "round-end-twice-on-natural" in self.faults and len(cards) == 4:
+            self.emit("controller", dict(round_end))  # the natural's early exit and the common tail both end it
         for payout in after_round_end:
             self.emit("controller", payout)
 
@@ -580,6 +617,8 @@ class Table:
                 ident["software_version"] = ""
             if "controller-type-lost-after-config-write" in self.faults and self.identity_page_rewritten:
                 ident["controller_type"] = ""  # the settings page is written again without the identity strings
+        if role == "controller" and "serial-counts-power-ups" in self.faults:
+            ident["serial"] = f"ITW-C-{self.boots + 1:04d}"  # the serial field is filled from the boot record
         if role == "shoe" and "shoe-identity-without-asset-or-game" in self.faults:
             ident.update(asset_number="", game_type="")  # a shoe is not tied to a game; the tag is the operator's
         if role == "sensors" and "sensors-report-shoe-serial" in self.faults:
@@ -643,7 +682,11 @@ class Table:
         if "empty-shoe-reports-ready" in self.faults and state == "empty" and self.cards_dealt > 0:
             state = "ready"  # the state follows the "shoe loaded" flag, cleared only by a new load
         dealt = self.cards_dealt - self.misreads_uncounted  # fault shoe-status-dealt-excludes-misread
-        return ("rsp", {"state": state, "cards_dealt": dealt, "cards_remaining": len(self.shoe_cards)})
+        if "shoe-status-slow-while-dealing" in self.faults and self.dealing:
+            time.sleep(0.15)  # the status read waits for the reader's next card slot
+        # fault cards-remaining-keeps-misread: the remaining count is stepped by the reader's good reads
+        remaining = len(self.shoe_cards) + self.misreads_left
+        return ("rsp", {"state": state, "cards_dealt": dealt, "cards_remaining": remaining})
 
     # sensors
     def _sensors_wager_place(self, req: dict[str, Any]) -> Reply:
@@ -714,7 +757,8 @@ class Table:
             denom = self.config["denomination"]
             if "old-denomination-accepted" in self.faults:
                 denom = self.denomination_at_boot
-            if (amount % denom != 0) if "royal9-multiple-accepted" in self.faults else (amount != denom):
+            units = (denom, 500) if "one-dollar-five-dollar-royal9-accepted" in self.faults else (denom,)
+            if (amount % denom != 0) if "royal9-multiple-accepted" in self.faults else (amount not in units):
                 return "bad-amount"
             bases = ("player", "banker") if "tie-not-a-base-wager-for-royal9" in self.faults else (
                 "player", "banker", "tie")
@@ -733,8 +777,12 @@ class Table:
             raise BadArgs(f"unknown wager type {wtype!r}")
         key = (seat, str(wtype))
         if key not in self.layout:
+            if "remove-missing-wager-answered-removed" in self.faults:
+                return ("rsp", {"removed": True})  # the area is empty afterwards either way
             raise Refused("no such wager")
         if (self.phase not in ("open", "dealing") or self.locked) and "remove-after-close" not in self.faults:
+            if "remove-after-close-bad-args" in self.faults:
+                raise BadArgs("wagering is closed")  # checked with the argument checks
             raise Refused("wagering is closed")
         if key[1] == "royal9" and "royal9-remove-refused-while-open" in self.faults:
             raise Refused("wagering is closed")  # the acknowledged Royal 9 wager is marked final at once
@@ -764,6 +812,12 @@ class Table:
         order = sorted(shown.items())
         if "wager-list-grouped-by-type" in self.faults:
             order = sorted(shown.items(), key=lambda kv: (kv[0][1], kv[0][0]))  # one table per wager type
+        if "wager-list-first-amount" in self.faults:
+            # the list reads the sensors' first count of each area, not the amount placed again
+            order = [((s, t), self.first_stake.get((s, t), a)) for (s, t), a in order]
+        if "wager-list-omits-last-seat" in self.faults:
+            last = max(self.seats)
+            order = [((s, t), a) for (s, t), a in order if s < last]  # the sensors are polled for seats 1..n-1
         wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in order]
         return ("rsp", {"wagers": wagers})
 
@@ -783,6 +837,9 @@ class Table:
             return ("rsp", {"locked": False, "cause": None})  # the read looks at the lock-out line only
         if "lockout-get-open-cause-round-open" in self.faults and not self.locked:
             return ("rsp", {"locked": False, "cause": "round-open"})  # the last lockout event's cause
+        if ("lockout-get-button-cause-card" in self.faults and self.locked and self.cause == "button"
+                and self.phase == "open"):
+            return ("rsp", {"locked": True, "cause": "card"})  # an open round locked is read as "card out"
         return ("rsp", {"locked": self.locked, "cause": self.cause if self.locked else None})
 
     def _controller_lockout_press(self, req: dict[str, Any]) -> Reply:
@@ -829,6 +886,7 @@ class Table:
         self.prev_void = after_void
         self.open_refused_pending = False
         self.contribution_due = False
+        self.round_misreads = 0
         self._save_nv()
         self.layout.clear()
         self.first_stake.clear()
@@ -849,6 +907,8 @@ class Table:
             self.skip_unlock = False
         else:
             self.emit("controller", {"event": "lockout", "locked": False, "cause": opened})
+        if "round-open-answers-previous-number" in self.faults:
+            return ("rsp", {"round": self.round - 1})  # the answer is built before the counter is stepped
         return ("rsp", {"round": self.round})
 
     def _controller_round_no_more_bets(self, req: dict[str, Any]) -> Reply:
@@ -871,7 +931,9 @@ class Table:
     def _controller_round_settle(self, req: dict[str, Any]) -> Reply:
         if self.phase not in ("open", "dealing"):
             raise Refused("no round is open")
-        if self.phase == "dealing" or self.round_cards:
+        misread_only = ("void-taken-after-misread-card" in self.faults and self.round_cards
+                        and len(self.round_cards) == self.round_misreads)  # only read cards are counted
+        if (self.phase == "dealing" or self.round_cards) and not misread_only:
             raise Refused("the tableau still needs a card")
         self._close_wagering("no-more-bets")
         if "void-keeps-layout" not in self.faults:
@@ -886,7 +948,10 @@ class Table:
         end: dict[str, Any] = {"event": "round_end", "round": self.round, "void": True}
         if "void-round-end-without-void-flag" in self.faults:
             del end["void"]  # the round_end builder is shared with settlement
-        self.emit("controller", end)
+        if "void-round-end-late" in self.faults:
+            threading.Timer(0.3, self._emit_late, args=("controller", end)).start()  # queued to the display task
+        else:
+            self.emit("controller", end)
         return ("rsp", {"round": self.round, "void": True})
 
     def _controller_reset_key(self, req: dict[str, Any]) -> Reply:
@@ -904,6 +969,8 @@ class Table:
                 raise BadArgs(f"no payment pending for {meter}")  # checked with the argument checks
             raise Refused("nothing to reset")
         paid = sum(p["amount"] for p in mine)
+        if "reset-key-books-after-reset" in self.faults and mine:
+            paid = len(mine) * self.config["meters"][meter]["reset"]  # booked from the meter after it is reset
         if again:
             paid = self.last_key_paid[meter]  # the key routine books the last payment slip it holds
         self.last_key_paid[meter] = paid
@@ -928,7 +995,13 @@ class Table:
         self.meters[meter] = self.config["meters"][meter][back_to]
         if "reset-key-zeroes-residual" in self.faults:
             self.residual[meter] = Decimal(0)  # the meter record is initialised afresh
+        before_key = [dict(p) for p in self.pending] + [dict(p) for p in mine]
         self._save_nv()
+        if "key-clear-not-saved" in self.faults and mine:
+            # the key writes the meter record; the payment list in storage is left as it was
+            nv = json.loads(self.nv_path.read_text())
+            nv["pending"] = before_key
+            self.nv_path.write_text(json.dumps(nv))
         if "reset-key-answers-slowly" in self.faults:
             time.sleep(0.18)  # the payment record is written to the audit log before the answer
         if not self.quiet_reset:
@@ -962,6 +1035,8 @@ class Table:
                 raise
         self.config = new
         self.identity_page_rewritten = True
+        if "lockout-late-after-config-write" in self.faults:
+            self.after_config_write = True
         if isinstance(fields.get("meters"), dict):
             for name, sub in fields["meters"].items():
                 if "rate-write-drops-residual" in self.faults and "rate" in sub:
@@ -985,6 +1060,10 @@ class Table:
                 view = dict(view, meters=old_meters)
             if "meter-write-answers-slowly" in self.faults:
                 time.sleep(0.25)  # the meter block is erased and written again before the answer
+        if "commission-answered-as-number" in self.faults and "commission" in fields:
+            rate = Decimal(str(view.get("commission")))
+            if rate == rate.to_integral_value():
+                view = dict(view, commission=int(rate))  # the answer is built from the parsed register
         return ("rsp", view)
 
     def _store_refused_write(self, fields: dict[str, Any]) -> None:
@@ -1016,6 +1095,8 @@ class Table:
             if type(val) is not int or not 1 <= val <= 16:
                 raise BadArgs("decks must be 1..16")
             if val != new["decks"]:
+                if "decks-write-bad-args" in self.faults:
+                    raise BadArgs("decks cannot be written")  # the fixed field is rejected by the parser
                 raise Refused(REFUSE_DECKS)
         elif key == "commission":
             rate = parse_rate(val)
@@ -1082,7 +1163,8 @@ class Table:
             raise Refused(f"{name}: payout limit must be greater than the current amount (461a.12(k)(1))")
         if cap is not None and cap < now:
             raise Refused(f"{name}: display capacity below the current amount (461a.12(j))")
-        if m["reset"] > now or ("reset-equal-current-refused" in self.faults and "reset" in written
+        skip_reset = "minor-reset-above-current-accepted" in self.faults and name == list(self.meters)[-1]
+        if (m["reset"] > now and not skip_reset) or ("reset-equal-current-refused" in self.faults and "reset" in written
                                 and m["reset"] == now):
             raise Refused(f"{name}: reset above the current amount")
         for fkey in ("initial", "reset"):
@@ -1146,6 +1228,7 @@ class Table:
             if "card-n-not-reset-on-reload" not in self.faults:
                 self.cards_dealt = 0
             self.misreads_uncounted = 0
+            self.misreads_left = 0
             return ("rsp", {"cards_remaining": len(self.shoe_cards)})
         if role == "shoe" and cmd == "test.deal":
             return ("deal", req)
@@ -1170,12 +1253,16 @@ class Table:
                     self.cards_dealt -= 1  # only cards read are counted
                 if "shoe-status-dealt-excludes-misread" in self.faults:
                     self.misreads_uncounted += 1  # the status counter is stepped by the reader's good reads
+                if "cards-remaining-keeps-misread" in self.faults:
+                    self.misreads_left += 1
                 if "misread-card-not-out" in self.faults:
                     return True  # the card-out line is raised only for a card read
             else:
                 read = card
                 if "card-event-hearts-as-diamonds" in self.faults and card[1] == "H":
                     read = card[0] + "D"  # the reader's suit table maps the heart pattern to D
+                if "card-event-ten-as-10" in self.faults and card[0] == "T":
+                    read = "10" + card[1]  # the reader's rank table prints the ten as on the card
                 self._card_event({"event": "card", "card": read, "n": n})
             self.card_out(card)
             return True
