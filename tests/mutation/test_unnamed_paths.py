@@ -25,7 +25,7 @@ TARGETS = [
     (("controller", "Controller._round_open", "return-None",
       'return Refusal("REFUSED", "comm-lost: the sensors link is down")'),
      "suites/progressive/limits.suite.yaml::no-round-while-link-down", "emulated-midi-5", ("FAIL", "ERROR", "TIMEOUT")),
-    (("shoe", "Shoe._status", "return-None",
+    (("shoe", "EmulatedShoe._status", "return-None",
       'return {"state": state, "cards_dealt": self.dealt, "cards_remaining": len(self.cards)}'),
      "suites/washington/wac-230-15-040.suite.yaml::cards-reported-as-dealt", "emulated-midi-5",
      ("FAIL", "ERROR", "TIMEOUT")),
@@ -37,11 +37,12 @@ TARGETS = [
      "suites/royal9/wagering.suite.yaml::r9-combinations-written-between-rounds", "emulated-midi-5", ("FAIL",)),
     # every card after an injected misread read as a misread too: a FAIL, not an ERROR of the round
     # the host cannot settle on (expect_outcome measures the cards the round must use)
-    (("shoe", "Shoe._deal_one", "False>True", "self._misread_next = False"),
+    (("shoe", "EmulatedShoe._deal_one", "False>True", "self._misread_next = False"),
      "suites/washington/wac-230-15-040.suite.yaml::misread-card-reported-as-misread", "emulated-ez-baccarat",
      ("FAIL",)),
     # a shuffler pack of 53-card decks: its orders are not the shoe's pack (a contract ERROR)
-    (("shoe", "Shoe.__init__", "const-52>53", "self.shuffler = PackShuffler(52 * cfg.decks, cfg.defects, cfg.seed)"),
+    (("shoe", "EmulatedShoe.__init__", "const-52>53",
+      "self.shuffler = PackShuffler(52 * cfg.decks, cfg.defects, cfg.seed)"),
      "suites/randomness/shuffler.suite.yaml::shuffler-battery", "emulated-midi-5", ("ERROR", "FAIL")),
     # a Hit and Run meter jackpot whose payout says the table paid it
     (("settle", "_settle_hit_and_run", "drop-assign", 'by = "attendant"'),
