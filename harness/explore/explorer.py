@@ -270,12 +270,16 @@ class Session:
                                      f"within the protocol contract ({exc.definition})", exc.problem, rule.name)])
 
     def failed(self, ops: list[Op], diffs: list[Difference]) -> None:
-        """Record the failure (the last one recorded is the shrunk sequence's) and raise it."""
+        """Record the failure and raise it.  The finding kept is the shortest failing sequence seen: a
+        shrink candidate fewer rules long may play more operations (a rule may play many), and the shrink
+        may be cut short by its time, so the last failure is not always the shortest."""
         if self.first_failure_s is None:
             self.first_failure_s = time.perf_counter() - self.t0
             self.first_failure_ops = len(ops)
-        self.failure = FindingError(ops, diffs)
-        raise self.failure
+        error = FindingError(ops, diffs)
+        if self.failure is None or len(ops) <= len(self.failure.ops):
+            self.failure = error
+        raise error
 
     def close(self) -> None:
         if self._rig is not None:
