@@ -46,13 +46,22 @@ def _start_identities(record: Record) -> dict[str, DeviceIdentity]:
     return out
 
 
+def _met_no_device(record: Record) -> bool:
+    """A record that never met the devices: no identity read, and no case that ran (a split run's worker
+    whose share held only cases that do not apply to the profile).  It says nothing of the product."""
+    return not _start_identities(record) and all(c.verdict == "NOT APPLICABLE" for c in record.cases)
+
+
 def check_same_product(records: list[tuple[Path, Record]]) -> None:
     """Raise InputError naming the first field that shows two records are of different products."""
-    base_path, base = records[0]
+    with_ids = [(p, r) for p, r in records if not _met_no_device(r)]
+    base_path, base = (with_ids or records)[0]
     base_ids = _start_identities(base)
     if not base_ids:
         raise InputError(f"{base_path}: the record holds no device identity; cannot confirm the product")
-    for path, rec in records[1:]:
+    for path, rec in records:
+        if rec is base or _met_no_device(rec):
+            continue
         ids = _start_identities(rec)
         common = sorted(set(base_ids) & set(ids))
         if not common:
@@ -125,7 +134,8 @@ def merge_records(sources: list[Path], out_dir: Path) -> Path:
         raise InputError(f"{out_dir}: exists and is not empty")
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    first = loaded[0][2]
+    # the first record that met the devices gives the merged record its identities and profile
+    first = next((r for _, _, r in loaded if not _met_no_device(r)), loaded[0][2])
     meta = copy.deepcopy(first.meta)
     meta.run_id = run_id
     stations = [r.meta.station or r.run_id for _, _, r in loaded]

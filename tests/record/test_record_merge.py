@@ -101,3 +101,17 @@ def test_a_split_runs_tally_counts_each_case_once(make_run, tmp_path: Path) -> N
     tally, bad = read_tally(folder)
     assert tally == "3/1/0/0"
     assert bad == ["case-1-fail FAIL"]
+
+
+def test_a_worker_that_met_no_device_is_merged_and_says_nothing_of_the_product(make_run, tmp_path: Path) -> None:
+    """A split run's worker whose share held only cases that do not apply never reads an identity: its
+    record is merged (its cases kept), the identities are the other workers'; a record that ran a case
+    without reading any identity is still refused."""
+    ran = make_run(verdicts=("PASS",))
+    idle = make_run(verdicts=("NOT APPLICABLE",), met_devices=False)
+    out = merge_records([idle, ran], tmp_path / "merged")
+    merged = load_record(out)
+    assert verify(out) == [] and len(merged.cases) == 2 and merged.identities == load_record(ran).identities
+    blind = make_run(verdicts=("PASS",), met_devices=False)
+    with pytest.raises(InputError, match=r"holds no device identity|no device role in common"):
+        merge_records([blind, ran], tmp_path / "merged-2")
