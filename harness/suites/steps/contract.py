@@ -53,7 +53,13 @@ def not_a_request(cmd: str) -> str | None:
 #: how long a deal of one card may take before its card is out (the shoe says ``dealing`` until then)
 DEAL_DONE_S = 2.0
 #: the other steps that hold a device to the reference protocol's own promises, by the role they read
-CONTRACT_READS = {"expect_card_events_counted": "shoe", "expect_wager_list_in_seat_order": "sensors"}
+CONTRACT_READS = {"expect_card_events_counted": "shoe", "expect_wager_list_in_seat_order": "sensors",
+                  "expect_no_sensor_events": "sensors"}
+#: the steps that hold a promise made only for wagers placed with ``wager.place`` (section 11)
+WAGER_PLACE_ONLY = ("expect_no_sensor_events",)
+#: why such a step's case does not apply on a bench whose wagers are placed by hand
+PLACED_BY_HAND = ("wagers are placed by hand on this bench, and the bet sensors send an event for each "
+                  "(docs/protocol.md section 11): only a wager.place raises none")
 
 
 def outside_contract(profile: Profile, case: Case) -> str | None:
@@ -61,6 +67,8 @@ def outside_contract(profile: Profile, case: Case) -> str | None:
     the profile does not fill, or one reached through a driver that does not speak the reference
     protocol."""
     for s in case.steps:
+        if s.action in WAGER_PLACE_ONLY and profile.bench.performer("wager").kind != "test-channel":
+            return PLACED_BY_HAND
         if s.action == "expect_answer":
             role = str(s.args.get("role") or "controller")
         elif s.action in CONTRACT_READS:
@@ -196,3 +204,16 @@ def expect_wager_list_in_seat_order(runner: CaseContext, step: Step) -> None:
                    "seats in ascending order", bool(listed) and seats == sorted(seats),
                    clause="contract-6-3-wager-list-seat-order",
                    detail=f"{len(listed)} wager(s) listed, as seat:type in the order of the answer")
+
+
+@step("expect_no_sensor_events", Action(
+    doc="docs/protocol.md section 11 (clause contract-11-wager-place-raises-no-event): a wager placed with "
+    "`wager.place`, or taken off with `wager.remove`, is answered in its RSP and raises no event; the bet "
+    "sensors' `wager` and `wager_removed` events are for chips placed or lifted by hand.  None may have come "
+    "this round (the case is NOT APPLICABLE on a bench whose wagers are placed by hand)",
+))
+def expect_no_sensor_events(runner: CaseContext, step: Step) -> None:
+    sent = [e for e in runner.sensor_events() if e.name in ("wager", "wager_removed")]
+    runner.measure(step, "bet sensors' events for wagers placed and removed with wager.place and wager.remove",
+                   len(sent), 0, not sent, unit="events", clause="contract-11-wager-place-raises-no-event",
+                   detail="; ".join(f"{e.name} {e.payload}" for e in sent[:6]) or "none")
