@@ -27,28 +27,8 @@ from harness.devices.link import DeviceEvent, DeviceNak
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
+from harness.explore import ops
 from harness.explore.judge import ANSWER_DEADLINE_MS, Observed, normalise_config
-from harness.explore.ops import (
-    Comm,
-    ConfigWrite,
-    DealFirst,
-    DealMisread,
-    DealNext,
-    DealRest,
-    LoadShoe,
-    NoMoreBets,
-    Op,
-    OpenRound,
-    PlaceWager,
-    PowerCycle,
-    PressLockout,
-    Reboot,
-    Reconnect,
-    RemoveWager,
-    ResetKey,
-    VoidRound,
-    VoidRounds,
-)
 from harness.explore.state import Pending
 from harness.profiles.model import Profile
 from harness.suites.run.rig import Rig, device_entry
@@ -204,7 +184,7 @@ class ExploredTable:
         self.ctrl: ProgressiveController = ctrl
         self.stage = _Stage(rig, lambda cards: None)
         self.lockout_wait_s = float(profile.timing.lockout_deadline_ms) / 1000 + 0.2
-        #: cards the round dealing now still needs after its first (DealRest)
+        #: cards the round dealing now still needs after its first (ops.DealRest)
         self.round_rest = 0
         #: the events of the step being played, as received: (role, event)
         self.step_events: list[tuple[str, DeviceEvent]] = []
@@ -216,11 +196,23 @@ class ExploredTable:
         #: the reference protocol's shoe: one ordered line, its events pushed as they happen (docs/protocol.md
         #: section 5), so every card it counts in shoe.status has its event read before that answer
         self.shoe_events_in_order = shoe_spec is not None and shoe_spec.driver == "reference-shoe"
+        #: the rounds whose lock-out the time-interval counter measured (a later round it measures nothing in
+        #: is the lock-out line's, not the bench wiring's: the same line measured before)
+        self.counter_edges = 0
+        #: the wagers are placed by the test channel: no bet-sensor event may come (docs/protocol.md section 11)
+        self.wagers_by_machine = performers.performer("wager").name == "test-channel"
+        #: the last observation's layout (seat, type, amount), for asking a removal again
+        self.last_layout: tuple[tuple[int, str, int], ...] = ()
+        self.layout_before: tuple[tuple[int, str, int], ...] = ()
+        #: each device's first identity after the last power-up was answered late (ms), once confirmed by the
+        #: next power-up: the first ask of a condition cannot be asked again, the condition can
+        self.first_identity_late: dict[str, Decimal] = {}
 
     # ------------------------------------------------------------------ reads
 
-    def identity(self) -> dict[str, str | None]:
-        """Every device's identity (docs/protocol.md 6.1), as ``"<role> <field>"`` -> value."""
+    def identity(self, times: dict[str, Decimal] | None = None) -> dict[str, str | None]:
+        """Every device's identity (docs/protocol.md 6.1), as ``"<role> <field>"`` -> value; with ``times``,
+        each device's answer time (ms, the host's own delay taken off) by role."""
         out: dict[str, str | None] = {}
         seen: set[Any] = set()
         for role, dev in (("shoe", self.shoe), ("sensors", self.sensors), ("controller", self.ctrl)):
@@ -229,7 +221,12 @@ class ExploredTable:
             if dev in seen or (port is not None and port in seen):
                 continue  # one device playing two roles answers one identity, once
             seen |= {dev, *((port,) if port is not None else ())}
-            for key, value in dev.identity().to_dict().items():
+            t0 = time.perf_counter()
+            answer = dev.identity()
+            if times is not None:
+                took = time.perf_counter() - t0 - HOST_ECHO.delay_s()
+                times[role] = (Decimal(str(took)) * 1000).quantize(_MS)
+            for key, value in answer.to_dict().items():
                 out[f"{role} {key}"] = value
         return out
 
@@ -301,6 +298,20 @@ class ExploredTable:
             return args if not any(p.meter == args.get("meter") for p in obs.pending) else None
         return None
 
+    def _restore(self, cmd: str, args: Mapping[str, Any], obs: Observed) -> tuple[str, dict[str, Any]] | None:
+        """The request that puts back what an act took away, so that the act can be asked again in the same
+        state and leave it as it was: a wager removed (``removed: true``) placed again at the amount it had
+        (where the removal took that wager alone; a removal refused is asked again as it is)."""
+        if cmd != "wager.remove" or obs.fields.get("removed") is not True:
+            return None
+        gone = set(self.layout_before) - set(obs.layout)
+        if len(gone) != 1 or not set(obs.layout) <= set(self.layout_before):
+            return None
+        seat, kind, amount = gone.pop()
+        if (seat, kind) != (args.get("seat"), args.get("type")):
+            return None
+        return "wager.place", {"seat": seat, "type": kind, "amount": amount}
+
     def judge_act_times(self, marks: Mapping[str, int], obs: Observed) -> None:
         """Each act request's answer time against docs/protocol.md section 5's 100 ms.  One late answer
         on a loaded host decides nothing: a late act is asked again in a form that changes nothing (up to
@@ -311,6 +322,7 @@ class ExploredTable:
             if ms <= ANSWER_DEADLINE_MS:
                 continue
             probe = self._probe(role, cmd, args, obs)
+            restore = self._restore(cmd, args, obs)
             if probe is None:
                 obs.late_unconfirmed.append((cmd, ms))
                 continue
@@ -318,9 +330,13 @@ class ExploredTable:
             link = devices[role].link
             while fastest > ANSWER_DEADLINE_MS and tries <= ANSWER_RETRIES:
                 time.sleep(ANSWER_RETRY_GAP_S * 2 ** (tries - 1))
+                timeout_s = float(self.profile.timing.response_timeout_ms) / 1000
+                if restore is not None:
+                    with contextlib.suppress(DeviceError):
+                        link.call(restore[0], restore[1], timeout_s)
                 mark = len(link.transcript)
                 with contextlib.suppress(DeviceError):
-                    link.call(cmd, dict(probe), float(self.profile.timing.response_timeout_ms) / 1000)
+                    link.call(cmd, dict(probe), timeout_s)
                 host = Decimal(str(HOST_ECHO.delay_s())) * 1000  # the host's own delay, just after the ask
                 for _r, _c, _a, again in self._act_times({role: mark, **{r: 1 << 62 for r in devices if r != role}}):
                     fastest = min(fastest, (again - host).quantize(_MS))
@@ -376,13 +392,14 @@ class ExploredTable:
                                            str(p.get("category")))
                                    for p in reading.raw.get("pending") or () if isinstance(p, Mapping)))
         listed = list(self._timed(obs, "wager.list", self.sensors.wagers))
-        obs.layout = tuple(sorted((w.seat, w.type, w.amount) for w in listed))
+        obs.layout = self.last_layout = tuple(sorted((w.seat, w.type, w.amount) for w in listed))
         obs.layout_seats = tuple(w.seat for w in listed)
         obs.locked, obs.cause = self._timed(obs, "lockout.get", self._lockout)
         st = self._timed(obs, "shoe.status", self.shoe.status)
         obs.shoe = (st.cards_dealt, st.cards_remaining)
         obs.shoe_state = str(st.state) if st.state is not None else None
         obs.card_events_judged = self.shoe_events_in_order
+        obs.sensor_events_judged = self.wagers_by_machine
         return obs
 
     # ------------------------------------------------------------------ acts
@@ -391,13 +408,17 @@ class ExploredTable:
         return self.performers.perform(act, self.stage)
 
     def pull(self, timeout_s: float = 0.0) -> list[tuple[str, DeviceEvent]]:
-        """The events that came since the last pull (the controller's and the shoe's), kept for the step."""
+        """The events that came since the last pull (the controller's, the shoe's and the bet sensors'), kept
+        for the step."""
         got: list[tuple[str, DeviceEvent]] = []
         if isinstance(self.stage, _Stage) and self.stage.ctrl_events:
             got += [("controller", e) for e in self.stage.ctrl_events]
             self.stage.ctrl_events.clear()
         got += [("controller", e) for e in self.ctrl.events(timeout_s)]
         got += [("shoe", e) for e in self.shoe.events(0.0)]
+        sensor_events = getattr(self.sensors, "events", None)
+        if sensor_events is not None and self.sensors is not self.ctrl:
+            got += [("sensors", e) for e in sensor_events(0.0)]
         self.step_events += got
         return got
 
@@ -409,25 +430,26 @@ class ExploredTable:
         while not self._lock_events() and time.monotonic() < deadline:
             self.pull(0.01)
 
-    def perform(self, op: Op, round_need: int = 0) -> Observed:
-        """Carry out ``op`` and read every observable after it.  ``round_need``: for DealFirst, the
+    def perform(self, op: ops.Op, round_need: int = 0) -> Observed:
+        """Carry out ``op`` and read every observable after it.  ``round_need``: for ops.DealFirst, the
         cards the round takes (the model knows it from the cards loaded).  Every event the step brought
         (and any that came after the last step's reads) goes into the observation."""
         self.step_events = []
         self.pull()
+        self.layout_before = self.last_layout
         obs = Observed(op=op.name)
         marks = self._marks()
         try:
             self._act(op, obs, round_need)
         except DeviceNak as exc:
             obs.code, obs.fields = exc.code, {}
-            if isinstance(op, PlaceWager) and op.seat not in {s.seat for s in self.profile.rules.seats}:
+            if isinstance(op, ops.PlaceWager) and op.seat not in {s.seat for s in self.profile.rules.seats}:
                 # NAK BAD_ARGS or REFUSED for a seat the table does not have: the refusal bad-seat
                 # (docs/protocol.md section 6.3); a NAK for one of its seats stays a NAK
                 obs.accepted, obs.reason = False, "bad-seat"
         else:
-            kind = {PressLockout: "lockout-button", NoMoreBets: "no-more-bets", Comm: "comm",
-                    OpenRound: "open-round"}.get(type(op))
+            kind = {ops.PressLockout: "lockout-button", ops.NoMoreBets: "no-more-bets", ops.Comm: "comm",
+                    ops.OpenRound: "open-round"}.get(type(op))
             if kind is not None and self.performers.performer(kind).name != "test-channel":
                 self._wait_lock_event(ACT_EVENT_S)  # a relay's act: its event comes on its own time
         self.read(obs)
@@ -436,59 +458,59 @@ class ExploredTable:
         obs.events = [(role, e.name, e.payload, e.seq) for role, e in self.step_events]
         return obs
 
-    def _act(self, op: Op, obs: Observed, round_need: int) -> None:
-        if isinstance(op, OpenRound):
+    def _act(self, op: ops.Op, obs: Observed, round_need: int) -> None:
+        if isinstance(op, ops.OpenRound):
             number = self._perform(acts.OpenRound())
             obs.fields = {"round": number} if isinstance(number, int) else {}
-        elif isinstance(op, PlaceWager):
+        elif isinstance(op, ops.PlaceWager):
             res = self._perform(acts.PlaceWagers(wagers=(Wager(op.seat, op.type, op.amount),)))[0]
             obs.accepted, obs.reason = res.accepted, res.reason
             if not res.accepted and not res.reason and op.seat not in {s.seat for s in self.profile.rules.seats}:
                 # a NAK (BAD_ARGS or REFUSED) for a seat the table does not have is the refusal bad-seat
                 # (docs/protocol.md section 6.3)
                 obs.reason = "bad-seat"
-        elif isinstance(op, RemoveWager):
+        elif isinstance(op, ops.RemoveWager):
             removal = self._perform(acts.RemoveWager(seat=op.seat, type=op.type))
             if not removal.removed:
                 obs.code = "REFUSED"
             obs.fields = {"removed": True} if removal.removed else {}
-        elif isinstance(op, PressLockout):
+        elif isinstance(op, ops.PressLockout):
             self._perform(acts.PressLockout())
             obs.fields = {"locked": True}
-        elif isinstance(op, NoMoreBets):
+        elif isinstance(op, ops.NoMoreBets):
             self._perform(acts.NoMoreBets())
-        elif isinstance(op, LoadShoe):
+        elif isinstance(op, ops.LoadShoe):
             self._perform(acts.LoadShoe(cards=tuple(parse_card(c) for c in op.cards), decks=self.profile.rules.decks))
-        elif isinstance(op, (DealFirst, DealMisread)):
+        elif isinstance(op, (ops.DealFirst, ops.DealMisread)):
             self.round_rest = round_need - 1
-            if isinstance(op, DealMisread):
+            if isinstance(op, ops.DealMisread):
                 self._perform(acts.InjectFault(role="shoe", fault="misread"))
             self._deal_first(obs)
-        elif isinstance(op, DealNext):
+        elif isinstance(op, ops.DealNext):
             self._perform(acts.Deal(count=1, pace_us=0))
             self._until_dealt()
             self.round_rest -= 1
-        elif isinstance(op, DealRest):
+        elif isinstance(op, ops.DealRest):
             self._deal_rest(obs)
-        elif isinstance(op, ResetKey):
+        elif isinstance(op, ops.ResetKey):
             amount = self._perform(acts.TurnResetKey(meter=op.meter))
             obs.fields = {"meter": op.meter, "amount": amount} if isinstance(amount, int) else {}
-        elif isinstance(op, ConfigWrite):
+        elif isinstance(op, ops.ConfigWrite):
             answer = self.ctrl.set_config(**dict(op.changes))
             obs.config_answer = normalise_config(answer.raw, self.royal9)
-        elif isinstance(op, PowerCycle):
+        elif isinstance(op, ops.PowerCycle):
             self._power_cycle(obs)
-        elif isinstance(op, Comm):
+        elif isinstance(op, ops.Comm):
             self._perform(acts.SetComm(connected=op.up))
             if not op.up:
                 self._until_locked()
-        elif isinstance(op, VoidRound):
+        elif isinstance(op, ops.VoidRound):
             self._void(obs)
-        elif isinstance(op, VoidRounds):
+        elif isinstance(op, ops.VoidRounds):
             self._void_rounds(op.count, obs)
-        elif isinstance(op, Reconnect):
+        elif isinstance(op, ops.Reconnect):
             self.reconnect()
-        elif isinstance(op, Reboot):
+        elif isinstance(op, ops.Reboot):
             self._reboot(obs)
         else:  # pragma: no cover - every op is handled above
             raise DeviceError(f"the explorer cannot perform {op.name}")
@@ -581,8 +603,11 @@ class ExploredTable:
             return
         interval = counter.fetch_interval_s() if counter is not None else None
         if interval is not None:
+            self.counter_edges += 1
             obs.lock_ms, obs.lock_by = (Decimal(interval) * 1000).quantize(_MS), "counter"
             return
+        # the counter measured nothing where it measured this line before: the line's, not the wiring's
+        obs.lock_no_edge = counter is not None and self.counter_edges > 0
         if not cards:
             self._wait_card(cards)
             cards = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
@@ -711,4 +736,19 @@ class ExploredTable:
         while self._lockout()[1] not in ("power", "?") and time.monotonic() < back:
             time.sleep(0.01)
         self._wait_lock_event(POWER_EVENT_S)
-        obs.identity = self.identity()
+        times: dict[str, Decimal] = {}
+        obs.identity = self.identity(times)
+        self._first_identity_times(times, obs)
+
+    def _first_identity_times(self, times: Mapping[str, Decimal], obs: Observed) -> None:
+        """Each device's first identity after power-up against docs/protocol.md section 5's 100 ms.  A
+        first answer cannot be asked for again, but its condition can: a device late at one power-up is
+        judged at the next, and only late at both is it slow (one late answer on a loaded host is never a
+        finding)."""
+        late = {role: ms for role, ms in times.items() if ms > ANSWER_DEADLINE_MS}
+        for role, ms in sorted(late.items()):
+            before = self.first_identity_late.get(role)
+            if before is not None:
+                obs.slow.append((f"{role} identity, the first after power-up (at two power-ups in a row)",
+                                 min(ms, before), 2))
+        self.first_identity_late = late

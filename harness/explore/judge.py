@@ -99,6 +99,13 @@ class Observed:
     shoe_state: str | None = None
     #: the shoe's ``state`` read during a paced deal, before its last card came; None when not read
     shoe_mid_deal: str | None = None
+    #: the time-interval counter, armed before the round's first card, measured no lock-out edge although
+    #: it measured the lock-out line in an earlier round (the line did not fall at round.open or rise at
+    #: the lock-out: docs/protocol.md section 9)
+    lock_no_edge: bool = False
+    #: the wagers are placed with ``wager.place`` (the test channel): a bet sensors' ``wager`` or
+    #: ``wager_removed`` event is one no hand caused (docs/protocol.md section 11)
+    sensor_events_judged: bool = False
 
 
 @dataclass(frozen=True)
@@ -381,6 +388,11 @@ def _events_differences(model: TableModel, out: Permitted, got: Observed) -> lis
                 diffs.append(Difference(f"{role} event SEQ ({name})", next_seq(last), seq, rule))
                 break
             last = seq
+    if out.timed and got.lock_no_edge:
+        diffs.append(Difference("lock-out line at the round's first card (time-interval counter, which measured "
+                                "it in an earlier round)", "a stop edge: the line falls when wagering opens and "
+                                "rises at the lock-out (docs/protocol.md section 9)",
+                                "no edge before the counter's measurement timeout", R.LATENCY.name))
     if out.timed and got.lock_ms is not None and not got.lock_advisory:
         limit = model.lock_limit_ms
         if got.lock_ms > limit:
@@ -402,13 +414,18 @@ _EVENT_STEPS = {"hit": (("deal_rest",), R.SETTLE), "payout": (("deal_rest", "voi
 
 def stray_events(op_name: str, got: Observed) -> list[Difference]:
     """Events the step could not have caused: a settlement's events outside a settlement, a reset with no
-    reset key, a no_more_bets nobody called, a shoe ``error`` (the explorer injects none)."""
+    reset key, a no_more_bets nobody called, a shoe ``error`` (the explorer injects none), a bet sensors'
+    wager event where no hand places the wagers."""
     diffs: list[Difference] = []
     for role, name, p, seq in got.events:
         steps = _EVENT_STEPS.get(name) if role == "controller" else None
         if steps is not None and op_name not in steps[0]:
             diffs.append(Difference(f"controller {name} event (SEQ {seq}) in a {op_name} step", "none: " + (
                 f"sent only by {' or '.join(steps[0])}"), dict(p), steps[1].name))
+        elif name in ("wager", "wager_removed") and got.sensor_events_judged:
+            diffs.append(Difference(f"{role} {name} event (SEQ {seq}) in a {op_name} step",
+                                    "none: wagers placed with wager.place and taken off with wager.remove raise no "
+                                    "event", dict(p), R.WAGER_NO_EVENT.name))
         elif role == "shoe" and name == "error":
             diffs.append(Difference(f"shoe error event (SEQ {seq})", "none: no shoe fault was made", dict(p),
                                     R.SHOE.name))

@@ -41,29 +41,9 @@ from typing import Any
 
 from harness.cards import parse_card
 from harness.errors import InputError
+from harness.explore import ops
 from harness.explore import rules as R
 from harness.explore.configuration import config_after, malformed
-from harness.explore.ops import (
-    Comm,
-    ConfigWrite,
-    DealFirst,
-    DealMisread,
-    DealNext,
-    DealRest,
-    LoadShoe,
-    NoMoreBets,
-    Op,
-    OpenRound,
-    PlaceWager,
-    PowerCycle,
-    PressLockout,
-    Reboot,
-    Reconnect,
-    RemoveWager,
-    ResetKey,
-    VoidRound,
-    VoidRounds,
-)
 from harness.explore.state import MeterState, Pending, State
 from harness.games.baccarat import deal_round
 from harness.games.interpretations import Interpretations
@@ -209,30 +189,30 @@ class TableModel:
         except InputError:
             return None
 
-    def legal(self, s: State, op: Op) -> bool:
-        if isinstance(op, (DealFirst, DealMisread)):
+    def legal(self, s: State, op: ops.Op) -> bool:
+        if isinstance(op, (ops.DealFirst, ops.DealMisread)):
             return s.phase == "open" and s.shoe is not None and self.round_length(s.shoe) is not None
-        if isinstance(op, DealRest):
+        if isinstance(op, ops.DealRest):
             return s.phase == "dealing"
-        if isinstance(op, DealNext):
+        if isinstance(op, ops.DealNext):
             return s.phase == "dealing" and s.shoe is not None and s.round_need - len(s.round_cards) >= 2
-        if isinstance(op, LoadShoe):
+        if isinstance(op, ops.LoadShoe):
             return s.phase != "dealing"
-        if isinstance(op, Comm):
+        if isinstance(op, ops.Comm):
             return s.link_up != op.up
-        if isinstance(op, PowerCycle):
+        if isinstance(op, ops.PowerCycle):
             return s.link_up
-        if isinstance(op, ResetKey):
+        if isinstance(op, ops.ResetKey):
             return op.meter in s.meter_cfg
-        if isinstance(op, VoidRound):
+        if isinstance(op, ops.VoidRound):
             return s.link_up
-        if isinstance(op, VoidRounds):
+        if isinstance(op, ops.VoidRounds):
             return s.phase in ("idle", "settled") and not s.pending and s.link_up and op.count >= 1
         return True
 
     # ------------------------------------------------------------------ one step
 
-    def step(self, s: State, op: Op) -> list[Permitted]:
+    def step(self, s: State, op: ops.Op) -> list[Permitted]:
         """Every permitted outcome of ``op`` in state ``s`` (``s`` itself is not changed)."""
         handler = getattr(self, "_" + op.name)
         out: list[Permitted] = handler(s, op)
@@ -242,16 +222,16 @@ class TableModel:
             o.rules = (*o.rules, *((R.CARD_EVENTS.name,) if cards else ()))
         return out
 
-    def card_events(self, s: State, op: Op) -> tuple[tuple[str, str, Mapping[str, Any]], ...]:
+    def card_events(self, s: State, op: ops.Op) -> tuple[tuple[str, str, Mapping[str, Any]], ...]:
         """The shoe's events a deal must send: one ``card`` per card out with its code and its count ``n``
         since the load (a misread first card: ``misread`` with its ``n``), docs/protocol.md section 6.2."""
         if s.shoe is None:
             return ()
-        if isinstance(op, DealMisread):
+        if isinstance(op, ops.DealMisread):
             return (("shoe", "misread", {"n": s.dealt + 1}),)
-        if isinstance(op, (DealFirst, DealNext)):
+        if isinstance(op, (ops.DealFirst, ops.DealNext)):
             cards: tuple[str, ...] = s.shoe[:1]
-        elif isinstance(op, DealRest):
+        elif isinstance(op, ops.DealRest):
             cards = s.shoe[:s.round_need - len(s.round_cards)]
         else:
             return ()
@@ -269,7 +249,7 @@ class TableModel:
                    choice: str | None = None) -> Permitted:
         return Permitted(choice, Answer(codes), s.clone(), (rule.name,))
 
-    def _open_round(self, s: State, op: OpenRound) -> list[Permitted]:
+    def _open_round(self, s: State, op: ops.OpenRound) -> list[Permitted]:
         if s.phase in ("open", "dealing") or s.pending or not s.link_up:
             return [self._unchanged(s, R.OPEN)]
         n = s.clone()
@@ -279,7 +259,7 @@ class TableModel:
         out = [Permitted(None, Answer(fields={"round": n.round}), n, (R.OPEN.name, R.ROUND_NUMBER.name))]
         return self._event(out, False, "round-open")
 
-    def refusal_reasons(self, s: State, op: PlaceWager) -> set[str]:
+    def refusal_reasons(self, s: State, op: ops.PlaceWager) -> set[str]:
         reasons: set[str] = set()
         if op.seat not in self.seats:
             reasons.add("bad-seat")
@@ -299,7 +279,7 @@ class TableModel:
             reasons.add("no-base-wager")
         return reasons
 
-    def _wager(self, s: State, op: PlaceWager) -> list[Permitted]:
+    def _wager(self, s: State, op: ops.PlaceWager) -> list[Permitted]:
         reasons = self.refusal_reasons(s, op)
         if reasons:
             rule = R.BASE_WAGER if reasons == {"no-base-wager"} else R.WAGER_REFUSE
@@ -308,7 +288,7 @@ class TableModel:
         n.layout[(op.seat, op.type)] = op.amount
         return [Permitted(None, Answer(accepted=True), n, (R.WAGER_ACCEPT.name,))]
 
-    def _remove_wager(self, s: State, op: RemoveWager) -> list[Permitted]:
+    def _remove_wager(self, s: State, op: ops.RemoveWager) -> list[Permitted]:
         key = (op.seat, op.type)
         if key not in s.layout or s.phase != "open" or s.locked or not s.link_up:
             codes = REFUSED | {"BAD_ARGS"} if op.seat not in self.seats else REFUSED
@@ -356,14 +336,14 @@ class TableModel:
             out.append(Permitted(f"{rule.name}: cause becomes {cause}", Answer(fields=fields), new, (rule.name,)))
         return out
 
-    def _lockout_button(self, s: State, op: PressLockout) -> list[Permitted]:
+    def _lockout_button(self, s: State, op: ops.PressLockout) -> list[Permitted]:
         if s.phase == "open" and not s.locked:
             n = s.clone()
             return self._event([Permitted(None, Answer(fields={"locked": True}), n, self._close(n, "button"))],
                                True, "button")
         return self._second_close(s, "button", R.LOCKOUT, {"locked": True})
 
-    def _no_more_bets(self, s: State, op: NoMoreBets) -> list[Permitted]:
+    def _no_more_bets(self, s: State, op: ops.NoMoreBets) -> list[Permitted]:
         if not self.nmb_input or s.phase in ("idle", "settled"):
             return [self._unchanged(s, R.NMB)]
         # a call the controller takes is the dealer's announcement: its no_more_bets event names the round
@@ -379,12 +359,12 @@ class TableModel:
             out.events, out.rules = called, (*out.rules, R.NMB_EVENT.name)
         return [self._unchanged(s, R.NMB, choice="no-more-bets refused once closed"), *again]
 
-    def _load(self, s: State, op: LoadShoe) -> list[Permitted]:
+    def _load(self, s: State, op: ops.LoadShoe) -> list[Permitted]:
         n = s.clone()
         n.shoe, n.dealt = tuple(op.cards), 0
         return [Permitted(None, Answer(fields={}), n, (R.SHOE.name,))]
 
-    def _deal_first(self, s: State, op: DealFirst) -> list[Permitted]:
+    def _deal_first(self, s: State, op: ops.DealFirst) -> list[Permitted]:
         assert s.shoe is not None
         n = s.clone()
         need = self.round_length(s.shoe)
@@ -404,12 +384,12 @@ class TableModel:
         return [keep, Permitted("first card after the lock-out: cause card", Answer(), card,
                               (R.SHOE.name, R.LOCKOUT.name))]
 
-    def _deal_misread(self, s: State, op: DealMisread) -> list[Permitted]:
+    def _deal_misread(self, s: State, op: ops.DealMisread) -> list[Permitted]:
         """A misread first card is still out and counts as out for the controller (docs/protocol.md
         section 6.2): wagering closes on it, timed, as on a card read; the controller settles on it."""
-        return self._deal_first(s, DealFirst())
+        return self._deal_first(s, ops.DealFirst())
 
-    def _deal_next(self, s: State, op: DealNext) -> list[Permitted]:
+    def _deal_next(self, s: State, op: ops.DealNext) -> list[Permitted]:
         """One more card of the round, not its last: out of the shoe and counted, the round still dealing
         (wagering stays closed, nothing is settled)."""
         assert s.shoe is not None
@@ -418,7 +398,7 @@ class TableModel:
         n.dealt += 1
         return [Permitted(None, Answer(), n, (R.SHOE.name,))]
 
-    def _deal_rest(self, s: State, op: DealRest) -> list[Permitted]:
+    def _deal_rest(self, s: State, op: ops.DealRest) -> list[Permitted]:
         assert s.shoe is not None
         n = s.clone()
         rest = s.round_need - len(s.round_cards)
@@ -451,7 +431,7 @@ class TableModel:
         return [Permitted(None, Answer(), n, tuple(dict.fromkeys(applied)),
                         Settlement(payouts, s.round, cards, attendant=attendant), events=tuple(hits))]
 
-    def _reset_key(self, s: State, op: ResetKey) -> list[Permitted]:
+    def _reset_key(self, s: State, op: ops.ResetKey) -> list[Permitted]:
         paid = [p for p in s.pending if p.meter == op.meter]
         if not paid:
             return [self._unchanged(s, R.RESET_KEY)]
@@ -475,7 +455,7 @@ class TableModel:
         names = {"seats": "combinations"}
         return {self.profile.writes(names.get(str(k), str(k))) for k in changes}
 
-    def _config_write(self, s: State, op: ConfigWrite) -> list[Permitted]:
+    def _config_write(self, s: State, op: ops.ConfigWrite) -> list[Permitted]:
         if s.phase in ("open", "dealing") or s.layout:
             return [self._unchanged(s, R.CONFIG_LIVE)]
         after, broken = config_after(s, op.changes, royal9=self.royal9)
@@ -506,7 +486,7 @@ class TableModel:
         return [Permitted("config write in range taken", Answer(), after, rules),
                 self._unchanged(s, R.CONFIG_RANGE, choice=refused)]
 
-    def _power_cycle(self, s: State, op: PowerCycle) -> list[Permitted]:
+    def _power_cycle(self, s: State, op: ops.PowerCycle) -> list[Permitted]:
         n = s.clone()
         n.phase, n.locked, n.cause = "idle", True, "power"
         n.layout, n.round_cards, n.round_need = {}, (), 0
@@ -517,7 +497,7 @@ class TableModel:
         return self._event([Permitted(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
                                                          R.IDENTITY_SERIAL.name, R.EVENT_SEQ.name))], True, "power")
 
-    def _reboot(self, s: State, op: Reboot) -> list[Permitted]:
+    def _reboot(self, s: State, op: ops.Reboot) -> list[Permitted]:
         """The controller's line fault ``reboot`` (docs/protocol.md section 7): its volatile state lost,
         back from non-volatile storage idle and locked, the lockout event with cause ``power`` sent once
         it is back (section 8), its event SEQ from 1 again.  The shoe is not rebooted (its cards and
@@ -552,7 +532,7 @@ class TableModel:
                 outs.append(lost)
         return outs
 
-    def _comm(self, s: State, op: Comm) -> list[Permitted]:
+    def _comm(self, s: State, op: ops.Comm) -> list[Permitted]:
         n = s.clone()
         n.link_up = op.up
         if op.up:
@@ -563,12 +543,12 @@ class TableModel:
                                True, "comm-lost")
         return self._event(self._second_close(n, "comm-lost", R.LINK, {}), True, "comm-lost")
 
-    def _reconnect(self, s: State, op: Reconnect) -> list[Permitted]:
+    def _reconnect(self, s: State, op: ops.Reconnect) -> list[Permitted]:
         """The host's line to the controller closed and opened again: nothing on the table changes, and
         the controller's next event goes on from its last SEQ (docs/protocol.md section 4)."""
         return [Permitted(None, Answer(), s.clone(), (R.EVENT_SEQ.name,))]
 
-    def _void_rounds(self, s: State, op: VoidRounds) -> list[Permitted]:
+    def _void_rounds(self, s: State, op: ops.VoidRounds) -> list[Permitted]:
         """``count`` rounds opened and voided (docs/protocol.md section 8): each ``round.open`` gives one more
         than the last and sends its unlocking ``lockout``; each void closes wagering (cause ``no-more-bets``)
         and ends its round with ``round_end`` ``void: true``.  No wager, no contribution, nothing paid."""
@@ -585,7 +565,7 @@ class TableModel:
         return [Permitted(None, answer, n, (R.OPEN.name, R.ROUND_NUMBER.name, R.VOID.name, R.LOCKOUT_EVENT.name),
                         events=tuple(events), rounds=True)]
 
-    def _void(self, s: State, op: VoidRound) -> list[Permitted]:
+    def _void(self, s: State, op: ops.VoidRound) -> list[Permitted]:
         """``round.settle`` (docs/protocol.md section 8): with no card out it voids the round; with no
         round open, or while the tableau needs a card (any round dealing), it is REFUSED."""
         if s.phase != "open":

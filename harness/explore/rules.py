@@ -102,7 +102,9 @@ LATENCY = rule("lockout-latency", "pa-midi-r9-a2-lockout", "629a Royal 9 (a)(2);
                "in every round whose first card closes wagering, the lock-out comes within the profile's limit "
                "(lockout-latency-limit-ms, else timing.lockout_deadline_ms) of that card: timed by the "
                "time-interval counter where the bench has one, else by the host's receive stamps, which decide "
-               "only farther from the limit than the bench's host-stamp jitter")
+               "only farther from the limit than the bench's host-stamp jitter; a counter that measured the "
+               "lock-out line in an earlier round must measure it in every later one (section 9: the line falls "
+               "when wagering opens and rises at the lock-out)")
 LOCKOUT_EVENT = rule("lockout-event", "pa-midi-r9-a2-lockout", "docs/protocol.md sections 6.4 (Events), 8",
                      "wagering closing or opening is sent as a lockout event as it happens: locked with the cause "
                      "(card, button, no-more-bets, comm-lost, power once it is back), unlocked with cause "
@@ -136,6 +138,11 @@ ACT_TIME = rule("act-answer-deadline", "contract-5-answer-time", "docs/protocol.
                 "followed by the same request in a form that changes nothing (asked up to five more times, a "
                 "little apart) and judged by the fastest answer, so one late answer on a loaded host is never a "
                 "finding, and an act that cannot be asked again harmlessly is only counted")
+WAGER_NO_EVENT = rule("wager-place-no-event", "contract-11-wager-place-raises-no-event",
+                      "docs/protocol.md section 11",
+                      "a wager placed with wager.place, or taken off with wager.remove, is answered in its RSP and "
+                      "raises no event: the bet sensors' wager and wager_removed events are for chips placed or "
+                      "lifted by hand (judged where the test channel places the wagers)")
 CONFIG_ANSWER = rule("config-answer", "contract-6-4-config-set-answer", "docs/protocol.md section 6.4",
                      "config.set taken answers the whole configuration as it now stands: the write applied, "
                      "every other field as it was")

@@ -13,7 +13,7 @@ from test_model_widened import play, rules_of
 from harness.explore import rules as R
 from harness.explore.judge import Observed
 from harness.explore.model import Permitted, TableModel
-from harness.explore.ops import DealFirst, DealNext, DealRest, LoadShoe, OpenRound, PlaceWager
+from harness.explore.ops import DealFirst, DealNext, DealRest, LoadShoe, OpenRound, PlaceWager, PressLockout
 from harness.explore.state import State
 from harness.profiles.load import load_profile
 
@@ -65,3 +65,29 @@ def test_a_card_mid_round_keeps_the_round_dealing(model: TableModel) -> None:
     # a round opened while two of its cards are out is refused (section 8: REFUSED while unsettled)
     two = play(model, model.initial(), OpenRound(), LoadShoe(SIX), DealFirst(), DealNext())
     assert model.step(two, OpenRound())[0].answer.codes == {"REFUSED"}
+
+
+def test_a_lock_out_line_the_counter_measured_before_must_edge_in_every_timed_round(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), LoadShoe(SIX))
+    out = model.step(s, DealFirst())[0]
+    assert out.timed
+    events = [widened.lock(True, "card", 5)]
+    assert rules_of(model, out, shown(out.state, events=events)) == []
+    assert rules_of(model, out, shown(out.state, events=events, lock_no_edge=True)) == [R.LATENCY.name]
+    # a step that times no lock-out (wagering was closed already) judges no line
+    closed = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), PressLockout(), LoadShoe(SIX))
+    late = model.step(closed, DealFirst())[0]
+    assert not late.timed and rules_of(model, late, shown(late.state, lock_no_edge=True)) == []
+
+
+def test_a_wager_placed_with_wager_place_raises_no_sensor_event(model: TableModel) -> None:
+    s = play(model, model.initial(), OpenRound())
+    out = model.step(s, PlaceWager(1, "player", 500))[0]
+    event = ("sensors", "wager", {"seat": 1, "type": "player", "amount": 500, "accepted": True}, 1)
+    assert rules_of(model, out, shown(out.state, op="wager", accepted=True, events=[event])) == []  # by hand
+    got = shown(out.state, op="wager", accepted=True, events=[event], sensor_events_judged=True)
+    assert rules_of(model, out, got) == [R.WAGER_NO_EVENT.name]
+    refused = model.step(model.initial(), PlaceWager(1, "player", 500))[0]  # no round open: locked-out
+    got = shown(refused.state, op="wager", accepted=False, reason="locked-out", sensor_events_judged=True,
+                events=[("sensors", "wager", {"accepted": False, "reason": "locked-out"}, 1)])
+    assert rules_of(model, refused, got) == [R.WAGER_NO_EVENT.name]

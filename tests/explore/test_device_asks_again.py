@@ -1,0 +1,46 @@
+"""How the explorer's device side asks again before it calls an answer slow (no device, no process): a
+removal is asked again after the wager it took is placed back, and a first identity after power-up is
+judged at the next power-up."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from harness.explore.device import ExploredTable
+from harness.explore.judge import Observed
+
+
+def table() -> ExploredTable:
+    t = ExploredTable.__new__(ExploredTable)  # the methods below read only these attributes
+    t.first_identity_late = {}
+    t.layout_before = ()
+    return t
+
+
+def test_a_removal_is_asked_again_after_its_wager_is_placed_back() -> None:
+    t = table()
+    t.layout_before = ((1, "player", 1000), (1, "royal9", 500))
+    obs = Observed(fields={"removed": True}, layout=((1, "player", 1000),))
+    assert t._restore("wager.remove", {"seat": 1, "type": "royal9"}, obs) == (
+        "wager.place", {"seat": 1, "type": "royal9", "amount": 500})
+    # a removal that took more than its wager (the Royal 9 with its base) cannot be put back by one place
+    both = Observed(fields={"removed": True}, layout=())
+    assert t._restore("wager.remove", {"seat": 1, "type": "player"}, both) is None
+    # a refused removal changed nothing: it is asked again as it is
+    assert t._restore("wager.remove", {"seat": 2, "type": "player"}, Observed(code="REFUSED")) is None
+    assert t._restore("round.settle", {}, obs) is None
+
+
+def test_a_first_identity_after_power_up_is_slow_only_when_late_at_two_power_ups_in_a_row() -> None:
+    t = table()
+    first = Observed()
+    t._first_identity_times({"controller": Decimal("250.1"), "shoe": Decimal("3")}, first)
+    assert first.slow == []  # one late answer decides nothing
+    fast = Observed()
+    t._first_identity_times({"controller": Decimal("2")}, fast)
+    assert fast.slow == [] and t.first_identity_late == {}
+    t._first_identity_times({"controller": Decimal("250.1")}, Observed())
+    second = Observed()
+    t._first_identity_times({"controller": Decimal("248.7"), "shoe": Decimal("3")}, second)
+    assert second.slow == [("controller identity, the first after power-up (at two power-ups in a row)",
+                            Decimal("248.7"), 2)]
