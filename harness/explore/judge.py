@@ -444,6 +444,8 @@ def _required_events(out: Permitted, got: Observed) -> list[Difference]:
             continue
         rule = {"no_more_bets": R.NMB_EVENT.name, "reset": R.RESET_KEY.name, "hit": R.HIT.name,
                 "round_end": R.VOID.name}.get(name, R.LOCKOUT_EVENT.name)
+        if name == "hit" and "meter" not in fields:  # a fixed Royal 9 line's hit, not a meter's
+            rule = R.ROYAL9_PAY.name
         want = {k: v for k, v in fields.items() if v is not None}
         at = next((i for i, (n, p) in enumerate(ctrl) if i >= after and n == name
                    and all(p.get(k) == v for k, v in want.items())), None)

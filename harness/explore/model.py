@@ -269,8 +269,12 @@ class TableModel:
             reasons.add("bad-amount")
         if not s.link_up:
             reasons.add("comm-lost")
-        if s.phase != "open" or s.locked:
+        # section 12: locked-out is "the round's first card is out, the lock-out button was pressed, or no
+        # round is open"; a round closed by the lost link alone refuses comm-lost (section 8, Link loss)
+        closed_by_link = s.phase == "open" and s.cause == "comm-lost" and not s.link_up
+        if (s.phase != "open" or s.locked) and not closed_by_link:
             reasons.add("locked-out")
+        if s.phase != "open" or s.locked:
             if s.cause == "no-more-bets":
                 reasons.add("no-more-bets")
             if s.cause == "comm-lost":
@@ -422,6 +426,10 @@ class TableModel:
                 # the meter won is announced by a hit naming the seat, the meter and the amount it shows
                 # (docs/protocol.md 6.4 events: "one hit per seat and line, in the round that pays it")
                 hits.append(("controller", "hit", {"seat": key[0], "meter": meter, "amount": amounts[meter]}))
+            for category, amount in p.lines:
+                # a fixed line won: its hit names the line and "the fixed line's award as the paytable writes
+                # it" (6.4 events; an odds line's amount is not judged)
+                hits.append(("controller", "hit", {"seat": key[0], "category": category, "amount": amount}))
         if len(payouts) > 1:
             applied.append(R.PAYOUT_ORDER.name)
         n.pending = tuple(sorted(pending))

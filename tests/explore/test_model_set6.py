@@ -13,7 +13,7 @@ from test_model_widened import play, rules_of
 from harness.explore import rules as R
 from harness.explore.judge import Observed
 from harness.explore.model import Permitted, TableModel
-from harness.explore.ops import DealFirst, DealNext, DealRest, LoadShoe, OpenRound, PlaceWager, PressLockout
+from harness.explore.ops import Comm, DealFirst, DealNext, DealRest, LoadShoe, OpenRound, PlaceWager, PressLockout
 from harness.explore.state import State
 from harness.profiles.load import load_profile
 
@@ -91,3 +91,35 @@ def test_a_wager_placed_with_wager_place_raises_no_sensor_event(model: TableMode
     got = shown(refused.state, op="wager", accepted=False, reason="locked-out", sensor_events_judged=True,
                 events=[("sensors", "wager", {"accepted": False, "reason": "locked-out"}, 1)])
     assert rules_of(model, refused, got) == [R.WAGER_NO_EVENT.name]
+
+
+def test_a_round_closed_by_the_lost_link_alone_refuses_wagers_comm_lost(model: TableModel) -> None:
+    lost = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), Comm(up=False))
+    assert (lost.locked, lost.cause) == (True, "comm-lost")
+    # section 8, Link loss: "wagers are refused comm-lost"; locked-out is for a first card, the button or no round
+    assert model.refusal_reasons(lost, PlaceWager(2, "player", 500)) == {"comm-lost"}
+    idle = play(model, model.initial(), Comm(up=False))  # no round open: either reason describes it
+    assert model.refusal_reasons(idle, PlaceWager(2, "player", 500)) == {"comm-lost", "locked-out"}
+
+
+def test_a_fixed_royal9_line_won_must_send_its_hit_at_the_paytables_award(model: TableModel) -> None:
+    # player QH 9H (a suited Royal 9 on the Player hand, no seat's personal king-9), banker 2C 3S; seat 1 wagers
+    cards = ("QH", "2C", "9H", "3S", "4D", "5D")
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), PlaceWager(1, "royal9", 500),
+             LoadShoe(cards), DealFirst())
+    out = model.step(s, DealRest())[0]
+    assert out.settlement is not None
+    stake, returned, category = out.settlement.payouts[(1, "royal9")]
+    assert category is not None and returned > stake
+    hits = [f for _r, n, f in out.events if n == "hit"]
+    assert hits == [{"seat": 1, "category": category, "amount": hits[0]["amount"]}]
+    assert isinstance(hits[0]["amount"], int) and hits[0]["amount"] > 0
+    payouts = dict(out.settlement.payouts)
+    order = [("hit", 1), ("payout", 1), ("payout", 1)]
+    right = ("controller", "hit", {"seat": 1, "category": category, "meter": None, "amount": hits[0]["amount"]}, 9)
+    assert rules_of(model, out, shown(out.state, payouts=payouts, settle_order=order, hit_seats=(1,),
+                                      events=[right])) == []
+    dollars = (*right[:2], {**right[2], "amount": hits[0]["amount"] // 100}, 9)  # the award in dollars
+    assert rules_of(model, out, shown(out.state, payouts=payouts, settle_order=order, hit_seats=(1,),
+                                      events=[dollars])) == [R.ROYAL9_PAY.name]
+    assert rules_of(model, out, shown(out.state, payouts=payouts)) == [R.ROYAL9_PAY.name]  # no hit at all

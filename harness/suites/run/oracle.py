@@ -19,7 +19,7 @@ from harness.devices.roles import MeterReading
 from harness.games.baccarat import BaccaratRound, deal_round, settle_wager, wager_options
 from harness.games.blackjack import DealerHand, dealer_hand, meter_shares, settle_hit_and_run
 from harness.games.interpretations import Interpretations
-from harness.games.royal9 import Royal9Table
+from harness.games.royal9 import METERS, Royal9Table, SeatResult
 from harness.money import Cents
 from harness.profiles.model import MeterSettings, Profile
 from harness.progressive.meter import grow_to_cap
@@ -36,6 +36,10 @@ class ExpectedPayout:
     returned: Cents
     #: meters this award takes (they must reset afterwards)
     meters: tuple[str, ...] = ()
+    #: the paytable lines won that are not meters, each with the ``hit`` event's amount (docs/protocol.md 6.4
+    #: events: "the fixed line's award as the paytable writes it"; None for an odds line, whose hit may say
+    #: the cents won or null)
+    lines: tuple[tuple[str, Cents | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,12 @@ class ExpectedRound:
     baccarat: BaccaratRound | None
     dealer: DealerHand | None
     payouts: Mapping[tuple[int, str], ExpectedPayout]
+
+
+def _fixed_lines(sr: SeatResult) -> tuple[tuple[str, Cents | None], ...]:
+    """The Royal 9 lines a seat won that are not meters, with the amount each one's ``hit`` names."""
+    return tuple((category, int(pay.value) if pay.kind == "fixed" else None)
+                 for category, pay in zip(sr.awarded, sr.pays, strict=True) if category not in METERS)
 
 
 class Oracle:
@@ -106,7 +116,8 @@ class Oracle:
                     continue
                 r9 = sr.settlement
                 out[(sr.seat, "royal9")] = ExpectedPayout(
-                    sr.seat, "royal9", sr.category, r9.stake if r9 else 0, r9.returned if r9 else 0, sr.meters_hit
+                    sr.seat, "royal9", sr.category, r9.stake if r9 else 0, r9.returned if r9 else 0, sr.meters_hit,
+                    _fixed_lines(sr),
                 )
         return ExpectedRound(rnd, None, out)
 
