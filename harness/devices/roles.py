@@ -296,6 +296,9 @@ class Counter(Instrument):
     """Time-interval counter: card out (channel 1) -> lock-out (channel 2) on hardware."""
 
     role = "counter"
+    #: how many intervals this counter has measured since it was opened (a round it then measures nothing in
+    #: is the lock-out line's doing, not the wiring's: docs/protocol.md section 9)
+    intervals: int = 0
 
     @abstractmethod
     def arm(self) -> None:

@@ -14,7 +14,7 @@ import pytest
 from harness.devices.link import DeviceEvent
 from harness.devices.roles import MeterReading
 from harness.profiles import load_profile
-from harness.suites.run.context import RoundLock
+from harness.suites.run.context import LockTiming, RoundLock
 from harness.suites.run.timing import decided
 from harness.suites.steps.accounts import awards, owed, residual_problems
 from harness.suites.steps.bounds import _floor_probes, _limit_probes
@@ -89,6 +89,16 @@ def test_a_host_stamped_round_decides_only_beyond_the_jitter() -> None:
     assert decided(Decimal("1.5"), limit, jitter, by_counter=False)
     assert decided(Decimal("0.99"), limit, jitter, by_counter=True)
     assert RoundLock(3, None).ms is None  # a round the controller never locked out
+
+
+def test_a_counter_that_measured_the_line_before_and_nothing_now_is_a_round_without_lock_out() -> None:
+    host = Decimal("0.4")
+    unwired = LockTiming(host, None, counter_armed=True, cause="card", before_card=False)
+    assert not unwired.line_dead and RoundLock(1, unwired).ms == host  # a bench wired wrong: host stamps
+    dead = LockTiming(host, None, counter_armed=True, cause="card", before_card=False, counter_seen=True)
+    assert dead.line_dead and RoundLock(2, dead).ms is None  # section 9: the line did not edge
+    measured = LockTiming(host, Decimal("0.3"), counter_armed=True, cause="card", before_card=False, counter_seen=True)
+    assert not measured.line_dead and RoundLock(3, measured).ms == Decimal("0.3")
 
 
 def test_awards_owed_at_the_key_are_the_hits_since_the_meter_last_reset() -> None:

@@ -239,7 +239,10 @@ class ScpiCounter(ScpiInstrument, Counter):
         self.armed = False
         with self.waiting(self.measure_timeout_ms + 2000):
             value = _decimal_answer(self.name, "FETC?", self.query("FETC?"))
-        return None if value >= SCPI_NAN else value
+        if value >= SCPI_NAN:
+            return None
+        self.intervals += 1
+        return value
 
 
 class ScpiPowerSupply(ScpiInstrument, PowerSupply):

@@ -77,6 +77,15 @@ class LockTiming:
     cause: Any
     #: the lock-out event came before the round's first card (wagering was already closed)
     before_card: bool
+    #: the counter had measured the lock-out line in an earlier round of the run: armed and measuring
+    #: nothing now, the line did not fall when wagering opened or did not rise at the lock-out (docs/protocol.md
+    #: section 9), the device's doing and not the bench wiring's
+    counter_seen: bool = False
+
+    @property
+    def line_dead(self) -> bool:
+        """Armed, measured nothing, and measured the same line before: no edge on the lock-out line."""
+        return self.counter_armed and self.counter_ms is None and self.counter_seen
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ class RoundLock:
 
     @property
     def ms(self) -> Decimal | None:
-        if self.timing is None:
+        if self.timing is None or self.timing.line_dead:
             return None
         return self.timing.counter_ms if self.timing.counter_ms is not None else self.timing.host_ms
 
@@ -183,6 +192,8 @@ class CaseContext(Stage, Protocol):
     def cards_out(self) -> int: ...
 
     def arm_counter(self) -> None: ...
+
+    def counter_intervals(self) -> int: ...
 
     def fetch_counter(self) -> Decimal | None: ...
 

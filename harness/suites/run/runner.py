@@ -235,6 +235,11 @@ class CaseRunner:
             self.rig.counter.idn()
             self.counter_armed = True
 
+    def counter_intervals(self) -> int:
+        """How many intervals the bench's counter has measured since the run opened it (0: none, or no
+        counter)."""
+        return self.rig.counter.intervals if self.rig.counter is not None else 0
+
     def fetch_counter(self) -> Decimal | None:
         """The interval the counter measured since it was armed (None: no counter, not armed, or it
         measured nothing before its timeout)."""

@@ -59,9 +59,10 @@ def lock_timing(runner: CaseContext, wait_s: float = 0.0) -> LockTiming | None:
     # closed before the first card by something else (the button, no more bets, a link loss); a
     # card-caused lock-out stamped before its card is the two lines' receive order, not a cause
     before = ev.t_ns < t_card and ev.payload.get("cause") not in (None, "card")
+    seen = runner.counter_intervals()
     tint = runner.fetch_counter() if not before else None
     counter = (tint * 1000).quantize(_MS) if tint is not None else None
-    timing = LockTiming(host, counter, armed, ev.payload.get("cause"), before)
+    timing = LockTiming(host, counter, armed, ev.payload.get("cause"), before, counter_seen=seen > 0)
     runner.round.lock_timing = timing
     return timing
 

@@ -347,6 +347,13 @@ def expect_lockout(runner: CaseContext, step: Step, locked: bool, within_ms: Dec
                            detail=f"counter armed before the deal, channel 1 card out, channel 2 lock-out; host "
                                   f"receive stamps gave {timing.host_ms} ms (cause {timing.cause}), which "
                                   "include OS scheduling and serial buffering")
+        elif timing.line_dead:
+            runner.measure(step, "lock-out line edge after the first card (time-interval counter)", "none",
+                           "an edge", False,
+                           detail="the counter, armed before the deal, measured nothing before its timeout, yet it "
+                                  "measured this lock-out line in an earlier round of the run: the line did not fall "
+                                  "when wagering opened or did not rise at the lock-out (docs/protocol.md section 9); "
+                                  f"host receive stamps gave {timing.host_ms} ms (cause {timing.cause})")
         else:
             why = ("the counter measured nothing (no edge on both channels before its measurement timeout: "
                    "check its levels and slopes)" if timing.counter_armed else "no time-interval counter")

@@ -258,7 +258,8 @@ def expect_lockout_rounds(runner: CaseContext, step: Step, within_ms: Decimal | 
     counted = sum(1 for r, _ in timed if r.by_counter)
     how = f"{counted} by the time-interval counter, {len(timed) - counted} by host receive stamps"
     shown = [f"round {r.n} {ms} ms{'' if r.by_counter else ' (host)'}" for r, ms in over]
-    shown += [f"round {r.n}: no lock-out" for r in missing]
+    shown += [f"round {r.n}: " + ("no edge on the lock-out line (the counter measured it in an earlier round)"
+                                  if r.timing is not None and r.timing.line_dead else "no lock-out") for r in missing]
     runner.measure(step, f"rounds locked out later than {limit} ms, or not at all, of {len(rounds)} dealt",
                    len(over) + len(missing), 0, not over and not missing, unit="rounds",
                    detail=f"{how}; " + ("; ".join(shown) or "none")
