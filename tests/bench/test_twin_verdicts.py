@@ -14,8 +14,8 @@ device fault, or reading out the built-in shuffler's pack orders (``fault`` and 
 the twin gives both to ``none``).  Such a case is NOT APPLICABLE on the twin, with the reason naming
 the act, and must be exactly a case whose steps ask for that act; on a real bench the shuffler
 battery runs on the orders of a marked pack observed by hand (``from: FILE``).  So is a case holding a
-device to a promise made only for wagers placed with ``wager.place`` (no bet-sensor event, docs/protocol.md
-section 11): the twin's operator places wagers by hand, and the bet sensors send an event for each.
+device to what only ``wager.place`` can ask (no bet-sensor event, docs/protocol.md section 11; a wager
+type the layout has no area for): the twin's operator places wagers by hand.
 :func:`test_the_comparison_covers_every_suite_and_every_emulated_profile` holds the comparison to
 that: every emulated profile is compared, and every suite file has cases that run on some twin, or
 only cases that need such an act.
@@ -45,7 +45,7 @@ from harness.record.journal import load_record
 from harness.suites.load.applicability import not_applicable
 from harness.suites.load.model import Case
 from harness.suites.load.schema import expand_suites, load_suite
-from harness.suites.steps.contract import PLACED_BY_HAND, WAGER_PLACE_ONLY
+from harness.suites.steps.contract import WAGER_PLACE_ONLY
 from harness.suites.steps.registry import acts_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,7 +147,8 @@ def test_a_bench_twin_gives_the_test_channels_verdicts(name: str, tmp_path: Path
                     if _bench_impossible(acts_of([s.action for s in c.steps], [dict(s.args) for s in c.steps]))
                     and direct.get(c.name) not in (None, "NOT APPLICABLE")}
     assert off_bench == expected_off
-    by_hand = {case for case, (_d, t, _m, why) in different.items() if t == "NOT APPLICABLE" and PLACED_BY_HAND in why}
+    by_hand = {case for case, (_d, t, _m, why) in different.items()
+               if t == "NOT APPLICABLE" and any(reason in why for reason in WAGER_PLACE_ONLY.values())}
     expected_by_hand = {c.name for _p, c in _cases() if any(s.action in WAGER_PLACE_ONLY for s in c.steps)
                         and direct.get(c.name) not in (None, "NOT APPLICABLE")}
     assert by_hand == expected_by_hand

@@ -26,7 +26,9 @@ from typing import TYPE_CHECKING, Any
 from harness.devices import registry, vocabulary
 from harness.devices.drivers.reference import ReferenceDevice
 from harness.devices.link import DeviceNak
+from harness.devices.roles import Wager
 from harness.suites.load.model import Step
+from harness.suites.steps.games import offered_types
 from harness.suites.steps.probes import trace
 from harness.suites.steps.registry import Action, Arg, choice, step
 
@@ -54,12 +56,15 @@ def not_a_request(cmd: str) -> str | None:
 DEAL_DONE_S = 2.0
 #: the other steps that hold a device to the reference protocol's own promises, by the role they read
 CONTRACT_READS = {"expect_card_events_counted": "shoe", "expect_wager_list_in_seat_order": "sensors",
-                  "expect_no_sensor_events": "sensors"}
-#: the steps that hold a promise made only for wagers placed with ``wager.place`` (section 11)
-WAGER_PLACE_ONLY = ("expect_no_sensor_events",)
-#: why such a step's case does not apply on a bench whose wagers are placed by hand
-PLACED_BY_HAND = ("wagers are placed by hand on this bench, and the bet sensors send an event for each "
-                  "(docs/protocol.md section 11): only a wager.place raises none")
+                  "expect_no_sensor_events": "sensors", "expect_unoffered_types_refused": "sensors"}
+#: the steps that ask what only ``wager.place`` can (section 11), and why such a step's case does not apply
+#: on a bench whose wagers are placed by hand
+WAGER_PLACE_ONLY = {
+    "expect_no_sensor_events": "wagers are placed by hand on this bench, and the bet sensors send an event for "
+    "each (docs/protocol.md section 11): only a wager.place raises none",
+    "expect_unoffered_types_refused": "wagers are placed by hand on this bench, and no hand can place a wager "
+    "type the layout has no betting area for: only a wager.place can ask for one",
+}
 
 
 def outside_contract(profile: Profile, case: Case) -> str | None:
@@ -68,7 +73,7 @@ def outside_contract(profile: Profile, case: Case) -> str | None:
     protocol."""
     for s in case.steps:
         if s.action in WAGER_PLACE_ONLY and profile.bench.performer("wager").kind != "test-channel":
-            return PLACED_BY_HAND
+            return WAGER_PLACE_ONLY[s.action]
         if s.action == "expect_answer":
             role = str(s.args.get("role") or "controller")
         elif s.action in CONTRACT_READS:
@@ -217,3 +222,35 @@ def expect_no_sensor_events(runner: CaseContext, step: Step) -> None:
     runner.measure(step, "bet sensors' events for wagers placed and removed with wager.place and wager.remove",
                    len(sent), 0, not sent, unit="events", clause="contract-11-wager-place-raises-no-event",
                    detail="; ".join(f"{e.name} {e.payload}" for e in sent[:6]) or "none")
+
+
+@step("expect_unoffered_types_refused", Action(
+    doc="docs/protocol.md sections 6.3 and 12 (clause contract-12-disabled-unoffered-type): with wagering open, "
+    "a wager of every type of section 12 the table does not offer (the game's and its capabilities' types "
+    "aside) is refused as a normal answer, `accepted: false` with reason `disabled`, never a NAK; a Royal 9 "
+    "wager on a table without the Royal 9 may say `bad-amount` (it has no denomination).  Placed at the "
+    "table's first seat at the profile's stake (the case is NOT APPLICABLE on a bench whose wagers are placed "
+    "by hand)",
+))
+def expect_unoffered_types_refused(runner: CaseContext, step: Step) -> None:
+    offered = offered_types(runner.profile)
+    seat = min(runner.seats_of("all"))
+    answers: list[str] = []
+    wrong: list[str] = []
+    for kind in (t for t in vocabulary.WAGER_TYPES if t not in offered):
+        allowed = {"disabled", "bad-amount"} if kind == "royal9" else {"disabled"}
+        try:
+            res = runner.place_wagers((Wager(seat, kind, runner.stake_default),), probe=True)[0]
+        except DeviceNak as exc:
+            answers.append(f"{kind}: NAK {exc.code}")
+            wrong.append(kind)
+            continue
+        if res.accepted:
+            runner.round.wagers[(seat, kind)] = res.amount
+        answers.append(f"{kind}: " + ("accepted" if res.accepted else f"refused {res.reason}"))
+        if res.accepted or res.reason not in allowed:
+            wrong.append(kind)
+    runner.measure(step, f"wagers of the types the table does not offer, at seat {seat} with wagering open",
+                   ", ".join(wrong) or "all refused disabled", "all refused disabled", not wrong,
+                   clause="contract-12-disabled-unoffered-type",
+                   detail=f"offered: {', '.join(offered)}; " + "; ".join(answers))
