@@ -78,6 +78,19 @@ class Stage(Protocol):
     def where(self) -> tuple[str, str]: ...
 
 
+def pump_until(pump: Callable[[float], None], what: str, pred: Callable[[], bool], timeout_s: float) -> None:
+    """Take in the devices' events with ``pump`` until ``pred`` holds; ``DeviceTimeout`` naming ``what``
+    once ``timeout_s`` has passed.  The :meth:`Stage.wait_for` of the stages that read every device
+    (the step runner's, the observe-only soak's)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pump(0.005)
+        if pred():
+            return
+        if time.monotonic() > deadline:
+            raise DeviceTimeout(f"no {what} within {timeout_s} s")
+
+
 class Performer(ABC):
     name = ""
 

@@ -201,14 +201,19 @@ class EventSource(ABC):
     def wait_event(self, name: str, timeout_s: float, predicate: EventPredicate | None = None) -> DeviceEvent: ...
 
 
-class Shoe(Device, EventSource):
+class TableDevice(Device):
+    """A device of the table itself (not a bench instrument): it reports the device master list
+    fields of 607a.2(b)(2) (docs/protocol.md, section 6.1)."""
+
+    @abstractmethod
+    def identity(self) -> DeviceIdentity: ...
+
+
+class Shoe(TableDevice, EventSource):
     """Electronic dealing shoe: identity, card events with receipt stamps, misread/error events,
     and the emulator-only test channel (a real shoe answers it REFUSED)."""
 
     role = "shoe"
-
-    @abstractmethod
-    def identity(self) -> DeviceIdentity: ...
 
     @abstractmethod
     def status(self) -> ShoeStatus: ...
@@ -231,13 +236,10 @@ class Shoe(Device, EventSource):
         raise DeviceError(f"{type(self).__name__} reports no shuffled orders")
 
 
-class BetSensors(Device):
+class BetSensors(TableDevice):
     """The wagering device per betting position (629a Royal 9 (a)(1))."""
 
     role = "sensors"
-
-    @abstractmethod
-    def identity(self) -> DeviceIdentity: ...
 
     @abstractmethod
     def place(self, seat: int, type: str, amount: Cents) -> WagerResult: ...
@@ -253,14 +255,11 @@ class BetSensors(Device):
     def wagers(self) -> list[Wager]: ...
 
 
-class ProgressiveController(Device, EventSource):
+class ProgressiveController(TableDevice, EventSource):
     """Progressive table game controller: identity (607a.2(b)), configuration (461a.12),
     meters, lock-out, rounds, reset key."""
 
     role = "controller"
-
-    @abstractmethod
-    def identity(self) -> DeviceIdentity: ...
 
     @abstractmethod
     def config(self) -> ControllerConfig: ...
@@ -355,14 +354,11 @@ class LinkHit:
     award: Cents | None
 
 
-class LinkController(Device, EventSource):
+class LinkController(TableDevice, EventSource):
     """Link progressive controller: the common meters several tables feed (461a.12(c), (d)), their
     hits and reset keys; tables reach it over the link (docs/protocol.md, section 14)."""
 
     role = "link-controller"
-
-    @abstractmethod
-    def identity(self) -> DeviceIdentity: ...
 
     @abstractmethod
     def tables(self) -> tuple[LinkedTable, ...]:

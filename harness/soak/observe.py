@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.bench.acts import Deal, LoadShoe, OpenRound, PlaceWagers, PressLockout, TurnResetKey
-from harness.bench.performers import Performers
+from harness.bench.performers import Performers, pump_until
 from harness.bench.session import BenchSession
 from harness.cards import Card, parse_card, shoe_composition
 from harness.devices.link import DeviceEvent
 from harness.devices.roles import Wager
-from harness.errors import DeviceError, DeviceTimeout, InputError
+from harness.errors import DeviceError, InputError
 from harness.games.interpretations import Interpretations
 from harness.money import Cents
 from harness.profiles.model import Profile
@@ -90,13 +90,7 @@ class SoakStage:
             self.seen.controller.extend(got)
 
     def wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = 10.0) -> None:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            self.pump(0.005)
-            if pred():
-                return
-            if time.monotonic() > deadline:
-                raise DeviceTimeout(f"no {what} within {timeout_s} s")
+        pump_until(self.pump, what, pred, timeout_s)
 
     def cards_read(self) -> list[Card]:
         self.pump()

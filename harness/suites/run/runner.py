@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers, PressLockout
-from harness.bench.performers import Performers, human_readable
+from harness.bench.performers import Performers, human_readable, pump_until
 from harness.cards import Card, parse_card, shoe_composition
 from harness.devices.link import DeviceEvent, DeviceNak, NakError
 from harness.devices.roles import MeterReading, Wager, WagerResult
@@ -305,13 +305,7 @@ class CaseRunner:
             self.hits_seen.extend(e for e in evs if e.name in ("hit", "reset"))
 
     def wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = ROUND_TIMEOUT_S) -> None:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            self.pump(0.005)
-            if pred():
-                return
-            if time.monotonic() > deadline:
-                raise DeviceTimeout(f"no {what} within {timeout_s} s")
+        pump_until(self.pump, what, pred, timeout_s)
 
     def new_round(self) -> None:
         """Start a new round log (events still queued belong to the round before)."""

@@ -265,6 +265,13 @@ def settle_round(runner: CaseContext, step: Step) -> None:
     record_round(runner)
 
 
+def ensure_settled(runner: CaseContext, step: Step) -> None:
+    """:func:`settle_round`, unless a step before has settled the round: what an expectation on the
+    settled round asks first."""
+    if not runner.round.settled:
+        settle_round(runner, step)
+
+
 @step("end_round", Action(
     {"expect": choice("accepted", "refused", default="accepted")},
     shorthand="expect",

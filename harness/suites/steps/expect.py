@@ -24,7 +24,7 @@ from harness.suites.run.oracle import (
     qualifying_stakes,
 )
 from harness.suites.run.timing import lock_timing, lockout_limit
-from harness.suites.steps.core import EVENTS, SHOE_EVENTS, WAGER_TYPES, settle_round
+from harness.suites.steps.core import EVENTS, SHOE_EVENTS, WAGER_TYPES, ensure_settled
 from harness.suites.steps.payouts import (
     Paid,
     category_shown,
@@ -89,8 +89,7 @@ def expect_outcome(runner: CaseContext, step: Step, oracle: bool | None = None, 
     """The round as dealt: the shoe reported exactly the scripted cards, the round used as many cards
     as the rules say (a natural stops the deal), and the outcome of those cards is the one stated.
     What the device *paid* for that outcome is ``expect_payout``'s business."""
-    if not runner.round.settled:
-        settle_round(runner, step)
+    ensure_settled(runner, step)
     dealt = _dealt(runner)
     if runner.loaded:
         # the cards the round must use, as loaded: a shoe that reported fewer is a FAIL here, not a
@@ -142,8 +141,7 @@ def _payouts(runner: CaseContext) -> dict[tuple[int, str], Paid]:
 def expect_payout(runner: CaseContext, step: Step, type: str, oracle: bool | None = None, seat: int | None = None,
                      returned: Cents | None = None, category: str | None = None, none: bool | None = None,
                      award: Cents | None = None, paid_by: str | None = None) -> None:
-    if not runner.round.settled:
-        settle_round(runner, step)
+    ensure_settled(runner, step)
     paid = _payouts(runner)
     ars = runner.oracle.interp.award_returns_stake
     if oracle:
@@ -505,8 +503,7 @@ def expect_mystery(runner: CaseContext, step: Step, within_range: bool) -> None:
     "take (a mega hand hits no major or minor unless the interpretations in force say so)",
 ))
 def expect_meter_hits(runner: CaseContext, step: Step, oracle: bool) -> None:
-    if not runner.round.settled:
-        settle_round(runner, step)
+    ensure_settled(runner, step)
     runner.pump(0.02)
     exp = expected_round(runner)
     want = sorted({m for p in exp.payouts.values() for m in p.meters})

@@ -44,7 +44,7 @@ from harness.games.streak import STREAK_LENGTH, STREAK_WAGERS
 from harness.math.royal9_exact import royal9_math
 from harness.money import Cents
 from harness.suites.load.model import Step
-from harness.suites.steps.core import WAGER_TYPES, hits_to_pay, measure_payments, open_round, settle_round
+from harness.suites.steps.core import WAGER_TYPES, ensure_settled, hits_to_pay, measure_payments, open_round
 from harness.suites.steps.expect import expected_round
 from harness.suites.steps.payouts import Paid, paid_more_than_once, settlements
 from harness.suites.steps.registry import Action, Arg, step
@@ -188,8 +188,7 @@ def expect_identical_area_returns(runner: CaseContext, step: Step) -> None:
     "the same amount was paid the same (category and amount returned), and every wager was paid",
 ))
 def expect_identical_areas(runner: CaseContext, step: Step) -> None:
-    if not runner.round.settled:
-        settle_round(runner, step)
+    ensure_settled(runner, step)
     paid = _payouts(runner)
     groups: dict[tuple[str, Cents], dict[int, tuple[Any, Any]]] = {}
     unpaid = []
@@ -276,8 +275,7 @@ def expect_wager_type_refused(runner: CaseContext, step: Step, type: str, seat: 
     "one riding past its third game is flagged",
 ))
 def expect_layout_clear(runner: CaseContext, step: Step) -> None:
-    if not runner.round.settled:
-        settle_round(runner, step)
+    ensure_settled(runner, step)
     if runner.rig.sensors is None:
         raise AssertionError("this case needs bet sensors")
     riding, wrong = riding_exception(runner.rig.sensors.wagers())

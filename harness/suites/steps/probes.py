@@ -23,6 +23,7 @@ look behind the answer:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -294,6 +295,25 @@ def other_value(field: str, value: Any) -> Any:
     if field == "commission":
         return str(Decimal(str(value)) + 1)
     return not value
+
+
+def _other_denomination(cents: int) -> int:
+    """A Royal 9 denomination other than ``cents``: $1, or $5 on a $1 table."""
+    return 100 if cents != 100 else 500
+
+
+def table_writes(raw: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(field, the write of another value, the write of the value before) for each table parameter
+    (:data:`TABLE_FIELDS`) and the denomination that a configuration read back (``config.get``)
+    holds: the writes every sweep of the configuration's fields begins with."""
+    out = []
+    for name in TABLE_FIELDS:
+        if raw.get(name) is not None:
+            out.append((name, {name: other_value(name, raw[name])}, {name: raw[name]}))
+    if isinstance(raw.get("denomination"), int):
+        den = raw["denomination"]
+        out.append(("denomination", {"denomination": _other_denomination(den)}, {"denomination": den}))
+    return out
 
 
 def _same(field: str, a: Any, b: Any) -> bool:

@@ -26,7 +26,7 @@ from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
 from harness.suites.load.model import Step
 from harness.suites.run.oracle import meters_at_settlement, qualifying_stakes
-from harness.suites.steps.core import settle_round, wager
+from harness.suites.steps.core import ensure_settled, wager
 from harness.suites.steps.expect import expected_round, measure_paid_once
 from harness.suites.steps.payouts import settlements
 from harness.suites.steps.permitted import permitted_refusal
@@ -52,8 +52,7 @@ def _await_cards(runner: CaseContext, n: int) -> None:
     "card events, which may arrive after the controller's round_end)",
 ))
 def expect_r9_round_cards(runner: CaseContext, step: Step) -> None:
-    if not runner.round.settled:
-        settle_round(runner, step)
+    ensure_settled(runner, step)
     if not runner.loaded:
         raise AssertionError("expect_r9_round_cards needs a scripted deal (cards or stack)")
     used = deal_round(runner.loaded).cards_used
@@ -86,8 +85,7 @@ def expect_r9_meter_award(runner: CaseContext, step: Step, seat: int, meter: str
     """The seat is paid 100% of the meter as it stood at settlement, with whatever else the oracle
     awards the wager under the interpretations in force (the stake, envy for the mega winner when
     lines add up); the hit is for that amount and the meter shows it until the reset key."""
-    if not runner.round.settled:
-        settle_round(runner, step)
+    ensure_settled(runner, step)
     runner.pump(0.02)
     if "round-start" not in runner.snapshots or meter not in runner.profile.rules.meters:
         raise AssertionError(f"expect_r9_meter_award needs open_round first and a '{meter}' meter in the profile")

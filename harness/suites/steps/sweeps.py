@@ -30,7 +30,7 @@ from harness.money import fmt
 from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
 from harness.suites.steps.permitted import refusal_reasons
-from harness.suites.steps.probes import TABLE_FIELDS, other_value
+from harness.suites.steps.probes import table_writes
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
@@ -121,20 +121,10 @@ def expect_event_seq(runner: CaseContext, step: Step) -> None:
                        detail=f"{len(broken)} gap(s)" if broken else "every event the successor of the one before")
 
 
-def _other_denomination(cents: int) -> int:
-    return 100 if cents != 100 else 500
-
-
 def _live_writes(raw: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """(label, the write of another value, the write of the value before) for every field a
     configuration read back (``config.get``) holds that config.set takes."""
-    out = []
-    for name in TABLE_FIELDS:
-        if raw.get(name) is not None:
-            out.append((name, {name: other_value(name, raw[name])}, {name: raw[name]}))
-    if isinstance(raw.get("denomination"), int):
-        den = raw["denomination"]
-        out.append(("denomination", {"denomination": _other_denomination(den)}, {"denomination": den}))
+    out = table_writes(raw)
     for meter, fields in sorted((raw.get("meters") or {}).items()):
         limit = fields.get("payout_limit") if isinstance(fields, dict) else None
         if isinstance(limit, int):

@@ -38,21 +38,17 @@ from harness.devices.transcript import IN, OUT
 from harness.errors import DeviceError
 from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
-from harness.suites.steps.probes import other_value
+from harness.suites.steps.probes import table_writes
 from harness.suites.steps.registry import Action, Arg, step
-from harness.suites.steps.sweeps import fastest_ms, reference_lines
+from harness.suites.steps.sweeps import ANSWER_LIMIT_MS, fastest_ms, reference_lines
 
 if TYPE_CHECKING:
     from harness.suites.run.context import CaseContext
 
 #: the table devices that answer ``identity`` (docs/protocol.md section 6.1)
 IDENTITY_ROLES = ("shoe", "sensors", "controller")
-#: docs/protocol.md section 5: a device answers a request within 100 ms
-ANSWER_LIMIT_MS = Decimal(100)
 #: an answer-time kind seen fewer times than this in the case, over the limit, decides nothing on its own
 FEW_SAMPLES = 3
-#: the table parameters besides the meters (docs/protocol.md section 6.4)
-TABLE_FIELDS = ("decks", "commission", "hit_soft17")
 METER_FIELDS = ("rate", "initial", "reset", "payout_limit", "display_capacity")
 
 
@@ -143,13 +139,7 @@ def config_writes(raw: dict[str, Any], meters_now: dict[str, int]) -> list[tuple
     """(field path, a write of another value, the write of the value before) for every field the
     configuration read back holds that config.set takes (docs/protocol.md section 6.4); the
     personal combinations and the mystery configuration are written with the values they have."""
-    out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
-    for name in TABLE_FIELDS:
-        if raw.get(name) is not None:
-            out.append((name, {name: other_value(name, raw[name])}, {name: raw[name]}))
-    if isinstance(raw.get("denomination"), int):
-        den = raw["denomination"]
-        out.append(("denomination", {"denomination": 100 if den != 100 else 500}, {"denomination": den}))
+    out = table_writes(raw)
     for meter, fields in sorted((raw.get("meters") or {}).items()):
         if not isinstance(fields, dict):
             continue
