@@ -3,12 +3,13 @@
   .venv/bin/python tests/independent/check_faults4.py [FAULT ...]
 
 As check_faults3.py: the host machinery (the frames, a device line with deadlines, SCPI, starting
-and stopping the table by its own pid) comes from check_faults2.py.  For every fault the independent
-table is started twice on free 127.0.0.1 ports with a fresh state directory, once clean and once
-with `--fault NAME`, and one small scenario speaks the reference protocol (docs/protocol.md sections
-2-8, and section 9 for the bench supply and the time-interval counter) to it.  One line per fault:
-`shows` when the faulty table gives the faulty answer, `clean ok` when the clean table does not.
-Exit status 0 when every fault shows and every clean run is ok.
+and stopping the table by its own pid) comes from check_faults2.py, the acts several scenarios share
+from check_helpers.py.  For every fault the independent table is started twice on free 127.0.0.1
+ports with a fresh state directory, once clean and once with `--fault NAME`, and one small scenario
+speaks the reference protocol (docs/protocol.md sections 2-8, and section 9 for the bench supply and
+the time-interval counter) to it.  One line per fault: `shows` when the faulty table gives the
+faulty answer, `clean ok` when the clean table does not.  Exit status 0 when every fault shows and
+every clean run is ok.
 """
 
 from __future__ import annotations
@@ -21,10 +22,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from check_faults2 import NO_HIT, Check, Msg, Table, check_all, hits, payouts, scpi  # noqa: E402
+from check_helpers import MAJOR_SEAT2, MINOR_SEAT1  # noqa: E402
 from indie_table.faults import FAULTS_SET4  # noqa: E402
-
-MINOR_SEAT1 = ["KS", "2C", "9S", "3D"]  # player KS 9S (seat 1's combination), natural 9 against 5
-MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
 
 
 def _contribute_and_void(t: Table) -> None:

@@ -3,12 +3,13 @@
   .venv/bin/python tests/independent/check_faults5.py [FAULT ...]
 
 As check_faults4.py: the host machinery (the frames, a device line with deadlines, SCPI, starting
-and stopping the table by its own pid) comes from check_faults2.py.  For every fault the independent
-table is started twice on free 127.0.0.1 ports with a fresh state directory, once clean and once
-with `--fault NAME`, and one small scenario speaks the reference protocol (docs/protocol.md sections
-2-8, and section 9 for the bench supply and the time-interval counter) to it.  One line per fault:
-`shows` when the faulty table gives the faulty answer, `clean ok` when the clean table does not.
-Exit status 0 when every fault shows and every clean run is ok.
+and stopping the table by its own pid) comes from check_faults2.py, the acts several scenarios share
+from check_helpers.py.  For every fault the independent table is started twice on free 127.0.0.1
+ports with a fresh state directory, once clean and once with `--fault NAME`, and one small scenario
+speaks the reference protocol (docs/protocol.md sections 2-8, and section 9 for the bench supply and
+the time-interval counter) to it.  One line per fault: `shows` when the faulty table gives the
+faulty answer, `clean ok` when the clean table does not.  Exit status 0 when every fault shows and
+every clean run is ok.
 """
 
 from __future__ import annotations
@@ -16,32 +17,13 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_faults2 import NO_HIT, Check, Msg, Table, check_all, hits, payouts, scpi  # noqa: E402
+from check_faults2 import NO_HIT, Check, Table, check_all, hits, payouts, scpi  # noqa: E402
+from check_helpers import MINOR_SEAT1, major_hit, one_dollar, wait_power_lockout  # noqa: E402
 from indie_table.faults import FAULTS_SET5  # noqa: E402
-
-MINOR_SEAT1 = ["KS", "2C", "9S", "3D"]  # player KS 9S (seat 1's combination), natural 9 against 5
-MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
-
-
-def _major_hit(t: Table) -> list[Msg]:
-    """Seat 2 wins the major (45000 + 2.5 cents), paid by an attendant: the round's events."""
-    t.open()
-    t.r9(2)
-    return t.deal(MAJOR_SEAT2)
-
-
-def _wait_power_lockout(t: Table, mark: Any) -> Msg | None:
-    return t.ctl.wait(mark, lambda e: e["event"] == "lockout" and e.get("cause") == "power", 3.0)
-
-
-def _one_dollar(t: Table) -> None:
-    """The $1 Royal 9 paytable: the denomination written before the first round."""
-    t.ctl.ok("config.set", denomination=100)
 
 
 # ---------------------------------------------------------------- shoe and cards
@@ -166,7 +148,7 @@ def c_seq_power(t: Table) -> tuple[bool, str]:
     t.ctl.ok("round.settle")
     mark = t.ctl.mark()
     t.power_cycle()
-    _wait_power_lockout(t, mark)
+    wait_power_lockout(t, mark)
     with t.ctl.cv:
         seqs = [s for s, e in t.ctl.events if e.get("event") == "lockout" and e.get("cause") == "power"]
     return seqs != [1], f"SEQ of the power-up lockout event after three events before the power cycle: {seqs}"
@@ -220,7 +202,7 @@ def c_envy_seat(t: Table) -> tuple[bool, str]:
 
 
 def c_five_unit(t: Table) -> tuple[bool, str]:
-    _one_dollar(t)
+    one_dollar(t)
     t.open()
     t.place(1, "player", 1000)
     assert t.place(1, "royal9", 100)["accepted"]
@@ -231,7 +213,7 @@ def c_five_unit(t: Table) -> tuple[bool, str]:
 
 
 def c_suited_tie_typo(t: Table) -> tuple[bool, str]:
-    _one_dollar(t)
+    one_dollar(t)
     t.open()
     t.place(1, "player", 1000)
     assert t.place(1, "royal9", 100)["accepted"]
@@ -240,14 +222,14 @@ def c_suited_tie_typo(t: Table) -> tuple[bool, str]:
 
 
 def c_five_floors(t: Table) -> tuple[bool, str]:
-    _one_dollar(t)
+    one_dollar(t)
     kind, ans = t.ctl.req("config.set", meters={"major": {"initial": 9000, "reset": 9000}})
     return kind != "rsp", f"$1 table, major initial and reset $90 (the $1 floor): {kind} {ans.get('code', '')}"
 
 
 # ---------------------------------------------------------------- progressive meters
 def c_key_residual(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     t.ctl.ok("reset_key", meter="major")
     got = t.meters()["residual"]["major"]
     return got != "0.5", f"major residual after its hit (45000 + 2.5) and the key: {got!r}"
@@ -284,7 +266,7 @@ def c_diverted_zero(t: Table) -> tuple[bool, str]:
 
 # ---------------------------------------------------------------- payout meters, pending, reset key
 def c_cumulative_hit(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     before = t.meters()["cumulative_paid"]
     t.ctl.ok("reset_key", meter="major")
     after = t.meters()["cumulative_paid"]
@@ -292,10 +274,10 @@ def c_cumulative_hit(t: Table) -> tuple[bool, str]:
 
 
 def c_pending_reboot(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     mark = t.ctl.mark()
     t.ctl.ok("test.fault", kind="reboot", after_ms=0, duration_ms=200)
-    _wait_power_lockout(t, mark)
+    wait_power_lockout(t, mark)
     pending = [(p["meter"], p["seat"], p["amount"]) for p in t.meters()["pending"]]
     return pending != [("major", 2, 45002)], f"pending after the major hit and a controller reboot: {pending}"
 
@@ -310,7 +292,7 @@ def c_key_order(t: Table) -> tuple[bool, str]:
 
 
 def c_write_pending(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     t.ctl.ok("config.set", meters={"major": {"rate": "0.6"}})
     pending = [(p["meter"], p["seat"]) for p in t.meters()["pending"]]
     kind, _ = t.ctl.req("round.open")
@@ -338,7 +320,7 @@ def c_comm_latched(t: Table) -> tuple[bool, str]:
 
 
 def c_key_slow(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     t0 = time.perf_counter()
     t.ctl.ok("reset_key", meter="major")
     ms = (time.perf_counter() - t0) * 1000

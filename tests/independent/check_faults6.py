@@ -3,12 +3,13 @@
   .venv/bin/python tests/independent/check_faults6.py [FAULT ...]
 
 As check_faults5.py: the host machinery (the frames, a device line with deadlines, SCPI, starting
-and stopping the table by its own pid) comes from check_faults2.py.  For every fault the independent
-table is started twice on free 127.0.0.1 ports with a fresh state directory, once clean and once
-with `--fault NAME`, and one small scenario speaks the reference protocol (docs/protocol.md sections
-2-8, and section 9 for the bench supply and the time-interval counter) to it.  One line per fault:
-`shows` when the faulty table gives the faulty answer, `clean ok` when the clean table does not.
-Exit status 0 when every fault shows and every clean run is ok.
+and stopping the table by its own pid) comes from check_faults2.py, the acts several scenarios share
+from check_helpers.py.  For every fault the independent table is started twice on free 127.0.0.1
+ports with a fresh state directory, once clean and once with `--fault NAME`, and one small scenario
+speaks the reference protocol (docs/protocol.md sections 2-8, and section 9 for the bench supply and
+the time-interval counter) to it.  One line per fault: `shows` when the faulty table gives the
+faulty answer, `clean ok` when the clean table does not.  Exit status 0 when every fault shows and
+every clean run is ok.
 """
 
 from __future__ import annotations
@@ -16,51 +17,13 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_faults2 import NO_HIT, TIE, Check, Msg, Table, check_all, hits, payouts, scpi  # noqa: E402
+from check_faults2 import NO_HIT, TIE, Check, Table, check_all, hits, payouts  # noqa: E402
+from check_helpers import button_void, first_card_ms, major_hit, reboot  # noqa: E402
 from indie_table.faults import FAULTS_SET6  # noqa: E402
-
-MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
-
-
-def _major_hit(t: Table) -> list[Msg]:
-    """Seat 2 wins the major (45000 + 2.5 cents), paid by an attendant: the round's events."""
-    t.open()
-    t.r9(2)
-    return t.deal(MAJOR_SEAT2)
-
-
-def _wait_power_lockout(t: Table, mark: Any) -> Msg | None:
-    return t.ctl.wait(mark, lambda e: e["event"] == "lockout" and e.get("cause") == "power", 3.0)
-
-
-def _reboot(t: Table) -> None:
-    """The controller's `reboot` line fault (section 7), waited for until its power lock-out."""
-    mark = t.ctl.mark()
-    t.ctl.ok("test.fault", kind="reboot", after_ms=0, duration_ms=200)
-    _wait_power_lockout(t, mark)
-
-
-def _first_card_ms(t: Table, timeout_s: int = 2) -> tuple[str | None, float]:
-    """Arm the counter, deal the round's first card: the counter's reading, in ms."""
-    counter = t.ports["counter"]
-    scpi(counter, "CONF:TINT (@1),(@2)", f"SYST:TIM {timeout_s}", "INIT", "*OPC?")
-    t.shoe.ok("test.load", cards=NO_HIT)
-    t.shoe.ok("test.deal", count=1, pace_us=0)
-    reading = scpi(counter, "FETC?")
-    return reading, float(reading or "9.91E+37") * 1000  # a counter reading, seconds as SCPI text
-
-
-def _button_void(t: Table) -> None:
-    """One $5 Royal 9 wager at seat 1 made final by the lock-out button, the round then voided."""
-    t.open()
-    t.r9(1)
-    t.ctl.ok("lockout.press")
-    t.ctl.ok("round.settle")
 
 
 # ---------------------------------------------------------------- shoe and cards
@@ -134,19 +97,19 @@ def c_nmb_cause(t: Table) -> tuple[bool, str]:
 
 
 def c_lock_line_reboot(t: Table) -> tuple[bool, str]:
-    _reboot(t)
+    reboot(t)
     t.open()
     t.place(1, "player", 1000)
-    reading, ms = _first_card_ms(t, 1)
+    reading, ms = first_card_ms(t, 1)
     return ms > 100, f"first round after a reboot, counter card out to lock-out: {reading} ({ms:.3f} ms)"
 
 
 def c_late_after_key(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     t.ctl.ok("reset_key", meter="major")
     t.open()
     t.place(1, "player", 1000)
-    reading, ms = _first_card_ms(t)
+    reading, ms = first_card_ms(t)
     return ms > 2.0, f"round after the reset key, counter card out to lock-out: {reading} ({ms:.3f} ms; deadline 1.0)"
 
 
@@ -178,7 +141,7 @@ def c_open_mid_deal(t: Table) -> tuple[bool, str]:
 
 
 def c_second_open(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     first = t.ctl.req("round.open")[0]
     second, ans = t.ctl.req("round.open")
     return second != "nak", f"the major pending, round.open twice: {first}, then {second} {ans}"
@@ -234,7 +197,7 @@ def c_envy_stake(t: Table) -> tuple[bool, str]:
 
 
 def c_payout_before_hit(t: Table) -> tuple[bool, str]:
-    events = _major_hit(t)
+    events = major_hit(t)
     order = [e["event"] for e in events if e["event"] in ("hit", "payout") and e.get("seat") == 2
              and (e["event"] == "hit" or e.get("type") == "royal9")]
     return order != ["hit", "payout"], f"seat 2's major: events in order {order}"
@@ -251,8 +214,8 @@ def c_dollar_hit(t: Table) -> tuple[bool, str]:
 
 # ---------------------------------------------------------------- progressive meters
 def c_residual_carry(t: Table) -> tuple[bool, str]:
-    _button_void(t)
-    _button_void(t)
+    button_void(t)
+    button_void(t)
     m = t.meters()
     got = (m["meters"]["minor"], m["residual"]["minor"])
     return got != (45003, "0.5"), f"minor after two $5 wagers at 0.35 % (1.75 cents each): {got}"
@@ -269,7 +232,7 @@ def c_contrib_close(t: Table) -> tuple[bool, str]:
 
 def c_diverted_key(t: Table) -> tuple[bool, str]:
     t.ctl.ok("config.set", meters={"major": {"payout_limit": 45001}})
-    _major_hit(t)  # 45000 + 2.5 against the limit 45001: 1 cent diverted
+    major_hit(t)  # 45000 + 2.5 against the limit 45001: 1 cent diverted
     before = t.meters()["diverted"]["major"]
     t.ctl.ok("reset_key", meter="major")
     after = t.meters()["diverted"].get("major")
@@ -288,7 +251,7 @@ def c_contrib_saved(t: Table) -> tuple[bool, str]:
 
 # ---------------------------------------------------------------- payout meters, pending, reset key
 def c_booked_table(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     t.ctl.ok("reset_key", meter="major")
     m = t.meters()
     got = (m["paid_by_table"], m["paid_by_attendant"], m["cumulative_paid"])
@@ -301,8 +264,8 @@ def c_key_nothing(t: Table) -> tuple[bool, str]:
 
 
 def c_reset_event_reboot(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
-    _reboot(t)
+    major_hit(t)
+    reboot(t)
     mark = t.ctl.mark()
     ans = t.ctl.ok("reset_key", meter="major")
     ev = t.ctl.wait(mark, lambda e: e["event"] == "reset", 0.5)
@@ -318,7 +281,7 @@ def c_config_stale(t: Table) -> tuple[bool, str]:
 
 
 def c_reset_equal(t: Table) -> tuple[bool, str]:
-    _button_void(t)  # the major now shows 45002 (+2.5)
+    button_void(t)  # the major now shows 45002 (+2.5)
     kind, ans = t.ctl.req("config.set", meters={"major": {"reset": 45002}})
     seen = f"{kind} {ans.get('code', '')} {ans.get('reason', '')}"
     return kind != "rsp", f"major at 45002, its reset written 45002: {seen}"

@@ -3,12 +3,13 @@
   .venv/bin/python tests/independent/check_faults7.py [FAULT ...]
 
 As check_faults6.py: the host machinery (the frames, a device line with deadlines, SCPI, starting
-and stopping the table by its own pid) comes from check_faults2.py.  For every fault the independent
-table is started twice on free 127.0.0.1 ports with a fresh state directory, once clean and once
-with `--fault NAME`, and one small scenario speaks the reference protocol (docs/protocol.md sections
-2-8, and section 9 for the bench supply and the time-interval counter) to it.  One line per fault:
-`shows` when the faulty table gives the faulty answer, `clean ok` when the clean table does not.
-Exit status 0 when every fault shows and every clean run is ok.
+and stopping the table by its own pid) comes from check_faults2.py, the acts several scenarios share
+from check_helpers.py.  For every fault the independent table is started twice on free 127.0.0.1
+ports with a fresh state directory, once clean and once with `--fault NAME`, and one small scenario
+speaks the reference protocol (docs/protocol.md sections 2-8, and section 9 for the bench supply and
+the time-interval counter) to it.  One line per fault: `shows` when the faulty table gives the
+faulty answer, `clean ok` when the clean table does not.  Exit status 0 when every fault shows and
+every clean run is ok.
 """
 
 from __future__ import annotations
@@ -17,58 +18,20 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_faults2 import NO_HIT, TIE, Check, Msg, Table, check_all, hits, payouts, scpi  # noqa: E402
+from check_faults2 import NO_HIT, TIE, Check, Table, check_all, hits, payouts  # noqa: E402
+from check_helpers import button_void, first_card_ms, major_hit, meter, reboot  # noqa: E402
 from indie_table.faults import FAULTS_SET7  # noqa: E402
 
-MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
 CARD = re.compile(r"^[A2-9TJQK][SHDC]$")  # section 6.2: rank A 2-9 T J Q K, suit S H D C
-
-
-def _major_hit(t: Table) -> list[Msg]:
-    """Seat 2 wins the major (45000 + 2.5 cents), paid by an attendant: the round's events."""
-    t.open()
-    t.r9(2)
-    return t.deal(MAJOR_SEAT2)
-
-
-def _reboot(t: Table) -> None:
-    """The controller's `reboot` line fault (section 7), waited for until its power lock-out."""
-    mark = t.ctl.mark()
-    t.ctl.ok("test.fault", kind="reboot", after_ms=0, duration_ms=200)
-    t.ctl.wait(mark, lambda e: e["event"] == "lockout" and e.get("cause") == "power", 3.0)
-
-
-def _first_card_ms(t: Table, timeout_s: int = 2) -> tuple[str | None, float]:
-    """Arm the counter, deal the round's first card: the counter's reading, in ms."""
-    counter = t.ports["counter"]
-    scpi(counter, "CONF:TINT (@1),(@2)", f"SYST:TIM {timeout_s}", "INIT", "*OPC?")
-    t.shoe.ok("test.load", cards=NO_HIT)
-    t.shoe.ok("test.deal", count=1, pace_us=0)
-    reading = scpi(counter, "FETC?")
-    return reading, float(reading or "9.91E+37") * 1000  # a counter reading, seconds as SCPI text
-
-
-def _button_void(t: Table) -> None:
-    """One $5 Royal 9 wager at seat 1 made final by the lock-out button, the round then voided."""
-    t.open()
-    t.r9(1)
-    t.ctl.ok("lockout.press")
-    t.ctl.ok("round.settle")
 
 
 def _shoe_seqs(t: Table) -> list[tuple[int, str]]:
     with t.shoe.cv:
         return [(seq, p["event"]) for seq, p in t.shoe.events]
-
-
-def _meter(t: Table, name: str) -> tuple[Any, Any]:
-    m = t.meters()
-    return m["meters"][name], m["residual"][name]
 
 
 # ---------------------------------------------------------------- shoe and cards
@@ -151,7 +114,7 @@ def c_late_after_write(t: Table) -> tuple[bool, str]:
     t.ctl.ok("config.set", commission="4")
     t.open()
     t.place(1, "player", 1000)
-    reading, ms = _first_card_ms(t)
+    reading, ms = first_card_ms(t)
     return ms > 2.0, f"round after a commission write, counter card out to lock-out: {reading} ({ms:.3f} ms)"
 
 
@@ -220,7 +183,7 @@ def c_r9_tie(t: Table) -> tuple[bool, str]:
 
 
 def c_hands_swapped(t: Table) -> tuple[bool, str]:
-    got = [(h["category"], h["meter"]) for h in hits(_major_hit(t), 2)]
+    got = [(h["category"], h["meter"]) for h in hits(major_hit(t), 2)]
     return got != [("major", "major")], f"banker KH 9H (seat 2's combination): hits {got}"
 
 
@@ -243,21 +206,21 @@ def c_losing_stake(t: Table) -> tuple[bool, str]:
 # ---------------------------------------------------------------- progressive meters
 def c_cap_stops(t: Table) -> tuple[bool, str]:
     t.ctl.ok("config.set", meters={"major": {"payout_limit": 45001}})
-    _button_void(t)
-    got = _meter(t, "minor")
+    button_void(t)
+    got = meter(t, "minor")
     return got != (45001, "0.75"), f"major capped at 45001, one $5 wager: minor {got}"
 
 
 def c_whole_cent(t: Table) -> tuple[bool, str]:
-    _button_void(t)
-    _button_void(t)
-    got = _meter(t, "major")
+    button_void(t)
+    button_void(t)
+    got = meter(t, "major")
     return got != (45005, "0"), f"major after two $5 wagers at 0.5 % (2.5 cents each): {got}"
 
 
 def c_diverted_mega(t: Table) -> tuple[bool, str]:
     t.ctl.ok("config.set", meters={"major": {"payout_limit": 45001}})
-    _button_void(t)
+    button_void(t)
     d = t.meters()["diverted"]
     got = (d.get("mega"), d.get("major"))
     return got != (0, 1), f"major capped at 45001, 2.5 cents added: diverted mega, major {got}"
@@ -268,7 +231,7 @@ def c_tie_contributes(t: Table) -> tuple[bool, str]:
     t.place(1, "tie", 1000)
     t.ctl.ok("lockout.press")
     t.ctl.ok("round.settle")
-    got = _meter(t, "mega")
+    got = meter(t, "mega")
     return got != (5000000, "0"), f"a Tie wager alone, the button, void: mega {got}"
 
 
@@ -277,20 +240,20 @@ def c_comm_again(t: Table) -> tuple[bool, str]:
     t.r9(1)
     t.ctl.ok("lockout.press")
     t.ctl.ok("test.link", up=False)
-    got = _meter(t, "mega")
+    got = meter(t, "mega")
     t.ctl.ok("test.link", up=True)
     return got != (5000006, "0.25"), f"one $5 wager, the button, then the sensors link lost: mega {got}"
 
 
 # ---------------------------------------------------------------- pending payments, reset key, payout meters
 def c_pending_stake(t: Table) -> tuple[bool, str]:
-    hit = [h["amount"] for h in hits(_major_hit(t), 2)]
+    hit = [h["amount"] for h in hits(major_hit(t), 2)]
     pend = [(p["meter"], p["amount"]) for p in t.meters()["pending"]]
     return pend != [("major", 45002)] or hit != [45002], f"seat 2's major: hit amount {hit}, pending {pend}"
 
 
 def c_books_reset(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     t.ctl.ok("reset_key", meter="major")
     m = t.meters()
     got = (m["cumulative_paid"], m["paid_by_attendant"])
@@ -298,7 +261,7 @@ def c_books_reset(t: Table) -> tuple[bool, str]:
 
 
 def c_key_saved(t: Table) -> tuple[bool, str]:
-    _major_hit(t)
+    major_hit(t)
     t.ctl.ok("reset_key", meter="major")
     t.power_cycle()
     pend = t.meters()["pending"]
@@ -335,7 +298,7 @@ def c_serial(t: Table) -> tuple[bool, str]:
 def c_reboot_shoe_seq(t: Table) -> tuple[bool, str]:
     t.shoe.ok("test.load", cards=["2C", "3D"])
     t.shoe.ok("test.deal", count=1, pace_us=0)
-    _reboot(t)
+    reboot(t)
     mark = t.shoe.mark()
     t.shoe.ok("test.deal", count=1, pace_us=0)
     t.shoe.wait(mark, lambda e: e["event"] == "card", 1.0)

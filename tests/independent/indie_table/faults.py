@@ -254,4 +254,44 @@ FAULTS_SET7 = {
     "shoe-status-slow-while-dealing": "shoe.status answers after 150 ms while a deal is in progress",
 }
 
-ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7}
+# The eighth set (FAULTS8.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET8 = {
+    "card-n-one-byte": "the shoe's card (and misread) events carry n in one byte: the 256th card says n 0",
+    "shoe-status-counts-ahead-in-paced-deal": "during a paced deal shoe.status answers the counts the deal will end at",
+    "empty-flag-kept-after-reload": "a shoe dealt out and loaded again answers state empty until its next card",
+    "last-card-event-repeated": "a paced deal sends its last card's card event a second time when the deal ends",
+    "negative-amount-accepted": "a negative wager amount is taken as an unsigned count and accepted",
+    "replace-after-remove-refused": "a wager removed while wagering is open cannot be placed again: refused locked-out",
+    "wager-list-empty-after-lockout": "once wagering closes wager.list answers no wager until the round ends",
+    "layout-full-at-sixteen": "the 17th wager of a round is answered accepted but never reaches the layout",
+    "removed-wager-settled": "a wager removed while wagering was open is still settled (and paid) with the round",
+    "one-dollar-wager-list-royal9-500": "wager.list gives every Royal 9 wager as 500 cents ($1 table: not 100)",
+    "one-dollar-small-base-not-counted": "a base wager under $5 does not count for the Royal 9 wager: no-base-wager",
+    "comm-lost-refusal-waits-link-timeout": "with the sensors link down wager.place answers after 300 ms",
+    "card-out-masked-after-open": "a first card within 300 ms of round.open locks wagering only when the 300 ms end",
+    "lockout-get-open-after-settlement": "after a settled round lockout.get answers unlocked while wagers are refused",
+    "void-closes-without-lockout-event": "round.settle voiding a round closes wagering without a lockout event",
+    "link-restore-sends-stale-unlock": "the sensors link back mid-round sends an unlock event; wagering stays closed",
+    "void-refused-after-button": "round.settle with no card out is REFUSED after the lock-out button (no void)",
+    "banker-6-stands-on-third-6": "a banker's 6 stands when the player's third card is a 6 (must draw)",
+    "banker-natural-checked-after-player-draw": "the player draws a third card against a banker natural",
+    "tie-win-charged-commission": "a winning Tie wager is charged the Banker commission on its win",
+    "mega-checked-after-major": "a seat's combination on both hands is paid the major, not the mega jackpot",
+    "jackpot-rounds-residual-up": "a meter jackpot pays the meter plus one cent when the meter carries a residual",
+    "one-dollar-mega-envy-pays-five-dollar-line": "on the $1 table mega envy pays the $5 table's $5,000, not $1,000",
+    "royal9-contributes-per-base-wager": "a Royal 9 wager contributes once per base wager at its seat",
+    "meter-rounds-half-up": "a contribution rounds the meter half up; the residual goes negative",
+    "denomination-write-loads-floors": "a denomination write puts every meter at that denomination's floor amount",
+    "pending-meter-turned-back-at-power-up": "after a power-up a meter whose payment is pending shows its reset amount",
+    "key-after-power-books-nothing": "the reset key after a power cycle books 0 for the payment it clears",
+    "reset-key-refused-after-reboot": "after a controller reboot the reset key of a pending payment is REFUSED",
+    "payout-limit-equal-current-accepted": "a payout limit equal to the meter's current amount is accepted",
+    "initial-above-limit-accepted": "an initial amount above the meter's payout limit is accepted",
+    "config-live-after-void": "after a voided round configuration writes are REFUSED live until a round is settled",
+    "major-limit-write-sets-minor-limit": "a payout limit written for the major is also written to the minor",
+    "software-id-empty-after-reboot": "after a controller reboot the controller's identity has software_id empty",
+    "power-up-event-seq-from-zero": "after a power cycle each device's first event has SEQ 0",
+}
+
+ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
+              **FAULTS_SET8}

@@ -32,7 +32,8 @@ def value(card: str) -> int:
 
 def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
                  banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
-                 player_draws_6: bool = False) -> int:
+                 player_draws_6: bool = False, banker6_on_7_only: bool = False,
+                 banker_natural_late: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -41,12 +42,15 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     `banker5_from_5`: fault banker-5-stands-on-4 (the banker's 5 row starts at the player's third card 5).
     `banker4_from_1`: fault banker-4-draws-on-ace (the banker's 4 row starts at the player's third card 1).
     `player_draws_6`: fault player-draws-on-6 (the player's draw row ends at 6).
+    `banker6_on_7_only`: fault banker-6-stands-on-third-6 (the banker's 6 row holds the player's third card 7 only).
+    `banker_natural_late`: fault banker-natural-checked-after-player-draw (the banker's natural is looked at only
+    after the player's draw).
     """
     if len(cards) < 4:
         return 4
     p = (value(cards[0]) + value(cards[2])) % 10
     b = (value(cards[1]) + value(cards[3])) % 10
-    if p >= (9 if player_natural_9_only else 8) or b >= 8:
+    if p >= (9 if player_natural_9_only else 8) or (b >= 8 and not banker_natural_late):
         return 4
     if p <= (6 if player_draws_6 else 5):  # player draws
         if len(cards) < 5:
@@ -54,7 +58,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
         p3 = value(cards[4])
         draw = (b <= 2 or (b == 3 and (p3 != 8 or banker3_draws_on_8))
                 or (b == 4 and (1 if banker4_from_1 else 2) <= p3 <= 7)
-                or (b == 5 and (5 if banker5_from_5 else 4) <= p3 <= 7) or (b == 6 and p3 in (6, 7)))
+                or (b == 5 and (5 if banker5_from_5 else 4) <= p3 <= 7)
+                or (b == 6 and p3 in ((7,) if banker6_on_7_only else (6, 7))))
         return 6 if draw else 5
     # player stands on 6 or 7
     return 5 if b <= (6 if banker6_draws else 5) else 4
@@ -84,11 +89,11 @@ class Hands:
 
 def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
           banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
-          player_draws_6: bool = False) -> Hands:
+          player_draws_6: bool = False, banker6_on_7_only: bool = False, banker_natural_late: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
-                     player_draws_6)
+                     player_draws_6, banker6_on_7_only, banker_natural_late)
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
         if p <= (6 if player_draws_6 else 5):
@@ -162,11 +167,13 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     tie-with-one-suited-paid-suited-tie, royal9-counts-third-card, banker-suited-royal9-paid-unsuited,
     suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9, nine-first-not-royal9-on-banker,
     combination-matched-on-king-suit, ten-nine-counted-royal9, royal9-tie-paid-as-royal9, personal-hands-swapped,
-    royal9-read-from-first-two-cards)."""
+    royal9-read-from-first-two-cards, mega-checked-after-major)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
     has = _has_king_only if "combination-matched-on-king-suit" in slips else _has
+    if "mega-checked-after-major" in slips and own is not None and has(b2, own):
+        return R9Result("major", "major")  # the rows are tested in the order of the meters' records: major first
     if own is not None and has(p2, own) and has(b2, own):
         return R9Result("mega", "mega")
     if "personal-hands-swapped" in slips:  # the major row tests the player hand, the minor row the banker's

@@ -33,6 +33,7 @@ class DeviceLine:
         self.bad_crc = 0
         self.garbage = 0
         self.off_contract = 0
+        self.seq_from_zero = False  # fault power-up-event-seq-from-zero
         self.silent_until = 0.0
         self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
@@ -60,6 +61,11 @@ class DeviceLine:
         if "event-seq-shared-across-lines" in self.table.faults:
             self.table.shared_event_seq = self.table.shared_event_seq % 65535 + 1
             self._send(self._frame(wire.EVT, self.table.shared_event_seq, payload))
+            return
+        if self.seq_from_zero:
+            # the power-up path clears the counter and sends its first event before stepping it
+            self.seq_from_zero = False
+            self._send(self._frame(wire.EVT, self.event_seq, payload))
             return
         if "misread-steps-seq-twice" in self.table.faults and payload.get("event") == "misread":
             self.event_seq = self.event_seq % 65535 + 1  # the misread is logged through the event counter too
@@ -132,6 +138,9 @@ class DeviceLine:
         if self.no_answer > 0:
             self.no_answer -= 1
             return
+        if (self.role == "sensors" and payload.get("cmd") == "wager.place" and not self.table.link_up
+                and "comm-lost-refusal-waits-link-timeout" in self.table.faults):
+            time.sleep(0.3)  # the sensors wait for the controller's decision until their link timeout
         reply = self.table.handle(self.role, payload)
         if reply[0] == "rsp":
             self.answer(wire.RSP, seq, {"ok": True, **reply[1]})
@@ -234,19 +243,28 @@ class DeviceLine:
                 self.answer(wire.RSP, seq, {"ok": True, "dealing": n, "cards_remaining": len(table.shoe_cards)})
                 return
             table.dealing = True
+            table.deal_plan = (table.cards_dealt + n, len(table.shoe_cards) - n)
             table.deal_stop.clear()
             self.answer(wire.RSP, seq, {"ok": True, "dealing": n,
                                         "cards_remaining": len(table.shoe_cards) - n})
         epoch = table.power_epoch
 
         def run() -> None:
+            done = 0
             try:
                 for _ in range(n):
                     if table.deal_stop.wait(pace_us / 1e6) or table.power_epoch != epoch:
                         return
                     table.deal_one()
+                    done += 1
             finally:
                 with table.lock:
+                    if table.power_epoch == epoch:
+                        table.deal_plan = None
+                    if ("last-card-event-repeated" in table.faults and n and done == n and table.powered
+                            and table.power_epoch == epoch and table.last_card_event is not None):
+                        # the deal-complete report carries the last card read again
+                        table.emit("shoe", dict(table.last_card_event))
                     # fault shoe-dealing-after-shoe-dealt-out: the done flag is cleared on the card-left branch
                     stuck = "shoe-dealing-after-shoe-dealt-out" in table.faults and not table.shoe_cards
                     if table.power_epoch == epoch and not stuck:
@@ -399,6 +417,7 @@ def serve(table: Table, ports: dict[str, int], ready_file: str | None) -> dict[s
             return  # the event counters live in battery-backed memory beside the meters
         for line in lines.values():
             line.event_seq = 0
+            line.seq_from_zero = "power-up-event-seq-from-zero" in table.faults
         table.shared_event_seq = 0
 
     table.emit = emit

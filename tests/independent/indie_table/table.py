@@ -11,7 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +113,14 @@ class Table:
         self.last_out_misread = False  # fault misread-first-card-locks-late
         self.misreads_uncounted = 0  # fault shoe-status-dealt-excludes-misread
         self.misreads_left = 0  # fault cards-remaining-keeps-misread
+        self.deal_plan: tuple[int, int] | None = None  # fault shoe-status-counts-ahead-in-paced-deal
+        self.empty_latched = False  # fault empty-flag-kept-after-reload
+        self.last_card_event: dict[str, Any] | None = None  # fault last-card-event-repeated
+        self.warm_started = False  # fault software-id-empty-after-reboot
         self._load_nv()
         self._power_up_volatile()
+        # fault reset-key-refused-after-reboot: the key task's list of payments, filled at a cold start
+        self.key_known: set[str] = {p["meter"] for p in self.pending}
 
     # ------------------------------------------------------------------ non-volatile storage
     def _load_nv(self) -> None:
@@ -145,6 +151,10 @@ class Table:
             self.round = 0
         if "residual-lost-at-power-up" in self.faults and self.boots > 0:
             self.residual = {m: Decimal(0) for m in self.residual}
+        if "pending-meter-turned-back-at-power-up" in self.faults and self.boots > 0:
+            for p in self.pending:  # the power-up meter check rebuilds a meter with a hit record from its reset
+                if p["meter"] in self.meters:
+                    self.meters[p["meter"]] = self.config["meters"][p["meter"]]["reset"]
         # fault old-denomination-accepted: the wager check keeps the denomination read at power-up
         self.denomination_at_boot: int = self.config["denomination"]
         # fault commission-write-not-persisted: storage keeps the commission read at power-up
@@ -216,6 +226,10 @@ class Table:
         self.identity_slow: set[str] = set()  # fault identity-slow-after-power-up
         self.after_config_write = False  # fault lockout-late-after-config-write
         self.round_misreads = 0  # fault void-taken-after-misread-card
+        self.withdrawn: dict[tuple[int, str], int] = {}  # faults replace-after-remove-refused, removed-wager-settled
+        self.opened_at = 0.0  # fault card-out-masked-after-open
+        self.void_live = False  # fault config-live-after-void
+        self.paid_ram: dict[str, int] = {}  # fault key-after-power-books-nothing
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -237,6 +251,8 @@ class Table:
             self.link_up = True
             self._load_nv()
             self._power_up_volatile()
+            self.warm_started = False
+            self.key_known = {p["meter"] for p in self.pending}
             if "first-unlock-after-power-not-sent" in self.faults:
                 self.skip_unlock = True  # the display task that sends the unlock starts after the first round.open
             if "identity-slow-after-power-up" in self.faults:
@@ -258,6 +274,10 @@ class Table:
                 # the warm restart replays the hit journal on top of the pending list it has just read
                 self.pending = self.pending + [dict(p) for p in self.pending]
             self._power_up_volatile()
+            self.warm_started = True
+            self.key_known = {p["meter"] for p in self.pending}
+            if "reset-key-refused-after-reboot" in self.faults:
+                self.key_known = set()  # the key task's list is filled from storage at a cold start only
             if "lock-line-stuck-after-reboot" in self.faults:
                 self.lock_line_stuck = True  # the warm start leaves the output latch set; round.open skips it
             if "reset-event-missing-after-reboot" in self.faults:
@@ -274,6 +294,8 @@ class Table:
     def _live(self) -> bool:
         if "config-write-open-round-accepted" in self.faults:
             return bool(self.layout)
+        if self.void_live:
+            return True  # fault config-live-after-void: the live flag is cleared by the settlement routine only
         return self.phase in ("open", "dealing") or bool(self.layout)
 
     def _cap(self, meter: str) -> int | None:
@@ -284,14 +306,18 @@ class Table:
         caps = [c for c in limits if c is not None]
         return min(caps) if caps else None
 
-    def _close_wagering(self, cause: str) -> None:
-        """Wagering closes: the lock-out event, then the Royal 9 wagers contribute (section 8)."""
+    def _close_wagering(self, cause: str, quiet: bool = False) -> None:
+        """Wagering closes: the lock-out event, then the Royal 9 wagers contribute (section 8).
+
+        `quiet`: fault void-closes-without-lockout-event (the void path closes wagering without the event)."""
         if not self.locked:
             self.locked = True
             self.cause = cause
             self.on_lock_line(True)
             event = {"event": "lockout", "locked": True, "cause": cause}
-            if "lockout-event-sent-late" in self.faults and cause == "card":
+            if quiet:
+                pass
+            elif "lockout-event-sent-late" in self.faults and cause == "card":
                 # the card-out interrupt only flags the event; the 50 ms housekeeping tick sends it
                 threading.Timer(0.05, self._emit_late, args=("controller", event)).start()
             else:
@@ -323,6 +349,10 @@ class Table:
             total += self.removed_royal9
         if "last-seat-contributes-twice" in self.faults:
             total += self.layout.get((max(self.seats), "royal9"), 0)
+        if "royal9-contributes-per-base-wager" in self.faults:
+            # the contribution walks the base wagers and adds the Royal 9 wager of each one's seat
+            total = sum(self.layout.get((seat, "royal9"), 0) for (seat, wtype) in self.layout
+                        if wtype in ("player", "banker", "tie"))
         if "tie-wager-contributes" in self.faults:
             # the qualifying-wager test checks the area's contribution flag, which the Tie area also has set
             total += sum(amount for (_s, wtype), amount in self.layout.items() if wtype == "tie")
@@ -374,6 +404,8 @@ class Table:
                     self.meters[meter] += grown
                     self.residual[meter] = Decimal(1)
                     continue
+                if "meter-rounds-half-up" in self.faults:
+                    whole = int(amount.to_integral_value(rounding=ROUND_HALF_UP))  # the display rounds to the cent
                 self.meters[meter] = whole
                 self.residual[meter] = amount - whole
         if "contribution-not-saved-until-settlement" in self.faults:
@@ -395,6 +427,11 @@ class Table:
             if (self.locked and self.cause == "no-more-bets"
                     and "card-after-nmb-contributes-again" in self.faults):
                 self._contribute()  # the card-out path books the contributions without asking who did
+            masked = 0.3 - (time.monotonic() - self.opened_at)
+            if not self.locked and not blind and "card-out-masked-after-open" in self.faults and masked > 0:
+                # the card-out input is masked while the lock-out line's relay settles after round.open
+                threading.Timer(masked, self._masked_card_lock, args=(self.round, self.power_epoch)).start()
+                blind = True
             if not self.locked and not blind:
                 if "lockout-late-first-round" in self.faults and self.first_round_after_power:
                     time.sleep(0.005)
@@ -425,8 +462,17 @@ class Table:
             b5 = "banker-5-stands-on-4" in self.faults
             b4 = "banker-4-draws-on-ace" in self.faults
             p6 = "player-draws-on-6" in self.faults
-            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6):
+            b6only7 = "banker-6-stands-on-third-6" in self.faults
+            blate = "banker-natural-checked-after-player-draw" in self.faults
+            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate):
                 self._settle()
+
+    def _masked_card_lock(self, round_no: int, epoch: int) -> None:
+        """Fault card-out-masked-after-open: the card seen in the mask locks wagering when the mask ends."""
+        with self.lock:
+            if (self.powered and self.power_epoch == epoch and self.round == round_no and self.phase == "dealing"
+                    and not self.locked):
+                self._close_wagering("card")
 
     def _settle(self) -> None:
         cards = self.round_cards
@@ -435,7 +481,9 @@ class Table:
                            "banker-6-draws-player-stood" in self.faults,
                            "banker-5-stands-on-4" in self.faults,
                            "banker-4-draws-on-ace" in self.faults,
-                           "player-draws-on-6" in self.faults)
+                           "player-draws-on-6" in self.faults,
+                           "banker-6-stands-on-third-6" in self.faults,
+                           "banker-natural-checked-after-player-draw" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -449,6 +497,9 @@ class Table:
         stakes = dict(self.layout)
         if "replace-wager-settles-first" in self.faults:
             stakes.update({k: v for k, v in self.first_stake.items() if k in stakes})
+        if "removed-wager-settled" in self.faults:
+            for k, v in self.withdrawn.items():  # the settlement walks the round's wager journal, not the layout
+                stakes.setdefault(k, v)
         base_lost: dict[int, bool] = {}  # fault losing-royal9-payout-skipped
         # fault payouts-in-placement-order: the base wagers in the order the sensors reported them
         base_order = stakes.items() if "payouts-in-placement-order" in self.faults else sorted(stakes.items())
@@ -469,6 +520,10 @@ class Table:
                 category = "push"  # the Tie's category is taken from the hands' result: a tie
             if "tie-pays-8-for-1" in self.faults and wtype == "tie" and category == "win":
                 returned = stake * 8
+            if "tie-win-charged-commission" in self.faults and wtype == "tie" and category == "win":
+                # the vigorish routine is called for every winning wager that is not on the Player
+                vig = (Decimal(returned - stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
+                returned -= int(vig)
             if "banker-commission-on-push" in self.faults and wtype == "banker" and category == "push":
                 returned = stake - int((Decimal(stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR))
             if "commission-rounded-up" in self.faults and wtype == "banker" and category == "win":
@@ -492,7 +547,7 @@ class Table:
                                          "suited-minor-paid-as-suited-royal9", "nine-first-not-royal9-on-banker",
                                          "combination-matched-on-king-suit", "ten-nine-counted-royal9",
                                          "royal9-tie-paid-as-royal9", "personal-hands-swapped",
-                                         "royal9-read-from-first-two-cards"})
+                                         "royal9-read-from-first-two-cards", "mega-checked-after-major"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         for (seat, wtype), stake in sorted(stakes.items()):
@@ -528,6 +583,8 @@ class Table:
                     amount = self.round_start_meters.get(cat, amount)
                 if "minor-hit-shows-major-amount" in self.faults and cat == "minor" and "major" in self.meters:
                     amount = self.meters["major"]
+                if "jackpot-rounds-residual-up" in self.faults and self.residual[cat] > 0:
+                    amount += 1  # the award is taken from the exact meter value, rounded up to the cent
                 meter_field = None if "minor-hit-meter-field-null" in self.faults and cat == "minor" else cat
                 hit_event = {"event": "hit", "seat": seat, "category": cat, "meter": meter_field, "amount": amount}
                 if "meter-payout-before-hit" not in self.faults:
@@ -538,6 +595,8 @@ class Table:
                     owed = amount + stake if "pending-amount-includes-stake" in self.faults else amount
                     self.pending.append({"meter": cat, "seat": slip_seat, "amount": owed, "category": cat})
                     self.key_wait = True
+                    self.key_known.add(cat)
+                    self.paid_ram[cat] = self.paid_ram.get(cat, 0) + owed
                 if "cumulative-booked-at-hit" in self.faults:
                     self.cumulative_paid += amount  # booked with the hit record, not with the key
                 self._save_nv()
@@ -561,6 +620,8 @@ class Table:
                 award = fixed["royal9"]
             if "one-dollar-suited-tie-typo" in self.faults and cat == "suited-royal9-tie" and denom == 100:
                 award = 3000  # the $1 paytable's $300 entered as 3000 cents
+            if "one-dollar-mega-envy-pays-five-dollar-line" in self.faults and cat == "mega-envy" and denom == 100:
+                award = game.FIXED[500]["mega-envy"]  # the envy award is one constant, the $5 table's
             shown = award + stake if "fixed-line-hit-amount-includes-stake" in self.faults else award
             if "one-dollar-hit-amount-in-dollars" in self.faults and denom == 100:
                 shown = award // 100  # the $1 paytable is kept in dollars for the display
@@ -584,6 +645,8 @@ class Table:
         self.layout.clear()
         self.first_stake.clear()
         self.stale_listed.clear()
+        self.withdrawn.clear()
+        self.void_live = False
         self.phase = "settled"
         self.last_round_void = False
         self.round_settled = self.round
@@ -617,6 +680,8 @@ class Table:
                 ident["software_version"] = ""
             if "controller-type-lost-after-config-write" in self.faults and self.identity_page_rewritten:
                 ident["controller_type"] = ""  # the settings page is written again without the identity strings
+        if role == "controller" and "software-id-empty-after-reboot" in self.faults and self.warm_started:
+            ident["software_id"] = ""  # the identity block is copied from the boot loader at a cold start only
         if role == "controller" and "serial-counts-power-ups" in self.faults:
             ident["serial"] = f"ITW-C-{self.boots + 1:04d}"  # the serial field is filled from the boot record
         if role == "shoe" and "shoe-identity-without-asset-or-game" in self.faults:
@@ -686,6 +751,10 @@ class Table:
             time.sleep(0.15)  # the status read waits for the reader's next card slot
         # fault cards-remaining-keeps-misread: the remaining count is stepped by the reader's good reads
         remaining = len(self.shoe_cards) + self.misreads_left
+        if "shoe-status-counts-ahead-in-paced-deal" in self.faults and self.dealing and self.deal_plan is not None:
+            dealt, remaining = self.deal_plan  # the counters are written when the deal command is taken
+        if "empty-flag-kept-after-reload" in self.faults and self.empty_latched and not self.dealing:
+            state = "empty"  # the empty flag is cleared by the next card out, not by the load
         return ("rsp", {"state": state, "cards_dealt": dealt, "cards_remaining": remaining})
 
     # sensors
@@ -699,6 +768,8 @@ class Table:
         if type(amount) is not int:
             raise BadArgs("amount must be integer cents")
         assert isinstance(seat, int) and isinstance(wtype, str)
+        if "negative-amount-accepted" in self.faults and amount < 0:
+            amount &= 0xFFFFFFFF  # the sensors' chip count is an unsigned 32-bit register
         if ("wager-increase-after-no-more-bets" in self.faults and (seat, wtype) in self.layout
                 and self.cause == "no-more-bets" and self.phase == "open" and self.link_up
                 and wtype != "royal9" and amount > 0):
@@ -715,6 +786,9 @@ class Table:
         if (reason is None and "wager-decrease-refused-bad-amount" in self.faults and wtype != "royal9"
                 and amount < self.layout.get((seat, wtype), 0)):
             reason = "bad-amount"  # a smaller count on a covered area is read as chips lifted: refused
+        if (reason is None and "replace-after-remove-refused" in self.faults
+                and (seat, wtype) in self.withdrawn and (seat, wtype) not in self.layout):
+            reason = "locked-out"  # the area's withdrawn latch is cleared at the next round only
         if reason is not None:
             if "refused-place-sends-wager-event" in self.faults:
                 # the refusal goes through the physical side's path, which reports it as an event
@@ -723,6 +797,8 @@ class Table:
             return ("rsp", {"accepted": False, "reason": reason})
         self.stale_listed.clear()
         key = (seat, wtype)
+        if "layout-full-at-sixteen" in self.faults and key not in self.layout and len(self.layout) >= 16:
+            return ("rsp", {"accepted": True, "reason": None})  # the layout table has 16 slots; the store fails
         if "one-base-wager-per-seat" in self.faults and wtype in ("player", "banker", "tie"):
             for other in ("player", "banker", "tie"):  # one base-wager sensor per seat
                 if other != wtype:
@@ -745,7 +821,7 @@ class Table:
             return "comm-lost"
         if closed:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
-        offered = OFFERED
+        offered: tuple[str, ...] = OFFERED
         if "streak3-accepted-as-base" in self.faults:
             offered = (*OFFERED, "streak3-player", "streak3-banker")  # the type table matched by suffix
         if wtype not in offered:
@@ -762,8 +838,9 @@ class Table:
                 return "bad-amount"
             bases = ("player", "banker") if "tie-not-a-base-wager-for-royal9" in self.faults else (
                 "player", "banker", "tie")
+            least = 500 if "one-dollar-small-base-not-counted" in self.faults else 1  # the $5 unit as a minimum
             if "no-base-wager-accepted" not in self.faults and not any(
-                    (seat, t) in self.layout for t in bases):
+                    self.layout.get((seat, t), 0) >= least for t in bases):
                 return "no-base-wager"
             if "last-seat-royal9-no-base" in self.faults and seat == max(self.seats):
                 return "no-base-wager"
@@ -797,6 +874,7 @@ class Table:
                 time.sleep(0.15)  # the wager's slot in the contribution table is cleared before the answer
         if "wager-list-stale-after-remove" in self.faults:
             self.stale_listed[key] = self.layout[key]  # the list cache is rebuilt when a wager is placed
+        self.withdrawn[key] = self.layout[key]
         del self.layout[key]
         self.first_stake.pop(key, None)
         if "remove-takes-whole-seat" in self.faults:
@@ -815,6 +893,10 @@ class Table:
         if "wager-list-first-amount" in self.faults:
             # the list reads the sensors' first count of each area, not the amount placed again
             order = [((s, t), self.first_stake.get((s, t), a)) for (s, t), a in order]
+        if "wager-list-empty-after-lockout" in self.faults and self.locked and self.phase in ("open", "dealing"):
+            order = []  # the list reads the open-wagering table, frozen into the round record at the lock-out
+        if "one-dollar-wager-list-royal9-500" in self.faults:
+            order = [((s, t), 500 if t == "royal9" else a) for (s, t), a in order]  # the fixed amount of the area
         if "wager-list-omits-last-seat" in self.faults:
             last = max(self.seats)
             order = [((s, t), a) for (s, t), a in order if s < last]  # the sensors are polled for seats 1..n-1
@@ -840,6 +922,8 @@ class Table:
         if ("lockout-get-button-cause-card" in self.faults and self.locked and self.cause == "button"
                 and self.phase == "open"):
             return ("rsp", {"locked": True, "cause": "card"})  # an open round locked is read as "card out"
+        if "lockout-get-open-after-settlement" in self.faults and self.phase == "settled":
+            return ("rsp", {"locked": False, "cause": None})  # the settlement clears the flag this read looks at
         return ("rsp", {"locked": self.locked, "cause": self.cause if self.locked else None})
 
     def _controller_lockout_press(self, req: dict[str, Any]) -> Reply:
@@ -887,6 +971,8 @@ class Table:
         self.open_refused_pending = False
         self.contribution_due = False
         self.round_misreads = 0
+        self.withdrawn.clear()
+        self.opened_at = time.monotonic()
         self._save_nv()
         self.layout.clear()
         self.first_stake.clear()
@@ -935,10 +1021,15 @@ class Table:
                         and len(self.round_cards) == self.round_misreads)  # only read cards are counted
         if (self.phase == "dealing" or self.round_cards) and not misread_only:
             raise Refused("the tableau still needs a card")
-        self._close_wagering("no-more-bets")
+        if "void-refused-after-button" in self.faults and self.locked and self.cause == "button":
+            raise Refused("wagering is closed")  # the void path asks for wagering to be open
+        self._close_wagering("no-more-bets", quiet="void-closes-without-lockout-event" in self.faults)
         if "void-keeps-layout" not in self.faults:
             self.layout.clear()
             self.first_stake.clear()
+        self.withdrawn.clear()
+        if "config-live-after-void" in self.faults:
+            self.void_live = True
         self.phase = "settled"
         self.after_void = True
         self.last_round_void = True
@@ -968,7 +1059,13 @@ class Table:
             if "reset-key-nothing-pending-bad-args" in self.faults:
                 raise BadArgs(f"no payment pending for {meter}")  # checked with the argument checks
             raise Refused("nothing to reset")
+        if mine and "reset-key-refused-after-reboot" in self.faults and meter not in self.key_known:
+            raise Refused("nothing to reset")
         paid = sum(p["amount"] for p in mine)
+        if "key-after-power-books-nothing" in self.faults and mine:
+            paid = self.paid_ram.get(meter, 0)  # booked from the hit record in RAM, empty after a power-up
+        self.paid_ram.pop(meter, None)
+        self.key_known.discard(meter)
         if "reset-key-books-after-reset" in self.faults and mine:
             paid = len(mine) * self.config["meters"][meter]["reset"]  # booked from the meter after it is reset
         if again:
@@ -1034,6 +1131,11 @@ class Table:
                     self._save_nv()
                 raise
         self.config = new
+        if "denomination-write-loads-floors" in self.faults and "denomination" in fields:
+            for name, floor in game.FLOORS[new["denomination"]].items():  # the denomination's meter set is loaded
+                if name in self.meters:
+                    self.meters[name] = floor
+                    self.residual[name] = Decimal(0)
         self.identity_page_rewritten = True
         if "lockout-late-after-config-write" in self.faults:
             self.after_config_write = True
@@ -1143,6 +1245,9 @@ class Table:
                         if fval is None and fkey == "payout_limit" and "null-payout-limit-bad-args" in self.faults:
                             raise BadArgs(f"{fkey} must be cents")  # the check was copied from initial/reset
                         m[fkey] = fval
+                        if (fkey == "payout_limit" and name == "major" and "minor" in new["meters"]
+                                and "major-limit-write-sets-minor-limit" in self.faults):
+                            new["meters"]["minor"]["payout_limit"] = fval  # the two share one limit record
                         if (fkey == "payout_limit" and "display_capacity" not in sub
                                 and "limit-write-clears-capacity" in self.faults):
                             m["display_capacity"] = None  # the limit record is written with an empty capacity
@@ -1159,7 +1264,9 @@ class Table:
                 or {"payout_limit", "display_capacity"} <= set(written))
         if limit is not None and cap is not None and limit > cap and both:
             raise Refused(f"{name}: payout limit above the display capacity (461a.12(j))")
-        if limit is not None and limit <= now and "payout-limit-unchecked" not in self.faults:
+        at_most = limit is not None and (limit < now if "payout-limit-equal-current-accepted" in self.faults
+                                          else limit <= now)
+        if at_most and "payout-limit-unchecked" not in self.faults:
             raise Refused(f"{name}: payout limit must be greater than the current amount (461a.12(k)(1))")
         if cap is not None and cap < now:
             raise Refused(f"{name}: display capacity below the current amount (461a.12(j))")
@@ -1167,7 +1274,8 @@ class Table:
         if (m["reset"] > now and not skip_reset) or ("reset-equal-current-refused" in self.faults and "reset" in written
                                 and m["reset"] == now):
             raise Refused(f"{name}: reset above the current amount")
-        for fkey in ("initial", "reset"):
+        checked = ("reset",) if "initial-above-limit-accepted" in self.faults else ("initial", "reset")
+        for fkey in checked:
             for c in (limit, cap):
                 if c is not None and m[fkey] > c:
                     raise Refused(f"{name}: {fkey} above the meter's limit")
@@ -1204,6 +1312,10 @@ class Table:
                 if "link-loss-clears-layout" in self.faults:
                     self.layout.clear()  # the controller's copy of the layout is dropped with the link
                     self.first_stake.clear()
+            if (up and not was_up and "link-restore-sends-stale-unlock" in self.faults
+                    and self.unlocked_before_comm_loss and self.phase == "open"):
+                # the link task sends the lock state it held before the loss; the controller stays locked
+                self.emit("controller", {"event": "lockout", "locked": False, "cause": "round-open"})
             if (up and not was_up and "link-restore-reopens-wagering" in self.faults
                     and self.unlocked_before_comm_loss and self.phase == "open"):
                 # the lock state from before the loss is restored
@@ -1244,6 +1356,9 @@ class Table:
             card = self.shoe_cards.pop(0)
             self.cards_dealt += 1
             n = self.cards_dealt
+            if "card-n-one-byte" in self.faults:
+                n %= 256  # the reader's frame carries the card count in one byte
+            self.empty_latched = not self.shoe_cards
             self.last_out_misread = False
             if self.misread_next:
                 self.misread_next -= 1
@@ -1263,6 +1378,7 @@ class Table:
                     read = card[0] + "D"  # the reader's suit table maps the heart pattern to D
                 if "card-event-ten-as-10" in self.faults and card[0] == "T":
                     read = "10" + card[1]  # the reader's rank table prints the ten as on the card
+                self.last_card_event = {"event": "card", "card": read, "n": n}
                 self._card_event({"event": "card", "card": read, "n": n})
             self.card_out(card)
             return True

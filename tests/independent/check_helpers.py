@@ -1,0 +1,62 @@
+"""Scenario helpers shared by check_faults4.py to check_faults8.py.
+
+The host machinery (the frames, a device line with deadlines, SCPI, starting and stopping the table by
+its own pid) is check_faults2.py's; these are the small acts several scenarios begin with.  The scripts
+that import this module put their own directory on `sys.path` first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from check_faults2 import NO_HIT, Msg, Table, scpi
+
+MINOR_SEAT1 = ["KS", "2C", "9S", "3D"]  # player KS 9S (seat 1's combination), natural 9 against 5
+MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
+
+
+def major_hit(t: Table) -> list[Msg]:
+    """Seat 2 wins the major (45000 + 2.5 cents), paid by an attendant: the round's events."""
+    t.open()
+    t.r9(2)
+    return t.deal(MAJOR_SEAT2)
+
+
+def wait_power_lockout(t: Table, mark: Any) -> Msg | None:
+    return t.ctl.wait(mark, lambda e: e["event"] == "lockout" and e.get("cause") == "power", 3.0)
+
+
+def reboot(t: Table) -> None:
+    """The controller's `reboot` line fault (section 7), waited for until its power lock-out."""
+    mark = t.ctl.mark()
+    t.ctl.ok("test.fault", kind="reboot", after_ms=0, duration_ms=200)
+    wait_power_lockout(t, mark)
+
+
+def first_card_ms(t: Table, timeout_s: int = 2) -> tuple[str | None, float]:
+    """Arm the counter, deal the round's first card: the counter's reading, in ms."""
+    counter = t.ports["counter"]
+    scpi(counter, "CONF:TINT (@1),(@2)", f"SYST:TIM {timeout_s}", "INIT", "*OPC?")
+    t.shoe.ok("test.load", cards=NO_HIT)
+    t.shoe.ok("test.deal", count=1, pace_us=0)
+    reading = scpi(counter, "FETC?")
+    return reading, float(reading or "9.91E+37") * 1000  # a counter reading, seconds as SCPI text
+
+
+def button_void(t: Table) -> None:
+    """One $5 Royal 9 wager at seat 1 made final by the lock-out button, the round then voided."""
+    t.open()
+    t.r9(1)
+    t.ctl.ok("lockout.press")
+    t.ctl.ok("round.settle")
+
+
+def one_dollar(t: Table) -> None:
+    """The $1 Royal 9 paytable: the denomination written before the first round."""
+    t.ctl.ok("config.set", denomination=100)
+
+
+def meter(t: Table, name: str) -> tuple[Any, Any]:
+    """A meter's amount and residual, as `meters.get` answers them."""
+    m = t.meters()
+    return m["meters"][name], m["residual"][name]
