@@ -76,7 +76,7 @@ def unsupported(profile: Profile) -> str | None:
 
 
 @dataclass(frozen=True)
-class Answer:
+class ExpectedAnswer:
     """What the device must answer: ``codes`` it may answer with (``ok`` or NAK codes), and for an
     ``ok`` the fields it must carry (``None`` values: any)."""
 
@@ -88,7 +88,7 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class Settlement:
+class ExpectedSettlement:
     """The payouts a settled round must send, by (seat, wager type): (stake, returned, category)."""
 
     payouts: Mapping[tuple[int, str], tuple[Cents, Cents, str | None]]
@@ -106,11 +106,11 @@ class Permitted:
 
     #: the permitted behaviour this outcome stands for (None where the rules allow one)
     choice: str | None
-    answer: Answer
+    answer: ExpectedAnswer
     state: State
     #: the rules this outcome applied (coverage; the first is the op's own)
     rules: tuple[str, ...]
-    settlement: Settlement | None = None
+    settlement: ExpectedSettlement | None = None
     #: the ``lockout`` event (locked, cause) the step must send, where the contract requires one
     lock_event: tuple[bool, str] | None = None
     #: the step deals the first card of a round while wagering is open: the lock-out it starts is timed
@@ -247,7 +247,7 @@ class TableModel:
 
     def _unchanged(self, s: State, rule: R.Rule, codes: frozenset[str] = REFUSED,
                    choice: str | None = None) -> Permitted:
-        return Permitted(choice, Answer(codes), s.clone(), (rule.name,))
+        return Permitted(choice, ExpectedAnswer(codes), s.clone(), (rule.name,))
 
     def _open_round(self, s: State, op: ops.OpenRound) -> list[Permitted]:
         if s.phase in ("open", "dealing") or s.pending or not s.link_up:
@@ -256,7 +256,7 @@ class TableModel:
         n.round = None if s.round is None else s.round + 1
         n.phase, n.locked, n.cause = "open", False, None
         n.layout = {}
-        out = [Permitted(None, Answer(fields={"round": n.round}), n, (R.OPEN.name, R.ROUND_NUMBER.name))]
+        out = [Permitted(None, ExpectedAnswer(fields={"round": n.round}), n, (R.OPEN.name, R.ROUND_NUMBER.name))]
         return self._event(out, False, "round-open")
 
     def refusal_reasons(self, s: State, op: ops.PlaceWager) -> set[str]:
@@ -287,10 +287,11 @@ class TableModel:
         reasons = self.refusal_reasons(s, op)
         if reasons:
             rule = R.BASE_WAGER if reasons == {"no-base-wager"} else R.WAGER_REFUSE
-            return [Permitted(None, Answer(accepted=False, reasons=frozenset(reasons)), s.clone(), (rule.name,))]
+            refused = ExpectedAnswer(accepted=False, reasons=frozenset(reasons))
+            return [Permitted(None, refused, s.clone(), (rule.name,))]
         n = s.clone()
         n.layout[(op.seat, op.type)] = op.amount
-        return [Permitted(None, Answer(accepted=True), n, (R.WAGER_ACCEPT.name,))]
+        return [Permitted(None, ExpectedAnswer(accepted=True), n, (R.WAGER_ACCEPT.name,))]
 
     def _remove_wager(self, s: State, op: ops.RemoveWager) -> list[Permitted]:
         key = (op.seat, op.type)
@@ -304,9 +305,9 @@ class TableModel:
             both = n.clone()
             del both.layout[(op.seat, "royal9")]
             return [self._unchanged(s, R.BASE_WAGER, choice="base under a Royal 9 kept"),
-                    Permitted("the Royal 9 removed with its base", Answer(fields={"removed": True}), both,
+                    Permitted("the Royal 9 removed with its base", ExpectedAnswer(fields={"removed": True}), both,
                             (R.BASE_WAGER.name,))]
-        return [Permitted(None, Answer(fields={"removed": True}), n, (R.REMOVE.name,))]
+        return [Permitted(None, ExpectedAnswer(fields={"removed": True}), n, (R.REMOVE.name,))]
 
     def _close(self, n: State, cause: str) -> tuple[str, ...]:
         """Wagering closes now with ``cause``: the Royal 9 wagers on the layout contribute."""
@@ -335,15 +336,16 @@ class TableModel:
         keep = s.clone()
         new = s.clone()
         new.cause = cause
-        out = [Permitted(f"{rule.name}: cause stays", Answer(fields=fields), keep, (rule.name,))]
+        out = [Permitted(f"{rule.name}: cause stays", ExpectedAnswer(fields=fields), keep, (rule.name,))]
         if s.cause != cause:
-            out.append(Permitted(f"{rule.name}: cause becomes {cause}", Answer(fields=fields), new, (rule.name,)))
+            out.append(Permitted(f"{rule.name}: cause becomes {cause}", ExpectedAnswer(fields=fields), new,
+                                 (rule.name,)))
         return out
 
     def _lockout_button(self, s: State, op: ops.PressLockout) -> list[Permitted]:
         if s.phase == "open" and not s.locked:
             n = s.clone()
-            return self._event([Permitted(None, Answer(fields={"locked": True}), n, self._close(n, "button"))],
+            return self._event([Permitted(None, ExpectedAnswer(fields={"locked": True}), n, self._close(n, "button"))],
                                True, "button")
         return self._second_close(s, "button", R.LOCKOUT, {"locked": True})
 
@@ -355,8 +357,8 @@ class TableModel:
         called = (("controller", "no_more_bets", {"round": s.round}),)
         if s.phase == "open" and not s.locked:
             n = s.clone()
-            taken = Permitted(None, Answer(), n, (R.NMB.name, R.NMB_EVENT.name, *self._close(n, "no-more-bets")),
-                            events=called)
+            taken = Permitted(None, ExpectedAnswer(), n,
+                              (R.NMB.name, R.NMB_EVENT.name, *self._close(n, "no-more-bets")), events=called)
             return self._event([taken], True, "no-more-bets")
         again = self._second_close(s, "no-more-bets", R.NMB, {})
         for out in again:
@@ -366,7 +368,7 @@ class TableModel:
     def _load(self, s: State, op: ops.LoadShoe) -> list[Permitted]:
         n = s.clone()
         n.shoe, n.dealt = tuple(op.cards), 0
-        return [Permitted(None, Answer(fields={}), n, (R.SHOE.name,))]
+        return [Permitted(None, ExpectedAnswer(fields={}), n, (R.SHOE.name,))]
 
     def _deal_first(self, s: State, op: ops.DealFirst) -> list[Permitted]:
         assert s.shoe is not None
@@ -378,14 +380,15 @@ class TableModel:
         n.dealt += 1
         n.phase = "dealing"
         if not s.locked:
-            return self._event([Permitted(None, Answer(), n, (R.SHOE.name, *self._close(n, "card")))],
+            return self._event([Permitted(None, ExpectedAnswer(), n, (R.SHOE.name, *self._close(n, "card")))],
                                True, "card", timed=True)
-        keep = Permitted("first card after the lock-out: cause stays", Answer(), n, (R.SHOE.name, R.LOCKOUT.name))
+        keep = Permitted("first card after the lock-out: cause stays", ExpectedAnswer(), n,
+                         (R.SHOE.name, R.LOCKOUT.name))
         if s.cause == "card":
             return [keep]
         card = n.clone()
         card.cause = "card"
-        return [keep, Permitted("first card after the lock-out: cause card", Answer(), card,
+        return [keep, Permitted("first card after the lock-out: cause card", ExpectedAnswer(), card,
                               (R.SHOE.name, R.LOCKOUT.name))]
 
     def _deal_misread(self, s: State, op: ops.DealMisread) -> list[Permitted]:
@@ -400,7 +403,7 @@ class TableModel:
         n = s.clone()
         n.round_cards, n.shoe = s.round_cards + s.shoe[:1], s.shoe[1:]
         n.dealt += 1
-        return [Permitted(None, Answer(), n, (R.SHOE.name,))]
+        return [Permitted(None, ExpectedAnswer(), n, (R.SHOE.name,))]
 
     def _deal_rest(self, s: State, op: ops.DealRest) -> list[Permitted]:
         assert s.shoe is not None
@@ -436,8 +439,8 @@ class TableModel:
         n.layout = {}
         n.phase = "settled"
         attendant = frozenset(key for key, p in expected.payouts.items() if p.meters)
-        return [Permitted(None, Answer(), n, tuple(dict.fromkeys(applied)),
-                        Settlement(payouts, s.round, cards, attendant=attendant), events=tuple(hits))]
+        return [Permitted(None, ExpectedAnswer(), n, tuple(dict.fromkeys(applied)),
+                        ExpectedSettlement(payouts, s.round, cards, attendant=attendant), events=tuple(hits))]
 
     def _reset_key(self, s: State, op: ops.ResetKey) -> list[Permitted]:
         paid = [p for p in s.pending if p.meter == op.meter]
@@ -454,7 +457,7 @@ class TableModel:
         n.cumulative_paid += total
         n.pending = tuple(p for p in s.pending if p.meter != op.meter)
         # the meter back to its reset amount is sent as a reset event (docs/protocol.md 6.4 events)
-        return [Permitted(None, Answer(fields={"meter": op.meter, "amount": cfg.reset}), n,
+        return [Permitted(None, ExpectedAnswer(fields={"meter": op.meter, "amount": cfg.reset}), n,
                         (R.RESET_KEY.name, R.PAYOUT_METERS.name),
                         events=(("controller", "reset", {"meter": op.meter, "amount": cfg.reset}),))]
 
@@ -472,26 +475,26 @@ class TableModel:
             # declined on purpose: REFUSED (docs/protocol.md sections 3 and 6.4, clause
             # contract-6-4-config-set-arguments)
             codes = REFUSED | {"BAD_ARGS"} if malformed(op.changes) else REFUSED
-            return [Permitted(None, Answer(codes), s.clone(),
+            return [Permitted(None, ExpectedAnswer(codes), s.clone(),
                             tuple(dict.fromkeys([R.CONFIG_RANGE.name, *(r.name for r in broken)])))]
         policy = self.write_policy(op.changes)
         same = (after.denomination, after.commission, after.decks, after.seats, after.meter_cfg) == (
             s.denomination, s.commission, s.decks, s.seats, s.meter_cfg)
         if "never" in policy and same:
             # "A write of the values in force changes nothing and may be taken" (docs/protocol.md 6.4)
-            return [Permitted("a write of the values in force taken", Answer(), after,
+            return [Permitted("a write of the values in force taken", ExpectedAnswer(), after,
                             (R.CONFIG_WRITES.name, R.CONFIG_ANSWER.name)),
                     self._unchanged(s, R.CONFIG_WRITES, choice="a write of the values in force refused")]
         if "never" in policy:
             # the profile says the device takes no write of this field: REFUSED, nothing changes
-            return [Permitted(None, Answer(REFUSED), s.clone(), (R.CONFIG_WRITES.name, R.CONFIG_RANGE.name))]
+            return [Permitted(None, ExpectedAnswer(REFUSED), s.clone(), (R.CONFIG_WRITES.name, R.CONFIG_RANGE.name))]
         rules = (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
                  *((R.CONFIG_WRITES.name,) if "no-amount-shown" in policy or "seats" in op.changes
                    or "decks" in op.changes else ()))
         refused = "config write in range refused"
         if "no-amount-shown" in policy and any(m.amount for m in s.meters.values()):
             refused = "config write refused while a meter shows an amount"
-        return [Permitted("config write in range taken", Answer(), after, rules),
+        return [Permitted("config write in range taken", ExpectedAnswer(), after, rules),
                 self._unchanged(s, R.CONFIG_RANGE, choice=refused)]
 
     def _power_cycle(self, s: State, op: ops.PowerCycle) -> list[Permitted]:
@@ -502,7 +505,7 @@ class TableModel:
         # after power-up the event numbering starts at 1 (docs/protocol.md sections 4, 8); the one "must"
         # of section 4 is the reconnection's, so numbering that runs on across the power is kept too
         n.seq_fresh = frozenset(n.seqs)
-        return self._event([Permitted(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
+        return self._event([Permitted(None, ExpectedAnswer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
                                                          R.IDENTITY_SERIAL.name, R.EVENT_SEQ.name))], True, "power")
 
     def _reboot(self, s: State, op: ops.Reboot) -> list[Permitted]:
@@ -519,10 +522,10 @@ class TableModel:
             if not keep:
                 n.layout = {}
             elif not s.layout:
-                outs.append(Permitted(None, Answer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
+                outs.append(Permitted(None, ExpectedAnswer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
                 break
-            outs.append(Permitted("controller reboot: the layout " + ("stays" if keep else "is cleared"), Answer(), n,
-                                (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
+            outs.append(Permitted("controller reboot: the layout " + ("stays" if keep else "is cleared"),
+                                  ExpectedAnswer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.EVENT_SEQ.name)))
         for out in outs:  # a line that has sent nothing since an earlier power-up may still start at 1
             out.state.seq_fresh = s.seq_fresh | {"controller"}
         outs = self._event(outs, True, "power")
@@ -544,17 +547,17 @@ class TableModel:
         n = s.clone()
         n.link_up = op.up
         if op.up:
-            return [Permitted(None, Answer(), n, (R.LINK.name,))]
+            return [Permitted(None, ExpectedAnswer(), n, (R.LINK.name,))]
         # the lockout event is sent "even when wagering was already closed" (docs/protocol.md section 8)
         if s.phase == "open" and not s.locked:
-            return self._event([Permitted(None, Answer(), n, (R.LINK.name, *self._close(n, "comm-lost")))],
+            return self._event([Permitted(None, ExpectedAnswer(), n, (R.LINK.name, *self._close(n, "comm-lost")))],
                                True, "comm-lost")
         return self._event(self._second_close(n, "comm-lost", R.LINK, {}), True, "comm-lost")
 
     def _reconnect(self, s: State, op: ops.Reconnect) -> list[Permitted]:
         """The host's line to the controller closed and opened again: nothing on the table changes, and
         the controller's next event goes on from its last SEQ (docs/protocol.md section 4)."""
-        return [Permitted(None, Answer(), s.clone(), (R.EVENT_SEQ.name,))]
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.EVENT_SEQ.name,))]
 
     def _void_rounds(self, s: State, op: ops.VoidRounds) -> list[Permitted]:
         """``count`` rounds opened and voided (docs/protocol.md section 8): each ``round.open`` gives one more
@@ -569,7 +572,7 @@ class TableModel:
             events += [("controller", "lockout", {"locked": False, "cause": "round-open"}),
                        ("controller", "lockout", {"locked": True, "cause": "no-more-bets"}),
                        ("controller", "round_end", {"round": None if first is None else first + i, "void": True})]
-        answer = Answer(fields={"first_round": first, "rounds_consecutive": True})
+        answer = ExpectedAnswer(fields={"first_round": first, "rounds_consecutive": True})
         return [Permitted(None, answer, n, (R.OPEN.name, R.ROUND_NUMBER.name, R.VOID.name, R.LOCKOUT_EVENT.name),
                         events=tuple(events), rounds=True)]
 
@@ -578,8 +581,8 @@ class TableModel:
         round open, or while the tableau needs a card (any round dealing), it is REFUSED."""
         if s.phase != "open":
             return [self._unchanged(s, R.VOID)]
-        settlement = Settlement({}, s.round, (), void=True)
-        answer = Answer(fields={"round": s.round, "void": True})
+        settlement = ExpectedSettlement({}, s.round, (), void=True)
+        answer = ExpectedAnswer(fields={"round": s.round, "void": True})
         outs: list[Permitted] = []
         if not s.locked:
             # wagering closes (cause no-more-bets).  Whether the wagers of a voided round contribute is

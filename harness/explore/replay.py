@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from harness.explore import rules as R
 from harness.explore.device import ExploredTable
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
-from harness.explore.model import Answer, Permitted, TableModel
+from harness.explore.model import ExpectedAnswer, Permitted, TableModel
 from harness.explore.ops import DealFirst, DealMisread, DealRest, Op
 from harness.explore.state import State
 
 
 def start_outcome(state: State) -> Permitted:
     """The table before the first operation: as filed (its configuration) and as it stands."""
-    return Permitted(None, Answer(), state, (R.CONFIG_AS_FILED.name,))
+    return Permitted(None, ExpectedAnswer(), state, (R.CONFIG_AS_FILED.name,))
 
 
 def round_need(model: TableModel, state: State, op: Op) -> int:
