@@ -207,6 +207,8 @@ class ExploredTable:
         #: each device's first identity after the last power-up was answered late (ms), once confirmed by the
         #: next power-up: the first ask of a condition cannot be asked again, the condition can
         self.first_identity_late: dict[str, Decimal] = {}
+        #: the last paced deal's shoe.status was answered late (ms), to be confirmed at the next one
+        self.mid_deal_late: Decimal | None = None
 
     # ------------------------------------------------------------------ reads
 
@@ -655,11 +657,14 @@ class ExploredTable:
             # shoe states: dealing while a deal is in progress); judged only where the shoe answered
             # before its last card of the deal came (one line: its messages come in the order sent)
             self._perform(acts.Deal(count=self.round_rest, pace_us=PACE_US))
+            t0 = time.perf_counter()
             state = self.shoe.status().state
+            took = (Decimal(str(time.perf_counter() - t0 - HOST_ECHO.delay_s())) * 1000).quantize(_MS)
             self.pull()
             dealt = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
             if len(dealt) < self.round_rest:
                 obs.shoe_mid_deal = str(state)
+                self._mid_deal_time(took, obs)
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
         while True:
             seen = [e for role, e in self.step_events if role == "controller"]
@@ -739,6 +744,16 @@ class ExploredTable:
         times: dict[str, Decimal] = {}
         obs.identity = self.identity(times)
         self._first_identity_times(times, obs)
+
+    def _mid_deal_time(self, ms: Decimal, obs: Observed) -> None:
+        """``shoe.status`` read during a paced deal against docs/protocol.md section 5's 100 ms.  The deal is
+        over before it could be asked again, so, as a first identity after power-up, a late answer is judged
+        at the next paced deal: late at both, it is slow."""
+        late = ms > ANSWER_DEADLINE_MS
+        if late and self.mid_deal_late is not None:
+            obs.slow.append(("shoe.status during a paced deal (at two paced deals in a row)",
+                             min(ms, self.mid_deal_late), 2))
+        self.mid_deal_late = ms if late else None
 
     def _first_identity_times(self, times: Mapping[str, Decimal], obs: Observed) -> None:
         """Each device's first identity after power-up against docs/protocol.md section 5's 100 ms.  A

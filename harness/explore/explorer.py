@@ -383,6 +383,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             stats.rules[R.ANSWER_TIME.name] += 1  # every step's reads were timed (docs/protocol.md section 5)
             stats.rules[R.ACT_TIME.name] += 1  # and its act's requests
             stats.rules[R.WAGER_LIST.name] += 1  # and the layout's order
+            if obs.sensor_events_judged:
+                stats.rules[R.WAGER_NO_EVENT.name] += 1  # and the bet sensors' line (no event for wager.place)
             stats.late_unconfirmed += len(obs.late_unconfirmed)
             stats.pairs[(s.phase, op.name)] += 1
             if out.choice is not None:
@@ -525,6 +527,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                            if name in enabled]
                 if closing:
                     self.play(rng.choice(closing))
+                    if "comm" in enabled and rng.random() < 0.3:
+                        # the link lost once wagering is closed: the wagers contributed at the closing, once
+                        self.play(Comm(False))
+                        self.play(Comm(True))
                 if self.state.layout:
                     seat, kind = rng.choice(sorted(self.state.layout))
                     amount = self.state.layout[(seat, kind)]
@@ -636,6 +642,30 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             """:meth:`incident_round` a second time among the rules: an incident and the rounds after it
             are drawn twice as often as any other rule."""
             self.incident_round(kind, template, placed, rng)
+
+        @rule(roll=st.integers(0, 3), start=st.integers(0, len(templates) - 1), count=st.integers(4, 12),
+              placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
+                                        st.sampled_from(amounts[:5])), min_size=1, max_size=4),
+              rng=st.randoms(use_true_random=False))
+        def config_sweep(self, roll: int, start: int, count: int, placed: list[tuple[int, str, int]],
+                         rng: random.Random) -> None:
+            """One draw in four: ``count`` configuration templates in a row between rounds (from ``start``, in
+            the order of :data:`~harness.explore.draws.CONFIG_TEMPLATES`), then a whole round played at what
+            they left in force and its payments paid: every template is met many times a sequence, and a
+            write's effect on the next round's contributions, caps and payouts with it."""
+            if roll != 3:
+                return
+            if self.state.phase == "dealing":
+                self.play(DealRest())
+            if self.state.phase == "open" and session.can_void:
+                self.play(VoidRound())
+            for i in range(count):
+                changes = session.draws.config_write(self.state, templates[(start + i) % len(templates)])
+                if changes is not None:
+                    self.play(ConfigWrite(changes))
+            self.pay_pending()
+            self.whole_round(placed, rng.random() < 0.5, rng)
+            self.pay_pending()
 
         def pay_pending(self) -> None:
             """Every payment waiting turned with the reset key (where the bench can)."""
@@ -749,24 +779,58 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             cards = rng.sample(pool, min(n, len(pool)))
             self.play(LoadShoe(tuple(c.code for c in cards)))
 
-        @rule(rest=st.booleans(), misread=st.integers(0, 7), more=st.integers(0, 2))
-        def deal(self, rest: bool, misread: int, more: int) -> None:
+        @rule(rest=st.booleans(), misread=st.integers(0, 7), more=st.integers(0, 2), probe=st.integers(0, 15),
+              rng=st.randoms(use_true_random=False))
+        def deal(self, rest: bool, misread: int, more: int, probe: int, rng: random.Random) -> None:
             """The round's first card (one in eight misread, where the shoe's test channel can), up to two
-            more that do not complete the round (``more``), and (``rest``) at once the others: a round is
-            dealt whole as often as it is interrupted after its first cards."""
+            more that do not complete the round (``more``), one time in two an act while the round is in
+            play (:meth:`mid_deal`), and (``rest``) at once the others: a round is dealt whole as often as
+            it is interrupted after its first cards."""
             first: Op = DealMisread() if misread == 0 and "deal_misread" in enabled else DealFirst()
             self.play(DealRest() if self.state.phase == "dealing" else first)
             for _ in range(more):  # a card or two more, the round still in play (not its last card)
                 self.play(DealNext())
+            if self.state.phase == "dealing" and probe < 8:
+                self.mid_deal(probe, rng)
             if rest and self.state.phase == "dealing":
                 self.play(DealRest())
 
+        def mid_deal(self, which: int, rng: random.Random) -> None:
+            """One act while a round is being dealt (its first card out, a misread one too, its last not): a
+            void (REFUSED while the tableau needs a card), round.open (REFUSED while the last round is
+            unsettled), a wager or a removal (refused: wagering is closed), a configuration write (REFUSED
+            while live), the reset key, the button, no more bets or the link cut and restored (docs/protocol.md
+            sections 6.3, 6.4, 8)."""
+            s = self.state
+            acts: list[Op] = [VoidRound(), OpenRound(),
+                              PlaceWager(rng.choice(model.seats), rng.choice(model.types), rng.choice(amounts[:5]))]
+            if s.layout:
+                acts.append(RemoveWager(*rng.choice(sorted(s.layout))))
+            changes = session.draws.config_write(s, rng.choice(templates))
+            if changes is not None:
+                acts.append(ConfigWrite(changes))
+            if "reset_key" in enabled and model.profile.rules.meters:
+                acts.append(ResetKey(rng.choice(R9_METERS)))
+            acts += [op for op, name in ((PressLockout(), "lockout_button"), (NoMoreBets(), "no_more_bets"),
+                                         (Comm(False), "comm")) if name in enabled]
+            op = acts[which % len(acts)]
+            self.play(op)
+            if isinstance(op, (VoidRound, OpenRound)):
+                self.again(op)  # a refusal must hold when asked again
+            if isinstance(op, Comm):  # the link lost after wagering closed moves no meter (section 8), and back
+                self.play(Comm(True))
+
         @precondition(lambda self: "reset_key" in enabled and bool(model.profile.rules.meters))
-        @rule(meter=st.sampled_from(R9_METERS), twice=st.booleans())
-        def reset_key(self, meter: str, twice: bool) -> None:
+        @rule(meter=st.sampled_from(R9_METERS), twice=st.booleans(), then=st.integers(0, 3))
+        def reset_key(self, meter: str, twice: bool, then: int) -> None:
+            """The reset key of a meter; asked again where it was refused; one time in four (where the key was
+            taken and the bench can) a power cycle after it: the payment it booked is non-volatile too."""
+            taken = any(p.meter == meter for p in self.state.pending)
             self.play(ResetKey(meter))
             if twice:
                 self.again(ResetKey(meter))
+            if taken and then == 3 and "power_cycle" in enabled:
+                self.play(PowerCycle())
 
         @rule(template=st.sampled_from(templates), second=st.sampled_from(templates), roll=st.integers(0, 3))
         def config_write(self, template: tuple[str, str, str], second: tuple[str, str, str], roll: int) -> None:

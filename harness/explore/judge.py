@@ -285,6 +285,11 @@ def differences(model: TableModel, out: Permitted, got: Observed,
                                         paid.get(wager), sent.get(wager), rule))
         if out.settlement.round is not None and got.round_end is not None:
             check("round_end round", out.settlement.round, got.round_end, R.ROUND_NUMBER.name)
+        ends = sum(1 for role, name, _p, _seq in got.events if role == "controller" and name == "round_end")
+        if ends > 1:
+            # section 8: the controller settles the round once, "Last comes round_end"; 6.4: round_end is sent
+            # when "the round is settled"
+            diffs.append(Difference(f"round_end events for the round settled on {cards}", 1, ends, R.SETTLE.name))
         if got.round_end_void:
             # 6.4 events: round_end's void is "true when the round was voided; false or absent otherwise"
             diffs.append(Difference(f"round_end void for a round settled on its cards ({cards})", "false or absent",

@@ -44,3 +44,17 @@ def test_a_first_identity_after_power_up_is_slow_only_when_late_at_two_power_ups
     t._first_identity_times({"controller": Decimal("248.7"), "shoe": Decimal("3")}, second)
     assert second.slow == [("controller identity, the first after power-up (at two power-ups in a row)",
                             Decimal("248.7"), 2)]
+
+
+def test_a_status_read_during_a_paced_deal_is_slow_only_when_late_in_two_paced_deals_in_a_row() -> None:
+    t = table()
+    t.mid_deal_late = None
+    first = Observed()
+    t._mid_deal_time(Decimal("150.2"), first)
+    assert first.slow == [] and t.mid_deal_late == Decimal("150.2")
+    t._mid_deal_time(Decimal("0.4"), Observed())  # in time at the next deal: the first was the host's
+    assert t.mid_deal_late is None
+    t._mid_deal_time(Decimal("149.9"), Observed())
+    second = Observed()
+    t._mid_deal_time(Decimal("151.0"), second)
+    assert second.slow == [("shoe.status during a paced deal (at two paced deals in a row)", Decimal("149.9"), 2)]
