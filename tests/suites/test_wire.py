@@ -251,6 +251,8 @@ def test_a_hit_not_followed_by_its_payout_and_a_payout_after_round_end_fail() ->
     assert "hit-payout" in _faults(events)
     late = [*_round(_ev("payout", 2, seat=1, type="player")), _ev("payout", 91, seat=2, type="player")]
     assert list(_faults(late)) == ["round-end-last"]
+    twice = [*_round(_ev("payout", 2, seat=1, type="player")), _ev("round_end", 91, round=1)]
+    assert _faults(twice) == {"round-end-last": ["round_end again (SEQ 91, round 1)"]}
 
 
 def test_mystery_and_linked_awards_are_not_the_settlements() -> None:

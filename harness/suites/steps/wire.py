@@ -333,7 +333,7 @@ def settlement_order_faults(events: list[Any], *, hit_and_run: bool, linked: set
     arrival), by rule: ``lockout`` (the lock-out that closed wagering after the round's first hit,
     payout or round_end, or none before them), ``seat-order`` (a settlement payout after a later seat's,
     or a base-game payout after a Royal 9 one), ``hit-payout`` (a hit not followed by its seat's payout),
-    ``round-end-last`` (a settlement payout or hit after round_end)."""
+    ``round-end-last`` (a settlement payout or hit after round_end, or a second round_end)."""
     faults: dict[str, list[str]] = {"lockout": [], "seat-order": [], "hit-payout": [], "round-end-last": []}
 
     def is_linked(e: Any) -> bool:
@@ -373,6 +373,8 @@ def settlement_order_faults(events: list[Any], *, hit_and_run: bool, linked: set
         for e in events[end + 1:]:
             if e.name in ("hit", "payout") and not is_linked(e):
                 faults["round-end-last"].append(f"{e.name} seat {e.payload.get('seat')} (SEQ {e.seq}) after round_end")
+            elif e.name == "round_end":  # the round is settled once: one round_end (section 8, 6.4 events)
+                faults["round-end-last"].append(f"round_end again (SEQ {e.seq}, round {e.payload.get('round')})")
     return faults
 
 
