@@ -128,16 +128,17 @@ class Draws:
     def templates(self) -> tuple[tuple[str, str, str], ...]:
         """The configuration writes to draw from (:data:`CONFIG_TEMPLATES`), as the profile's
         ``config_writes:`` declares them (docs/device-profiles.md): every template of a field the device
-        takes, and of a field it never takes only the writes that must be refused anyway or that write
-        it as it stands (the refusal the profile announces is checked, the other fields keep their
-        share)."""
+        takes, and of a field it never takes only the writes that must be refused anyway, one valid new
+        value (decks 6, two seats' combinations swapped: REFUSED, never BAD_ARGS, docs/protocol.md section
+        13) and a write of it as it stands (the refusal the profile announces is checked, the other fields
+        keep their share)."""
         names = {"seats": "combinations", "denomination+reset": "denomination", "rate": "meters",
                  "reset": "meters", "initial": "meters", "payout_limit": "meters", "display_capacity": "meters"}
         out = []
         for t in CONFIG_TEMPLATES:
             field = t[0]
             policy = self.profile.writes(names.get(field, field))
-            if policy != "never" or t[2] in ("as-is", "swap", "101", "17", "0"):
+            if policy != "never" or t[2] in ("as-is", "swap", "6", "101", "17", "0"):
                 out.append(t)
         return tuple(out)
 

@@ -35,6 +35,7 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, p
 from harness.bench.performers import Performers
 from harness.bench.session import BenchSession
 from harness.cards import parse_card
+from harness.devices import vocabulary
 from harness.devices.contract import ContractError
 from harness.errors import DeviceError
 from harness.explore import rules as R
@@ -492,7 +493,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             """Before the round's first card, now and then (each one draw in ten): a base wager taken off
             from under a Royal 9 wager; the link cut and restored (wagering must stay closed); no more bets
             or the button, then a wager on the layout placed again at another amount (629a.7(c)) and one
-            taken off; a configuration write (a round is open: REFUSED, docs/protocol.md 6.4)."""
+            taken off; a wager of a type the table does not offer (refused disabled); a configuration write
+            (a round is open: REFUSED, docs/protocol.md 6.4)."""
             s = self.state
             if s.phase != "open":
                 return
@@ -540,6 +542,11 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 # the power lost with wagers on the layout: after power-up the layout is empty (section 8)
                 self.play(PowerCycle())
                 return
+            if rng.random() < 0.1:
+                # a wager of a type the table does not offer, with wagering open: refused disabled (section 12)
+                unoffered = [t for t in vocabulary.WAGER_TYPES if t not in model.types]
+                if unoffered:
+                    self.play(PlaceWager(rng.choice(model.seats), rng.choice(unoffered), rng.choice(amounts[:5])))
             if self.state.layout and rng.random() < 0.1:
                 # a wager placed again at amount 0: refused bad-amount, the wager stays (sections 6.3, 12)
                 seat, kind = rng.choice(sorted(self.state.layout))
