@@ -34,14 +34,14 @@ CONFIRM_S = 300.0
 
 
 @dataclass
-class Row:
+class CheckRow:
     what: str
     item: str
     ok: bool
     detail: str
 
 
-def _identity(role: str, device: Any, pinned: dict[str, str]) -> Row:
+def _identity(role: str, device: Any, pinned: dict[str, str]) -> CheckRow:
     identify = getattr(device, "identity", None)
     try:
         if identify is not None:
@@ -50,10 +50,10 @@ def _identity(role: str, device: Any, pinned: dict[str, str]) -> Row:
         else:
             said = str(device.idn())
     except DeviceError as exc:
-        return Row("identity", role, False, f"no answer: {exc}")
+        return CheckRow("identity", role, False, f"no answer: {exc}")
     if pinned:
-        return Row("identity", role, True, f"{said} (the profile's {', '.join(sorted(pinned))} match)")
-    return Row("identity", role, True, f"{said} (nothing pinned: add match: to the profile)")
+        return CheckRow("identity", role, True, f"{said} (the profile's {', '.join(sorted(pinned))} match)")
+    return CheckRow("identity", role, True, f"{said} (nothing pinned: add match: to the profile)")
 
 
 def _questions(kind: str, spec: Any) -> list[tuple[list[Act], str]]:
@@ -79,38 +79,38 @@ def _questions(kind: str, spec: Any) -> list[tuple[list[Act], str]]:
     return []
 
 
-def check(profile: Profile, *, operator: str = "", say: Any = print) -> list[Row]:
+def check(profile: Profile, *, operator: str = "", say: Any = print) -> list[CheckRow]:
     """Every row of the check (see the module docstring); ``say`` prints progress lines."""
 
-    rows: list[Row] = []
+    rows: list[CheckRow] = []
     try:
         rig = open_rig(profile)
     except (DeviceError, OSError) as exc:
-        return [Row("devices", "open", False, f"{type(exc).__name__}: {exc}")]
+        return [CheckRow("devices", "open", False, f"{type(exc).__name__}: {exc}")]
     bench: BenchSession | None = None
     try:
         for role, device in rig.devices().items():
             rows.append(_identity(role, device, dict(profile.devices[role].match)))
         measured = jitter.measure(rig)
-        rows.append(Row("jitter", "host stamps", measured is not None,
-                        f"{measured['jitter_ms']} ms ({measured['method']})" if measured
-                        else "neither the shoe nor the controller answers pings"))
+        rows.append(CheckRow("jitter", "host stamps", measured is not None,
+                             f"{measured['jitter_ms']} ms ({measured['method']})" if measured
+                             else "neither the shoe nor the controller answers pings"))
         if rig.counter is not None:
             try:
                 rig.counter.arm()
-                rows.append(Row("counter", "arm", True, "armed for a lock-out interval"))
+                rows.append(CheckRow("counter", "arm", True, "armed for a lock-out interval"))
             except DeviceError as exc:
-                rows.append(Row("counter", "arm", False, str(exc)))
+                rows.append(CheckRow("counter", "arm", False, str(exc)))
         bench = BenchSession(profile, operator=operator, run_id="bench-check")
         try:
             bench.open_actuators(rig)
             if bench.broker is not None:
                 bench.open_front_ends(rig)
         except (DeviceError, OSError) as exc:
-            rows.append(Row("actuators", "open", False, f"{type(exc).__name__}: {exc}"))
+            rows.append(CheckRow("actuators", "open", False, f"{type(exc).__name__}: {exc}"))
             return rows
         for name in bench.relays:
-            rows.append(Row("actuator", name, True, f"open ({profile.bench.actuators[name].resource})"))
+            rows.append(CheckRow("actuator", name, True, f"open ({profile.bench.actuators[name].resource})"))
         rows += _operate(bench, rig, say)
     finally:
         if bench is not None:
@@ -119,8 +119,8 @@ def check(profile: Profile, *, operator: str = "", say: Any = print) -> list[Row
     return rows
 
 
-def _operate(bench: BenchSession, rig: Rig, say: Any) -> list[Row]:
-    rows: list[Row] = []
+def _operate(bench: BenchSession, rig: Rig, say: Any) -> list[CheckRow]:
+    rows: list[CheckRow] = []
     for kind, spec in bench.settings.performers.items():
         if spec.kind != "actuator":
             continue
@@ -130,10 +130,10 @@ def _operate(bench: BenchSession, rig: Rig, say: Any) -> list[Row]:
                 for act in acts:
                     bench.performers.perform(act, None)  # type: ignore[arg-type]  # no probe: no stage needed
             except DeviceError as exc:
-                rows.append(Row("operate", item, False, f"the relay failed: {exc}"))
+                rows.append(CheckRow("operate", item, False, f"the relay failed: {exc}"))
                 continue
             if bench.broker is None or not bench.broker.front_ends:
-                rows.append(Row("operate", item, False, "operated; nobody to confirm it (no operator front end)"))
+                rows.append(CheckRow("operate", item, False, "operated; nobody to confirm it (no operator front end)"))
                 continue
             say(f"tablecert: confirm on the bench console or the terminal: {question}")
             try:
@@ -141,19 +141,19 @@ def _operate(bench: BenchSession, rig: Rig, say: Any) -> list[Row]:
                                           message=question, question="confirm", raise_on_cannot=False,
                                           timeout_s=min(CONFIRM_S, bench.broker.timeout_s))
             except DeviceTimeout:
-                rows.append(Row("operate", item, False, "operated; the operator did not confirm in time"))
+                rows.append(CheckRow("operate", item, False, "operated; the operator did not confirm in time"))
                 continue
             who = f"{answer.operator or 'the operator'} on the {answer.front_end}"
             note = f": {answer.note}" if answer.note else ""
-            rows.append(Row("operate", item, answer.answer == "done",
-                            (f"confirmed by {who}" if answer.answer == "done" else f"NOT seen by {who}") + note))
+            rows.append(CheckRow("operate", item, answer.answer == "done",
+                                 (f"confirmed by {who}" if answer.answer == "done" else f"NOT seen by {who}") + note))
     with contextlib.suppress(Exception):
         for relay in bench.relays.values():
             relay.write("ROUT:OPEN:ALL")
     return rows
 
 
-def table(rows: list[Row]) -> str:
+def table(rows: list[CheckRow]) -> str:
     width = max([len(r.what) + len(r.item) + 1 for r in rows] + [10])
     lines = [f"{'check':<{width}}  result  detail"]
     for r in rows:

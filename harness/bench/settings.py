@@ -79,9 +79,10 @@ class ActuatorSpec:
 
 
 @dataclass(frozen=True)
-class ScriptedOperator:
-    """The scripted operator of an emulated bench: it carries out each prompt through the emulator's
-    physical side after human-like delays divided by ``speed``."""
+class ScriptedOperatorSettings:
+    """The settings (``bench.operator.scripted``) of the scripted operator of an emulated bench
+    (:class:`harness.bench.scripted.ScriptedOperator`): it carries out each prompt through the
+    emulator's physical side after human-like delays divided by ``speed``."""
 
     speed: Decimal = Decimal(1)
     seed: int = 1
@@ -102,7 +103,7 @@ class OperatorSettings:
     console_port: int = 0
     terminal: bool = True
     prompt_timeout_s: int = 900
-    scripted: ScriptedOperator | None = None
+    scripted: ScriptedOperatorSettings | None = None
 
 
 @dataclass(frozen=True)
@@ -238,10 +239,11 @@ def _operator(bf: Fields, emulated: bool) -> OperatorSettings:
             raise of.error("scripted", "a scripted operator acts through an emulator's physical side; this "
                                        "profile names no emulated device")
         sf = of.get_map("scripted", optional=("speed", "seed", "misstack_every", "bulk_speed", "answers"))
-        scripted = ScriptedOperator(sf.get_decimal("speed", Decimal(1), lo=Decimal("0.01"), hi=Decimal(100_000)),
-                                    sf.get_int("seed", 1, lo=0), sf.get_int("misstack_every", 0, lo=0),
-                                    sf.get_decimal("bulk_speed", None, lo=Decimal("0.01"), hi=Decimal(100_000)),
-                                    sf.get_enum("answers", ("all", "bulk"), "all"))
+        scripted = ScriptedOperatorSettings(
+            sf.get_decimal("speed", Decimal(1), lo=Decimal("0.01"), hi=Decimal(100_000)),
+            sf.get_int("seed", 1, lo=0), sf.get_int("misstack_every", 0, lo=0),
+            sf.get_decimal("bulk_speed", None, lo=Decimal("0.01"), hi=Decimal(100_000)),
+            sf.get_enum("answers", ("all", "bulk"), "all"))
     # a scripted operator answers by itself: the console and the terminal come beside it only when asked for
     return OperatorSettings(
         name=of.get_str("name", ""),

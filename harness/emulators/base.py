@@ -1,6 +1,6 @@
 """What every emulated device shares: commands in, answers or refusals out, events through a sink.
 
-A device's :meth:`Device.handle` takes one request payload (``{"cmd": ..., **args}``) and returns
+A device's :meth:`EmulatedDevice.handle` takes one request payload (``{"cmd": ..., **args}``) and returns
 the result dict of a RSP (``ok`` is added by the server) or a :class:`Refusal` that the server
 sends as a NAK with its code (docs/protocol.md, "NAK codes").  Events go through the ``emit``
 callback as ``(role, payload)``; the server numbers them and frames them as EVT.  Nothing here
@@ -86,7 +86,7 @@ def hello(req: Mapping[str, Any], spoken: int, role: str) -> Answer:
     return {"protocol": spoken, "role": role}
 
 
-class Device:
+class EmulatedDevice:
     """Base of the shoe, sensors and controller: dispatch, hello/identity/ping, power."""
 
     role = "device"

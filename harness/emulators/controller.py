@@ -38,7 +38,7 @@ from typing import Any
 
 from harness.cards import Card, parse_card
 from harness.emulators import defect_branches, defects, personas, settle
-from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
+from harness.emulators.base import Answer, BadArgs, Emit, EmulatedDevice, Refusal, arg
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig, apply_wire_changes, check_table, table_to_wire
 from harness.emulators.defects import RankOnlyCombos, baccarat_round, unchecked_display, unchecked_resets
@@ -58,7 +58,7 @@ BACCARAT_TYPES = {"player", "banker", "tie"}
 EZ_TYPES = {"dragon7", "panda8"}
 
 
-class Controller(Device):
+class Controller(EmulatedDevice):
     role = "controller"
 
     def __init__(self, cfg: EmulatorConfig, emit: Emit, lock: threading.RLock, clock: Scheduler,

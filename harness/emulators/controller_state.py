@@ -15,7 +15,7 @@ from typing import Protocol
 
 from harness.cards import Card
 from harness.emulators.config import EmulatorConfig
-from harness.emulators.link_table import Host, Ledger, TableLink
+from harness.emulators.link_table import Host, LinkPayoutAccounts, TableLink
 from harness.emulators.sensors import Sensors
 from harness.games.baccarat import BaccaratRound
 from harness.games.royal9 import Royal9Table
@@ -24,7 +24,7 @@ from harness.progressive.floors import ProgressiveOptions
 from harness.progressive.meter import MeterBank
 
 
-class PayoutAccounts(Ledger, Protocol):
+class PayoutAccounts(LinkPayoutAccounts, Protocol):
     """The payout meters a progressive controller keeps (:class:`harness.emulators.settle.Accounts`)."""
 
     cumulative_paid: Cents

@@ -25,7 +25,7 @@ amount shared among them (``shared``, final when the key is turned).  The meter 
 instant, at the reset key, and the contributions held meanwhile go on top of the reset amount.
 
 Meters, the numbers seen per table, the counted wagers, the pending hits and the payout accounts
-are in non-volatile storage; :meth:`LinkController.boot` reloads them after a power cycle.  The
+are in non-volatile storage; :meth:`EmulatedLinkController.boot` reloads them after a power cycle.  The
 link defects (``harness.emulators.defects``, the link block) each bend one step here.
 """
 
@@ -57,7 +57,7 @@ Push = Callable[[str, dict[str, Any]], None]
 Emit = Callable[[dict[str, Any]], None]
 
 
-class LinkController:
+class EmulatedLinkController:
     """The state machine of the link controller (see the module docstring).  Single-threaded: the
     server calls it from its one loop.  ``push(table, payload)`` sends an event to a table,
     ``emit(payload)`` one to the host."""

@@ -1,7 +1,7 @@
 """The emulated link controller as a process: the host's line and every table's line on 127.0.0.1.
 
 ``python -m harness.emulators.link_server --profile CONFIG.json --run-dir D [--defect NAME]`` serves
-one :class:`~harness.emulators.link_controller.LinkController` and prints one JSON line of
+one :class:`~harness.emulators.link_controller.EmulatedLinkController` and prints one JSON line of
 addresses when it listens: ``host`` (``socket://127.0.0.1:PORT``, what the host's
 ``reference-link-controller`` driver opens) and ``tables`` (``127.0.0.1:PORT``, where each table
 emulator connects, one connection per table).  Both speak the reference protocol's frames
@@ -36,7 +36,7 @@ from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, Pro
 from harness.devices.link import prompt_thread_switching
 from harness.emulators.base import Refusal
 from harness.emulators.link_config import LinkConfig
-from harness.emulators.link_controller import LinkController
+from harness.emulators.link_controller import EmulatedLinkController
 from harness.errors import InputError
 from harness.interrupts import die_with_parent
 
@@ -89,7 +89,7 @@ class LinkServer:
         self.dark_at: float | None = None
         self.dark_for = 0.0
         self._stop = False
-        self.ctrl = LinkController(cfg, self._push, self._emit)
+        self.ctrl = EmulatedLinkController(cfg, self._push, self._emit)
 
     # -- set-up ----------------------------------------------------------------------------------
     def open(self) -> dict[str, Any]:

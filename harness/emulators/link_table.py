@@ -48,7 +48,7 @@ class SilentTranscript(Transcript):
         return Entry(t_ns, direction, kind)
 
 
-class Ledger(Protocol):
+class LinkPayoutAccounts(Protocol):
     """The payout accounts as the link books into them (:class:`harness.emulators.settle.Accounts`)."""
 
     #: meter -> {"seat", "amount", "category"}: attendant payouts waiting for the reset key
@@ -66,7 +66,7 @@ class Host(Protocol):
     @property
     def lock(self) -> threading.RLock: ...
     @property
-    def accounts(self) -> Ledger: ...
+    def accounts(self) -> LinkPayoutAccounts: ...
     @property
     def interp(self) -> Interpretations: ...
 

@@ -7,7 +7,7 @@ as on a real instrument.
 
 * Counter: the real measurement model (configure the time interval, levels and slopes per
   channel, arm with ``INIT`` before the event, read with ``FETC?`` after it; ``MEAS:TINT?`` starts
-  a new measurement), timed from the emulated devices' own edges (see :class:`Counter`).
+  a new measurement), timed from the emulated devices' own edges (see :class:`EmulatedCounter`).
 * Power supply: ``OUTP ON|OFF|1|0``, ``OUTP?``, ``VOLT <v>``, ``VOLT?``, ``MEAS:VOLT?``.  Its
   output powers the emulated shoe, sensors and controller.
 * Switch unit (a relay multiplexer): ``ROUT:CLOS (@101,102)``, ``ROUT:OPEN (@101)``,
@@ -69,7 +69,7 @@ class Deferred:
         self.poll = poll
 
 
-class Instrument:
+class EmulatedInstrument:
     """Line-oriented SCPI with an error queue; subclasses add their headers."""
 
     idn = "tablecert,EMULATED,0,0"
@@ -116,7 +116,7 @@ CHANNELS = ("1", "2")
 SIGNAL_HIGH_V = Decimal(5)
 
 
-class Counter(Instrument):
+class EmulatedCounter(EmulatedInstrument):
     """A universal counter measuring a single time interval, as the real ones do (Keysight 53220A/53230A,
     Agilent 53131A): configure, arm, fetch.
 
@@ -260,7 +260,7 @@ class Counter(Instrument):
         return None
 
 
-class PowerSupply(Instrument):
+class EmulatedPowerSupply(EmulatedInstrument):
     idn = f"tablecert,EMU-PSU-1,EMU-PSU-0001,{__version__}"
 
     def __init__(self, table: InstrumentTable) -> None:
@@ -307,7 +307,7 @@ def channel_list(param: str) -> list[str] | None:
     return out
 
 
-class SwitchUnit(Instrument):
+class SwitchUnit(EmulatedInstrument):
     """Relay channels wired to the table's buttons, reset keys and the sensors cable."""
 
     idn = f"tablecert,EMU-SWITCH-1,EMU-SW-0001,{__version__}"

@@ -32,7 +32,7 @@ from typing import Any
 
 from harness.devices.vocabulary import SEAT_MAX, SEAT_MIN
 from harness.devices.vocabulary import WAGER_TYPES as _WAGER_TYPES
-from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
+from harness.emulators.base import Answer, BadArgs, Emit, EmulatedDevice, Refusal, arg
 from harness.emulators.config import EmulatorConfig
 from harness.money import Cents
 
@@ -50,7 +50,7 @@ REQUIRES_BASE = "r9-requires-base-wager"
 Gate = Callable[[int, str, Cents], "str | None"]
 
 
-class Sensors(Device):
+class Sensors(EmulatedDevice):
     role = "sensors"
 
     def __init__(self, cfg: EmulatorConfig, emit: Emit, lock: threading.RLock, gate: Gate,

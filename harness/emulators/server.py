@@ -35,7 +35,7 @@ from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, Pro
 from harness.emulators.base import Refusal, remote_refusal
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.faults import FaultArgs, FaultInjector, LineFaults
-from harness.emulators.scpi import Deferred, Instrument
+from harness.emulators.scpi import Deferred, EmulatedInstrument
 from harness.emulators.table import INSTRUMENTS, ROLES, EmulatedTable
 
 
@@ -183,8 +183,8 @@ class EmulatorServer:
         self.lines = {role: DeviceLine(self, role) for role in ROLES}
         self.table = EmulatedTable(cfg, self._emit)
         self.table.on_power_up.append(self._restart_events)
-        self.instruments: dict[str, Instrument] = {"counter": self.table.counter, "power": self.table.power,
-                                                    "switch": self.table.switch}
+        self.instruments: dict[str, EmulatedInstrument] = {"counter": self.table.counter, "power": self.table.power,
+                                                            "switch": self.table.switch}
         self.sel = selectors.DefaultSelector()
         self.addresses: dict[str, Any] = {}
         self._stop = threading.Event()

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness.cards import Card, check_against_shoe, parse_cards
-from harness.emulators.base import Answer, BadArgs, Device, Emit, Refusal, arg
+from harness.emulators.base import Answer, BadArgs, Emit, EmulatedDevice, Refusal, arg
 from harness.emulators.clock import Scheduler
 from harness.emulators.config import EmulatorConfig
 from harness.emulators.shuffler import PackShuffler, per_frame
@@ -40,7 +40,7 @@ from harness.randomness.observations import encode_order
 CardOut = Callable[[Card, int], None]  # (card, perf_counter_ns when it left the shoe)
 
 
-class EmulatedShoe(Device):
+class EmulatedShoe(EmulatedDevice):
     role = "shoe"
 
     def __init__(self, cfg: EmulatorConfig, emit: Emit, lock: threading.RLock, clock: Scheduler,

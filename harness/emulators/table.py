@@ -22,7 +22,7 @@ from harness.emulators.config import EmulatorConfig
 from harness.emulators.controller import Controller
 from harness.emulators.nvstore import NVStore
 from harness.emulators.physical import PhysicalSide
-from harness.emulators.scpi import Counter, PowerSupply, SwitchUnit
+from harness.emulators.scpi import EmulatedCounter, EmulatedPowerSupply, SwitchUnit
 from harness.emulators.sensors import Sensors
 from harness.emulators.shoe import EmulatedShoe
 
@@ -46,9 +46,9 @@ class EmulatedTable:
         self.controller = Controller(cfg, emit, self.lock, self.clock, self.sensors, self.nv)
         self.shoe = EmulatedShoe(cfg, emit, self.lock, self.clock, self._card_out)
         self.devices = {"shoe": self.shoe, "sensors": self.sensors, "controller": self.controller}
-        self.counter = Counter(self)
+        self.counter = EmulatedCounter(self)
         self.controller.on_line = lambda high, t_ns: self.counter.edge(2, high, t_ns)
-        self.power = PowerSupply(self)
+        self.power = EmulatedPowerSupply(self)
         self.switch = SwitchUnit(self)
         self.physical = PhysicalSide(self)
         #: called as the power comes back, before the devices boot (the server restarts its lines'

@@ -20,8 +20,8 @@ from harness.record.model import (
     SCHEMA,
     SCHEMAS,
     CaseResult,
-    DeviceIdentity,
     Evidence,
+    RecordedIdentity,
     RunMeta,
     Sitting,
     jsonable,
@@ -58,7 +58,7 @@ class Record:
     inputs: list[InputFile] = field(default_factory=list)
     profile: dict[str, Any] = field(default_factory=dict)
     interpretations: list[dict[str, Any]] = field(default_factory=list)
-    identities: dict[str, dict[str, DeviceIdentity]] = field(default_factory=dict)
+    identities: dict[str, dict[str, RecordedIdentity]] = field(default_factory=dict)
     cases: list[CaseResult] = field(default_factory=list)
     merged_from: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -210,7 +210,7 @@ class Record:
             profile=dict(data.get("profile") or {}),
             interpretations=list(data.get("interpretations") or []),
             identities={
-                role: {when: DeviceIdentity.from_dict(ident) for when, ident in pair.items()}
+                role: {when: RecordedIdentity.from_dict(ident) for when, ident in pair.items()}
                 for role, pair in (data.get("identities") or {}).items()
             },
             cases=[CaseResult.from_dict(c) for c in data.get("cases", [])],

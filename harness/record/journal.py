@@ -39,9 +39,9 @@ from harness.record.lock import RunLock
 from harness.record.model import (
     SCHEMA,
     CaseResult,
-    DeviceIdentity,
     Evidence,
     Measurement,
+    RecordedIdentity,
     RunMeta,
     StepResult,
     check_outcome,
@@ -292,7 +292,7 @@ class RunRecorder:
         self.record.contract = jsonable(dict(contract), "contract")
         self._append({"type": "contract", "contract": self.record.contract})
 
-    def set_identity(self, when: str, role: str, identity: DeviceIdentity) -> None:
+    def set_identity(self, when: str, role: str, identity: RecordedIdentity) -> None:
         """A device's 607a.2(b) identity read at the ``start`` or the ``end`` of the run."""
         if when not in ("start", "end"):
             raise ValueError(f"identity time {when!r} must be 'start' or 'end'")

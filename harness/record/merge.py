@@ -33,11 +33,11 @@ from harness.record.check import RUN_ID_RE
 from harness.record.digest import EVIDENCE_DIR, record_digest, run_dir_of, sha256_file
 from harness.record.document import InputFile, Record
 from harness.record.journal import git_dirty, git_revision, load_record, utc_now, write_journal, write_views
-from harness.record.model import PRODUCT_FIELDS, DeviceIdentity, Evidence
+from harness.record.model import PRODUCT_FIELDS, Evidence, RecordedIdentity
 from harness.record.verification import verify
 
 
-def _start_identities(record: Record) -> dict[str, DeviceIdentity]:
+def _start_identities(record: Record) -> dict[str, RecordedIdentity]:
     out = {}
     for role, pair in record.identities.items():
         ident = pair.get("start") or pair.get("end")

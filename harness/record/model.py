@@ -132,7 +132,7 @@ class RunMeta:
 
 
 @dataclass
-class DeviceIdentity:
+class RecordedIdentity:
     """A device's answer to ``identity``: every 58 Pa. Code 607a.2(b) field, as text.
 
     Fields a device sends beyond these are kept in ``extra`` rather than dropped: the record keeps
@@ -158,7 +158,7 @@ class DeviceIdentity:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DeviceIdentity:
+    def from_dict(cls, data: Mapping[str, Any]) -> RecordedIdentity:
         """Build from a device reply or a stored record; non-text values become text."""
 
         def text(v: Any) -> str:
@@ -171,7 +171,7 @@ class DeviceIdentity:
             extra.update({str(k): text(v) for k, v in stored.items()})
         return cls(**known, extra=extra)
 
-    def differences(self, other: DeviceIdentity, fields: tuple[str, ...] = IDENTITY_FIELDS) -> list[str]:
+    def differences(self, other: RecordedIdentity, fields: tuple[str, ...] = IDENTITY_FIELDS) -> list[str]:
         return [name for name in fields if getattr(self, name) != getattr(other, name)]
 
 

@@ -17,7 +17,7 @@ from harness.record import sittings
 from harness.record.check import MAX_RECORD_BYTES, check_journal_entry, check_record_data, parse_json
 from harness.record.digest import JOURNAL_FILE, RECORD_FILE, run_dir_of
 from harness.record.document import InputFile, Record
-from harness.record.model import SCHEMAS, CaseResult, DeviceIdentity, RunMeta
+from harness.record.model import SCHEMAS, CaseResult, RecordedIdentity, RunMeta
 from harness.yamlload import read_input
 
 #: the note of a journal whose last line a kill cut short
@@ -84,7 +84,7 @@ def _replay(record: Record | None, entry: Any, path: Path, n: int) -> Record:
     elif kind == "interpretations":
         record.interpretations = entry["interpretations"]
     elif kind == "identity":
-        ident = DeviceIdentity.from_dict(entry["identity"])
+        ident = RecordedIdentity.from_dict(entry["identity"])
         record.identities.setdefault(entry["role"], {})[entry["when"]] = ident
     elif kind == "case":
         case = CaseResult.from_dict(entry["case"])

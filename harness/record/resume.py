@@ -25,7 +25,7 @@ from harness.record.digest import EVIDENCE_DIR, JOURNAL_FILE, MANIFEST_FILE, REC
 from harness.record.document import Record
 from harness.record.journal import RunRecorder, fsync_dir, git_revision, utc_now
 from harness.record.lock import RunLock
-from harness.record.model import DeviceIdentity, jsonable
+from harness.record.model import RecordedIdentity, jsonable
 from harness.record.replay import CUT_LINE_NOTE, load_journal
 from harness.record.signing import SIGNATURE_FILE
 
@@ -89,7 +89,7 @@ class Resumption:
                            f"recorded {want[:12]}...)")
         return out
 
-    def identity_changes(self, now: Mapping[str, DeviceIdentity]) -> list[str]:
+    def identity_changes(self, now: Mapping[str, RecordedIdentity]) -> list[str]:
         """Every role whose identity read now differs from the one read at the start of the run."""
         out = []
         for role, pair in sorted(self.record.identities.items()):
@@ -106,7 +106,7 @@ class Resumption:
         return out
 
     # ------------------------------------------------------------------ the next sitting
-    def begin(self, command: list[str], identities: Mapping[str, DeviceIdentity]) -> RunRecorder:
+    def begin(self, command: list[str], identities: Mapping[str, RecordedIdentity]) -> RunRecorder:
         """Start the next sitting (see the module docstring); raises :class:`IdentityChanged`, having
         written nothing, when a device is not the one the run started with."""
         changes = self.identity_changes(identities)
@@ -119,7 +119,7 @@ class Resumption:
             lock.release()
             raise
 
-    def _begin(self, command: list[str], identities: Mapping[str, DeviceIdentity], lock: RunLock) -> RunRecorder:
+    def _begin(self, command: list[str], identities: Mapping[str, RecordedIdentity], lock: RunLock) -> RunRecorder:
         dropped = self._drop_cut_line()
         if dropped:  # the journal no longer holds the cut line: its resume line says what was dropped
             self.record.notes = [n for n in self.record.notes if n != CUT_LINE_NOTE]

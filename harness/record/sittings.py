@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from harness.record.document import Record
-from harness.record.model import DeviceIdentity, Sitting
+from harness.record.model import RecordedIdentity, Sitting
 from harness.verdict import Verdict
 
 #: how a sitting ended: ``open`` while it runs (or when the journal simply stops)
@@ -180,7 +180,7 @@ def _identities(record: Record, s: Sitting) -> list[str]:
         if seen is None:
             out.append(f"sitting {s.index}: the {role}'s identity was not checked before its first case")
             continue
-        diff = first.differences(DeviceIdentity.from_dict(seen))
+        diff = first.differences(RecordedIdentity.from_dict(seen))
         if diff:
             out.append(f"sitting {s.index}: the {role}'s identity differs from the start of the run "
                        f"({', '.join(diff)})")

@@ -6,6 +6,6 @@ validates it.  See ``docs/catalogue.md`` and ``docs/interpretations.md``.
 """
 
 from harness.regulations.catalogue import load_catalogue
-from harness.regulations.model import Catalogue, Clause, Interpretation, MysteryConfig
+from harness.regulations.model import Catalogue, Clause, Interpretation, MysteryTableRow
 
-__all__ = ["Catalogue", "Clause", "Interpretation", "MysteryConfig", "load_catalogue"]
+__all__ = ["Catalogue", "Clause", "Interpretation", "MysteryTableRow", "load_catalogue"]

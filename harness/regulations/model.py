@@ -97,7 +97,7 @@ class Interpretation:
 
 
 @dataclass(frozen=True)
-class MysteryConfig:
+class MysteryTableRow:
     """One row of the mystery progressive table, Royal 9 (h)."""
 
     reseed_cents: Cents
@@ -184,11 +184,11 @@ class Catalogue:
         floors = clause.params["floors"]
         return {meter: parse_amount(floors[meter]) for meter in R9_METERS}
 
-    def mystery_configurations(self) -> dict[int, MysteryConfig]:
+    def mystery_configurations(self) -> dict[int, MysteryTableRow]:
         """Mystery progressive configurations 1-3 of Royal 9 (h)."""
         configs = self.clause("pa-midi-r9-mystery").params["configurations"]
         return {
-            int(n): MysteryConfig(
+            int(n): MysteryTableRow(
                 reseed_cents=parse_amount(row["reseed"]),
                 must_hit_by_cents=parse_amount(row["must_hit_by"]),
                 rate=parse_rate(row["rate"]),

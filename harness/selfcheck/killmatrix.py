@@ -122,7 +122,7 @@ class JobResult:
 
 
 @dataclass
-class Row:
+class KillRow:
     """One defect's line of the matrix."""
 
     defect: Defect
@@ -147,7 +147,7 @@ class Row:
 @dataclass
 class KillMatrix:
     clean: list[JobResult]
-    rows: list[Row]
+    rows: list[KillRow]
     wall_seconds: Decimal
     jobs: int
 
@@ -255,7 +255,7 @@ def clean_problems(result: JobResult) -> list[str]:
     return problems
 
 
-def judge(defect: Defect, result: JobResult) -> Row:
+def judge(defect: Defect, result: JobResult) -> KillRow:
     """CAUGHT when some case citing one of the defect's clauses ended FAIL."""
     cited = set(defect.clauses)
     caught = [c.case_id for c in result.cases if c.verdict == Verdict.FAIL and cited & set(c.clauses)]
@@ -263,7 +263,7 @@ def judge(defect: Defect, result: JobResult) -> Row:
              if c.verdict in BAD and c.case_id not in caught]
     reasons = {c.case_id: (c.message or "").strip().splitlines()[0][:300] for c in result.cases
                if c.verdict in BAD and c.case_id not in caught and (c.message or "").strip()}
-    return Row(defect, result.job.profile, caught, other, result.error, result.seconds, reasons=reasons)
+    return KillRow(defect, result.job.profile, caught, other, result.error, result.seconds, reasons=reasons)
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -342,7 +342,7 @@ def run_matrix(names: Iterable[str] = (), *, jobs: int = 2, runner: Runner = run
     if progress:
         progress(f"clean runs: {len(clean_jobs)} profile(s)" + (" (bench twins)" if bench_twin else ""))
     clean = run_jobs(clean_jobs, runner, jobs, deadline_s)
-    rows: list[Row] = []
+    rows: list[KillRow] = []
     if all(clean_problems(r) == [] for r in clean):
         runnable = [j for j in defect_jobs if j.defect not in unrunnable]
         workers = defect_workers(jobs)
@@ -353,7 +353,7 @@ def run_matrix(names: Iterable[str] = (), *, jobs: int = 2, runner: Runner = run
         for j in defect_jobs:
             defect = DEFECTS[j.defect or ""]
             if j.defect in unrunnable:
-                rows.append(Row(defect, j.profile, [], [], None, Decimal(0), unrunnable[j.defect]))
+                rows.append(KillRow(defect, j.profile, [], [], None, Decimal(0), unrunnable[j.defect]))
                 continue
             row = judge(defect, results[j.defect])
             if not row.caught and (row.not_counted or row.error):
@@ -447,12 +447,13 @@ def merge_json(docs: Sequence[Mapping[str, Any]], order: Sequence[str]) -> KillM
     clauses; together they are the whole run's).  When a clean run does not pass the whole run
     starts no defect run, so then no row is kept either; the wall time is the longest shard's."""
     position = {name: i for i, name in enumerate(order)}
-    rows: list[Row] = []
+    rows: list[KillRow] = []
     for doc in docs:
         for r in doc["defects"]:
-            rows.append(Row(DEFECTS[r["name"]], r["profile"], list(r["caught_by"]),
-                            [(c["case"], c["verdict"]) for c in r["not_counted"]], r["error"], Decimal(r["seconds"]),
-                            r["off_bench"], dict(r.get("reasons") or {}), r["retried_after"]))
+            rows.append(KillRow(DEFECTS[r["name"]], r["profile"], list(r["caught_by"]),
+                                [(c["case"], c["verdict"]) for c in r["not_counted"]], r["error"],
+                                Decimal(r["seconds"]), r["off_bench"], dict(r.get("reasons") or {}),
+                                r["retried_after"]))
     rows.sort(key=lambda row: position.get(row.defect.name, len(position)))
     bench_twin = any(bool(doc.get("bench_twin")) for doc in docs)
     first_row: dict[str, int] = {}

@@ -354,13 +354,13 @@ def link_table_messages(tmp: Path) -> list[Message]:
     """What a table sends the link controller and what it answers and pushes (section 14)."""
     from harness.emulators.base import Refusal
     from harness.emulators.link_config import LinkConfig
-    from harness.emulators.link_controller import LinkController
+    from harness.emulators.link_controller import EmulatedLinkController
 
     pushed: list[tuple[str, dict[str, Any]]] = []
     cfg = {"name": "L", "nv_dir": str(tmp / "link-nv"),
            "meters": {"mega-5": {"initial": 5_000_000, "reset": 5_000_000}},
            "tables": [{"name": n, "denomination": 500, "decks": 8, "rates": {"mega-5": "1.25"}} for n in ("t1", "t2")]}
-    ctrl = LinkController(LinkConfig.from_mapping(cfg), lambda t, p: pushed.append((t, p)), lambda p: None)
+    ctrl = EmulatedLinkController(LinkConfig.from_mapping(cfg), lambda t, p: pushed.append((t, p)), lambda p: None)
     out: list[Message] = []
 
     def send(peer: str, cmd: str, **args: Any) -> None:

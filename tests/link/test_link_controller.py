@@ -13,7 +13,7 @@ import pytest
 
 from harness.emulators.base import Refusal
 from harness.emulators.link_config import LinkConfig
-from harness.emulators.link_controller import LinkController
+from harness.emulators.link_controller import EmulatedLinkController
 
 CONFIG: dict[str, Any] = {
     "name": "L",
@@ -23,20 +23,20 @@ CONFIG: dict[str, Any] = {
 }
 
 
-def controller(tmp_path: Path, **changes: Any) -> tuple[LinkController, list[tuple[str, dict[str, Any]]],
-                                                         list[dict[str, Any]]]:
+def controller(tmp_path: Path, **changes: Any) -> tuple[EmulatedLinkController, list[tuple[str, dict[str, Any]]],
+                                                                 list[dict[str, Any]]]:
     pushed: list[tuple[str, dict[str, Any]]] = []
     host: list[dict[str, Any]] = []
     cfg = LinkConfig.from_mapping({**CONFIG, "nv_dir": str(tmp_path), **changes})
-    return LinkController(cfg, lambda t, p: pushed.append((t, p)), host.append), pushed, host
+    return EmulatedLinkController(cfg, lambda t, p: pushed.append((t, p)), host.append), pushed, host
 
 
-def send(ctrl: LinkController, table: str, cmd: str, **args: Any) -> Any:
+def send(ctrl: EmulatedLinkController, table: str, cmd: str, **args: Any) -> Any:
     answer, _ = ctrl.from_table({"cmd": cmd, "table": table, **args}, table)
     return answer
 
 
-def contribute(ctrl: LinkController, table: str, n: int, *amounts: int) -> Any:
+def contribute(ctrl: EmulatedLinkController, table: str, n: int, *amounts: int) -> Any:
     return send(ctrl, table, "link.contribute", n=n, round=n, wagers=[{"seat": 1, "amount": a} for a in amounts])
 
 
@@ -67,7 +67,7 @@ def test_unknown_table_and_no_join_are_refused(tmp_path: Path) -> None:
     assert isinstance(answer, Refusal) and answer.code == "REFUSED"
 
 
-def _two_claims(ctrl: LinkController) -> tuple[Any, Any]:
+def _two_claims(ctrl: EmulatedLinkController) -> tuple[Any, Any]:
     a = send(ctrl, "t1", "link.hit", n=1, round=1, seat=1, meter="mega-5", category="mega")
     contribute(ctrl, "t2", 1, 800)  # held while the hit waits for the key: 10 cents
     b = send(ctrl, "t2", "link.hit", n=2, round=1, seat=3, meter="mega-5", category="mega")

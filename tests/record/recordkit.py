@@ -6,7 +6,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from harness.record import DeviceIdentity, Measurement, RunMeta, RunRecorder
+from harness.record import Measurement, RecordedIdentity, RunMeta, RunRecorder
 
 CONTROL_BYTES = bytes(range(0x20)) + b"\x7f"
 
@@ -45,8 +45,8 @@ PROFILE: dict[str, Any] = {
 }
 
 
-def identity(**changes: str) -> DeviceIdentity:
-    return DeviceIdentity.from_dict({**IDENTITY, **changes})
+def identity(**changes: str) -> RecordedIdentity:
+    return RecordedIdentity.from_dict({**IDENTITY, **changes})
 
 
 def build_run(
@@ -54,8 +54,8 @@ def build_run(
     *,
     verdicts: tuple[str, ...] = ("PASS", "FAIL", "ERROR"),
     station: str = "bench-1",
-    start_identity: DeviceIdentity | None = None,
-    end_identity: DeviceIdentity | None = None,
+    start_identity: RecordedIdentity | None = None,
+    end_identity: RecordedIdentity | None = None,
     finish: bool = True,
     meta: dict[str, Any] | None = None,
     met_devices: bool = True,

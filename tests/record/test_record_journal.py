@@ -94,7 +94,7 @@ def test_bad_calls_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot read"):
         rec.add_input_file(tmp_path / "missing.yaml", "suite")
     with pytest.raises(ValueError, match="start"):
-        rec.set_identity("middle", "shoe", __import__("harness.record").record.DeviceIdentity())
+        rec.set_identity("middle", "shoe", __import__("harness.record").record.RecordedIdentity())
 
 
 def test_evidence_names_are_safe_and_unique(tmp_path: Path) -> None:
@@ -123,7 +123,7 @@ KILLER = textwrap.dedent(
 
     root, finished = Path(sys.argv[1]), int(sys.argv[2])
     rec = RunRecorder.create(root, RunMeta(profile_name="kill-test", run_id="killed-run"))
-    rec.set_identity("start", "shoe", __import__("harness.record").record.DeviceIdentity(model="S"))
+    rec.set_identity("start", "shoe", __import__("harness.record").record.RecordedIdentity(model="S"))
     for n in range(finished + 5):
         case = rec.begin_case(f"case-{n}", f"case {n}", ["clause-a"], "suites/k.suite.yaml", {"n": n})
         case.step(1, "deal", 3, "PASS", {})

@@ -20,7 +20,7 @@ from harness.errors import InputError
 from harness.games.payouts import Pay, parse_pay
 from harness.money import parse_amount
 from harness.regulations.catalogue import load_catalogue, parse_catalogue
-from harness.regulations.model import HR_CATEGORIES, R9_CATEGORIES, MysteryConfig
+from harness.regulations.model import HR_CATEGORIES, R9_CATEGORIES, MysteryTableRow
 
 CAT = load_catalogue()
 YAML_TEXT = resources.files("harness.regulations").joinpath("catalogue.yaml").read_text(encoding="utf-8")
@@ -52,9 +52,9 @@ FLOORS_TEXT = {
     1: {"mega": 10_000_00, "major": 90_00, "minor": 90_00},
 }
 MYSTERY_TEXT = {
-    1: MysteryConfig(250_00, 1_000_00, Decimal(5)),
-    2: MysteryConfig(100_00, 500_00, Decimal(5)),
-    3: MysteryConfig(100_00, 200_00, Decimal(2)),
+    1: MysteryTableRow(250_00, 1_000_00, Decimal(5)),
+    2: MysteryTableRow(100_00, 500_00, Decimal(5)),
+    3: MysteryTableRow(100_00, 200_00, Decimal(2)),
 }
 HIT_AND_RUN_TEXT = {
     "8-plus-cards": Pay("meter", Decimal(100), "meter"),

@@ -31,7 +31,7 @@ from harness.profiles import load_profile
 from harness.profiles.model import Profile
 from harness.record import contract_findings
 from harness.record.journal import RunRecorder
-from harness.record.model import DeviceIdentity, Measurement, RunMeta
+from harness.record.model import Measurement, RecordedIdentity, RunMeta
 from harness.regulations.catalogue import load_catalogue
 from harness.suites.load.applicability import not_applicable
 from harness.suites.load.inputs import check_inputs, in_checkout, input_files, resumption, suites_used
@@ -154,7 +154,7 @@ class TcSession:
 
     def read_identities(self) -> dict[str, Any]:
         """Each answering device's identity now: the 607a.2(b) fields of the table devices, an
-        instrument's ``*IDN?`` answer as its model (role -> :class:`DeviceIdentity`)."""
+        instrument's ``*IDN?`` answer as its model (role -> :class:`RecordedIdentity`)."""
         assert self.rig is not None
         out: dict[str, Any] = {}
         for role, dev in self.rig.devices().items():
@@ -165,11 +165,11 @@ class TcSession:
                 got = ident() if role.rsplit(".", 1)[-1] in ("shoe", "sensors", "controller", "link-controller") \
                     else None
                 if got is None:
-                    out[role] = DeviceIdentity(model=dev.idn())  # type: ignore[attr-defined]
+                    out[role] = RecordedIdentity(model=dev.idn())  # type: ignore[attr-defined]
                     continue
             except DeviceError:
                 continue
-            out[role] = DeviceIdentity(**{k: v for k, v in got.to_dict().items() if v is not None})
+            out[role] = RecordedIdentity(**{k: v for k, v in got.to_dict().items() if v is not None})
         return out
 
     def close(self) -> None:
