@@ -171,11 +171,14 @@ def _snapshot(runner: CaseContext, name: str) -> MeterReading:
 @step("expect_meters_unchanged", Action(
     {"since": Arg("str", required=True), "accounts": Arg("bool", default=True)},
     shorthand="since",
-    doc="every meter, its residual and (with `accounts`) the payout meters equal a snapshot exactly",
+    doc="every meter, its residual and (with `accounts`) the payout meters and the payments pending equal a "
+    "snapshot exactly",
 ))
 def expect_meters_unchanged(runner: CaseContext, step: Step, since: str, accounts: bool) -> None:
     """461a.12(h), (n): nothing but a paid hit turns a meter back; a power cycle or a link loss
-    leaves every meter, its fraction of a cent and the payout meters exactly as they were."""
+    leaves every meter, its fraction of a cent, the payout meters and the payments waiting for the reset
+    key (non-volatile, docs/protocol.md section 8) exactly as they were: a payment paid does not come
+    back, one waiting does not go."""
     base = _snapshot(runner, since)
     now = runner.read_meters()
     for meter in sorted(set(base.meters) | set(now.meters)):
@@ -188,6 +191,9 @@ def expect_meters_unchanged(runner: CaseContext, step: Step, since: str, account
                             ("paid by table", base.paid_by_table, now.paid_by_table),
                             ("paid by attendant", base.paid_by_attendant, now.paid_by_attendant)):
             runner.measure(step, f"{label} meter unchanged since {since}", b, a, a == b, unit="cents")
+        pa, pb = sorted(base.pending), sorted(now.pending)
+        runner.measure(step, f"payments pending unchanged since {since}", ", ".join(pb) or "none",
+                       ", ".join(pa) or "none", pa == pb, clause="pa-461a12-n-meter-kept-on-return")
 
 
 @step("expect_paid", Action(
