@@ -10,10 +10,7 @@ be: that is the model's (:mod:`harness.explore.model`).
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import socket
-import threading
 import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -28,7 +25,8 @@ from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
 from harness.explore import ops
-from harness.explore.judge import ANSWER_DEADLINE_MS, Observed, normalise_config
+from harness.explore.answer_times import AnswerClock, device_ms
+from harness.explore.judge import Observed, normalise_config
 from harness.explore.state import Pending
 from harness.profiles.model import Profile
 from harness.suites.run.rig import Rig, device_entry
@@ -53,15 +51,6 @@ ACT_EVENT_S = 0.1
 #: host-stamp jitter samples (harness.bench.jitter) where the bench has no time-interval counter
 JITTER_SAMPLES = 50
 _MS = Decimal("0.001")
-#: a read answered past the deadline is asked again this many more times before it is judged slow
-ANSWER_RETRIES = 5
-#: the first gap before asking again; each later gap twice the one before (0.05 to 0.8 s, 1.55 s in all), so
-#: that a burst of load on the host is waited out
-ANSWER_RETRY_GAP_S = 0.05
-#: the requests of the acts whose answer time is judged (docs/protocol.md section 5); the test channel's
-#: own commands (``test.*``) and the shoe's deal are not among them
-ACT_REQUESTS = frozenset({"config.set", "wager.place", "wager.remove", "round.open", "round.no_more_bets",
-                          "round.settle", "lockout.press", "reset_key"})
 ROLES = ("shoe", "sensors", "controller")
 
 
@@ -87,50 +76,6 @@ def available_ops(profile: Profile) -> set[str]:
             and profile.bench.performer("power").kind == "supply":
         out.discard("power_cycle")
     return out
-
-
-class HostEcho:
-    """A loopback echo inside this process: the time a byte takes there and back is the host's own delay at
-    that moment (its scheduler and this process's threads), none of it a device's.  A late answer is judged
-    less that delay, measured right after it: on a host under load, the host's wait is not the device's."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._near: socket.socket | None = None
-
-    def _start(self) -> socket.socket:
-        near, far = socket.socketpair()
-        near.settimeout(2.0)
-
-        def echo() -> None:
-            with far:
-                while True:
-                    try:
-                        data = far.recv(1)
-                    except OSError:
-                        return
-                    if not data:
-                        return
-                    far.sendall(data)
-
-        threading.Thread(target=echo, name="explore-host-echo", daemon=True).start()
-        return near
-
-    def delay_s(self) -> float:
-        """One round trip through the echo (s); 0 where it cannot be measured."""
-        with self._lock:
-            try:
-                if self._near is None:
-                    self._near = self._start()
-                t0 = time.perf_counter()
-                self._near.sendall(b"x")
-                self._near.recv(1)
-                return time.perf_counter() - t0
-            except OSError:
-                return 0.0
-
-
-HOST_ECHO = HostEcho()
 
 
 class _Stage:
@@ -204,11 +149,8 @@ class ExploredTable:
         #: the last observation's layout (seat, type, amount), for asking a removal again
         self.last_layout: tuple[tuple[int, str, int], ...] = ()
         self.layout_before: tuple[tuple[int, str, int], ...] = ()
-        #: each device's first identity after the last power-up was answered late (ms), once confirmed by the
-        #: next power-up: the first ask of a condition cannot be asked again, the condition can
-        self.first_identity_late: dict[str, Decimal] = {}
-        #: the last paced deal's shoe.status was answered late (ms), to be confirmed at the next one
-        self.mid_deal_late: Decimal | None = None
+        #: the answer times of the reads and acts (docs/protocol.md section 5)
+        self.clock = AnswerClock(self._lines, float(profile.timing.response_timeout_ms) / 1000)
 
     # ------------------------------------------------------------------ reads
 
@@ -226,8 +168,7 @@ class ExploredTable:
             t0 = time.perf_counter()
             answer = dev.identity()
             if times is not None:
-                took = time.perf_counter() - t0 - HOST_ECHO.delay_s()
-                times[role] = (Decimal(str(took)) * 1000).quantize(_MS)
+                times[role] = device_ms(t0)
             for key, value in answer.to_dict().items():
                 out[f"{role} {key}"] = value
         return out
@@ -240,27 +181,6 @@ class ExploredTable:
             link = getattr(dev, "link", None)
             if link is not None and getattr(link, "transcript", None) is not None:
                 out.append((role, dev))
-        return out
-
-    def _marks(self) -> dict[str, int]:
-        return {role: len(dev.link.transcript) for role, dev in self._lines()}
-
-    def _act_times(self, marks: Mapping[str, int]) -> list[tuple[str, str, Mapping[str, Any], Decimal]]:
-        """The act requests sent since ``marks`` and their answer times from the host's stamps (the
-        request written to its answer read): (role, command, arguments, ms)."""
-        out = []
-        for role, dev in self._lines():
-            sent: dict[int, tuple[str, Mapping[str, Any], int]] = {}
-            for e in dev.link.transcript.since(marks.get(role, 0)):
-                if e.kind != "frame":
-                    continue
-                kind, seq = e.fields.get("type"), e.fields.get("seq")
-                payload = e.fields.get("payload") or {}
-                if kind == "REQ" and payload.get("cmd") in ACT_REQUESTS:
-                    sent[seq] = (str(payload["cmd"]), {k: v for k, v in payload.items() if k != "cmd"}, e.t_ns)
-                elif kind in ("RSP", "NAK") and seq in sent:
-                    cmd, args, t0 = sent.pop(seq)
-                    out.append((role, cmd, args, (Decimal(e.t_ns - t0) / Decimal(1_000_000)).quantize(_MS)))
         return out
 
     def _probe(self, role: str, cmd: str, args: Mapping[str, Any], obs: Observed) -> Mapping[str, Any] | None:
@@ -314,38 +234,6 @@ class ExploredTable:
             return None
         return "wager.place", {"seat": seat, "type": kind, "amount": amount}
 
-    def judge_act_times(self, marks: Mapping[str, int], obs: Observed) -> None:
-        """Each act request's answer time against docs/protocol.md section 5's 100 ms.  One late answer
-        on a loaded host decides nothing: a late act is asked again in a form that changes nothing (up to
-        :data:`ANSWER_RETRIES` times, a little apart) and judged by the fastest answer; a late act that
-        cannot be asked again harmlessly is only counted."""
-        devices = dict(self._lines())
-        for role, cmd, args, ms in self._act_times(marks):
-            if ms <= ANSWER_DEADLINE_MS:
-                continue
-            probe = self._probe(role, cmd, args, obs)
-            restore = self._restore(cmd, args, obs)
-            if probe is None:
-                obs.late_unconfirmed.append((cmd, ms))
-                continue
-            fastest, tries = ms, 1
-            link = devices[role].link
-            while fastest > ANSWER_DEADLINE_MS and tries <= ANSWER_RETRIES:
-                time.sleep(ANSWER_RETRY_GAP_S * 2 ** (tries - 1))
-                timeout_s = float(self.profile.timing.response_timeout_ms) / 1000
-                if restore is not None:
-                    with contextlib.suppress(DeviceError):
-                        link.call(restore[0], restore[1], timeout_s)
-                mark = len(link.transcript)
-                with contextlib.suppress(DeviceError):
-                    link.call(cmd, dict(probe), timeout_s)
-                host = Decimal(str(HOST_ECHO.delay_s())) * 1000  # the host's own delay, just after the ask
-                for _r, _c, _a, again in self._act_times({role: mark, **{r: 1 << 62 for r in devices if r != role}}):
-                    fastest = min(fastest, (again - host).quantize(_MS))
-                tries += 1
-            if fastest > ANSWER_DEADLINE_MS:
-                obs.slow_acts.append((cmd, fastest, tries))
-
     def _lockout(self) -> tuple[bool, str | None]:
         request = getattr(self.ctrl, "request", None)
         if request is None:
@@ -354,35 +242,13 @@ class ExploredTable:
         cause = got.get("cause")
         return bool(got.get("locked")), None if cause is None else str(cause)
 
-    def _timed(self, obs: Observed, request: str, ask: Callable[[], Any]) -> Any:
-        """``ask`` (a read: asking again changes nothing) and its answer time against the deadline of
-        docs/protocol.md section 5.  The host's stamps include its own scheduling: an answer past the
-        deadline is asked again (up to :data:`ANSWER_RETRIES` more times, a little apart) and only a read
-        whose every answer came late, judged by its fastest, goes into ``obs.slow``."""
-        t0 = time.perf_counter()
-        got = ask()
-        fastest = time.perf_counter() - t0
-        tries = 1
-        while fastest * 1000 > float(ANSWER_DEADLINE_MS) and tries <= ANSWER_RETRIES:
-            fastest = min(fastest, fastest - HOST_ECHO.delay_s())  # the host's own delay is not the device's
-            if fastest * 1000 <= float(ANSWER_DEADLINE_MS):
-                break
-            time.sleep(ANSWER_RETRY_GAP_S * 2 ** (tries - 1))
-            t0 = time.perf_counter()
-            ask()
-            fastest = min(fastest, time.perf_counter() - t0 - HOST_ECHO.delay_s())
-            tries += 1
-        if fastest * 1000 > float(ANSWER_DEADLINE_MS):
-            obs.slow.append((request, (Decimal(str(fastest)) * 1000).quantize(_MS), tries))
-        return got
-
     def read(self, obs: Observed) -> Observed:
         """Every observable, into ``obs``; each read's answer time judged (docs/protocol.md section 5)."""
-        raw = self._timed(obs, "config.get", self.ctrl.config).raw
+        raw = self.clock.timed(obs, "config.get", self.ctrl.config).raw
         obs.config = normalise_config(raw, self.royal9)
         obs.config_game = str(raw["game"]) if isinstance(raw.get("game"), str) else None
         obs.config_mystery = raw.get("mystery")
-        reading = self._timed(obs, "meters.get", self.ctrl.meters)
+        reading = self.clock.timed(obs, "meters.get", self.ctrl.meters)
         obs.meters = dict(reading.meters)
         obs.residual = {k: Decimal(v) for k, v in reading.residual.items()}
         div = reading.raw.get("diverted")
@@ -393,11 +259,11 @@ class ExploredTable:
         obs.pending = tuple(sorted(Pending(str(p.get("meter")), int(p.get("seat", 0)), int(p.get("amount", 0)),
                                            str(p.get("category")))
                                    for p in reading.raw.get("pending") or () if isinstance(p, Mapping)))
-        listed = list(self._timed(obs, "wager.list", self.sensors.wagers))
+        listed = list(self.clock.timed(obs, "wager.list", self.sensors.wagers))
         obs.layout = self.last_layout = tuple(sorted((w.seat, w.type, w.amount) for w in listed))
         obs.layout_seats = tuple(w.seat for w in listed)
-        obs.locked, obs.cause = self._timed(obs, "lockout.get", self._lockout)
-        st = self._timed(obs, "shoe.status", self.shoe.status)
+        obs.locked, obs.cause = self.clock.timed(obs, "lockout.get", self._lockout)
+        st = self.clock.timed(obs, "shoe.status", self.shoe.status)
         obs.shoe = (st.cards_dealt, st.cards_remaining)
         obs.shoe_state = str(st.state) if st.state is not None else None
         obs.card_events_judged = self.shoe_events_in_order
@@ -440,7 +306,7 @@ class ExploredTable:
         self.pull()
         self.layout_before = self.last_layout
         obs = Observed(op=op.name)
-        marks = self._marks()
+        marks = self.clock.marks()
         try:
             self._act(op, obs, round_need)
         except DeviceNak as exc:
@@ -455,7 +321,8 @@ class ExploredTable:
             if kind is not None and self.performers.performer(kind).name != "test-channel":
                 self._wait_lock_event(ACT_EVENT_S)  # a relay's act: its event comes on its own time
         self.read(obs)
-        self.judge_act_times(marks, obs)
+        self.clock.judge_acts(marks, obs, lambda role, cmd, args: self._probe(role, cmd, args, obs),
+                              lambda cmd, args: self._restore(cmd, args, obs))
         self.pull()
         obs.events = [(role, e.name, e.payload, e.seq) for role, e in self.step_events]
         return obs
@@ -659,12 +526,12 @@ class ExploredTable:
             self._perform(acts.Deal(count=self.round_rest, pace_us=PACE_US))
             t0 = time.perf_counter()
             state = self.shoe.status().state
-            took = (Decimal(str(time.perf_counter() - t0 - HOST_ECHO.delay_s())) * 1000).quantize(_MS)
+            took = device_ms(t0)
             self.pull()
             dealt = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
             if len(dealt) < self.round_rest:
                 obs.shoe_mid_deal = str(state)
-                self._mid_deal_time(took, obs)
+                self.clock.mid_deal(took, obs)
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
         while True:
             seen = [e for role, e in self.step_events if role == "controller"]
@@ -743,27 +610,4 @@ class ExploredTable:
         self._wait_lock_event(POWER_EVENT_S)
         times: dict[str, Decimal] = {}
         obs.identity = self.identity(times)
-        self._first_identity_times(times, obs)
-
-    def _mid_deal_time(self, ms: Decimal, obs: Observed) -> None:
-        """``shoe.status`` read during a paced deal against docs/protocol.md section 5's 100 ms.  The deal is
-        over before it could be asked again, so, as a first identity after power-up, a late answer is judged
-        at the next paced deal: late at both, it is slow."""
-        late = ms > ANSWER_DEADLINE_MS
-        if late and self.mid_deal_late is not None:
-            obs.slow.append(("shoe.status during a paced deal (at two paced deals in a row)",
-                             min(ms, self.mid_deal_late), 2))
-        self.mid_deal_late = ms if late else None
-
-    def _first_identity_times(self, times: Mapping[str, Decimal], obs: Observed) -> None:
-        """Each device's first identity after power-up against docs/protocol.md section 5's 100 ms.  A
-        first answer cannot be asked for again, but its condition can: a device late at one power-up is
-        judged at the next, and only late at both is it slow (one late answer on a loaded host is never a
-        finding)."""
-        late = {role: ms for role, ms in times.items() if ms > ANSWER_DEADLINE_MS}
-        for role, ms in sorted(late.items()):
-            before = self.first_identity_late.get(role)
-            if before is not None:
-                obs.slow.append((f"{role} identity, the first after power-up (at two power-ups in a row)",
-                                 min(ms, before), 2))
-        self.first_identity_late = late
+        self.clock.first_identities(times, obs)

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from harness.explore.answer_times import AnswerClock
 from harness.explore.device import ExploredTable
 from harness.explore.judge import Observed
 
 
 def table() -> ExploredTable:
-    t = ExploredTable.__new__(ExploredTable)  # the methods below read only these attributes
-    t.first_identity_late = {}
+    t = ExploredTable.__new__(ExploredTable)  # _restore reads only this attribute
     t.layout_before = ()
     return t
+
+
+def clock() -> AnswerClock:
+    return AnswerClock(lambda: [], 1.0)
 
 
 def test_a_removal_is_asked_again_after_its_wager_is_placed_back() -> None:
@@ -32,29 +36,28 @@ def test_a_removal_is_asked_again_after_its_wager_is_placed_back() -> None:
 
 
 def test_a_first_identity_after_power_up_is_slow_only_when_late_at_two_power_ups_in_a_row() -> None:
-    t = table()
+    t = clock()
     first = Observed()
-    t._first_identity_times({"controller": Decimal("250.1"), "shoe": Decimal("3")}, first)
+    t.first_identities({"controller": Decimal("250.1"), "shoe": Decimal("3")}, first)
     assert first.slow == []  # one late answer decides nothing
     fast = Observed()
-    t._first_identity_times({"controller": Decimal("2")}, fast)
+    t.first_identities({"controller": Decimal("2")}, fast)
     assert fast.slow == [] and t.first_identity_late == {}
-    t._first_identity_times({"controller": Decimal("250.1")}, Observed())
+    t.first_identities({"controller": Decimal("250.1")}, Observed())
     second = Observed()
-    t._first_identity_times({"controller": Decimal("248.7"), "shoe": Decimal("3")}, second)
+    t.first_identities({"controller": Decimal("248.7"), "shoe": Decimal("3")}, second)
     assert second.slow == [("controller identity, the first after power-up (at two power-ups in a row)",
                             Decimal("248.7"), 2)]
 
 
 def test_a_status_read_during_a_paced_deal_is_slow_only_when_late_in_two_paced_deals_in_a_row() -> None:
-    t = table()
-    t.mid_deal_late = None
+    t = clock()
     first = Observed()
-    t._mid_deal_time(Decimal("150.2"), first)
+    t.mid_deal(Decimal("150.2"), first)
     assert first.slow == [] and t.mid_deal_late == Decimal("150.2")
-    t._mid_deal_time(Decimal("0.4"), Observed())  # in time at the next deal: the first was the host's
+    t.mid_deal(Decimal("0.4"), Observed())  # in time at the next deal: the first was the host's
     assert t.mid_deal_late is None
-    t._mid_deal_time(Decimal("149.9"), Observed())
+    t.mid_deal(Decimal("149.9"), Observed())
     second = Observed()
-    t._mid_deal_time(Decimal("151.0"), second)
+    t.mid_deal(Decimal("151.0"), second)
     assert second.slow == [("shoe.status during a paced deal (at two paced deals in a row)", Decimal("149.9"), 2)]

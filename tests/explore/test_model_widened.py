@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import random
 from decimal import Decimal
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from harness.cards import shoe_composition
-from harness.explore import device as device_mod
+from harness.explore import answer_times
 from harness.explore import rules as R
+from harness.explore.answer_times import AnswerClock
 from harness.explore.draws import Draws
 from harness.explore.judge import Observed, differences, judge
 from harness.explore.model import Permitted, TableModel
@@ -237,7 +237,7 @@ class _Clock:
 def test_a_late_read_is_asked_again_and_judged_by_its_fastest(monkeypatch: pytest.MonkeyPatch,
                                                              answers_ms: list[int], slow: bool) -> None:
     clock = _Clock()
-    monkeypatch.setattr(device_mod, "time", clock)
+    monkeypatch.setattr(answer_times, "time", clock)
     times = list(answers_ms)
 
     def ask() -> str:
@@ -245,10 +245,10 @@ def test_a_late_read_is_asked_again_and_judged_by_its_fastest(monkeypatch: pytes
         return "reading"
 
     obs = Observed()
-    assert device_mod.ExploredTable._timed(SimpleNamespace(), obs, "meters.get", ask) == "reading"  # type: ignore[arg-type]
+    assert AnswerClock(lambda: [], 1.0).timed(obs, "meters.get", ask) == "reading"
     assert bool(obs.slow) is slow
     if slow:
-        assert obs.slow == [("meters.get", Decimal("150.000"), 1 + device_mod.ANSWER_RETRIES)]
+        assert obs.slow == [("meters.get", Decimal("150.000"), 1 + answer_times.ANSWER_RETRIES)]
 
 
 @pytest.mark.parametrize("shape", ["tie", "banker3", "player3", "royal9"])
@@ -287,20 +287,21 @@ def test_a_read_late_by_the_hosts_own_delay_is_not_the_devices(monkeypatch: pyte
     """Answers of 150 ms while the host's loopback echo takes 60 ms: 90 ms of it is the device's, within the
     deadline (docs/protocol.md section 5); with the echo at once, the same answers are late."""
     clock = _Clock()
-    monkeypatch.setattr(device_mod, "time", clock)
+    monkeypatch.setattr(answer_times, "time", clock)
 
     def ask() -> str:
         clock.now += 0.150
         return "reading"
 
-    monkeypatch.setattr(device_mod.HOST_ECHO, "delay_s", lambda: 0.060)
+    monkeypatch.setattr(answer_times.HOST_ECHO, "delay_s", lambda: 0.060)
     obs = Observed()
-    device_mod.ExploredTable._timed(SimpleNamespace(), obs, "meters.get", ask)  # type: ignore[arg-type]
+    answers = AnswerClock(lambda: [], 1.0)
+    answers.timed(obs, "meters.get", ask)
     assert obs.slow == []
-    monkeypatch.setattr(device_mod.HOST_ECHO, "delay_s", lambda: 0.0)
-    device_mod.ExploredTable._timed(SimpleNamespace(), obs, "meters.get", ask)  # type: ignore[arg-type]
+    monkeypatch.setattr(answer_times.HOST_ECHO, "delay_s", lambda: 0.0)
+    answers.timed(obs, "meters.get", ask)
     assert [request for request, _ms, _tries in obs.slow] == ["meters.get"]
 
 
 def test_the_host_echo_measures_a_round_trip() -> None:
-    assert 0.0 < device_mod.HOST_ECHO.delay_s() < 2.0
+    assert 0.0 < answer_times.HOST_ECHO.delay_s() < 2.0
