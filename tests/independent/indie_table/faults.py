@@ -293,5 +293,44 @@ FAULTS_SET8 = {
     "power-up-event-seq-from-zero": "after a power cycle each device's first event has SEQ 0",
 }
 
+# The ninth set (FAULTS9.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET9 = {
+    "card-n-restarts-each-round": "the shoe's card events number the cards from 1 again at every round.open",
+    "shoe-seq-restarts-on-reload": "the shoe's event SEQ starts again at 1 whenever the shoe is loaded",
+    "shoe-dealing-after-power-cut-mid-deal": "a power cut during a paced deal leaves shoe.status at state dealing",
+    "royal9-placed-again-contributes-twice": "a Royal 9 wager placed again contributes once per placement",
+    "wager-list-kept-after-settlement": "after a settled round wager.list still lists its wagers until round.open",
+    "tie-placed-again-adds": "a Tie wager placed again is added to the amount on the layout, not replaced",
+    "button-refusal-reason-no-more-bets": "after the lock-out button in an open round wagers are refused no-more-bets",
+    "wager-accepted-after-void": "after a voided round wager.place is accepted (and listed) until the next round",
+    "amount-over-65535-truncated": "a wager amount above 65535 cents is kept in 16 bits (100000 becomes 34464)",
+    "lockout-late-when-meter-at-cap": "while a meter stands at its cap the lock-out on the first card is 4 ms late",
+    "card-lockout-event-skipped-with-empty-layout": "a first card with no wager on the layout locks without an event",
+    "banker-2-stands-on-third-8": "a banker's 2 stands when the player's third card is an 8 (must draw)",
+    "banker-commission-on-seat-first-stake": "a Banker win beside a Player wager is charged commission on the Player's",
+    "banker-three-card-win-no-commission": "a Banker wager won with a three-card banker hand is paid no commission",
+    "tie-rows-checked-before-personal": "a personal king 9 on one hand and a Royal 9 on the other pays a Royal 9 tie",
+    "envy-paid-to-first-seat-only": "mega envy is paid to the first seat with a Royal 9 wager only; the others lose",
+    "jackpot-returned-without-stake": "a meter jackpot's payout returns the award without the stake",
+    "royal9-payouts-last-seat-first": "at settlement the Royal 9 hits and payouts go from the last seat to the first",
+    "one-dollar-paytable-lost-at-power-up": "after a power cycle the $1 table pays the fixed lines of the $5 paytable",
+    "sub-cent-contribution-skipped": "a contribution under one cent to a meter is dropped ($1 table: major, minor)",
+    "capacity-ignored-without-limit": "a meter without a payout limit is not held at its display capacity",
+    "void-takes-back-contributions": "voiding a round after the button takes the round's contributions off the meters",
+    "comm-lost-close-skips-contribution": "wagering closed by a sensors link loss books no contribution",
+    "pending-stale-after-key": "the first meters.get after the reset key lists the payment it cleared",
+    "payout-meters-zeroed-by-reboot": "a controller reboot sets the payout meters to 0",
+    "pending-amount-truncated-to-dollar": "meters.get gives each pending payment's amount in whole dollars",
+    "one-dollar-reset-key-clamps-to-five-dollar-floor": "the reset key puts a meter no lower than the $5 floor",
+    "floor-itself-refused": "an amount equal to its Royal 9 floor fails the floor check (meter writes refused)",
+    "config-set-answers-written-fields-only": "config.set answers game and the fields written, not the whole set",
+    "config-write-saved-at-next-round": "a configuration write reaches non-volatile storage with the next round.open",
+    "meter-write-bad-args-keeps-earlier-keys": "a meter write answered BAD_ARGS keeps the keys before the bad one",
+    "sensors-software-id-empty-after-link-restore": "after the sensors link is back the sensors' software_id is empty",
+    "power-lockout-held-until-first-request": "after power-up the power lockout event waits for the first request",
+    "reconnect-resends-last-event": "a host reconnecting to the controller is sent its last event again (a new SEQ)",
+    "void-answers-slowly": "round.settle voiding a round answers after 200 ms",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
-              **FAULTS_SET8}
+              **FAULTS_SET8, **FAULTS_SET9}

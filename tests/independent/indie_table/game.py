@@ -33,7 +33,7 @@ def value(card: str) -> int:
 def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
                  banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
                  player_draws_6: bool = False, banker6_on_7_only: bool = False,
-                 banker_natural_late: bool = False) -> int:
+                 banker_natural_late: bool = False, banker2_as_3: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -45,6 +45,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     `banker6_on_7_only`: fault banker-6-stands-on-third-6 (the banker's 6 row holds the player's third card 7 only).
     `banker_natural_late`: fault banker-natural-checked-after-player-draw (the banker's natural is looked at only
     after the player's draw).
+    `banker2_as_3`: fault banker-2-stands-on-third-8 (the banker's 3 row starts at 2: a 2 stands on a third card 8).
     """
     if len(cards) < 4:
         return 4
@@ -56,7 +57,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
         if len(cards) < 5:
             return 5
         p3 = value(cards[4])
-        draw = (b <= 2 or (b == 3 and (p3 != 8 or banker3_draws_on_8))
+        low = 1 if banker2_as_3 else 2
+        draw = (b <= low or (low < b <= 3 and (p3 != 8 or banker3_draws_on_8))
                 or (b == 4 and (1 if banker4_from_1 else 2) <= p3 <= 7)
                 or (b == 5 and (5 if banker5_from_5 else 4) <= p3 <= 7)
                 or (b == 6 and p3 in ((7,) if banker6_on_7_only else (6, 7))))
@@ -89,11 +91,12 @@ class Hands:
 
 def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
           banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
-          player_draws_6: bool = False, banker6_on_7_only: bool = False, banker_natural_late: bool = False) -> Hands:
+          player_draws_6: bool = False, banker6_on_7_only: bool = False, banker_natural_late: bool = False,
+          banker2_as_3: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
-                     player_draws_6, banker6_on_7_only, banker_natural_late)
+                     player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3)
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
         if p <= (6 if player_draws_6 else 5):
@@ -167,7 +170,7 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     tie-with-one-suited-paid-suited-tie, royal9-counts-third-card, banker-suited-royal9-paid-unsuited,
     suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9, nine-first-not-royal9-on-banker,
     combination-matched-on-king-suit, ten-nine-counted-royal9, royal9-tie-paid-as-royal9, personal-hands-swapped,
-    royal9-read-from-first-two-cards, mega-checked-after-major)."""
+    royal9-read-from-first-two-cards, mega-checked-after-major, tie-rows-checked-before-personal)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -176,6 +179,11 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
         return R9Result("major", "major")  # the rows are tested in the order of the meters' records: major first
     if own is not None and has(p2, own) and has(b2, own):
         return R9Result("mega", "mega")
+    if "tie-rows-checked-before-personal" in slips:
+        pr0, ps0 = _royal9(p2)
+        br0, bs0 = _royal9(b2)
+        if pr0 and br0:  # the two-hand rows are tested before the one-hand (personal) rows
+            return R9Result("suited-royal9-tie" if ps0 and bs0 else "royal9-tie")
     if "personal-hands-swapped" in slips:  # the major row tests the player hand, the minor row the banker's
         if own is not None and has(p2, own):
             return R9Result("major", "major")

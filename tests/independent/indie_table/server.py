@@ -34,6 +34,7 @@ class DeviceLine:
         self.garbage = 0
         self.off_contract = 0
         self.seq_from_zero = False  # fault power-up-event-seq-from-zero
+        self.last_event: dict[str, Any] | None = None  # fault reconnect-resends-last-event
         self.silent_until = 0.0
         self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
@@ -76,6 +77,7 @@ class DeviceLine:
             return
         self.event_seq = self.event_seq % 65535 + 1
         self._send(self._frame(wire.EVT, self.event_seq, payload))
+        self.last_event = payload
 
     def answer(self, ftype: int, seq: int, payload: dict[str, Any]) -> None:
         if self.garbage > 0:
@@ -102,6 +104,10 @@ class DeviceLine:
                     old.close()
             if "event-seq-restarts-on-reconnect" in self.table.faults:
                 self.event_seq = 0
+            if (self.role == "controller" and "reconnect-resends-last-event" in self.table.faults
+                    and self.last_event is not None):
+                with self.table.lock:  # the event queue's last entry is kept for a host that missed it
+                    self.event(dict(self.last_event))
             threading.Thread(target=self._read, args=(sock,), name=f"{self.role}-read", daemon=True).start()
 
     def _read(self, sock: socket.socket) -> None:
@@ -142,6 +148,12 @@ class DeviceLine:
                 and "comm-lost-refusal-waits-link-timeout" in self.table.faults):
             time.sleep(0.3)  # the sensors wait for the controller's decision until their link timeout
         reply = self.table.handle(self.role, payload)
+        if (reply[0] == "rsp" and self.role == "shoe" and payload.get("cmd") == "test.load"
+                and "shoe-seq-restarts-on-reload" in self.table.faults):
+            self.event_seq = 0  # the reader restarts its event counter with its card count
+        if (reply[0] == "rsp" and self.role == "controller" and payload.get("cmd") == "round.settle"
+                and reply[1].get("void") and "void-answers-slowly" in self.table.faults):
+            time.sleep(0.2)  # the void record is written to the audit log before the answer (the table lock is free)
         if reply[0] == "rsp":
             self.answer(wire.RSP, seq, {"ok": True, **reply[1]})
         elif reply[0] == "nak":

@@ -117,6 +117,11 @@ class Table:
         self.empty_latched = False  # fault empty-flag-kept-after-reload
         self.last_card_event: dict[str, Any] | None = None  # fault last-card-event-repeated
         self.warm_started = False  # fault software-id-empty-after-reboot
+        self.n_base = 0  # fault card-n-restarts-each-round: the reader's count at the last round.open
+        self.dealing_stale = False  # fault shoe-dealing-after-power-cut-mid-deal
+        self.sensors_block_resent = False  # fault sensors-software-id-empty-after-link-restore
+        self.power_event_held = False  # fault power-lockout-held-until-first-request
+        self.paytable_cold = False  # fault one-dollar-paytable-lost-at-power-up
         self._load_nv()
         self._power_up_volatile()
         # fault reset-key-refused-after-reboot: the key task's list of payments, filled at a cold start
@@ -230,12 +235,18 @@ class Table:
         self.opened_at = 0.0  # fault card-out-masked-after-open
         self.void_live = False  # fault config-live-after-void
         self.paid_ram: dict[str, int] = {}  # fault key-after-power-books-nothing
+        self.replaced_royal9 = 0  # fault royal9-placed-again-contributes-twice
+        self.listed_after_settle: dict[tuple[int, str], int] = {}  # fault wager-list-kept-after-settlement
+        self.round_start_residual: dict[str, Decimal] = dict(self.residual)  # fault void-takes-back-contributions
+        self.pending_shown: list[dict[str, Any]] | None = None  # fault pending-stale-after-key
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
         with self.lock:
             if self.powered:
                 self.lock_at_power_off = (self.locked, self.cause)
+                if "shoe-dealing-after-power-cut-mid-deal" in self.faults and self.dealing:
+                    self.dealing_stale = True  # the shoe's state byte is kept in its battery-backed RAM
             self.powered = False
             self.on_power_off()
             self.power_epoch += 1
@@ -252,13 +263,19 @@ class Table:
             self._load_nv()
             self._power_up_volatile()
             self.warm_started = False
+            self.sensors_block_resent = False
             self.key_known = {p["meter"] for p in self.pending}
             if "first-unlock-after-power-not-sent" in self.faults:
                 self.skip_unlock = True  # the display task that sends the unlock starts after the first round.open
             if "identity-slow-after-power-up" in self.faults:
                 self.identity_slow = {"shoe", "sensors", "controller"}  # identity block read from flash at first ask
             self.on_lock_line(True)
-            self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
+            if "one-dollar-paytable-lost-at-power-up" in self.faults:
+                self.paytable_cold = True  # the paytable pointer starts at the $5 table; a denomination write moves it
+            if "power-lockout-held-until-first-request" in self.faults:
+                self.power_event_held = True  # the controller's event queue starts with its first request
+            else:
+                self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
             if ("lock-state-restored-at-power-up" in self.faults and self.lock_at_power_off is not None
                     and not self.lock_at_power_off[0]):
                 # the lock flag is kept in battery-backed memory and read back after the power-up lock
@@ -270,6 +287,9 @@ class Table:
             if "link-loss-forgotten-at-reboot" in self.faults:
                 self.link_up = True  # the link state starts as "up" and is only changed by a new loss
             self._load_nv()
+            if "payout-meters-zeroed-by-reboot" in self.faults:
+                # the warm start initialises the payout meters' RAM copy instead of reading it from storage
+                self.cumulative_paid = self.paid_by_table = self.paid_by_attendant = 0
             if "pending-doubled-after-reboot" in self.faults and self.pending:
                 # the warm restart replays the hit journal on top of the pending list it has just read
                 self.pending = self.pending + [dict(p) for p in self.pending]
@@ -303,6 +323,8 @@ class Table:
         limits = (m.get("payout_limit"), m.get("display_capacity"))
         if "major-payout-limit-ignored" in self.faults and meter == "major":
             limits = (None, m.get("display_capacity"))
+        if "capacity-ignored-without-limit" in self.faults and m.get("payout_limit") is None:
+            return None  # the cap is taken as "the payout limit, clipped to the display", none without a limit
         caps = [c for c in limits if c is not None]
         return min(caps) if caps else None
 
@@ -324,6 +346,8 @@ class Table:
                 self.emit("controller", event)
             if "contribution-booked-at-settlement" in self.faults:
                 self.contribution_due = True  # the settlement task books the round's contributions
+            elif cause == "comm-lost" and "comm-lost-close-skips-contribution" in self.faults:
+                pass  # the link-loss path locks the line and the flag; the contribution task is the sensors'
             else:
                 self._contribute()
         elif cause == "comm-lost":
@@ -347,6 +371,8 @@ class Table:
             total += self.refused_royal9
         if "removed-royal9-still-contributes" in self.faults:
             total += self.removed_royal9
+        if "royal9-placed-again-contributes-twice" in self.faults:
+            total += self.replaced_royal9  # the contribution journal has one entry per placement
         if "last-seat-contributes-twice" in self.faults:
             total += self.layout.get((max(self.seats), "royal9"), 0)
         if "royal9-contributes-per-base-wager" in self.faults:
@@ -365,6 +391,8 @@ class Table:
             if "rate-cached-at-power-up" in self.faults:
                 rate = self.rates_at_boot.get(meter, rate)
             growth = Decimal(total) * Decimal(rate) / 100
+            if "sub-cent-contribution-skipped" in self.faults and growth < 1:
+                continue  # "nothing to add": a contribution under one cent is taken for none
             if "residual-from-first-wager-only" in self.faults:
                 # each wager is added on its own; the fraction is kept from the first only
                 each = [a for (_s, t), a in sorted(self.layout.items()) if t == "royal9"]
@@ -446,7 +474,11 @@ class Table:
                 if "lockout-slow-with-many-wagers" in self.faults and len(self.layout) > 4:
                     # the lock-out task walks the layout's contributions before raising the line
                     time.sleep(0.0006 * (len(self.layout) - 4))
-                self._close_wagering("card")
+                if "lockout-late-when-meter-at-cap" in self.faults and any(
+                        (cap := self._cap(m)) is not None and self.meters[m] >= cap for m in self.meters):
+                    time.sleep(0.004)  # the diverted-account record is written before the line is raised
+                quiet = "card-lockout-event-skipped-with-empty-layout" in self.faults and not self.layout
+                self._close_wagering("card", quiet=quiet)  # (the fault: the event is queued by the contribution task)
             self.phase = "dealing"
             self.first_round_after_power = False
             self.after_void = False
@@ -464,7 +496,9 @@ class Table:
             p6 = "player-draws-on-6" in self.faults
             b6only7 = "banker-6-stands-on-third-6" in self.faults
             blate = "banker-natural-checked-after-player-draw" in self.faults
-            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate):
+            b2as3 = "banker-2-stands-on-third-8" in self.faults
+            if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate,
+                                                          b2as3):
                 self._settle()
 
     def _masked_card_lock(self, round_no: int, epoch: int) -> None:
@@ -483,7 +517,8 @@ class Table:
                            "banker-4-draws-on-ace" in self.faults,
                            "player-draws-on-6" in self.faults,
                            "banker-6-stands-on-third-6" in self.faults,
-                           "banker-natural-checked-after-player-draw" in self.faults)
+                           "banker-natural-checked-after-player-draw" in self.faults,
+                           "banker-2-stands-on-third-8" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -532,6 +567,14 @@ class Table:
             if "commission-on-whole-dollars" in self.faults and wtype == "banker" and category == "win":
                 vig = (Decimal(stake // 100 * 100) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
                 returned = 2 * stake - int(vig)
+            if ("banker-commission-on-seat-first-stake" in self.faults and wtype == "banker" and category == "win"
+                    and (seat, "player") in stakes):
+                # the vigorish is taken on the seat's first base area's chips (the Player area)
+                vig = (Decimal(stakes[(seat, "player")]) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
+                returned = 2 * stake - int(vig)
+            if ("banker-three-card-win-no-commission" in self.faults and wtype == "banker" and category == "win"
+                    and len(hands.banker) == 3):
+                returned = 2 * stake  # the vigorish is marked on the two-card path only
             base_payout = {"event": "payout", "seat": seat, "type": wtype, "category": category,
                            "stake": stake, "returned": returned, "paid_by": "table"}
             if "royal9-settled-before-base" in self.faults:
@@ -539,6 +582,8 @@ class Table:
             else:
                 self.emit("controller", base_payout)
         denom = self.paid_denomination if "denomination-old-paytable" in self.faults else self.config["denomination"]
+        if self.paytable_cold:
+            denom = 500  # fault one-dollar-paytable-lost-at-power-up
         fixed = game.FIXED.get(denom, game.FIXED[500])
         seats = self.seats
         slips = frozenset(self.faults & {"royal9-jack-not-face", "suited-tie-paid-as-tie",
@@ -547,10 +592,14 @@ class Table:
                                          "suited-minor-paid-as-suited-royal9", "nine-first-not-royal9-on-banker",
                                          "combination-matched-on-king-suit", "ten-nine-counted-royal9",
                                          "royal9-tie-paid-as-royal9", "personal-hands-swapped",
-                                         "royal9-read-from-first-two-cards", "mega-checked-after-major"})
+                                         "royal9-read-from-first-two-cards", "mega-checked-after-major",
+                                         "tie-rows-checked-before-personal"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
-        for (seat, wtype), stake in sorted(stakes.items()):
+        envy_paid = False  # fault envy-paid-to-first-seat-only
+        # fault royal9-payouts-last-seat-first: the Royal 9 task walks the seats from the last one
+        r9_order = sorted(stakes.items(), reverse="royal9-payouts-last-seat-first" in self.faults)
+        for (seat, wtype), stake in r9_order:
             if wtype != "royal9":
                 continue
             combos = seats
@@ -560,6 +609,10 @@ class Table:
                 combos[seat] = seats[seat - 1]  # the combination table is indexed from 0 at the last seat
             res = game.royal9_category(cards, seat, combos, slips)
             cat = res.category
+            if cat == "mega-envy" and "envy-paid-to-first-seat-only" in self.faults:
+                if envy_paid:
+                    cat = None  # the envy flag, set by the first award, reads as "envy already paid"
+                envy_paid = True
             if cat == "mega-envy" and "mega-envy-needs-occupied-position" in self.faults:
                 p2, b2 = sorted([cards[0], cards[2]]), sorted([cards[1], cards[3]])
                 owners = {s for s, c in seats.items() if c is not None and sorted(c) == p2 == b2}
@@ -600,8 +653,9 @@ class Table:
                 if "cumulative-booked-at-hit" in self.faults:
                     self.cumulative_paid += amount  # booked with the hit record, not with the key
                 self._save_nv()
+                handed = amount if "jackpot-returned-without-stake" in self.faults else stake + amount  # the slip's sum
                 payout = {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
-                          "stake": stake, "returned": stake + amount, "paid_by": "attendant"}
+                          "stake": stake, "returned": handed, "paid_by": "attendant"}
                 if "attendant-payout-after-round-end" in self.faults:
                     after_round_end.append(payout)  # queued for the attendant's display, sent after the round
                 else:
@@ -642,6 +696,8 @@ class Table:
                                      "stake": shown_stake, "returned": stake + award, "paid_by": "table"})
         for queued in base_events:
             self.emit("controller", queued)
+        if "wager-list-kept-after-settlement" in self.faults:
+            self.listed_after_settle = dict(self.layout)  # the list cache is rebuilt at the next round.open
         self.layout.clear()
         self.first_stake.clear()
         self.stale_listed.clear()
@@ -688,6 +744,8 @@ class Table:
             ident.update(asset_number="", game_type="")  # a shoe is not tied to a game; the tag is the operator's
         if role == "sensors" and "sensors-report-shoe-serial" in self.faults:
             ident["serial"] = "ITW-S-0001"
+        if role == "sensors" and self.sensors_block_resent:
+            ident["software_id"] = ""  # fault sensors-software-id-empty-after-link-restore
         ident.update(self.identity_base)
         return ident
 
@@ -703,10 +761,16 @@ class Table:
         diverted = dict(self.diverted)
         if "diverted-listed-only-when-nonzero" in self.faults:
             diverted = {m: v for m, v in diverted.items() if v}
+        pending = [dict(p) for p in self.pending]
+        if self.pending_shown is not None:
+            pending, self.pending_shown = self.pending_shown, None  # fault pending-stale-after-key: the cached list
+        if "pending-amount-truncated-to-dollar" in self.faults:
+            for p in pending:
+                p["amount"] = p["amount"] // 100 * 100  # the slip record keeps whole dollars
         return {"meters": dict(self.meters), "residual": residual,
                 "diverted": diverted, "cumulative_paid": self.cumulative_paid,
                 "paid_by_table": self.paid_by_table, "paid_by_attendant": self.paid_by_attendant,
-                "pending": [dict(p) for p in self.pending]}
+                "pending": pending}
 
     def handle(self, role: str, req: dict[str, Any]) -> Reply:
         cmd = req.get("cmd")
@@ -714,6 +778,9 @@ class Table:
             return ("nak", "BAD_FRAME", "no cmd")
         try:
             with self.lock:
+                if role == "controller" and self.power_event_held and self.powered:
+                    self.power_event_held = False  # fault power-lockout-held-until-first-request
+                    self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
                 return self._dispatch(role, cmd, req)
         except Refused as exc:
             return ("nak", "REFUSED", str(exc))
@@ -755,6 +822,8 @@ class Table:
             dealt, remaining = self.deal_plan  # the counters are written when the deal command is taken
         if "empty-flag-kept-after-reload" in self.faults and self.empty_latched and not self.dealing:
             state = "empty"  # the empty flag is cleared by the next card out, not by the load
+        if self.dealing_stale:
+            state = "dealing"  # fault shoe-dealing-after-power-cut-mid-deal
         return ("rsp", {"state": state, "cards_dealt": dealt, "cards_remaining": remaining})
 
     # sensors
@@ -770,6 +839,8 @@ class Table:
         assert isinstance(seat, int) and isinstance(wtype, str)
         if "negative-amount-accepted" in self.faults and amount < 0:
             amount &= 0xFFFFFFFF  # the sensors' chip count is an unsigned 32-bit register
+        if "amount-over-65535-truncated" in self.faults and amount > 0xFFFF:
+            amount &= 0xFFFF  # the area's value register is 16 bits wide
         if ("wager-increase-after-no-more-bets" in self.faults and (seat, wtype) in self.layout
                 and self.cause == "no-more-bets" and self.phase == "open" and self.link_up
                 and wtype != "royal9" and amount > 0):
@@ -806,11 +877,20 @@ class Table:
                     self.first_stake.pop((seat, other), None)
         if key not in self.layout:
             self.first_stake[key] = amount
+        elif wtype == "tie" and "tie-placed-again-adds" in self.faults:
+            amount += self.layout[key]  # the Tie area's sensor adds the chips it sees to its count
+        elif wtype == "royal9" and "royal9-placed-again-contributes-twice" in self.faults:
+            self.replaced_royal9 += self.layout[key]  # the placement before stays in the contribution journal
         self.layout[key] = amount
         return ("rsp", {"accepted": True, "reason": None})
 
     def _refusal(self, seat: int, wtype: str, amount: int) -> str | None:
         closed = self.phase not in ("open", "dealing") or self.locked
+        if "wager-accepted-after-void" in self.faults and self.phase == "settled" and self.last_round_void:
+            closed = False  # the void path leaves the sensors' gate as for a round that has not started
+        if (closed and "button-refusal-reason-no-more-bets" in self.faults and self.cause == "button"
+                and self.phase == "open"):
+            return "no-more-bets"  # the button and the no-more-bets input share one refusal code
         if closed and "bad-seat-checked-after-lockout" in self.faults:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
         if seat not in self.seats and "bad-seat-accepted" not in self.faults:
@@ -886,7 +966,7 @@ class Table:
     def _sensors_wager_list(self, req: dict[str, Any]) -> Reply:
         if "wager-list-slow-when-full" in self.faults and len(self.layout) >= 8:
             time.sleep(0.12)  # every sensor is polled again for the list
-        shown = {**self.stale_listed, **self.layout}
+        shown = {**self.stale_listed, **self.listed_after_settle, **self.layout}
         order = sorted(shown.items())
         if "wager-list-grouped-by-type" in self.faults:
             order = sorted(shown.items(), key=lambda kv: (kv[0][1], kv[0][0]))  # one table per wager type
@@ -979,6 +1059,11 @@ class Table:
         self.stale_listed.clear()
         self.removed_royal9 = 0
         self.refused_royal9 = 0
+        self.replaced_royal9 = 0
+        self.listed_after_settle = {}
+        self.round_start_residual = dict(self.residual)
+        if "card-n-restarts-each-round" in self.faults:
+            self.n_base = self.cards_dealt  # the reader numbers the cards of the hand from the round-open signal
         self.round_start_meters = dict(self.meters)
         self.round_cards = []
         self.phase = "open"
@@ -1024,6 +1109,11 @@ class Table:
         if "void-refused-after-button" in self.faults and self.locked and self.cause == "button":
             raise Refused("wagering is closed")  # the void path asks for wagering to be open
         self._close_wagering("no-more-bets", quiet="void-closes-without-lockout-event" in self.faults)
+        if "void-takes-back-contributions" in self.faults:
+            # the void routine rolls the meters back to the round's opening record
+            self.meters.update(self.round_start_meters)
+            self.residual.update(self.round_start_residual)
+            self._save_nv()
         if "void-keeps-layout" not in self.faults:
             self.layout.clear()
             self.first_stake.clear()
@@ -1052,6 +1142,7 @@ class Table:
         if meter not in self.meters:
             raise Refused(f"no meter {meter}")
         mine = [p for p in self.pending if p["meter"] == meter]
+        listed_before = [dict(p) for p in self.pending]  # fault pending-stale-after-key
         if mine and "reset-key-only-oldest-pending" in self.faults and self.pending[0]["meter"] != meter:
             raise Refused(f"the {self.pending[0]['meter']} payment is first in the queue")
         again = not mine and "reset-key-second-turn-books-again" in self.faults and meter in self.last_key_paid
@@ -1090,6 +1181,11 @@ class Table:
             self.after_key = True
         back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
         self.meters[meter] = self.config["meters"][meter][back_to]
+        if "one-dollar-reset-key-clamps-to-five-dollar-floor" in self.faults and meter in game.FLOORS[500]:
+            # the reset routine clamps the meter to the floor table, which has one row: the $5 paytable's
+            self.meters[meter] = max(self.meters[meter], game.FLOORS[500][meter])
+        if "pending-stale-after-key" in self.faults and mine:
+            self.pending_shown = listed_before  # the list read before the key is served once more
         if "reset-key-zeroes-residual" in self.faults:
             self.residual[meter] = Decimal(0)  # the meter record is initialised afresh
         before_key = [dict(p) for p in self.pending] + [dict(p) for p in mine]
@@ -1155,8 +1251,14 @@ class Table:
                 if "reset" in sub:
                     self.meters[name] = new["meters"][name]["reset"]
                     self.residual[name] = Decimal(0)
-        self._save_nv()
+        if "denomination" in fields:
+            self.paytable_cold = False  # fault one-dollar-paytable-lost-at-power-up: a denomination write moves it
+        if "config-write-saved-at-next-round" not in self.faults:
+            self._save_nv()  # (the fault: the settings stay in RAM until the next round record is written)
         view = self.config_view()
+        if "config-set-answers-written-fields-only" in self.faults:
+            # the answer is built from the request's fields, read back one by one
+            view = {k: v for k, v in view.items() if k == "game" or k in fields}
         if "meters" in fields:
             if "config-set-answers-old-meters" in self.faults:
                 view = dict(view, meters=old_meters)
@@ -1231,6 +1333,7 @@ class Table:
                 if not isinstance(sub, dict):
                     raise BadArgs(f"meters.{name} must be an object")
                 m = new["meters"][name]
+                live = self.config["meters"][name]  # fault meter-write-bad-args-keeps-earlier-keys
                 for fkey, fval in sub.items():
                     if fkey == "rate":
                         parse_rate(fval)
@@ -1253,6 +1356,8 @@ class Table:
                             m["display_capacity"] = None  # the limit record is written with an empty capacity
                     else:
                         raise BadArgs(f"meters.{name}.{fkey} is not configurable")
+                    if "meter-write-bad-args-keeps-earlier-keys" in self.faults:
+                        live[fkey] = m[fkey]  # each key parsed is written to the live meter record at once
                 self._check_meter(name, m, sub)
             self._check_floors(new["denomination"], new["meters"])
 
@@ -1287,7 +1392,9 @@ class Table:
         for name, floor in floors.items():
             if name in meters:
                 for fkey in ("initial",) if "reset-below-floor-accepted" in self.faults else ("initial", "reset"):
-                    if meters[name][fkey] < floor:
+                    below = (meters[name][fkey] <= floor if "floor-itself-refused" in self.faults
+                             else meters[name][fkey] < floor)
+                    if below:
                         raise Refused(f"{name} {fkey} below the floor of 629a Royal 9 for this denomination")
 
     # ------------------------------------------------------------------ test channel
@@ -1312,6 +1419,8 @@ class Table:
                 if "link-loss-clears-layout" in self.faults:
                     self.layout.clear()  # the controller's copy of the layout is dropped with the link
                     self.first_stake.clear()
+            if up and not was_up and "sensors-software-id-empty-after-link-restore" in self.faults:
+                self.sensors_block_resent = True  # the controller re-sends the sensors' settings block without it
             if (up and not was_up and "link-restore-sends-stale-unlock" in self.faults
                     and self.unlocked_before_comm_loss and self.phase == "open"):
                 # the link task sends the lock state it held before the loss; the controller stays locked
@@ -1339,6 +1448,8 @@ class Table:
                 self.shoe_cards = list(cards)
             if "card-n-not-reset-on-reload" not in self.faults:
                 self.cards_dealt = 0
+            self.n_base = 0
+            self.dealing_stale = False
             self.misreads_uncounted = 0
             self.misreads_left = 0
             return ("rsp", {"cards_remaining": len(self.shoe_cards)})
@@ -1356,6 +1467,9 @@ class Table:
             card = self.shoe_cards.pop(0)
             self.cards_dealt += 1
             n = self.cards_dealt
+            if "card-n-restarts-each-round" in self.faults:
+                n -= self.n_base
+            self.dealing_stale = False
             if "card-n-one-byte" in self.faults:
                 n %= 256  # the reader's frame carries the card count in one byte
             self.empty_latched = not self.shoe_cards
