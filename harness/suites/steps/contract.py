@@ -228,7 +228,8 @@ def expect_no_sensor_events(runner: CaseContext, step: Step) -> None:
     doc="docs/protocol.md sections 6.3 and 12 (clause contract-12-disabled-unoffered-type): with wagering open, "
     "a wager of every type of section 12 the table does not offer (the game's and its capabilities' types "
     "aside) is refused as a normal answer, `accepted: false` with reason `disabled`, never a NAK; a Royal 9 "
-    "wager on a table without the Royal 9 may say `bad-amount` (it has no denomination).  Placed at the "
+    "wager on a table without the Royal 9 may say `bad-amount` (it has no denomination) or `no-base-wager` (the "
+    "seat holds no base-game wager).  Placed at the "
     "table's first seat at the profile's stake (the case is NOT APPLICABLE on a bench whose wagers are placed "
     "by hand)",
 ))
@@ -238,7 +239,9 @@ def expect_unoffered_types_refused(runner: CaseContext, step: Step) -> None:
     answers: list[str] = []
     wrong: list[str] = []
     for kind in (t for t in vocabulary.WAGER_TYPES if t not in offered):
-        allowed = {"disabled", "bad-amount"} if kind == "royal9" else {"disabled"}
+        # a Royal 9 wager on a table without one: it has no denomination (bad-amount), and the seat holds no
+        # base-game wager (no-base-wager, section 6.3); the contract fixes no order between causes that hold
+        allowed = {"disabled", "bad-amount", "no-base-wager"} if kind == "royal9" else {"disabled"}
         try:
             res = runner.place_wagers((Wager(seat, kind, runner.stake_default),), probe=True)[0]
         except DeviceNak as exc:
