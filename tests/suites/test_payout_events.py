@@ -177,3 +177,19 @@ def test_a_royal9_payout_names_the_stake_the_table_accepted() -> None:
     runner.measured.clear()
     expect_payout(runner, STEP, type="royal9", oracle=True)
     assert _failed(runner) == []
+
+
+def test_an_accepted_wager_the_round_settles_without_a_payout_fails_under_the_settlement_clause() -> None:
+    # docs/protocol.md section 8: every wager on the layout is settled by its one payout; a table that
+    # drops one (a layout full at sixteen wagers) breaks that clause, whatever else the case checks
+    runner = _runner([])
+    runner.round.wagers = {(1, "royal9"): 500}
+    runner.round.cards = [(c, 0) for c in parse_cards(["QH", "4S", "9D", "3C"])]
+    expect_payout(runner, STEP, type="royal9", oracle=True)
+    (missing,) = [m for m in runner.measured if m.name == "seat 1 royal9 settled by one payout event"]
+    assert not missing.passed and missing.value == 0
+    assert missing.clause.split(",") == ["pa-midi-r9-paytable-5", "contract-8-settlement-order"]
+    runner.round.ctrl_events = [_hit(0, None), _payout(1, 3000)]
+    runner.measured.clear()
+    expect_payout(runner, STEP, type="royal9", oracle=True)
+    assert _failed(runner) == []

@@ -140,3 +140,21 @@ def test_a_royal9_refusal_may_give_either_true_cause_and_no_other() -> None:
     assert refusal_reasons(based, 3, "royal9", "locked-out") == ("locked-out",)  # type: ignore[arg-type]
     assert refusal_reasons(optional, 3, "royal9", "bad-seat") == ("bad-seat",)  # type: ignore[arg-type]
     assert refusal_reasons(bare, 3, "player", "locked-out") == ("locked-out",)  # type: ignore[arg-type]
+
+
+def test_a_write_refused_as_live_between_rounds_also_cites_the_clause_that_defines_live() -> None:
+    # docs/protocol.md section 6.4: live is "a round is open or dealing, or any wager is on the layout";
+    # a between-rounds write refused "live" with none of these FAILs under that clause too, and only then
+    from harness.suites.run.context import RoundLog
+    from harness.suites.steps.permitted import REFUSED_WHILE_LIVE, refused_as_live
+
+    case = SimpleNamespace(clauses=("contract-6-4-config-set-arguments",))
+    runner: Any = SimpleNamespace(case=case, round=RoundLog())
+    assert refused_as_live(runner, STEP, "REFUSED: live") == f"contract-6-4-config-set-arguments,{REFUSED_WHILE_LIVE}"
+    assert refused_as_live(runner, STEP, "REFUSED: cannot change while the meters show amounts") is None
+    runner.round.opened = True  # a round of the case is open: live is true, the refusal is due
+    assert refused_as_live(runner, STEP, "REFUSED: live") is None
+    runner.round.settled = True
+    assert refused_as_live(runner, STEP, "REFUSED: live") is not None
+    runner.round = RoundLog(wagers={(1, "player"): 500})  # a wager on the layout
+    assert refused_as_live(runner, STEP, "REFUSED: live") is None

@@ -135,6 +135,13 @@ class RoundLog:
     #: the round number the controller's ``round.open`` answer named (None: not known, e.g. a person
     #: pressed the button)
     number: int | None = None
+    #: a step of this case opened the round (a fresh log at a case's start holds no round)
+    opened: bool = False
+
+    @property
+    def between_rounds(self) -> bool:
+        """No round of this case is open: none was opened, or the one opened is settled."""
+        return self.settled or not self.opened
 
 
 @dataclass
@@ -145,6 +152,19 @@ class CaseState:
     mystery_written: bool = False
     #: the configuration number that write asked for (None: none written in this case)
     mystery_last: int | None = None
+
+
+#: docs/protocol.md section 6.3: "wager.list lists every wager on the layout now, in seat order"
+WAGER_LIST = "contract-6-3-wager-list-seat-order"
+#: docs/protocol.md section 8: every wager on the layout is settled by its one payout
+SETTLEMENT = "contract-8-settlement-order"
+
+
+def citing_also(runner: CaseContext, step: Step, clause: str) -> str:
+    """The clauses a measurement is recorded against when it also shows ``clause`` broken: the
+    step's (else the case's) and ``clause``, each once."""
+    own = [c for c in (step.clause or ",".join(runner.case.clauses)).split(",") if c]
+    return ",".join(own + ([clause] if clause not in own else []))
 
 
 class CaseContext(Stage, Protocol):

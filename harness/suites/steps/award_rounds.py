@@ -151,6 +151,7 @@ class AwardRounds:
         runner, n = self.runner, self.rounds + 1
         self.rounds = n
         runner.new_round()
+        runner.round.opened = True
         runner.controller()
         runner.perform(OpenRound())
         assert self.now is not None

@@ -42,7 +42,7 @@ from harness.profiles.configwrites import field_of_wire
 from harness.suites.load.model import Step
 from harness.suites.run.timing import lockout_limit, record_round
 from harness.suites.steps.accounts import measure_keys
-from harness.suites.steps.permitted import permitted_refusal, refusal_reasons
+from harness.suites.steps.permitted import permitted_refusal, refusal_reasons, refused_as_live
 from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ def open_round(runner: CaseContext, step: Step, expect: str = "opened", reason: 
     if expect == "opened":
         pay_mystery_award(runner)
         runner.new_round()
+        runner.round.opened = True
         opened = runner.perform(OpenRound())
         runner.round.number = opened if isinstance(opened, int) and not isinstance(opened, bool) else None
         runner.snapshot("round-start", runner.read_meters())
@@ -586,7 +587,8 @@ def configure(runner: CaseContext, step: Step, set: Mapping[str, Any], expect: s
                                   f"what this case checks on a written {field_of_wire(str(key))} does not apply")
     ok = got == expect and (reason is None or reason in why)
     runner.measure(step, "configuration write", got + (f" ({why})" if why else ""),
-                 expect + (f" ({reason})" if reason else ""), ok)
+                 expect + (f" ({reason})" if reason else ""), ok,
+                 clause=None if ok or got == "accepted" else refused_as_live(runner, step, why))
 
 
 @step("read_meters", Action({"as": Arg("str", required=True)}, shorthand="as", doc="snapshot the meters under a name"))

@@ -154,7 +154,7 @@ def expect_payout(runner: CaseContext, step: Step, type: str, oracle: bool | Non
             got_ret = got.returned if got else None
             runner.measure(step, f"seat {key[0]} {key[1]} returned (oracle: {e.category if e else None})", got_ret,
                          want_ret, got_ret == want_ret, unit="cents", detail=category_shown(got))
-            measure_paid_once(runner, step, key, got)
+            measure_paid_once(runner, step, key, got, settles=e is not None)
             measure_line_announced(runner, step, key, got, award_returns_stake=ars)
             measure_meter_hit_amount(runner, step, key, got, award_returns_stake=ars)
         if seat is None:

@@ -44,6 +44,7 @@ from harness.games.streak import STREAK_LENGTH, STREAK_WAGERS
 from harness.math.royal9_exact import royal9_math
 from harness.money import Cents
 from harness.suites.load.model import Step
+from harness.suites.run.context import SETTLEMENT, citing_also
 from harness.suites.steps.core import WAGER_TYPES, ensure_settled, hits_to_pay, measure_payments, open_round
 from harness.suites.steps.expect import expected_round
 from harness.suites.steps.payouts import Paid, paid_more_than_once, settlements
@@ -199,7 +200,7 @@ def expect_identical_areas(runner: CaseContext, step: Step) -> None:
             continue
         groups.setdefault((kind, stake), {})[seat] = (got.category, got.returned)
     runner.measure(step, "every wager paid (a payout event)", "; ".join(unpaid) or "all paid", "all paid",
-                 not unpaid)
+                 not unpaid, clause=citing_also(runner, step, SETTLEMENT) if unpaid else None)
     twice = paid_more_than_once(paid)
     if twice:
         runner.measure(step, "every wager settled by one payout event", "; ".join(twice), "one each", False,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.devices.link import DeviceEvent as Event
 from harness.devices.vocabulary import HIT_AND_RUN_CATEGORIES, METERS, MYSTERY_CATEGORY, ROYAL9_CATEGORIES
+from harness.suites.run.context import SETTLEMENT, citing_also
 
 if TYPE_CHECKING:
     from harness.suites.load.model import Step
@@ -68,12 +69,17 @@ def paid_more_than_once(paid: Mapping[Key, Paid]) -> list[str]:
     return [f"seat {seat} {kind}: {p.describe()}" for (seat, kind), p in sorted(paid.items()) if p.times > 1]
 
 
-def measure_paid_once(runner: CaseContext, step: Step, key: tuple[int, str], got: Paid | None) -> None:
-    """A wager settled by more than one ``payout`` event was paid twice: a finding, never hidden
-    (docs/protocol.md, section 8: one settlement payout per accepted wager per round)."""
-    if got is not None and got.times > 1:
-        runner.measure(step, f"seat {key[0]} {key[1]} settled by one payout event", got.times, 1, False,
-                       unit="events", detail=got.describe())
+def measure_paid_once(runner: CaseContext, step: Step, key: tuple[int, str], got: Paid | None,
+                      *, settles: bool = False) -> None:
+    """A wager settled by more than one ``payout`` event was paid twice, and one the table accepted
+    that the round settles (``settles``: the oracle settles it) and no ``payout`` names was never
+    settled: each a finding, never hidden (docs/protocol.md, section 8: one settlement payout per
+    accepted wager per round)."""
+    times = 0 if got is None else got.times
+    if times > 1 or (times == 0 and settles and key in runner.round.wagers):
+        runner.measure(step, f"seat {key[0]} {key[1]} settled by one payout event", times, 1, False,
+                       unit="events", detail=got.describe() if got is not None else "no payout event",
+                       clause=citing_also(runner, step, SETTLEMENT))
 
 
 def measure_stake_reported(runner: CaseContext, step: Step, paid: Mapping[Key, Paid]) -> None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from harness.profiles.configwrites import WHEN_TEXT, field_of_wire
 from harness.suites.load.model import Case, Step
-from harness.suites.run.context import CaseContext, NotApplicableHere
+from harness.suites.run.context import CaseContext, NotApplicableHere, citing_also
 
 if TYPE_CHECKING:
     from harness.profiles.model import Profile
@@ -84,6 +84,21 @@ def permitted_refusal(runner: CaseContext, step: Step, name: str, got: str, moot
                    detail="461a.12(i) constrains changes once a meter shows an amount; no clause requires a "
                    "controller to take the write")
     raise NotApplicableHere(f"the device refuses {name} writes ({why}): {moot}")
+
+
+#: docs/protocol.md section 6.4: what "live" is; a write refused as live outside it misstates the table
+REFUSED_WHILE_LIVE = "contract-6-4-config-set-refused-while-live"
+
+
+def refused_as_live(runner: CaseContext, step: Step, why: str) -> str | None:
+    """The clauses a failing write's measurement cites when the controller refused it as "live" while
+    this case had no round open and nothing on the layout (docs/protocol.md section 6.4: live is "a
+    round is open or dealing, or any wager is on the layout"): the step's or case's and
+    :data:`REFUSED_WHILE_LIVE`.  None where the refusal does not say live or a round of the case is
+    open.  Called only for a refusal already judged a FAIL, so it never makes one."""
+    if "live" not in why or not runner.round.between_rounds or (runner.round.wagers and not runner.round.settled):
+        return None
+    return citing_also(runner, step, REFUSED_WHILE_LIVE)
 
 
 #: base-game wagers that open the Royal 9 option at a seat (629a Royal 9 (b))

@@ -34,9 +34,11 @@ from harness.errors import DeviceError
 from harness.money import Cents, fmt
 from harness.record.model import ROUND_LATENCIES
 from harness.suites.load.model import Step
+from harness.suites.run.context import WAGER_LIST, citing_also
 from harness.suites.run.timing import decided, lockout_limit
 from harness.suites.steps.core import WAGER_TYPES
 from harness.suites.steps.games import offered_types
+from harness.suites.steps.permitted import refused_as_live
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
@@ -144,7 +146,8 @@ def expect_wagering_closed(runner: CaseContext, step: Step, seats: Any, withdraw
         return
     runner.measure(step, "wagers listed by the wagering system after the attempts", _show(listed),
                    _show(runner.round.wagers), listed == runner.round.wagers,
-                   detail="exactly the wagers accepted: a refused attempt is not on the layout")
+                   detail="exactly the wagers accepted: a refused attempt is not on the layout",
+                   clause=citing_also(runner, step, WAGER_LIST))
     moved = trace(before, now)
     runner.measure(step, "meters, fractions of a cent and payout meters unmoved by the refused attempts",
                    "; ".join(moved) or "unchanged", "unchanged", not moved or bool(accepted),
@@ -353,7 +356,8 @@ def expect_table_writes(runner: CaseContext, step: Step, fields: tuple[str, ...]
             else:
                 ok, want = label == "another value" and _same(field, have, before), \
                     f"{before!r} (refused: unchanged)" if label == "another value" else f"{before!r}, accepted"
-            runner.measure(step, f"{field} write of {label} ({value!r}): {got}, read back", repr(have), want, ok)
+            runner.measure(step, f"{field} write of {label} ({value!r}): {got}, read back", repr(have), want, ok,
+                           clause=None if ok or got == "accepted" else refused_as_live(runner, step, got))
 
 
 # --------------------------------------------------------------------------- the lock-out reported

@@ -25,6 +25,7 @@ from harness.devices.link import DeviceNak
 from harness.games.baccarat import deal_round
 from harness.money import Cents, fmt
 from harness.suites.load.model import Step
+from harness.suites.run.context import WAGER_LIST, citing_also
 from harness.suites.run.oracle import meters_at_settlement, qualifying_stakes
 from harness.suites.steps.core import ensure_settled, wager
 from harness.suites.steps.expect import expected_round, measure_paid_once
@@ -134,7 +135,7 @@ def expect_r9_wagers_listed(runner: CaseContext, step: Step) -> None:
         return ", ".join(f"{s}/{k} {fmt(a)}" for (s, k), a in sorted(d.items())) or "none"
 
     runner.measure(step, "wagers listed by the wagering system", show(listed), show(accepted), listed == accepted,
-                 detail="every accepted wager, and nothing else")
+                 detail="every accepted wager, and nothing else", clause=citing_also(runner, step, WAGER_LIST))
 
 
 @step("expect_r9_combos", Action(
