@@ -311,10 +311,9 @@ class ExploredTable:
             self._act(op, obs, round_need)
         except DeviceNak as exc:
             obs.code, obs.fields = exc.code, {}
-            if isinstance(op, ops.PlaceWager) and op.seat not in {s.seat for s in self.profile.rules.seats}:
-                # NAK BAD_ARGS or REFUSED for a seat the table does not have: the refusal bad-seat
-                # (docs/protocol.md section 6.3); a NAK for one of its seats stays a NAK
-                obs.accepted, obs.reason = False, "bad-seat"
+            reason = self._nak_refusal(op, exc.code) if isinstance(op, ops.PlaceWager) else None
+            if reason is not None:
+                obs.accepted, obs.reason = False, reason
         else:
             kind = {ops.PressLockout: "lockout-button", ops.NoMoreBets: "no-more-bets", ops.Comm: "comm",
                     ops.OpenRound: "open-round"}.get(type(op))
@@ -327,6 +326,16 @@ class ExploredTable:
         obs.events = [(role, e.name, e.payload, e.seq) for role, e in self.step_events]
         return obs
 
+    def _nak_refusal(self, op: ops.PlaceWager, code: str) -> str | None:
+        """The refusal a NAK to ``wager.place`` stands for (docs/protocol.md section 6.3), or None where it
+        stays a NAK: BAD_ARGS or REFUSED for a seat the table does not have is ``bad-seat``; BAD_ARGS for
+        a negative amount (outside the schema's cents) is ``bad-amount``."""
+        if op.seat not in {s.seat for s in self.profile.rules.seats} and code in ("BAD_ARGS", "REFUSED"):
+            return "bad-seat"
+        if op.amount < 0 and code == "BAD_ARGS":
+            return "bad-amount"
+        return None
+
     def _act(self, op: ops.Op, obs: Observed, round_need: int) -> None:
         if isinstance(op, ops.OpenRound):
             number = self._perform(acts.OpenRound())
@@ -334,10 +343,8 @@ class ExploredTable:
         elif isinstance(op, ops.PlaceWager):
             res = self._perform(acts.PlaceWagers(wagers=(Wager(op.seat, op.type, op.amount),)))[0]
             obs.accepted, obs.reason = res.accepted, res.reason
-            if not res.accepted and not res.reason and op.seat not in {s.seat for s in self.profile.rules.seats}:
-                # a NAK (BAD_ARGS or REFUSED) for a seat the table does not have is the refusal bad-seat
-                # (docs/protocol.md section 6.3)
-                obs.reason = "bad-seat"
+            if not res.accepted and not res.reason:
+                obs.reason = self._nak_refusal(op, "BAD_ARGS") or res.reason
         elif isinstance(op, ops.RemoveWager):
             removal = self._perform(acts.RemoveWager(seat=op.seat, type=op.type))
             if not removal.removed:

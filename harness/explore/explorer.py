@@ -318,7 +318,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     types = list(model.types) + [t for t in ("dragon7",) if t not in model.types]
     # a stake that is not whole dollars (the Banker commission on it is rounded to the cent, not
     # charged on the dollars), and 0 (refused bad-amount, section 12)
-    amounts = [100, 500, 1000, 2500, 1050, 0]
+    #: amounts[:5] the table takes; 0 and a negative amount are refused bad-amount (docs/protocol.md sections
+    #: 6.3 and 12: "amount not positive"; a negative one may be NAK BAD_ARGS, read as that refusal)
+    amounts = [100, 500, 1000, 2500, 1050, 0, -500]
     enabled = session.enabled
     templates = session.draws.templates()
     #: the rule of an incident and the rounds after it, with what it draws (two rules: :meth:`incident_round`)
@@ -548,9 +550,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if unoffered:
                     self.play(PlaceWager(rng.choice(model.seats), rng.choice(unoffered), rng.choice(amounts[:5])))
             if self.state.layout and rng.random() < 0.1:
-                # a wager placed again at amount 0: refused bad-amount, the wager stays (sections 6.3, 12)
+                # a wager placed again at amount 0 or below: refused bad-amount, the wager stays (sections 6.3, 12)
                 seat, kind = rng.choice(sorted(self.state.layout))
-                self.play(PlaceWager(seat, kind, 0))
+                self.play(PlaceWager(seat, kind, rng.choice((0, -self.state.layout[(seat, kind)]))))
             if rng.random() < 0.1:
                 changes = session.draws.config_write(self.state, rng.choice(templates))
                 if changes is not None:

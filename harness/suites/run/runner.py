@@ -389,9 +389,11 @@ class CaseRunner:
         or outside the protocol's 1..9) may be refused with a NAK (BAD_ARGS or REFUSED) instead of
         ``accepted: false`` (docs/protocol.md, section 6.3): that is the device's compliant refusal,
         read as reason ``bad-seat`` with the NAK kept (``WagerResult.nak``), not a rig ERROR.  Such
-        seats are placed one at a time so that each NAK is attributed to its wager."""
+        seats are placed one at a time so that each NAK is attributed to its wager.  So is a negative
+        amount, outside the protocol's cents (docs/protocol.md section 13, ``cents``: an integer from
+        0): a NAK BAD_ARGS for it is the refusal ``bad-amount`` (section 12, "amount not positive")."""
         table = set(self.seats_of("all"))
-        if all(w.seat in table for w in batch):
+        if all(w.seat in table and w.amount >= 0 for w in batch):
             results: list[WagerResult] = self.perform(PlaceWagers(batch, after, not_before_ns, probe))
             return results
         out: list[WagerResult] = []
@@ -399,9 +401,11 @@ class CaseRunner:
             try:
                 out += self.perform(PlaceWagers((w,), after, not_before_ns, probe))
             except DeviceNak as exc:
-                if w.seat in table or exc.code not in SEAT_REFUSAL_NAKS:
+                reason = "bad-seat" if w.seat not in table and exc.code in SEAT_REFUSAL_NAKS else \
+                    "bad-amount" if w.amount < 0 and exc.code == "BAD_ARGS" else None
+                if reason is None:
                     raise
-                out.append(WagerResult(False, "bad-seat", 0, 0, w.seat, w.type, w.amount,
+                out.append(WagerResult(False, reason, 0, 0, w.seat, w.type, w.amount,
                                        nak=f"NAK {exc.code}: {exc.reason}"))
         return out
 

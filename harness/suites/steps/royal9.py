@@ -200,15 +200,19 @@ def configure_combos(runner: CaseContext, step: Step, order: str) -> None:
 
 @step("expect_placing_again_at_zero", Action(
     doc="docs/protocol.md sections 6.3 and 12 (`bad-amount`: amount not positive): every wager on the layout "
-    "is placed again at amount 0: each must be refused `bad-amount`, and the wagering system then lists "
+    "is placed again at amount 0, and where the test channel places wagers at its amount negated too (a NAK "
+    "BAD_ARGS for that is the refusal): each must be refused `bad-amount`, and the wagering system then lists "
     "exactly the wagers accepted before, at their amounts (placing again replaces an amount only when it "
     "is accepted)",
     acts=("wager",),
 ))
 def expect_placing_again_at_zero(runner: CaseContext, step: Step) -> None:
-    standing = sorted(runner.round.wagers)
+    standing = sorted(runner.round.wagers.items())
     if not standing:
         raise AssertionError("expect_placing_again_at_zero: no wager is on the layout to place again")
-    for seat, kind in standing:
-        wager(runner, step, seat, kind, "rejected", amount=Cents(0), reason="bad-amount")
+    # chips cannot be placed below nothing: a negative amount is sent only where no hand places wagers
+    negated = runner.profile.bench.performer("wager").kind == "test-channel"
+    for (seat, kind), amount in standing:
+        for again in (Cents(0), Cents(-amount)) if negated else (Cents(0),):
+            wager(runner, step, seat, kind, "rejected", amount=again, reason="bad-amount")
     expect_r9_wagers_listed(runner, step)
