@@ -530,14 +530,18 @@ class ExploredTable:
             # now and then a paced deal, and shoe.status read during it (docs/protocol.md section 12,
             # shoe states: dealing while a deal is in progress); judged only where the shoe answered
             # before its last card of the deal came (one line: its messages come in the order sent)
+            before = self.shoe.status().cards_dealt
             self._perform(acts.Deal(count=self.round_rest, pace_us=PACE_US))
             t0 = time.perf_counter()
-            state = self.shoe.status().state
-            took = device_ms(t0)
+            status = self.shoe.status()
+            took, answered_ns = device_ms(t0), time.perf_counter_ns()
             self.pull()
             dealt = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
             if len(dealt) < self.round_rest:
-                obs.shoe_mid_deal = str(state)
+                obs.shoe_mid_deal = str(status.state)
+                # section 5: every card the answer counts had its event sent before it (one line: received
+                # before the answer, so stamped before the host looked)
+                obs.mid_deal_counted = (status.cards_dealt - before, sum(e.t_ns <= answered_ns for e in dealt))
                 self.clock.mid_deal(took, obs)
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
         while True:

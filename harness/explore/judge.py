@@ -99,6 +99,8 @@ class Observed:
     shoe_state: str | None = None
     #: the shoe's ``state`` read during a paced deal, before its last card came; None when not read
     shoe_mid_deal: str | None = None
+    #: during that deal: (the cards shoe.status counted as dealt in it, the card events received before its answer)
+    mid_deal_counted: tuple[int, int] | None = None
     #: the time-interval counter, armed before the round's first card, measured no lock-out edge although
     #: it measured the lock-out line in an earlier round (the line did not fall at round.open or rise at
     #: the lock-out: docs/protocol.md section 9)
@@ -256,6 +258,13 @@ def differences(model: TableModel, out: Permitted, got: Observed,
     if got.shoe_mid_deal is not None:
         # docs/protocol.md section 12, shoe states: "dealing | a deal is in progress"
         check("shoe.status state during a paced deal", "dealing", got.shoe_mid_deal, R.SHOE.name)
+    if got.mid_deal_counted is not None and got.mid_deal_counted[0] > got.mid_deal_counted[1]:
+        # section 5: "every card shoe.status counts in cards_dealt has had its card (or misread) event sent
+        # before that answer"
+        counted, before_answer = got.mid_deal_counted
+        diffs.append(Difference("shoe.status cards_dealt during a paced deal (cards of the deal counted)",
+                                f"at most {before_answer} (the card events sent before the answer)", counted,
+                                R.CARD_EVENTS.name))
     diffs.extend(_events_differences(model, out, got))
     if got.op is not None:
         diffs.extend(stray_events(got.op, got))

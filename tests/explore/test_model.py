@@ -380,3 +380,22 @@ def test_the_shoe_read_during_a_paced_deal_says_dealing(model: TableModel) -> No
             if d.what.startswith("shoe")] == [R.SHOE.name]
     assert not [d for d in differences(model, out, _shown(out.state, shoe_mid_deal="dealing"), None)
                 if d.what.startswith("shoe")]
+
+
+def test_the_shoe_read_during_a_paced_deal_counts_no_card_whose_event_came_after(model: TableModel) -> None:
+    # docs/protocol.md section 5: every card shoe.status counts has had its card event sent before that answer
+    s = play(model, model.initial(), OpenRound(), LoadShoe(("8C", "2D", "TC", "3D", "5H", "6S")), DealFirst())
+    out = one(model, s, DealRest())
+    ahead = _shown(out.state, shoe_mid_deal="dealing", mid_deal_counted=(2, 1))
+    assert [d.rule for d in differences(model, out, ahead, None) if d.what.startswith("shoe")] == [R.CARD_EVENTS.name]
+    for counted in ((1, 1), (0, 1)):  # as many as sent, or fewer (a count that lags is not this rule's)
+        shown = _shown(out.state, shoe_mid_deal="dealing", mid_deal_counted=counted)
+        assert not [d for d in differences(model, out, shown, None) if d.what.startswith("shoe")]
+
+
+def test_a_wager_at_a_negative_amount_is_refused_bad_amount(model: TableModel) -> None:
+    # docs/protocol.md sections 6.3, 12: "amount not positive"
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "banker", 1050))
+    out = one(model, s, PlaceWager(1, "banker", -1050))
+    assert out.answer.accepted is False and out.answer.reasons == {"bad-amount"}
+    assert out.state.layout == {(1, "banker"): 1050}
