@@ -23,29 +23,20 @@ sys.path.insert(0, str(HERE))
 
 from check_faults2 import NO_HIT, Check, Line, Table, check_all, hits, payouts, scpi  # noqa: E402
 from check_helpers import (  # noqa: E402
+    BANKER_ROYAL9,
+    ENVY_SEAT1,
     MAJOR_SEAT2,
     button_void,
     first_card_ms,
     major_hit,
     meter,
     one_dollar,
+    r9_one_dollar,
     reboot,
+    wager_list,
     wait_power_lockout,
 )
 from indie_table.faults import FAULTS_SET9  # noqa: E402
-
-ENVY_SEAT1 = ["KS", "KS", "9S", "9S"]  # seat 1's KS 9S on both hands: a tie of two naturals 9
-BANKER_ROYAL9 = ["2C", "JC", "3D", "9S"]  # banker J+9 (a Royal 9, not suited), natural 9 against 5
-
-
-def _listed(t: Table) -> list[tuple[int, str, int]]:
-    return [(w["seat"], w["type"], w["amount"]) for w in t.sens.ok("wager.list")["wagers"]]
-
-
-def _r9_one_dollar(t: Table, seat: int) -> None:
-    """A base wager of $10 and the $1 Royal 9 wager at a seat of the $1 table."""
-    assert t.place(seat, "player", 1000)["accepted"]
-    assert t.place(seat, "royal9", 100)["accepted"]
 
 
 # ---------------------------------------------------------------- shoe and cards
@@ -98,7 +89,7 @@ def c_list_settled(t: Table) -> tuple[bool, str]:
     t.open()
     t.place(1, "player", 1000)
     t.deal(NO_HIT)
-    listed = _listed(t)
+    listed = wager_list(t)
     return listed != [], f"a Player wager, the round dealt and settled: wager.list {listed}"
 
 
@@ -106,7 +97,7 @@ def c_tie_adds(t: Table) -> tuple[bool, str]:
     t.open()
     t.place(1, "tie", 500)
     t.place(1, "tie", 1000)
-    listed = _listed(t)
+    listed = wager_list(t)
     return listed != [(1, "tie", 1000)], f"a Tie wager of 500 placed again at 1000: wager.list {listed}"
 
 
@@ -121,13 +112,13 @@ def c_after_void(t: Table) -> tuple[bool, str]:
     t.open()
     t.ctl.ok("round.settle")
     ans = t.place(1, "player", 1000)
-    return ans["accepted"], f"a voided round, then a Player wager: {ans}; wager.list {_listed(t)}"
+    return ans["accepted"], f"a voided round, then a Player wager: {ans}; wager.list {wager_list(t)}"
 
 
 def c_amount_16(t: Table) -> tuple[bool, str]:
     t.open()
     ans = t.place(1, "player", 100000)
-    listed = _listed(t)
+    listed = wager_list(t)
     return listed != [(1, "player", 100000)], f"a Player wager of 100000 ({ans}): wager.list {listed}"
 
 
@@ -214,7 +205,7 @@ def c_payouts_order(t: Table) -> tuple[bool, str]:
 def c_sub_cent(t: Table) -> tuple[bool, str]:
     one_dollar(t)
     t.open()
-    _r9_one_dollar(t, 1)
+    r9_one_dollar(t, 1)
     t.ctl.ok("lockout.press")
     got = (meter(t, "major"), meter(t, "minor"))
     return got != ((45000, "0.5"), (45000, "0.35")), f"$1 table, one $1 Royal 9 wager, the button: major, minor {got}"
@@ -345,7 +336,7 @@ def c_paytable_power(t: Table) -> tuple[bool, str]:
     one_dollar(t)
     t.power_cycle()
     t.open()
-    _r9_one_dollar(t, 1)
+    r9_one_dollar(t, 1)
     got = [(h["category"], h["amount"]) for h in hits(t.deal(BANKER_ROYAL9), 1)]
     return got != [("royal9", 500)], f"$1 table, a power cycle, banker JC 9S: hits {got}"
 
@@ -354,7 +345,7 @@ def c_reset_clamp(t: Table) -> tuple[bool, str]:
     one_dollar(t)
     t.ctl.ok("config.set", meters={"major": {"reset": 9000}})
     t.open()
-    _r9_one_dollar(t, 2)
+    r9_one_dollar(t, 2)
     t.deal(MAJOR_SEAT2)
     ans = t.ctl.ok("reset_key", meter="major")
     return ans["amount"] != 9000, f"$1 table, the major's reset amount $90, seat 2's major paid: reset_key {ans}; " \

@@ -1,4 +1,4 @@
-"""Scenario helpers shared by check_faults4.py to check_faults9.py.
+"""Scenario helpers shared by check_faults4.py to check_faults10.py.
 
 The host machinery (the frames, a device line with deadlines, SCPI, starting and stopping the table by
 its own pid) is check_faults2.py's; these are the small acts several scenarios begin with.  The scripts
@@ -13,6 +13,8 @@ from check_faults2 import NO_HIT, Msg, Table, scpi
 
 MINOR_SEAT1 = ["KS", "2C", "9S", "3D"]  # player KS 9S (seat 1's combination), natural 9 against 5
 MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
+ENVY_SEAT1 = ["KS", "KS", "9S", "9S"]  # seat 1's KS 9S on both hands: a tie of two naturals 9
+BANKER_ROYAL9 = ["2C", "JC", "3D", "9S"]  # banker J+9 (a Royal 9, not suited), natural 9 against 5
 
 
 def major_hit(t: Table) -> list[Msg]:
@@ -54,6 +56,17 @@ def button_void(t: Table) -> None:
 def one_dollar(t: Table) -> None:
     """The $1 Royal 9 paytable: the denomination written before the first round."""
     t.ctl.ok("config.set", denomination=100)
+
+
+def r9_one_dollar(t: Table, seat: int) -> None:
+    """A base wager of $10 and the $1 Royal 9 wager at a seat of the $1 table."""
+    assert t.place(seat, "player", 1000)["accepted"]
+    assert t.place(seat, "royal9", 100)["accepted"]
+
+
+def wager_list(t: Table) -> list[tuple[int, str, int]]:
+    """`wager.list` as (seat, type, amount)."""
+    return [(w["seat"], w["type"], w["amount"]) for w in t.sens.ok("wager.list")["wagers"]]
 
 
 def meter(t: Table, name: str) -> tuple[Any, Any]:

@@ -332,5 +332,46 @@ FAULTS_SET9 = {
     "void-answers-slowly": "round.settle voiding a round answers after 200 ms",
 }
 
+# The tenth set (FAULTS10.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET10 = {
+    "card-event-lost-in-burst": "of cards dealt at once, the sixth card's event is dropped (five-frame transmit ring)",
+    "misread-n-one-behind": "a misread event carries the n of the card before it (the counter is stepped after)",
+    "royal9-refused-replace-drops-wager": "a Royal 9 wager placed again at a refused amount is taken off the layout",
+    "base-remove-refused-beside-royal9": "a base wager at a seat with a Royal 9 wager cannot be removed even where "
+                                         "another base wager stays",
+    "no-base-refusal-latched": "a seat refused no-base-wager keeps refusing Royal 9 wagers until the next round",
+    "lockout-late-after-link-restore": "in the first round after the sensors link is back the lock-out is 3.5 ms late",
+    "lockout-late-every-tenth-round": "in every tenth round (10, 20, ...) the lock-out on the first card is 3 ms late",
+    "settle-taken-before-third-card": "round.settle settles on four cards while the tableau still needs a card",
+    "banker-5-stands-when-player-stood": "when the player stands on 6 or 7 a banker's 5 stands (must draw)",
+    "losing-tie-payout-skipped": "a losing Tie wager gets no settlement payout event",
+    "envy-paid-to-base-only-seats": "mega envy is also paid to seats with a base wager and no Royal 9 wager",
+    "mega-winner-also-paid-envy": "the seat that wins the mega is also paid mega envy (a second payout)",
+    "paid-by-attendant-carried-to-next-seat": "after a meter jackpot the later Royal 9 payouts say paid_by attendant",
+    "hits-sent-before-payouts": "the Royal 9 settlement sends every seat's hit before the first Royal 9 payout",
+    "first-seat-royal9-not-contributing": "the Royal 9 wager at seat 1 does not contribute to the meters",
+    "carry-passed-between-meters": "a contribution carries one meter's fraction of a cent into the next meter",
+    "cap-cached-at-power-up": "a payout limit written is shown but the meter is capped at the power-up limit",
+    "pending-category-wager-type": "meters.get gives each pending payment's category as royal9 (the wager type)",
+    "open-block-cleared-by-first-key": "with two payments pending the first reset key lets round.open through",
+    "round-end-held-until-key": "a round with an attendant-paid jackpot sends its round_end at the reset key",
+    "cumulative-booked-after-save": "the reset key writes the payout record before adding to cumulative_paid",
+    "paid-by-attendant-wraps-at-24-bits": "paid_by_attendant is kept in 24 bits: it wraps past 16777215 cents",
+    "residual-saved-to-one-decimal": "the residuals are written to non-volatile storage to one decimal of a cent",
+    "config-refused-while-payment-pending": "a configuration write is REFUSED while a payment waits for the reset key",
+    "initial-write-copies-to-reset": "a meter's initial amount written alone is also written as its reset amount",
+    "null-limit-dropped-from-config": "a payout limit or display capacity of null is left out of the configuration",
+    "controller-serial-from-asset-number": "the controller's identity gives the asset number as its serial",
+    "power-lockout-event-old-cause": "the lockout event after power-up carries the cause held before the power loss",
+    "reboot-keeps-round-phase": "a controller reboot in an open round keeps the round: round.open REFUSED after it",
+    "comm-lost-event-once-per-power-up": "only the first sensors link loss after power-up sends its lockout event",
+    "settlement-events-own-seq": "the settlement's hit, payout and round_end events are numbered on their own counter",
+    "round-open-slow-after-key": "the first round.open after a reset key answers after 150 ms",
+    "one-dollar-tie-and-suited-swapped": "on the $1 table a Royal 9 tie hand pays $10 and a suited Royal 9 $50",
+    "one-dollar-lockout-late-on-fractional-contribution": "a Royal 9 wager feeding a meter under a cent ($1 table) "
+                                                          "makes the lock-out 3 ms late",
+    "one-dollar-royal9-payout-stake-500": "on the $1 table a Royal 9 payout gives its stake as 500 cents",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
-              **FAULTS_SET8, **FAULTS_SET9}
+              **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10}

@@ -33,7 +33,8 @@ def value(card: str) -> int:
 def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
                  banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
                  player_draws_6: bool = False, banker6_on_7_only: bool = False,
-                 banker_natural_late: bool = False, banker2_as_3: bool = False) -> int:
+                 banker_natural_late: bool = False, banker2_as_3: bool = False,
+                 banker5_stands_stood: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -46,6 +47,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     `banker_natural_late`: fault banker-natural-checked-after-player-draw (the banker's natural is looked at only
     after the player's draw).
     `banker2_as_3`: fault banker-2-stands-on-third-8 (the banker's 3 row starts at 2: a 2 stands on a third card 8).
+    `banker5_stands_stood`: fault banker-5-stands-when-player-stood (the banker's "player stood" row ends at 4).
     """
     if len(cards) < 4:
         return 4
@@ -64,7 +66,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
                 or (b == 6 and p3 in ((7,) if banker6_on_7_only else (6, 7))))
         return 6 if draw else 5
     # player stands on 6 or 7
-    return 5 if b <= (6 if banker6_draws else 5) else 4
+    return 5 if b <= (6 if banker6_draws else 4 if banker5_stands_stood else 5) else 4
 
 
 @dataclass
@@ -92,11 +94,12 @@ class Hands:
 def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
           banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
           player_draws_6: bool = False, banker6_on_7_only: bool = False, banker_natural_late: bool = False,
-          banker2_as_3: bool = False) -> Hands:
+          banker2_as_3: bool = False, banker5_stands_stood: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
-                     player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3)
+                     player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3, banker5_stands_stood)
+    n = min(n, len(cards))  # fault settle-taken-before-third-card: a hand settled on the cards out so far
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
         if p <= (6 if player_draws_6 else 5):

@@ -35,6 +35,7 @@ class DeviceLine:
         self.off_contract = 0
         self.seq_from_zero = False  # fault power-up-event-seq-from-zero
         self.last_event: dict[str, Any] | None = None  # fault reconnect-resends-last-event
+        self.settle_seq = 0  # fault settlement-events-own-seq
         self.silent_until = 0.0
         self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
@@ -62,6 +63,12 @@ class DeviceLine:
         if "event-seq-shared-across-lines" in self.table.faults:
             self.table.shared_event_seq = self.table.shared_event_seq % 65535 + 1
             self._send(self._frame(wire.EVT, self.table.shared_event_seq, payload))
+            return
+        if (self.role == "controller" and "settlement-events-own-seq" in self.table.faults
+                and payload.get("event") in ("hit", "payout", "round_end")):
+            # the settlement task frames its events with a counter of its own
+            self.settle_seq = self.settle_seq % 65535 + 1
+            self._send(self._frame(wire.EVT, self.settle_seq, payload))
             return
         if self.seq_from_zero:
             # the power-up path clears the counter and sends its first event before stepping it
@@ -226,6 +233,7 @@ class DeviceLine:
         self.silent_until = time.monotonic() + duration_ms / 1000
         time.sleep(duration_ms / 1000)
         self.event_seq = 0
+        self.settle_seq = 0
         if self.role == "controller" and "controller-reboot-restarts-shoe-seq" in self.table.faults:
             for peer in self.peers.values():  # the warm start clears the shared event-counter block
                 peer.event_seq = 0
@@ -250,8 +258,10 @@ class DeviceLine:
                 return
             n = len(table.shoe_cards) if count is None else min(count, len(table.shoe_cards))
             if pace_us == 0:
-                for _ in range(n):
+                for i in range(n):
+                    table.burst_pos = i  # fault card-event-lost-in-burst
                     table.deal_one()
+                table.burst_pos = None
                 self.answer(wire.RSP, seq, {"ok": True, "dealing": n, "cards_remaining": len(table.shoe_cards)})
                 return
             table.dealing = True
@@ -429,6 +439,7 @@ def serve(table: Table, ports: dict[str, int], ready_file: str | None) -> dict[s
             return  # the event counters live in battery-backed memory beside the meters
         for line in lines.values():
             line.event_seq = 0
+            line.settle_seq = 0
             line.seq_from_zero = "power-up-event-seq-from-zero" in table.faults
         table.shared_event_seq = 0
 

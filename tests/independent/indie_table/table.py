@@ -122,6 +122,8 @@ class Table:
         self.sensors_block_resent = False  # fault sensors-software-id-empty-after-link-restore
         self.power_event_held = False  # fault power-lockout-held-until-first-request
         self.paytable_cold = False  # fault one-dollar-paytable-lost-at-power-up
+        self.burst_pos: int | None = None  # fault card-event-lost-in-burst: the card's place in a deal at once
+        self.after_link_restore = False  # fault lockout-late-after-link-restore
         self._load_nv()
         self._power_up_volatile()
         # fault reset-key-refused-after-reboot: the key task's list of payments, filled at a cold start
@@ -170,6 +172,9 @@ class Table:
         self.paid_by_attendant_at_boot = self.paid_by_attendant
         # fault round-number-not-saved-in-open-round: the round number written is the last settled one
         self.round_settled: int = self.round
+        # fault cap-cached-at-power-up: the contribution routine keeps the caps read at power-up
+        self.caps_at_boot: dict[str, tuple[Any, Any]] = {
+            m: (c.get("payout_limit"), c.get("display_capacity")) for m, c in self.config["meters"].items()}
         # fault config-get-stale-after-write: config.get reads a copy taken at power-up
         self.config_at_boot: dict[str, Any] = json.loads(json.dumps(self.config))
         self._save_nv()
@@ -178,6 +183,9 @@ class Table:
         config: dict[str, Any] = self.config
         meters: dict[str, Any] = self.meters
         residual: dict[str, Any] = {m: dec_str(v) for m, v in self.residual.items()}
+        if "residual-saved-to-one-decimal" in self.faults:
+            # the meter record's residual field holds tenths of a cent
+            residual = {m: dec_str(v.quantize(Decimal("0.1"), rounding=ROUND_FLOOR)) for m, v in self.residual.items()}
         if "commission-write-not-persisted" in self.faults and "commission" in config:
             config = dict(config, commission=self.commission_at_boot)
         if ("meters-saved-every-tenth-round" in self.faults and self.round % 10 != 0
@@ -239,6 +247,11 @@ class Table:
         self.listed_after_settle: dict[tuple[int, str], int] = {}  # fault wager-list-kept-after-settlement
         self.round_start_residual: dict[str, Decimal] = dict(self.residual)  # fault void-takes-back-contributions
         self.pending_shown: list[dict[str, Any]] | None = None  # fault pending-stale-after-key
+        self.r9_refused_seats: set[int] = set()  # fault no-base-refusal-latched
+        self.key_unblocked = False  # fault open-block-cleared-by-first-key
+        self.held_round_end: dict[str, Any] | None = None  # fault round-end-held-until-key
+        self.comm_event_sent = False  # fault comm-lost-event-once-per-power-up
+        self.slow_open = False  # fault round-open-slow-after-key
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -275,7 +288,11 @@ class Table:
             if "power-lockout-held-until-first-request" in self.faults:
                 self.power_event_held = True  # the controller's event queue starts with its first request
             else:
-                self.emit("controller", {"event": "lockout", "locked": True, "cause": "power"})
+                cause = "power"
+                held = self.lock_at_power_off
+                if "power-lockout-event-old-cause" in self.faults and held is not None and held[0] and held[1]:
+                    cause = held[1]  # the power-up event is built from the lock record kept in battery-backed RAM
+                self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
             if ("lock-state-restored-at-power-up" in self.faults and self.lock_at_power_off is not None
                     and not self.lock_at_power_off[0]):
                 # the lock flag is kept in battery-backed memory and read back after the power-up lock
@@ -293,7 +310,10 @@ class Table:
             if "pending-doubled-after-reboot" in self.faults and self.pending:
                 # the warm restart replays the hit journal on top of the pending list it has just read
                 self.pending = self.pending + [dict(p) for p in self.pending]
+            kept_phase = self.phase
             self._power_up_volatile()
+            if "reboot-keeps-round-phase" in self.faults and kept_phase in ("open", "dealing"):
+                self.phase = kept_phase  # the warm start keeps the round record it finds in RAM
             self.warm_started = True
             self.key_known = {p["meter"] for p in self.pending}
             if "reset-key-refused-after-reboot" in self.faults:
@@ -321,6 +341,8 @@ class Table:
     def _cap(self, meter: str) -> int | None:
         m = self.config["meters"][meter]
         limits = (m.get("payout_limit"), m.get("display_capacity"))
+        if "cap-cached-at-power-up" in self.faults and meter in self.caps_at_boot:
+            limits = self.caps_at_boot[meter]
         if "major-payout-limit-ignored" in self.faults and meter == "major":
             limits = (None, m.get("display_capacity"))
         if "capacity-ignored-without-limit" in self.faults and m.get("payout_limit") is None:
@@ -337,7 +359,8 @@ class Table:
             self.cause = cause
             self.on_lock_line(True)
             event = {"event": "lockout", "locked": True, "cause": cause}
-            if quiet:
+            if quiet or (cause == "comm-lost" and self.comm_event_sent
+                         and "comm-lost-event-once-per-power-up" in self.faults):
                 pass
             elif "lockout-event-sent-late" in self.faults and cause == "card":
                 # the card-out interrupt only flags the event; the 50 ms housekeeping tick sends it
@@ -354,8 +377,11 @@ class Table:
             self.cause = cause
             if "comm-lost-after-close-contributes-again" in self.faults and self.phase in ("open", "dealing"):
                 self._contribute()  # the link-loss path runs the whole close routine again
-            if "comm-lost-no-event-when-locked" not in self.faults:
+            once = "comm-lost-event-once-per-power-up" in self.faults and self.comm_event_sent
+            if "comm-lost-no-event-when-locked" not in self.faults and not once:
                 self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
+        if cause == "comm-lost":
+            self.comm_event_sent = True  # fault comm-lost-event-once-per-power-up: the alarm-sent flag
 
     def _emit_late(self, role: str, payload: dict[str, Any]) -> None:
         with self.lock:
@@ -379,11 +405,14 @@ class Table:
             # the contribution walks the base wagers and adds the Royal 9 wager of each one's seat
             total = sum(self.layout.get((seat, "royal9"), 0) for (seat, wtype) in self.layout
                         if wtype in ("player", "banker", "tie"))
+        if "first-seat-royal9-not-contributing" in self.faults:
+            total -= self.layout.get((min(self.seats), "royal9"), 0)  # the seat loop starts at index 1
         if "tie-wager-contributes" in self.faults:
             # the qualifying-wager test checks the area's contribution flag, which the Tie area also has set
             total += sum(amount for (_s, wtype), amount in self.layout.items() if wtype == "tie")
         if not total:
             return
+        carry = Decimal(0)  # fault carry-passed-between-meters: the fraction accumulator outlives each meter
         for meter, mcfg in self.config["meters"].items():
             rate = mcfg["rate"]
             if "minor-rate-from-major" in self.faults and meter == "minor" and "major" in self.config["meters"]:
@@ -424,6 +453,8 @@ class Table:
                 self.meters[meter] += grown
                 self.residual[meter] += growth - grown
             else:
+                if "carry-passed-between-meters" in self.faults:
+                    amount += carry
                 whole = int(amount.to_integral_value(rounding=ROUND_FLOOR))
                 grown = int(growth.to_integral_value(rounding=ROUND_FLOOR))
                 if ("residual-whole-cent-kept" in self.faults
@@ -436,6 +467,7 @@ class Table:
                     whole = int(amount.to_integral_value(rounding=ROUND_HALF_UP))  # the display rounds to the cent
                 self.meters[meter] = whole
                 self.residual[meter] = amount - whole
+                carry = self.residual[meter]
         if "contribution-not-saved-until-settlement" in self.faults:
             return  # the meter record is written with the round's settlement
         self._save_nv()
@@ -474,6 +506,12 @@ class Table:
                 if "lockout-slow-with-many-wagers" in self.faults and len(self.layout) > 4:
                     # the lock-out task walks the layout's contributions before raising the line
                     time.sleep(0.0006 * (len(self.layout) - 4))
+                if "lockout-late-after-link-restore" in self.faults and self.after_link_restore:
+                    time.sleep(0.0035)  # the sensors' wager table is read back over the restored link first
+                if "lockout-late-every-tenth-round" in self.faults and self.round % 10 == 0:
+                    time.sleep(0.003)  # the ten-round audit block is written to flash before the line is raised
+                if "one-dollar-lockout-late-on-fractional-contribution" in self.faults and self._sub_cent_share():
+                    time.sleep(0.003)  # a share under a cent goes through the software decimal routine first
                 if "lockout-late-when-meter-at-cap" in self.faults and any(
                         (cap := self._cap(m)) is not None and self.meters[m] >= cap for m in self.meters):
                     time.sleep(0.004)  # the diverted-account record is written before the line is raised
@@ -484,6 +522,7 @@ class Table:
             self.after_void = False
             self.after_key = False
             self.after_config_write = False
+            self.after_link_restore = False
         if self.phase == "dealing":
             self.round_cards.append(card)
             if self.last_out_misread:
@@ -497,9 +536,16 @@ class Table:
             b6only7 = "banker-6-stands-on-third-6" in self.faults
             blate = "banker-natural-checked-after-player-draw" in self.faults
             b2as3 = "banker-2-stands-on-third-8" in self.faults
+            b5stood = "banker-5-stands-when-player-stood" in self.faults
             if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate,
-                                                          b2as3):
+                                                          b2as3, b5stood):
                 self._settle()
+
+    def _sub_cent_share(self) -> bool:
+        """Fault one-dollar-lockout-late-on-fractional-contribution: a meter's share of the wagers is under a cent."""
+        total = sum(a for (_s, t), a in self.layout.items() if t == "royal9")
+        return bool(total) and any(Decimal(total) * Decimal(c["rate"]) / 100 < 1
+                                   for c in self.config["meters"].values())
 
     def _masked_card_lock(self, round_no: int, epoch: int) -> None:
         """Fault card-out-masked-after-open: the card seen in the mask locks wagering when the mask ends."""
@@ -518,7 +564,8 @@ class Table:
                            "player-draws-on-6" in self.faults,
                            "banker-6-stands-on-third-6" in self.faults,
                            "banker-natural-checked-after-player-draw" in self.faults,
-                           "banker-2-stands-on-third-8" in self.faults)
+                           "banker-2-stands-on-third-8" in self.faults,
+                           "banker-5-stands-when-player-stood" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -575,6 +622,8 @@ class Table:
             if ("banker-three-card-win-no-commission" in self.faults and wtype == "banker" and category == "win"
                     and len(hands.banker) == 3):
                 returned = 2 * stake  # the vigorish is marked on the two-card path only
+            if "losing-tie-payout-skipped" in self.faults and wtype == "tie" and category == "lose":
+                continue  # the Tie area's slip is printed only when the hand is a tie
             base_payout = {"event": "payout", "seat": seat, "type": wtype, "category": category,
                            "stake": stake, "returned": returned, "paid_by": "table"}
             if "royal9-settled-before-base" in self.faults:
@@ -585,6 +634,9 @@ class Table:
         if self.paytable_cold:
             denom = 500  # fault one-dollar-paytable-lost-at-power-up
         fixed = game.FIXED.get(denom, game.FIXED[500])
+        if "one-dollar-tie-and-suited-swapped" in self.faults and denom == 100:
+            # the $1 paytable's rows were entered with the tie and the suited lines transposed
+            fixed = dict(fixed, **{"royal9-tie": fixed["suited-royal9"], "suited-royal9": fixed["royal9-tie"]})
         seats = self.seats
         slips = frozenset(self.faults & {"royal9-jack-not-face", "suited-tie-paid-as-tie",
                                          "tie-with-one-suited-paid-suited-tie", "royal9-counts-third-card",
@@ -597,6 +649,20 @@ class Table:
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         envy_paid = False  # fault envy-paid-to-first-seat-only
+        slip_paid_by = "table"  # fault paid-by-attendant-carried-to-next-seat: the slip's field, set by a jackpot
+        deferred: list[dict[str, Any]] = []  # fault hits-sent-before-payouts: the payout pass after the hit pass
+
+        def r9_payout(event: dict[str, Any]) -> None:
+            if "paid-by-attendant-carried-to-next-seat" in self.faults and event["paid_by"] == "table":
+                event["paid_by"] = slip_paid_by
+            if ("one-dollar-royal9-payout-stake-500" in self.faults and self.config["denomination"] == 100
+                    and event["stake"]):
+                event["stake"] = 500  # the slip's stake field is the paytable's unit constant, the $5 table's
+            if "hits-sent-before-payouts" in self.faults:
+                deferred.append(event)
+            else:
+                self.emit("controller", event)
+
         # fault royal9-payouts-last-seat-first: the Royal 9 task walks the seats from the last one
         r9_order = sorted(stakes.items(), reverse="royal9-payouts-last-seat-first" in self.faults)
         for (seat, wtype), stake in r9_order:
@@ -627,8 +693,8 @@ class Table:
                     # the losing slip is filled from the seat's first area, the base wager
                     lost_stake = next((stakes[(seat, t)] for t in ("player", "banker", "tie")
                                        if (seat, t) in stakes), stake)
-                self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": lost,
-                                         "stake": lost_stake, "returned": 0, "paid_by": "table"})
+                r9_payout({"event": "payout", "seat": seat, "type": "royal9", "category": lost,
+                           "stake": lost_stake, "returned": 0, "paid_by": "table"})
                 continue
             if cat in METERS and cat in self.meters:
                 amount = self.meters[cat]
@@ -659,7 +725,16 @@ class Table:
                 if "attendant-payout-after-round-end" in self.faults:
                     after_round_end.append(payout)  # queued for the attendant's display, sent after the round
                 else:
-                    self.emit("controller", payout)
+                    r9_payout(payout)
+                if "paid-by-attendant-carried-to-next-seat" in self.faults:
+                    slip_paid_by = "attendant"  # the slip's paid-by field is not set back for the next seat
+                if cat == "mega" and "mega-winner-also-paid-envy" in self.faults:
+                    # the envy row is tested for every wager whose position's combination is on both hands
+                    envy = fixed["mega-envy"]
+                    self.emit("controller", {"event": "hit", "seat": seat, "category": "mega-envy", "meter": None,
+                                             "amount": envy})
+                    r9_payout({"event": "payout", "seat": seat, "type": "royal9", "category": "mega-envy",
+                               "stake": stake, "returned": stake + envy, "paid_by": "table"})
                 if "meter-payout-before-hit" in self.faults:
                     self.emit("controller", hit_event)  # the hit record is sent when the payout slip is printed
                 if "major-hit-payout-twice" in self.faults and cat == "major":
@@ -692,8 +767,20 @@ class Table:
             shown_stake = stake
             if "envy-payout-stake-zero" in self.faults and cat == "mega-envy":
                 shown_stake = 0  # built as the envy award paid where no wager was
-            self.emit("controller", {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
-                                     "stake": shown_stake, "returned": stake + award, "paid_by": "table"})
+            r9_payout({"event": "payout", "seat": seat, "type": "royal9", "category": cat,
+                       "stake": shown_stake, "returned": stake + award, "paid_by": "table"})
+        if "envy-paid-to-base-only-seats" in self.faults:
+            # the envy pass walks the seats of the layout, not the Royal 9 wagers
+            r9_seats = {s for (s, t) in stakes if t == "royal9"}
+            for seat in sorted({s for (s, _t) in stakes} - r9_seats):
+                if game.royal9_category(cards, seat, seats, slips).category == "mega-envy":
+                    envy = fixed["mega-envy"]
+                    self.emit("controller", {"event": "hit", "seat": seat, "category": "mega-envy", "meter": None,
+                                             "amount": envy})
+                    r9_payout({"event": "payout", "seat": seat, "type": "royal9", "category": "mega-envy",
+                               "stake": 0, "returned": envy, "paid_by": "table"})
+        for queued in deferred:
+            self.emit("controller", queued)
         for queued in base_events:
             self.emit("controller", queued)
         if "wager-list-kept-after-settlement" in self.faults:
@@ -712,7 +799,10 @@ class Table:
         round_end: dict[str, Any] = {"event": "round_end", "round": self.round}
         if "void-flag-carried-to-next-round" in self.faults and self.prev_void:
             round_end["void"] = True  # the void flag is cleared only when a round is voided again
-        self.emit("controller", round_end)
+        if "round-end-held-until-key" in self.faults and meter_hits:
+            self.held_round_end = round_end  # the round record is closed when the attendant's slip is cleared
+        else:
+            self.emit("controller", round_end)
         if "round-end-twice-on-natural" in self.faults and len(cards) == 4:
             self.emit("controller", dict(round_end))  # the natural's early exit and the common tail both end it
         for payout in after_round_end:
@@ -738,6 +828,8 @@ class Table:
                 ident["controller_type"] = ""  # the settings page is written again without the identity strings
         if role == "controller" and "software-id-empty-after-reboot" in self.faults and self.warm_started:
             ident["software_id"] = ""  # the identity block is copied from the boot loader at a cold start only
+        if role == "controller" and "controller-serial-from-asset-number" in self.faults:
+            ident["serial"] = ident["asset_number"]  # the serial field is read from the asset page's offset
         if role == "controller" and "serial-counts-power-ups" in self.faults:
             ident["serial"] = f"ITW-C-{self.boots + 1:04d}"  # the serial field is filled from the boot record
         if role == "shoe" and "shoe-identity-without-asset-or-game" in self.faults:
@@ -750,7 +842,12 @@ class Table:
         return ident
 
     def config_view(self) -> dict[str, Any]:
-        return {k: v for k, v in self.config.items() if not k.startswith("_")}
+        view = {k: v for k, v in self.config.items() if not k.startswith("_")}
+        if "null-limit-dropped-from-config" in self.faults:
+            # the configuration is serialised field by field and an empty field is skipped
+            view["meters"] = {name: {k: v for k, v in m.items() if v is not None}
+                              for name, m in view["meters"].items()}
+        return view
 
     def meters_view(self) -> dict[str, Any]:
         residual = {m: dec_str(v) for m, v in self.residual.items()}
@@ -764,6 +861,9 @@ class Table:
         pending = [dict(p) for p in self.pending]
         if self.pending_shown is not None:
             pending, self.pending_shown = self.pending_shown, None  # fault pending-stale-after-key: the cached list
+        if "pending-category-wager-type" in self.faults:
+            for p in pending:
+                p["category"] = "royal9"  # the slip record's category field holds the wager type
         if "pending-amount-truncated-to-dollar" in self.faults:
             for p in pending:
                 p["amount"] = p["amount"] // 100 * 100  # the slip record keeps whole dollars
@@ -852,6 +952,15 @@ class Table:
             self.first_stake.pop((seat, wtype), None)
             return ("rsp", {"accepted": True, "reason": None})
         reason = self._refusal(seat, wtype, amount)
+        if reason is None and wtype == "royal9" and seat in self.r9_refused_seats:
+            reason = "no-base-wager"  # fault no-base-refusal-latched: the area's refusal lamp is cleared at round.open
+        if (reason == "no-base-wager" and wtype == "royal9" and "no-base-refusal-latched" in self.faults
+                and self.phase == "open"):
+            self.r9_refused_seats.add(seat)
+        if (reason == "bad-amount" and wtype == "royal9" and (seat, wtype) in self.layout
+                and "royal9-refused-replace-drops-wager" in self.faults):
+            del self.layout[(seat, wtype)]  # the area's slot is cleared before the new count is checked
+            self.first_stake.pop((seat, wtype), None)
         if reason == "no-base-wager" and wtype == "royal9" and "refused-royal9-contributes" in self.faults:
             self.refused_royal9 += amount  # the sensor's count is taken before the controller's answer
         if (reason is None and "wager-decrease-refused-bad-amount" in self.faults and wtype != "royal9"
@@ -946,7 +1055,8 @@ class Table:
         base = ("player", "banker", "tie")
         if (key[1] in base and (seat, "royal9") in self.layout
                 and "base-removed-under-royal9" not in self.faults
-                and not any((seat, t) in self.layout for t in base if t != key[1])):
+                and ("base-remove-refused-beside-royal9" in self.faults  # the other base areas are not looked at
+                     or not any((seat, t) in self.layout for t in base if t != key[1]))):
             raise Refused("a Royal 9 wager at this seat needs its base wager (629a Royal 9 (b)): remove it first")
         if key[1] == "royal9":
             self.removed_royal9 += self.layout[key]
@@ -1023,6 +1133,9 @@ class Table:
         return ("rsp", {"locked": True})
 
     def _controller_round_open(self, req: dict[str, Any]) -> Reply:
+        if self.slow_open:
+            self.slow_open = False  # fault round-open-slow-after-key: the key's audit record is flushed first
+            time.sleep(0.15)
         unsettled = ("open",) if "round-open-accepted-mid-deal" in self.faults else ("open", "dealing")
         if self.phase in unsettled:
             raise Refused("the last round is not settled")
@@ -1030,6 +1143,8 @@ class Table:
         if counted:
             self.round += 1  # the round counter is stepped before the checks
         blocked = bool(self.key_wait if "pending-does-not-block-after-power-up" in self.faults else self.pending)
+        if self.key_unblocked:
+            blocked = False  # fault open-block-cleared-by-first-key: one "key turned" flag for the round
         if "second-round-open-taken-with-pending" in self.faults and blocked:
             if self.open_refused_pending:
                 blocked = False  # the refusal is a reminder shown once
@@ -1049,6 +1164,8 @@ class Table:
         self.last_round_void = False
         self.prev_void = after_void
         self.open_refused_pending = False
+        self.key_unblocked = False
+        self.r9_refused_seats.clear()
         self.contribution_due = False
         self.round_misreads = 0
         self.withdrawn.clear()
@@ -1104,6 +1221,10 @@ class Table:
             raise Refused("no round is open")
         misread_only = ("void-taken-after-misread-card" in self.faults and self.round_cards
                         and len(self.round_cards) == self.round_misreads)  # only read cards are counted
+        if ("settle-taken-before-third-card" in self.faults and self.phase == "dealing"
+                and len(self.round_cards) >= 4):
+            self._settle()  # the check asks for the first four cards only, not for the tableau
+            return ("rsp", {"round": self.round})
         if (self.phase == "dealing" or self.round_cards) and not misread_only:
             raise Refused("the tableau still needs a card")
         if "void-refused-after-button" in self.faults and self.locked and self.cause == "button":
@@ -1169,12 +1290,15 @@ class Table:
         else:
             self.pending = [p for p in self.pending if p["meter"] != meter]
         self.key_wait = bool(self.pending)
-        if "cumulative-booked-at-hit" not in self.faults:
+        late_cumulative = "cumulative-booked-after-save" in self.faults
+        if "cumulative-booked-at-hit" not in self.faults and not late_cumulative:
             self.cumulative_paid += paid
         if "attendant-payment-booked-as-table" in self.faults:
             self.paid_by_table += paid  # the booking routine is the table's, called with the wrong meter
         elif "paid-by-attendant-not-booked" not in self.faults:
             self.paid_by_attendant += paid
+            if "paid-by-attendant-wraps-at-24-bits" in self.faults:
+                self.paid_by_attendant %= 1 << 24  # the attendant meter's register is 24 bits wide
         if "diverted-cleared-by-reset-key" in self.faults:
             self.diverted[meter] = 0  # the meter's counters are cleared with it
         if "lockout-late-after-reset-key" in self.faults:
@@ -1190,6 +1314,12 @@ class Table:
             self.residual[meter] = Decimal(0)  # the meter record is initialised afresh
         before_key = [dict(p) for p in self.pending] + [dict(p) for p in mine]
         self._save_nv()
+        if late_cumulative:
+            self.cumulative_paid += paid  # added in RAM after the record was written
+        if "open-block-cleared-by-first-key" in self.faults and mine:
+            self.key_unblocked = True
+        if "round-open-slow-after-key" in self.faults and mine:
+            self.slow_open = True
         if "key-clear-not-saved" in self.faults and mine:
             # the key writes the meter record; the payment list in storage is left as it was
             nv = json.loads(self.nv_path.read_text())
@@ -1199,6 +1329,9 @@ class Table:
             time.sleep(0.18)  # the payment record is written to the audit log before the answer
         if not self.quiet_reset:
             self.emit("controller", {"event": "reset", "meter": meter, "amount": self.meters[meter]})
+        if self.held_round_end is not None:
+            held, self.held_round_end = self.held_round_end, None  # fault round-end-held-until-key
+            self.emit("controller", held)
         if "reset-key-answers-paid-amount" in self.faults and paid:
             return ("rsp", {"meter": meter, "amount": paid})
         return ("rsp", {"meter": meter, "amount": self.meters[meter]})
@@ -1213,6 +1346,8 @@ class Table:
             if "refused-write-reaches-storage" in self.faults:
                 self._store_refused_write(fields)
             raise Refused("live: a round is open or a wager is on the layout")
+        if "config-refused-while-payment-pending" in self.faults and self.pending:
+            raise Refused("a payment waits for the reset key")  # the settings lock is the jackpot lock
         old_meters = json.loads(json.dumps(self.config["meters"]))  # fault config-set-answers-old-meters
         new = json.loads(json.dumps(self.config))
         partial = "config-partial-apply" in self.faults
@@ -1359,6 +1494,8 @@ class Table:
                     if "meter-write-bad-args-keeps-earlier-keys" in self.faults:
                         live[fkey] = m[fkey]  # each key parsed is written to the live meter record at once
                 self._check_meter(name, m, sub)
+                if "initial-write-copies-to-reset" in self.faults and "initial" in sub and "reset" not in sub:
+                    m["reset"] = sub["initial"]  # the reset amount defaults to the initial one in the write routine
             self._check_floors(new["denomination"], new["meters"])
 
     def _check_meter(self, name: str, m: dict[str, Any], written: dict[str, Any]) -> None:
@@ -1419,6 +1556,8 @@ class Table:
                 if "link-loss-clears-layout" in self.faults:
                     self.layout.clear()  # the controller's copy of the layout is dropped with the link
                     self.first_stake.clear()
+            if up and not was_up and "lockout-late-after-link-restore" in self.faults:
+                self.after_link_restore = True
             if up and not was_up and "sensors-software-id-empty-after-link-restore" in self.faults:
                 self.sensors_block_resent = True  # the controller re-sends the sensors' settings block without it
             if (up and not was_up and "link-restore-sends-stale-unlock" in self.faults
@@ -1477,7 +1616,9 @@ class Table:
             if self.misread_next:
                 self.misread_next -= 1
                 self.last_out_misread = True
-                self.emit("shoe", {"event": "misread", "n": n, "raw": "??"})
+                # fault misread-n-one-behind: the misread frame is built before the reader steps its count
+                shown_n = n - 1 if "misread-n-one-behind" in self.faults else n
+                self.emit("shoe", {"event": "misread", "n": shown_n, "raw": "??"})
                 if "misread-not-counted" in self.faults:
                     self.cards_dealt -= 1  # only cards read are counted
                 if "shoe-status-dealt-excludes-misread" in self.faults:
@@ -1493,7 +1634,10 @@ class Table:
                 if "card-event-ten-as-10" in self.faults and card[0] == "T":
                     read = "10" + card[1]  # the reader's rank table prints the ten as on the card
                 self.last_card_event = {"event": "card", "card": read, "n": n}
-                self._card_event({"event": "card", "card": read, "n": n})
+                dropped = ("card-event-lost-in-burst" in self.faults and self.burst_pos is not None
+                           and self.burst_pos >= 5)  # the reader's transmit ring holds five frames
+                if not dropped:
+                    self._card_event({"event": "card", "card": read, "n": n})
             self.card_out(card)
             return True
 
