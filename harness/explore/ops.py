@@ -183,12 +183,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def op_from_dict(data: Mapping[str, Any], where: str = "op") -> Op:
-    """The operation a mapping written by :meth:`Op.to_dict` stands for (``InputError`` otherwise)."""
-    name = data.get("op")
+def _op_class(name: Any, where: str) -> type[Op]:
+    """The operation registered as ``name`` (``InputError`` naming ``where`` otherwise)."""
     cls = OPS.get(str(name))
     if cls is None:
         raise InputError(f"{where}: unknown operation {name!r} (known: {', '.join(OPS)})")
+    return cls
+
+
+def op_from_dict(data: Mapping[str, Any], where: str = "op") -> Op:
+    """The operation a mapping written by :meth:`Op.to_dict` stands for (``InputError`` otherwise)."""
+    name = data.get("op")
+    cls = _op_class(name, where)
     args = {k: v for k, v in data.items() if k != "op"}
     known = set(cls.__dataclass_fields__)
     extra = sorted(set(args) - known)
@@ -230,9 +236,7 @@ def parse_op(text: str, where: str = "op") -> Op:
     """The operation :func:`op_text` wrote (``InputError`` naming ``where`` otherwise)."""
     name, _sep, rest = text.strip().partition(" ")
     rest = rest.strip()
-    cls = OPS.get(name)
-    if cls is None:
-        raise InputError(f"{where}: unknown operation {name!r} (known: {', '.join(OPS)})")
+    cls = _op_class(name, where)
     if cls is LoadShoe:
         return LoadShoe(tuple(rest.split()))
     if cls is ConfigWrite:

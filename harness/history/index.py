@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,12 @@ from harness.verdict import Verdict
 #: the environment variable that points every bench at one index (a database URL)
 ENV = "TABLECERT_HISTORY"
 DEFAULT_FILE = "history.sqlite"
+
+#: the run row's counts of the record's cases, each a column of ``tablecert_runs``
+COUNTS = ("passed", "failed", "errors", "not_applicable", "cases")
+#: what a device row keeps of the identity the device answered (docs/protocol.md section 6.1): each a
+#: column of ``tablecert_devices`` and a field of the recorded identity, by the same name
+DEVICE_FIELDS = ("manufacturer", "model", "serial", "software_name", "software_version", "program_hash")
 
 metadata = sa.MetaData()
 runs = sa.Table(
@@ -39,11 +45,7 @@ runs = sa.Table(
     sa.Column("digest", sa.String(64), nullable=False),
     sa.Column("schema", sa.String(60), nullable=False),
     sa.Column("harness", sa.String(120), nullable=False),
-    sa.Column("passed", sa.Integer, nullable=False),
-    sa.Column("failed", sa.Integer, nullable=False),
-    sa.Column("errors", sa.Integer, nullable=False),
-    sa.Column("not_applicable", sa.Integer, nullable=False),
-    sa.Column("cases", sa.Integer, nullable=False),
+    *(sa.Column(name, sa.Integer, nullable=False) for name in COUNTS),
     sa.Index("ix_tablecert_runs_started", "started_at"),
     sa.Index("ix_tablecert_runs_profile", "profile"),
 )
@@ -52,12 +54,7 @@ devices = sa.Table(
     sa.Column("run_id", sa.String(200), sa.ForeignKey("tablecert_runs.run_id", ondelete="CASCADE"),
               primary_key=True),
     sa.Column("role", sa.String(60), primary_key=True),
-    sa.Column("manufacturer", sa.String(200), nullable=False),
-    sa.Column("model", sa.String(200), nullable=False),
-    sa.Column("serial", sa.String(200), nullable=False),
-    sa.Column("software_name", sa.String(200), nullable=False),
-    sa.Column("software_version", sa.String(200), nullable=False),
-    sa.Column("program_hash", sa.String(200), nullable=False),
+    *(sa.Column(name, sa.String(200), nullable=False) for name in DEVICE_FIELDS),
     sa.Index("ix_tablecert_devices_serial", "serial"),
     sa.Index("ix_tablecert_devices_version", "software_version"),
 )
@@ -107,6 +104,10 @@ class Indexed:
     firmware: str  # "role version" of each device, as read at the start of the run
 
 
+#: the fields of :class:`Indexed` read from the run row as they stand (``firmware`` is gathered from its devices)
+INDEXED_COLUMNS = tuple(f.name for f in fields(Indexed) if f.name != "firmware")
+
+
 def rows_of(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """The run row and device rows of a finished record, or None (not finished: nothing to index)."""
     record = load_record(run_dir)
@@ -127,9 +128,8 @@ def rows_of(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None
     for role, pair in sorted(record.identities.items()):
         ident = pair.get("start") or pair.get("end")
         if ident is not None:
-            devs.append({"run_id": record.run_id, "role": role, "manufacturer": ident.manufacturer,
-                         "model": ident.model, "serial": ident.serial, "software_name": ident.software_name,
-                         "software_version": ident.software_version, "program_hash": ident.program_hash})
+            devs.append({"run_id": record.run_id, "role": role,
+                         **{name: getattr(ident, name) for name in DEVICE_FIELDS}})
     return run, devs
 
 
@@ -198,9 +198,8 @@ def query(engine: sa.Engine, *, device: str | None = None, firmware: str | None 
         if ids:
             for d in conn.execute(sa.select(devices).where(devices.c.run_id.in_(ids)).order_by(devices.c.role)):
                 firmware_of.setdefault(d.run_id, []).append(f"{d.role} {d.software_version}".strip())
-    return [Indexed(r["run_id"], r["folder"], r["profile"], r["verdict"], r["started_at"], r["passed"], r["failed"],
-                    r["errors"], r["not_applicable"], r["digest"], ", ".join(firmware_of.get(r["run_id"], [])))
-            for r in found]
+    return [Indexed(**{name: r[name] for name in INDEXED_COLUMNS},
+                    firmware=", ".join(firmware_of.get(r["run_id"], []))) for r in found]
 
 
 def forget(engine: sa.Engine, folder: Path) -> None:

@@ -106,6 +106,22 @@ def test_answer_time_is_judged_on_the_fastest_try() -> None:
     assert "shoe.status" in rig.shoe.sent
 
 
+def test_a_slow_answer_seen_too_few_times_is_inconclusive() -> None:
+    calls: list[tuple[Any, ...]] = []
+    runner = SimpleNamespace(measure=lambda *a, **kw: calls.append((*a[1:], kw)))
+    sw.measure_answer_time(runner, STEP, "controller answers round.open", [150_000_000], "slowest 150.000 ms",
+                           few=True)
+    sw.measure_answer_time(runner, STEP, "controller answers round.open", [150_000_000], "slowest 150.000 ms")
+    sw.measure_answer_time(runner, STEP, "controller answers ping", [2_000_000], "every try: 2.000 ms", few=True)
+    (name, best, limit, ok, kw), again, fast = calls
+    assert (name, best, limit, ok) == ("controller answers round.open (fastest of 1)", Decimal("150.000"),
+                                       "<= 100", False)
+    assert kw == {"unit": "ms", "advisory": True, "detail": "slowest 150.000 ms; INCONCLUSIVE: too few answers "
+                  "of this kind to judge one slow sample"}
+    assert again[4] == {"unit": "ms", "advisory": False, "detail": "slowest 150.000 ms"}
+    assert fast[3] is True and fast[4] == {"unit": "ms", "advisory": False, "detail": "every try: 2.000 ms"}
+
+
 def test_answer_times_not_applicable_without_a_reference_line() -> None:
     rig = SimpleNamespace(shoe=None, sensors=None, controller=SimpleNamespace())
     with pytest.raises(NotApplicableHere):

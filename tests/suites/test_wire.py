@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.devices.link import DeviceEvent, DeviceNak, Reply
 from harness.devices.transcript import IN, OUT, Transcript
-from harness.suites.steps import wire
+from harness.suites.steps import sweeps, wire
 
 STEP = SimpleNamespace(clause=None)
 
@@ -267,4 +267,4 @@ def test_mystery_and_linked_awards_are_not_the_settlements() -> None:
 
 
 def test_answer_limit_is_the_protocols() -> None:
-    assert Decimal(100) == wire.ANSWER_LIMIT_MS
+    assert Decimal(100) == sweeps.ANSWER_LIMIT_MS

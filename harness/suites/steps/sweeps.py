@@ -25,6 +25,7 @@ import copy
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from harness.devices import vocabulary
 from harness.devices.link import DeviceNak
 from harness.money import fmt
 from harness.suites.load.model import Step
@@ -44,7 +45,7 @@ READ_REQUESTS: dict[str, tuple[str, ...]] = {
     "controller": ("ping", "identity", "config.get", "meters.get", "lockout.get"),
 }
 #: docs/protocol.md section 5: a device answers a request within 100 ms
-ANSWER_LIMIT_MS = Decimal(100)
+ANSWER_LIMIT_MS = Decimal(vocabulary.ANSWER_LIMIT_MS)
 #: a restart of the numbering (power-up, reboot) is the intended evidence of section 4, not a gap
 RESTART_SEQ = 1
 
@@ -74,6 +75,21 @@ def fastest_ms(samples_ns: list[int]) -> Decimal:
     return (Decimal(min(samples_ns)) / Decimal(1_000_000)).quantize(Decimal("0.001"))
 
 
+def measure_answer_time(runner: CaseContext, step: Step, what: str, samples_ns: list[int], detail: str, *,
+                        few: bool = False) -> None:
+    """docs/protocol.md section 5: ``what`` answered within 100 ms, judged on the fastest of its answer
+    times ``samples_ns`` (host stamps), so one slow sample on a loaded host decides nothing.  ``few``: too
+    few samples to judge even that, so a fastest over the limit is INCONCLUSIVE (advisory), said after
+    ``detail``."""
+    best = fastest_ms(samples_ns)
+    ok = best <= ANSWER_LIMIT_MS
+    inconclusive = few and not ok
+    runner.measure(step, f"{what} (fastest of {len(samples_ns)})", best, f"<= {ANSWER_LIMIT_MS}", ok, unit="ms",
+                   advisory=inconclusive,
+                   detail=detail + ("; INCONCLUSIVE: too few answers of this kind to judge one slow sample"
+                                    if inconclusive else ""))
+
+
 @step("expect_answer_times", Action(
     {"tries": Arg("int", default=5, lo=1)},
     doc="docs/protocol.md section 5: every read request of every device (`ping`, `identity`; the shoe's "
@@ -91,10 +107,8 @@ def expect_answer_times(runner: CaseContext, step: Step, tries: int = 5) -> None
             for _ in range(tries):
                 reply = dev.call(cmd)
                 samples.append(reply.t_reply_ns - reply.t_sent_ns)
-            best = fastest_ms(samples)
-            runner.measure(step, f"{role} answers {cmd} (fastest of {tries})", best, f"<= {ANSWER_LIMIT_MS}",
-                           best <= ANSWER_LIMIT_MS, unit="ms",
-                           detail="every try: " + ", ".join(f"{Decimal(s) / 1_000_000:.3f}" for s in samples) + " ms")
+            measure_answer_time(runner, step, f"{role} answers {cmd}", samples,
+                                "every try: " + ", ".join(f"{Decimal(s) / 1_000_000:.3f}" for s in samples) + " ms")
     runner.pump()
 
 

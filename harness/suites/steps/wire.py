@@ -40,7 +40,7 @@ from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
 from harness.suites.steps.probes import table_writes
 from harness.suites.steps.registry import Action, Arg, step
-from harness.suites.steps.sweeps import ANSWER_LIMIT_MS, fastest_ms, reference_lines
+from harness.suites.steps.sweeps import measure_answer_time, reference_lines
 
 if TYPE_CHECKING:
     from harness.suites.run.context import CaseContext
@@ -306,14 +306,9 @@ def expect_write_answer_times(runner: CaseContext, step: Step, tries: int = 3) -
         start = runner.transcript_marks.get(id(dev.link), 0)
         kinds = answer_times(dev.link.transcript.entries[start:])
         for kind, samples in sorted(kinds.items()):
-            best = fastest_ms([ns for ns, _ in samples])
-            ok = best <= ANSWER_LIMIT_MS
-            few = len(samples) < FEW_SAMPLES
-            runner.measure(step, f"{role} answers {kind} (fastest of {len(samples)})", best, f"<= {ANSWER_LIMIT_MS}",
-                           ok, unit="ms", advisory=few and not ok,
-                           detail="slowest " + f"{Decimal(max(ns for ns, _ in samples)) / 1_000_000:.3f} ms"
-                           + ("; INCONCLUSIVE: too few answers of this kind to judge one slow sample" if few and not ok
-                              else ""))
+            times = [ns for ns, _ in samples]
+            measure_answer_time(runner, step, f"{role} answers {kind}", times,
+                                f"slowest {Decimal(max(times)) / 1_000_000:.3f} ms", few=len(times) < FEW_SAMPLES)
     runner.pump()
 
 
