@@ -42,6 +42,23 @@ class Draws:
             cards[hand], cards[hand + 2] = (face, nine) if rng.random() < 0.5 else (nine, face)
         return tuple(cards)
 
+    def tableau_cell(self, rng: random.Random) -> tuple[Card, ...]:
+        """Six cards for one cell, drawn at random, of the third-card tableau (629a.8(c), (d)): a Banker
+        two-card total 0-7 against each Player third card 0-9, or against a Player standing on 6 or 7;
+        the cell is drawn first, so each of the 88 comes as often as any other, however rare it is
+        among shuffled cards."""
+        by_value: dict[int, list[Card]] = {}
+        for card in self.shoe:
+            by_value.setdefault(card.baccarat_value, []).append(card)
+        banker, third = rng.randrange(8), rng.randrange(11)
+        player = rng.randrange(6) if third < 10 else rng.choice((6, 7))
+        p1, b1 = rng.choice(self.shoe), rng.choice(self.shoe)
+        values = ((player - p1.baccarat_value) % 10, (banker - b1.baccarat_value) % 10, third % 10)
+        p2, b2, p3 = (rng.choice(by_value[v]) for v in values)
+        b3 = rng.choice(self.shoe)
+        # a stood Player's fifth card is the Banker's third, the sixth unused
+        return (p1, b1, p2, b2, p3, b3) if third < 10 else (p1, b1, p2, b2, b3, p3)
+
     def shaped_round(self, shape: str, rng: random.Random) -> tuple[Card, ...]:
         """Six cards from the table's decks whose round has ``shape``: ``tie`` (the hands tie), ``banker3``
         (the Banker ends on a three-card 7, winning or tying: the Dragon 7 line and its boundary),
@@ -49,6 +66,8 @@ class Draws:
         Drawn by rejection from random cards (a few hundred tries at most; the last draw otherwise)."""
         if shape == "royal9":
             return self.royal9_lines(rng)
+        if shape == "tableau":
+            return self.tableau_cell(rng)
         cards = tuple(rng.sample(self.shoe, 6))
         for _ in range(400):
             r = deal_round(list(cards))

@@ -318,9 +318,11 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     types = list(model.types) + [t for t in ("dragon7",) if t not in model.types]
     # a stake that is not whole dollars (the Banker commission on it is rounded to the cent, not
     # charged on the dollars), and 0 (refused bad-amount, section 12)
-    #: amounts[:5] the table takes; 0 and a negative amount are refused bad-amount (docs/protocol.md sections
-    #: 6.3 and 12: "amount not positive"; a negative one may be NAK BAD_ARGS, read as that refusal)
-    amounts = [100, 500, 1000, 2500, 1050, 0, -500]
+    #: amounts the table takes (the protocol sets no maximum: one past 16 bits, with cents a 5 % commission
+    #: rounds); 0 and a negative amount are refused bad-amount (docs/protocol.md sections 6.3 and 12:
+    #: "amount not positive"; a negative one may be NAK BAD_ARGS, read as that refusal)
+    stakes = [100, 500, 1000, 2500, 1050, 123456]
+    amounts = [*stakes, 0, -500]
     enabled = session.enabled
     templates = session.draws.templates()
     #: the rule of an incident and the rounds after it, with what it draws (two rules: :meth:`incident_round`)
@@ -328,7 +330,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                                                "commission", "reboot", "power", "reconnect", "link")),
                          template=st.sampled_from(templates),
                          placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                                   st.sampled_from(amounts[:5])), min_size=1, max_size=4),
+                                                   st.sampled_from(stakes)), min_size=1, max_size=4),
                          rng=st.randoms(use_true_random=False))
 
     class Explore(RuleBasedStateMachine):
@@ -415,7 +417,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.again(op)
 
         @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:5])), min_size=1, max_size=6))
+                                        st.sampled_from(stakes)), min_size=1, max_size=6))
         def wagers(self, placed: list[tuple[int, str, int]]) -> None:
             """Several wagers the table offers, a Royal 9 wager at the denomination in force."""
             for seat, kind, amount in placed:
@@ -427,7 +429,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(PlaceWager(seat, "royal9", self.state.denomination or 500 if amount is None else amount))
 
         @rule(placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:5])), min_size=1, max_size=6),
+                                        st.sampled_from(stakes)), min_size=1, max_size=6),
               biased=st.booleans(), rng=st.randoms(use_true_random=False))
         def play_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random) -> None:
             """A whole round: opened, wagered, dealt from the shoe (loaded first when it cannot give a
@@ -443,6 +445,12 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             before the first card."""
             self.play(OpenRound())
             self.wagers(placed)
+            if rng.random() < 0.3:
+                # one seat holding a Player, a Banker and a Tie wager at three stakes: each is settled on its
+                # own (section 8: one payout per wager, its own stake)
+                seat = rng.choice(model.seats)
+                self.wagers([(seat, kind, stake) for kind, stake in zip(BASE_TYPES, rng.sample(stakes, 3), strict=True)
+                             if kind in model.types])
             # the personal combinations in force (a seats write may have moved them)
             combos = [(seat, tuple(parse_card(c) for c in combo)) for seat, combo in self.state.seats
                       if combo is not None]
@@ -476,8 +484,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     cards = (combo[0], other_combo[0], combo[1], other_combo[1], filler[0], filler[1])
                 self.play(LoadShoe(tuple(c.code for c in cards)))
             else:
-                shapes = ("tie", "banker3", "player3", *(("royal9", "royal9") if model.royal9 else ()))
-                shape = rng.choice(shapes) if rng.random() < 0.3 else "any"
+                shapes = ("tie", "banker3", "player3", "tableau", "tableau",
+                          *(("royal9", "royal9") if model.royal9 else ()))
+                shape = rng.choice(shapes) if rng.random() < 0.4 else "any"
                 if shape == "royal9":  # every Royal 9 line wants a Royal 9 wager on it
                     seat = rng.choice(model.seats)
                     self.wagers([(seat, "tie", 500), (seat, "royal9", 500)])
@@ -548,7 +557,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 # a wager of a type the table does not offer, with wagering open: refused disabled (section 12)
                 unoffered = [t for t in vocabulary.WAGER_TYPES if t not in model.types]
                 if unoffered:
-                    self.play(PlaceWager(rng.choice(model.seats), rng.choice(unoffered), rng.choice(amounts[:5])))
+                    self.play(PlaceWager(rng.choice(model.seats), rng.choice(unoffered), rng.choice(stakes)))
             if self.state.layout and rng.random() < 0.1:
                 # a wager placed again at amount 0 or below: refused bad-amount, the wager stays (sections 6.3, 12)
                 seat, kind = rng.choice(sorted(self.state.layout))
@@ -585,6 +594,15 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if rng.random() < 0.5:
                     self.wagers(placed)
                 self.play(VoidRound())
+                if rng.random() < 0.4:
+                    # the round is over: a wager is refused locked-out ("no round is open", section 12)
+                    # and one voided off the layout is not there to remove (section 8 states)
+                    seat, wager_type, amount = placed[0]
+                    if wager_type == "royal9":
+                        amount = self.state.denomination or amount
+                    self.play(PlaceWager(seat, wager_type, amount))
+                    if rng.random() < 0.5:
+                        self.play(RemoveWager(seat, wager_type))
             elif kind in ("config", "meter", "denomination", "commission"):
                 if kind == "config" and self.state.phase == "open" and not self.state.layout \
                         and rng.random() < 0.5:
@@ -654,7 +672,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
 
         @rule(roll=st.integers(0, 3), start=st.integers(0, len(templates) - 1), count=st.integers(4, 12),
               placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
-                                        st.sampled_from(amounts[:5])), min_size=1, max_size=4),
+                                        st.sampled_from(stakes)), min_size=1, max_size=4),
               rng=st.randoms(use_true_random=False))
         def config_sweep(self, roll: int, start: int, count: int, placed: list[tuple[int, str, int]],
                          rng: random.Random) -> None:
@@ -706,7 +724,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(OpenRound())
                 if self.state.phase != "open":
                     return
-                placed = [(rng.choice(model.seats), rng.choice(BASE_TYPES), rng.choice(amounts[:5]))
+                placed = [(rng.choice(model.seats), rng.choice(BASE_TYPES), rng.choice(stakes))
                           for _ in range(rng.randint(0, 3))]
                 if model.royal9 and placed and rng.random() < 0.5:
                     placed.append((placed[0][0], "royal9", 0))
@@ -812,7 +830,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             sections 6.3, 6.4, 8)."""
             s = self.state
             acts: list[Op] = [VoidRound(), OpenRound(),
-                              PlaceWager(rng.choice(model.seats), rng.choice(model.types), rng.choice(amounts[:5]))]
+                              PlaceWager(rng.choice(model.seats), rng.choice(model.types), rng.choice(stakes))]
             if s.layout:
                 acts.append(RemoveWager(*rng.choice(sorted(s.layout))))
             changes = session.draws.config_write(s, rng.choice(templates))

@@ -269,6 +269,19 @@ def test_shaped_rounds(shape: str) -> None:
             assert len(r.player) == 3 and r.player_total == 8
 
 
+def test_tableau_rounds_reach_every_cell_of_the_third_card_tableau() -> None:
+    # 629a.8(c), (d): a Banker two-card total 0-7 against each Player third card 0-9, or a Player standing
+    draws, rng, cells = Draws(TableModel(MIDI5)), random.Random(5), set()
+    for _ in range(2000):
+        cards = draws.shaped_round("tableau", rng)
+        r = deal_round(list(cards))
+        banker = (cards[1].baccarat_value + cards[3].baccarat_value) % 10
+        player = (cards[0].baccarat_value + cards[2].baccarat_value) % 10
+        assert banker <= 7 and player <= 7  # no natural: the tableau is played
+        cells.add((banker, cards[4].baccarat_value if len(r.player) == 3 else "stood"))
+    assert len(cells) == 8 * 11
+
+
 def test_new_operations_read_back_as_written() -> None:
     for op in (Reboot(), DealMisread(), ConfigWrite({"commission": "4"})):
         assert parse_op(op_text(op)) == op
