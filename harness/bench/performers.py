@@ -135,12 +135,10 @@ class TestChannel(Performer):
             return None
         if isinstance(act, PlaceWagers):
             sensors = _device(stage, "sensors")
-            if act.not_before_ns is not None and len(act.wagers) == 1:
-                while time.perf_counter_ns() < act.not_before_ns:
-                    pass
-                w = act.wagers[0]
-                return [sensors.place(w.seat, w.type, w.amount)]
             if len(act.wagers) == 1:
+                if act.not_before_ns is not None:
+                    while time.perf_counter_ns() < act.not_before_ns:
+                        pass
                 w = act.wagers[0]
                 return [sensors.place(w.seat, w.type, w.amount)]
             return sensors.place_many(list(act.wagers))

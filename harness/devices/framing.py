@@ -28,6 +28,7 @@ from typing import Any
 from harness.devices.crc import crc16
 from harness.devices.vocabulary import NAK_CODES as _NAK_CODES
 from harness.errors import DeviceError
+from harness.jsontree import distinct_keys, json_tree
 
 SOF = b"\xa5\x5a"
 VERSION = 1
@@ -92,8 +93,8 @@ class Frame:
         return TYPE_NAMES.get(self.type, f"0x{self.type:02X}")
 
 
-def _check_value(value: Any, where: str) -> Any:
-    """Return a JSON-ready copy of ``value``; refuse floats and non-string keys."""
+def _scalar(value: Any, where: str) -> Any:
+    """A JSON-ready payload scalar; floats are refused (docs/protocol.md, section 2)."""
     if value is None or isinstance(value, bool | str):
         return value
     if isinstance(value, int):
@@ -105,15 +106,6 @@ def _check_value(value: Any, where: str) -> Any:
         )
     if isinstance(value, Decimal):
         return str(value)
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"{where} has a non-string key {key!r}")
-            out[key] = _check_value(item, f"{where}.{key}")
-        return out
-    if isinstance(value, list | tuple):
-        return [_check_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
     raise TypeError(f"{where} has a value of type {type(value).__name__} that JSON cannot carry")
 
 
@@ -121,7 +113,7 @@ def encode_payload(payload: dict[str, Any]) -> bytes:
     """Compact UTF-8 JSON of a payload object (Decimal becomes its string; floats are refused)."""
     if not isinstance(payload, dict):
         raise TypeError(f"payload must be a JSON object (dict), not {type(payload).__name__}")
-    clean = _check_value(payload, "payload")
+    clean = json_tree(payload, "payload", _scalar, lambda at, key: f"{at} has a non-string key {key!r}")
     return json.dumps(clean, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
@@ -152,13 +144,8 @@ def _reject_constant(text: str) -> Any:
     raise ValueError(f"non-finite number {text} in payload")
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r} in payload")
-        out[key] = value
-    return out
+#: a key given twice makes the payload a BAD_FRAME (docs/protocol.md, section 2)
+_no_duplicates = distinct_keys(lambda key: f"duplicate key {key!r} in payload")
 
 
 def decode_payload(body: bytes) -> dict[str, Any]:

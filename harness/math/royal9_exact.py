@@ -17,7 +17,7 @@ Returns are valued at fixed meter amounts (default the denomination's floors, 62
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -60,33 +60,30 @@ def key_pair_counts(
     keys = [[hand_key(_REP[a], _REP[b], order_insensitive=order_insensitive) for b in range(13)]
             for a in range(13)]
     out: dict[tuple[HandKey, HandKey], int] = {}
-    for a in range(13):  # player card 1
-        na = n[a]
-        if not na:
-            continue
-        n[a] -= 1
-        for c in range(13):  # player card 3
-            nc = n[c]
-            if not nc:
-                continue
-            n[c] -= 1
+    for a, na in _draws(n):  # player card 1
+        for c, nc in _draws(n):  # player card 3
             mp = na * nc
             pk = keys[a][c]
-            for b in range(13):  # banker card 2
-                nb = n[b]
-                if not nb:
-                    continue
-                n[b] -= 1
+            for b, nb in _draws(n):  # banker card 2
                 mb = mp * nb
                 row = keys[b]
                 for d in range(13):  # banker card 4
                     if n[d]:
                         pair = (pk, row[d])
                         out[pair] = out.get(pair, 0) + mb * n[d]
-                n[b] += 1
-            n[c] += 1
-        n[a] += 1
     return out
+
+
+def _draws(n: list[int]) -> Iterator[tuple[int, int]]:
+    """Each class ``n`` still holds a card of, with how many: the class is one card short in ``n``
+    while the caller draws the next cards, and whole again before the next class (draws without
+    replacement, the falling product)."""
+    for k in range(13):
+        held = n[k]
+        if held:
+            n[k] -= 1
+            yield k, held
+            n[k] += 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness.errors import InputError, InputErrors
+from harness.jsontree import distinct_keys
 from harness.record.model import OUTCOMES, VERDICTS
 
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -244,15 +245,9 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object whose keys are distinct: with two ``"verdict"`` keys a reader would keep one and
-    another tool the other, so the record would say two things."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key[:40]!r} in one object")
-        out[key] = value
-    return out
+#: an object whose keys are distinct: with two ``"verdict"`` keys a reader would keep one and
+#: another tool the other, so the record would say two things
+_no_duplicates = distinct_keys(lambda key: f"duplicate key {key[:40]!r} in one object")
 
 
 #: a UTF-16 surrogate code point (a string holding one is not text)

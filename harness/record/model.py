@@ -20,6 +20,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
+from harness.jsontree import json_tree
 from harness.verdict import CASE_VERDICTS, RUN_VERDICTS, Verdict
 
 #: the record schema this version writes, and every schema it reads and verifies (docs/record.md,
@@ -68,6 +69,11 @@ def jsonable(value: Any, where: str = "value") -> Any:
     are refused: a float in a certification record is either money (forbidden) or a duration whose
     printed form depends on the platform; pass ``int`` or ``Decimal`` instead.
     """
+    return json_tree(value, where, _scalar, lambda at, key: f"{at}: key {key!r} is not a string")
+
+
+def _scalar(value: Any, where: str) -> Any:
+    """One scalar of :func:`jsonable`."""
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
@@ -78,15 +84,6 @@ def jsonable(value: Any, where: str = "value") -> Any:
         return str(value)
     if isinstance(value, PurePath):
         return value.as_posix()
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"{where}: key {key!r} is not a string")
-            out[key] = jsonable(item, f"{where}.{key}")
-        return out
-    if isinstance(value, list | tuple):
-        return [jsonable(item, f"{where}[{i}]") for i, item in enumerate(value)]
     raise TypeError(f"{where}: {type(value).__name__} cannot be stored in the record")
 
 
