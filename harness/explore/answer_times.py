@@ -37,6 +37,10 @@ ANSWER_RETRY_GAP_S = 0.05
 ACT_REQUESTS = frozenset({"config.set", "wager.place", "wager.remove", "round.open", "round.no_more_bets",
                           "round.settle", "lockout.press", "reset_key"})
 
+#: the acts whose answer, once taken, cannot be asked for again (a round voided, settled or opened: asked
+#: again, another path answers); an on-time one clears a late one waiting for confirmation
+ONCE_ONLY_ACTS = frozenset({"round.settle", "round.open"})
+
 #: (role, command, arguments) -> the same request in a form that changes nothing, or None
 Probe = Callable[[str, str, Mapping[str, Any]], Mapping[str, Any] | None]
 #: (command, arguments) -> the request that puts back what the act took away, or None
@@ -104,6 +108,9 @@ class AnswerClock:
         self.first_identity_late: dict[str, Decimal] = {}
         #: the last paced deal's shoe.status was answered late (ms), to be confirmed at the next one
         self.mid_deal_late: Decimal | None = None
+        #: by command, an act that cannot be asked again harmlessly (a void, a round opened) answered late
+        #: at its last ask (ms), to be confirmed at the next ask of that command
+        self.act_late: dict[str, Decimal] = {}
 
     def marks(self) -> dict[str, int]:
         """Where each line's transcript stands now (the acts sent after it are timed)."""
@@ -133,12 +140,19 @@ class AnswerClock:
         back what it took away), up to :data:`ANSWER_RETRIES` times a little apart, and judged by the
         fastest answer; a late act that cannot be asked again harmlessly is only counted."""
         devices = dict(self.lines())
+        #: by command, the fastest answer of this step's acts that cannot be asked again (one host stall may
+        #: hold several back-to-back acts of one step: the step counts once)
+        unasked: dict[str, Decimal] = {}
         for role, cmd, args, ms in self.act_times(marks):
             if ms <= ANSWER_DEADLINE_MS:
+                if cmd in ONCE_ONLY_ACTS and probe(role, cmd, args) is None:
+                    unasked[cmd] = min(ms, unasked.get(cmd, ms))  # on time where it could not be asked again
                 continue
             again_as = probe(role, cmd, args)
             if again_as is None:
-                obs.late_unconfirmed.append((cmd, ms))
+                device = (ms - Decimal(str(HOST_ECHO.delay_s())) * 1000).quantize(_MS)
+                unasked[cmd] = min(device, unasked.get(cmd, device))
+                obs.late_unconfirmed.append((cmd, device))
                 continue
             put_back = restore(cmd, args)
             fastest, tries = ms, 1
@@ -157,6 +171,15 @@ class AnswerClock:
                 tries += 1
             if fastest > ANSWER_DEADLINE_MS:
                 obs.slow_acts.append((cmd, fastest, tries))
+        for cmd, fastest in unasked.items():
+            # as a first identity after power-up: late at two steps' asks of the command in a row (the host's
+            # own delay taken off each), it is slow
+            if fastest > ANSWER_DEADLINE_MS and cmd in self.act_late:
+                obs.slow_acts.append((f"{cmd} (late at two acts in a row)", min(fastest, self.act_late[cmd]), 2))
+            if fastest > ANSWER_DEADLINE_MS:
+                self.act_late[cmd] = fastest
+            else:
+                self.act_late.pop(cmd, None)
 
     def timed(self, obs: Observed, request: str, ask: Callable[[], Any]) -> Any:
         """``ask`` (a read: asking again changes nothing) and its answer time.  An answer past the deadline

@@ -187,9 +187,10 @@ class ExploredTable:
         """The same request in a form that changes nothing in the state the act left, or None where
         there is none: a write of the configuration fields as they now stand (section 6.4: "A write of
         the values in force changes nothing"), the same wager at the same amount where it was accepted
-        (it replaces itself) or refused, a removal or a void again (REFUSED: nothing to remove or void),
-        round.open again while a round is open or a payment waits (REFUSED), no more bets or the button
-        again once that cause stands, the reset key again once nothing is pending for that meter."""
+        (it replaces itself) or refused, a removal again (REFUSED: nothing to remove), a refused void or
+        round.open again (a round taken or voided is not asked again: that would be another path), no
+        more bets or the button again once that cause stands, the reset key again once nothing is pending
+        for that meter."""
         if cmd == "config.set":
             if obs.config is None:
                 return None
@@ -208,7 +209,13 @@ class ExploredTable:
             if obs.accepted is False or listed.get((args.get("seat"), args.get("type"))) == args.get("amount"):
                 return args
             return None
-        if cmd in ("wager.remove", "round.settle"):
+        if cmd == "wager.remove":
+            return args
+        if cmd in ("round.settle", "round.open") and obs.code == "ok":
+            # a round voided, settled or opened: asked again it is REFUSED, another answer on another path,
+            # which says nothing of this one's time (judged at the next ask instead, AnswerClock.judge_acts)
+            return None
+        if cmd == "round.settle":
             return args
         if cmd == "round.open":
             return args if (not obs.locked or obs.pending) else None

@@ -112,6 +112,8 @@ class Draws:
         # where one wager at the denomination in force takes the meter: its next contribution lands at, just
         # short of or just past a limit written there
         land = None if den is None else amount + int(s.meters[meter].residual + Decimal(den) * cfg.rate / 100)
+        if value == "uncapped-land-1":  # no payout limit: the display capacity alone holds the meter (461a.12(j))
+            return None if land is None else {"meters": {meter: {"payout_limit": None, "display_capacity": land - 1}}}
         name, _sign, shift = value.partition("+") if "+" in value else value.partition("-")
         base = {"floor": floor, "amount": amount, "capacity": cfg.display_capacity, "limit": cfg.payout_limit,
                 "land": land}[name]
@@ -179,7 +181,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
         ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
         ("payout_limit", "land-1"), ("payout_limit", "land"), ("payout_limit", "land+1"), ("payout_limit", "null"),
         ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"),
-        ("display_capacity", "null"))),
+        ("display_capacity", "null"), ("display_capacity", "uncapped-land-1"))),
 )
 
 

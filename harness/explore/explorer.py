@@ -592,7 +592,11 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             if kind == "void" and session.can_void:
                 self.play(OpenRound())
                 if rng.random() < 0.5:
-                    self.wagers(placed)
+                    self.wagers(placed + self.qualifying(rng))
+                    if "lockout_button" in enabled and rng.random() < 0.5:
+                        # wagering closed, no card out: the round may still be voided, and the contributions
+                        # the wagers made as they became final stay on the meters (section 8, 461a.12(h))
+                        self.play(PressLockout())
                 self.play(VoidRound())
                 if rng.random() < 0.4:
                     # the round is over: a wager is refused locked-out ("no round is open", section 12)
@@ -691,8 +695,16 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if changes is not None:
                     self.play(ConfigWrite(changes))
             self.pay_pending()
-            self.whole_round(placed, rng.random() < 0.5, rng)
+            self.whole_round(placed + self.qualifying(rng), rng.random() < 0.5, rng)
             self.pay_pending()
+
+        def qualifying(self, rng: random.Random) -> list[tuple[int, str, int]]:
+            """A Royal 9 wager at the denomination in force on a Player wager at one seat (none on a table
+            without the Royal 9): a round after a write or an incident always feeds the meters."""
+            if not model.royal9 or self.state.denomination is None:
+                return []
+            seat = rng.choice(model.seats)
+            return [(seat, "player", 500), (seat, "royal9", self.state.denomination)]
 
         def pay_pending(self) -> None:
             """Every payment waiting turned with the reset key (where the bench can)."""

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
+from harness.explore import answer_times
 from harness.explore.answer_times import AnswerClock
 from harness.explore.device import ExploredTable
 from harness.explore.judge import Observed
@@ -61,3 +64,21 @@ def test_a_status_read_during_a_paced_deal_is_slow_only_when_late_in_two_paced_d
     second = Observed()
     t.mid_deal(Decimal("151.0"), second)
     assert second.slow == [("shoe.status during a paced deal (at two paced deals in a row)", Decimal("149.9"), 2)]
+
+
+def test_an_act_that_cannot_be_asked_again_is_slow_only_when_late_twice_in_a_row(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a void cannot be asked again harmlessly: as a first identity, it is judged at the next void
+    monkeypatch.setattr(answer_times.HOST_ECHO, "delay_s", lambda: 0.0)
+    t = clock()
+
+    def acts(ms: str) -> Observed:
+        monkeypatch.setattr(t, "act_times", lambda marks: [("controller", "round.settle", {}, Decimal(ms))])
+        obs = Observed()
+        t.judge_acts({}, obs, lambda role, cmd, args: None, lambda cmd, args: None)
+        return obs
+
+    assert acts("210.5").slow_acts == [] and t.act_late == {"round.settle": Decimal("210.5")}
+    assert acts("0.8").slow_acts == [] and t.act_late == {}  # in time at the next: the first was the host's
+    acts("199.0")
+    assert acts("201.0").slow_acts == [("round.settle (late at two acts in a row)", Decimal("199.0"), 2)]
