@@ -103,6 +103,10 @@ class Draws:
         amount = s.meters[meter].amount
         if field == "rate":
             return {"meters": {meter: {"rate": value}}}
+        if field == "limit+bad-rate":
+            # a meter write whose later field is out of range: refused whole, the limit before it not applied
+            # (docs/protocol.md 6.4; section 13: a write refused "without a trace")
+            return {"meters": {meter: {"payout_limit": amount + 700, "rate": "101"}}}
         if field == "denomination+reset":
             if not royal9:
                 return None
@@ -154,7 +158,8 @@ class Draws:
         13) and a write of it as it stands (the refusal the profile announces is checked, the other fields
         keep their share)."""
         names = {"seats": "combinations", "denomination+reset": "denomination", "rate": "meters",
-                 "reset": "meters", "initial": "meters", "payout_limit": "meters", "display_capacity": "meters"}
+                 "limit+bad-rate": "meters", "reset": "meters", "initial": "meters", "payout_limit": "meters",
+                 "display_capacity": "meters"}
         out = []
         for t in CONFIG_TEMPLATES:
             field = t[0]
@@ -179,6 +184,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
         ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
         ("payout_limit", "amount+700"),
         ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
+        ("limit+bad-rate", ""),
         ("payout_limit", "land-1"), ("payout_limit", "land"), ("payout_limit", "land+1"), ("payout_limit", "null"),
         ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"),
         ("display_capacity", "null"), ("display_capacity", "uncapped-land-1"))),
