@@ -21,6 +21,7 @@ from harness.devices.link import DeviceEvent
 from harness.devices.transcript import Transcript
 from harness.errors import DeviceError
 from harness.money import Cents
+from harness.progressive.meter import MeterConfig
 
 ROLES = ("shoe", "sensors", "controller", "counter", "power")
 
@@ -107,17 +108,6 @@ class CardEvent:
 
 
 @dataclass(frozen=True)
-class ControllerMeterConfig:
-    """One meter's Rules Submission values (rate is percent of each qualifying wager)."""
-
-    rate: Decimal
-    initial: Cents
-    reset: Cents
-    payout_limit: Cents | None = None
-    display_capacity: Cents | None = None
-
-
-@dataclass(frozen=True)
 class SeatCombo:
     seat: int
     combo: tuple[str, ...] | None
@@ -129,7 +119,8 @@ class ControllerConfig:
 
     denomination: Cents
     seats: tuple[SeatCombo, ...]
-    meters: Mapping[str, ControllerMeterConfig]
+    #: each meter as read back, in the Rules Submission's own type
+    meters: Mapping[str, MeterConfig]
     mystery: Mapping[str, Any] | None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
 

@@ -11,8 +11,9 @@ from harness.cards import parse_card
 from harness.devices.drivers.reference import ReferenceController, ReferenceSensors, ReferenceShoe
 from harness.devices.framing import EVT, NAK, REQ, RSP, encode_frame
 from harness.devices.link import NakError
-from harness.devices.roles import ControllerConfig, ControllerMeterConfig, SeatCombo
+from harness.devices.roles import ControllerConfig, SeatCombo
 from harness.errors import DeviceError, InputError
+from harness.progressive.meter import MeterConfig
 
 
 def req(seq: int, cmd: str, **args: object) -> bytes:
@@ -101,7 +102,7 @@ def test_controller_identity_config_meters(pty_end: PtyEnd) -> None:
         cfg = ctl.config()
         assert cfg == ControllerConfig(
             500, (SeatCombo(1, ("KS", "9S")), SeatCombo(2, None)),
-            {"mega": ControllerMeterConfig(Decimal("1"), 5000000, 5000000, 25000000, 99999999)}, None)
+            {"mega": MeterConfig("mega", Decimal("1"), 5000000, 5000000, 25000000, 99999999)}, None)
         assert cfg.raw["decks"] == 8
         reading = ctl.meters()
         assert reading.meters == {"mega": 5000012, "major": 45000}

@@ -32,7 +32,6 @@ from harness.devices.roles import (
     BetSensors,
     CardEvent,
     ControllerConfig,
-    ControllerMeterConfig,
     DeviceIdentity,
     EventPredicate,
     MeterReading,
@@ -48,6 +47,7 @@ from harness.devices.transport import DEFAULT_BAUDRATE, SerialTransport
 from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from harness.errors import DeviceError, InputError
 from harness.money import Cents
+from harness.progressive.meter import MeterConfig
 
 SERIAL_OPTIONS = frozenset({"port", "baudrate", "timeout_ms", "exclusive", "parity", "stopbits", "bytesize",
                             "rtscts", "xonxoff"})
@@ -332,7 +332,8 @@ def _parse_config(r: Mapping[str, Any]) -> ControllerConfig:
         seats.append(SeatCombo(int_field(entry, "seat", where), None if combo is None else tuple(map(str, combo))))
     meters = {}
     for name, m in (r.get("meters") or {}).items():
-        meters[str(name)] = ControllerMeterConfig(
+        meters[str(name)] = MeterConfig(
+            name=str(name),
             rate=decimal_field(m.get("rate"), f"{where} meters.{name}.rate"),
             initial=int_field(m, "initial", f"{where} meters.{name}"),
             reset=int_field(m, "reset", f"{where} meters.{name}"),
