@@ -44,6 +44,9 @@ DEAL_DONE_S = 2.0
 PACE_US = 20_000
 #: after the power comes back, how long its lockout event (cause power) is waited for (s)
 POWER_EVENT_S = 1.0
+#: after power-up, how long the host sends nothing and listens for the lockout event (s); a table that
+#: takes longer to come back is pinged then, and its event must still come before its first answer
+POWER_QUIET_S = 1.0
 #: a controller reboot (line fault ``reboot``): how long it stays silent (ms)
 REBOOT_MS = 200
 #: an act a relay or supply performs: how long its lockout event is waited for (s)
@@ -299,6 +302,9 @@ class ExploredTable:
 
     def _lock_events(self) -> list[DeviceEvent]:
         return [e for role, e in self.step_events if role == "controller" and e.name == "lockout"]
+
+    def _power_events(self) -> list[DeviceEvent]:
+        return [e for e in self._lock_events() if e.payload.get("cause") == "power"]
 
     def _wait_lock_event(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
@@ -590,12 +596,13 @@ class ExploredTable:
         self._perform(acts.InjectFault(role="controller", fault="reboot",
                                        args=(("after_ms", 0), ("duration_ms", REBOOT_MS))))
         time.sleep(REBOOT_MS / 1000 + 0.05)
+        self._listen_for_power_event()
         deadline = time.monotonic() + 10.0
         while True:
             try:
                 ping = getattr(self.ctrl, "ping", None)
                 if ping is not None:
-                    ping()
+                    self._first_answer(obs, ping)
                 else:
                     self.ctrl.lockout_state()
                 break
@@ -606,17 +613,46 @@ class ExploredTable:
         self._wait_lock_event(POWER_EVENT_S)
         obs.identity = self.identity()  # back from its non-volatile storage: the same device
 
+    def _listen_for_power_event(self) -> None:
+        """After power-up, up to POWER_QUIET_S with no request sent: the lockout event (cause power) is sent
+        once the controller is back (docs/protocol.md section 8), asked for by nothing."""
+        quiet = time.monotonic() + POWER_QUIET_S
+        while not self._power_events() and time.monotonic() < quiet:
+            self.pull(0.01)
+
+    def _first_answer(self, obs: Observed, ping: Callable[[], object]) -> None:
+        """The controller's first request after power-up (``ping``), and whether its lockout event (cause
+        power) had come before the request was sent.  Only a device silent through the listening and then
+        sending its event with the answer to that request is a finding: one line, read in order, so an
+        event sent before the answer is queued once the answer is read."""
+        asked_ns = time.perf_counter_ns()
+        ping()
+        if obs.power_event_unasked is None:
+            self.pull()
+            events = self._power_events()
+            obs.power_event_unasked = not events or any(e.t_ns < asked_ns for e in events)
+
     def _power_cycle(self, obs: Observed) -> None:
         self._perform(acts.SwitchPower(on=False))
         time.sleep(0.05)
         self._perform(acts.SwitchPower(on=True))
+        self._listen_for_power_event()
         deadline = time.monotonic() + 10.0
+        others_back = False
         while True:
             try:
-                for dev in (self.ctrl, self.sensors, self.shoe):
+                # the other devices first: once they answer the table is back, and the controller is
+                # listened to a while longer, still asked nothing, before its first request
+                for dev in (self.sensors, self.shoe):
                     ping = getattr(dev, "ping", None)
-                    if ping is not None:
+                    if ping is not None and dev is not self.ctrl:
                         ping()
+                if not others_back:
+                    others_back = True
+                    self._listen_for_power_event()
+                ping = getattr(self.ctrl, "ping", None)
+                if ping is not None:
+                    self._first_answer(obs, ping)
                 break
             except DeviceError:
                 if time.monotonic() > deadline:

@@ -101,6 +101,9 @@ class Observed:
     shoe_mid_deal: str | None = None
     #: during that deal: (the cards shoe.status counted as dealt in it, the card events received before its answer)
     mid_deal_counted: tuple[int, int] | None = None
+    #: after power-up (a power cycle or a reboot): the controller's lockout event came before its first answer
+    #: to a request (None: not such a step, or the driver cannot ping)
+    power_event_unasked: bool | None = None
     #: the time-interval counter, armed before the round's first card, measured no lock-out edge although
     #: it measured the lock-out line in an earlier round (the line did not fall at round.open or rise at
     #: the lock-out: docs/protocol.md section 9)
@@ -265,6 +268,12 @@ def differences(model: TableModel, out: Permitted, got: Observed,
         diffs.append(Difference("shoe.status cards_dealt during a paced deal (cards of the deal counted)",
                                 f"at most {before_answer} (the card events sent before the answer)", counted,
                                 R.CARD_EVENTS.name))
+    if got.power_event_unasked is False:
+        # section 8, Power: "locked (lockout cause power, sent once it is back)"; section 5: events are sent
+        # as they happen.  The device answered a request, so it was back, yet its lockout event came after
+        diffs.append(Difference("lockout event (cause power) after power-up",
+                                "sent once the controller is back: before its first answer",
+                                "after its first answer (held until a request)", R.LOCKOUT_EVENT.name))
     diffs.extend(_events_differences(model, out, got))
     if got.op is not None:
         diffs.extend(stray_events(got.op, got))

@@ -399,3 +399,14 @@ def test_a_wager_at_a_negative_amount_is_refused_bad_amount(model: TableModel) -
     out = one(model, s, PlaceWager(1, "banker", -1050))
     assert out.answer.accepted is False and out.answer.reasons == {"bad-amount"}
     assert out.state.layout == {(1, "banker"): 1050}
+
+
+def test_the_power_lockout_event_held_until_the_first_request_is_a_difference(model: TableModel) -> None:
+    # docs/protocol.md section 8, Power: "locked (lockout cause power, sent once it is back)"
+    powered = one(model, model.initial(), PowerCycle())
+    events = [_lock(True, "power", 1)]
+    held = differences(model, powered, _shown(powered.state, events=events, power_event_unasked=False), None)
+    assert [(d.what, d.rule) for d in held] == [("lockout event (cause power) after power-up", R.LOCKOUT_EVENT.name)]
+    for unasked in (True, None):  # sent unasked, or not judged (no such step, or no ping)
+        shown = _shown(powered.state, events=events, power_event_unasked=unasked)
+        assert differences(model, powered, shown, None) == []
