@@ -98,9 +98,11 @@ def _bad_seats(value: Any) -> bool:
     return False
 
 
-def config_after(s: State, changes: Mapping[str, Any], *, royal9: bool) -> tuple[State | None, list[R.Rule]]:
+def config_after(s: State, changes: Mapping[str, Any], *, royal9: bool,
+                 limit_check: str = "set-and-reset") -> tuple[State | None, list[R.Rule]]:
     """The state a configuration write leaves when taken, or None with the rules that refuse it (``royal9``:
-    the table has the Royal 9 meters and its denomination)."""
+    the table has the Royal 9 meters and its denomination; ``limit_check``: interpretation
+    meter-payout-limit-check)."""
     n = s.clone()
     broken: list[R.Rule] = []
     if "decks" in changes:
@@ -149,10 +151,11 @@ def config_after(s: State, changes: Mapping[str, Any], *, royal9: bool) -> tuple
     # device may then take the write or refuse it (both outcomes are kept)
     before = set(configuration_problems(s.meter_cfg.values(), was))
     for problem in configuration_problems(n.meter_cfg.values(), den):
-        # 461a.12(k)(1) holds a payout limit to the meter's *current* amount (checked above); a
-        # limit at or below the initial or reset amount is a Rules Submission's oddity, which a
-        # device may take or refuse: never a required refusal
-        if problem not in before and not _LIMIT_AGAINST_SETTINGS.search(problem):
+        # 461a.12(k)(1) holds a payout limit to the meter's current amount (checked above); against the
+        # initial and reset amounts (which the meter shows after installation and after every hit) only
+        # under interpretation meter-payout-limit-check "set-and-reset" (the default): under
+        # "current-only" a device may take or refuse such a write
+        if problem not in before and (limit_check == "set-and-reset" or not _LIMIT_AGAINST_SETTINGS.search(problem)):
             broken.append(R.CONFIG_FLOOR if "floor" in problem else R.CONFIG_LIMIT)
     return (None, broken) if broken else (n, [])
 

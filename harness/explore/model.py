@@ -134,6 +134,8 @@ class TableModel:
             raise InputError(f"{profile.source_path}: the explorer's model cannot play {why}")
         self.profile = profile
         self.interp = Interpretations.from_overrides(dict(profile.interpretations))
+        #: interpretation meter-payout-limit-check: against what a written payout limit is held (461a.12(k)(1))
+        self.limit_check = str(self.interp.as_dict().get("meter-payout-limit-check", "set-and-reset"))
         values = self.interp.as_dict()
         self.requires_base = bool(values.get("r9-requires-base-wager", True))
         self.residual_on_reset = str(values.get("meter-residual-on-reset", "carry"))
@@ -469,7 +471,7 @@ class TableModel:
     def _config_write(self, s: State, op: ops.ConfigWrite) -> list[Permitted]:
         if s.phase in ("open", "dealing") or s.layout:
             return [self._unchanged(s, R.CONFIG_LIVE)]
-        after, broken = config_after(s, op.changes, royal9=self.royal9)
+        after, broken = config_after(s, op.changes, royal9=self.royal9, limit_check=self.limit_check)
         if after is None:
             # BAD_ARGS only for a malformed value; a well-formed one below a floor or outside a limit is
             # declined on purpose: REFUSED (docs/protocol.md sections 3 and 6.4, clause

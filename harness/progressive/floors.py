@@ -108,12 +108,13 @@ INTERPRETATIONS: tuple[dict[str, Any], ...] = (
      "question": "A meter has a display capacity but no payout limit: what is its limit?",
      "reason": "(j) requires a limit not exceeding the display capability; the capacity itself "
                "is the largest limit that satisfies it"},
-    {"id": "meter-payout-limit-check", "default": "set-and-reset", "choices": ("set-and-reset",),
+    {"id": "meter-payout-limit-check", "default": "set-and-reset", "choices": ("set-and-reset", "current-only"),
      "clauses": ("461a.12(k)(1)",),
      "question": "Against which amount is 'greater than the then current payout amount' checked?",
      "reason": "against the current amount when the limit is set or changed, and at configuration "
                "against the initial and reset amounts, which are the current amount right after "
-               "installation and after every hit"},
+               "installation and after every hit; 'current-only' checks the current amount alone, and a "
+               "controller may then take or refuse a limit at or below the initial or reset amount"},
     {"id": "meter-share-resets", "default": True, "choices": (True,),
      "clauses": ("Royal 9 (f)(1)", "633a.13(l)(1)"),
      "question": "Does an award of a share of the meter reset it?",

@@ -5,7 +5,9 @@ may get, and a payout limit removed (pure: no device, no process)."""
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -220,3 +222,21 @@ def test_rounds_opened_and_voided_in_a_row_are_numbered_one_more_each(model: Tab
     wrapped = [*events[:3], *events[3:5], ("controller", "round_end", {"round": 0, "void": True}, 6), *events[6:]]
     assert rules_of(model, out, shown(out.state, op="void_rounds", fields={**fields, "rounds_consecutive": False},
                                       events=wrapped)) == [R.ROUND_NUMBER.name, R.VOID.name]
+
+
+def test_a_payout_limit_at_the_initial_amount_follows_meter_payout_limit_check(model: TableModel) -> None:
+    # 461a.12(k)(1), interpretation meter-payout-limit-check: set-and-reset (the default) holds a written limit
+    # to the initial and reset amounts too; current-only to the amount on the meter alone
+    s = model.initial()
+    cfg = s.meter_cfg["major"]
+    s.meters["major"].amount = cfg.initial - 100  # below the initial amount (after a reset to a lower one)
+    write = ConfigWrite({"meters": {"major": {"payout_limit": cfg.initial}}})
+    strict = model.step(s, write)
+    assert [o.answer.codes for o in strict] == [{"REFUSED"}] and R.CONFIG_LIMIT.name in strict[0].rules
+    lenient = TableModel(dataclasses.replace(MIDI5, interpretations=MappingProxyType(
+        {**MIDI5.interpretations, "meter-payout-limit-check": "current-only"})))
+    outs = lenient.step(s, write)
+    assert {o.choice for o in outs} == {"config write in range taken", "config write in range refused"}
+    # at or below the meter it is refused under either reading
+    at_meter = ConfigWrite({"meters": {"major": {"payout_limit": s.meters["major"].amount}}})
+    assert [o.answer.codes for o in lenient.step(s, at_meter)] == [{"REFUSED"}]

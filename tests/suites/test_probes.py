@@ -56,6 +56,16 @@ def test_limit_probes_are_the_bounds_and_one_cent_either_side() -> None:
     # with a fresh meter below its initial amount, the payout limit's bound is the initial amount
     low = _limit_probes(major, 40_000, ("payout_limit",), full)
     assert low[0].label == "payout_limit = initial - $0.01" and low[0].write == {"payout_limit": 44_999}
+    # interpretation meter-payout-limit-check current-only: the bound is the meter; a limit above it but not
+    # above the initial amount may be taken or refused, so it is not asked for
+    only = {p.label: (p.write, p.expect) for p in _limit_probes(major, 40_000, ("payout_limit",), full, "current-only")}
+    assert only["payout_limit = meter"] == ({"payout_limit": 40_000}, "refused")
+    assert only["payout_limit = meter - $0.01"] == ({"payout_limit": 39_999}, "refused")
+    assert "payout_limit = meter + $0.01" not in only
+    # above the initial and reset amounts both readings agree
+    same = _limit_probes(major, 45_123, ("payout_limit",), full, "current-only")
+    assert [(p.label, p.expect) for p in same] == [(p.label, p.expect) for p in _limit_probes(major, 45_123,
+                                                                                               ("payout_limit",), full)]
 
 
 def test_floor_probes_never_ask_a_reset_above_the_meter() -> None:
@@ -316,3 +326,21 @@ def test_a_power_cut_must_be_seen_dark_then_back_locked_by_power() -> None:
     _came_back(runner(True, [_event("lockout", locked=True, cause="power")]), None, 0)  # type: ignore[arg-type]
     _came_back(runner(True, [_event("lockout", locked=True, cause="card")]), None, 0, within_s=0.05)  # type: ignore[arg-type]
     assert [ok for _, ok in measured[1:]] == [True, False]
+
+
+def test_a_limit_at_the_initial_amount_may_be_taken_under_current_only() -> None:
+    from harness.suites.steps.progressive import _limit_either
+
+    major = PROFILE.rules.meters["major"]  # initial and reset $450, limit $10,000, display $99,999.99
+    config = SimpleNamespace(meters={"major": major})
+    ctrl = SimpleNamespace(config=lambda: config)
+
+    def runner(check: str, shown: int) -> Any:
+        return _runner({"meter-payout-limit-check": check}, controller=lambda: ctrl,
+                       read_meters=lambda: _reading({"major": shown}))
+
+    assert _limit_either(runner("current-only", 40_000), "major", {"payout_limit": 45_000})
+    assert not _limit_either(runner("set-and-reset", 40_000), "major", {"payout_limit": 45_000})
+    assert not _limit_either(runner("current-only", 40_000), "major", {"payout_limit": 40_000})  # at the meter
+    assert not _limit_either(runner("current-only", 40_000), "major", {"payout_limit": 45_001})  # above both
+    assert not _limit_either(runner("current-only", 40_000), "major", {"payout_limit": 45_000, "reset": 45_000})

@@ -17,7 +17,9 @@ A reference is a base and an optional offset ``+ $0.01`` / ``- $0.01``.  Bases:
 * ``current``: "the then current payout amount" a payout limit must exceed (461a.12(k)(1)), as the
   interpretation ``meter-payout-limit-check`` reads it: the greatest of the meter now and the
   meter's initial and reset amounts (a configuration whose limit is not above its own initial or
-  reset amount is refused, whatever the meter shows after a reset);
+  reset amount is refused, whatever the meter shows after a reset); under ``current-only`` a limit
+  written alone above the meter but not above those amounts may be taken or refused, and
+  ``configure_meter`` records either answer;
 * ``initial``, ``reset``, ``payout_limit``, ``display_capacity``: the meter's values in the
   profile's Rules Submission (for the mystery meter, initial and reset are its reseed amount);
 * ``profile``: the Rules Submission's value of the very field the step writes;

@@ -62,16 +62,21 @@ def _floor_probes(runner: CaseContext, meter: str, m: MeterSettings, shown: Cent
     return out
 
 
-def _limit_probes(m: MeterSettings, shown: Cents, fields: tuple[str, ...], full: dict[str, Cents]) -> list[Probe]:
+def _limit_probes(m: MeterSettings, shown: Cents, fields: tuple[str, ...], full: dict[str, Cents],
+                  check: str = "set-and-reset") -> list[Probe]:
+    """``check``: interpretation meter-payout-limit-check.  Under "current-only" a limit at or below the
+    initial or reset amount but above the meter may be taken or refused: it is not asked for."""
     out: list[Probe] = []
     limit, capacity = m.payout_limit, m.display_capacity
-    low = max(shown, m.initial, m.reset)
+    settings = max(m.initial, m.reset)
+    low = shown if check == "current-only" else max(shown, settings)
     what = "meter" if low == shown else "initial" if low == m.initial else "reset"
     if "payout_limit" in fields and limit is not None:
         out += [Probe(f"payout_limit = {what} - $0.01", {"payout_limit": low - 1}, "refused"),
-                Probe(f"payout_limit = {what}", {"payout_limit": low}, "refused"),
-                Probe(f"payout_limit = {what} + $0.01", {"payout_limit": low + 1}, "accepted"),
-                Probe(f"the whole meter with payout_limit = {what}", {**full, "payout_limit": low}, "refused")]
+                Probe(f"payout_limit = {what}", {"payout_limit": low}, "refused")]
+        if low + 1 > settings or check != "current-only":
+            out.append(Probe(f"payout_limit = {what} + $0.01", {"payout_limit": low + 1}, "accepted"))
+        out.append(Probe(f"the whole meter with payout_limit = {what}", {**full, "payout_limit": low}, "refused"))
         if capacity is not None:
             if capacity - 1 > low:
                 out.append(Probe("payout_limit = display_capacity - $0.01", {"payout_limit": capacity - 1},
@@ -139,7 +144,7 @@ def expect_meter_bounds(runner: CaseContext, step: Step, meters: tuple[str, ...]
         full = {f: v for f, v in filed.items() if v is not None}
         shown = start.meters.get(meter, m.reset)
         as_filed = ", ".join(f"{f} {fmt(v)}" for f, v in full.items())
-        probes = _limit_probes(m, shown, chosen, full)
+        probes = _limit_probes(m, shown, chosen, full, str(runner.interpretation("meter-payout-limit-check")))
         if meter in _FLOORED and rules.denomination is not None:
             probes = _floor_probes(runner, meter, m, shown, chosen, full) + probes
         for probe in probes:

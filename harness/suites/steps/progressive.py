@@ -21,6 +21,7 @@ Every check is a measurement (:meth:`CaseContext.measure`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -94,9 +95,13 @@ def configure_meter(runner: CaseContext, step: Step, meter: str, expect: str, ra
         if value is not None:
             fields[key] = refs.amount(runner, meter, value, key)
     shown = ", ".join(f"{k} {v if k == 'rate' else fmt(v)}" for k, v in fields.items())
+    either = expect == "refused" and _limit_either(runner, meter, fields)
     try:
         runner.controller().set_config(meters={meter: fields})
         got, why = "accepted", ""
+        if either:
+            expect, reason = "accepted", None  # taken: as permitted (recorded in the measurement's label)
+            shown += f"; {either}"
     except DeviceNak as exc:  # REFUSED (or BAD_ARGS for a value the device cannot take)
         got, why = "refused", f"{exc.code}: {exc.reason}"
         if expect == "accepted":
@@ -112,6 +117,21 @@ def configure_meter(runner: CaseContext, step: Step, meter: str, expect: str, ra
             runner.rates_written.pop(meter, None)
         else:
             runner.rates_written[meter] = written
+
+
+def _limit_either(runner: CaseContext, meter: str, fields: Mapping[str, Any]) -> str:
+    """Why a payout limit written alone may be taken or refused, or "": under interpretation
+    meter-payout-limit-check "current-only" (461a.12(k)(1) holds the limit to the amount on the meter
+    only), a limit above the meter and within the display, at or below the initial or reset amount."""
+    if set(fields) != {"payout_limit"} or runner.interpretation("meter-payout-limit-check") != "current-only":
+        return ""
+    now = runner.controller().config().meters.get(meter)
+    limit, shown = fields["payout_limit"], runner.read_meters().meters.get(meter)
+    if now is None or shown is None or limit <= shown or limit > max(now.initial, now.reset):
+        return ""
+    if now.display_capacity is not None and limit > now.display_capacity:
+        return ""
+    return "meter-payout-limit-check current-only: at or below the initial or reset amount, above the meter"
 
 
 def _below_floors(meters: Any, denomination: int) -> list[str]:
