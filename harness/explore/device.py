@@ -36,12 +36,15 @@ NEEDED_ACTS = ("load", "deal", "wager", "remove-wager", "open-round")
 #: optional acts: an operation whose act nobody on the bench can perform is left out
 OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-bets", "reset_key": "reset-key",
                  "power_cycle": "power", "comm": "comm"}
+
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
 #: how long the shoe may say ``dealing`` after a deal's answer before its cards are out (s)
 DEAL_DONE_S = 2.0
 #: the pace of the paced deals (shoe.status is read during them)
 PACE_US = 20_000
+#: the pace of a deal the power is cut in (after its first card): the second is far off on a loaded host
+CUT_PACE_US = 400_000
 #: after the power comes back, how long its lockout event (cause power) is waited for (s)
 POWER_EVENT_S = 1.0
 #: after power-up, how long the host sends nothing and listens for the lockout event (s); a table that
@@ -78,6 +81,8 @@ def available_ops(profile: Profile) -> set[str]:
     if profile.devices.get("power") is None and "power_cycle" in out \
             and profile.bench.performer("power").kind == "supply":
         out.discard("power_cycle")
+    if "power_cycle" in out and profile.bench.performer("deal").kind == "test-channel":
+        out.add("power_cut_mid_deal")
     return out
 
 
@@ -389,6 +394,8 @@ class ExploredTable:
             obs.config_answer = normalise_config(answer.raw, self.royal9)
         elif isinstance(op, ops.PowerCycle):
             self._power_cycle(obs)
+        elif isinstance(op, ops.PowerCutMidDeal):
+            self._power_cut_mid_deal(obs)
         elif isinstance(op, ops.Comm):
             self._perform(acts.SetComm(connected=op.up))
             if not op.up:
@@ -631,6 +638,17 @@ class ExploredTable:
             self.pull()
             events = self._power_events()
             obs.power_event_unasked = not events or any(e.t_ns < asked_ns for e in events)
+
+    def _power_cut_mid_deal(self, obs: Observed) -> None:
+        """The rest of the round dealt a card every CUT_PACE_US, the power cut as soon as its first card's
+        event is in (the next is a long way off), then back as in a power cycle."""
+        self._perform(acts.Deal(count=self.round_rest, pace_us=CUT_PACE_US))
+        deadline = time.monotonic() + DEAL_DONE_S
+        while not any(role == "shoe" and e.name in ("card", "misread") for role, e in self.step_events) \
+                and time.monotonic() < deadline:
+            self.pull(0.005)
+        self.round_rest = 0
+        self._power_cycle(obs)
 
     def _power_cycle(self, obs: Observed) -> None:
         self._perform(acts.SwitchPower(on=False))

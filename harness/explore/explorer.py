@@ -55,6 +55,7 @@ from harness.explore.ops import (
     Op,
     OpenRound,
     PlaceWager,
+    PowerCutMidDeal,
     PowerCycle,
     PressLockout,
     Reboot,
@@ -498,6 +499,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.midround(rng, both)
             misread = "deal_misread" in enabled and rng.random() < 0.1
             self.play(DealMisread() if misread and self.state.phase == "open" else DealFirst())
+            if self.state.phase == "dealing" and rng.random() < 0.15:
+                self.mid_deal(rng.randrange(64), rng)  # an act while the round is in play, as in :meth:`deal`
             self.play(DealRest())
 
         def midround(self, rng: random.Random, both: bool = False) -> None:
@@ -852,6 +855,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 acts.append(ResetKey(rng.choice(R9_METERS)))
             acts += [op for op, name in ((PressLockout(), "lockout_button"), (NoMoreBets(), "no_more_bets"),
                                          (Comm(False), "comm")) if name in enabled]
+            if "power_cut_mid_deal" in enabled and model.legal(s, PowerCutMidDeal()):
+                acts.append(PowerCutMidDeal())  # the power lost with the shoe mid-deal (sections 8, 12)
             op = acts[which % len(acts)]
             self.play(op)
             if isinstance(op, (VoidRound, OpenRound)):

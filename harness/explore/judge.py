@@ -252,6 +252,10 @@ def differences(model: TableModel, out: Permitted, got: Observed,
         if got.shoe_state is not None:
             # section 12, shoe states: "ready: cards in the shoe, not dealing", "empty: no card left"
             check("shoe.status state", "empty" if not s.shoe else "ready", got.shoe_state, R.SHOE.name)
+    elif got.shoe_state == "dealing":
+        # the shoe's cards unknown (after a power cycle): still, no deal is in progress once the step is
+        # over (section 12: "dealing: a deal is in progress"; none was started after power-up)
+        check("shoe.status state", "ready or empty (no deal in progress)", got.shoe_state, R.SHOE.name)
     if got.config_game is not None:
         # 6.4: "game: a game (section 12); required", the table's own
         check("config.get game", model.profile.game, got.config_game, R.CONFIG_AS_FILED.name)

@@ -196,8 +196,9 @@ class TableModel:
             return s.phase == "open" and s.shoe is not None and self.round_length(s.shoe) is not None
         if isinstance(op, ops.DealRest):
             return s.phase == "dealing"
-        if isinstance(op, ops.DealNext):
-            return s.phase == "dealing" and s.shoe is not None and s.round_need - len(s.round_cards) >= 2
+        if isinstance(op, (ops.DealNext, ops.PowerCutMidDeal)):
+            return s.phase == "dealing" and s.shoe is not None and s.round_need - len(s.round_cards) >= 2 \
+                and (s.link_up or isinstance(op, ops.DealNext))
         if isinstance(op, ops.LoadShoe):
             return s.phase != "dealing"
         if isinstance(op, ops.Comm):
@@ -231,7 +232,7 @@ class TableModel:
             return ()
         if isinstance(op, ops.DealMisread):
             return (("shoe", "misread", {"n": s.dealt + 1}),)
-        if isinstance(op, (ops.DealFirst, ops.DealNext)):
+        if isinstance(op, (ops.DealFirst, ops.DealNext, ops.PowerCutMidDeal)):
             cards: tuple[str, ...] = s.shoe[:1]
         elif isinstance(op, ops.DealRest):
             cards = s.shoe[:s.round_need - len(s.round_cards)]
@@ -509,6 +510,12 @@ class TableModel:
         n.seq_fresh = frozenset(n.seqs)
         return self._event([Permitted(None, ExpectedAnswer(), n, (R.POWER.name, R.NO_TURN_BACK.name, R.IDENTITY.name,
                                                          R.IDENTITY_SERIAL.name, R.EVENT_SEQ.name))], True, "power")
+
+    def _power_cut_mid_deal(self, s: State, op: ops.PowerCutMidDeal) -> list[Permitted]:
+        """One card more of the round, then the power lost with the shoe in the middle of its deal: as a
+        power cycle after that card (the shoe's state after power-up is judged wherever it is read)."""
+        dealt = self._deal_next(s, ops.DealNext())[0].state
+        return self._power_cycle(dealt, ops.PowerCycle())
 
     def _reboot(self, s: State, op: ops.Reboot) -> list[Permitted]:
         """The controller's line fault ``reboot`` (docs/protocol.md section 7): its volatile state lost,

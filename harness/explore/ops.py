@@ -128,6 +128,15 @@ class PowerCycle(Op):
 
 
 @dataclass(frozen=True)
+class PowerCutMidDeal(Op):
+    """The rest of the round dealt at a slow pace, and the table's power cut as its first card is out, then
+    back: one card more of the round (as ``deal_next``), then a power cycle with the shoe in the middle of
+    a deal (docs/protocol.md sections 8 and 12: after power-up no deal is in progress)."""
+
+    name: ClassVar[str] = "power_cut_mid_deal"
+
+
+@dataclass(frozen=True)
 class Comm(Op):
     """The controller-sensors link cut (``up: false``) or restored."""
 
@@ -171,8 +180,8 @@ class Reboot(Op):
 
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
-                                                  ConfigWrite, PowerCycle, Comm, VoidRound, VoidRounds, Reconnect,
-                                                  Reboot)}
+                                                  ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
+                                                  VoidRounds, Reconnect, Reboot)}
 
 
 def _plain(value: Any) -> Any:

@@ -24,6 +24,7 @@ from harness.explore.ops import (
     Op,
     OpenRound,
     PlaceWager,
+    PowerCutMidDeal,
     PowerCycle,
     PressLockout,
     Reboot,
@@ -410,3 +411,21 @@ def test_the_power_lockout_event_held_until_the_first_request_is_a_difference(mo
     for unasked in (True, None):  # sent unasked, or not judged (no such step, or no ping)
         shown = _shown(powered.state, events=events, power_event_unasked=unasked)
         assert differences(model, powered, shown, None) == []
+
+
+def test_a_power_cut_mid_deal_is_one_card_more_then_a_power_cycle(model: TableModel) -> None:
+    # docs/protocol.md sections 8 and 12: the round and layout lost; after power-up no deal is in progress
+    s = play(model, model.initial(), OpenRound(), LoadShoe(("8C", "2D", "TC", "3D", "5H", "6S")), DealFirst())
+    assert model.legal(s, PowerCutMidDeal())
+    out = one(model, s, PowerCutMidDeal())
+    assert out.state.phase == "idle" and out.state.locked and out.state.cause == "power" and out.state.shoe is None
+    assert [e for e in out.events if e[1] == "card"] == [("shoe", "card", {"card": "2D", "n": 2})]
+    assert out.lock_event == (True, "power")
+    still = [d.rule for d in differences(model, out, _shown(out.state, shoe_state="dealing"), None)
+             if d.what.startswith("shoe")]
+    assert still == [R.SHOE.name]
+    for state in ("ready", "empty", None):
+        assert not [d for d in differences(model, out, _shown(out.state, shoe_state=state), None)
+                    if d.what.startswith("shoe")]
+    last = play(model, s, DealRest())
+    assert not model.legal(last, PowerCutMidDeal())  # the round over: nothing to cut in
