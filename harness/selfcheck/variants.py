@@ -83,6 +83,9 @@ LIVE_CHOICES: dict[str, Live] = {
     "nmb-announcement": Live(("controller-input", "first-card"), _BAC, "emulator (no no-more-bets input), "
                              "the no-more-bets cases"),
     "meter-residual-on-reset": Live(("carry", "discard"), (*_R9, "hit-and-run"), "emulator (Meter), mystery_play"),
+    "meter-payout-limit-check": Live(("set-and-reset", "current-only"), _R9,
+                                     "expect_meter_bounds, configure_meter, the explorer's model (the emulator "
+                                     "refuses under both)"),
     "mystery-award-amount": Live(("meter-at-trigger", "trigger-amount"), ("royal9-mystery",),
                                  "emulator (MysteryMeter); mystery_play holds for both"),
     "ez-dragon7-definition": Live(("banker-three-card-7-wins", "banker-three-card-7"), ("ez-baccarat",),
