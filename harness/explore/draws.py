@@ -104,9 +104,11 @@ class Draws:
         if field == "rate":
             return {"meters": {meter: {"rate": value}}}
         if field == "limit+bad-rate":
-            # a meter write whose later field is out of range: refused whole, the limit before it not applied
-            # (docs/protocol.md 6.4; section 13: a write refused "without a trace")
-            return {"meters": {meter: {"payout_limit": amount + 700, "rate": "101"}}}
+            # a meter write whose later field is malformed (a rate is a decimal string with no sign, the
+            # contract's schema): refused whole, the limit before it not applied (docs/protocol.md 6.4;
+            # section 13: a write refused "without a trace").  Not a rate above 100 %: the contract bounds
+            # no rate, so a device may take one
+            return {"meters": {meter: {"payout_limit": amount + 700, "rate": "-1"}}}
         if field == "denomination+reset":
             if not royal9:
                 return None
@@ -164,7 +166,7 @@ class Draws:
         for t in CONFIG_TEMPLATES:
             field = t[0]
             policy = self.profile.writes(names.get(field, field))
-            if policy != "never" or t[2] in ("as-is", "swap", "6", "101", "17", "0"):
+            if policy != "never" or t[2] in ("as-is", "swap", "6", "-1", "17", "0"):
                 out.append(t)
         return tuple(out)
 
@@ -175,7 +177,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
     ("seats", "", "as-is"), ("seats", "", "swap"), ("seats", "", "rotate"), ("seats", "", "duplicate"),
     ("seats", "", "not-king9"),
     ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
-    ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "101"),
+    ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "-1"),
     *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
         ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"),
         ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
