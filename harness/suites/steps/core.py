@@ -42,7 +42,7 @@ from harness.profiles.configwrites import field_of_wire
 from harness.suites.load.model import Step
 from harness.suites.run.timing import lockout_limit, record_round
 from harness.suites.steps.accounts import measure_keys
-from harness.suites.steps.permitted import permitted_refusal, refusal_reasons, refused_as_live
+from harness.suites.steps.permitted import permitted_refusal, refusal_reasons, write_clause
 from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
@@ -588,7 +588,7 @@ def configure(runner: CaseContext, step: Step, set: Mapping[str, Any], expect: s
     ok = got == expect and (reason is None or reason in why)
     runner.measure(step, "configuration write", got + (f" ({why})" if why else ""),
                  expect + (f" ({reason})" if reason else ""), ok,
-                 clause=None if ok or got == "accepted" else refused_as_live(runner, step, why))
+                 clause=write_clause(runner, step, ok=ok, taken=got == "accepted", why=why))
 
 
 @step("read_meters", Action({"as": Arg("str", required=True)}, shorthand="as", doc="snapshot the meters under a name"))

@@ -101,6 +101,12 @@ def refused_as_live(runner: CaseContext, step: Step, why: str) -> str | None:
     return citing_also(runner, step, REFUSED_WHILE_LIVE)
 
 
+def write_clause(runner: CaseContext, step: Step, *, ok: bool, taken: bool, why: str) -> str | None:
+    """The clauses a write's measurement cites: none where it passed or the write was taken, else
+    :func:`refused_as_live`'s for the refusal ``why``."""
+    return None if ok or taken else refused_as_live(runner, step, why)
+
+
 #: base-game wagers that open the Royal 9 option at a seat (629a Royal 9 (b))
 BASE_WAGERS = ("player", "banker", "tie")
 

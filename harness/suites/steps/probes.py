@@ -38,7 +38,7 @@ from harness.suites.run.context import WAGER_LIST, citing_also
 from harness.suites.run.timing import decided, lockout_limit
 from harness.suites.steps.core import WAGER_TYPES
 from harness.suites.steps.games import offered_types
-from harness.suites.steps.permitted import refused_as_live
+from harness.suites.steps.permitted import write_clause
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
@@ -357,7 +357,7 @@ def expect_table_writes(runner: CaseContext, step: Step, fields: tuple[str, ...]
                 ok, want = label == "another value" and _same(field, have, before), \
                     f"{before!r} (refused: unchanged)" if label == "another value" else f"{before!r}, accepted"
             runner.measure(step, f"{field} write of {label} ({value!r}): {got}, read back", repr(have), want, ok,
-                           clause=None if ok or got == "accepted" else refused_as_live(runner, step, got))
+                           clause=write_clause(runner, step, ok=ok, taken=got == "accepted", why=got))
 
 
 # --------------------------------------------------------------------------- the lock-out reported

@@ -36,7 +36,7 @@ from harness.suites.load.model import Step
 from harness.suites.load.refs import Ref
 from harness.suites.steps.accounts import mystery_paid
 from harness.suites.steps.core import WAGER_TYPES
-from harness.suites.steps.permitted import permitted_refusal, refused_as_live
+from harness.suites.steps.permitted import permitted_refusal, write_clause
 from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def configure_meter(runner: CaseContext, step: Step, meter: str, expect: str, ra
     ok = got == expect and (reason is None or reason in why)
     runner.measure(step, f"{meter} configuration write ({shown})", got + (f" ({why})" if why else ""),
                  expect + (f" ({reason})" if reason else ""), ok,
-                 clause=None if ok or got == "accepted" else refused_as_live(runner, step, why))
+                 clause=write_clause(runner, step, ok=ok, taken=got == "accepted", why=why))
     if got == "accepted" and "rate" in fields:  # play from now on is at the rate written
         written, declared = Decimal(fields["rate"]), refs.settings(runner.profile, meter)
         if declared is not None and written == declared.rate:
@@ -174,7 +174,7 @@ def configure_denomination(runner: CaseContext, step: Step, to: str) -> None:
     runner.measure(step, f"denomination write (${target})", got + (f" ({why})" if why else ""), expect,
                    got == expect, detail=f"below the ${target} floors: {', '.join(short)}" if short
                    else f"the meters as configured meet the ${target} floors",
-                   clause=refused_as_live(runner, step, why) if got == "refused" != expect else None)
+                   clause=write_clause(runner, step, ok=got == expect, taken=got == "accepted", why=why))
     now = ctrl.config().denomination
     want = target * 100 if got == "accepted" else before.denomination
     runner.measure(step, "denomination read back", now, want, now == want, unit="cents")
