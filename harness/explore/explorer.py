@@ -499,8 +499,12 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.midround(rng, both)
             misread = "deal_misread" in enabled and rng.random() < 0.1
             self.play(DealMisread() if misread and self.state.phase == "open" else DealFirst())
-            if self.state.phase == "dealing" and rng.random() < 0.15:
-                self.mid_deal(rng.randrange(64), rng)  # an act while the round is in play, as in :meth:`deal`
+            if self.state.phase == "dealing" and rng.random() < 0.35:
+                # an act while the round is in play, as in :meth:`deal`, after any number of its cards (a third
+                # of the rounds: the refusals a deal in progress owes are met many times a minute on a slow table)
+                for _ in range(rng.randrange(5)):
+                    self.play(DealNext())
+                self.mid_deal(rng.randrange(64), rng)
             self.play(DealRest())
 
         def midround(self, rng: random.Random, both: bool = False) -> None:
@@ -710,10 +714,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             return [(seat, "player", 500), (seat, "royal9", self.state.denomination)]
 
         def pay_pending(self) -> None:
-            """Every payment waiting turned with the reset key (where the bench can)."""
+            """Every payment waiting turned with the reset key (where the bench can); between two keys, with a
+            payment still waiting, a round.open, which must be refused (section 8: "While a payment is
+            pending, round.open is REFUSED": any payment, not the one the last key paid)."""
             for meter in sorted({p.meter for p in self.state.pending}):
                 if "reset_key" in enabled:
                     self.play(ResetKey(meter))
+                    if self.state.pending:
+                        self.play(OpenRound())
 
         @rule(roll=st.integers(0, 7), rounds=st.integers(1, 90), rng=st.randoms(use_true_random=False))
         def shoe_run(self, roll: int, rounds: int, rng: random.Random) -> None:
@@ -733,9 +741,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 s = self.state
                 if not s.link_up and "comm" in enabled:
                     self.play(Comm(True))
-                for meter in sorted({p.meter for p in self.state.pending}):
-                    if "reset_key" in enabled:
-                        self.play(ResetKey(meter))
+                self.pay_pending()
                 self.play(OpenRound())
                 if self.state.phase != "open":
                     return
@@ -821,16 +827,16 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             cards = rng.sample(pool, min(n, len(pool)))
             self.play(LoadShoe(tuple(c.code for c in cards)))
 
-        @rule(rest=st.booleans(), misread=st.integers(0, 7), more=st.integers(0, 2), probe=st.integers(0, 15),
+        @rule(rest=st.booleans(), misread=st.integers(0, 7), more=st.integers(0, 4), probe=st.integers(0, 15),
               rng=st.randoms(use_true_random=False))
         def deal(self, rest: bool, misread: int, more: int, probe: int, rng: random.Random) -> None:
-            """The round's first card (one in eight misread, where the shoe's test channel can), up to two
+            """The round's first card (one in eight misread, where the shoe's test channel can), up to four
             more that do not complete the round (``more``), one time in two an act while the round is in
             play (:meth:`mid_deal`), and (``rest``) at once the others: a round is dealt whole as often as
             it is interrupted after its first cards."""
             first: Op = DealMisread() if misread == 0 and "deal_misread" in enabled else DealFirst()
             self.play(DealRest() if self.state.phase == "dealing" else first)
-            for _ in range(more):  # a card or two more, the round still in play (not its last card)
+            for _ in range(more):  # up to four cards more, the round still in play (not its last card)
                 self.play(DealNext())
             if self.state.phase == "dealing" and probe < 8:
                 self.mid_deal(probe, rng)
@@ -861,6 +867,12 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(op)
             if isinstance(op, (VoidRound, OpenRound)):
                 self.again(op)  # a refusal must hold when asked again
+            if isinstance(op, VoidRound):
+                # and at every later card of the deal but its last: round.settle is REFUSED while the tableau
+                # still needs a card (section 8), whichever card the deal has reached
+                while self.state.phase == "dealing" and model.legal(self.state, DealNext()) and not self.idle:
+                    self.play(DealNext())
+                    self.play(VoidRound())
             if isinstance(op, Comm):  # the link lost after wagering closed moves no meter (section 8), and back
                 self.play(Comm(True))
 

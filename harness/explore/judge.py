@@ -329,6 +329,14 @@ def differences(model: TableModel, out: Permitted, got: Observed,
                 # section 8: "an attendant pays them: the payout says paid_by: attendant"
                 diffs.append(Difference(f"payout seat {wager[0]} {wager[1]} paid_by (a meter jackpot) for {cards}",
                                         "attendant", got.paid_by.get(wager), R.HIT.name))
+        for wager in sorted(set(sent) - set(out.settlement.attendant)):
+            if got.paid_by.get(wager) == "attendant":
+                # section 12, paid by: "attendant: an attendant pays; a meter award waits for the reset key" and
+                # "table: the table (the controller) pays at settlement"; section 8 has an attendant pay the meter
+                # jackpots only: an award that waits for no key and is booked on no meter is the table's
+                rule = R.ROYAL9_PAY.name if wager[1] == "royal9" else R.SETTLE.name
+                diffs.append(Difference(f"payout seat {wager[0]} {wager[1]} paid_by (not a meter jackpot) for {cards}",
+                                        "table", "attendant", rule))
         strays = sorted({seat for seat in got.hit_seats if not any(k[0] == seat for k in sent)})
         if strays:
             # 6.4 events: a hit is sent when "a wager wins a paytable line or a meter", one per seat and line, in

@@ -179,6 +179,10 @@ def test_a_meter_won_is_announced_by_its_hit_and_paid_by_an_attendant(model: Tab
     # a hit naming a seat the settlement pays nothing (the combination's owner, not the winner)
     stray = shown(out.state, payouts=payouts, events=sent, hit_seats=(2, 1), paid_by={(2, "royal9"): "attendant"})
     assert rules_of(model, out, stray) == [R.ROYAL9_PAY.name]
+    # the base wager's win is the table's to pay: an attendant named for it (no key, no meter) is a difference
+    base = shown(out.state, payouts=payouts, round_end=None, events=sent, hit_seats=(2,),
+                 paid_by={(2, "royal9"): "attendant", (2, "player"): "attendant"})
+    assert rules_of(model, out, base) == [R.SETTLE.name]
 
 
 def test_the_configuration_names_the_tables_game_and_the_shoe_its_state(model: TableModel) -> None:
