@@ -646,16 +646,16 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                             self.play(Reboot())
                         elif "power_cycle" in enabled:
                             self.play(PowerCycle())
-            elif kind == "reboot" and "reboot" in enabled:
-                self.play(Reboot())
-            elif kind == "power" and "power_cycle" in enabled:
-                if rng.random() < 0.5:  # the power lost with wagers on the layout of an open round
+            elif (kind == "reboot" and "reboot" in enabled) or (kind == "power" and "power_cycle" in enabled):
+                if rng.random() < 0.5:
+                    # the power or the controller lost with wagers on the layout of an open round: the round
+                    # is volatile, so the controller is back idle (section 8) and the next round.open is taken
                     if self.state.phase != "open":
                         if self.state.phase == "dealing":
                             self.play(DealRest())
                         self.play(OpenRound())
                     self.wagers(placed)
-                self.play(PowerCycle())
+                self.play(Reboot() if kind == "reboot" else PowerCycle())
             elif kind == "reconnect" and session.can_reconnect:
                 self.play(Reconnect())
             elif kind == "link" and "comm" in enabled:
