@@ -494,6 +494,12 @@ class TableModel:
         rules = (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
                  *((R.CONFIG_WRITES.name,) if "no-amount-shown" in policy or "seats" in op.changes
                    or "decks" in op.changes else ()))
+        if policy == {"between-rounds"} and "meters" not in op.changes:
+            # docs/device-profiles.md config_writes: "between-rounds: the device takes a write with no round
+            # open; a refusal then is a FAIL" (as the suites judge it); the meters' fields stay a choice: a
+            # compliant controller may still refuse an amount in range for a reason of its own (a display
+            # capacity above the one filed), which the suites do not ask for either
+            return [Permitted(None, ExpectedAnswer(), after, (*rules, R.CONFIG_WRITES.name))]
         refused = "config write in range refused"
         if "no-amount-shown" in policy and any(m.amount for m in s.meters.values()):
             refused = "config write refused while a meter shows an amount"
