@@ -458,6 +458,7 @@ def build_context(record: Record, digest: str | None, problems: list[str], *,
         "contract": {"versions": dict(record.contract.get("versions") or {}),
                      "findings": contract_lines(record.contract)},
         "cases": shown,
+        "index_rows": index_rows(shown),
         "na_groups": grouped(c for c in shown if c["verdict"] == Verdict.NOT_APPLICABLE),
         "unchecked_groups": grouped((c for c in shown if c["verdict"] in UNCHECKED), by_verdict=True),
         "equipment": equipment,
@@ -505,11 +506,50 @@ def _matrix_row(r: Any, anchors: Mapping[str, str]) -> dict[str, Any]:
     ran = [c for c in refs if c["verdict"] != Verdict.NOT_APPLICABLE]
     bad = [c for c in ran if c["verdict"] != Verdict.PASS or not c["credited"]]
     good = [c for c in ran if c["verdict"] == Verdict.PASS and c["credited"]]
-    # every case that did not pass (or does not credit the clause) by name; passes by count past a few
-    shown = (bad + good[:MATRIX_CASES_SHOWN]) if ran else refs[:MATRIX_CASES_SHOWN]
+    # every case that did not pass (or does not credit the clause) by name; passes by count past a
+    # few, the variants of one parametrised case as one entry (its id before "[", times how many)
+    shown = (bad + _by_base(good)[:MATRIX_CASES_SHOWN]) if ran else refs[:MATRIX_CASES_SHOWN]
     return {"clause_id": r.clause_id, "citation": r.citation, "text": r.text, "status": r.status,
             "reason": r.reason, "testable": r.status != "OUT OF SCOPE", "cases": shown,
-            "hidden": len(refs) - len(shown)}
+            "hidden": len(refs) - sum(c.get("count", 1) for c in shown)}
+
+
+def index_rows(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The evidence index's rows: each case that applied, in order, except that a parametrised case
+    (``id[params]``) whose every variant passed is one row, named by its id with ``count`` variants,
+    its checks summed, its clauses joined and the first variant's anchor and evidence (each variant
+    stays in the appendix).  A variant that did not pass keeps its own row."""
+    ran = [c for c in cases if c["verdict"] != Verdict.NOT_APPLICABLE]
+    variants: dict[str, list[dict[str, Any]]] = {}
+    for c in ran:
+        variants.setdefault(c["id"].split("[")[0], []).append(c)
+    folded = {base for base, group in variants.items()
+              if len(group) > 1 and all(c["verdict"] == Verdict.PASS and "[" in c["id"] for c in group)}
+    out: list[dict[str, Any]] = []
+    for c in ran:
+        base = c["id"].split("[")[0]
+        if base not in folded:
+            out.append(dict(c, count=1))
+        elif c is variants[base][0]:
+            group = variants[base]
+            out.append(dict(c, id=base, count=len(group), measured=sum(int(g["measured"]) for g in group),
+                            clauses=list(dict.fromkeys(k for g in group for k in g["clauses"])),
+                            title=f"{len(group)} parameter sets, each passed; each one in the appendix"))
+    return out
+
+
+def _by_base(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Case references with the variants of a parametrised case (``id[params]``) folded into the first
+    one's, named by the case id alone with ``count`` variants; order kept."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in refs:
+        base = c["id"].split("[")[0]
+        if base in out:
+            out[base]["count"] += 1
+            out[base]["id"] = base
+        else:
+            out[base] = dict(c, count=1)
+    return list(out.values())
 
 
 def appendix_context(record: Record, context: Mapping[str, Any]) -> dict[str, Any]:

@@ -269,3 +269,23 @@ def test_not_applicable_and_unchecked_cases_are_grouped_by_reason_with_counts(tm
     run = build_run(tmp_path, verdicts=("PASS", "ERROR", "ERROR"))
     page = (run / "record.html").read_text("utf-8")
     assert page.count("DeviceTimeout: controller</td><td class=\"num\">2</td>") == 1
+
+
+def test_variants_that_all_passed_are_one_index_row_and_one_matrix_entry() -> None:
+    """A parametrised case whose every variant passed is one row of the evidence index (x how many,
+    checks summed); a variant that did not pass keeps its own row, and so do its passing siblings."""
+    from harness.record.report import _by_base, index_rows
+
+    def case(cid: str, verdict: str = "PASS", measured: int = 2, clauses: tuple[str, ...] = ("c1",)) -> dict:
+        return {"id": cid, "verdict": verdict, "measured": measured, "clauses": list(clauses),
+                "anchor": f"a-{cid}", "title": cid, "evidence": []}
+
+    cases = [case("t[x]", "FAIL"), case("t[y]"), case("r[a]"), case("r[b]", clauses=("c2",)), case("solo"),
+             case("na[z]", "NOT APPLICABLE"), case("na[w]", "NOT APPLICABLE")]
+    rows = index_rows(cases)
+    assert [(r["id"], r["count"]) for r in rows] == [("t[x]", 1), ("t[y]", 1), ("r", 2), ("solo", 1)]
+    folded = rows[2]
+    assert folded["measured"] == 4 and folded["clauses"] == ["c1", "c2"] and folded["anchor"] == "a-r[a]"
+    refs = [{"id": i, "verdict": "PASS", "credited": True, "anchor": ""} for i in ("r[a]", "s", "r[b]", "r[c]")]
+    assert [(r["id"], r["count"]) for r in _by_base(refs)] == [("r", 3), ("s", 1)]
+    assert [(r["id"], r["count"]) for r in _by_base(refs[:2])] == [("r[a]", 1), ("s", 1)]

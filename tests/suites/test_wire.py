@@ -245,6 +245,19 @@ def test_a_lockout_after_the_round_it_closed_fails() -> None:
     assert list(_faults(none)) == ["lockout"]
 
 
+def test_a_lockout_by_the_dealers_call_before_the_call_itself_fails() -> None:
+    call = _ev("no_more_bets", 1, round=1)
+    closed = _ev("lockout", 2, locked=True, cause="no-more-bets")
+    paid = _ev("payout", 3, seat=1, type="player")
+    opened = _ev("lockout", 0, locked=False, cause="round-open")
+    end = _ev("round_end", 90, round=1)
+    assert _faults([opened, call, closed, paid, end]) == {}
+    assert _faults([opened, closed, call, paid, end]) == {
+        "lockout": ["lockout cause no-more-bets (SEQ 2) before the no_more_bets event (SEQ 1)"]}
+    by_card = _ev("lockout", 2, locked=True, cause="card")
+    assert _faults([opened, by_card, call, paid, end]) == {}  # a lock-out of another cause is not the call's
+
+
 def test_a_hit_not_followed_by_its_payout_and_a_payout_after_round_end_fail() -> None:
     events = _round(_ev("hit", 2, seat=2, category="royal9", meter=None), _ev("payout", 3, seat=1, type="royal9"),
                     _ev("payout", 4, seat=2, type="royal9"))

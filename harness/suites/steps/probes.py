@@ -36,7 +36,7 @@ from harness.record.model import ROUND_LATENCIES
 from harness.suites.load.model import Step
 from harness.suites.run.context import WAGER_LIST, citing_also
 from harness.suites.run.timing import decided, lockout_limit
-from harness.suites.steps.core import WAGER_TYPES
+from harness.suites.steps.core import WAGER_TYPES, power
 from harness.suites.steps.games import offered_types
 from harness.suites.steps.permitted import write_clause
 from harness.suites.steps.registry import Action, Arg, step
@@ -358,6 +358,54 @@ def expect_table_writes(runner: CaseContext, step: Step, fields: tuple[str, ...]
                     f"{before!r} (refused: unchanged)" if label == "another value" else f"{before!r}, accepted"
             runner.measure(step, f"{field} write of {label} ({value!r}): {got}, read back", repr(have), want, ok,
                            clause=write_clause(runner, step, ok=ok, taken=got == "accepted", why=got))
+
+
+@step("expect_table_writes_kept", Action(
+    {"fields": Arg("str-list")},
+    doc="docs/protocol.md sections 6.4 and 8 (the configuration is kept in non-volatile storage and "
+    "survives a power loss exactly): with no round open, each table parameter `config.get` reports "
+    "(decks, commission, hit_soft17; or `fields`) is written with another value; the power is cut and "
+    "restored (as `power: off`, `power: on`); each write the controller took reads back as written; "
+    "then the values before are written back.  A write refused is the controller's own choice here "
+    "(`expect_table_writes` judges refusals) and has nothing to keep",
+    acts=("power",),
+))
+def expect_table_writes_kept(runner: CaseContext, step: Step, fields: tuple[str, ...] | None = None) -> None:
+    ctrl = runner.controller()
+    taken: dict[str, tuple[Any, Any]] = {}
+    for field in fields or TABLE_FIELDS:
+        if field not in TABLE_FIELDS:
+            raise AssertionError(f"expect_table_writes_kept: {field!r} is not one of {', '.join(TABLE_FIELDS)}")
+        before = ctrl.config().raw.get(field)
+        if before is None:
+            continue
+        value = other_value(field, before)
+        try:
+            ctrl.set_config(**{field: value})
+            taken[field] = (before, value)
+        except DeviceNak as exc:
+            runner.measure(step, f"{field} write of another value ({value!r})", f"refused ({exc.code})",
+                           "accepted, or refused (the controller's choice: nothing to keep)", True)
+    if not taken:
+        runner.measure(step, "table parameters written before the power cycle", "none taken", "any", True,
+                       detail="no write taken: nothing to keep across a power loss")
+        return
+    power(runner, step, "off")
+    power(runner, step, "on")
+    ctrl = runner.controller()
+    after = ctrl.config().raw
+    for field, (_before, value) in taken.items():
+        have = after.get(field)
+        runner.measure(step, f"{field} written {value!r} before a power cycle, read back after it", repr(have),
+                       repr(value), _same(field, have, value))
+    for field, (before, _value) in taken.items():
+        try:
+            ctrl.set_config(**{field: before})
+            got = "accepted"
+        except DeviceNak as exc:
+            got = f"refused ({exc.code}: {exc.reason})"
+        runner.measure(step, f"{field} written back to the value before ({before!r})", got, "accepted",
+                       got == "accepted")
 
 
 # --------------------------------------------------------------------------- the lock-out reported

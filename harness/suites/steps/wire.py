@@ -346,6 +346,14 @@ def settlement_order_faults(events: list[Any], *, hit_and_run: bool, linked: set
             f"{shown.name} (SEQ {shown.seq}) before any lockout"
             + (f"; the lockout came after it (SEQ {events[first_locked].seq}, cause "
                f"{events[first_locked].payload.get('cause')})" if first_locked is not None else "; no lockout at all"))
+    # the dealer's call comes first: `no_more_bets` "before its lockout", the lockout of cause
+    # no-more-bets "after the no_more_bets event" (docs/protocol.md sections 6.4 and 8)
+    called = next((i for i, e in enumerate(events) if e.name == "no_more_bets"), None)
+    by_call = next((i for i, e in enumerate(events) if e.name == "lockout" and e.payload.get("locked")
+                    and e.payload.get("cause") == "no-more-bets"), None)
+    if called is not None and by_call is not None and by_call < called:
+        faults["lockout"].append(f"lockout cause no-more-bets (SEQ {events[by_call].seq}) before the no_more_bets "
+                                 f"event (SEQ {events[called].seq})")
     upto = events if end is None else events[:end]
     settling = [e for e in upto if e.name in ("payout", "wager_rides") and not is_mystery(e) and not is_linked(e)]
     last: tuple[int, int] | None = None
@@ -376,7 +384,8 @@ def settlement_order_faults(events: list[Any], *, hit_and_run: bool, linked: set
 @step("expect_settlement_order", Action(
     {"wait_ms": Arg("decimal", default=Decimal(200))},
     doc="docs/protocol.md sections 5 and 8: the round's controller events, as sent: the `lockout` that closed "
-    "wagering ('sent as it closes') comes before any of the round's `hit`, `payout` and `round_end` "
+    "wagering ('sent as it closes') comes before any of the round's `hit`, `payout` and `round_end`, and a "
+    "`lockout` of cause no-more-bets after the round's `no_more_bets` event "
     "(clause contract-8-lockout-reported-in-order); the settlement sends every wager's `payout` in seat order, "
     "base-game and EZ wagers before the Royal 9 wagers (Hit and Run: seat by seat), each `hit` followed by its "
     "seat's `payout`, and `round_end` last (contract-8-settlement-order).  Mystery awards (paid at wagering "
@@ -395,7 +404,8 @@ def expect_settlement_order(runner: CaseContext, step: Step, wait_ms: Decimal = 
     faults = settlement_order_faults(events, hit_and_run=runner.profile.game == "blackjack-hit-and-run",
                                      linked=_linked_meters(runner))
     shown = "; ".join(f"{e.name} {e.payload}" for e in events[:40])
-    runner.measure(step, "the lockout that closed wagering sent before the round's hits, payouts and round_end",
+    runner.measure(step, "the lockout that closed wagering sent before the round's hits, payouts and round_end "
+                   "(and after its no_more_bets event)",
                    "; ".join(faults["lockout"]) or "before them", "before them", not faults["lockout"],
                    clause="contract-8-lockout-reported-in-order", detail=shown)
     for rule, name in (("seat-order", "settlement payouts in seat order, base-game and EZ wagers before Royal 9"),
