@@ -644,8 +644,11 @@ class ExploredTable:
         event is in (the next is a long way off), then back as in a power cycle."""
         self._perform(acts.Deal(count=self.round_rest, pace_us=CUT_PACE_US))
         deadline = time.monotonic() + DEAL_DONE_S
-        while not any(role == "shoe" and e.name in ("card", "misread") for role, e in self.step_events) \
-                and time.monotonic() < deadline:
+        while not any(role == "shoe" and e.name in ("card", "misread") for role, e in self.step_events):
+            if time.monotonic() >= deadline:
+                # no card to cut after: what the model would judge is the bench's stall, not the device's
+                raise DeviceError(f"no card out of the shoe within {DEAL_DONE_S} s of the paced deal: the power "
+                                  "was not cut mid-deal")
             self.pull(0.005)
         self.round_rest = 0
         self._power_cycle(obs)

@@ -334,8 +334,20 @@ def expect_lockout(runner: CaseContext, step: Step, locked: bool, within_ms: Dec
     if within_ms is not None or (runner.round.cards and automatic):
         limit = within_ms if within_ms is not None else lockout_limit(runner)
         runner.wait_for("first card out of the shoe", lambda: bool(runner.round.cards))
-        runner.wait_for("'lockout' event", lambda: any(e.name == "lockout" and e.payload.get("locked")
-                                                      for e in runner.round.ctrl_events))
+        def locked_event() -> bool:
+            return any(e.name == "lockout" and e.payload.get("locked") for e in runner.round.ctrl_events)
+
+        # a round that ended with no lock-out reported will never report one: that is the device's FAIL,
+        # not a wait that ran out
+        runner.wait_for("'lockout' event (or the round's end)",
+                        lambda: locked_event() or any(e.name == "round_end" for e in runner.round.ctrl_events))
+        runner.pump(0.01)
+        if not locked_event():
+            runner.measure(step, "'lockout' event (locked) after the first card, before the round ended", "none",
+                           "a lockout event", False,
+                           detail="the round's round_end came with no lockout event: wagering was never "
+                                  "reported closed (docs/protocol.md section 8: lockout is sent as wagering closes)")
+            return
         timing = lock_timing(runner)
         assert timing is not None  # a card is out and the lock-out event is in
         if timing.counter_ms is not None:
