@@ -1,4 +1,4 @@
-"""Scenario helpers shared by check_faults4.py to check_faults10.py.
+"""Scenario helpers shared by check_faults4.py to check_faults11.py.
 
 The host machinery (the frames, a device line with deadlines, SCPI, starting and stopping the table by
 its own pid) is check_faults2.py's; these are the small acts several scenarios begin with.  The scripts
@@ -35,11 +35,11 @@ def reboot(t: Table) -> None:
     wait_power_lockout(t, mark)
 
 
-def first_card_ms(t: Table, timeout_s: int = 2) -> tuple[str | None, float]:
-    """Arm the counter, deal the round's first card: the counter's reading, in ms."""
+def first_card_ms(t: Table, timeout_s: int = 2, cards: list[str] | None = None) -> tuple[str | None, float]:
+    """Arm the counter, deal the round's first card (of `cards`, NO_HIT by default): the counter's reading, in ms."""
     counter = t.ports["counter"]
     scpi(counter, "CONF:TINT (@1),(@2)", f"SYST:TIM {timeout_s}", "INIT", "*OPC?")
-    t.shoe.ok("test.load", cards=NO_HIT)
+    t.shoe.ok("test.load", cards=cards or NO_HIT)
     t.shoe.ok("test.deal", count=1, pace_us=0)
     reading = scpi(counter, "FETC?")
     return reading, float(reading or "9.91E+37") * 1000  # a counter reading, seconds as SCPI text

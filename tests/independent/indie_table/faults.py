@@ -373,5 +373,48 @@ FAULTS_SET10 = {
     "one-dollar-royal9-payout-stake-500": "on the $1 table a Royal 9 payout gives its stake as 500 cents",
 }
 
+# The eleventh set (FAULTS11.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET11 = {
+    "card-n-counts-error-event": "a shoe error event steps the card count: the next card's n and cards_dealt skip one",
+    "misread-followed-by-card-event": "a misread card is also reported as a card event (same n) by the reader's retry",
+    "card-n-restarts-after-power-cycle": "after a power cycle the card events number from 1; shoe.status counts on",
+    "base-remove-refused-after-royal9-removed": "after a seat's Royal 9 wager is removed its base wager cannot be "
+                                                "removed (REFUSED) until the next round",
+    "royal9-amount-5-taken-as-dollars": "a Royal 9 wager of amount 5 (cents) is taken as $5: accepted and listed 500",
+    "refused-royal9-listed": "a Royal 9 wager refused bad-amount is still listed by wager.list until the round ends",
+    "open-refused-after-nmb-void": "after a round voided following no more bets, round.open is REFUSED as unsettled",
+    "button-toggles-lockout": "the lock-out button pressed again in an open round opens wagering again",
+    "link-loss-announces-no-more-bets": "a sensors link loss in an open round also sends a no_more_bets event",
+    "royal9-on-tie-base-not-contributing": "a Royal 9 wager whose seat has a Tie wager only does not contribute",
+    "jackpot-pays-diverted-too": "a meter jackpot at its cap pays the meter plus the cents diverted past the cap",
+    "reset-key-resets-later-meters": "the reset key of a meter also puts the meters after it back to their reset "
+                                     "amounts (silently)",
+    "cumulative-paid-overwritten": "the reset key writes the payment into cumulative_paid instead of adding it",
+    "reset-event-amount-from-initial": "the reset event carries the meter's initial amount, not its amount after "
+                                       "the reset",
+    "limit-equal-to-capacity-refused": "a payout limit equal to the display capacity is REFUSED",
+    "meter-write-reverts-other-meters": "a meter write puts the other meters' settings back to those read at power-up",
+    "mystery-field-lost-at-power-up": "after a power cycle the configuration has no mystery field (null is dropped)",
+    "power-up-reads-older-record": "at power-up the controller reads the older of its two storage records",
+    "lockout-get-cause-null-after-power": "after a power cycle lockout.get answers locked with cause null",
+    "round-end-number-read-at-power-up": "the first round after a power cycle ends with the round number read at "
+                                         "power-up",
+    "comm-lost-refusal-kept-after-restore": "the first wager after the sensors link is back is refused comm-lost",
+    "pending-cleared-by-link-loss": "a sensors link loss clears the payments waiting for the reset key",
+    "config-refused-while-link-down": "a configuration write is REFUSED while the sensors link is down",
+    "bad-crc-resets-event-seq": "a frame received with a bad CRC restarts the line's event SEQ at 1",
+    "shoe-manufacturer-truncated-16": "the shoe's identity gives its manufacturer cut to 16 characters",
+    "sensors-location-lost-at-power-up": "after a power cycle the bet sensors' identity has location empty",
+    "third-card-total-not-mod-10": "a hand's total with a third card is not taken modulo 10",
+    "banker-3-stands-on-third-9": "a banker's 3 stands when the player's third card is a 9 (must draw)",
+    "losing-royal9-returned-on-push": "a losing Royal 9 wager at a seat whose base wager pushed returns its stake",
+    "royal9-tie-hit-sent-per-hand": "a Royal 9 tie hand (suited or not) sends its hit event once per hand (twice)",
+    "unsuited-combination-paid-as-royal9": "a personal combination of two suits (seats 5 to 7) is paid as a Royal 9",
+    "envy-needs-same-card-order": "mega envy is paid only when both hands show the combination in the same order",
+    "lockout-late-on-face-first-card": "a face card as the round's first card makes the lock-out 3 ms late",
+    "lockout-press-slow-when-locked": "lockout.press with wagering already closed answers after 150 ms",
+    "reset-event-sent-after-key-answer": "the reset event of the reset key is sent 50 ms after the key's answer",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
-              **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10}
+              **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11}

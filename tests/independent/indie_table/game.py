@@ -34,7 +34,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
                  banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
                  player_draws_6: bool = False, banker6_on_7_only: bool = False,
                  banker_natural_late: bool = False, banker2_as_3: bool = False,
-                 banker5_stands_stood: bool = False) -> int:
+                 banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -48,6 +48,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     after the player's draw).
     `banker2_as_3`: fault banker-2-stands-on-third-8 (the banker's 3 row starts at 2: a 2 stands on a third card 8).
     `banker5_stands_stood`: fault banker-5-stands-when-player-stood (the banker's "player stood" row ends at 4).
+    `banker3_stands_on_9`: fault banker-3-stands-on-third-9 (the banker's 3 row ends at the player's third card 8,
+    which it excludes, so a 9 stands too).
     """
     if len(cards) < 4:
         return 4
@@ -60,7 +62,9 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
             return 5
         p3 = value(cards[4])
         low = 1 if banker2_as_3 else 2
-        draw = (b <= low or (low < b <= 3 and (p3 != 8 or banker3_draws_on_8))
+        # fault banker-3-stands-on-third-9: the 3 row's "draws" test was written as "third card below 8"
+        stands_9 = banker3_stands_on_9 and b == 3 and p3 == 9
+        draw = (b <= low or (low < b <= 3 and (p3 != 8 or banker3_draws_on_8) and not stands_9)
                 or (b == 4 and (1 if banker4_from_1 else 2) <= p3 <= 7)
                 or (b == 5 and (5 if banker5_from_5 else 4) <= p3 <= 7)
                 or (b == 6 and p3 in ((7,) if banker6_on_7_only else (6, 7))))
@@ -73,14 +77,20 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
 class Hands:
     player: list[str]
     banker: list[str]
+    third_no_mod: bool = False  # fault third-card-total-not-mod-10: the third card added to the two-card point
+
+    def _total(self, hand: list[str]) -> int:
+        if self.third_no_mod:
+            return sum(value(c) for c in hand[:2]) % 10 + sum(value(c) for c in hand[2:])
+        return sum(value(c) for c in hand) % 10
 
     @property
     def p_total(self) -> int:
-        return sum(value(c) for c in self.player) % 10
+        return self._total(self.player)
 
     @property
     def b_total(self) -> int:
-        return sum(value(c) for c in self.banker) % 10
+        return self._total(self.banker)
 
     @property
     def winner(self) -> str:
@@ -94,11 +104,13 @@ class Hands:
 def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_only: bool = False,
           banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
           player_draws_6: bool = False, banker6_on_7_only: bool = False, banker_natural_late: bool = False,
-          banker2_as_3: bool = False, banker5_stands_stood: bool = False) -> Hands:
+          banker2_as_3: bool = False, banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
+          third_no_mod: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
-                     player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3, banker5_stands_stood)
+                     player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3, banker5_stands_stood,
+                     banker3_stands_on_9=banker3_stands_on_9)
     n = min(n, len(cards))  # fault settle-taken-before-third-card: a hand settled on the cards out so far
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
@@ -108,7 +120,7 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
                 banker.append(cards[5])
         else:
             banker.append(cards[4])
-    return Hands(player, banker)
+    return Hands(player, banker, third_no_mod)
 
 
 def base_payout(wtype: str, stake: int, winner: str, commission: Decimal) -> tuple[str, int]:
@@ -173,10 +185,13 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     tie-with-one-suited-paid-suited-tie, royal9-counts-third-card, banker-suited-royal9-paid-unsuited,
     suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9, nine-first-not-royal9-on-banker,
     combination-matched-on-king-suit, ten-nine-counted-royal9, royal9-tie-paid-as-royal9, personal-hands-swapped,
-    royal9-read-from-first-two-cards, mega-checked-after-major, tie-rows-checked-before-personal)."""
+    royal9-read-from-first-two-cards, mega-checked-after-major, tie-rows-checked-before-personal,
+    unsuited-combination-paid-as-royal9, envy-needs-same-card-order)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
+    if "unsuited-combination-paid-as-royal9" in slips and own is not None and own[0][1] != own[1][1]:
+        own = None  # fault unsuited-combination-paid-as-royal9: the personal check starts with "both cards one suit"
     has = _has_king_only if "combination-matched-on-king-suit" in slips else _has
     if "mega-checked-after-major" in slips and own is not None and has(b2, own):
         return R9Result("major", "major")  # the rows are tested in the order of the meters' records: major first
@@ -200,6 +215,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
         return R9Result("minor", "minor")
     for other, combo in combos.items():
         if other != seat and combo is not None and has(p2, combo) and has(b2, combo):
+            if "envy-needs-same-card-order" in slips and p2 != b2:
+                continue  # fault envy-needs-same-card-order: the envy test compares the two hands card by card
             return R9Result("mega-envy")
     faces = "KQ" if "royal9-jack-not-face" in slips else FACES
     if "ten-nine-counted-royal9" in slips:

@@ -143,6 +143,9 @@ class DeviceLine:
         if not self.table.powered or time.monotonic() < self.silent_until:
             return  # a dark device answers nothing
         if isinstance(item, wire.FrameError):
+            if item.code == "BAD_CRC" and "bad-crc-resets-event-seq" in self.table.faults:
+                # fault bad-crc-resets-event-seq: the receive-error handler re-initialises the line's counters
+                self.event_seq = 0
             self.answer(wire.NAK, item.seq, {"code": item.code, "reason": item.reason})
             return
         ftype, seq, payload = item
@@ -192,6 +195,10 @@ class DeviceLine:
                 self.table.misread_next += 1
             else:
                 code, text = req.get("code", "E1"), req.get("text", "reader error")
+                if "card-n-counts-error-event" in self.table.faults:
+                    with self.table.lock:
+                        self.table.cards_dealt += 1  # fault card-n-counts-error-event: the reader's error frame
+                        # steps the card counter like a card frame
                 self.event({"event": "error", "code": str(code), "text": str(text)})
             return
         if kind == "no-answer":

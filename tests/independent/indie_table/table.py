@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -124,6 +125,9 @@ class Table:
         self.paytable_cold = False  # fault one-dollar-paytable-lost-at-power-up
         self.burst_pos: int | None = None  # fault card-event-lost-in-burst: the card's place in a deal at once
         self.after_link_restore = False  # fault lockout-late-after-link-restore
+        self.power_cycles = 0  # fault sensors-location-lost-at-power-up: power-ups after the first
+        self.sensors_link_stale = False  # fault comm-lost-refusal-kept-after-restore
+        self.round_at_power_up: int | None = None  # fault round-end-number-read-at-power-up
         self._load_nv()
         self._power_up_volatile()
         # fault reset-key-refused-after-reboot: the key task's list of payments, filled at a cold start
@@ -131,7 +135,12 @@ class Table:
 
     # ------------------------------------------------------------------ non-volatile storage
     def _load_nv(self) -> None:
-        if self.nv_path.exists():
+        older = self.nv_path.with_suffix(".prev")
+        if "power-up-reads-older-record" in self.faults and self.boots > 0 and older.exists():
+            # fault power-up-reads-older-record: of the two storage records the loader takes the one with the
+            # lower write count (the comparison is the wrong way round)
+            nv = json.loads(older.read_text())
+        elif self.nv_path.exists():
             nv = json.loads(self.nv_path.read_text())
         else:
             cfg = json.loads(json.dumps(PRESETS[self.preset]))
@@ -142,6 +151,9 @@ class Table:
                   "cumulative_paid": 0, "paid_by_table": 0, "paid_by_attendant": 0,
                   "pending": [], "round": 0, "paid_denomination": cfg["denomination"]}
         self.config: dict[str, Any] = nv["config"]
+        if "mystery-field-lost-at-power-up" in self.faults and self.boots > 0:
+            # fault mystery-field-lost-at-power-up: the settings loader skips a field whose value is null
+            self.config = {k: v for k, v in self.config.items() if v is not None}
         self.meters: dict[str, int] = nv["meters"]
         self.residual: dict[str, Decimal] = {m: Decimal(v) for m, v in nv["residual"].items()}
         self.diverted: dict[str, int] = nv["diverted"]
@@ -203,6 +215,9 @@ class Table:
               "diverted": self.diverted, "cumulative_paid": self.cumulative_paid,
               "paid_by_table": self.paid_by_table, "paid_by_attendant": by_attendant,
               "pending": self.pending, "round": round_nv, "paid_denomination": self.paid_denomination}
+        if "power-up-reads-older-record" in self.faults and self.nv_path.exists():
+            # fault power-up-reads-older-record: the record written before this one is kept as the second slot
+            shutil.copyfile(self.nv_path, self.nv_path.with_suffix(".prev"))
         tmp = self.nv_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(nv))
         os.replace(tmp, self.nv_path)
@@ -252,6 +267,9 @@ class Table:
         self.held_round_end: dict[str, Any] | None = None  # fault round-end-held-until-key
         self.comm_event_sent = False  # fault comm-lost-event-once-per-power-up
         self.slow_open = False  # fault round-open-slow-after-key
+        self.r9_removed_seats: set[int] = set()  # fault base-remove-refused-after-royal9-removed
+        self.ghost_listed: dict[tuple[int, str], int] = {}  # fault refused-royal9-listed
+        self.nmb_void_latched = False  # fault open-refused-after-nmb-void
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -278,6 +296,19 @@ class Table:
             self.warm_started = False
             self.sensors_block_resent = False
             self.key_known = {p["meter"] for p in self.pending}
+            self.power_cycles += 1
+            if "card-n-restarts-after-power-cycle" in self.faults:
+                # fault card-n-restarts-after-power-cycle: the reader's frame counter is RAM and starts at 0;
+                # the status count is the shoe's, kept across the power cut with the cards in it
+                self.n_base = self.cards_dealt
+            if "lockout-get-cause-null-after-power" in self.faults:
+                # fault lockout-get-cause-null-after-power: the power-fail handler clears the cause register; the
+                # power-up path sets the locked flag only
+                self.cause = None
+            if "round-end-number-read-at-power-up" in self.faults:
+                # fault round-end-number-read-at-power-up: the settlement's copy of the round record is taken at
+                # power-up and refreshed only after a settlement
+                self.round_at_power_up = self.round
             if "first-unlock-after-power-not-sent" in self.faults:
                 self.skip_unlock = True  # the display task that sends the unlock starts after the first round.open
             if "identity-slow-after-power-up" in self.faults:
@@ -405,6 +436,10 @@ class Table:
             # the contribution walks the base wagers and adds the Royal 9 wager of each one's seat
             total = sum(self.layout.get((seat, "royal9"), 0) for (seat, wtype) in self.layout
                         if wtype in ("player", "banker", "tie"))
+        if "royal9-on-tie-base-not-contributing" in self.faults:
+            # fault royal9-on-tie-base-not-contributing: the contribution walks the Player and Banker areas only
+            total -= sum(a for (s, t), a in self.layout.items() if t == "royal9"
+                         and not any((s, b) in self.layout for b in ("player", "banker")))
         if "first-seat-royal9-not-contributing" in self.faults:
             total -= self.layout.get((min(self.seats), "royal9"), 0)  # the seat loop starts at index 1
         if "tie-wager-contributes" in self.faults:
@@ -512,6 +547,8 @@ class Table:
                     time.sleep(0.003)  # the ten-round audit block is written to flash before the line is raised
                 if "one-dollar-lockout-late-on-fractional-contribution" in self.faults and self._sub_cent_share():
                     time.sleep(0.003)  # a share under a cent goes through the software decimal routine first
+                if "lockout-late-on-face-first-card" in self.faults and card[0] in "JQK":
+                    time.sleep(0.003)  # fault lockout-late-on-face-first-card: the Royal 9 pre-check runs first
                 if "lockout-late-when-meter-at-cap" in self.faults and any(
                         (cap := self._cap(m)) is not None and self.meters[m] >= cap for m in self.meters):
                     time.sleep(0.004)  # the diverted-account record is written before the line is raised
@@ -537,8 +574,9 @@ class Table:
             blate = "banker-natural-checked-after-player-draw" in self.faults
             b2as3 = "banker-2-stands-on-third-8" in self.faults
             b5stood = "banker-5-stands-when-player-stood" in self.faults
+            b3on9 = "banker-3-stands-on-third-9" in self.faults  # fault banker-3-stands-on-third-9: see game.py
             if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate,
-                                                          b2as3, b5stood):
+                                                          b2as3, b5stood, banker3_stands_on_9=b3on9):
                 self._settle()
 
     def _sub_cent_share(self) -> bool:
@@ -565,7 +603,9 @@ class Table:
                            "banker-6-stands-on-third-6" in self.faults,
                            "banker-natural-checked-after-player-draw" in self.faults,
                            "banker-2-stands-on-third-8" in self.faults,
-                           "banker-5-stands-when-player-stood" in self.faults)
+                           "banker-5-stands-when-player-stood" in self.faults,
+                           banker3_stands_on_9="banker-3-stands-on-third-9" in self.faults,
+                           third_no_mod="third-card-total-not-mod-10" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -583,6 +623,7 @@ class Table:
             for k, v in self.withdrawn.items():  # the settlement walks the round's wager journal, not the layout
                 stakes.setdefault(k, v)
         base_lost: dict[int, bool] = {}  # fault losing-royal9-payout-skipped
+        base_pushed: set[int] = set()  # fault losing-royal9-returned-on-push
         # fault payouts-in-placement-order: the base wagers in the order the sensors reported them
         base_order = stakes.items() if "payouts-in-placement-order" in self.faults else sorted(stakes.items())
         for (seat, wtype), stake in base_order:
@@ -596,6 +637,8 @@ class Table:
                 vig = (Decimal(2 * stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
                 returned = 2 * stake - int(vig)
             base_lost[seat] = base_lost.get(seat, True) and category == "lose"
+            if category == "push":
+                base_pushed.add(seat)
             if "push-category-win" in self.faults and category == "push":
                 category = "win"  # the category is "not lost": win
             if "tie-win-category-push" in self.faults and wtype == "tie" and category == "win":
@@ -645,7 +688,8 @@ class Table:
                                          "combination-matched-on-king-suit", "ten-nine-counted-royal9",
                                          "royal9-tie-paid-as-royal9", "personal-hands-swapped",
                                          "royal9-read-from-first-two-cards", "mega-checked-after-major",
-                                         "tie-rows-checked-before-personal"})
+                                         "tie-rows-checked-before-personal", "unsuited-combination-paid-as-royal9",
+                                         "envy-needs-same-card-order"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         envy_paid = False  # fault envy-paid-to-first-seat-only
@@ -693,8 +737,11 @@ class Table:
                     # the losing slip is filled from the seat's first area, the base wager
                     lost_stake = next((stakes[(seat, t)] for t in ("player", "banker", "tie")
                                        if (seat, t) in stakes), stake)
+                back = 0
+                if "losing-royal9-returned-on-push" in self.faults and seat in base_pushed:
+                    back = lost_stake  # fault losing-royal9-returned-on-push: the seat's push flag is read for it
                 r9_payout({"event": "payout", "seat": seat, "type": "royal9", "category": lost,
-                           "stake": lost_stake, "returned": 0, "paid_by": "table"})
+                           "stake": lost_stake, "returned": back, "paid_by": "table"})
                 continue
             if cat in METERS and cat in self.meters:
                 amount = self.meters[cat]
@@ -702,6 +749,9 @@ class Table:
                     amount = self.round_start_meters.get(cat, amount)
                 if "minor-hit-shows-major-amount" in self.faults and cat == "minor" and "major" in self.meters:
                     amount = self.meters["major"]
+                if "jackpot-pays-diverted-too" in self.faults:
+                    amount += self.diverted.get(cat, 0)  # fault jackpot-pays-diverted-too: the award is taken from
+                    # the meter's uncapped total (what it shows plus what was diverted past the cap)
                 if "jackpot-rounds-residual-up" in self.faults and self.residual[cat] > 0:
                     amount += 1  # the award is taken from the exact meter value, rounded up to the cent
                 meter_field = None if "minor-hit-meter-field-null" in self.faults and cat == "minor" else cat
@@ -760,6 +810,10 @@ class Table:
                 hit_seat = next((s for s, c in seats.items() if c is not None and sorted(c) == p2 == b2), seat)
             self.emit("controller", {"event": "hit", "seat": hit_seat, "category": cat, "meter": None,
                                      "amount": shown})
+            if "royal9-tie-hit-sent-per-hand" in self.faults and cat in ("royal9-tie", "suited-royal9-tie"):
+                # fault royal9-tie-hit-sent-per-hand: the hit record is written per hand holding the Royal 9
+                self.emit("controller", {"event": "hit", "seat": hit_seat, "category": cat, "meter": None,
+                                         "amount": shown})
             if "cumulative-counts-fixed-lines" in self.faults:
                 self.cumulative_paid += award
                 self.paid_by_table += award
@@ -788,6 +842,7 @@ class Table:
         self.layout.clear()
         self.first_stake.clear()
         self.stale_listed.clear()
+        self.ghost_listed.clear()
         self.withdrawn.clear()
         self.void_live = False
         self.phase = "settled"
@@ -797,6 +852,9 @@ class Table:
                 or "contribution-not-saved-until-settlement" in self.faults):
             self._save_nv()
         round_end: dict[str, Any] = {"event": "round_end", "round": self.round}
+        if self.round_at_power_up is not None:
+            # fault round-end-number-read-at-power-up: the round record's copy taken at power-up
+            round_end["round"], self.round_at_power_up = self.round_at_power_up, None
         if "void-flag-carried-to-next-round" in self.faults and self.prev_void:
             round_end["void"] = True  # the void flag is cleared only when a round is voided again
         if "round-end-held-until-key" in self.faults and meter_hits:
@@ -836,6 +894,11 @@ class Table:
             ident.update(asset_number="", game_type="")  # a shoe is not tied to a game; the tag is the operator's
         if role == "sensors" and "sensors-report-shoe-serial" in self.faults:
             ident["serial"] = "ITW-S-0001"
+        if role == "shoe" and "shoe-manufacturer-truncated-16" in self.faults:
+            ident["manufacturer"] = ident["manufacturer"][:16]  # fault shoe-manufacturer-truncated-16: a 16-byte field
+        if role == "sensors" and "sensors-location-lost-at-power-up" in self.faults and self.power_cycles:
+            ident["location"] = ""  # fault sensors-location-lost-at-power-up: the location is written at the install
+            # menu into RAM, and only the factory fields are read back from flash at power-up
         if role == "sensors" and self.sensors_block_resent:
             ident["software_id"] = ""  # fault sensors-software-id-empty-after-link-restore
         ident.update(self.identity_base)
@@ -941,6 +1004,13 @@ class Table:
             amount &= 0xFFFFFFFF  # the sensors' chip count is an unsigned 32-bit register
         if "amount-over-65535-truncated" in self.faults and amount > 0xFFFF:
             amount &= 0xFFFF  # the area's value register is 16 bits wide
+        if "royal9-amount-5-taken-as-dollars" in self.faults and wtype == "royal9" and 0 < amount < 100:
+            amount *= 100  # fault royal9-amount-5-taken-as-dollars: the legacy dollar path for amounts under 100
+        if "comm-lost-refusal-kept-after-restore" in self.faults and self.sensors_link_stale and self.link_up:
+            # fault comm-lost-refusal-kept-after-restore: the sensors' copy of the link state is refreshed by the
+            # controller's answer to the refusal it causes
+            self.sensors_link_stale = False
+            return ("rsp", {"accepted": False, "reason": "comm-lost"})
         if ("wager-increase-after-no-more-bets" in self.faults and (seat, wtype) in self.layout
                 and self.cause == "no-more-bets" and self.phase == "open" and self.link_up
                 and wtype != "royal9" and amount > 0):
@@ -969,6 +1039,10 @@ class Table:
         if (reason is None and "replace-after-remove-refused" in self.faults
                 and (seat, wtype) in self.withdrawn and (seat, wtype) not in self.layout):
             reason = "locked-out"  # the area's withdrawn latch is cleared at the next round only
+        if (reason == "bad-amount" and wtype == "royal9" and (seat, wtype) not in self.layout
+                and "refused-royal9-listed" in self.faults):
+            # fault refused-royal9-listed: the area's count is stored for the list before the controller's answer
+            self.ghost_listed[(seat, wtype)] = amount
         if reason is not None:
             if "refused-place-sends-wager-event" in self.faults:
                 # the refusal goes through the physical side's path, which reports it as an event
@@ -1053,6 +1127,10 @@ class Table:
         if key[1] == "royal9" and "royal9-remove-refused-while-open" in self.faults:
             raise Refused("wagering is closed")  # the acknowledged Royal 9 wager is marked final at once
         base = ("player", "banker", "tie")
+        if (key[1] in base and seat in self.r9_removed_seats
+                and "base-remove-refused-after-royal9-removed" in self.faults):
+            # fault base-remove-refused-after-royal9-removed: the seat's Royal 9 flag is cleared at round.open only
+            raise Refused("a Royal 9 wager at this seat needs its base wager (629a Royal 9 (b)): remove it first")
         if (key[1] in base and (seat, "royal9") in self.layout
                 and "base-removed-under-royal9" not in self.faults
                 and ("base-remove-refused-beside-royal9" in self.faults  # the other base areas are not looked at
@@ -1060,6 +1138,7 @@ class Table:
             raise Refused("a Royal 9 wager at this seat needs its base wager (629a Royal 9 (b)): remove it first")
         if key[1] == "royal9":
             self.removed_royal9 += self.layout[key]
+            self.r9_removed_seats.add(seat)  # fault base-remove-refused-after-royal9-removed
             if "royal9-remove-answers-slowly" in self.faults:
                 time.sleep(0.15)  # the wager's slot in the contribution table is cleared before the answer
         if "wager-list-stale-after-remove" in self.faults:
@@ -1076,7 +1155,7 @@ class Table:
     def _sensors_wager_list(self, req: dict[str, Any]) -> Reply:
         if "wager-list-slow-when-full" in self.faults and len(self.layout) >= 8:
             time.sleep(0.12)  # every sensor is polled again for the list
-        shown = {**self.stale_listed, **self.listed_after_settle, **self.layout}
+        shown = {**self.ghost_listed, **self.stale_listed, **self.listed_after_settle, **self.layout}
         order = sorted(shown.items())
         if "wager-list-grouped-by-type" in self.faults:
             order = sorted(shown.items(), key=lambda kv: (kv[0][1], kv[0][0]))  # one table per wager type
@@ -1117,6 +1196,8 @@ class Table:
         return ("rsp", {"locked": self.locked, "cause": self.cause if self.locked else None})
 
     def _controller_lockout_press(self, req: dict[str, Any]) -> Reply:
+        if "lockout-press-slow-when-locked" in self.faults and self.locked:
+            time.sleep(0.15)  # fault lockout-press-slow-when-locked: the press is debounced against the held line
         if not self.locked:
             if "button-no-event" in self.faults:
                 self.locked, self.cause = True, "button"
@@ -1126,6 +1207,11 @@ class Table:
                 self._close_wagering("button")
             if "card-lock-disarmed-after-button" in self.faults:
                 self.card_masked_in_round = self.round
+        elif "button-toggles-lockout" in self.faults and self.cause == "button" and self.phase == "open":
+            # fault button-toggles-lockout: the button input toggles the lock-out relay
+            self.locked, self.cause = False, None
+            self.on_lock_line(False)
+            self.emit("controller", {"event": "lockout", "locked": False, "cause": "round-open"})
         elif "button-event-when-locked" in self.faults:
             self.cause = "button"  # the button handler reports every press
             self.emit("controller", {"event": "lockout", "locked": True, "cause": "button"})
@@ -1138,6 +1224,9 @@ class Table:
             time.sleep(0.15)
         unsettled = ("open",) if "round-open-accepted-mid-deal" in self.faults else ("open", "dealing")
         if self.phase in unsettled:
+            raise Refused("the last round is not settled")
+        if self.nmb_void_latched:
+            # fault open-refused-after-nmb-void: the void path leaves the no-more-bets round flag set
             raise Refused("the last round is not settled")
         counted = "refused-open-counts-round" in self.faults
         if counted:
@@ -1166,6 +1255,8 @@ class Table:
         self.open_refused_pending = False
         self.key_unblocked = False
         self.r9_refused_seats.clear()
+        self.r9_removed_seats.clear()
+        self.ghost_listed.clear()
         self.contribution_due = False
         self.round_misreads = 0
         self.withdrawn.clear()
@@ -1229,6 +1320,8 @@ class Table:
             raise Refused("the tableau still needs a card")
         if "void-refused-after-button" in self.faults and self.locked and self.cause == "button":
             raise Refused("wagering is closed")  # the void path asks for wagering to be open
+        if "open-refused-after-nmb-void" in self.faults and self.locked and self.cause == "no-more-bets":
+            self.nmb_void_latched = True
         self._close_wagering("no-more-bets", quiet="void-closes-without-lockout-event" in self.faults)
         if "void-takes-back-contributions" in self.faults:
             # the void routine rolls the meters back to the round's opening record
@@ -1238,6 +1331,7 @@ class Table:
         if "void-keeps-layout" not in self.faults:
             self.layout.clear()
             self.first_stake.clear()
+        self.ghost_listed.clear()
         self.withdrawn.clear()
         if "config-live-after-void" in self.faults:
             self.void_live = True
@@ -1248,6 +1342,9 @@ class Table:
         if "round-number-not-saved-in-open-round" in self.faults:
             self._save_nv()
         end: dict[str, Any] = {"event": "round_end", "round": self.round, "void": True}
+        if self.round_at_power_up is not None:
+            # fault round-end-number-read-at-power-up: the round record's copy taken at power-up
+            end["round"], self.round_at_power_up = self.round_at_power_up, None
         if "void-round-end-without-void-flag" in self.faults:
             del end["void"]  # the round_end builder is shared with settlement
         if "void-round-end-late" in self.faults:
@@ -1291,7 +1388,9 @@ class Table:
             self.pending = [p for p in self.pending if p["meter"] != meter]
         self.key_wait = bool(self.pending)
         late_cumulative = "cumulative-booked-after-save" in self.faults
-        if "cumulative-booked-at-hit" not in self.faults and not late_cumulative:
+        if "cumulative-paid-overwritten" in self.faults:
+            self.cumulative_paid = paid  # fault cumulative-paid-overwritten: the booking stores, not adds
+        elif "cumulative-booked-at-hit" not in self.faults and not late_cumulative:
             self.cumulative_paid += paid
         if "attendant-payment-booked-as-table" in self.faults:
             self.paid_by_table += paid  # the booking routine is the table's, called with the wrong meter
@@ -1305,6 +1404,11 @@ class Table:
             self.after_key = True
         back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
         self.meters[meter] = self.config["meters"][meter][back_to]
+        if "reset-key-resets-later-meters" in self.faults:
+            # fault reset-key-resets-later-meters: the reset loop runs from the key's meter to the end of the table
+            names = list(self.meters)
+            for later in names[names.index(meter) + 1:]:
+                self.meters[later] = self.config["meters"][later]["reset"]
         if "one-dollar-reset-key-clamps-to-five-dollar-floor" in self.faults and meter in game.FLOORS[500]:
             # the reset routine clamps the meter to the floor table, which has one row: the $5 paytable's
             self.meters[meter] = max(self.meters[meter], game.FLOORS[500][meter])
@@ -1327,8 +1431,17 @@ class Table:
             self.nv_path.write_text(json.dumps(nv))
         if "reset-key-answers-slowly" in self.faults:
             time.sleep(0.18)  # the payment record is written to the audit log before the answer
-        if not self.quiet_reset:
-            self.emit("controller", {"event": "reset", "meter": meter, "amount": self.meters[meter]})
+        reset_event = {"event": "reset", "meter": meter, "amount": self.meters[meter]}
+        if "reset-event-amount-from-initial" in self.faults:
+            reset_event["amount"] = self.config["meters"][meter]["initial"]  # fault reset-event-amount-from-initial:
+            # the event is filled from the meter's settings record, the wrong field of it
+        if self.quiet_reset:
+            pass
+        elif "reset-event-sent-after-key-answer" in self.faults:
+            # fault reset-event-sent-after-key-answer: the event is queued to the display task, which runs later
+            threading.Timer(0.05, self._emit_late, args=("controller", reset_event)).start()
+        else:
+            self.emit("controller", reset_event)
         if self.held_round_end is not None:
             held, self.held_round_end = self.held_round_end, None  # fault round-end-held-until-key
             self.emit("controller", held)
@@ -1346,6 +1459,9 @@ class Table:
             if "refused-write-reaches-storage" in self.faults:
                 self._store_refused_write(fields)
             raise Refused("live: a round is open or a wager is on the layout")
+        if "config-refused-while-link-down" in self.faults and not self.link_up:
+            raise Refused("the sensors link is down")  # fault config-refused-while-link-down: the live test reads
+            # the link alarm too
         if "config-refused-while-payment-pending" in self.faults and self.pending:
             raise Refused("a payment waits for the reset key")  # the settings lock is the jackpot lock
         old_meters = json.loads(json.dumps(self.config["meters"]))  # fault config-set-answers-old-meters
@@ -1361,6 +1477,12 @@ class Table:
                     self.config = new
                     self._save_nv()
                 raise
+        if "meter-write-reverts-other-meters" in self.faults and isinstance(fields.get("meters"), dict):
+            # fault meter-write-reverts-other-meters: the meter block is rebuilt from the power-up copy, with the
+            # written meters only taken from the request
+            for name in new["meters"]:
+                if name not in fields["meters"] and name in self.config_at_boot.get("meters", {}):
+                    new["meters"][name] = json.loads(json.dumps(self.config_at_boot["meters"][name]))
         self.config = new
         if "denomination-write-loads-floors" in self.faults and "denomination" in fields:
             for name, floor in game.FLOORS[new["denomination"]].items():  # the denomination's meter set is loaded
@@ -1506,6 +1628,9 @@ class Table:
                 or {"payout_limit", "display_capacity"} <= set(written))
         if limit is not None and cap is not None and limit > cap and both:
             raise Refused(f"{name}: payout limit above the display capacity (461a.12(j))")
+        if limit is not None and limit == cap and "limit-equal-to-capacity-refused" in self.faults:
+            # fault limit-equal-to-capacity-refused: the check is "limit < capacity"
+            raise Refused(f"{name}: payout limit must be below the display capacity (461a.12(j))")
         at_most = limit is not None and (limit < now if "payout-limit-equal-current-accepted" in self.faults
                                           else limit <= now)
         if at_most and "payout-limit-unchecked" not in self.faults:
@@ -1549,6 +1674,18 @@ class Table:
             self.link_up = up
             if not up and was_up:
                 self.unlocked_before_comm_loss = not self.locked
+            if not up and was_up and "comm-lost-refusal-kept-after-restore" in self.faults:
+                self.sensors_link_stale = True
+            if not up and was_up and "pending-cleared-by-link-loss" in self.faults and self.pending:
+                # fault pending-cleared-by-link-loss: the link-loss path clears the slip queue with the sensors'
+                # buffers
+                self.pending = []
+                self.key_wait = False
+                self._save_nv()
+            if (not up and was_up and "link-loss-announces-no-more-bets" in self.faults and self.phase == "open"
+                    and not self.locked):
+                # fault link-loss-announces-no-more-bets: the link-loss path calls the dealer's close routine
+                self.emit("controller", {"event": "no_more_bets", "round": self.round})
             if not up and "comm-lost-latched-after-restore" in self.faults:
                 self.comm_alarm = True  # the alarm stays latched until acknowledged at the button
             if not up and "comm-loss-ignored" not in self.faults:
@@ -1606,8 +1743,8 @@ class Table:
             card = self.shoe_cards.pop(0)
             self.cards_dealt += 1
             n = self.cards_dealt
-            if "card-n-restarts-each-round" in self.faults:
-                n -= self.n_base
+            if "card-n-restarts-each-round" in self.faults or "card-n-restarts-after-power-cycle" in self.faults:
+                n -= self.n_base  # (fault card-n-restarts-after-power-cycle: n_base is the count at power-up)
             self.dealing_stale = False
             if "card-n-one-byte" in self.faults:
                 n %= 256  # the reader's frame carries the card count in one byte
@@ -1619,6 +1756,10 @@ class Table:
                 # fault misread-n-one-behind: the misread frame is built before the reader steps its count
                 shown_n = n - 1 if "misread-n-one-behind" in self.faults else n
                 self.emit("shoe", {"event": "misread", "n": shown_n, "raw": "??"})
+                if "misread-followed-by-card-event" in self.faults:
+                    # fault misread-followed-by-card-event: the reader's second read of the same card succeeds
+                    # and its frame is sent too
+                    self.emit("shoe", {"event": "card", "card": card, "n": n})
                 if "misread-not-counted" in self.faults:
                     self.cards_dealt -= 1  # only cards read are counted
                 if "shoe-status-dealt-excludes-misread" in self.faults:
