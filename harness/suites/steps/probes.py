@@ -38,7 +38,7 @@ from harness.suites.run.context import WAGER_LIST, citing_also
 from harness.suites.run.timing import decided, lockout_limit
 from harness.suites.steps.core import WAGER_TYPES, power
 from harness.suites.steps.games import offered_types
-from harness.suites.steps.permitted import write_clause
+from harness.suites.steps.permitted import refusal_permitted, write_clause
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
@@ -325,14 +325,22 @@ def _same(field: str, a: Any, b: Any) -> bool:
     return Decimal(str(a)) == Decimal(str(b)) if field == "commission" else a == b
 
 
+def _shown(runner: CaseContext, field: str) -> list[str]:
+    """The meters showing an amount, where the profile's ``config_writes`` for ``field`` depends on them."""
+    if runner.profile.writes(field) != "no-amount-shown":
+        return []
+    return [m for m, cents in runner.read_meters().meters.items() if cents > 0]
+
+
 @step("expect_table_writes", Action(
     {"fields": Arg("str-list")},
     doc="461a.12(i), docs/protocol.md section 8: with no round open, each table parameter `config.get` "
     "reports (decks, commission, hit_soft17; or `fields`) is written alone with another value and then "
-    "with the value it had.  Which values a controller takes is its own: a refusal (REFUSED or "
-    "BAD_ARGS) passes if it changed nothing; a write it accepts must read back as written, and the "
-    "value before must be accepted back and read back.  A parameter config.get does not report is not "
-    "written",
+    "with the value it had.  Which values a controller takes is its own where its profile leaves it "
+    "(`config_writes`): a refusal (REFUSED or BAD_ARGS) then passes if it changed nothing, and a "
+    "refusal of a field the profile declares `between-rounds` is a FAIL; a write it accepts must read "
+    "back as written, and the value before must be accepted back and read back.  A parameter "
+    "config.get does not report is not written",
 ))
 def expect_table_writes(runner: CaseContext, step: Step, fields: tuple[str, ...] | None = None) -> None:
     ctrl = runner.controller()
@@ -353,9 +361,15 @@ def expect_table_writes(runner: CaseContext, step: Step, fields: tuple[str, ...]
             have = ctrl.config().raw.get(field)
             if got == "accepted":
                 ok, want = _same(field, have, value), f"{value!r} (accepted: as written)"
+            elif label == "another value":
+                # the device's choice, unless its profile says it takes the field now (config_writes)
+                free = refusal_permitted(runner.profile, field, _shown(runner, field))
+                ok = free is not None and _same(field, have, before)
+                want = (f"{before!r} (refused: unchanged; {free})" if free is not None else
+                        f"{value!r}, taken (config_writes: {field}: {runner.profile.writes(field)}: a refusal "
+                        "between rounds is a FAIL)")
             else:
-                ok, want = label == "another value" and _same(field, have, before), \
-                    f"{before!r} (refused: unchanged)" if label == "another value" else f"{before!r}, accepted"
+                ok, want = False, f"{before!r}, accepted"
             runner.measure(step, f"{field} write of {label} ({value!r}): {got}, read back", repr(have), want, ok,
                            clause=write_clause(runner, step, ok=ok, taken=got == "accepted", why=got))
 
