@@ -6,7 +6,11 @@ is played again against those cases only (``tablecert run -k``, seconds instead 
 every suite), and it is still caught when at least one of them FAILs.  A fault the suites missed is
 not listed: it has nothing to replay until a case is written for it.
 
-  .venv/bin/python tests/independent/fault_matrix.py [--sample N --seed S | --all | FAULT ...] [--out DIR]
+  .venv/bin/python tests/independent/fault_matrix.py [--sample N --seed S | FAULT ...] [--out DIR]
+
+With neither --sample nor a fault named, every kept fault is played (about an hour).  A kept fault
+must FAIL on its listed cases played alone: a case that FAILed only after another case of its suite
+(whose state it inherited) needs that case listed too, or a case that sets the state up itself.
 
 One line per fault; exit 0 when every fault played was caught, 1 otherwise, 2 on bad arguments.
 """
