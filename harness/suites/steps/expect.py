@@ -399,15 +399,18 @@ EVENT_WAIT_S = 0.05
 
 @step("expect_event", Action(
     {"event": choice(*EVENTS, required=True), "match": Arg("map"), "absent": Arg("bool", default=False),
-     "count": Arg("int"), "except": Arg("map")},
+     "count": Arg("int"), "except": Arg("map"), "read_by_now": Arg("bool", default=False)},
     shorthand="event",
     doc="an event of the round (the shoe's or the controller's) with the fields of `match` (or, with "
     "`absent`, none; with `count`, exactly that many: an event reporting a change that happened once is "
     "sent once); events with the fields of `except` are left out (`except: {category: mystery}`: a "
-    "mystery award, which the hidden trigger may bring in any round)",
+    "mystery award, which the hidden trigger may bring in any round).  `read_by_now: true`: the event "
+    "must already have been read, with no wait: a device's line is one ordered stream, so an event sent "
+    "as soon as it happened (docs/protocol.md section 5) comes before any later answer on that line "
+    "(put a read of the same device, `expect_answer`, between the act and this step)",
 ))
 def expect_event(runner: CaseContext, step: Step, event: str, absent: bool, match: Mapping[str, Any] | None = None,
-                 count: int | None = None, **args: Any) -> None:
+                 count: int | None = None, read_by_now: bool = False, **args: Any) -> None:
     # the shoe's events (card, misread, error) come on the shoe's line, the rest on the controller's
     want = dict(match or {})
     left_out = dict(args.get("except") or {})
@@ -427,7 +430,9 @@ def expect_event(runner: CaseContext, step: Step, event: str, absent: bool, matc
     # ends the wait when it is there, and may take as long as the profile gives a device to answer
     # (timing.response_timeout_ms): no clause times an event's report (the lock-out itself is timed
     # by its own steps), and a report made after an act on a bench, or on a loaded host, can trail it
-    if absent or count is not None:
+    if read_by_now:
+        runner.pump(0.0)  # what the line has already brought in, no more
+    elif absent or count is not None:
         runner.pump(EVENT_WAIT_S)
     else:
         end = time.monotonic() + max(EVENT_WAIT_S, float(runner.profile.timing.response_timeout_ms) / 1000)
@@ -444,8 +449,9 @@ def expect_event(runner: CaseContext, step: Step, event: str, absent: bool, matc
     else:
         off = [str(err) for e in pool() if e.name == event
                for k, err in getattr(e.payload, "broken", {}).items() if k in want]
-        runner.measure(step, desc, len(found), ">= 1", bool(found), unit="events",
-                     detail="; ".join([f"{e.name} {dict(e.payload)}" for e in pool()[-6:]] + off[:2]))
+        runner.measure(step, desc + (", read before the device's last answer" if read_by_now else ""), len(found),
+                       ">= 1", bool(found), unit="events",
+                       detail="; ".join([f"{e.name} {dict(e.payload)}" for e in pool()[-6:]] + off[:2]))
 
 
 @step("expect_identity", Action({"fields": Arg("str-list")}, doc="every 607a.2(b) identity field present"))
