@@ -186,10 +186,17 @@ class Session:
         table = self._table
         assert table is not None
         self.can_void, self.can_reconnect = table.can_void(), table.can_reconnect()
-        if not first and not fresh:
-            self._rest(table)
-        obs = table.read(Observed())
-        obs.identity = table.identity()
+        rested = not first and not fresh
+        try:
+            if rested:
+                self._rest(table)
+            obs = table.read(Observed())
+            identity = table.identity()
+        except ContractError as exc:
+            # an answer outside the contract as a sequence starts: after the power cycle that rests the
+            # table between sequences, the sequence that shows it is that power cycle alone
+            self.off_contract([PowerCycle()] if rested and "power_cycle" in self.enabled else [], exc)
+        obs.identity = identity
         if fresh or (first and self.profile.is_emulated):
             state = self.model.initial()
         else:
