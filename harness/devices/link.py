@@ -31,6 +31,8 @@ from typing import Any
 
 from harness.devices.contract import OffContract
 from harness.devices.framing import (
+    BAD_CRC,
+    BAD_FRAME,
     EVT,
     NAK,
     REQ,
@@ -158,6 +160,8 @@ class FramedLink:
         self._events: deque[DeviceEvent] = deque()
         self._cond = threading.Condition()
         self._last_event_seq: int | None = None
+        #: the codes of NAKs that matched no request (the answers to frames nobody waits on), in order
+        self._unmatched_naks: list[str] = []
         self._error: DeviceError | None = None
         self._stop = threading.Event()
         self._closed = False
@@ -223,6 +227,43 @@ class FramedLink:
             raise pending.error
         assert pending.reply is not None
         return pending.reply
+
+    def send_corrupted(self, cmd: str, args: dict[str, Any] | None = None, timeout_s: float = 1.0) -> list[str]:
+        """Send REQ ``cmd`` with its CRC broken, with nothing else outstanding, and bring the line back in step.
+
+        docs/protocol.md section 2: the receiver drops the frame (answering NAK ``BAD_CRC`` with SEQ 0, or
+        nothing; this waits up to ``timeout_s`` for that answer), then scans the bytes after its SOF for the
+        next frame: those bytes are garbage to it, which it may report with NAK ``BAD_FRAME`` (SEQ 0) once the
+        next frame comes.  A ``ping`` takes that report (asked up to three times).  Returns the codes of the
+        NAKs that answered the broken frame and the pings."""
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            self._raise_if_dead()
+            if self._pending:
+                raise DeviceError(f"{self.name}: a corrupted frame is sent only with no request outstanding")
+            raw = bytearray(encode_frame(REQ, self._alloc_seq(), {"cmd": cmd, **(args or {})}))
+            raw[-1] ^= 0xFF
+            seen = len(self._unmatched_naks)
+            t_ns = time.perf_counter_ns()
+            self.transport.write(bytes(raw))
+            self.transcript.bytes_out(bytes(raw), t_ns)
+            self.transcript.note(f"sent {cmd} with a corrupted CRC (a test of the device's receiver)", t_ns)
+        with self._cond:
+            while len(self._unmatched_naks) == seen and self._error is None and not self._closed:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._cond.wait(remaining)
+        codes = self._unmatched_naks[seen:]
+        for _ in range(3):
+            try:
+                self.call("ping", None, timeout_s)
+                break
+            except DeviceNak as exc:
+                if exc.code not in (BAD_FRAME, BAD_CRC):
+                    raise
+                codes.append(exc.code)
+        return codes
 
     def request(self, cmd: str, timeout_s: float = 1.0, **args: Any) -> dict[str, Any]:
         """``call`` returning just the response payload."""
@@ -352,6 +393,10 @@ class FramedLink:
                 targets = [found] if found is not None else []
         if not targets:
             self.transcript.note(f"{frame.type_name} seq={frame.seq} matches no outstanding request", t_ns)
+            if frame.type == NAK:
+                with self._cond:
+                    self._unmatched_naks.append(str(frame.payload.get("code", "?")))
+                    self._cond.notify_all()
             return
         for pending in targets:
             broken = self._check(frame, pending.cmd, t_ns)

@@ -20,7 +20,7 @@ from harness.bench import acts
 from harness.bench import jitter as bench_jitter
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
-from harness.devices.link import DeviceEvent, DeviceNak
+from harness.devices.link import DeviceEvent, DeviceNak, FramedLink
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
@@ -37,10 +37,20 @@ NEEDED_ACTS = ("load", "deal", "wager", "remove-wager", "open-round")
 OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-bets", "reset_key": "reset-key",
                  "power_cycle": "power", "comm": "comm"}
 
+#: the acts of the operations that need one besides NEEDED_ACTS: the optional ones, and the line faults only an
+#: emulator's test channel makes (performer ``fault``)
+OP_ACTS = {**OPTIONAL_ACTS, "power_cut_mid_deal": "power", "reboot": "fault", "deal_misread": "fault",
+           "shoe_error": "fault"}
+
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
 #: how long the shoe may say ``dealing`` after a deal's answer before its cards are out (s)
 DEAL_DONE_S = 2.0
+#: how long the shoe's error event may take after the test channel's answer (s)
+SHOE_ERROR_S = 1.0
+#: how long a NAK BAD_CRC may take after a corrupted request (s); none is required, and one coming later would
+#: fail the request after it (a NAK with SEQ 0 fails every outstanding request, docs/protocol.md section 3)
+BAD_FRAME_NAK_S = 1.0
 #: the pace of the paced deals (shoe.status is read during them)
 PACE_US = 20_000
 #: the pace of a deal the power is cut in (after its first card): the second is far off on a loaded host
@@ -77,7 +87,10 @@ def available_ops(profile: Profile) -> set[str]:
         if profile.bench.performer(kind).kind in MACHINE_PERFORMERS:
             out.add(op)
     if profile.bench.performer("fault").kind == "test-channel":  # line faults only an emulator's channel makes
-        out |= {"reboot", "deal_misread"}
+        out |= {"reboot", "deal_misread", "shoe_error"}
+    if all(getattr(profile.devices.get(role), "driver", None) == f"reference-{role}"
+           for role in ("controller", "shoe")):
+        out.add("bad_frame")  # the host's own act: a frame of the reference protocol with its CRC broken
     if profile.devices.get("power") is None and "power_cycle" in out \
             and profile.bench.performer("power").kind == "supply":
         out.discard("power_cycle")
@@ -408,8 +421,32 @@ class ExploredTable:
             self.reconnect()
         elif isinstance(op, ops.Reboot):
             self._reboot(obs)
+        elif isinstance(op, ops.ShoeError):
+            self._shoe_error()
+        elif isinstance(op, ops.BadFrame):
+            self._bad_frame(op.role)
         else:  # pragma: no cover - every op is handled above
             raise DeviceError(f"the explorer cannot perform {op.name}")
+
+    def _shoe_error(self) -> None:
+        """The shoe's ``error`` fault (docs/protocol.md section 7), then up to SHOE_ERROR_S for its event."""
+        self._perform(acts.InjectFault(role="shoe", fault="error", args=(("code", "E7"), ("text", "card jam"))))
+        deadline = time.monotonic() + SHOE_ERROR_S
+        while not any(role == "shoe" and e.name == "error" for role, e in self.step_events) \
+                and time.monotonic() < deadline:
+            self.pull(0.01)
+
+    def _bad_frame(self, role: str) -> None:
+        """A request with a broken CRC to ``role`` (docs/protocol.md section 2), the device's NAK (if any)
+        waited for before anything else is asked.  The request is one that would change what is observed had
+        the device taken it: the controller's ``lockout.press``, the shoe's ``test.deal`` of one card."""
+        driver = self.ctrl if role == "controller" else self.shoe
+        link = getattr(driver, "link", None)
+        if not isinstance(link, FramedLink):
+            raise DeviceError(f"the {role}'s driver sends no frames of the reference protocol")
+        self.pull()
+        cmd, args = ("lockout.press", {}) if role == "controller" else ("test.deal", {"count": 1, "pace_us": 0})
+        link.send_corrupted(cmd, args, timeout_s=BAD_FRAME_NAK_S)
 
     def can_void(self) -> bool:
         return callable(getattr(self.ctrl, "settle_round", None))

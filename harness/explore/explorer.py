@@ -34,7 +34,7 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, p
 
 from harness.bench.performers import Performers
 from harness.bench.session import BenchSession
-from harness.cards import parse_card
+from harness.cards import Card, parse_card
 from harness.devices import vocabulary
 from harness.devices.contract import ContractError
 from harness.errors import DeviceError
@@ -44,6 +44,7 @@ from harness.explore.draws import Draws, merge_changes
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
 from harness.explore.model import R9_METERS, TableModel
 from harness.explore.ops import (
+    BadFrame,
     Comm,
     ConfigWrite,
     DealFirst,
@@ -62,6 +63,7 @@ from harness.explore.ops import (
     Reconnect,
     RemoveWager,
     ResetKey,
+    ShoeError,
     VoidRound,
     VoidRounds,
 )
@@ -335,7 +337,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     templates = session.draws.templates()
     #: the rule of an incident and the rounds after it, with what it draws (two rules: :meth:`incident_round`)
     incident_rule = rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination",
-                                               "commission", "reboot", "power", "reconnect", "link")),
+                                               "commission", "reboot", "power", "reconnect", "link",
+                                               "shoe-error", "bad-frame")),
                          template=st.sampled_from(templates),
                          placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
                                                    st.sampled_from(stakes)), min_size=1, max_size=4),
@@ -447,10 +450,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.whole_round(placed, biased, rng)
 
         def whole_round(self, placed: list[tuple[int, str, int]], biased: bool, rng: random.Random,
-                        jackpot: bool | str | None = None, both: bool = False) -> None:
+                        jackpot: bool | str | None = None, both: bool = False, keep: bool = False) -> None:
             """:meth:`play_round`'s round; ``jackpot`` True or False decides the meter jackpot instead of
             ``rng`` (a meter's name: that meter's jackpot), ``both``: Royal 9 wagers at each denomination
-            before the first card."""
+            before the first card; ``keep``: dealt from the shoe as it stands wherever it holds a round."""
             self.play(OpenRound())
             self.wagers(placed)
             if rng.random() < 0.3:
@@ -464,7 +467,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                       if combo is not None]
             if jackpot is None:
                 jackpot = rng.random() < 0.25
-            if combos and model.royal9 and jackpot:
+            if keep and model.legal(self.state, DealFirst()):
+                pass  # the shoe part dealt before an incident: its next cards must be counted on from the load
+            elif combos and model.royal9 and jackpot:
                 seat, combo = rng.choice(combos)
                 self.wagers([(seat, "player", 500), (seat, "royal9", 500)])
                 others = [s for s in model.seats if s != seat]
@@ -480,17 +485,22 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 which = R9_METERS[::-1].index(jackpot) if isinstance(jackpot, str) else rng.randrange(4)
                 if which == 3 and not owners:
                     which = 2
+                # each hand holds its combination king first or nine first, at random and on its own: 9-K is
+                # the same two cards as K-9 (interpretation r9-order-insensitive), whichever order each
+                # hand got them in
+                player, banker = (combo if rng.random() < 0.5 else combo[::-1] for _ in range(2))
                 if which == 0:
-                    cards = (combo[0], filler[0], combo[1], filler[1], filler[2], filler[3])
+                    cards = (player[0], filler[0], player[1], filler[1], filler[2], filler[3])
                 elif which == 1:
-                    cards = (filler[0], combo[0], filler[1], combo[1], filler[2], filler[3])
+                    cards = (filler[0], banker[0], filler[1], banker[1], filler[2], filler[3])
                 elif which == 2:
-                    cards = (combo[0], combo[0], combo[1], combo[1], filler[0], filler[1])
+                    cards = (player[0], banker[0], player[1], banker[1], filler[0], filler[1])
                 else:
                     other, other_combo = rng.choice(owners)
                     self.wagers([(other, "banker", 500), (other, "royal9", 500)])
-                    cards = (combo[0], other_combo[0], combo[1], other_combo[1], filler[0], filler[1])
-                self.play(LoadShoe(tuple(c.code for c in cards)))
+                    banker = other_combo if rng.random() < 0.5 else other_combo[::-1]
+                    cards = (player[0], banker[0], player[1], banker[1], filler[0], filler[1])
+                self.load_round(cards, rng)
             else:
                 shapes = ("tie", "banker3", "player3", "tableau", "tableau",
                           *(("royal9", "royal9") if model.royal9 else ()))
@@ -499,10 +509,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     seat = rng.choice(model.seats)
                     self.wagers([(seat, "tie", 500), (seat, "royal9", 500)])
                 if shape != "any":
-                    self.play(LoadShoe(tuple(c.code for c in session.draws.shaped_round(shape, rng))))
+                    self.load_round(session.draws.shaped_round(shape, rng), rng)
                 elif not model.legal(self.state, DealFirst()):
                     pool = session.draws.biased if biased else session.draws.shoe
-                    self.play(LoadShoe(tuple(c.code for c in rng.sample(pool, 6))))
+                    self.load_round(tuple(rng.sample(pool, 6)), rng)
             self.midround(rng, both)
             misread = "deal_misread" in enabled and rng.random() < 0.1
             self.play(DealMisread() if misread and self.state.phase == "open" else DealFirst())
@@ -607,10 +617,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(OpenRound())
                 if rng.random() < 0.5:
                     self.wagers(placed + self.qualifying(rng))
-                    if "lockout_button" in enabled and rng.random() < 0.5:
-                        # wagering closed, no card out: the round may still be voided, and the contributions
-                        # the wagers made as they became final stay on the meters (section 8, 461a.12(h))
-                        self.play(PressLockout())
+                closers = [op for op, name in ((PressLockout(), "lockout_button"), (NoMoreBets(), "no_more_bets"))
+                           if name in enabled]
+                if closers and rng.random() < 0.5:
+                    # wagering closed (the button or the dealer's no more bets), no card out: the round may
+                    # still be voided, and the contributions the wagers made as they became final stay on
+                    # the meters (section 8, 461a.12(h)); the round is settled all the same, so the next
+                    # round.open is taken
+                    self.play(rng.choice(closers))
                 self.play(VoidRound())
                 if rng.random() < 0.4:
                     # the round is over: a wager is refused locked-out ("no round is open", section 12)
@@ -654,6 +668,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                         elif "power_cycle" in enabled:
                             self.play(PowerCycle())
             elif (kind == "reboot" and "reboot" in enabled) or (kind == "power" and "power_cycle" in enabled):
+                if self.state.phase in ("idle", "settled"):
+                    # a shoe part dealt as the power goes: its cards stay in it, and the rounds after are dealt
+                    # from it where it still counts them (each card's n since the load, docs/protocol.md 6.2)
+                    self.part_dealt_shoe(placed, rng)
                 if rng.random() < 0.5:
                     # the power or the controller lost with wagers on the layout of an open round: the round
                     # is volatile, so the controller is back idle (section 8) and the next round.open is taken
@@ -665,6 +683,17 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(Reboot() if kind == "reboot" else PowerCycle())
             elif kind == "reconnect" and session.can_reconnect:
                 self.play(Reconnect())
+            elif kind == "shoe-error" and "shoe_error" in enabled:
+                # a shoe fault between rounds, or after a round's first cards: it deals no card, so the next
+                # card's n and the shoe's count go on from the cards out (docs/protocol.md 6.2); the rounds
+                # after it are dealt from the same shoe whenever it holds a round
+                if self.state.phase in ("idle", "settled") and rng.random() < 0.5:
+                    self.part_dealt_shoe(placed, rng)
+                self.play(ShoeError())
+            elif kind == "bad-frame" and "bad_frame" in enabled:
+                # a request with a broken CRC to the controller or the shoe: dropped, and the line's event SEQ
+                # runs on (docs/protocol.md sections 2, 4); the rounds after it send the events that show it
+                self.play(BadFrame(rng.choice(("controller", "shoe"))))
             elif kind == "link" and "comm" in enabled:
                 self.play(Comm(False))
                 if "reboot" in enabled and rng.random() < 0.5:
@@ -678,7 +707,27 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if not self.state.link_up and "comm" in enabled:
                     self.play(Comm(True))
                 self.pay_pending()
-                self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0)
+                self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0,
+                                 n == 0 and kind in ("power", "reboot", "shoe-error", "bad-frame"))
+            self.pay_pending()
+
+        def load_round(self, cards: tuple[Card, ...], rng: random.Random) -> None:
+            """The round's cards loaded, and one time in two 14 cards from the table's decks after them: the
+            shoe then holds rounds more, so that what comes after this round (a power cycle, a reboot, a shoe
+            fault, a write) meets a shoe part dealt, whose counts must run on from the load."""
+            filler = tuple(rng.sample(session.draws.shoe, 14)) if rng.random() < 0.5 else ()
+            self.play(LoadShoe(tuple(c.code for c in (*cards, *filler))))
+
+        def part_dealt_shoe(self, placed: list[tuple[int, str, int]], rng: random.Random) -> None:
+            """Between rounds: a shoe of 60 cards loaded where the one in it cannot deal a round, and a round
+            dealt from it, so that the shoe holds rounds more and has counted cards out."""
+            if self.state.shoe is None or model.round_length(self.state.shoe) is None:
+                self.play(LoadShoe(tuple(c.code for c in rng.sample(session.draws.shoe, 60))))
+            self.play(OpenRound())
+            self.wagers(placed)
+            self.play(DealFirst())
+            if self.state.phase == "dealing":
+                self.play(DealRest())
             self.pay_pending()
 
         @incident_rule
@@ -744,7 +793,16 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             cards = list(session.draws.shoe)
             rng.shuffle(cards)
             self.play(LoadShoe(tuple(c.code for c in cards)))
-            for _ in range(rounds):
+            # one run in two meets, between two of its rounds, the power cut, a controller reboot, a shoe fault
+            # or a broken frame, and goes on dealing from the same shoe: each card's n and the shoe's count
+            # still run from the load (docs/protocol.md 6.2), the round numbers on (section 8)
+            breaks = [op for op, name in ((PowerCycle(), "power_cycle"), (Reboot(), "reboot"),
+                                          (ShoeError(), "shoe_error"), (BadFrame("shoe"), "bad_frame"),
+                                          (BadFrame("controller"), "bad_frame")) if name in enabled]
+            at = rng.randrange(1, rounds) if breaks and rng.random() < 0.5 else -1
+            for i in range(rounds):
+                if i == at:
+                    self.play(rng.choice(breaks))
                 s = self.state
                 if not s.link_up and "comm" in enabled:
                     self.play(Comm(True))
@@ -868,6 +926,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 acts.append(ResetKey(rng.choice(R9_METERS)))
             acts += [op for op, name in ((PressLockout(), "lockout_button"), (NoMoreBets(), "no_more_bets"),
                                          (Comm(False), "comm")) if name in enabled]
+            if "shoe_error" in enabled:
+                acts.append(ShoeError())  # a shoe fault between two cards of the round: it deals none
+            if "bad_frame" in enabled:
+                acts.append(BadFrame("controller"))  # a broken request while the round is in play
             if "power_cut_mid_deal" in enabled and model.legal(s, PowerCutMidDeal()):
                 acts.append(PowerCutMidDeal())  # the power lost with the shoe mid-deal (sections 8, 12)
             op = acts[which % len(acts)]
@@ -930,6 +992,16 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             """The controller rebooted by a line fault (one draw in four)."""
             if roll == 3:
                 self.play(Reboot())
+
+        @precondition(lambda self: "shoe_error" in enabled or "bad_frame" in enabled)
+        @rule(roll=st.integers(0, 3), role=st.sampled_from(("controller", "shoe")))
+        def line_fault(self, roll: int, role: str) -> None:
+            """One draw in four a shoe fault (its error event: no card dealt) or a request with a broken CRC to
+            the controller or the shoe (dropped; the event SEQ runs on), docs/protocol.md sections 2, 4, 6.2."""
+            if roll == 3 and "shoe_error" in enabled and (role == "shoe" or "bad_frame" not in enabled):
+                self.play(ShoeError())
+            elif roll >= 2 and "bad_frame" in enabled:
+                self.play(BadFrame(role))
 
         @precondition(lambda self: "comm" in enabled)
         @rule(roll=st.integers(0, 3))

@@ -449,7 +449,7 @@ _EVENT_STEPS = {"hit": (("deal_rest",), R.SETTLE), "payout": (("deal_rest", "voi
 
 def stray_events(op_name: str, got: Observed) -> list[Difference]:
     """Events the step could not have caused: a settlement's events outside a settlement, a reset with no
-    reset key, a no_more_bets nobody called, a shoe ``error`` (the explorer injects none), a bet sensors'
+    reset key, a no_more_bets nobody called, a shoe ``error`` where the explorer made no shoe fault, a bet sensors'
     wager event where no hand places the wagers."""
     diffs: list[Difference] = []
     for role, name, p, seq in got.events:
@@ -461,9 +461,14 @@ def stray_events(op_name: str, got: Observed) -> list[Difference]:
             diffs.append(Difference(f"{role} {name} event (SEQ {seq}) in a {op_name} step",
                                     "none: wagers placed with wager.place and taken off with wager.remove raise no "
                                     "event", dict(p), R.WAGER_NO_EVENT.name))
-        elif role == "shoe" and name == "error":
+        elif role == "shoe" and name == "error" and op_name != "shoe_error":
             diffs.append(Difference(f"shoe error event (SEQ {seq})", "none: no shoe fault was made", dict(p),
                                     R.SHOE.name))
+    if op_name == "shoe_error" and got.card_events_judged \
+            and not any(role == "shoe" and name == "error" for role, name, _p, _seq in got.events):
+        # docs/protocol.md 6.2: `error` is sent when a shoe fault happens (section 7: test.fault kind error
+        # "emits error")
+        diffs.append(Difference("shoe error event", "one: a shoe fault was made", "none sent", R.SHOE.name))
     return diffs
 
 
@@ -516,6 +521,24 @@ def learn_seqs(out: Permitted, got: Observed) -> None:
     out.state.seq_fresh = out.state.seq_fresh - {role for role, _name, _p, seq in got.events if seq == 1}
 
 
+def learn_shoe(out: Permitted, got: Observed) -> None:
+    """After power-up the shoe's cards are unknown until it is loaded again; a shoe.status that counts
+    the cards out and in the shoe as before the power went shows the shoe kept them (docs/protocol.md
+    6.2: ``cards_dealt`` counts the cards dealt since the shoe was loaded), and from then on every card
+    and every count is judged from there.  A shoe that counts otherwise after power-up keeps them unknown:
+    the documents do not say a shoe remembers its count across the power."""
+    kept = out.state.shoe_kept
+    if kept is None or out.state.shoe is not None or got.shoe is None:
+        return
+    cards, dealt = kept
+    if got.shoe == (dealt, len(cards)) and got.shoe_state != "dealing":
+        out.state.shoe, out.state.dealt = cards, dealt
+        out.choice = out.choice or "the shoe counts its cards on across the power"
+    else:
+        out.choice = out.choice or "the shoe counts afresh after power-up"
+    out.state.shoe_kept = None
+
+
 def _pending(p: Pending) -> tuple[str, int, Cents, str]:
     return (p.meter, p.seat, p.amount, p.category)
 
@@ -534,6 +557,7 @@ def judge(model: TableModel, outcomes: list[Permitted], got: Observed,
         diffs = differences(model, out, got, identity)
         if not diffs:
             learn_seqs(out, got)
+            learn_shoe(out, got)
             return out, []
         if best is None or len(diffs) < len(best):
             best = diffs

@@ -370,7 +370,7 @@ class TableModel:
 
     def _load(self, s: State, op: ops.LoadShoe) -> list[Permitted]:
         n = s.clone()
-        n.shoe, n.dealt = tuple(op.cards), 0
+        n.shoe, n.dealt, n.shoe_kept = tuple(op.cards), 0, None
         return [Permitted(None, ExpectedAnswer(fields={}), n, (R.SHOE.name,))]
 
     def _deal_first(self, s: State, op: ops.DealFirst) -> list[Permitted]:
@@ -488,9 +488,21 @@ class TableModel:
             return [Permitted("a write of the values in force taken", ExpectedAnswer(), after,
                             (R.CONFIG_WRITES.name, R.CONFIG_ANSWER.name)),
                     self._unchanged(s, R.CONFIG_WRITES, choice="a write of the values in force refused")]
+        changed = {k: v for k, v in op.changes.items() if self._field_changed(s, after, str(k))}
+        kept_never = "never" in policy
+        policy = self.write_policy(changed)
         if "never" in policy:
             # the profile says the device takes no write of this field: REFUSED, nothing changes
             return [Permitted(None, ExpectedAnswer(REFUSED), s.clone(), (R.CONFIG_WRITES.name, R.CONFIG_RANGE.name))]
+        if kept_never:
+            # a field the device never takes, written at its value in force beside fields that change: that
+            # field changes nothing and may be taken (docs/protocol.md 6.4), so the write is judged by the
+            # others; refusing the whole write for it is the device's choice
+            return [Permitted("a write with a field it never takes, at its value in force, taken", ExpectedAnswer(),
+                              after, (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
+                                      R.CONFIG_WRITES.name)),
+                    self._unchanged(s, R.CONFIG_WRITES,
+                                    choice="a write with a field it never takes, at its value in force, refused")]
         rules = (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
                  *((R.CONFIG_WRITES.name,) if "no-amount-shown" in policy or "seats" in op.changes
                    or "decks" in op.changes else ()))
@@ -506,11 +518,23 @@ class TableModel:
         return [Permitted("config write in range taken", ExpectedAnswer(), after, rules),
                 self._unchanged(s, R.CONFIG_RANGE, choice=refused)]
 
+    @staticmethod
+    def _field_changed(s: State, after: State, key: str) -> bool:
+        """Whether the write's field ``key`` changes what is in force (a field the model does not keep: yes)."""
+        if key == "meters":
+            return after.meter_cfg != s.meter_cfg
+        if key in ("denomination", "commission", "decks", "seats"):
+            return bool(getattr(after, key) != getattr(s, key))
+        return True
+
     def _power_cycle(self, s: State, op: ops.PowerCycle) -> list[Permitted]:
         n = s.clone()
         n.phase, n.locked, n.cause = "idle", True, "power"
         n.layout, n.round_cards, n.round_need = {}, (), 0
         n.shoe, n.dealt = None, 0
+        # the cards stay in the shoe, and may still be counted: docs/protocol.md 6.2 counts cards_dealt and
+        # each card's n "since the shoe was loaded", and no load came since (judge.learn_shoe)
+        n.shoe_kept = (s.shoe, s.dealt) if s.shoe is not None else s.shoe_kept
         # after power-up the event numbering starts at 1 (docs/protocol.md sections 4, 8); the one "must"
         # of section 4 is the reconnection's, so numbering that runs on across the power is kept too
         n.seq_fresh = frozenset(n.seqs)
@@ -572,6 +596,17 @@ class TableModel:
     def _reconnect(self, s: State, op: ops.Reconnect) -> list[Permitted]:
         """The host's line to the controller closed and opened again: nothing on the table changes, and
         the controller's next event goes on from its last SEQ (docs/protocol.md section 4)."""
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.EVENT_SEQ.name,))]
+
+    def _shoe_error(self, s: State, op: ops.ShoeError) -> list[Permitted]:
+        """The shoe's ``error`` event (docs/protocol.md sections 6.2, 7; judged with the events no step could
+        have caused, :func:`~harness.explore.judge.stray_events`): no card leaves the shoe, so its count and the
+        next card's ``n`` stay (cards dealt since the load); the controller sees no card out."""
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.SHOE.name, R.CARD_EVENTS.name))]
+
+    def _bad_frame(self, s: State, op: ops.BadFrame) -> list[Permitted]:
+        """A request with a broken CRC (docs/protocol.md section 2): dropped, so nothing on the table changes,
+        and the device's event SEQ runs on (section 4)."""
         return [Permitted(None, ExpectedAnswer(), s.clone(), (R.EVENT_SEQ.name,))]
 
     def _void_rounds(self, s: State, op: ops.VoidRounds) -> list[Permitted]:

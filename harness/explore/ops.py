@@ -178,10 +178,29 @@ class Reboot(Op):
     name: ClassVar[str] = "reboot"
 
 
+@dataclass(frozen=True)
+class ShoeError(Op):
+    """The shoe's fault ``error`` (``test.fault`` kind ``error``, docs/protocol.md section 7): the shoe sends
+    an ``error`` event (section 6.2) and deals no card, so its count, the next card's ``n`` and every other
+    observable stay as they were."""
+
+    name: ClassVar[str] = "shoe_error"
+
+
+@dataclass(frozen=True)
+class BadFrame(Op):
+    """A request frame whose CRC is broken, sent by the host to ``role`` (docs/protocol.md section 2): the
+    receiver drops it (answering NAK ``BAD_CRC`` with SEQ 0, or nothing) and takes no command from it, and
+    its event SEQ runs on (section 4)."""
+
+    name: ClassVar[str] = "bad_frame"
+    role: str = "controller"
+
+
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
                                                   ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
-                                                  VoidRounds, Reconnect, Reboot)}
+                                                  VoidRounds, Reconnect, Reboot, ShoeError, BadFrame)}
 
 
 def _plain(value: Any) -> Any:

@@ -45,6 +45,9 @@ class State:
     #: cards left in the shoe, top first; None while unknown (after a power cycle, before a load)
     shoe: tuple[str, ...] | None = None
     dealt: int = 0
+    #: the shoe as the power went (its cards, top first, and its count): the cards are still in it, and a
+    #: shoe.status after power-up that counts them as before shows they are known again (None: nothing kept)
+    shoe_kept: tuple[tuple[str, ...], int] | None = None
     round_cards: tuple[str, ...] = ()
     round_need: int = 0
     link_up: bool = True

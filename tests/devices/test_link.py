@@ -314,3 +314,42 @@ def test_call_many_sends_back_to_back_and_matches_answers_by_seq() -> None:
     assert isinstance(out[0], Reply) and out[0].payload == {"ok": True, "accepted": True}
     assert isinstance(out[1], DeviceNak) and out[1].code == "BAD_ARGS"
     assert isinstance(out[2], Reply) and out[2].payload == {"ok": True, "accepted": False}
+
+
+def corrupted(frame: bytes) -> bytes:
+    return frame[:-1] + bytes([frame[-1] ^ 0xFF])
+
+
+NAK_CRC = encode_frame(NAK, 0, {"code": "BAD_CRC", "reason": "crc"})
+NAK_NOISE = encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "31 byte(s) outside any frame"})
+
+
+def test_a_corrupted_request_goes_out_with_its_crc_broken_and_its_nak_fails_nothing(pty_end: PtyEnd) -> None:
+    # docs/protocol.md section 2: the receiver drops a frame whose CRC fails and may answer NAK BAD_CRC, SEQ 0;
+    # a ping brings the line back in step, and the request after it is answered as any other
+    peer = pty_end.peer([(corrupted(req(1, "lockout.press")), NAK_CRC), (req(2, "ping"), rsp(2)),
+                         (req(3, "meters.get"), rsp(3, after=True))])
+    with open_link(pty_end.path) as link:
+        assert link.send_corrupted("lockout.press", timeout_s=2.0) == ["BAD_CRC"]
+        assert link.request("meters.get", timeout_s=2.0) == {"ok": True, "after": True}
+    peer.check()
+    assert link.transcript.raw(OUT) == corrupted(req(1, "lockout.press")) + req(2, "ping") + req(3, "meters.get")
+
+
+def test_the_rest_of_a_corrupted_frame_reported_as_noise_is_taken_by_a_ping(pty_end: PtyEnd) -> None:
+    # the bytes after the dropped SOF are garbage to the receiver, reported (NAK BAD_FRAME, SEQ 0) as the next
+    # frame comes: that NAK fails the ping, which is asked again
+    peer = pty_end.peer([(corrupted(req(1, "lockout.press")), NAK_CRC), (req(2, "ping"), NAK_NOISE),
+                         (req(3, "ping"), rsp(3))])
+    with open_link(pty_end.path) as link:
+        assert link.send_corrupted("lockout.press", timeout_s=2.0) == ["BAD_CRC", "BAD_FRAME"]
+    peer.check()
+
+
+def test_a_corrupted_request_no_device_answers_waits_only_its_deadline(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(corrupted(req(1, "shoe.status")), b""), (req(2, "ping"), rsp(2))])
+    with open_link(pty_end.path) as link:
+        start = time.monotonic()
+        assert link.send_corrupted("shoe.status", timeout_s=0.2) == []
+        assert 0.2 <= time.monotonic() - start < 5.0
+    peer.check()

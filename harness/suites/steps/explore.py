@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from harness.bench.acts import PressLockout
 from harness.devices.framing import next_seq
 from harness.devices.registry import open_device
-from harness.explore.device import ExploredTable
+from harness.explore.device import OP_ACTS, ExploredTable
 from harness.explore.model import TableModel, unsupported
 from harness.explore.ops import op_text, parse_op
 from harness.explore.replay import replay
@@ -32,16 +32,27 @@ if TYPE_CHECKING:
     from harness.suites.run.context import CaseContext
 
 
+def sequence_acts(ops: Any) -> tuple[str, ...]:
+    """The acts the operations ``ops`` (as written in a case) need besides the step's own: the button, no more
+    bets, the reset key, the power, the link, and the faults only a test channel makes."""
+    texts = ops if isinstance(ops, (list, tuple)) else ()
+    names = (str(text).strip().partition(" ")[0] for text in texts)
+    return tuple(dict.fromkeys(OP_ACTS[name] for name in names if name in OP_ACTS))
+
+
 @step("expect_sequence", Action(
     {"ops": Arg("str-list", required=True)},
     shorthand="ops",
     doc="docs/explore.md: play the operations `ops` (as `tablecert explore` writes them: `open_round`, "
     "`wager seat=1 type=player amount=100`, `remove_wager seat=1 type=player`, `lockout_button`, "
     "`no_more_bets`, `load KS 9H ...`, `deal_first`, `deal_rest`, `reset_key mega`, `config_write {json}`, "
-    "`power_cycle`, `comm down|up`, `void`, `reconnect`, `reboot`, `deal_misread`) from the table as it stands, "
-    "and after each compare every observable (each read's answer time too) with the explorer's model of the "
-    "device contract; stops at the first difference",
+    "`power_cycle`, `comm down|up`, `void`, `reconnect`, `reboot`, `deal_misread`, `shoe_error`, "
+    "`bad_frame role=controller`) from the table as it stands, and after each compare every observable (each "
+    "read's answer time too) with the explorer's model of the device contract; stops at the first difference.  "
+    "A case whose operations need an act no performer of the bench carries out (the button, the power, a "
+    "fault only a test channel makes) is NOT APPLICABLE",
     acts=("load", "deal", "wager", "remove-wager", "open-round"),
+    acts_from=lambda args: sequence_acts(args.get("ops")),
 ))
 def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> None:
 

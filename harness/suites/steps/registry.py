@@ -91,6 +91,9 @@ class Action:
     #: the physical acts the step may ask a performer for (:data:`harness.bench.acts.ACTS`); a case
     #: needing one no performer on the bench can carry out is NOT APPLICABLE
     acts: tuple[str, ...] = ()
+    #: the acts the step asks for besides ``acts``, from the arguments it is given (``expect_sequence``: its
+    #: operations' acts)
+    acts_from: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None
     #: arguments any of which, given, means the step asks for none of its acts (it reads a file of
     #: observations instead, ``from:``)
     acts_unless: tuple[str, ...] = ()
@@ -221,6 +224,8 @@ def acts_of(step_names: Iterator[str] | list[str] | tuple[str, ...],
             if args is not None and any(a in args[i] for a in spec.acts_unless):
                 continue
             out.update(dict.fromkeys(spec.acts))
+            if args is not None and spec.acts_from is not None:
+                out.update(dict.fromkeys(spec.acts_from(args[i])))
     return list(out)
 
 
