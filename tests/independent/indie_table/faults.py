@@ -416,5 +416,64 @@ FAULTS_SET11 = {
     "reset-event-sent-after-key-answer": "the reset event of the reset key is sent 50 ms after the key's answer",
 }
 
+# The twelfth set (FAULTS12.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET12 = {
+    "shoe-error-reports-empty": "after a shoe error event shoe.status answers state empty until the shoe is loaded "
+                                "again",
+    "card-n-reset-only-by-empty-shoe": "a shoe loaded again while cards are left in it counts its cards on from "
+                                       "the last load",
+    "cards-remaining-one-byte": "shoe.status gives cards_remaining in one byte: a shoe of 300 cards says 44",
+    "remove-tie-clears-banker": "wager.remove of a Tie wager at a seat with a Banker wager takes off the Banker "
+                                "wager instead",
+    "royal9-base-checked-at-any-seat": "a Royal 9 wager is accepted at a seat without a base wager when another "
+                                       "seat has one",
+    "wager-list-empty-while-link-down": "wager.list answers no wager while the sensors link is down",
+    "sensors-gate-open-after-reboot": "after a controller reboot in an open round the sensors accept wagers until "
+                                      "the next round.open",
+    "sensors-answer-controller-reads": "the bet sensors answer config.get, meters.get and lockout.get (forwarded) "
+                                       "instead of UNKNOWN_CMD",
+    "nmb-events-after-answer": "round.no_more_bets answers before its no_more_bets and lockout events (40 ms later)",
+    "nmb-void-answer-without-void-flag": "round.settle voiding a round after no more bets answers without void true",
+    "settle-voids-round-lost-to-power": "after a power cycle in an open round, round.settle voids that lost round "
+                                        "instead of REFUSED",
+    "round-number-skips-after-power-cycle": "every power-up steps the round number: the next round.open skips one",
+    "open-taken-when-link-lost-between-rounds": "round.open is taken while the sensors link is down if it went down "
+                                                "with no round open",
+    "settlement-held-while-link-down": "a round whose last card comes while the sensors link is down is settled "
+                                       "only when the link is back",
+    "misread-first-card-lockout-cause-misread": "a misread first card closes wagering with lock-out cause misread",
+    "lockout-late-after-removal": "in a round where a wager was removed the lock-out on the first card is 3 ms late",
+    "lockout-get-slow-while-link-down": "lockout.get answers after 150 ms while the sensors link is down",
+    "contribution-counts-last-royal9-only": "with several Royal 9 wagers only the last seat's wager contributes",
+    "cap-crossing-contribution-diverted-whole": "the contribution that crosses a meter's cap is diverted whole; the "
+                                                "meter stays below its cap",
+    "void-after-close-contributes-again": "voiding a round whose wagering was already closed books its contributions "
+                                          "again",
+    "diverted-lost-at-power-up": "the meters' diverted counts are zero after a power cycle",
+    "pending-amount-from-round-start": "a pending payment's amount is the meter's round-start amount, not the amount "
+                                       "won",
+    "reset-amount-cached-at-power-up": "the reset key puts a meter back to the reset amount read at power-up, not "
+                                       "the one written since",
+    "base-payouts-grouped-by-type": "at settlement the base-game payouts are sent grouped by wager type, not in "
+                                    "seat order",
+    "banker-4-draws-on-third-8": "a banker's 4 draws when the player's third card is an 8 (must stand)",
+    "player-stands-on-5": "the player's two-card 5 stands (must draw)",
+    "envy-paid-for-unassigned-combination": "the same king 9 on both hands is paid mega envy though no position has "
+                                            "that combination",
+    "commission-decimal-bad-args": "a commission write with a decimal part (\"4.5\") is answered BAD_ARGS",
+    "limit-checked-against-mega-amount": "a payout limit written for the major or minor is held to the mega's "
+                                         "current amount",
+    "reset-checked-against-initial": "a reset amount written is held to the meter's initial amount, not its "
+                                     "current one",
+    "rate-written-to-two-decimals": "a rate written is kept to two decimals (\"0.375\" becomes \"0.38\")",
+    "denomination-write-lost-at-power-up": "after a power cycle the denomination is the one of the Rules Submission "
+                                           "preset again",
+    "sensors-serial-empty-after-reboot": "after a bet sensors reboot their identity has serial empty",
+    "bad-frame-nak-seq-zero": "a BAD_FRAME NAK for a frame with a good CRC carries SEQ 0, not the frame's SEQ",
+    "power-lockout-sent-on-every-line": "after power-up the shoe and the sensors also send the lockout event (cause "
+                                        "power)",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
-              **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11}
+              **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
+              **FAULTS_SET12}

@@ -34,7 +34,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
                  banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
                  player_draws_6: bool = False, banker6_on_7_only: bool = False,
                  banker_natural_late: bool = False, banker2_as_3: bool = False,
-                 banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False) -> int:
+                 banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
+                 banker4_draws_on_8: bool = False, player_stands_on_5: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -50,6 +51,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     `banker5_stands_stood`: fault banker-5-stands-when-player-stood (the banker's "player stood" row ends at 4).
     `banker3_stands_on_9`: fault banker-3-stands-on-third-9 (the banker's 3 row ends at the player's third card 8,
     which it excludes, so a 9 stands too).
+    `banker4_draws_on_8`: fault banker-4-draws-on-third-8 (the banker's 4 row ends at the player's third card 8).
+    `player_stands_on_5`: fault player-stands-on-5 (the player's draw row ends at 4).
     """
     if len(cards) < 4:
         return 4
@@ -57,7 +60,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     b = (value(cards[1]) + value(cards[3])) % 10
     if p >= (9 if player_natural_9_only else 8) or (b >= 8 and not banker_natural_late):
         return 4
-    if p <= (6 if player_draws_6 else 5):  # player draws
+    if p <= (6 if player_draws_6 else 4 if player_stands_on_5 else 5):  # player draws
         if len(cards) < 5:
             return 5
         p3 = value(cards[4])
@@ -65,7 +68,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
         # fault banker-3-stands-on-third-9: the 3 row's "draws" test was written as "third card below 8"
         stands_9 = banker3_stands_on_9 and b == 3 and p3 == 9
         draw = (b <= low or (low < b <= 3 and (p3 != 8 or banker3_draws_on_8) and not stands_9)
-                or (b == 4 and (1 if banker4_from_1 else 2) <= p3 <= 7)
+                or (b == 4 and (1 if banker4_from_1 else 2) <= p3 <= (8 if banker4_draws_on_8 else 7))
                 or (b == 5 and (5 if banker5_from_5 else 4) <= p3 <= 7)
                 or (b == 6 and p3 in ((7,) if banker6_on_7_only else (6, 7))))
         return 6 if draw else 5
@@ -105,16 +108,17 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
           banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
           player_draws_6: bool = False, banker6_on_7_only: bool = False, banker_natural_late: bool = False,
           banker2_as_3: bool = False, banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
-          third_no_mod: bool = False) -> Hands:
+          third_no_mod: bool = False, banker4_draws_on_8: bool = False, player_stands_on_5: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
                      player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3, banker5_stands_stood,
-                     banker3_stands_on_9=banker3_stands_on_9)
+                     banker3_stands_on_9=banker3_stands_on_9, banker4_draws_on_8=banker4_draws_on_8,
+                     player_stands_on_5=player_stands_on_5)
     n = min(n, len(cards))  # fault settle-taken-before-third-card: a hand settled on the cards out so far
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
-        if p <= (6 if player_draws_6 else 5):
+        if p <= (6 if player_draws_6 else 4 if player_stands_on_5 else 5):
             player.append(cards[4])
             if n == 6:
                 banker.append(cards[5])
@@ -186,7 +190,7 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9, nine-first-not-royal9-on-banker,
     combination-matched-on-king-suit, ten-nine-counted-royal9, royal9-tie-paid-as-royal9, personal-hands-swapped,
     royal9-read-from-first-two-cards, mega-checked-after-major, tie-rows-checked-before-personal,
-    unsuited-combination-paid-as-royal9, envy-needs-same-card-order)."""
+    unsuited-combination-paid-as-royal9, envy-needs-same-card-order, envy-paid-for-unassigned-combination)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -218,6 +222,11 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
             if "envy-needs-same-card-order" in slips and p2 != b2:
                 continue  # fault envy-needs-same-card-order: the envy test compares the two hands card by card
             return R9Result("mega-envy")
+    if ("envy-paid-for-unassigned-combination" in slips and sorted(p2) == sorted(b2)
+            and any(c[0] == "K" for c in p2) and any(c[0] == "9" for c in p2)):
+        # fault envy-paid-for-unassigned-combination: the envy row compares the two hands' king 9 with each other
+        # and not with the positions' combinations
+        return R9Result("mega-envy")
     faces = "KQ" if "royal9-jack-not-face" in slips else FACES
     if "ten-nine-counted-royal9" in slips:
         faces = "T" + faces  # the face check tests for a card of value 0

@@ -146,7 +146,10 @@ class DeviceLine:
             if item.code == "BAD_CRC" and "bad-crc-resets-event-seq" in self.table.faults:
                 # fault bad-crc-resets-event-seq: the receive-error handler re-initialises the line's counters
                 self.event_seq = 0
-            self.answer(wire.NAK, item.seq, {"code": item.code, "reason": item.reason})
+            nak_seq = item.seq
+            if item.code == "BAD_FRAME" and "bad-frame-nak-seq-zero" in self.table.faults:
+                nak_seq = 0  # fault bad-frame-nak-seq-zero: the frame-error path answers every error with SEQ 0
+            self.answer(wire.NAK, nak_seq, {"code": item.code, "reason": item.reason})
             return
         ftype, seq, payload = item
         if ftype != wire.REQ:
@@ -199,6 +202,9 @@ class DeviceLine:
                     with self.table.lock:
                         self.table.cards_dealt += 1  # fault card-n-counts-error-event: the reader's error frame
                         # steps the card counter like a card frame
+                if "shoe-error-reports-empty" in self.table.faults:
+                    with self.table.lock:
+                        self.table.shoe_error_latched = True  # fault shoe-error-reports-empty
                 self.event({"event": "error", "code": str(code), "text": str(text)})
             return
         if kind == "no-answer":
@@ -246,6 +252,8 @@ class DeviceLine:
                 peer.event_seq = 0
         if self.role == "controller":
             self.table.reboot_controller()
+        if self.role == "sensors" and "sensors-serial-empty-after-reboot" in self.table.faults:
+            self.table.sensors_serial_lost = True  # fault sensors-serial-empty-after-reboot: a warm start
 
     def _power_loss(self, duration_ms: int | None) -> None:
         self.table.power_off()

@@ -128,6 +128,10 @@ class Table:
         self.power_cycles = 0  # fault sensors-location-lost-at-power-up: power-ups after the first
         self.sensors_link_stale = False  # fault comm-lost-refusal-kept-after-restore
         self.round_at_power_up: int | None = None  # fault round-end-number-read-at-power-up
+        self.shoe_error_latched = False  # fault shoe-error-reports-empty
+        self.lost_round: int | None = None  # fault settle-voids-round-lost-to-power: the round open at the power cut
+        self.link_lost_in_round = False  # fault open-taken-when-link-lost-between-rounds
+        self.sensors_serial_lost = False  # fault sensors-serial-empty-after-reboot
         self._load_nv()
         self._power_up_volatile()
         # fault reset-key-refused-after-reboot: the key task's list of payments, filled at a cold start
@@ -157,6 +161,14 @@ class Table:
         self.meters: dict[str, int] = nv["meters"]
         self.residual: dict[str, Decimal] = {m: Decimal(v) for m, v in nv["residual"].items()}
         self.diverted: dict[str, int] = nv["diverted"]
+        if "diverted-lost-at-power-up" in self.faults and self.boots > 0:
+            # fault diverted-lost-at-power-up: the diverted counters are kept in RAM beside the display, not in the
+            # meter record
+            self.diverted = {m: 0 for m in self.diverted}
+        if "denomination-write-lost-at-power-up" in self.faults and self.boots > 0:
+            # fault denomination-write-lost-at-power-up: the power-up path loads the denomination from the factory
+            # settings block, written when the table was commissioned
+            self.config["denomination"] = PRESETS[self.preset]["denomination"]
         self.cumulative_paid: int = nv["cumulative_paid"]
         self.paid_by_table: int = nv["paid_by_table"]
         self.paid_by_attendant: int = nv["paid_by_attendant"]
@@ -184,6 +196,8 @@ class Table:
         self.paid_by_attendant_at_boot = self.paid_by_attendant
         # fault round-number-not-saved-in-open-round: the round number written is the last settled one
         self.round_settled: int = self.round
+        # fault reset-amount-cached-at-power-up: the reset-key task keeps the reset amounts read at power-up
+        self.resets_at_boot: dict[str, int] = {m: c["reset"] for m, c in self.config["meters"].items()}
         # fault cap-cached-at-power-up: the contribution routine keeps the caps read at power-up
         self.caps_at_boot: dict[str, tuple[Any, Any]] = {
             m: (c.get("payout_limit"), c.get("display_capacity")) for m, c in self.config["meters"].items()}
@@ -270,12 +284,17 @@ class Table:
         self.r9_removed_seats: set[int] = set()  # fault base-remove-refused-after-royal9-removed
         self.ghost_listed: dict[tuple[int, str], int] = {}  # fault refused-royal9-listed
         self.nmb_void_latched = False  # fault open-refused-after-nmb-void
+        self.removed_in_round = False  # fault lockout-late-after-removal
+        self.sensors_gate_open = False  # fault sensors-gate-open-after-reboot
+        self.settle_due = False  # fault settlement-held-while-link-down
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
         with self.lock:
             if self.powered:
                 self.lock_at_power_off = (self.locked, self.cause)
+                # fault settle-voids-round-lost-to-power: the round record in storage still says "open"
+                self.lost_round = self.round if self.phase in ("open", "dealing") else None
                 if "shoe-dealing-after-power-cut-mid-deal" in self.faults and self.dealing:
                     self.dealing_stale = True  # the shoe's state byte is kept in its battery-backed RAM
             self.powered = False
@@ -297,6 +316,12 @@ class Table:
             self.sensors_block_resent = False
             self.key_known = {p["meter"] for p in self.pending}
             self.power_cycles += 1
+            self.sensors_serial_lost = False  # a cold start reads the sensors' serial from their EEPROM again
+            if "round-number-skips-after-power-cycle" in self.faults:
+                # fault round-number-skips-after-power-cycle: the power-up path closes "the interrupted round" by
+                # stepping the round counter, without looking whether the last round was settled
+                self.round += 1
+                self._save_nv()
             if "card-n-restarts-after-power-cycle" in self.faults:
                 # fault card-n-restarts-after-power-cycle: the reader's frame counter is RAM and starts at 0;
                 # the status count is the shoe's, kept across the power cut with the cards in it
@@ -324,6 +349,10 @@ class Table:
                 if "power-lockout-event-old-cause" in self.faults and held is not None and held[0] and held[1]:
                     cause = held[1]  # the power-up event is built from the lock record kept in battery-backed RAM
                 self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
+                if "power-lockout-sent-on-every-line" in self.faults:
+                    # fault power-lockout-sent-on-every-line: the power-up message is broadcast on the table's bus
+                    for role in ("shoe", "sensors"):
+                        self.emit(role, {"event": "lockout", "locked": True, "cause": cause})
             if ("lock-state-restored-at-power-up" in self.faults and self.lock_at_power_off is not None
                     and not self.lock_at_power_off[0]):
                 # the lock flag is kept in battery-backed memory and read back after the power-up lock
@@ -342,7 +371,12 @@ class Table:
                 # the warm restart replays the hit journal on top of the pending list it has just read
                 self.pending = self.pending + [dict(p) for p in self.pending]
             kept_phase = self.phase
+            gate_open = self.phase == "open" and not self.locked
             self._power_up_volatile()
+            if "sensors-gate-open-after-reboot" in self.faults and gate_open:
+                # fault sensors-gate-open-after-reboot: the sensors keep the "wagering open" gate they were last sent;
+                # the controller's warm start does not send them the closed gate
+                self.sensors_gate_open = True
             if "reboot-keeps-round-phase" in self.faults and kept_phase in ("open", "dealing"):
                 self.phase = kept_phase  # the warm start keeps the round record it finds in RAM
             self.warm_started = True
@@ -419,6 +453,12 @@ class Table:
             if self.powered:
                 self.emit(role, payload)
 
+    def _emit_late_all(self, role: str, payloads: list[dict[str, Any]]) -> None:
+        with self.lock:
+            if self.powered:
+                for payload in payloads:
+                    self.emit(role, payload)
+
     def _contribute(self) -> None:
         total = sum(amount for (seat, wtype), amount in self.layout.items() if wtype == "royal9")
         if "contribution-uses-five-dollar-stake" in self.faults:
@@ -442,6 +482,10 @@ class Table:
                          and not any((s, b) in self.layout for b in ("player", "banker")))
         if "first-seat-royal9-not-contributing" in self.faults:
             total -= self.layout.get((min(self.seats), "royal9"), 0)  # the seat loop starts at index 1
+        if "contribution-counts-last-royal9-only" in self.faults:
+            # fault contribution-counts-last-royal9-only: the total is assigned, not added, in the seat loop
+            each = [a for (_s, t), a in sorted(self.layout.items()) if t == "royal9"]
+            total = each[-1] if each else 0
         if "tie-wager-contributes" in self.faults:
             # the qualifying-wager test checks the area's contribution flag, which the Tie area also has set
             total += sum(amount for (_s, wtype), amount in self.layout.items() if wtype == "tie")
@@ -470,6 +514,15 @@ class Table:
             cap = self._cap(meter)
             if "cap-one-cent-short" in self.faults and cap is not None:
                 cap -= 1  # the limit is kept as "the largest amount below the limit"
+            if (cap is not None and amount > cap and self.meters[meter] < cap
+                    and "cap-crossing-contribution-diverted-whole" in self.faults):
+                # fault cap-crossing-contribution-diverted-whole: a contribution that would cross the cap is sent to
+                # the diverted account whole instead of being split at the cap
+                frac = self.residual[meter] + growth
+                whole = int(frac.to_integral_value(rounding=ROUND_FLOOR))
+                self.diverted[meter] += whole
+                self.residual[meter] = frac - whole
+                continue
             if cap is not None and amount > cap:
                 excess = amount - cap
                 whole = int(excess.to_integral_value(rounding=ROUND_FLOOR))
@@ -547,13 +600,18 @@ class Table:
                     time.sleep(0.003)  # the ten-round audit block is written to flash before the line is raised
                 if "one-dollar-lockout-late-on-fractional-contribution" in self.faults and self._sub_cent_share():
                     time.sleep(0.003)  # a share under a cent goes through the software decimal routine first
+                if "lockout-late-after-removal" in self.faults and self.removed_in_round:
+                    time.sleep(0.003)  # fault lockout-late-after-removal: the layout table is compacted first
                 if "lockout-late-on-face-first-card" in self.faults and card[0] in "JQK":
                     time.sleep(0.003)  # fault lockout-late-on-face-first-card: the Royal 9 pre-check runs first
                 if "lockout-late-when-meter-at-cap" in self.faults and any(
                         (cap := self._cap(m)) is not None and self.meters[m] >= cap for m in self.meters):
                     time.sleep(0.004)  # the diverted-account record is written before the line is raised
                 quiet = "card-lockout-event-skipped-with-empty-layout" in self.faults and not self.layout
-                self._close_wagering("card", quiet=quiet)  # (the fault: the event is queued by the contribution task)
+                cause = "card"
+                if "misread-first-card-lockout-cause-misread" in self.faults and self.last_out_misread:
+                    cause = "misread"  # fault misread-first-card-lockout-cause-misread: the cause is the reader's code
+                self._close_wagering(cause, quiet=quiet)  # (the fault: the event is queued by the contribution task)
             self.phase = "dealing"
             self.first_round_after_power = False
             self.after_void = False
@@ -575,8 +633,16 @@ class Table:
             b2as3 = "banker-2-stands-on-third-8" in self.faults
             b5stood = "banker-5-stands-when-player-stood" in self.faults
             b3on9 = "banker-3-stands-on-third-9" in self.faults  # fault banker-3-stands-on-third-9: see game.py
+            b4on8 = "banker-4-draws-on-third-8" in self.faults  # fault banker-4-draws-on-third-8: see game.py
+            p5 = "player-stands-on-5" in self.faults  # fault player-stands-on-5: see game.py
             if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate,
-                                                          b2as3, b5stood, banker3_stands_on_9=b3on9):
+                                                          b2as3, b5stood, banker3_stands_on_9=b3on9,
+                                                          banker4_draws_on_8=b4on8, player_stands_on_5=p5):
+                if "settlement-held-while-link-down" in self.faults and not self.link_up:
+                    # fault settlement-held-while-link-down: the settlement waits for the sensors to clear the layout
+                    self.settle_due = True
+                    self.phase = "dealing"
+                    return
                 self._settle()
 
     def _sub_cent_share(self) -> bool:
@@ -605,7 +671,9 @@ class Table:
                            "banker-2-stands-on-third-8" in self.faults,
                            "banker-5-stands-when-player-stood" in self.faults,
                            banker3_stands_on_9="banker-3-stands-on-third-9" in self.faults,
-                           third_no_mod="third-card-total-not-mod-10" in self.faults)
+                           third_no_mod="third-card-total-not-mod-10" in self.faults,
+                           banker4_draws_on_8="banker-4-draws-on-third-8" in self.faults,
+                           player_stands_on_5="player-stands-on-5" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -626,6 +694,9 @@ class Table:
         base_pushed: set[int] = set()  # fault losing-royal9-returned-on-push
         # fault payouts-in-placement-order: the base wagers in the order the sensors reported them
         base_order = stakes.items() if "payouts-in-placement-order" in self.faults else sorted(stakes.items())
+        if "base-payouts-grouped-by-type" in self.faults:
+            # fault base-payouts-grouped-by-type: the base-game pass walks one wager type after the other
+            base_order = sorted(stakes.items(), key=lambda kv: (kv[0][1], kv[0][0]))
         for (seat, wtype), stake in base_order:
             if wtype == "royal9":
                 continue
@@ -689,7 +760,7 @@ class Table:
                                          "royal9-tie-paid-as-royal9", "personal-hands-swapped",
                                          "royal9-read-from-first-two-cards", "mega-checked-after-major",
                                          "tie-rows-checked-before-personal", "unsuited-combination-paid-as-royal9",
-                                         "envy-needs-same-card-order"})
+                                         "envy-needs-same-card-order", "envy-paid-for-unassigned-combination"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         envy_paid = False  # fault envy-paid-to-first-seat-only
@@ -762,6 +833,9 @@ class Table:
                 slip_seat = min(seats) if "pending-seat-is-first-seat" in self.faults else seat
                 if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
                     owed = amount + stake if "pending-amount-includes-stake" in self.faults else amount
+                    if "pending-amount-from-round-start" in self.faults:
+                        # fault pending-amount-from-round-start: the slip is filled from the round-open meter record
+                        owed = self.round_start_meters.get(cat, owed)
                     self.pending.append({"meter": cat, "seat": slip_seat, "amount": owed, "category": cat})
                     self.key_wait = True
                     self.key_known.add(cat)
@@ -899,6 +973,8 @@ class Table:
         if role == "sensors" and "sensors-location-lost-at-power-up" in self.faults and self.power_cycles:
             ident["location"] = ""  # fault sensors-location-lost-at-power-up: the location is written at the install
             # menu into RAM, and only the factory fields are read back from flash at power-up
+        if role == "sensors" and self.sensors_serial_lost:
+            ident["serial"] = ""  # fault sensors-serial-empty-after-reboot: the serial is read at a cold start only
         if role == "sensors" and self.sensors_block_resent:
             ident["software_id"] = ""  # fault sensors-software-id-empty-after-link-restore
         ident.update(self.identity_base)
@@ -962,6 +1038,10 @@ class Table:
         if cmd.startswith("test."):
             return self._test(role, cmd, req)
         handler = getattr(self, f"_{role}_{cmd.replace('.', '_')}", None)
+        if (handler is None and role == "sensors" and cmd in ("config.get", "meters.get", "lockout.get")
+                and "sensors-answer-controller-reads" in self.faults):
+            # fault sensors-answer-controller-reads: the sensors pass the controller's read commands through
+            handler = getattr(self, f"_controller_{cmd.replace('.', '_')}")
         if handler is None:
             return ("nak", "UNKNOWN_CMD", f"{cmd} is not a {role} command")
         result: Reply = handler(req)
@@ -987,6 +1067,10 @@ class Table:
             state = "empty"  # the empty flag is cleared by the next card out, not by the load
         if self.dealing_stale:
             state = "dealing"  # fault shoe-dealing-after-power-cut-mid-deal
+        if self.shoe_error_latched and not self.dealing:
+            state = "empty"  # fault shoe-error-reports-empty: the error handler sets the "no card" status bit
+        if "cards-remaining-one-byte" in self.faults:
+            remaining %= 256  # fault cards-remaining-one-byte: the status frame's remaining-count field is one byte
         return ("rsp", {"state": state, "cards_dealt": dealt, "cards_remaining": remaining})
 
     # sensors
@@ -1069,6 +1153,8 @@ class Table:
 
     def _refusal(self, seat: int, wtype: str, amount: int) -> str | None:
         closed = self.phase not in ("open", "dealing") or self.locked
+        if self.sensors_gate_open:
+            closed = False  # fault sensors-gate-open-after-reboot: the sensors' own copy of the gate
         if "wager-accepted-after-void" in self.faults and self.phase == "settled" and self.last_round_void:
             closed = False  # the void path leaves the sensors' gate as for a round that has not started
         if (closed and "button-refusal-reason-no-more-bets" in self.faults and self.cause == "button"
@@ -1102,8 +1188,11 @@ class Table:
             bases = ("player", "banker") if "tie-not-a-base-wager-for-royal9" in self.faults else (
                 "player", "banker", "tie")
             least = 500 if "one-dollar-small-base-not-counted" in self.faults else 1  # the $5 unit as a minimum
-            if "no-base-wager-accepted" not in self.faults and not any(
-                    self.layout.get((seat, t), 0) >= least for t in bases):
+            based = any(self.layout.get((seat, t), 0) >= least for t in bases)
+            if "royal9-base-checked-at-any-seat" in self.faults:
+                # fault royal9-base-checked-at-any-seat: the base-wager test scans the layout, not the seat's areas
+                based = any(a >= least for (_s, t), a in self.layout.items() if t in bases)
+            if "no-base-wager-accepted" not in self.faults and not based:
                 return "no-base-wager"
             if "last-seat-royal9-no-base" in self.faults and seat == max(self.seats):
                 return "no-base-wager"
@@ -1116,6 +1205,8 @@ class Table:
         if wtype not in WAGER_TYPES:
             raise BadArgs(f"unknown wager type {wtype!r}")
         key = (seat, str(wtype))
+        if wtype == "tie" and (seat, "banker") in self.layout and "remove-tie-clears-banker" in self.faults:
+            key = (seat, "banker")  # fault remove-tie-clears-banker: the Tie area's index is the Banker area's
         if key not in self.layout:
             if "remove-missing-wager-answered-removed" in self.faults:
                 return ("rsp", {"removed": True})  # the area is empty afterwards either way
@@ -1144,6 +1235,7 @@ class Table:
         if "wager-list-stale-after-remove" in self.faults:
             self.stale_listed[key] = self.layout[key]  # the list cache is rebuilt when a wager is placed
         self.withdrawn[key] = self.layout[key]
+        self.removed_in_round = True  # fault lockout-late-after-removal
         del self.layout[key]
         self.first_stake.pop(key, None)
         if "remove-takes-whole-seat" in self.faults:
@@ -1169,6 +1261,8 @@ class Table:
         if "wager-list-omits-last-seat" in self.faults:
             last = max(self.seats)
             order = [((s, t), a) for (s, t), a in order if s < last]  # the sensors are polled for seats 1..n-1
+        if "wager-list-empty-while-link-down" in self.faults and not self.link_up:
+            order = []  # fault wager-list-empty-while-link-down: the list is the controller's copy, asked over the link
         wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in order]
         return ("rsp", {"wagers": wagers})
 
@@ -1184,6 +1278,8 @@ class Table:
         return ("rsp", self.meters_view())
 
     def _controller_lockout_get(self, req: dict[str, Any]) -> Reply:
+        if "lockout-get-slow-while-link-down" in self.faults and not self.link_up:
+            time.sleep(0.15)  # fault lockout-get-slow-while-link-down: the read polls the sensors until its timeout
         if "lockout-get-unlocked-after-nmb" in self.faults and self.cause == "no-more-bets" and self.phase == "open":
             return ("rsp", {"locked": False, "cause": None})  # the read looks at the lock-out line only
         if "lockout-get-open-cause-round-open" in self.faults and not self.locked:
@@ -1241,7 +1337,9 @@ class Table:
                 self.open_refused_pending = True
         if blocked:
             raise Refused("a payment waits for the reset key")
-        if not self.link_up:
+        if not self.link_up and ("open-taken-when-link-lost-between-rounds" not in self.faults
+                                 or self.link_lost_in_round):
+            # (fault open-taken-when-link-lost-between-rounds: the test reads the flag the loss sets in a round)
             raise Refused("the sensors link is down")
         if self.comm_alarm:
             raise Refused("sensors link alarm: press the lock-out button to acknowledge")
@@ -1257,6 +1355,9 @@ class Table:
         self.r9_refused_seats.clear()
         self.r9_removed_seats.clear()
         self.ghost_listed.clear()
+        self.removed_in_round = False
+        self.sensors_gate_open = False
+        self.lost_round = None
         self.contribution_due = False
         self.round_misreads = 0
         self.withdrawn.clear()
@@ -1301,6 +1402,14 @@ class Table:
             self._close_wagering("no-more-bets")
             self.emit("controller", {"event": "no_more_bets", "round": self.round})
             return ("rsp", {"round": self.round})
+        if "nmb-events-after-answer" in self.faults:
+            # fault nmb-events-after-answer: the dealer-input task answers and queues its events to the display task
+            late: list[dict[str, Any]] = [{"event": "no_more_bets", "round": self.round}]
+            if not self.locked:
+                late.append({"event": "lockout", "locked": True, "cause": "no-more-bets"})
+            self._close_wagering("no-more-bets", quiet=True)
+            threading.Timer(0.04, self._emit_late_all, args=("controller", late)).start()
+            return ("rsp", {"round": self.round})
         shown = self.round - 1 if "nmb-event-previous-round" in self.faults else self.round
         self.emit("controller", {"event": "no_more_bets", "round": shown})
         # fault nmb-lockout-cause-button: the no-more-bets input is wired to the button's handler
@@ -1308,6 +1417,14 @@ class Table:
         return ("rsp", {"round": self.round})
 
     def _controller_round_settle(self, req: dict[str, Any]) -> Reply:
+        if (self.phase == "idle" and self.lost_round is not None
+                and "settle-voids-round-lost-to-power" in self.faults):
+            # fault settle-voids-round-lost-to-power: the settle command reads the round record in storage, which
+            # still says the round lost to the power cut is open, and voids it
+            lost, self.lost_round = self.lost_round, None
+            self.phase = "settled"
+            self.emit("controller", {"event": "round_end", "round": lost, "void": True})
+            return ("rsp", {"round": lost, "void": True})
         if self.phase not in ("open", "dealing"):
             raise Refused("no round is open")
         misread_only = ("void-taken-after-misread-card" in self.faults and self.round_cards
@@ -1322,6 +1439,9 @@ class Table:
             raise Refused("wagering is closed")  # the void path asks for wagering to be open
         if "open-refused-after-nmb-void" in self.faults and self.locked and self.cause == "no-more-bets":
             self.nmb_void_latched = True
+        after_nmb = self.locked and self.cause == "no-more-bets"  # fault nmb-void-answer-without-void-flag
+        if "void-after-close-contributes-again" in self.faults and self.locked:
+            self._contribute()  # fault void-after-close-contributes-again: the void path runs the closing routine
         self._close_wagering("no-more-bets", quiet="void-closes-without-lockout-event" in self.faults)
         if "void-takes-back-contributions" in self.faults:
             # the void routine rolls the meters back to the round's opening record
@@ -1351,6 +1471,8 @@ class Table:
             threading.Timer(0.3, self._emit_late, args=("controller", end)).start()  # queued to the display task
         else:
             self.emit("controller", end)
+        if "nmb-void-answer-without-void-flag" in self.faults and after_nmb:
+            return ("rsp", {"round": self.round})  # the no-more-bets path's answer is the settle answer's
         return ("rsp", {"round": self.round, "void": True})
 
     def _controller_reset_key(self, req: dict[str, Any]) -> Reply:
@@ -1404,6 +1526,8 @@ class Table:
             self.after_key = True
         back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
         self.meters[meter] = self.config["meters"][meter][back_to]
+        if "reset-amount-cached-at-power-up" in self.faults and meter in self.resets_at_boot:
+            self.meters[meter] = self.resets_at_boot[meter]  # fault reset-amount-cached-at-power-up
         if "reset-key-resets-later-meters" in self.faults:
             # fault reset-key-resets-later-meters: the reset loop runs from the key's meter to the end of the table
             names = list(self.meters)
@@ -1561,6 +1685,8 @@ class Table:
                 raise Refused(REFUSE_DECKS)
         elif key == "commission":
             rate = parse_rate(val)
+            if "commission-decimal-bad-args" in self.faults and "." in str(val):
+                raise BadArgs("commission must be whole percent")  # fault commission-decimal-bad-args: digits only
             if rate > 100:
                 raise BadArgs("commission out of range")
             new["commission"] = val
@@ -1595,6 +1721,9 @@ class Table:
                     if fkey == "rate":
                         parse_rate(fval)
                         m["rate"] = fval
+                        if "rate-written-to-two-decimals" in self.faults:
+                            # fault rate-written-to-two-decimals: the rate register holds hundredths of a percent
+                            m["rate"] = dec_str(Decimal(fval).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
                     elif fkey in ("initial", "reset"):
                         if type(fval) is not int or fval < 0:
                             raise BadArgs(f"{fkey} must be cents")
@@ -1631,15 +1760,20 @@ class Table:
         if limit is not None and limit == cap and "limit-equal-to-capacity-refused" in self.faults:
             # fault limit-equal-to-capacity-refused: the check is "limit < capacity"
             raise Refused(f"{name}: payout limit must be below the display capacity (461a.12(j))")
-        at_most = limit is not None and (limit < now if "payout-limit-equal-current-accepted" in self.faults
-                                          else limit <= now)
+        held_to = now
+        if "limit-checked-against-mega-amount" in self.faults:
+            held_to = self.meters[next(iter(self.meters))]  # fault limit-checked-against-mega-amount: meter index 0
+        at_most = limit is not None and (limit < held_to if "payout-limit-equal-current-accepted" in self.faults
+                                          else limit <= held_to)
         if at_most and "payout-limit-unchecked" not in self.faults:
             raise Refused(f"{name}: payout limit must be greater than the current amount (461a.12(k)(1))")
         if cap is not None and cap < now:
             raise Refused(f"{name}: display capacity below the current amount (461a.12(j))")
         skip_reset = "minor-reset-above-current-accepted" in self.faults and name == list(self.meters)[-1]
-        if (m["reset"] > now and not skip_reset) or ("reset-equal-current-refused" in self.faults and "reset" in written
-                                and m["reset"] == now):
+        # fault reset-checked-against-initial: the record's initial field is read for the meter's amount
+        reset_to = m["initial"] if "reset-checked-against-initial" in self.faults else now
+        if (m["reset"] > reset_to and not skip_reset) or ("reset-equal-current-refused" in self.faults
+                                                          and "reset" in written and m["reset"] == now):
             raise Refused(f"{name}: reset above the current amount")
         checked = ("reset",) if "initial-above-limit-accepted" in self.faults else ("initial", "reset")
         for fkey in checked:
@@ -1673,6 +1807,8 @@ class Table:
             was_up = self.link_up
             self.link_up = up
             if not up and was_up:
+                self.link_lost_in_round = self.phase in ("open", "dealing")
+            if not up and was_up:
                 self.unlocked_before_comm_loss = not self.locked
             if not up and was_up and "comm-lost-refusal-kept-after-restore" in self.faults:
                 self.sensors_link_stale = True
@@ -1693,6 +1829,9 @@ class Table:
                 if "link-loss-clears-layout" in self.faults:
                     self.layout.clear()  # the controller's copy of the layout is dropped with the link
                     self.first_stake.clear()
+            if up and not was_up and self.settle_due:
+                self.settle_due = False  # fault settlement-held-while-link-down: the held settlement goes now
+                self._settle()
             if up and not was_up and "lockout-late-after-link-restore" in self.faults:
                 self.after_link_restore = True
             if up and not was_up and "sensors-software-id-empty-after-link-restore" in self.faults:
@@ -1718,11 +1857,15 @@ class Table:
                 for c in set(cards):
                     if cards.count(c) > self.config["decks"]:
                         raise BadArgs(f"{c} appears more often than {self.config['decks']} decks hold")
+            left = bool(self.shoe_cards)
+            self.shoe_error_latched = False
             if "reload-appends-to-shoe" in self.faults:
                 self.shoe_cards = self.shoe_cards + list(cards)  # the shoe's buffer is appended to
             else:
                 self.shoe_cards = list(cards)
-            if "card-n-not-reset-on-reload" not in self.faults:
+            if "card-n-not-reset-on-reload" not in self.faults and not (
+                    left and "card-n-reset-only-by-empty-shoe" in self.faults):
+                # (fault card-n-reset-only-by-empty-shoe: the count is cleared by the shoe-empty handler only)
                 self.cards_dealt = 0
             self.n_base = 0
             self.dealing_stale = False
