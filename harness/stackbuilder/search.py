@@ -134,10 +134,12 @@ def _hand_rules(want: Want, setup: Setup) -> _HandRules | str:
         elif k == "combos":
             rules.player.append(owned_by(int(atom.seat or 0)))
             rules.banker.append(owned_by(int(atom.banker_seat or 0)))
-        elif k in ("king-nine", "nine-first"):
+        elif k in ("king-nine", "nine-first", "face-first"):
             mine, _other = hands(str(atom.hand))
             if k == "king-nine":
                 mine.append(lambda a, b: (k9 := key(a, b)) is not None and k9[0].rank == 13)
+            elif k == "face-first":
+                mine.append(lambda a, b: key(a, b) is not None and a.rank >= 11)
             else:
                 mine.append(lambda a, b: key(a, b) is not None and a.rank == 9)
         elif k == "mega-envy":

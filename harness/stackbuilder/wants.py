@@ -20,8 +20,8 @@ Player no Royal 9), ``minor:seat=N``, ``mega:seat=N``, ``mega-envy`` (a mega for
 every other seat collects envy), ``combos:player=A,banker=B`` (seat A's combination on the Player
 hand and seat B's on the Banker), ``no-royal9``, ``ten-not-face`` (a ten and a nine on a hand: a
 ten is not a face card, so no Royal 9).  Two refinements say how a hand's Royal 9 is made:
-``king-nine:player|banker`` (its face card is a king) and ``nine-first:player|banker`` (the nine is
-the hand's first card).
+``king-nine:player|banker`` (its face card is a king), ``nine-first:player|banker`` (the nine is
+the hand's first card) and ``face-first:player|banker`` (the face card is).
 
 Hit and Run atoms (633a.13(l)(1)): ``dealer-cards=N`` (the dealer's final hand has exactly N
 cards; ``N=2`` excludes a blackjack, which is ``dealer-blackjack``), ``dealer-cards=8-plus``,
@@ -49,7 +49,7 @@ BACCARAT_GAMES = ("baccarat", "ez-baccarat")
 BAC_KINDS = ("player", "banker", "tie", "natural", "natural-8", "natural-9", "no-natural", "dragon7", "panda8",
              "tableau", "player-stands", "banker-draws", "banker-stands")
 R9_KINDS = ("royal9", "suited-royal9", "royal9-tie", "suited-royal9-tie", "major", "minor", "mega", "mega-envy",
-            "combos", "king-nine", "nine-first", "no-royal9", "ten-not-face")
+            "combos", "king-nine", "nine-first", "face-first", "no-royal9", "ten-not-face")
 HR_KINDS = ("dealer-cards", "dealer-blackjack", "dealer-bust-cards", "dealer-stands")
 
 #: the vocabulary as a user writes it (for the "valid wants" error message and --help)
@@ -58,7 +58,7 @@ VOCABULARY = (
     "tableau:banker=B,p3=P[,draws|,stands]", "player-stands:banker=B", "banker-draws", "banker-stands",
     "royal9:player|banker", "suited-royal9:player|banker", "royal9-tie", "suited-royal9-tie",
     "major:seat=N", "minor:seat=N", "mega:seat=N", "mega-envy", "combos:player=A,banker=B",
-    "king-nine:player|banker", "nine-first:player|banker", "no-royal9", "ten-not-face",
+    "king-nine:player|banker", "nine-first:player|banker", "face-first:player|banker", "no-royal9", "ten-not-face",
     "dealer-cards=N|8-plus", "dealer-blackjack", "dealer-bust-cards=N", "dealer-stands",
 )
 
@@ -81,7 +81,7 @@ class Atom:
     @property
     def text(self) -> str:
         k = self.kind
-        if k in ("royal9", "suited-royal9", "king-nine", "nine-first"):
+        if k in ("royal9", "suited-royal9", "king-nine", "nine-first", "face-first"):
             return f"{k}:{self.hand}"
         if k in ("major", "minor", "mega"):
             return f"{k}:seat={self.seat}"
@@ -141,7 +141,7 @@ def parse_atom(text: str) -> Atom:
         return Atom(raw)
     head, colon, body = raw.partition(":")
     if colon:
-        if head in ("royal9", "suited-royal9", "king-nine", "nine-first"):
+        if head in ("royal9", "suited-royal9", "king-nine", "nine-first", "face-first"):
             if body not in ("player", "banker"):
                 raise _bad(text, "the hand is 'player' or 'banker'")
             return Atom(head, hand=body)
@@ -322,12 +322,14 @@ def check_royal9_atom(atom: Atom, setup: Setup, first_four: Sequence[Card], r9: 
         if po != atom.seat or bo != atom.banker_seat:
             return f"seat {atom.seat}'s combination on the Player hand and seat {atom.banker_seat}'s on the Banker"
         return None
-    if k in ("king-nine", "nine-first"):
+    if k in ("king-nine", "nine-first", "face-first"):
         key, first = (pk, p1) if atom.hand == "player" else (bk, b1)
         if key is None:
             return f"no Royal 9 on the {atom.hand} hand"
         if k == "king-nine":
             return None if key[0].rank == 13 else f"the {atom.hand} hand's face card is not a king"
+        if k == "face-first":
+            return None if first.rank >= 11 else f"the {atom.hand} hand's first card is not the face card"
         return None if first.rank == 9 else f"the {atom.hand} hand's first card is not the nine"
     if k == "mega-envy":
         if po is None or po != bo:

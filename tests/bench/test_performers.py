@@ -136,6 +136,12 @@ def test_every_step_that_acts_declares_its_acts() -> None:
     assert acts_of(["expect_shoe_random"], [{"from": "shoes.json"}]) == []
     assert acts_of(["expect_shuffle_random"], [{"from": "orders.json"}]) == []
     assert acts_of(["expect_mystery_distribution"], [{}]) == ["open-round", "wager", "load", "deal", "reset-key"]
+    # expect_sequence asks for its operations' acts besides its own
+    ops = ["open_round", "power_cycle", "shoe_error", "lockout_button", "bad_frame role=shoe", "reboot"]
+    assert acts_of(["expect_sequence"], [{"ops": ops}]) == ["load", "deal", "wager", "remove-wager", "open-round",
+                                                          "power", "fault", "lockout-button"]
+    assert acts_of(["expect_sequence"], [{"ops": ["open_round", "void"]}]) == [
+        "load", "deal", "wager", "remove-wager", "open-round"]
 
 
 def test_a_case_needing_an_act_nobody_performs_is_not_applicable() -> None:

@@ -32,6 +32,7 @@ BACCARAT_WANTS = [
     "royal9:player", "royal9:banker", "suited-royal9:player", "suited-royal9:banker", "royal9-tie",
     "suited-royal9-tie", "major:seat=1", "minor:seat=6", "mega:seat=5", "mega-envy", "no-royal9", "ten-not-face",
     "royal9:banker+banker", "minor:seat=3+player", "mega-envy+tie", "no-royal9+dragon7", "ten-not-face+player",
+    "mega:seat=7+face-first:player+nine-first:banker", "royal9:banker+face-first:banker",
 ]
 HR_WANTS = ["dealer-cards=2", "dealer-cards=5", "dealer-cards=7", "dealer-cards=8-plus", "dealer-cards=12",
             "dealer-blackjack", "dealer-bust-cards=3", "dealer-bust-cards=6", "dealer-stands",
@@ -141,6 +142,11 @@ def test_verifier_rejects_wrong_stacks() -> None:
     assert any("uses 4 of the 5" in p for p in verify(parse_want("player", "baccarat"),
                                                            parse_cards("9S 3C KS KH 2D"), setup))
     assert verify(parse_want("player", "baccarat"), parse_cards("2S 3C 2D KH"), setup)
+    # the hand's first card: the nine, or the face card
+    assert verify(parse_want("mega:seat=1+face-first:player", "baccarat"), parse_cards("9S KS KS 9S"), setup)
+    assert not verify(parse_want("mega:seat=1+face-first:player+nine-first:banker", "baccarat"),
+                      parse_cards("KS 9S 9S KS"), setup)
+    assert verify(parse_want("mega:seat=1+face-first:banker", "baccarat"), parse_cards("KS 9S 9S KS"), setup)
     # the shoe: two K♠ in a one-deck shoe
     one = Setup("baccarat", 1, True, COMBOS)
     assert verify(parse_want("mega:seat=1", "baccarat"), parse_cards("KS KS 9S 9S"), one)

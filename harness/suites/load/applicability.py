@@ -52,7 +52,17 @@ def not_applicable(profile: Profile, interp: Interpretations, case: Case) -> str
         return refused
     if case.not_for_table:
         return f"the Rules Submission of profile {profile.name} has no place for it: {case.not_for_table}"
-    return no_performer(profile, case)
+    return no_performer(profile, case) or unfit_step(profile, case)
+
+
+def unfit_step(profile: Profile, case: Case) -> str | None:
+    """Why a step of the case cannot be played on the profile's table at all (the step's ``unfit``), or None."""
+    for s in case.steps:
+        spec = steps()[s.action].spec if s.action in steps() else None
+        why = spec.unfit(profile) if spec is not None and spec.unfit is not None else None
+        if why:
+            return f"step {s.action}: {why}"
+    return None
 
 
 def _written(value: Any) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from harness.bench.acts import PressLockout
 from harness.devices.framing import next_seq
 from harness.devices.registry import open_device
-from harness.explore.device import OP_ACTS, ExploredTable
+from harness.explore.device import OP_ACTS, ExploredTable, why_not_explorable
 from harness.explore.model import TableModel, unsupported
 from harness.explore.ops import op_text, parse_op
 from harness.explore.replay import replay
@@ -28,6 +28,7 @@ from harness.suites.run.rig import device_entry
 from harness.suites.steps.registry import Action, Arg, step
 
 if TYPE_CHECKING:
+    from harness.profiles.model import Profile
     from harness.suites.load.model import Step
     from harness.suites.run.context import CaseContext
 
@@ -38,6 +39,15 @@ def sequence_acts(ops: Any) -> tuple[str, ...]:
     texts = ops if isinstance(ops, (list, tuple)) else ()
     names = (str(text).strip().partition(" ")[0] for text in texts)
     return tuple(dict.fromkeys(OP_ACTS[name] for name in names if name in OP_ACTS))
+
+
+def sequence_unfit(profile: Profile) -> str | None:
+    """Why no sequence can be played and judged on the profile's table: a table the model does not stand for,
+    or a bench where a person performs the acts every operation needs (docs/explore.md)."""
+    why = unsupported(profile)
+    if why is not None:
+        return f"the explorer's model cannot play {why}"
+    return why_not_explorable(profile)
 
 
 @step("expect_sequence", Action(
@@ -53,13 +63,14 @@ def sequence_acts(ops: Any) -> tuple[str, ...]:
     "fault only a test channel makes) is NOT APPLICABLE",
     acts=("load", "deal", "wager", "remove-wager", "open-round"),
     acts_from=lambda args: sequence_acts(args.get("ops")),
+    unfit=sequence_unfit,
 ))
 def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> None:
 
     parsed = [parse_op(text, f"expect_sequence ops[{i}]") for i, text in enumerate(ops)]
-    why = unsupported(runner.profile)
-    if why is not None:  # a table the model does not stand for: no sequence can be judged there
-        raise NotApplicableHere(f"the explorer's model cannot play {why}")
+    why = sequence_unfit(runner.profile)
+    if why is not None:  # known before the run too (the step's unfit): kept for a profile changed since
+        raise NotApplicableHere(why)
     model = TableModel(runner.profile)
     table = ExploredTable(runner.profile, runner.rig, runner.performers, royal9=model.royal9)
     table.stage = runner  # type: ignore[assignment]

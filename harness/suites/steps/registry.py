@@ -29,7 +29,10 @@ import importlib
 import inspect
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from harness.profiles.model import Profile
 
 #: every module that registers steps, in documentation order
 STEP_MODULES = (
@@ -94,6 +97,9 @@ class Action:
     #: the acts the step asks for besides ``acts``, from the arguments it is given (``expect_sequence``: its
     #: operations' acts)
     acts_from: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None
+    #: why the step cannot be played on a profile's table at all (a case holding it is then NOT APPLICABLE,
+    #: known before the run, as ``tablecert run --list`` shows it), or None
+    unfit: Callable[[Profile], str | None] | None = None
     #: arguments any of which, given, means the step asks for none of its acts (it reads a file of
     #: observations instead, ``from:``)
     acts_unless: tuple[str, ...] = ()
