@@ -6,6 +6,7 @@ draw takes a random generator and the model's state, and does no I/O."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from decimal import Decimal
 from typing import Any
 
@@ -26,6 +27,19 @@ class Draws:
         # the cards Royal 9 lines are made of, and those at their boundary: the face cards and nines, and
         # the ten (a ten and a nine is not a Royal 9, 629a Royal 9 (b))
         self.biased = [c for c in self.shoe if c.rank in (13, 12, 11, 10, 9)]
+
+    def without(self, cards: tuple[Card, ...]) -> list[Card]:
+        """The table's decks less ``cards`` (one of each as often as it is there): what may still go into a shoe
+        that holds them, so that no card is loaded more often than the decks have it (``test.load``
+        ``check_decks``, docs/protocol.md section 7)."""
+        taken = Counter(cards)
+        out = []
+        for card in self.shoe:
+            if taken[card]:
+                taken[card] -= 1
+            else:
+                out.append(card)
+        return out
 
     def royal9_lines(self, rng: random.Random) -> tuple[Card, ...]:
         """Six cards whose first four give the Player hand (cards 1 and 3), the Banker hand (2 and 4) or

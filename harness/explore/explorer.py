@@ -91,6 +91,10 @@ class FindingError(AssertionError):
         self.differences = differences
 
 
+class OtherFailure(FindingError):
+    """A difference met while shrinking a finding that breaks none of the finding's rules."""
+
+
 @dataclass
 class Stats:
     ops: int = 0
@@ -134,6 +138,8 @@ class Session:
         self.first_failure_s: float | None = None
         #: how many operations the first failing sequence had (before shrinking)
         self.first_failure_ops: int | None = None
+        #: the rules the first failure broke: a shrink candidate failing on none of them is another failure
+        self.first_rules: frozenset[str] | None = None
         #: the rig error that ended the exploration (a device that stopped answering)
         self.rig_error: str | None = None
         self.shrink_s = shrink_s
@@ -287,6 +293,12 @@ class Session:
         if self.first_failure_s is None:
             self.first_failure_s = time.perf_counter() - self.t0
             self.first_failure_ops = len(ops)
+            self.first_rules = frozenset(d.rule for d in diffs)
+        if self.first_rules is not None and not self.first_rules & {d.rule for d in diffs}:
+            # a shrink candidate that fails otherwise (a shrunk draw of cards the shoe refuses, say) is not the
+            # finding made smaller: raised as its own kind, from its own line, so that Hypothesis shrinks the
+            # first failure and not this one, and never kept as the finding
+            raise OtherFailure(ops, diffs)
         error = FindingError(ops, diffs)
         if self.failure is None or len(ops) <= len(self.failure.ops):
             self.failure = error
@@ -715,7 +727,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             """The round's cards loaded, and one time in two 14 cards from the table's decks after them: the
             shoe then holds rounds more, so that what comes after this round (a power cycle, a reboot, a shoe
             fault, a write) meets a shoe part dealt, whose counts must run on from the load."""
-            filler = tuple(rng.sample(session.draws.shoe, 14)) if rng.random() < 0.5 else ()
+            rest = session.draws.without(cards)  # a second draw from the whole decks could load a card too often
+            filler = tuple(rng.sample(rest, min(14, len(rest)))) if rng.random() < 0.5 else ()
             self.play(LoadShoe(tuple(c.code for c in (*cards, *filler))))
 
         def part_dealt_shoe(self, placed: list[tuple[int, str, int]], rng: random.Random) -> None:
