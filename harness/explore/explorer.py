@@ -812,7 +812,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             breaks = [op for op, name in ((PowerCycle(), "power_cycle"), (Reboot(), "reboot"),
                                           (ShoeError(), "shoe_error"), (BadFrame("shoe"), "bad_frame"),
                                           (BadFrame("controller"), "bad_frame")) if name in enabled]
-            at = rng.randrange(1, rounds) if breaks and rng.random() < 0.5 else -1
+            at = rng.randrange(1, rounds) if breaks and rounds > 1 and rng.random() < 0.5 else -1
             for i in range(rounds):
                 if i == at:
                     self.play(rng.choice(breaks))
