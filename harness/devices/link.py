@@ -205,14 +205,17 @@ class FramedLink:
             pending = _Pending(cmd, seq)
             self._pending[seq] = pending
             pending.t_sent_ns = t_ns = time.perf_counter_ns()
-            try:
-                self.transport.write(raw)
-            except DeviceError:
-                self._pending.pop(seq, None)
-                raise
+            # in the transcript before it is written: the reading thread may log the answer as soon as the
+            # bytes are out, and the evidence must show a request before its answer
             self.transcript.bytes_out(raw, t_ns)
             self.transcript.add(OUT, "frame", t_ns=t_ns, text=_summary(REQ, seq, payload, raw[8:-2].decode()),
                                 type="REQ", seq=seq, payload=payload)
+            try:
+                self.transport.write(raw)
+            except DeviceError as exc:
+                self._pending.pop(seq, None)
+                self.transcript.note(f"the request seq={seq} could not be written: {exc}")
+                raise
         return pending
 
     def _wait(self, pending: _Pending, deadline: float, timeout_s: float) -> Reply:
@@ -245,9 +248,9 @@ class FramedLink:
             raw[-1] ^= 0xFF
             seen = len(self._unmatched_naks)
             t_ns = time.perf_counter_ns()
-            self.transport.write(bytes(raw))
             self.transcript.bytes_out(bytes(raw), t_ns)
             self.transcript.note(f"sent {cmd} with a corrupted CRC (a test of the device's receiver)", t_ns)
+            self.transport.write(bytes(raw))
         with self._cond:
             while len(self._unmatched_naks) == seen and self._error is None and not self._closed:
                 remaining = deadline - time.monotonic()
