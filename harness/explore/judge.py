@@ -207,7 +207,9 @@ def differences(model: TableModel, out: Permitted, got: Observed,
         diffs.append(Difference("the answer", " or ".join(sorted(ans.codes)), got.code, own))
     elif got.code == "ok":
         for key, value in ans.fields.items():
-            if value is not None and key in got.fields and got.fields[key] != value:
+            # a field the answer may leave out is judged where it is given; `void` a void's answer must carry
+            # (docs/protocol.md section 8: "RSP void: true")
+            if value is not None and (key in got.fields or key == "void") and got.fields.get(key) != value:
                 rule = R.ROUND_NUMBER.name if key in ("round", "first_round", "rounds_consecutive") else own
                 diffs.append(Difference(f"the answer's {key}", value, got.fields.get(key), rule))
     if got.config is not None:

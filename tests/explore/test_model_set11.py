@@ -19,10 +19,12 @@ from harness.explore.ops import (
     DealFirst,
     DealRest,
     LoadShoe,
+    NoMoreBets,
     OpenRound,
     PlaceWager,
     PowerCycle,
     ShoeError,
+    VoidRound,
     op_from_dict,
     op_text,
     parse_op,
@@ -120,3 +122,15 @@ def test_a_field_never_taken_written_at_its_value_in_force_beside_a_change_may_b
     # a field never taken, changed: refused whatever comes beside it
     changed = model.step(s, ConfigWrite({"decks": s.decks - 1, "meters": {"minor": {"rate": "0.5"}}}))
     assert [o.answer.codes for o in changed] == [REFUSED]
+
+
+def test_a_void_answered_without_its_void_flag_is_a_difference(model: TableModel) -> None:
+    # docs/protocol.md section 8: round.settle with no card out voids the round, "RSP void: true"
+    s = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500), NoMoreBets())
+    out = model.step(s, VoidRound())[0]
+    end = ("controller", "round_end", {"round": out.state.round, "void": True}, 9)
+    kept = dict(round_end=out.state.round, round_end_void=True, events=[end], locked=True, cause="no-more-bets")
+    flagged = widened.shown(out.state, op="void", fields={"round": out.state.round, "void": True}, **kept)
+    bare = widened.shown(out.state, op="void", fields={"round": out.state.round}, **kept)
+    assert R.VOID.name not in rules_of(model, out, flagged)
+    assert R.VOID.name in rules_of(model, out, bare)
