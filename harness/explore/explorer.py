@@ -693,6 +693,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                         self.play(OpenRound())
                     self.wagers(placed)
                 self.play(Reboot() if kind == "reboot" else PowerCycle())
+                if session.can_void and rng.random() < 0.5:
+                    # the round lost with the power is gone: round.settle has no round open to void (section 8)
+                    self.play(VoidRound())
             elif kind == "reconnect" and session.can_reconnect:
                 self.play(Reconnect())
             elif kind == "shoe-error" and "shoe_error" in enabled:
