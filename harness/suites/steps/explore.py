@@ -60,7 +60,9 @@ def sequence_unfit(profile: Profile) -> str | None:
     "`bad_frame role=controller`) from the table as it stands, and after each compare every observable (each "
     "read's answer time too) with the explorer's model of the device contract; stops at the first difference.  "
     "A case whose operations need an act no performer of the bench carries out (the button, the power, a "
-    "fault only a test channel makes) is NOT APPLICABLE",
+    "fault only a test channel makes) is NOT APPLICABLE, and so is one on a table the model does not stand "
+    "for (a mystery progressive, resets at the hit, no automatic lock-out) or on a bench where a person loads, "
+    "deals or places the wagers (known before the run)",
     acts=("load", "deal", "wager", "remove-wager", "open-round"),
     acts_from=lambda args: sequence_acts(args.get("ops")),
     unfit=sequence_unfit,
