@@ -275,7 +275,8 @@ def test_void_round(model: TableModel) -> None:
         assert o.lock_event == (True, "no-more-bets") and o.settlement is not None and o.settlement.void
         assert o.answer.fields["void"] is True
     out = outs[0]
-    shown = _shown(out.state, events=[_lock(True, "no-more-bets", 1)], round_end=out.state.round)
+    shown = _shown(out.state, events=[_lock(True, "no-more-bets", 1)], round_end=out.state.round,
+                   fields={"void": True})
     assert [d.rule for d in differences(model, out, shown, None)] == [R.VOID.name]  # round_end without void
     shown.round_end_void = True
     assert differences(model, out, shown, None) == []
