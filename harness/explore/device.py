@@ -87,7 +87,7 @@ def available_ops(profile: Profile) -> set[str]:
         if profile.bench.performer(kind).kind in MACHINE_PERFORMERS:
             out.add(op)
     if profile.bench.performer("fault").kind == "test-channel":  # line faults only an emulator's channel makes
-        out |= {"reboot", "deal_misread", "shoe_error"}
+        out |= {op for op, act in OP_ACTS.items() if act == "fault"}
     if all(getattr(profile.devices.get(role), "driver", None) == f"reference-{role}"
            for role in ("controller", "shoe")):
         out.add("bad_frame")  # the host's own act: a frame of the reference protocol with its CRC broken
