@@ -130,7 +130,8 @@ def _report(args: argparse.Namespace, seed: int, outcomes: list[Any], wall: floa
             "seed": seed, "count": args.count, "wall_seconds": wall, "passed": not failed, **extra,
             "variants": [{"index": o.variant.index, "name": o.variant.name, "passed": o.passed,
                           "exit": o.exit_code, "seconds": str(o.seconds), "tally": o.tally,
-                          "failures": o.failures, "profile": str(o.profile_path),
+                          "failures": o.failures, "played_again": o.played_again,
+                          "profile": str(o.profile_path),
                           "covers": list(o.variant.covers), "persona": o.variant.persona} for o in outcomes],
             "interpretation_choices": {k: sorted(v) for k, v in covered.items()},
         }, indent=2))
@@ -142,6 +143,9 @@ def _report(args: argparse.Namespace, seed: int, outcomes: list[Any], wall: floa
         n_choices = sum(len(v) for v in covered.values())
         print(f"\n{len(outcomes) - len(failed)}/{len(outcomes)} variant(s) passed; {n_choices} interpretation "
               f"choice(s) of {len(covered)} interpretation(s) exercised; wall time {wall} s")
+        for o in outcomes:
+            for line in o.played_again:
+                print(f"variant {o.variant.index}: {line}")
         for o in failed:
             print(f"\nFAILED variant {o.variant.index} of seed {seed} ({o.variant.name}):")
             for line in o.failures[:20]:
@@ -168,7 +172,7 @@ def _collect(args: argparse.Namespace) -> int:
         for v in doc["variants"]:
             variant = every[int(v["index"])]
             outcomes.append(vm.VariantOutcome(variant, int(v["exit"]), Decimal(v["seconds"]), Path(v["profile"]),
-                                              v["tally"], list(v["failures"])))
+                                              v["tally"], list(v["failures"]), list(v.get("played_again", []))))
     order = {i: n for n, i in enumerate(docs[0]["only"] or range(total))}
     outcomes.sort(key=lambda o: order.get(o.variant.index, o.variant.index))
     args.count = total

@@ -453,6 +453,8 @@ class VariantOutcome:
     profile_path: Path
     tally: str = ""
     failures: list[str] = field(default_factory=list)
+    #: INCONCLUSIVE cases played again alone (:func:`play_again`), each with what it gave then
+    played_again: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -489,12 +491,66 @@ def run_one(variant: Variant, profile: Path, report_dir: Path, deadline_s: float
     split = WAIT_BOUND_SPLIT if wait_bound(variant) else 0
     ended = run_job(run_command(profile, report_dir / variant.name, suites, split), ROOT, log, child_env(), deadline_s)
     code = 3 if ended.past_deadline or ended.returncode is None else ended.returncode
+    tally, failures = read_tally(report_dir / variant.name)
+    undecided = inconclusive_only(report_dir / variant.name)
+    again: list[str] = []
+    if code == exitcodes.RIG_ERROR and not failures and undecided is not None:
+        code, again = play_again(variant, profile, report_dir, undecided, deadline_s)
     outcome = VariantOutcome(variant, code, Decimal(str(round(time.monotonic() - t0, 1))), profile)
-    outcome.tally, outcome.failures = read_tally(report_dir / variant.name)
+    outcome.tally, outcome.failures, outcome.played_again = tally, failures, again
     if code not in (exitcodes.PASS, exitcodes.PARTIAL) and not outcome.failures:
         tail = log.read_text(errors="replace").strip().splitlines()[-5:]
         outcome.failures = [f"run exit {code}: {' / '.join(tail)}"]
     return outcome
+
+
+def _records(report_dir: Path) -> tuple[dict[Path, Record], list[str]]:
+    """The run's records under ``report_dir`` but those merged into another (a split run leaves its
+    workers' records beside the merged one), and the folders that hold no readable record."""
+    runs = sorted(p for p in report_dir.iterdir() if p.is_dir()) if report_dir.is_dir() else []
+    records: dict[Path, Record] = {}
+    bad: list[str] = []
+    for run in runs:
+        try:
+            records[run] = load_record(run)
+        except Exception as exc:  # an unreadable record is reported, not a crash of the matrix
+            bad.append(f"{run.name}: no readable record ({exc})")
+    merged = {str(m.get("run_id")) for record in records.values() for m in record.merged_from}
+    return {run: r for run, r in records.items() if r.run_id not in merged}, bad
+
+
+def inconclusive_only(report_dir: Path) -> tuple[Path, list[str]] | None:
+    """The record and its INCONCLUSIVE cases when those are all that kept a finished run from PASS
+    (every other case PASSED or was NOT APPLICABLE), else None."""
+    records, bad = _records(report_dir)
+    if bad or len(records) != 1:
+        return None
+    (run, record), = records.items()
+    if not record.complete:
+        return None
+    undecided = [c.case_id for c in record.cases if c.verdict == Verdict.INCONCLUSIVE]
+    others = {c.verdict for c in record.cases} - {Verdict.PASS, Verdict.NOT_APPLICABLE, Verdict.INCONCLUSIVE}
+    return (run, undecided) if undecided and not others else None
+
+
+def play_again(variant: Variant, profile: Path, report_dir: Path, undecided: tuple[Path, list[str]],
+               deadline_s: float) -> tuple[int, list[str]]:
+    """Play a run's INCONCLUSIVE cases again, once, alone (``tablecert run --rerun-failed``).
+
+    A case is INCONCLUSIVE when one sample over a limit is within the host's own jitter (a persona
+    answering at the very limit, on a loaded CI host): that decides nothing about the harness, and
+    neither does counting it as a failure.  Played again alone it must PASS: the variant then passes,
+    and the replay is listed beside it; anything else keeps the variant failed (exit 3)."""
+    run, cases = undecided
+    again_dir = report_dir / f"{variant.name}-again"
+    log = report_dir / f"{variant.name}-again.log"
+    command = [sys.executable, "-m", "harness", "run", "--rerun-failed", str(run), "--profile", str(profile),
+               "--report-dir", str(again_dir), "-q"]
+    ended = run_job(command, ROOT, log, child_env(), deadline_s)
+    passed = not ended.past_deadline and ended.returncode in (exitcodes.PASS, exitcodes.PARTIAL)
+    word = "PASS" if passed else f"not PASS (exit {ended.returncode})"
+    return (exitcodes.PASS if passed else exitcodes.RIG_ERROR,
+            [f"{case} INCONCLUSIVE, played again alone: {word}" for case in cases])
 
 
 def read_tally(report_dir: Path) -> tuple[str, list[str]]:
@@ -502,19 +558,9 @@ def read_tally(report_dir: Path) -> tuple[str, list[str]]:
 
     A split run (``tablecert run -n N``) leaves its workers' records beside the one merged from them:
     only the merged one counts, so no case is counted twice."""
-    runs = sorted(p for p in report_dir.iterdir() if p.is_dir()) if report_dir.is_dir() else []
+    records, bad = _records(report_dir)
     counts: dict[str, int] = {}
-    bad: list[str] = []
-    records: dict[str, Record] = {}
-    for run in runs:
-        try:
-            records[run.name] = load_record(run)
-        except Exception as exc:  # an unreadable record is reported, not a crash of the matrix
-            bad.append(f"{run.name}: no readable record ({exc})")
-    merged = {str(m.get("run_id")) for record in records.values() for m in record.merged_from}
     for record in records.values():
-        if record.run_id in merged:
-            continue
         for c in record.cases:
             counts[c.verdict] = counts.get(c.verdict, 0) + 1
             if c.verdict in (Verdict.FAIL, Verdict.ERROR, Verdict.TIMEOUT, Verdict.INTERRUPTED):

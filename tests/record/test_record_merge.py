@@ -115,3 +115,49 @@ def test_a_worker_that_met_no_device_is_merged_and_says_nothing_of_the_product(m
     blind = make_run(verdicts=("PASS",), met_devices=False)
     with pytest.raises(InputError, match=r"holds no device identity|no device role in common"):
         merge_records([blind, ran], tmp_path / "merged-2")
+
+
+def _variant_run(monkeypatch: pytest.MonkeyPatch, make_run, verdicts: tuple[str, ...], again_exit: int):
+    """run_one on a variant whose run (faked: a record with ``verdicts``, exit 3) may be played again."""
+    from harness.selfcheck import variants as vm
+    from harness.selfcheck.jobs import Ended
+
+    variant = vm.generate(7, 1)[0]
+    commands: list[list[str]] = []
+
+    def fake_job(cmd, cwd, log, env, deadline_s):
+        commands.append(list(cmd))
+        Path(log).write_text("overall: ERROR or INCOMPLETE (exit 3)\n")
+        if len(commands) == 1:
+            run = make_run(verdicts=verdicts)
+            folder = Path(cmd[cmd.index("--report-dir") + 1])
+            folder.mkdir(parents=True)
+            shutil.move(str(run), folder / run.name)
+            return Ended(3, False)
+        return Ended(again_exit, False)
+
+    monkeypatch.setattr(vm, "run_job", fake_job)
+    return vm, variant, commands
+
+
+def test_a_variant_held_back_only_by_inconclusive_cases_plays_them_again_alone(
+        monkeypatch: pytest.MonkeyPatch, make_run, tmp_path: Path) -> None:
+    """A run INCOMPLETE only for an INCONCLUSIVE case (one sample over a limit within the host's jitter) has
+    that case played again alone, once, with --rerun-failed: the variant passes when it then PASSes, and
+    the replay is listed; it stays failed when the replay does not pass."""
+    for again_exit, passed in ((4, True), (3, False)):
+        vm, variant, commands = _variant_run(monkeypatch, make_run, ("PASS", "INCONCLUSIVE"), again_exit)
+        out = vm.run_one(variant, tmp_path / "p.yaml", tmp_path / f"records-{again_exit}", 60.0)
+        assert len(commands) == 2 and "--rerun-failed" in commands[1]
+        assert out.passed is passed
+        assert out.played_again == [f"case-1-inconclusive INCONCLUSIVE, played again alone: "
+                                    f"{'PASS' if passed else 'not PASS (exit 3)'}"]
+
+
+def test_a_variant_with_a_failed_case_is_never_played_again(
+        monkeypatch: pytest.MonkeyPatch, make_run, tmp_path: Path) -> None:
+    """A FAIL or ERROR beside the INCONCLUSIVE case: nothing is played again, the variant fails."""
+    for verdicts in (("PASS", "INCONCLUSIVE", "FAIL"), ("INCONCLUSIVE", "ERROR")):
+        vm, variant, commands = _variant_run(monkeypatch, make_run, verdicts, 0)
+        out = vm.run_one(variant, tmp_path / "p.yaml", tmp_path / f"records-{len(verdicts)}", 60.0)
+        assert len(commands) == 1 and not out.passed and not out.played_again and out.failures
