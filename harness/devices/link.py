@@ -30,14 +30,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.devices.contract import OffContract
+from harness.devices.crc import crc16
 from harness.devices.framing import (
     BAD_CRC,
     BAD_FRAME,
     EVT,
+    HEADER,
     NAK,
     REQ,
     RSP,
+    SOF,
     TYPE_NAMES,
+    VERSION,
     Frame,
     FrameDecoder,
     ProtocolError,
@@ -160,8 +164,9 @@ class FramedLink:
         self._events: deque[DeviceEvent] = deque()
         self._cond = threading.Condition()
         self._last_event_seq: int | None = None
-        #: the codes of NAKs that matched no request (the answers to frames nobody waits on), in order
-        self._unmatched_naks: list[str] = []
+        #: the NAKs (code, SEQ) and RSPs ("ok", SEQ) that matched no request (the answers to frames nobody
+        #: waits on), in order
+        self._unmatched: list[tuple[str, int]] = []
         self._error: DeviceError | None = None
         self._stop = threading.Event()
         self._closed = False
@@ -231,33 +236,54 @@ class FramedLink:
         assert pending.reply is not None
         return pending.reply
 
-    def send_corrupted(self, cmd: str, args: dict[str, Any] | None = None, timeout_s: float = 1.0) -> list[str]:
+    def send_corrupted(self, cmd: str, args: dict[str, Any] | None = None,
+                       timeout_s: float = 1.0) -> list[tuple[str, int | None]]:
         """Send REQ ``cmd`` with its CRC broken, with nothing else outstanding, and bring the line back in step.
 
         docs/protocol.md section 2: the receiver drops the frame (answering NAK ``BAD_CRC`` with SEQ 0, or
         nothing; this waits up to ``timeout_s`` for that answer), then scans the bytes after its SOF for the
         next frame: those bytes are garbage to it, which it may report with NAK ``BAD_FRAME`` (SEQ 0) once the
-        next frame comes.  A ``ping`` takes that report (asked up to three times).  Returns the codes of the
-        NAKs that answered the broken frame and the pings."""
+        next frame comes.  A ``ping`` takes that report (asked up to three times).  Returns the NAKs (code,
+        SEQ) that answered the broken frame, then the codes of those that failed a ping (SEQ None: a NAK with
+        SEQ 0 fails whatever is outstanding)."""
+        raw = bytearray(encode_frame(REQ, 0, {"cmd": cmd, **(args or {})}))
+        return self._send_broken(lambda seq: _reseq(raw, seq, corrupt=True),
+                                 f"sent {cmd} with a corrupted CRC (a test of the device's receiver)", timeout_s)[1]
+
+    def send_malformed(self, timeout_s: float = 1.0) -> tuple[int, list[tuple[str, int | None]]]:
+        """Send a REQ frame with a good CRC whose payload is not a command (a ``ping`` holding a float), with
+        nothing else outstanding, then bring the line back in step with a ``ping``.
+
+        docs/protocol.md section 2: a payload that "contains a float" is "a BAD_FRAME error whose SEQ can be
+        trusted"; section 3: NAK ``BAD_FRAME`` carries the "SEQ of the frame if its CRC was good".  Returns the
+        SEQ the frame was sent with, and the answers (code, SEQ; ``ok`` for an RSP) that came to it within
+        ``timeout_s`` and to the pings after it (SEQ None), as :meth:`send_corrupted`."""
+        body = b'{"cmd":"ping","x":1.5}'
+        return self._send_broken(lambda seq: _frame_of(REQ, seq, body),
+                                 "sent a ping whose payload holds a float (a test of the device's receiver)",
+                                 timeout_s)
+
+    def _send_broken(self, frame: Callable[[int], bytes], note: str,
+                     timeout_s: float) -> tuple[int, list[tuple[str, int | None]]]:
         deadline = time.monotonic() + timeout_s
         with self._lock:
             self._raise_if_dead()
             if self._pending:
-                raise DeviceError(f"{self.name}: a corrupted frame is sent only with no request outstanding")
-            raw = bytearray(encode_frame(REQ, self._alloc_seq(), {"cmd": cmd, **(args or {})}))
-            raw[-1] ^= 0xFF
-            seen = len(self._unmatched_naks)
+                raise DeviceError(f"{self.name}: a broken frame is sent only with no request outstanding")
+            seq = self._alloc_seq()
+            raw = frame(seq)
+            seen = len(self._unmatched)
             t_ns = time.perf_counter_ns()
-            self.transcript.bytes_out(bytes(raw), t_ns)
-            self.transcript.note(f"sent {cmd} with a corrupted CRC (a test of the device's receiver)", t_ns)
-            self.transport.write(bytes(raw))
+            self.transcript.bytes_out(raw, t_ns)
+            self.transcript.note(note, t_ns)
+            self.transport.write(raw)
         with self._cond:
-            while len(self._unmatched_naks) == seen and self._error is None and not self._closed:
+            while len(self._unmatched) == seen and self._error is None and not self._closed:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
                 self._cond.wait(remaining)
-        codes = self._unmatched_naks[seen:]
+        answers: list[tuple[str, int | None]] = list(self._unmatched[seen:])
         for _ in range(3):
             try:
                 self.call("ping", None, timeout_s)
@@ -265,8 +291,8 @@ class FramedLink:
             except DeviceNak as exc:
                 if exc.code not in (BAD_FRAME, BAD_CRC):
                     raise
-                codes.append(exc.code)
-        return codes
+                answers.append((exc.code, None))
+        return seq, answers
 
     def request(self, cmd: str, timeout_s: float = 1.0, **args: Any) -> dict[str, Any]:
         """``call`` returning just the response payload."""
@@ -396,10 +422,10 @@ class FramedLink:
                 targets = [found] if found is not None else []
         if not targets:
             self.transcript.note(f"{frame.type_name} seq={frame.seq} matches no outstanding request", t_ns)
-            if frame.type == NAK:
-                with self._cond:
-                    self._unmatched_naks.append(str(frame.payload.get("code", "?")))
-                    self._cond.notify_all()
+            with self._cond:
+                self._unmatched.append((str(frame.payload.get("code", "?")) if frame.type == NAK else "ok",
+                                        frame.seq))
+                self._cond.notify_all()
             return
         for pending in targets:
             broken = self._check(frame, pending.cmd, t_ns)
@@ -495,3 +521,17 @@ class FramedLink:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _frame_of(type: int, seq: int, body: bytes) -> bytes:
+    """A frame around ``body`` as it stands (a payload :func:`encode_frame` would refuse), its CRC good."""
+    head = HEADER.pack(SOF, VERSION, type, seq, len(body))
+    return head + body + crc16(head[2:] + body).to_bytes(2, "big")
+
+
+def _reseq(raw: bytearray, seq: int, *, corrupt: bool) -> bytes:
+    """``raw`` (a frame encoded with SEQ 0) with ``seq`` put in, its CRC computed again, then broken if ``corrupt``."""
+    out = bytearray(_frame_of(raw[3], seq, bytes(raw[8:-2])))
+    if corrupt:
+        out[-1] ^= 0xFF
+    return bytes(out)

@@ -28,7 +28,7 @@ from harness.explore import ops
 from harness.explore.answer_times import AnswerClock, device_ms
 from harness.explore.judge import Observed, normalise_config
 from harness.explore.state import Pending
-from harness.profiles.model import Profile
+from harness.profiles.model import EMULATOR, Profile
 from harness.suites.run.rig import Rig, device_entry
 
 #: the acts the explorer cannot do without (a bench whose operator performs one cannot be explored)
@@ -51,6 +51,8 @@ SHOE_ERROR_S = 1.0
 #: how long a NAK BAD_CRC may take after a corrupted request (s); none is required, and one coming later would
 #: fail the request after it (a NAK with SEQ 0 fails every outstanding request, docs/protocol.md section 3)
 BAD_FRAME_NAK_S = 1.0
+#: how long another role's command may take to be answered (NAK UNKNOWN_CMD) (s)
+FOREIGN_S = 1.0
 #: the pace of the paced deals (shoe.status is read during them)
 PACE_US = 20_000
 #: the pace of a deal the power is cut in (after its first card): the second is far off on a loaded host
@@ -80,6 +82,22 @@ def why_not_explorable(profile: Profile) -> str | None:
     return None
 
 
+def line_of(profile: Profile, role: str) -> str | None:
+    """The port the profile names for ``role``'s device, or None where it names none or the built-in emulators
+    (which give each device a line of its own): two roles with the same line are one device."""
+    port = getattr(profile.devices.get(role), "port", None)
+    return None if port in (None, EMULATOR) else str(port)
+
+
+def framed_roles(profile: Profile) -> tuple[str, ...]:
+    """The roles the profile reaches through the reference protocol's own drivers, each on a line of its own
+    (a broken frame or another role's command is the host's act on that line)."""
+    lines = [line_of(profile, role) for role in ROLES]
+    return tuple(role for role, line in zip(ROLES, lines, strict=True)
+                 if getattr(profile.devices.get(role), "driver", None) == f"reference-{role}"
+                 and (line is None or lines.count(line) == 1))
+
+
 def available_ops(profile: Profile) -> set[str]:
     """Names of the optional operations some machine performer of the bench can carry out."""
     out = set()
@@ -88,9 +106,11 @@ def available_ops(profile: Profile) -> set[str]:
             out.add(op)
     if profile.bench.performer("fault").kind == "test-channel":  # line faults only an emulator's channel makes
         out |= {op for op, act in OP_ACTS.items() if act == "fault"}
-    if all(getattr(profile.devices.get(role), "driver", None) == f"reference-{role}"
-           for role in ("controller", "shoe")):
+    framed = framed_roles(profile)
+    if {"controller", "shoe"} <= set(framed):
         out.add("bad_frame")  # the host's own act: a frame of the reference protocol with its CRC broken
+    if len(framed) == len(ROLES):
+        out.add("foreign")  # the host's own act: a command of another device's role (section 6)
     if profile.devices.get("power") is None and "power_cycle" in out \
             and profile.bench.performer("power").kind == "supply":
         out.discard("power_cycle")
@@ -181,8 +201,7 @@ class ExploredTable:
         out: dict[str, str | None] = {}
         seen: set[Any] = set()
         for role, dev in (("shoe", self.shoe), ("sensors", self.sensors), ("controller", self.ctrl)):
-            spec = self.profile.devices.get(role)
-            port = getattr(spec, "port", None)
+            port = line_of(self.profile, role)
             if dev in seen or (port is not None and port in seen):
                 continue  # one device playing two roles answers one identity, once
             seen |= {dev, *((port,) if port is not None else ())}
@@ -420,11 +439,17 @@ class ExploredTable:
         elif isinstance(op, ops.Reconnect):
             self.reconnect()
         elif isinstance(op, ops.Reboot):
-            self._reboot(obs)
+            if op.role == "controller":
+                self._reboot(obs)
+            else:
+                self._reboot_other(op.role, obs)
         elif isinstance(op, ops.ShoeError):
             self._shoe_error()
         elif isinstance(op, ops.BadFrame):
-            self._bad_frame(op.role)
+            self._bad_frame(op, obs)
+        elif isinstance(op, ops.ForeignCommand):
+            reply = self._link(op.role).call(op.cmd, {}, FOREIGN_S)
+            obs.fields = {k: v for k, v in reply.payload.items() if k != "ok"}
         else:  # pragma: no cover - every op is handled above
             raise DeviceError(f"the explorer cannot perform {op.name}")
 
@@ -436,17 +461,45 @@ class ExploredTable:
                 and time.monotonic() < deadline:
             self.pull(0.01)
 
-    def _bad_frame(self, role: str) -> None:
-        """A request with a broken CRC to ``role`` (docs/protocol.md section 2), the device's NAK (if any)
-        waited for before anything else is asked.  The request is one that would change what is observed had
-        the device taken it: the controller's ``lockout.press``, the shoe's ``test.deal`` of one card."""
-        driver = self.ctrl if role == "controller" else self.shoe
+    def _link(self, role: str) -> FramedLink:
+        driver = {"controller": self.ctrl, "shoe": self.shoe, "sensors": self.sensors}[role]
         link = getattr(driver, "link", None)
         if not isinstance(link, FramedLink):
             raise DeviceError(f"the {role}'s driver sends no frames of the reference protocol")
+        return link
+
+    def _bad_frame(self, op: ops.BadFrame, obs: Observed) -> None:
+        """A broken request to ``op.role`` (docs/protocol.md section 2), the device's NAK (if any) waited for
+        before anything else is asked.  ``crc``: a request that would change what is observed had the device
+        taken it (the controller's ``lockout.press``, the shoe's ``test.deal`` of one card, the sensors'
+        ``wager.list``) with its CRC broken; ``payload``: a ping holding a float, its CRC good."""
+        link = self._link(op.role)
         self.pull()
-        cmd, args = ("lockout.press", {}) if role == "controller" else ("test.deal", {"count": 1, "pace_us": 0})
-        link.send_corrupted(cmd, args, timeout_s=BAD_FRAME_NAK_S)
+        if op.kind == "payload":
+            obs.frame_seq, obs.frame_answers = link.send_malformed(timeout_s=BAD_FRAME_NAK_S)
+            return
+        cmd, args = {"controller": ("lockout.press", {}), "shoe": ("test.deal", {"count": 1, "pace_us": 0}),
+                     "sensors": ("wager.list", {})}[op.role]
+        obs.frame_answers = link.send_corrupted(cmd, args, timeout_s=BAD_FRAME_NAK_S)
+
+    def _reboot_other(self, role: str, obs: Observed) -> None:
+        """The line fault ``reboot`` of the shoe or the bet sensors (docs/protocol.md section 7): silent a moment,
+        back from non-volatile storage; waited for until it answers a ping, its identity read again."""
+        self._perform(acts.InjectFault(role=role, fault="reboot", args=(("after_ms", 0), ("duration_ms", REBOOT_MS))))
+        time.sleep(REBOOT_MS / 1000 + 0.05)
+        driver = self.shoe if role == "shoe" else self.sensors
+        ping = getattr(driver, "ping", None)
+        deadline = time.monotonic() + 10.0
+        while ping is not None:
+            try:
+                ping()
+                break
+            except DeviceError:
+                if time.monotonic() > deadline:
+                    raise DeviceTimeout(f"the {role} did not answer within 10 s of its reboot") from None
+                time.sleep(0.02)
+        self.pull(0.05)
+        obs.identity = self.identity()
 
     def can_void(self) -> bool:
         return callable(getattr(self.ctrl, "settle_round", None))

@@ -10,7 +10,7 @@ from collections import Counter
 from decimal import Decimal
 from typing import Any
 
-from harness.cards import Card, shoe_composition
+from harness.cards import SUITS, Card, shoe_composition
 from harness.explore.model import TableModel
 from harness.explore.state import State
 from harness.games.baccarat import deal_round
@@ -193,7 +193,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
     ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
     ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "-1"),
     *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
-        ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"),
+        ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"), ("rate", "0.375"), ("rate", "1.0625"),
         ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
         ("reset", "amount+1"),
         ("initial", "floor-1"), ("initial", "floor+100"), ("initial", "amount+100"),
@@ -205,6 +205,17 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
         ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"),
         ("display_capacity", "null"), ("display_capacity", "uncapped-land-1"))),
 )
+
+
+def unheld_combinations(held: list[tuple[int, tuple[Card, ...]]], decks: int) -> list[tuple[Card, Card]]:
+    """The king-9 pairs (a king and a nine, any two suits) that are no position's personal combination of
+    ``held`` (seat, combination), where the decks hold each card twice (both hands show the pair); none on a
+    one-deck table."""
+    if decks < 2:
+        return []
+    taken = {frozenset(combo) for _seat, combo in held}
+    return [(Card(13, k), Card(9, n)) for k in SUITS for n in SUITS
+            if frozenset((Card(13, k), Card(9, n))) not in taken]
 
 
 def merge_changes(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:

@@ -39,11 +39,12 @@ from harness.devices import vocabulary
 from harness.devices.contract import ContractError
 from harness.errors import DeviceError
 from harness.explore import rules as R
-from harness.explore.device import ExploredTable, available_ops
-from harness.explore.draws import Draws, merge_changes
+from harness.explore.device import ROLES, ExploredTable, available_ops
+from harness.explore.draws import Draws, merge_changes, unheld_combinations
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
 from harness.explore.model import R9_METERS, TableModel
 from harness.explore.ops import (
+    FOREIGN_COMMANDS,
     BadFrame,
     Comm,
     ConfigWrite,
@@ -51,6 +52,7 @@ from harness.explore.ops import (
     DealMisread,
     DealNext,
     DealRest,
+    ForeignCommand,
     LoadShoe,
     NoMoreBets,
     Op,
@@ -494,8 +496,16 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 # random jackpot, two seats' combinations, one on each hand: a minor and a major won in the
                 # same round, two payments pending for the reset key at once
                 owners = [(s2, c2) for s2, c2 in combos if s2 != seat]
-                which = R9_METERS[::-1].index(jackpot) if isinstance(jackpot, str) else rng.randrange(4)
+                which = R9_METERS[::-1].index(jackpot) if isinstance(jackpot, str) else rng.randrange(5)
                 if which == 3 and not owners:
+                    which = 2
+                unheld = unheld_combinations(combos, self.state.decks)
+                if which == 4 and unheld:
+                    # both hands show one king-9 combination no position holds: a Royal 9 on each hand, but
+                    # nobody's personal combination, so no meter is won and no envy is owed (629a Royal 9
+                    # (e)(6)-(e)(9): the combination "designated for the position")
+                    combo = rng.choice(unheld)
+                if which == 4:
                     which = 2
                 # each hand holds its combination king first or nine first, at random and on its own: 9-K is
                 # the same two cards as K-9 (interpretation r9-order-insensitive), whichever order each
@@ -692,7 +702,12 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                             self.play(DealRest())
                         self.play(OpenRound())
                     self.wagers(placed)
+                if kind == "reboot" and rng.random() < 0.3 and model.legal(self.state, Reboot("sensors")):
+                    # the bet sensors rebooted between rounds: the controller still decides acceptance
+                    self.play(Reboot("sensors"))
+                    self.after_power_up(placed, rng, True)
                 self.play(Reboot() if kind == "reboot" else PowerCycle())
+                self.after_power_up(placed, rng)
                 if session.can_void and rng.random() < 0.5:
                     # the round lost with the power is gone: round.settle has no round open to void (section 8)
                     self.play(VoidRound())
@@ -706,9 +721,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     self.part_dealt_shoe(placed, rng)
                 self.play(ShoeError())
             elif kind == "bad-frame" and "bad_frame" in enabled:
-                # a request with a broken CRC to the controller or the shoe: dropped, and the line's event SEQ
-                # runs on (docs/protocol.md sections 2, 4); the rounds after it send the events that show it
-                self.play(BadFrame(rng.choice(("controller", "shoe"))))
+                # a broken request to the controller or the shoe: dropped (or NAK BAD_FRAME with its SEQ), and the
+                # line's event SEQ runs on (docs/protocol.md sections 2, 3, 4); the rounds after it send the
+                # events that show it
+                self.play(BadFrame(rng.choice(("controller", "shoe")), rng.choice(("crc", "payload"))))
             elif kind == "link" and "comm" in enabled:
                 self.play(Comm(False))
                 if "reboot" in enabled and rng.random() < 0.5:
@@ -724,7 +740,24 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.pay_pending()
                 self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0,
                                  n == 0 and kind in ("power", "reboot", "shoe-error", "bad-frame"))
+            if rng.random() < 0.25:
+                # what the rounds left (meters, diverted cents, payout meters, payments waiting for the key, the
+                # round number, what was written) is non-volatile: a power cycle or a reboot before it is paid
+                # must keep it exactly (section 8, 461a.12)
+                downs = [op for op, name in ((PowerCycle(), "power_cycle"), (Reboot(), "reboot")) if name in enabled]
+                if downs:
+                    self.play(rng.choice(downs))
+                    self.after_power_up(placed, rng)
             self.pay_pending()
+
+        def after_power_up(self, placed: list[tuple[int, str, int]], rng: random.Random, closed: bool = False) -> None:
+            """Half the time after a power cycle or a reboot, before any round.open: a wager at a seat (the
+            controller is back idle and locked, cause power: refused at every seat, whatever the sensors held
+            before, docs/protocol.md sections 6.3, 8); ``closed``: wagering was closed before (refused too)."""
+            if rng.random() < 0.5 and (self.state.phase == "idle" or closed):
+                seat, kind, amount = rng.choice(placed)
+                self.play(PlaceWager(rng.choice(model.seats) if rng.random() < 0.5 else seat, kind,
+                                     (self.state.denomination or amount) if kind == "royal9" else amount))
 
         def load_round(self, cards: tuple[Card, ...], rng: random.Random) -> None:
             """The round's cards loaded, and one time in two 14 cards from the table's decks after them: the
@@ -959,6 +992,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     self.play(DealNext())
                     self.play(VoidRound())
             if isinstance(op, Comm):  # the link lost after wagering closed moves no meter (section 8), and back
+                if rng.random() < 0.5 and self.state.phase == "dealing":
+                    # the round's last card with the link still down: settled then, as at any last card (the
+                    # link's loss closes wagering and moves nothing else, section 8)
+                    self.play(DealRest())
                 self.play(Comm(True))
 
         @precondition(lambda self: "reset_key" in enabled and bool(model.profile.rules.meters))
@@ -1003,21 +1040,38 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(PowerCycle())
 
         @precondition(lambda self: "reboot" in enabled)
-        @rule(roll=st.integers(0, 3))
-        def reboot(self, roll: int) -> None:
-            """The controller rebooted by a line fault (one draw in four)."""
-            if roll == 3:
+        @rule(roll=st.integers(0, 3), sensors=st.booleans(), placed=st.sampled_from(seats))
+        def reboot(self, roll: int, sensors: bool, placed: int) -> None:
+            """A reboot by a line fault (one draw in four): the controller's, or between rounds the bet sensors'
+            (then a wager at a seat: the controller, still locked, refuses it, section 6.3)."""
+            if roll != 3:
+                return
+            if sensors and model.legal(self.state, Reboot("sensors")):
+                self.play(Reboot("sensors"))
+                self.play(PlaceWager(placed, "player", stakes[0]))
+            else:
                 self.play(Reboot())
 
+        @precondition(lambda self: "foreign" in enabled)
+        @rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), cmd=st.sampled_from(FOREIGN_COMMANDS))
+        def foreign(self, roll: int, role: str, cmd: str) -> None:
+            """One draw in four, a command of another device's role to ``role`` (NAK UNKNOWN_CMD, nothing
+            changes: docs/protocol.md section 6), in whatever phase the round is."""
+            if roll == 3 and cmd not in vocabulary.COMMANDS[role]:
+                self.play(ForeignCommand(role, cmd))
+
         @precondition(lambda self: "shoe_error" in enabled or "bad_frame" in enabled)
-        @rule(roll=st.integers(0, 3), role=st.sampled_from(("controller", "shoe")))
-        def line_fault(self, roll: int, role: str) -> None:
-            """One draw in four a shoe fault (its error event: no card dealt) or a request with a broken CRC to
-            the controller or the shoe (dropped; the event SEQ runs on), docs/protocol.md sections 2, 4, 6.2."""
+        @rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), kind=st.sampled_from(("crc", "payload")))
+        def line_fault(self, roll: int, role: str, kind: str) -> None:
+            """One draw in four a shoe fault (its error event: no card dealt) or a broken request to a device (its
+            CRC broken: dropped; or a good CRC around a payload holding a float: NAK BAD_FRAME with its SEQ; the
+            event SEQ runs on either way), docs/protocol.md sections 2, 3, 4, 6.2."""
+            if role == "sensors" and "foreign" not in enabled:
+                role = "controller"  # the sensors are framed by the reference protocol's driver only where all are
             if roll == 3 and "shoe_error" in enabled and (role == "shoe" or "bad_frame" not in enabled):
                 self.play(ShoeError())
             elif roll >= 2 and "bad_frame" in enabled:
-                self.play(BadFrame(role))
+                self.play(BadFrame(role, kind))
 
         @precondition(lambda self: "comm" in enabled)
         @rule(roll=st.integers(0, 3))

@@ -111,6 +111,10 @@ class Observed:
     #: the wagers are placed with ``wager.place`` (the test channel): a bet sensors' ``wager`` or
     #: ``wager_removed`` event is one no hand caused (docs/protocol.md section 11)
     sensor_events_judged: bool = False
+    #: a broken frame's step (:class:`~harness.explore.ops.BadFrame`): the SEQ it was sent with, and the answers
+    #: (NAK code or ``ok``, SEQ; SEQ None for a NAK that failed the ping after it) that came to it
+    frame_seq: int | None = None
+    frame_answers: list[tuple[str, int | None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -283,6 +287,8 @@ def differences(model: TableModel, out: Permitted, got: Observed,
     diffs.extend(_events_differences(model, out, got))
     if got.op is not None:
         diffs.extend(stray_events(got.op, got))
+    if got.op == "bad_frame":
+        diffs.extend(frame_differences(got))
     for request, fastest, tries in got.slow:
         diffs.append(Difference(f"{request} answer time (the fastest of {tries} asks)",
                                 f"<= {ANSWER_DEADLINE_MS} ms", f"{fastest} ms", R.ANSWER_TIME.name))
@@ -447,6 +453,28 @@ _CARD_FIELDS = {"card": ("card", "n"), "misread": ("n",)}
 _EVENT_STEPS = {"hit": (("deal_rest",), R.SETTLE), "payout": (("deal_rest", "void"), R.SETTLE),
                 "round_end": (("deal_rest", "void", "void_rounds"), R.SETTLE), "reset": (("reset_key",), R.RESET_KEY),
                 "no_more_bets": (("no_more_bets", "void", "void_rounds"), R.NMB_EVENT)}
+
+
+def frame_differences(got: Observed) -> list[Difference]:
+    """The answers to a broken frame (docs/protocol.md sections 2, 3).  A frame whose CRC failed
+    (``frame_seq`` None): dropped, so any NAK to it is ``BAD_CRC`` (or ``BAD_FRAME`` for the bytes after
+    its SOF) with SEQ 0, "the header cannot be trusted".  A frame with a good CRC and a payload that holds a
+    float: "a BAD_FRAME error whose SEQ can be trusted", so a NAK to it is ``BAD_FRAME`` with the frame's
+    SEQ; an RSP is a command taken from it.  No answer at all is left to the device (a receiver that drops
+    what it cannot read says nothing wrong on the wire); the NAKs that failed the ping after it (SEQ
+    None) are the line noise the text allows."""
+    diffs: list[Difference] = []
+    for code, seq in got.frame_answers:
+        if seq is None:
+            continue
+        if got.frame_seq is None and (code not in ("BAD_CRC", "BAD_FRAME") or seq != 0):
+            diffs.append(Difference("the answer to a request whose CRC failed", "NAK BAD_CRC (or BAD_FRAME) with "
+                                    "SEQ 0, or none", f"{code} with SEQ {seq}", R.FRAMING.name))
+        elif got.frame_seq is not None and (code, seq) != ("BAD_FRAME", got.frame_seq):
+            diffs.append(Difference("the answer to a request with a good CRC whose payload holds a float",
+                                    f"NAK BAD_FRAME with the frame's SEQ {got.frame_seq}", f"{code} with SEQ {seq}",
+                                    R.FRAMING.name))
+    return diffs
 
 
 def stray_events(op_name: str, got: Observed) -> list[Difference]:

@@ -209,6 +209,8 @@ class TableModel:
             return op.meter in s.meter_cfg
         if isinstance(op, ops.VoidRound):
             return s.link_up
+        if isinstance(op, ops.Reboot) and op.role != "controller":
+            return s.phase in ("idle", "settled") and s.link_up
         if isinstance(op, ops.VoidRounds):
             return s.phase in ("idle", "settled") and not s.pending and s.link_up and op.count >= 1
         return True
@@ -548,6 +550,35 @@ class TableModel:
         return self._power_cycle(dealt, ops.PowerCycle())
 
     def _reboot(self, s: State, op: ops.Reboot) -> list[Permitted]:
+        return self._reboot_controller(s) if op.role == "controller" else self._reboot_sensors(s)
+
+    def _reboot_sensors(self, s: State) -> list[Permitted]:
+        """The bet sensors' line fault ``reboot`` between rounds (docs/protocol.md section 7): back from
+        non-volatile storage, the same device (its identity is read again).  The controller decides acceptance
+        (section 6.3): wagering stays closed, as the controller has it.  The wagers of the last round may stay
+        listed or be gone (the layout is volatile, section 8), both kept; a controller that saw its sensors link
+        lost while they were silent may send the lost link's ``lockout`` (cause ``comm-lost``: "sent even when
+        wagering was already closed", section 8) and report that cause, recorded as its choice."""
+        outs: list[Permitted] = []
+        for keep in ((True, False) if s.layout else (True,)):
+            n = s.clone()
+            if not keep:
+                n.layout = {}
+            choice = None if not s.layout else "sensors reboot: the layout " + ("stays" if keep else "is cleared")
+            outs.append(Permitted(choice, ExpectedAnswer(), n, (R.IDENTITY.name, R.IDENTITY_SERIAL.name,
+                                                               R.WAGER_REFUSE.name)))
+        for out in list(outs):
+            lost = dataclasses.replace(out, state=out.state.clone(), choice=(
+                f"{out.choice or 'sensors reboot'}, the link seen lost: lockout cause comm-lost"))
+            lost.state.cause = "comm-lost"
+            outs += self._event([lost], True, "comm-lost")
+        return outs
+
+    def _foreign(self, s: State, op: ops.ForeignCommand) -> list[Permitted]:
+        """Another role's command (docs/protocol.md section 6): NAK UNKNOWN_CMD, nothing changes."""
+        return [Permitted(None, ExpectedAnswer(frozenset({"UNKNOWN_CMD"})), s.clone(), (R.FOREIGN.name,))]
+
+    def _reboot_controller(self, s: State) -> list[Permitted]:
         """The controller's line fault ``reboot`` (docs/protocol.md section 7): its volatile state lost,
         back from non-volatile storage idle and locked, the lockout event with cause ``power`` sent once
         it is back (section 8), its event SEQ from 1 again.  The shoe is not rebooted (its cards and
@@ -605,9 +636,10 @@ class TableModel:
         return [Permitted(None, ExpectedAnswer(), s.clone(), (R.SHOE.name, R.CARD_EVENTS.name))]
 
     def _bad_frame(self, s: State, op: ops.BadFrame) -> list[Permitted]:
-        """A request with a broken CRC (docs/protocol.md section 2): dropped, so nothing on the table changes,
-        and the device's event SEQ runs on (section 4)."""
-        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.EVENT_SEQ.name,))]
+        """A broken request (docs/protocol.md section 2): no command is taken from it, so nothing on the table
+        changes, and the device's event SEQ runs on (section 4); the NAKs it got are judged by
+        :func:`~harness.explore.judge.frame_differences`."""
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.FRAMING.name, R.EVENT_SEQ.name))]
 
     def _void_rounds(self, s: State, op: ops.VoidRounds) -> list[Permitted]:
         """``count`` rounds opened and voided (docs/protocol.md section 8): each ``round.open`` gives one more

@@ -14,12 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from harness.devices import vocabulary
 from harness.errors import InputError
 
 
 @dataclass(frozen=True)
 class Op:
     name: ClassVar[str] = ""
+    #: fields :func:`op_text` leaves out at their default (fields added later: earlier cases' lines stay as written)
+    terse: ClassVar[tuple[str, ...]] = ()
+    #: fields whose value is one of a few words, and those words
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.name}
@@ -171,11 +176,16 @@ class Reconnect(Op):
 
 @dataclass(frozen=True)
 class Reboot(Op):
-    """The controller's line fault ``reboot`` (``test.fault``, docs/protocol.md section 7): silent a
-    moment, its volatile state lost, back from non-volatile storage, locked (cause ``power``, sent once
-    it is back, section 8) with its event SEQ from 1 again."""
+    """The line fault ``reboot`` (``test.fault``, docs/protocol.md section 7) of ``role``: silent a moment,
+    its volatile state lost, back from non-volatile storage with its event SEQ from 1 again.  The controller
+    comes back locked (cause ``power``, sent once it is back, section 8); the bet sensors (rebooted between
+    rounds only) come back the same device, and wagering stays as the controller has it (the controller
+    decides acceptance, section 6.3)."""
 
     name: ClassVar[str] = "reboot"
+    terse: ClassVar[tuple[str, ...]] = ("role",)
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "sensors")}
+    role: str = "controller"
 
 
 @dataclass(frozen=True)
@@ -189,18 +199,46 @@ class ShoeError(Op):
 
 @dataclass(frozen=True)
 class BadFrame(Op):
-    """A request frame whose CRC is broken, sent by the host to ``role`` (docs/protocol.md section 2): the
-    receiver drops it (answering NAK ``BAD_CRC`` with SEQ 0, or nothing) and takes no command from it, and
-    its event SEQ runs on (section 4)."""
+    """A broken request frame sent by the host to ``role`` (docs/protocol.md section 2), of ``kind``:
+
+    * ``crc``: its CRC broken; the receiver drops it (answering NAK ``BAD_CRC`` with SEQ 0, or nothing);
+    * ``payload``: a good CRC around a payload that is not a command (it holds a float); the receiver
+      answers NAK ``BAD_FRAME`` with the frame's SEQ (the SEQ of a frame whose CRC was good "can be
+      trusted", sections 2 and 3).
+
+    Either way the device takes no command from it, and its event SEQ runs on (section 4)."""
 
     name: ClassVar[str] = "bad_frame"
+    terse: ClassVar[tuple[str, ...]] = ("kind",)
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "shoe", "sensors"),
+                                                    "kind": ("crc", "payload")}
     role: str = "controller"
+    kind: str = "crc"
+
+
+#: commands of one role a device of another role is sent (:class:`ForeignCommand`): those that read, and those
+#: that would close wagering or open a round had the device taken them (no arguments needed)
+FOREIGN_COMMANDS = ("shoe.status", "wager.list", "config.get", "meters.get", "lockout.get", "lockout.press",
+                    "round.open", "round.no_more_bets")
+
+
+@dataclass(frozen=True)
+class ForeignCommand(Op):
+    """A command of another device's role sent to ``role`` (docs/protocol.md section 6: each device answers
+    the commands of its role and of all devices, any other NAK ``UNKNOWN_CMD``, and changes nothing)."""
+
+    name: ClassVar[str] = "foreign"
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "shoe", "sensors"),
+                                                    "cmd": FOREIGN_COMMANDS}
+    role: str = "sensors"
+    cmd: str = "meters.get"
 
 
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
                                                   ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
-                                                  VoidRounds, Reconnect, Reboot, ShoeError, BadFrame)}
+                                                  VoidRounds, Reconnect, Reboot, ShoeError, BadFrame,
+                                                  ForeignCommand)}
 
 
 def _plain(value: Any) -> Any:
@@ -242,7 +280,12 @@ def op_from_dict(data: Mapping[str, Any], where: str = "op") -> Op:
         want = type(cls.__dataclass_fields__[key].default)
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
             raise InputError(f"{where}: {name} {key} must be {want.__name__}, got {value!r}")
-    return cls(**args)
+        if key in cls.choices and value not in cls.choices[key]:
+            raise InputError(f"{where}: {name} {key} must be one of {', '.join(cls.choices[key])}, got {value!r}")
+    op = cls(**args)
+    if isinstance(op, ForeignCommand) and op.cmd in vocabulary.COMMANDS[op.role]:
+        raise InputError(f"{where}: foreign cmd {op.cmd} is the {op.role}'s own command (give another role's)")
+    return op
 
 
 def op_text(op: Op) -> str:
@@ -256,7 +299,9 @@ def op_text(op: Op) -> str:
         return "comm up" if op.up else "comm down"
     if isinstance(op, ResetKey):
         return f"reset_key {op.meter}"
-    args = " ".join(f"{k}={v}" for k, v in op.to_dict().items() if k != "op")
+    fields = type(op).__dataclass_fields__
+    args = " ".join(f"{k}={v}" for k, v in op.to_dict().items()
+                    if k != "op" and not (k in op.terse and v == fields[k].default))
     return f"{op.name} {args}".strip()
 
 

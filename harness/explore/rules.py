@@ -167,3 +167,10 @@ CONTRACT_MESSAGE = rule("contract-message", "contract-6-unknown-command",
                         "docs/protocol.md section 3 (Messages outside the contract), section 6",
                         "every answer and event a device sends is within the contract's schema for its role "
                         "and command; one outside it is a finding, shrunk like any other")
+FOREIGN = rule("foreign-command", "contract-6-unknown-command", "docs/protocol.md section 6",
+               "each device answers the commands of its role and of all devices: another role's command is "
+               "answered NAK UNKNOWN_CMD and changes nothing")
+FRAMING = rule("broken-frame", "contract-2-broken-frame", "docs/protocol.md sections 2, 3",
+               "a frame whose CRC fails is dropped (a NAK to it is BAD_CRC, or BAD_FRAME for its bytes, with SEQ 0); "
+               "a frame with a good CRC whose payload is not a command (it holds a float) is answered NAK "
+               "BAD_FRAME with that frame's SEQ; no command is taken from either")

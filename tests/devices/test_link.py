@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 import threading
 import time
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from device_peers import PtyEnd, TcpEnd
 
+from harness.devices.crc import crc16
 from harness.devices.framing import EVT, NAK, REQ, RSP, encode_frame
 from harness.devices.link import DeviceNak, FramedLink, NakError, Reply
 from harness.devices.transcript import IN, OUT
@@ -330,7 +332,7 @@ def test_a_corrupted_request_goes_out_with_its_crc_broken_and_its_nak_fails_noth
     peer = pty_end.peer([(corrupted(req(1, "lockout.press")), NAK_CRC), (req(2, "ping"), rsp(2)),
                          (req(3, "meters.get"), rsp(3, after=True))])
     with open_link(pty_end.path) as link:
-        assert link.send_corrupted("lockout.press", timeout_s=2.0) == ["BAD_CRC"]
+        assert link.send_corrupted("lockout.press", timeout_s=2.0) == [("BAD_CRC", 0)]
         assert link.request("meters.get", timeout_s=2.0) == {"ok": True, "after": True}
     peer.check()
     assert link.transcript.raw(OUT) == corrupted(req(1, "lockout.press")) + req(2, "ping") + req(3, "meters.get")
@@ -342,7 +344,7 @@ def test_the_rest_of_a_corrupted_frame_reported_as_noise_is_taken_by_a_ping(pty_
     peer = pty_end.peer([(corrupted(req(1, "lockout.press")), NAK_CRC), (req(2, "ping"), NAK_NOISE),
                          (req(3, "ping"), rsp(3))])
     with open_link(pty_end.path) as link:
-        assert link.send_corrupted("lockout.press", timeout_s=2.0) == ["BAD_CRC", "BAD_FRAME"]
+        assert link.send_corrupted("lockout.press", timeout_s=2.0) == [("BAD_CRC", 0), ("BAD_FRAME", None)]
     peer.check()
 
 
@@ -352,4 +354,30 @@ def test_a_corrupted_request_no_device_answers_waits_only_its_deadline(pty_end: 
         start = time.monotonic()
         assert link.send_corrupted("shoe.status", timeout_s=0.2) == []
         assert 0.2 <= time.monotonic() - start < 5.0
+    peer.check()
+
+
+def malformed(seq: int) -> bytes:
+    """A REQ frame with a good CRC around a payload holding a float (docs/protocol.md section 2: BAD_FRAME)."""
+    body = b'{"cmd":"ping","x":1.5}'
+    head = struct.pack(">2sBBHH", b"\xa5\x5a", 1, REQ, seq, len(body))
+    return head + body + crc16(head[2:] + body).to_bytes(2, "big")
+
+
+def test_a_malformed_payload_goes_out_with_a_good_crc_and_its_nak_is_kept_with_its_seq(pty_end: PtyEnd) -> None:
+    # docs/protocol.md sections 2 and 3: a payload holding a float is a BAD_FRAME error whose SEQ can be trusted;
+    # the NAK (here with the frame's SEQ) is returned as it came, and a ping brings the line back in step
+    peer = pty_end.peer([(malformed(1), encode_frame(NAK, 1, {"code": "BAD_FRAME", "reason": "float"})),
+                         (req(2, "ping"), rsp(2))])
+    with open_link(pty_end.path) as link:
+        assert link.send_malformed(timeout_s=2.0) == (1, [("BAD_FRAME", 1)])
+    peer.check()
+    assert link.transcript.raw(OUT) == malformed(1) + req(2, "ping")
+
+
+def test_a_malformed_payload_nakd_with_seq_zero_is_returned_with_seq_zero(pty_end: PtyEnd) -> None:
+    peer = pty_end.peer([(malformed(1), encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "float"})),
+                         (req(2, "ping"), rsp(2))])
+    with open_link(pty_end.path) as link:
+        assert link.send_malformed(timeout_s=2.0) == (1, [("BAD_FRAME", 0)])
     peer.check()

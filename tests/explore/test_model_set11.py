@@ -93,7 +93,7 @@ def test_a_request_with_a_broken_crc_changes_nothing_and_the_event_seq_runs_on(m
     s = dealt_round(model)
     s.seqs["controller"] = 7
     out = model.step(s, BadFrame("controller"))
-    assert len(out) == 1 and out[0].rules == (R.EVENT_SEQ.name,)
+    assert len(out) == 1 and out[0].rules == (R.FRAMING.name, R.EVENT_SEQ.name)
     assert out[0].state.layout == s.layout and out[0].state.seqs == {**s.seqs}
     opened = model.step(out[0].state, OpenRound())[0]
     restarted = widened.shown(opened.state, locked=False, cause=None, fields={"round": opened.state.round},

@@ -97,7 +97,8 @@ def test_an_answer_is_held_to_the_code_and_the_fields_it_must_carry() -> None:
 
 
 @pytest.mark.parametrize(("step", "message"), [
-    ("{cmd: wager.place, args: {seat: 1}}", "wager.place stands for an act at the table"),
+    ("{role: sensors, cmd: wager.place, args: {seat: 1}}", "wager.place stands for an act at the table"),
+    ("{cmd: lockout.press}", "lockout.press stands for an act at the table"),
     ("{cmd: test.state}", "the emulator's test channel"),
     ("{cmd: ping, answer: [NOPE]}", "'NOPE' is not an answer of the contract"),
     ("{cmd: ping, answer: [REFUSED], match: {ok: true}}", "fields to match in an answer the step does not accept"),
@@ -109,6 +110,16 @@ def test_a_request_outside_what_the_step_sends_is_a_positioned_error(tmp_path: P
     with pytest.raises(InputError) as err:
         load_suite(p)
     assert str(err.value).startswith(f"{p}:9:") and message in str(err.value), str(err.value)
+
+
+def test_an_acts_command_sent_to_a_device_of_another_role_is_a_request(tmp_path: Path) -> None:
+    # docs/protocol.md section 6: another role's command is answered NAK UNKNOWN_CMD: a request like any other
+    p = tmp_path / "s.suite.yaml"
+    p.write_text("spec: tablecert/suite/1\nsuite: s\ntitle: t\ncases:\n  - id: c\n    title: t\n"
+                 "    clauses: [contract-6-unknown-command]\n    steps:\n"
+                 "      - expect_answer: {role: sensors, cmd: lockout.press, answer: [UNKNOWN_CMD]}\n"
+                 "      - expect_answer: {role: shoe, cmd: wager.place, answer: [UNKNOWN_CMD]}\n")
+    assert len(load_suite(p).cases[0].steps) == 2
 
 
 def _profile(jurisdiction: str) -> Any:

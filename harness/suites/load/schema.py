@@ -778,7 +778,7 @@ def _check_step_semantics(action: str, args: dict[str, Any], f: Fields, ctx: _Ct
     if action == "deal" and args.get("count") == 0:
         raise f.error("count", "dealing 0 cards deals nothing (at least 1)")
     if action == "expect_answer":
-        why = not_a_request(str(args.get("cmd")))
+        why = not_a_request(str(args.get("cmd")), str(args.get("role") or "controller"))
         if why:
             raise f.error("cmd", why)
         wrong = [a for a in args.get("answer") or () if a not in ANSWERS]

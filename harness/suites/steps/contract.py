@@ -41,9 +41,10 @@ if TYPE_CHECKING:
 ANSWERS = ("ok", *vocabulary.NAK_CODES)
 
 
-def not_a_request(cmd: str) -> str | None:
-    """Why ``cmd`` is not sent by ``expect_answer``, or None."""
-    if cmd in vocabulary.REMOTE_ACTS:
+def not_a_request(cmd: str, role: str = "controller") -> str | None:
+    """Why ``cmd`` is not sent by ``expect_answer`` to ``role``, or None.  An act's command sent to a device of
+    another role is a request like any other (it must be NAK UNKNOWN_CMD, docs/protocol.md section 6)."""
+    if cmd in vocabulary.REMOTE_ACTS and cmd in vocabulary.COMMANDS.get(role, ()):
         return (f"{cmd} stands for an act at the table (docs/protocol.md section 11): use the step for the act "
                 "(wager, remove_wager, lockout_button, reset_key, open_round, no_more_bets), which a bench's "
                 "performer carries out")

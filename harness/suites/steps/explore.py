@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from harness.bench.acts import PressLockout
 from harness.devices.framing import next_seq
 from harness.devices.registry import open_device
-from harness.explore.device import OP_ACTS, ExploredTable, why_not_explorable
+from harness.explore.device import OP_ACTS, ExploredTable, framed_roles, why_not_explorable
 from harness.explore.model import TableModel, unsupported
-from harness.explore.ops import op_text, parse_op
+from harness.explore.ops import BadFrame, ForeignCommand, op_text, parse_op
 from harness.explore.replay import replay
 from harness.explore.rules import RULES
 from harness.suites.run.context import NotApplicableHere
@@ -56,8 +56,9 @@ def sequence_unfit(profile: Profile) -> str | None:
     doc="docs/explore.md: play the operations `ops` (as `tablecert explore` writes them: `open_round`, "
     "`wager seat=1 type=player amount=100`, `remove_wager seat=1 type=player`, `lockout_button`, "
     "`no_more_bets`, `load KS 9H ...`, `deal_first`, `deal_rest`, `reset_key mega`, `config_write {json}`, "
-    "`power_cycle`, `comm down|up`, `void`, `reconnect`, `reboot`, `deal_misread`, `shoe_error`, "
-    "`bad_frame role=controller`) from the table as it stands, and after each compare every observable (each "
+    "`power_cycle`, `comm down|up`, `void`, `reconnect`, `reboot`, `reboot role=sensors`, `deal_misread`, "
+    "`shoe_error`, `bad_frame role=controller`, `bad_frame role=shoe kind=payload`, `foreign role=sensors "
+    "cmd=meters.get`) from the table as it stands, and after each compare every observable (each "
     "read's answer time too) with the explorer's model of the device contract; stops at the first difference.  "
     "A case whose operations need an act no performer of the bench carries out (the button, the power, a "
     "fault only a test channel makes) is NOT APPLICABLE, and so is one on a table the model does not stand "
@@ -73,6 +74,11 @@ def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> No
     why = sequence_unfit(runner.profile)
     if why is not None:  # known before the run too (the step's unfit): kept for a profile changed since
         raise NotApplicableHere(why)
+    framed = framed_roles(runner.profile)
+    for op in parsed:
+        if isinstance(op, (BadFrame, ForeignCommand)) and op.role not in framed:
+            raise NotApplicableHere(f"{op_text(op)}: the {op.role} is not reached on a line of its own through the "
+                                    "reference protocol's driver (a frame is the host's act on that line)")
     model = TableModel(runner.profile)
     table = ExploredTable(runner.profile, runner.rig, runner.performers, royal9=model.royal9)
     table.stage = runner  # type: ignore[assignment]
