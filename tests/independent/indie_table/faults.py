@@ -474,6 +474,61 @@ FAULTS_SET12 = {
                                         "power)",
 }
 
+# The thirteenth set (FAULTS13.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET13 = {
+    "shoe-status-empty-omits-remaining": "shoe.status of an empty shoe answers without cards_remaining",
+    "same-rank-card-reported-with-last-suit": "a card of the same rank as the card before it is reported with that "
+                                              "card's suit",
+    "event-seq-wraps-through-zero": "the event SEQ after 65535 is 0 (then 1), not 1",
+    "replace-answer-without-reason": "a wager placed again (replacing the amount) is answered accepted without "
+                                     "reason null",
+    "refused-replace-still-written": "a wager placed again after wagering closed is refused but its new amount is "
+                                     "kept",
+    "zero-amount-accepted": "a new wager of amount 0 is accepted and listed (the check is amount < 0)",
+    "royal9-placed-again-refused-bad-amount": "a Royal 9 wager placed again at the denomination is refused "
+                                              "bad-amount (old and new amounts added before the check)",
+    "lockout-press-answers-before-lock": "lockout.press answers locked false when it is the press that closed "
+                                         "wagering",
+    "refused-open-clears-layout": "round.open REFUSED while a round is dealt takes that round's wagers off the "
+                                  "layout",
+    "settle-after-void-voids-again": "round.settle after a voided round voids it again (a second round_end)",
+    "void-answer-without-round": "round.settle voiding a round answers void true without the round number",
+    "nmb-answer-waits-for-contribution-write": "round.no_more_bets with a Royal 9 wager on the layout answers "
+                                               "after 150 ms",
+    "lock-line-released-late": "the lock-out line falls 120 ms after round.open, even when a card closed wagering "
+                               "meanwhile",
+    "lockout-get-cause-cleared-by-link-restore": "after the sensors link is back in a round, lockout.get answers "
+                                                 "locked with cause null",
+    "commission-accumulated-across-seats": "the Banker commission of one winning Banker wager is added to the "
+                                           "next one's",
+    "combinations-indexed-by-king": "a seat's personal combination is looked up by its king: seats 5-7 get the "
+                                    "combination of seats 1-3",
+    "lose-payout-omits-paid-by": "a losing base-game wager's payout event has no paid_by field",
+    "banker-7-draws-on-third-6-or-7": "a banker's 7 draws when the player's third card is a 6 or a 7 (must stand)",
+    "reset-key-books-every-pending": "the reset key books every pending payment into the payout meters, not its "
+                                     "meter's",
+    "reset-key-checks-any-pending": "the reset key of a meter with nothing pending is taken while another meter's "
+                                    "payment waits",
+    "key-reset-meter-not-saved": "the meter reset by the reset key is not written to non-volatile storage",
+    "sub-cent-growth-not-saved": "a meter's residual is saved only when its whole cents change ($1 table: major, "
+                                 "minor)",
+    "misread-close-skips-contribution": "wagering closed by a misread first card books no contribution",
+    "pending-seat-lost-at-power-up": "after a power cycle every pending payment names seat 1",
+    "meter-keys-checked-in-request-order": "a meter write is checked key by key in the order sent, not as a whole",
+    "game-write-ignored": "config.set of game is answered with the configuration (ignored), not BAD_ARGS",
+    "meter-floors-from-old-denomination": "a meter write sent with a denomination write is held to the floors of "
+                                          "the denomination before it",
+    "one-dollar-minor-floor-typo": "the $1 floor of the minor meter is $900, not $90",
+    "power-lockout-sent-before-seq-restart": "after power-up each line's first event carries the numbering from "
+                                             "before the power cut; the next is 1",
+    "duplicate-key-accepted": "a request payload with a duplicate key is executed (the last value), not BAD_FRAME",
+    "frame-version-ignored": "a frame with VER other than 1 and a good CRC is executed, not NAK VERSION",
+    "pipelined-second-request-dropped": "of two requests that arrive in one read only the first is answered",
+    "stalled-partial-frame-kept": "a partial frame that receives no byte is never abandoned: the line stalls",
+    "answer-seq-15-bits": "answers carry the request's SEQ in 15 bits: SEQ 40000 is answered as 7232",
+    "diverted-from-growth": "a contribution that crosses a cap diverts its whole cents, not only those past the cap",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
               **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
-              **FAULTS_SET12}
+              **FAULTS_SET12, **FAULTS_SET13}

@@ -35,7 +35,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
                  player_draws_6: bool = False, banker6_on_7_only: bool = False,
                  banker_natural_late: bool = False, banker2_as_3: bool = False,
                  banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
-                 banker4_draws_on_8: bool = False, player_stands_on_5: bool = False) -> int:
+                 banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
+                 banker7_draws_on_6_7: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -53,6 +54,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     which it excludes, so a 9 stands too).
     `banker4_draws_on_8`: fault banker-4-draws-on-third-8 (the banker's 4 row ends at the player's third card 8).
     `player_stands_on_5`: fault player-stands-on-5 (the player's draw row ends at 4).
+    `banker7_draws_on_6_7`: fault banker-7-draws-on-third-6-or-7 (the banker's 6 row is written for 6 and 7).
     """
     if len(cards) < 4:
         return 4
@@ -70,7 +72,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
         draw = (b <= low or (low < b <= 3 and (p3 != 8 or banker3_draws_on_8) and not stands_9)
                 or (b == 4 and (1 if banker4_from_1 else 2) <= p3 <= (8 if banker4_draws_on_8 else 7))
                 or (b == 5 and (5 if banker5_from_5 else 4) <= p3 <= 7)
-                or (b == 6 and p3 in ((7,) if banker6_on_7_only else (6, 7))))
+                or ((b in (6, 7) if banker7_draws_on_6_7 else b == 6)
+                    and p3 in ((7,) if banker6_on_7_only else (6, 7))))
         return 6 if draw else 5
     # player stands on 6 or 7
     return 5 if b <= (6 if banker6_draws else 4 if banker5_stands_stood else 5) else 4
@@ -108,13 +111,14 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
           banker6_draws: bool = False, banker5_from_5: bool = False, banker4_from_1: bool = False,
           player_draws_6: bool = False, banker6_on_7_only: bool = False, banker_natural_late: bool = False,
           banker2_as_3: bool = False, banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
-          third_no_mod: bool = False, banker4_draws_on_8: bool = False, player_stands_on_5: bool = False) -> Hands:
+          third_no_mod: bool = False, banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
+          banker7_draws_on_6_7: bool = False) -> Hands:
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
                      player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3, banker5_stands_stood,
                      banker3_stands_on_9=banker3_stands_on_9, banker4_draws_on_8=banker4_draws_on_8,
-                     player_stands_on_5=player_stands_on_5)
+                     player_stands_on_5=player_stands_on_5, banker7_draws_on_6_7=banker7_draws_on_6_7)
     n = min(n, len(cards))  # fault settle-taken-before-third-card: a hand settled on the cards out so far
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10

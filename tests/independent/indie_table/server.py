@@ -36,6 +36,7 @@ class DeviceLine:
         self.seq_from_zero = False  # fault power-up-event-seq-from-zero
         self.last_event: dict[str, Any] | None = None  # fault reconnect-resends-last-event
         self.settle_seq = 0  # fault settlement-events-own-seq
+        self.restart_after_next = False  # fault power-lockout-sent-before-seq-restart
         self.silent_until = 0.0
         self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
@@ -82,11 +83,21 @@ class DeviceLine:
             # the reset key's path reads the event counter without stepping it
             self._send(self._frame(wire.EVT, self.event_seq, payload))
             return
-        self.event_seq = self.event_seq % 65535 + 1
+        if "event-seq-wraps-through-zero" in self.table.faults:
+            self.event_seq = (self.event_seq + 1) & 0xFFFF  # fault event-seq-wraps-through-zero: a plain u16 step
+        else:
+            self.event_seq = self.event_seq % 65535 + 1
         self._send(self._frame(wire.EVT, self.event_seq, payload))
         self.last_event = payload
+        if self.restart_after_next:
+            # fault power-lockout-sent-before-seq-restart: the counter is cleared by the "first event sent" hook of
+            # the power-up path, after that event was numbered on from before the power cut
+            self.restart_after_next = False
+            self.event_seq = 0
 
     def answer(self, ftype: int, seq: int, payload: dict[str, Any]) -> None:
+        if "answer-seq-15-bits" in self.table.faults:
+            seq &= 0x7FFF  # fault answer-seq-15-bits: the request's SEQ is kept in a signed 16-bit field
         if self.garbage > 0:
             self.garbage -= 1
             self._send(b"\x13\x37\xa5\x5a\x01\x02\x00")  # noise with a false start of frame
@@ -118,20 +129,24 @@ class DeviceLine:
             threading.Thread(target=self._read, args=(sock,), name=f"{self.role}-read", daemon=True).start()
 
     def _read(self, sock: socket.socket) -> None:
-        dec = wire.Decoder()
+        dec = wire.Decoder(frozenset(self.table.faults))
         sock.settimeout(0.5)
         while not self.stop.is_set():
             try:
                 data = sock.recv(65536)
             except TimeoutError:
-                if dec.buf:
+                if dec.buf and "stalled-partial-frame-kept" not in self.table.faults:
+                    # (fault stalled-partial-frame-kept: the quiet-line branch only handles an empty buffer)
                     dec.abandon()
                 continue
             except OSError:
                 break
             if not data:
                 break
-            for item in dec.feed(data):
+            items = dec.feed(data)
+            if "pipelined-second-request-dropped" in self.table.faults:
+                items = items[:1]  # fault pipelined-second-request-dropped: one frame handled per read
+            for item in items:
                 self._item(item)
         with self.send_lock:
             if self.client is sock:
@@ -452,6 +467,10 @@ def serve(table: Table, ports: dict[str, int], ready_file: str | None) -> dict[s
     def power_off() -> None:
         if "event-seq-survives-power-cycle" in table.faults:
             return  # the event counters live in battery-backed memory beside the meters
+        if "power-lockout-sent-before-seq-restart" in table.faults:
+            for line in lines.values():
+                line.restart_after_next = True  # the counters are cleared after each line's first event
+            return
         for line in lines.values():
             line.event_seq = 0
             line.settle_seq = 0

@@ -132,6 +132,7 @@ class Table:
         self.lost_round: int | None = None  # fault settle-voids-round-lost-to-power: the round open at the power cut
         self.link_lost_in_round = False  # fault open-taken-when-link-lost-between-rounds
         self.sensors_serial_lost = False  # fault sensors-serial-empty-after-reboot
+        self.last_read: str | None = None  # fault same-rank-card-reported-with-last-suit: the reader's last pattern
         self._load_nv()
         self._power_up_volatile()
         # fault reset-key-refused-after-reboot: the key task's list of payments, filled at a cold start
@@ -173,6 +174,10 @@ class Table:
         self.paid_by_table: int = nv["paid_by_table"]
         self.paid_by_attendant: int = nv["paid_by_attendant"]
         self.pending: list[dict[str, Any]] = nv["pending"]
+        for p in self.pending:
+            # fault pending-seat-lost-at-power-up: the payment record in storage has no seat field; the loader fills
+            # in the table's first seat
+            p.setdefault("seat", min(s["seat"] for s in self.config["seats"]))
         self.round: int = nv["round"]
         # the paytable in force: follows the denomination (fault: stays at the first one)
         self.paid_denomination: int = nv.get("paid_denomination", self.config["denomination"])
@@ -203,12 +208,17 @@ class Table:
             m: (c.get("payout_limit"), c.get("display_capacity")) for m, c in self.config["meters"].items()}
         # fault config-get-stale-after-write: config.get reads a copy taken at power-up
         self.config_at_boot: dict[str, Any] = json.loads(json.dumps(self.config))
+        # fault sub-cent-growth-not-saved: each meter's record (amount and residual) is written only when the meter's
+        # whole cents change
+        self.residual_nv: dict[str, Decimal] = dict(self.residual)
         self._save_nv()
 
     def _save_nv(self) -> None:
         config: dict[str, Any] = self.config
         meters: dict[str, Any] = self.meters
         residual: dict[str, Any] = {m: dec_str(v) for m, v in self.residual.items()}
+        if "sub-cent-growth-not-saved" in self.faults:
+            residual = {m: dec_str(self.residual_nv.get(m, v)) for m, v in self.residual.items()}
         if "residual-saved-to-one-decimal" in self.faults:
             # the meter record's residual field holds tenths of a cent
             residual = {m: dec_str(v.quantize(Decimal("0.1"), rounding=ROUND_FLOOR)) for m, v in self.residual.items()}
@@ -224,11 +234,16 @@ class Table:
         round_nv = self.round
         if "round-number-not-saved-in-open-round" in self.faults:
             round_nv = self.round_settled  # the round record is written with the settlement
+        pending = self.pending
+        if "pending-seat-lost-at-power-up" in self.faults:
+            # fault pending-seat-lost-at-power-up: the payment record written to storage has meter, amount and
+            # category only
+            pending = [{k: v for k, v in p.items() if k != "seat"} for p in self.pending]
         nv = {"config": config, "meters": meters,
               "residual": residual,
               "diverted": self.diverted, "cumulative_paid": self.cumulative_paid,
               "paid_by_table": self.paid_by_table, "paid_by_attendant": by_attendant,
-              "pending": self.pending, "round": round_nv, "paid_denomination": self.paid_denomination}
+              "pending": pending, "round": round_nv, "paid_denomination": self.paid_denomination}
         if "power-up-reads-older-record" in self.faults and self.nv_path.exists():
             # fault power-up-reads-older-record: the record written before this one is kept as the second slot
             shutil.copyfile(self.nv_path, self.nv_path.with_suffix(".prev"))
@@ -415,10 +430,11 @@ class Table:
         caps = [c for c in limits if c is not None]
         return min(caps) if caps else None
 
-    def _close_wagering(self, cause: str, quiet: bool = False) -> None:
+    def _close_wagering(self, cause: str, quiet: bool = False, contribute: bool = True) -> None:
         """Wagering closes: the lock-out event, then the Royal 9 wagers contribute (section 8).
 
-        `quiet`: fault void-closes-without-lockout-event (the void path closes wagering without the event)."""
+        `quiet`: fault void-closes-without-lockout-event (the void path closes wagering without the event).
+        `contribute`: False for fault misread-close-skips-contribution (the contribution is the good read's)."""
         if not self.locked:
             self.locked = True
             self.cause = cause
@@ -436,6 +452,8 @@ class Table:
                 self.contribution_due = True  # the settlement task books the round's contributions
             elif cause == "comm-lost" and "comm-lost-close-skips-contribution" in self.faults:
                 pass  # the link-loss path locks the line and the flag; the contribution task is the sensors'
+            elif not contribute:
+                pass  # fault misread-close-skips-contribution
             else:
                 self._contribute()
         elif cause == "comm-lost":
@@ -491,6 +509,7 @@ class Table:
             total += sum(amount for (_s, wtype), amount in self.layout.items() if wtype == "tie")
         if not total:
             return
+        shown_before = dict(self.meters)  # fault sub-cent-growth-not-saved: the display's whole cents before
         carry = Decimal(0)  # fault carry-passed-between-meters: the fraction accumulator outlives each meter
         for meter, mcfg in self.config["meters"].items():
             rate = mcfg["rate"]
@@ -526,13 +545,20 @@ class Table:
             if cap is not None and amount > cap:
                 excess = amount - cap
                 whole = int(excess.to_integral_value(rounding=ROUND_FLOOR))
+                if "diverted-from-growth" in self.faults:
+                    # fault diverted-from-growth: the diverted account is booked from the contribution's whole cents
+                    # (the loop's growth variable), not from the part past the cap
+                    whole = int(growth.to_integral_value(rounding=ROUND_FLOOR))
                 if "diverted-rounds-up" in self.faults:
                     whole = int(excess.to_integral_value(rounding=ROUND_CEILING))
                 if "excess-dropped" not in self.faults:
                     # fault diverted-booked-to-mega: the diverted account is indexed by the first meter
                     self.diverted["mega" if "diverted-booked-to-mega" in self.faults else meter] += whole
                 self.meters[meter] = cap
-                self.residual[meter] = max(excess - whole, Decimal(0))
+                # (fault diverted-from-growth: the residual is still the fraction past the cap)
+                past = int(excess.to_integral_value(rounding=ROUND_FLOOR))
+                self.residual[meter] = max(excess - (past if "diverted-from-growth" in self.faults else whole),
+                                           Decimal(0))
                 if "cap-stops-later-meters" in self.faults:
                     break  # the loop leaves at the capped meter: the meters after it get nothing
             elif "residual-never-carried-into-meter" in self.faults:
@@ -556,6 +582,9 @@ class Table:
                 self.meters[meter] = whole
                 self.residual[meter] = amount - whole
                 carry = self.residual[meter]
+        for meter in self.meters:
+            if self.meters[meter] != shown_before.get(meter):
+                self.residual_nv[meter] = self.residual[meter]  # fault sub-cent-growth-not-saved: the record written
         if "contribution-not-saved-until-settlement" in self.faults:
             return  # the meter record is written with the round's settlement
         self._save_nv()
@@ -611,7 +640,11 @@ class Table:
                 cause = "card"
                 if "misread-first-card-lockout-cause-misread" in self.faults and self.last_out_misread:
                     cause = "misread"  # fault misread-first-card-lockout-cause-misread: the cause is the reader's code
-                self._close_wagering(cause, quiet=quiet)  # (the fault: the event is queued by the contribution task)
+                # fault misread-close-skips-contribution: the contribution is booked from the card reader's good-read
+                # path; the card-out line of an unreadable card closes wagering only
+                booked = not ("misread-close-skips-contribution" in self.faults and self.last_out_misread)
+                # (fault card-lockout-event-skipped-with-empty-layout: the event is queued by the contribution task)
+                self._close_wagering(cause, quiet=quiet, contribute=booked)
             self.phase = "dealing"
             self.first_round_after_power = False
             self.after_void = False
@@ -635,9 +668,11 @@ class Table:
             b3on9 = "banker-3-stands-on-third-9" in self.faults  # fault banker-3-stands-on-third-9: see game.py
             b4on8 = "banker-4-draws-on-third-8" in self.faults  # fault banker-4-draws-on-third-8: see game.py
             p5 = "player-stands-on-5" in self.faults  # fault player-stands-on-5: see game.py
+            b7 = "banker-7-draws-on-third-6-or-7" in self.faults  # fault banker-7-draws-on-third-6-or-7: see game.py
             if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate,
                                                           b2as3, b5stood, banker3_stands_on_9=b3on9,
-                                                          banker4_draws_on_8=b4on8, player_stands_on_5=p5):
+                                                          banker4_draws_on_8=b4on8, player_stands_on_5=p5,
+                                                          banker7_draws_on_6_7=b7):
                 if "settlement-held-while-link-down" in self.faults and not self.link_up:
                     # fault settlement-held-while-link-down: the settlement waits for the sensors to clear the layout
                     self.settle_due = True
@@ -673,7 +708,8 @@ class Table:
                            banker3_stands_on_9="banker-3-stands-on-third-9" in self.faults,
                            third_no_mod="third-card-total-not-mod-10" in self.faults,
                            banker4_draws_on_8="banker-4-draws-on-third-8" in self.faults,
-                           player_stands_on_5="player-stands-on-5" in self.faults)
+                           player_stands_on_5="player-stands-on-5" in self.faults,
+                           banker7_draws_on_6_7="banker-7-draws-on-third-6-or-7" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -697,10 +733,16 @@ class Table:
         if "base-payouts-grouped-by-type" in self.faults:
             # fault base-payouts-grouped-by-type: the base-game pass walks one wager type after the other
             base_order = sorted(stakes.items(), key=lambda kv: (kv[0][1], kv[0][0]))
+        vig_sum = 0  # fault commission-accumulated-across-seats: the vigorish total of the settlement pass
         for (seat, wtype), stake in base_order:
             if wtype == "royal9":
                 continue
             category, returned = game.base_payout(wtype, stake, winner, commission)
+            if "commission-accumulated-across-seats" in self.faults and wtype == "banker" and category == "win":
+                # the vigorish register is cleared once per settlement, not per wager: each winning Banker wager is
+                # charged the vigorish of the ones before it too
+                vig_sum += 2 * stake - returned
+                returned = 2 * stake - vig_sum
             if ("player-loses-beside-winning-tie" in self.faults and winner == "tie"
                     and wtype in ("player", "banker") and (seat, "tie") in stakes):
                 category, returned = "lose", 0  # the seat's base area settled as one: the Tie took it
@@ -740,6 +782,8 @@ class Table:
                 continue  # the Tie area's slip is printed only when the hand is a tie
             base_payout = {"event": "payout", "seat": seat, "type": wtype, "category": category,
                            "stake": stake, "returned": returned, "paid_by": "table"}
+            if "lose-payout-omits-paid-by" in self.faults and category == "lose":
+                del base_payout["paid_by"]  # fault lose-payout-omits-paid-by: the losing slip has no payer line
             if "royal9-settled-before-base" in self.faults:
                 base_events.append(base_payout)  # the Royal 9 task runs first and the base queue after it
             else:
@@ -784,6 +828,12 @@ class Table:
             if wtype != "royal9":
                 continue
             combos = seats
+            if "combinations-indexed-by-king" in self.faults and seats.get(seat):
+                # fault combinations-indexed-by-king: the seat's combination is found through a table indexed by its
+                # king, which holds the first seat with that king (seats 5, 6, 7 share the kings of seats 1, 2, 3)
+                king = next((c for c in seats[seat] if c[0] == "K"), None)
+                first = min((s for s, c in seats.items() if c is not None and king in c), default=seat)
+                combos = {**seats, seat: seats[first]}
             if ("last-seat-combination-off-by-one" in self.faults and seat == max(seats)
                     and seat - 1 in seats):
                 combos = {s: c for s, c in seats.items()}
@@ -1071,6 +1121,9 @@ class Table:
             state = "empty"  # fault shoe-error-reports-empty: the error handler sets the "no card" status bit
         if "cards-remaining-one-byte" in self.faults:
             remaining %= 256  # fault cards-remaining-one-byte: the status frame's remaining-count field is one byte
+        if "shoe-status-empty-omits-remaining" in self.faults and state == "empty":
+            return ("rsp", {"state": state, "cards_dealt": dealt})  # fault shoe-status-empty-omits-remaining: the
+            # empty branch builds its own answer
         return ("rsp", {"state": state, "cards_dealt": dealt, "cards_remaining": remaining})
 
     # sensors
@@ -1105,7 +1158,18 @@ class Table:
             del self.layout[(seat, wtype)]  # a zero count on the sensor reads as the chips lifted
             self.first_stake.pop((seat, wtype), None)
             return ("rsp", {"accepted": True, "reason": None})
-        reason = self._refusal(seat, wtype, amount)
+        checked = amount
+        if ("royal9-placed-again-refused-bad-amount" in self.faults and wtype == "royal9"
+                and (seat, wtype) in self.layout):
+            # fault royal9-placed-again-refused-bad-amount: the area's count is the chips on it, the old stack and the
+            # new one, when the denomination is checked
+            checked = amount + self.layout[(seat, wtype)]
+        reason = self._refusal(seat, wtype, checked)
+        if (reason in ("locked-out", "no-more-bets", "comm-lost") and (seat, wtype) in self.layout and amount > 0
+                and wtype != "royal9" and "refused-replace-still-written" in self.faults):
+            # fault refused-replace-still-written: the area's new count is stored before the controller's answer and
+            # is not put back when the answer is a refusal
+            self.layout[(seat, wtype)] = amount
         if reason is None and wtype == "royal9" and seat in self.r9_refused_seats:
             reason = "no-base-wager"  # fault no-base-refusal-latched: the area's refusal lamp is cleared at round.open
         if (reason == "no-base-wager" and wtype == "royal9" and "no-base-refusal-latched" in self.faults
@@ -1135,6 +1199,9 @@ class Table:
             return ("rsp", {"accepted": False, "reason": reason})
         self.stale_listed.clear()
         key = (seat, wtype)
+        if "replace-answer-without-reason" in self.faults and key in self.layout:
+            self.layout[key] = amount  # fault replace-answer-without-reason: the replace path answers on its own
+            return ("rsp", {"accepted": True})
         if "layout-full-at-sixteen" in self.faults and key not in self.layout and len(self.layout) >= 16:
             return ("rsp", {"accepted": True, "reason": None})  # the layout table has 16 slots; the store fails
         if "one-base-wager-per-seat" in self.faults and wtype in ("player", "banker", "tie"):
@@ -1176,8 +1243,8 @@ class Table:
         if wtype not in offered:
             # fault unoffered-type-refused-bad-amount: a type with no amount row fails the amount check
             return "bad-amount" if "unoffered-type-refused-bad-amount" in self.faults else "disabled"
-        if amount <= 0:
-            return "bad-amount"
+        if amount < 0 if "zero-amount-accepted" in self.faults else amount <= 0:
+            return "bad-amount"  # (fault zero-amount-accepted: the test was written "amount < 0")
         if wtype == "royal9":
             denom = self.config["denomination"]
             if "old-denomination-accepted" in self.faults:
@@ -1294,6 +1361,7 @@ class Table:
     def _controller_lockout_press(self, req: dict[str, Any]) -> Reply:
         if "lockout-press-slow-when-locked" in self.faults and self.locked:
             time.sleep(0.15)  # fault lockout-press-slow-when-locked: the press is debounced against the held line
+        was_locked = self.locked  # fault lockout-press-answers-before-lock: the answer's copy of the lock flag
         if not self.locked:
             if "button-no-event" in self.faults:
                 self.locked, self.cause = True, "button"
@@ -1312,6 +1380,8 @@ class Table:
             self.cause = "button"  # the button handler reports every press
             self.emit("controller", {"event": "lockout", "locked": True, "cause": "button"})
         self.comm_alarm = False
+        if "lockout-press-answers-before-lock" in self.faults:
+            return ("rsp", {"locked": was_locked})  # the answer is built from the flag read before the press
         return ("rsp", {"locked": True})
 
     def _controller_round_open(self, req: dict[str, Any]) -> Reply:
@@ -1319,6 +1389,11 @@ class Table:
             self.slow_open = False  # fault round-open-slow-after-key: the key's audit record is flushed first
             time.sleep(0.15)
         unsettled = ("open",) if "round-open-accepted-mid-deal" in self.faults else ("open", "dealing")
+        if "refused-open-clears-layout" in self.faults:
+            # fault refused-open-clears-layout: the round-open routine clears the sensors' table before it asks
+            # whether the last round is settled
+            self.layout.clear()
+            self.first_stake.clear()
         if self.phase in unsettled:
             raise Refused("the last round is not settled")
         if self.nmb_void_latched:
@@ -1380,6 +1455,10 @@ class Table:
         self.cause = None
         if self.lock_line_stuck:
             self.lock_line_stuck = False  # fault lock-line-stuck-after-reboot: the output latch is not cleared
+        elif "lock-line-released-late" in self.faults:
+            # fault lock-line-released-late: the lock-out relay is released by the 120 ms housekeeping tick, which
+            # drops the line whatever happened meanwhile
+            threading.Timer(0.12, self._release_line_late, args=(self.power_epoch,)).start()
         else:
             self.on_lock_line(False)
         opened = "no-more-bets" if "unlock-event-cause-after-void" in self.faults and after_void else "round-open"
@@ -1391,6 +1470,12 @@ class Table:
             return ("rsp", {"round": self.round - 1})  # the answer is built before the counter is stepped
         return ("rsp", {"round": self.round})
 
+    def _release_line_late(self, epoch: int) -> None:
+        """Fault lock-line-released-late: the lock-out line falls when the housekeeping tick comes round."""
+        with self.lock:
+            if self.powered and self.power_epoch == epoch:
+                self.on_lock_line(False)
+
     def _controller_round_no_more_bets(self, req: dict[str, Any]) -> Reply:
         if ("no-more-bets-after-settle-accepted" in self.faults and self.phase == "settled"):
             pass  # the check only tells "idle" from the rest
@@ -1398,6 +1483,10 @@ class Table:
             raise Refused("no round is open")
         if self.locked and "nmb-after-button-no-event" in self.faults:
             return ("rsp", {"round": self.round})  # wagering is already closed: nothing left to do
+        if ("nmb-answer-waits-for-contribution-write" in self.faults and not self.locked
+                and any(t == "royal9" for (_s, t) in self.layout)):
+            time.sleep(0.15)  # fault nmb-answer-waits-for-contribution-write: the meter record is erased and written
+            # to flash before the dealer's input is answered
         if "no-more-bets-event-after-lockout" in self.faults:
             self._close_wagering("no-more-bets")
             self.emit("controller", {"event": "no_more_bets", "round": self.round})
@@ -1425,7 +1514,11 @@ class Table:
             self.phase = "settled"
             self.emit("controller", {"event": "round_end", "round": lost, "void": True})
             return ("rsp", {"round": lost, "void": True})
-        if self.phase not in ("open", "dealing"):
+        # fault settle-after-void-voids-again: the check tells "idle" from the rest only; a voided round has no card
+        # out, so it passes the tableau test too
+        no_round = (self.phase == "idle" if "settle-after-void-voids-again" in self.faults
+                    else self.phase not in ("open", "dealing"))
+        if no_round:
             raise Refused("no round is open")
         misread_only = ("void-taken-after-misread-card" in self.faults and self.round_cards
                         and len(self.round_cards) == self.round_misreads)  # only read cards are counted
@@ -1473,6 +1566,8 @@ class Table:
             self.emit("controller", end)
         if "nmb-void-answer-without-void-flag" in self.faults and after_nmb:
             return ("rsp", {"round": self.round})  # the no-more-bets path's answer is the settle answer's
+        if "void-answer-without-round" in self.faults:
+            return ("rsp", {"void": True})  # fault void-answer-without-round: the void path's own answer
         return ("rsp", {"round": self.round, "void": True})
 
     def _controller_reset_key(self, req: dict[str, Any]) -> Reply:
@@ -1486,13 +1581,18 @@ class Table:
         if mine and "reset-key-only-oldest-pending" in self.faults and self.pending[0]["meter"] != meter:
             raise Refused(f"the {self.pending[0]['meter']} payment is first in the queue")
         again = not mine and "reset-key-second-turn-books-again" in self.faults and meter in self.last_key_paid
-        if not mine and "reset-key-without-hit" not in self.faults and not again:
+        # fault reset-key-checks-any-pending: the key's test asks whether any payment waits, not one of its meter
+        nothing = not (self.pending if "reset-key-checks-any-pending" in self.faults else mine)
+        if nothing and "reset-key-without-hit" not in self.faults and not again:
             if "reset-key-nothing-pending-bad-args" in self.faults:
                 raise BadArgs(f"no payment pending for {meter}")  # checked with the argument checks
             raise Refused("nothing to reset")
         if mine and "reset-key-refused-after-reboot" in self.faults and meter not in self.key_known:
             raise Refused("nothing to reset")
         paid = sum(p["amount"] for p in mine)
+        if "reset-key-books-every-pending" in self.faults:
+            paid = sum(p["amount"] for p in self.pending)  # fault reset-key-books-every-pending: the sum runs over the
+            # whole payment list before it is filtered by meter
         if "key-after-power-books-nothing" in self.faults and mine:
             paid = self.paid_ram.get(meter, 0)  # booked from the hit record in RAM, empty after a power-up
         self.paid_ram.pop(meter, None)
@@ -1525,6 +1625,7 @@ class Table:
         if "lockout-late-after-reset-key" in self.faults:
             self.after_key = True
         back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
+        won = self.meters[meter]  # fault key-reset-meter-not-saved: the amount the record in storage keeps
         self.meters[meter] = self.config["meters"][meter][back_to]
         if "reset-amount-cached-at-power-up" in self.faults and meter in self.resets_at_boot:
             self.meters[meter] = self.resets_at_boot[meter]  # fault reset-amount-cached-at-power-up
@@ -1548,6 +1649,12 @@ class Table:
             self.key_unblocked = True
         if "round-open-slow-after-key" in self.faults and mine:
             self.slow_open = True
+        if "key-reset-meter-not-saved" in self.faults and mine:
+            # fault key-reset-meter-not-saved: the key writes the payment record (the pending list, the payout meters);
+            # the meter's own amount reaches storage with the next full record (a round.open, a contribution)
+            nv = json.loads(self.nv_path.read_text())
+            nv["meters"][meter] = won
+            self.nv_path.write_text(json.dumps(nv))
         if "key-clear-not-saved" in self.faults and mine:
             # the key writes the meter record; the payment list in storage is left as it was
             nv = json.loads(self.nv_path.read_text())
@@ -1575,6 +1682,8 @@ class Table:
 
     def _controller_config_set(self, req: dict[str, Any]) -> Reply:
         fields = {k: v for k, v in req.items() if k != "cmd"}
+        if "game-write-ignored" in self.faults:
+            fields.pop("game", None)  # fault game-write-ignored: the parser skips the answer-only field
         allowed = {"denomination", "decks", "seats", "meters", "mystery", "commission"}
         for key in fields:
             if key not in allowed:
@@ -1744,10 +1853,17 @@ class Table:
                         raise BadArgs(f"meters.{name}.{fkey} is not configurable")
                     if "meter-write-bad-args-keeps-earlier-keys" in self.faults:
                         live[fkey] = m[fkey]  # each key parsed is written to the live meter record at once
+                    if "meter-keys-checked-in-request-order" in self.faults:
+                        # fault meter-keys-checked-in-request-order: each key is checked as it is parsed, against the
+                        # meter record as written so far
+                        self._check_meter(name, m, {fkey: fval})
                 self._check_meter(name, m, sub)
                 if "initial-write-copies-to-reset" in self.faults and "initial" in sub and "reset" not in sub:
                     m["reset"] = sub["initial"]  # the reset amount defaults to the initial one in the write routine
-            self._check_floors(new["denomination"], new["meters"])
+            # fault meter-floors-from-old-denomination: the meter block's floor check reads the denomination in force,
+            # not the one this write sets
+            held = self.config["denomination"] if "meter-floors-from-old-denomination" in self.faults else None
+            self._check_floors(held or new["denomination"], new["meters"])
 
     def _check_meter(self, name: str, m: dict[str, Any], written: dict[str, Any]) -> None:
         now = self.meters[name]
@@ -1783,6 +1899,8 @@ class Table:
 
     def _check_floors(self, denom: int, meters: dict[str, Any]) -> None:
         floors = game.FLOORS.get(denom, {})
+        if "one-dollar-minor-floor-typo" in self.faults and denom == 100:
+            floors = dict(floors, minor=90000)  # fault one-dollar-minor-floor-typo: the $1 row's minor entered as $900
         if "one-dollar-writes-held-to-five-floors" in self.faults:
             floors = game.FLOORS[500]  # the floor table has one row, the $5 paytable's
         for name, floor in floors.items():
@@ -1832,6 +1950,11 @@ class Table:
             if up and not was_up and self.settle_due:
                 self.settle_due = False  # fault settlement-held-while-link-down: the held settlement goes now
                 self._settle()
+            if (up and not was_up and "lockout-get-cause-cleared-by-link-restore" in self.faults
+                    and self.phase in ("open", "dealing")):
+                # fault lockout-get-cause-cleared-by-link-restore: the restore path clears the cause register with the
+                # link alarm; the lock flag stays
+                self.cause = None
             if up and not was_up and "lockout-late-after-link-restore" in self.faults:
                 self.after_link_restore = True
             if up and not was_up and "sensors-software-id-empty-after-link-restore" in self.faults:
@@ -1917,6 +2040,12 @@ class Table:
                     read = card[0] + "D"  # the reader's suit table maps the heart pattern to D
                 if "card-event-ten-as-10" in self.faults and card[0] == "T":
                     read = "10" + card[1]  # the reader's rank table prints the ten as on the card
+                if ("same-rank-card-reported-with-last-suit" in self.faults and self.last_read is not None
+                        and self.last_read[0] == card[0]):
+                    # fault same-rank-card-reported-with-last-suit: the reader decodes the rank first and, when it is
+                    # the last card's, reuses that card's decoded pattern
+                    read = self.last_read
+                self.last_read = read
                 self.last_card_event = {"event": "card", "card": read, "n": n}
                 dropped = ("card-event-lost-in-burst" in self.faults and self.burst_pos is not None
                            and self.burst_pos >= 5)  # the reader's transmit ring holds five frames

@@ -60,9 +60,10 @@ def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not allowed")
 
 
-def parse_payload(raw: bytes) -> dict[str, Any]:
-    obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_dupes, parse_float=_no_float,
-                     parse_constant=_no_constant)
+def parse_payload(raw: bytes, duplicates: bool = False) -> dict[str, Any]:
+    """`duplicates`: fault duplicate-key-accepted (the parser keeps the last value of a repeated key)."""
+    obj = json.loads(raw.decode("utf-8"), object_pairs_hook=dict if duplicates else _no_dupes,
+                     parse_float=_no_float, parse_constant=_no_constant)
     if not isinstance(obj, dict):
         raise ValueError("payload is not an object")
     return obj
@@ -71,8 +72,12 @@ def parse_payload(raw: bytes) -> dict[str, Any]:
 class Decoder:
     """Incremental receiver: feed bytes, get (type, seq, payload) or FrameError items."""
 
-    def __init__(self) -> None:
+    def __init__(self, faults: frozenset[str] = frozenset()) -> None:
         self.buf = bytearray()
+        # fault duplicate-key-accepted: the payload parser's duplicate-key hook is not installed
+        self.duplicates = "duplicate-key-accepted" in faults
+        # fault frame-version-ignored: the header's VER byte is not compared
+        self.any_version = "frame-version-ignored" in faults
 
     def feed(self, data: bytes) -> list[tuple[int, int, dict[str, Any]] | FrameError]:
         self.buf += data
@@ -101,14 +106,14 @@ class Decoder:
                 out.append(FrameError("BAD_CRC", 0, "bad CRC"))
                 continue
             del self.buf[:total]
-            if ver != VER:
+            if ver != VER and not self.any_version:
                 out.append(FrameError("VERSION", seq, f"frame version {ver}; this device speaks 1"))
                 continue
             if ftype not in (REQ, RSP, NAK, EVT):
                 out.append(FrameError("BAD_FRAME", seq, f"unknown frame type {ftype}"))
                 continue
             try:
-                payload = parse_payload(frame[8:-2])
+                payload = parse_payload(frame[8:-2], self.duplicates)
             except (ValueError, UnicodeDecodeError) as exc:
                 out.append(FrameError("BAD_FRAME", seq, f"bad payload: {exc}"))
                 continue
