@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -207,7 +208,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def unheld_combinations(held: list[tuple[int, tuple[Card, ...]]], decks: int) -> list[tuple[Card, Card]]:
+def unheld_combinations(held: Sequence[tuple[int, Sequence[Card]]], decks: int) -> list[tuple[Card, Card]]:
     """The king-9 pairs (a king and a nine, any two suits) that are no position's personal combination of
     ``held`` (seat, combination), where the decks hold each card twice (both hands show the pair); none on a
     one-deck table."""

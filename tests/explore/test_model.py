@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,11 +38,6 @@ from harness.explore.state import State
 from harness.profiles.load import load_profile
 
 MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
-
-
-@pytest.fixture(scope="module")
-def model() -> TableModel:
-    return TableModel(MIDI5)
 
 
 def one(model: TableModel, s: State, op: Op) -> Permitted:

@@ -37,11 +37,6 @@ MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
 CARDS = ("8C", "8D", "TH", "TS", "9C", "9D", "KH", "KS", "2C", "3D")
 
 
-@pytest.fixture(scope="module")
-def model() -> TableModel:
-    return TableModel(MIDI5)
-
-
 def dealt_round(model: TableModel) -> State:
     return play(model, model.initial(), LoadShoe(CARDS), OpenRound(), PlaceWager(1, "player", 500), DealFirst(),
                 DealRest())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import test_model_widened as widened
+from test_model_set11 import CARDS
 from test_model_widened import play, rules_of
 
 from harness.cards import Card
@@ -20,6 +21,7 @@ from harness.explore.ops import (
     DealRest,
     ForeignCommand,
     LoadShoe,
+    Op,
     OpenRound,
     PlaceWager,
     Reboot,
@@ -28,15 +30,6 @@ from harness.explore.ops import (
     parse_op,
 )
 from harness.explore.state import State
-from harness.profiles.load import load_profile
-
-MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
-CARDS = ("8C", "8D", "TH", "TS", "9C", "9D", "KH", "KS", "2C", "3D")
-
-
-@pytest.fixture(scope="module")
-def model() -> TableModel:
-    return TableModel(MIDI5)
 
 
 def settled(model: TableModel) -> State:
@@ -97,9 +90,9 @@ def test_a_foreign_command_must_be_another_roles() -> None:
 
 @pytest.mark.parametrize("op", [Reboot(), Reboot("sensors"), BadFrame("sensors", "payload"), BadFrame("shoe"),
                                 ForeignCommand("controller", "shoe.status")])
-def test_the_new_operations_are_written_and_read_back(op: object) -> None:
-    assert parse_op(op_text(op)) == op  # type: ignore[arg-type]
-    assert op_from_dict(op.to_dict()) == op  # type: ignore[attr-defined]
+def test_the_new_operations_are_written_and_read_back(op: Op) -> None:
+    assert parse_op(op_text(op)) == op
+    assert op_from_dict(op.to_dict()) == op
 
 
 def test_fields_added_later_are_left_out_at_their_default_so_earlier_lines_stay_as_written() -> None:

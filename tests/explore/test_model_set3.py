@@ -9,8 +9,6 @@ import dataclasses
 from decimal import Decimal
 from typing import Any
 
-import pytest
-
 from harness.explore import rules as R
 from harness.explore.judge import Observed, config_view, differences, serial_differences
 from harness.explore.model import Permitted, TableModel
@@ -19,11 +17,6 @@ from harness.explore.state import State
 from harness.profiles.load import load_profile
 
 MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
-
-
-@pytest.fixture(scope="module")
-def model() -> TableModel:
-    return TableModel(MIDI5)
 
 
 def shown(s: State, **fields: Any) -> Observed:

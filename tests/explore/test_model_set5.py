@@ -10,7 +10,6 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
-import pytest
 import test_model_widened as widened
 from test_model_widened import play, rules_of
 
@@ -34,11 +33,6 @@ from harness.profiles.load import load_profile
 
 MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
 CARDS = ("8C", "2D", "TC", "3D", "5H", "6S")  # player 8C TC (8), banker 2D 3D (5): a natural, four cards
-
-
-@pytest.fixture(scope="module")
-def model() -> TableModel:
-    return TableModel(MIDI5)
 
 
 def shown(s: State, **fields: Any) -> Observed:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 import test_model_widened as widened
 from test_model_widened import play, rules_of
 
@@ -19,11 +18,6 @@ from harness.profiles.load import load_profile
 
 MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
 SIX = ("AH", "2C", "2D", "3S", "4H", "5C")  # player AH 2D draws 4H, banker 2C 3S draws 5C: six cards
-
-
-@pytest.fixture(scope="module")
-def model() -> TableModel:
-    return TableModel(MIDI5)
 
 
 def shown(s: State, **fields: Any) -> Observed:

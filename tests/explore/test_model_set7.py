@@ -3,7 +3,6 @@ a round settled once sends one round_end (pure: no device, no process)."""
 
 from __future__ import annotations
 
-import pytest
 import test_model_widened as widened
 from test_model_widened import play, rules_of
 
@@ -14,11 +13,6 @@ from harness.profiles.load import load_profile
 
 MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
 NATURALS = ("8C", "8D", "TH", "TS")  # player 8C TH, banker 8D TS: two naturals, a tie on four cards
-
-
-@pytest.fixture(scope="module")
-def model() -> TableModel:
-    return TableModel(MIDI5)
 
 
 def test_a_round_settled_once_sends_one_round_end(model: TableModel) -> None:

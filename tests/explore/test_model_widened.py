@@ -46,11 +46,6 @@ MIDI5 = load_profile("device_profiles/emulated-midi-5.yaml")
 MAJOR_HIT = ("2H", "KS", "3D", "9S", "4C", "5H")
 
 
-@pytest.fixture(scope="module")
-def model() -> TableModel:
-    return TableModel(MIDI5)
-
-
 def play(model: TableModel, s: State, *ops: Op, choice: str | None = None) -> State:
     for op in ops:
         outs = model.step(s, op)
