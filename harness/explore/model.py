@@ -40,6 +40,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.cards import parse_card
+from harness.devices import vocabulary
 from harness.errors import InputError
 from harness.explore import ops
 from harness.explore import rules as R
@@ -575,8 +576,11 @@ class TableModel:
         return outs
 
     def _foreign(self, s: State, op: ops.ForeignCommand) -> list[Permitted]:
-        """Another role's command (docs/protocol.md section 6): NAK UNKNOWN_CMD, nothing changes."""
-        return [Permitted(None, ExpectedAnswer(frozenset({"UNKNOWN_CMD"})), s.clone(), (R.FOREIGN.name,))]
+        """Another role's command (docs/protocol.md section 6): NAK UNKNOWN_CMD, nothing changes.  A command that
+        stands for an act at the table may be NAK REFUSED too: a device without a test channel refuses those
+        (section 11), whatever device it is asked of."""
+        codes = {"UNKNOWN_CMD", *(("REFUSED",) if op.cmd in vocabulary.REMOTE_ACTS else ())}
+        return [Permitted(None, ExpectedAnswer(frozenset(codes)), s.clone(), (R.FOREIGN.name,))]
 
     def _reboot_controller(self, s: State) -> list[Permitted]:
         """The controller's line fault ``reboot`` (docs/protocol.md section 7): its volatile state lost,

@@ -77,6 +77,9 @@ def test_another_roles_command_is_unknown_and_changes_nothing(model: TableModel)
     answered = widened.shown(out[0].state, code="ok", fields={"mega": 5000000})
     assert R.FOREIGN.name in rules_of(model, out[0], answered)
     assert R.FOREIGN.name not in rules_of(model, out[0], widened.shown(out[0].state, code="UNKNOWN_CMD"))
+    # an act's command may be REFUSED as well: a device without a test channel refuses it (section 11)
+    act = model.step(s, ForeignCommand("shoe", "lockout.press"))
+    assert act[0].answer.codes == frozenset({"UNKNOWN_CMD", "REFUSED"})
 
 
 def test_a_foreign_command_must_be_another_roles() -> None:
