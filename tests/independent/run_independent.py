@@ -34,6 +34,7 @@ class Device:
                "--ready-file", str(self.ready)]
         for fault in faults:
             cmd += ["--fault", fault]
+        state_dir.mkdir(parents=True, exist_ok=True)  # a case played again gets a folder of its own
         self.log = open(state_dir / "device.log", "wb")  # noqa: SIM115 (closed in stop)
         self.proc = subprocess.Popen(cmd, cwd=HERE, stdout=self.log, stderr=subprocess.STDOUT)
         self.ports: dict[str, int] = {}
