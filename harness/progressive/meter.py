@@ -299,8 +299,10 @@ class Meter:
             "diverted": self.diverted, "contributed": residual_text(self.contributed_num, self._den),
             "seeded": self.seeded, "removed": self.removed, "paid": self.paid,
         }
-        if self._den != rate_ratio(self.config.rate)[1]:
-            state["den"] = self._den  # finer than the configured rate's (contribute_at)
+        # the unit the residual is counted in: finer than the configured rate's after contribute_at, and kept
+        # when the configuration changes (a rate of 1.25 % leaves fractions of a cent a rate of 2 % cannot
+        # count): the meter rebuilt at the new rate keeps its residual exact, never refused or rounded (461a.12(h))
+        state["den"] = self._den
         if self.pending is not None:
             state["pending"] = self.pending.to_dict()
         return state

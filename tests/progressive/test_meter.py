@@ -279,6 +279,19 @@ def test_state_round_trip(wagers: list[int], pend: bool) -> None:
     assert again.to_state() == bank.to_state()
 
 
+def test_a_rate_written_keeps_a_residual_the_new_rate_cannot_count() -> None:
+    # 1.25 % of $0.10 is 0.125 of a cent; the meter rebuilt at 2 % (a configuration write) keeps that residual
+    # exact (461a.12(h): never turned back), in the finer unit it was counted in
+    meter = Meter(cfg(rate="1.25"))
+    meter.contribute(10)
+    assert meter.residual == Decimal("0.125")
+    state = dict(meter.to_state(), config=cfg(rate="2").to_dict())
+    again = Meter.from_state(json.loads(json.dumps(state)))
+    assert (again.amount, again.residual, again.config.rate) == (meter.amount, Decimal("0.125"), Decimal(2))
+    again.contribute(50)  # 2 % of $0.50: one whole cent, the residual untouched
+    assert (again.amount, again.residual) == (meter.amount + 1, Decimal("0.125"))
+
+
 def test_bad_state_refused() -> None:
     state = Meter(cfg()).to_state()
     for key, value in (("amount", "12"), ("residual", "2"), ("contributed", "0.0001")):
