@@ -151,6 +151,9 @@ class FramedLink:
         self.events_dropped = 0
         #: checks every message received (set by the driver before its first request); None: none
         self.checker: Checker | None = None
+        #: every message held to the contract whole: a field outside it fails the request or the event at once,
+        #: read or not (an explorer compares every field; a case is cost only by the fields it reads)
+        self.strict = False
         #: events the checker rejected whole, raised one by one by the next event read
         self._rejected: deque[DeviceError] = deque()
         #: (message definition, field path) -> [the first violation there, how many messages had it]
@@ -184,15 +187,23 @@ class FramedLink:
         deadline = time.monotonic() + timeout_s
         return self._wait(self._send(cmd, args), deadline, timeout_s)
 
-    def call_many(self, calls: list[tuple[str, dict[str, Any]]], timeout_s: float = 1.0) -> list[Reply | DeviceError]:
+    def call_many(self, calls: list[tuple[str, dict[str, Any]]], timeout_s: float = 1.0, *,
+                  one_write: bool = False) -> list[Reply | DeviceError]:
         """Send several requests back to back, then collect every answer (in request order).
 
         The device answers each by its SEQ, so nothing waits for a round trip between requests: a
         table's seven wager placements cost about one round trip instead of seven.  Each answer is
         a :class:`Reply` or the :class:`DeviceError` it raised (a NAK, a timeout); one deadline,
-        ``timeout_s`` from now, covers them all."""
+        ``timeout_s`` from now, covers them all.  ``one_write``: every frame goes out in a single write,
+        so the device reads them together (docs/protocol.md section 4: the host "may pipeline requests")."""
         deadline = time.monotonic() + timeout_s
-        pendings = [self._send(cmd, args) for cmd, args in calls]
+        if one_write:
+            with self._lock:
+                prepared = [self._prepare(cmd, args) for cmd, args in calls]
+                self._write([raw for _p, raw in prepared], [p for p, _raw in prepared])
+            pendings = [p for p, _raw in prepared]
+        else:
+            pendings = [self._send(cmd, args) for cmd, args in calls]
         out: list[Reply | DeviceError] = []
         for pending in pendings:
             try:
@@ -202,26 +213,36 @@ class FramedLink:
         return out
 
     def _send(self, cmd: str, args: dict[str, Any] | None) -> _Pending:
-        payload = {"cmd": cmd, **(args or {})}
         with self._lock:
-            self._raise_if_dead()
-            seq = self._alloc_seq()
-            raw = encode_frame(REQ, seq, payload)
-            pending = _Pending(cmd, seq)
-            self._pending[seq] = pending
-            pending.t_sent_ns = t_ns = time.perf_counter_ns()
-            # in the transcript before it is written: the reading thread may log the answer as soon as the
-            # bytes are out, and the evidence must show a request before its answer
-            self.transcript.bytes_out(raw, t_ns)
-            self.transcript.add(OUT, "frame", t_ns=t_ns, text=_summary(REQ, seq, payload, raw[8:-2].decode()),
-                                type="REQ", seq=seq, payload=payload)
-            try:
-                self.transport.write(raw)
-            except DeviceError as exc:
-                self._pending.pop(seq, None)
-                self.transcript.note(f"the request seq={seq} could not be written: {exc}")
-                raise
+            pending, raw = self._prepare(cmd, args)
+            self._write([raw], [pending])
         return pending
+
+    def _prepare(self, cmd: str, args: dict[str, Any] | None) -> tuple[_Pending, bytes]:
+        """A request numbered, registered and in the transcript, not yet written (called holding ``_lock``):
+        the reading thread may log the answer as soon as the bytes are out, and the evidence must show a
+        request before its answer."""
+        payload = {"cmd": cmd, **(args or {})}
+        self._raise_if_dead()
+        seq = self._alloc_seq()
+        raw = encode_frame(REQ, seq, payload)
+        pending = _Pending(cmd, seq)
+        self._pending[seq] = pending
+        pending.t_sent_ns = t_ns = time.perf_counter_ns()
+        self.transcript.bytes_out(raw, t_ns)
+        self.transcript.add(OUT, "frame", t_ns=t_ns, text=_summary(REQ, seq, payload, raw[8:-2].decode()),
+                            type="REQ", seq=seq, payload=payload)
+        return pending, raw
+
+    def _write(self, raws: list[bytes], pendings: list[_Pending]) -> None:
+        """The prepared requests' bytes in one write (called holding ``_lock``)."""
+        try:
+            self.transport.write(b"".join(raws))
+        except DeviceError as exc:
+            for pending in pendings:
+                self._pending.pop(pending.seq, None)
+                self.transcript.note(f"the request seq={pending.seq} could not be written: {exc}")
+            raise
 
     def _wait(self, pending: _Pending, deadline: float, timeout_s: float) -> Reply:
         remaining = deadline - time.monotonic()
@@ -250,22 +271,52 @@ class FramedLink:
         return self._send_broken(lambda seq: _reseq(raw, seq, corrupt=True),
                                  f"sent {cmd} with a corrupted CRC (a test of the device's receiver)", timeout_s)[1]
 
-    def send_malformed(self, timeout_s: float = 1.0) -> tuple[int, list[tuple[str, int | None]]]:
-        """Send a REQ frame with a good CRC whose payload is not a command (a ``ping`` holding a float), with
-        nothing else outstanding, then bring the line back in step with a ``ping``.
+    def send_malformed(self, timeout_s: float = 1.0, kind: str = "float") -> tuple[int, list[tuple[str, int | None]]]:
+        """Send a REQ frame with a good CRC that is not a command, of ``kind`` (:data:`MALFORMED`: a ``ping``
+        holding a float, a key given twice, a payload that is not an object, bytes that are not UTF-8, an
+        unknown TYPE, VER 2), with nothing else outstanding, then bring the line back in step with a ``ping``.
 
-        docs/protocol.md section 2: a payload that "contains a float" is "a BAD_FRAME error whose SEQ can be
-        trusted"; section 3: NAK ``BAD_FRAME`` carries the "SEQ of the frame if its CRC was good".  Returns the
-        SEQ the frame was sent with, and the answers (code, SEQ; ``ok`` for an RSP) that came to it within
-        ``timeout_s`` and to the pings after it (SEQ None), as :meth:`send_corrupted`."""
-        body = b'{"cmd":"ping","x":1.5}'
-        return self._send_broken(lambda seq: _frame_of(REQ, seq, body),
-                                 "sent a ping whose payload holds a float (a test of the device's receiver)",
-                                 timeout_s)
+        docs/protocol.md section 2: "A frame with a good CRC and a bad VER is a VERSION error; an unknown
+        TYPE, a payload that is not UTF-8 JSON, not an object, contains a float or a duplicate key is a
+        BAD_FRAME error whose SEQ can be trusted"; section 3: the NAK carries the "SEQ of the frame if its
+        CRC was good".  Returns the SEQ the frame was sent with, and the answers (code, SEQ; ``ok`` for an
+        RSP) that came to it within ``timeout_s`` and to the pings after it (SEQ None), as
+        :meth:`send_corrupted`."""
+        type_, ver, body, what = MALFORMED[kind]
+        return self._send_broken(lambda seq: _frame_of(type_, seq, body, ver),
+                                 f"sent {what} (a test of the device's receiver)", timeout_s)
 
-    def _send_broken(self, frame: Callable[[int], bytes], note: str,
-                     timeout_s: float) -> tuple[int, list[tuple[str, int | None]]]:
+    def send_stalled(self, silence_s: float, timeout_s: float = 1.0) -> list[tuple[str, int | None]]:
+        """Send the header of a request announcing 4000 payload bytes and a few of them, then nothing for
+        ``silence_s``, then bring the line back in step with a ``ping`` (docs/protocol.md section 2: "A partial
+        frame that receives no byte for 250 ms (host) / 500 ms (emulator) is abandoned the same way (a false
+        SOF in line noise must not stall the stream)").  Returns the answers as :meth:`send_corrupted`; a
+        ping not answered within ``timeout_s`` raises :class:`DeviceTimeout` (the line stayed stalled)."""
+        def partial(seq: int) -> bytes:
+            return HEADER.pack(SOF, VERSION, REQ, seq, 4000) + b'{"cmd":"ping","x":"'
+        return self._send_broken(partial, f"sent a partial frame, then {silence_s:g} s of silence (a test of the "
+                                 "device's receiver)", silence_s, settle_s=silence_s, ping_s=timeout_s)[1]
+
+    @property
+    def unmatched(self) -> list[tuple[str, int]]:
+        """The answers (code or ``ok``, SEQ) that matched no outstanding request, oldest first."""
+        with self._cond:
+            return list(self._unmatched)
+
+    def number_from(self, seq: int) -> None:
+        """The next request is numbered ``seq`` (1..65535), the ones after it on from there (docs/protocol.md
+        section 4: the host numbers its requests 1, 2, ... 65535, 1, ...)."""
+        if not 1 <= seq <= 0xFFFF:
+            raise ValueError(f"a request SEQ is 1..65535, not {seq}")
+        with self._lock:
+            self._seq = seq - 1 if seq > 1 else 0xFFFF
+
+    def _send_broken(self, frame: Callable[[int], bytes], note: str, timeout_s: float, *, settle_s: float = 0.0,
+                     ping_s: float | None = None) -> tuple[int, list[tuple[str, int | None]]]:
+        """``frame`` (given its SEQ) written alone; its answers waited for up to ``timeout_s`` (and at least
+        ``settle_s``), then pings until one is answered."""
         deadline = time.monotonic() + timeout_s
+        settled = time.monotonic() + settle_s
         with self._lock:
             self._raise_if_dead()
             if self._pending:
@@ -283,10 +334,11 @@ class FramedLink:
                 if remaining <= 0:
                     break
                 self._cond.wait(remaining)
+        time.sleep(max(0.0, settled - time.monotonic()))
         answers: list[tuple[str, int | None]] = list(self._unmatched[seen:])
         for _ in range(3):
             try:
-                self.call("ping", None, timeout_s)
+                self.call("ping", None, timeout_s if ping_s is None else ping_s)
                 break
             except DeviceNak as exc:
                 if exc.code not in (BAD_FRAME, BAD_CRC):
@@ -429,7 +481,7 @@ class FramedLink:
             return
         for pending in targets:
             broken = self._check(frame, pending.cmd, t_ns)
-            if broken is not None and (frame.type != RSP or getattr(broken, "whole", True)):
+            if broken is not None and (frame.type != RSP or self.strict or getattr(broken, "whole", True)):
                 pending.error = broken
             elif frame.type == RSP:
                 if frame.payload.get("ok") is not True:
@@ -453,7 +505,7 @@ class FramedLink:
                                  expected=expected, got=frame.seq)
         self._last_event_seq = frame.seq
         broken = self._check(frame, None, t_ns)
-        if broken is not None and getattr(broken, "whole", True):
+        if broken is not None and (self.strict or getattr(broken, "whole", True)):
             with self._cond:
                 self._rejected.append(broken)
                 self._cond.notify_all()
@@ -523,9 +575,20 @@ class FramedLink:
         self.close()
 
 
-def _frame_of(type: int, seq: int, body: bytes) -> bytes:
+#: the malformed requests of :meth:`FramedLink.send_malformed`: kind -> (TYPE, VER, payload, what it is)
+MALFORMED: dict[str, tuple[int, int, bytes, str]] = {
+    "float": (REQ, VERSION, b'{"cmd":"ping","x":1.5}', "a ping whose payload holds a float"),
+    "duplicate-key": (REQ, VERSION, b'{"cmd":"ping","cmd":"ping"}', "a ping whose payload gives a key twice"),
+    "not-object": (REQ, VERSION, b'["ping"]', "a payload that is not an object"),
+    "not-utf8": (REQ, VERSION, b'{"cmd":"ping","x":"\xff\xfe"}', "a ping whose payload is not UTF-8"),
+    "unknown-type": (0x09, VERSION, b'{"cmd":"ping"}', "a ping in a frame of unknown TYPE 0x09"),
+    "version": (REQ, 2, b'{"cmd":"ping"}', "a ping in a frame of VER 2"),
+}
+
+
+def _frame_of(type: int, seq: int, body: bytes, ver: int = VERSION) -> bytes:
     """A frame around ``body`` as it stands (a payload :func:`encode_frame` would refuse), its CRC good."""
-    head = HEADER.pack(SOF, VERSION, type, seq, len(body))
+    head = HEADER.pack(SOF, ver, type, seq, len(body))
     return head + body + crc16(head[2:] + body).to_bytes(2, "big")
 
 
