@@ -37,9 +37,10 @@ ANSWER_RETRY_GAP_S = 0.05
 ACT_REQUESTS = frozenset({"config.set", "wager.place", "wager.remove", "round.open", "round.no_more_bets",
                           "round.settle", "lockout.press", "reset_key"})
 
-#: the acts whose answer, once taken, cannot be asked for again (a round voided, settled or opened: asked
-#: again, another path answers); an on-time one clears a late one waiting for confirmation
-ONCE_ONLY_ACTS = frozenset({"round.settle", "round.open"})
+#: the acts whose answer, once taken, cannot be asked for again (a round voided, settled or opened, wagering
+#: closed by no more bets or the button: asked again, another path answers); an on-time one clears a late one
+#: waiting for confirmation
+ONCE_ONLY_ACTS = frozenset({"round.settle", "round.open", "round.no_more_bets", "lockout.press"})
 
 #: (role, command, arguments) -> the same request in a form that changes nothing, or None
 Probe = Callable[[str, str, Mapping[str, Any]], Mapping[str, Any] | None]

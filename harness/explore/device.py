@@ -51,6 +51,8 @@ SHOE_ERROR_S = 1.0
 #: how long a NAK BAD_CRC may take after a corrupted request (s); none is required, and one coming later would
 #: fail the request after it (a NAK with SEQ 0 fails every outstanding request, docs/protocol.md section 3)
 BAD_FRAME_NAK_S = 1.0
+#: the silence after a partial frame (docs/protocol.md section 2: abandoned after 500 ms on a device)
+STALL_SILENCE_S = 1.0
 #: how long another role's command may take to be answered (NAK UNKNOWN_CMD) (s)
 FOREIGN_S = 1.0
 #: the pace of the paced deals (shoe.status is read during them)
@@ -190,6 +192,9 @@ class ExploredTable:
         #: the last observation's layout (seat, type, amount), for asking a removal again
         self.last_layout: tuple[tuple[int, str, int], ...] = ()
         self.layout_before: tuple[tuple[int, str, int], ...] = ()
+        #: whether wagering was closed at the last observation, and before the step being played
+        self.last_locked = True
+        self.locked_before = True
         #: the answer times of the reads and acts (docs/protocol.md section 5)
         self.clock = AnswerClock(self._lines, float(profile.timing.response_timeout_ms) / 1000)
 
@@ -259,6 +264,10 @@ class ExploredTable:
             return args
         if cmd == "round.open":
             return args if (not obs.locked or obs.pending) else None
+        if cmd in ("round.no_more_bets", "lockout.press") and not self.locked_before:
+            # the act closed wagering (the contributions booked, the lock-out sent): asked again with wagering
+            # closed, another path answers, which says nothing of this one's time (judged at the next closing)
+            return None
         if cmd == "round.no_more_bets":
             return args if obs.locked and obs.cause == "no-more-bets" else None
         if cmd == "lockout.press":
@@ -310,6 +319,7 @@ class ExploredTable:
         obs.layout = self.last_layout = tuple(sorted((w.seat, w.type, w.amount) for w in listed))
         obs.layout_seats = tuple(w.seat for w in listed)
         obs.locked, obs.cause = self.clock.timed(obs, "lockout.get", self._lockout)
+        self.last_locked = obs.locked
         st = self.clock.timed(obs, "shoe.status", self.shoe.status)
         obs.shoe = (st.cards_dealt, st.cards_remaining)
         obs.shoe_state = str(st.state) if st.state is not None else None
@@ -321,6 +331,15 @@ class ExploredTable:
 
     def _perform(self, act: acts.Act) -> Any:
         return self.performers.perform(act, self.stage)
+
+    def settle_lines(self, quiet_s: float = 0.05, limit_s: float = 1.0) -> None:
+        """Let the events already on their way come in (the last act before this table was taken over: a round
+        voided at the end of the case before), and forget them: until ``quiet_s`` passes with none, at most
+        ``limit_s``."""
+        deadline = time.monotonic() + limit_s
+        while self.pull(quiet_s) and time.monotonic() < deadline:
+            pass
+        self.step_events = []
 
     def pull(self, timeout_s: float = 0.0) -> list[tuple[str, DeviceEvent]]:
         """The events that came since the last pull (the controller's, the shoe's and the bet sensors'), kept
@@ -353,10 +372,34 @@ class ExploredTable:
         cards the round takes (the model knows it from the cards loaded).  Every event the step brought
         (and any that came after the last step's reads) goes into the observation."""
         self.step_events = []
+        for _role, dev in self._lines():
+            dev.link.strict = True  # every field of every answer and event is compared: each held to the contract
         self.pull()
         self.layout_before = self.last_layout
+        self.locked_before = self.last_locked
         obs = Observed(op=op.name)
         marks = self.clock.marks()
+        strays = {role: len(dev.link.unmatched) for role, dev in self._lines()}
+        try:
+            self._act_and_read(op, obs, round_need)
+        except DeviceTimeout:
+            # a request unanswered while an answer came with a SEQ no request of the step had: the device
+            # answered it with another SEQ (docs/protocol.md section 3: "SEQ echoes the REQ"), a finding
+            faults = self._answers_misnumbered(marks, strays)
+            if not faults:
+                raise
+            obs.seq_faults += faults
+            obs.unread = True
+            return obs
+        if obs.unread:
+            return obs
+        self.clock.judge_acts(marks, obs, lambda role, cmd, args: self._probe(role, cmd, args, obs),
+                              lambda cmd, args: self._restore(cmd, args, obs))
+        self.pull()
+        obs.events = [(role, e.name, e.payload, e.seq) for role, e in self.step_events]
+        return obs
+
+    def _act_and_read(self, op: ops.Op, obs: Observed, round_need: int) -> None:
         try:
             self._act(op, obs, round_need)
         except DeviceNak as exc:
@@ -369,12 +412,24 @@ class ExploredTable:
                     ops.OpenRound: "open-round"}.get(type(op))
             if kind is not None and self.performers.performer(kind).name != "test-channel":
                 self._wait_lock_event(ACT_EVENT_S)  # a relay's act: its event comes on its own time
+        if obs.frame_stalled:
+            obs.unread = True  # the line stayed out of step: nothing more is read from it
+        if obs.unread:
+            return
         self.read(obs)
-        self.clock.judge_acts(marks, obs, lambda role, cmd, args: self._probe(role, cmd, args, obs),
-                              lambda cmd, args: self._restore(cmd, args, obs))
-        self.pull()
-        obs.events = [(role, e.name, e.payload, e.seq) for role, e in self.step_events]
-        return obs
+
+    def _answers_misnumbered(self, marks: Mapping[str, int], strays: Mapping[str, int]) -> list[str]:
+        """The answers since ``strays`` (each line's count of answers that matched no request) whose SEQ no
+        request of the step (since ``marks``, each line's transcript) had, as a person reads them."""
+        out = []
+        for role, dev in self._lines():
+            sent = {e.fields.get("seq") for e in dev.link.transcript.since(marks.get(role, 0))
+                    if e.kind == "frame" and e.fields.get("type") == "REQ"}
+            for code, seq in dev.link.unmatched[strays.get(role, 0):]:
+                if (seq != 0 or code == "ok") and seq not in sent:  # a NAK's SEQ 0 is "the header cannot be trusted"
+                    out.append(f"the {role} answered {code} with SEQ {seq}, which no request had (requests of the "
+                               f"step: SEQ {', '.join(str(n) for n in sorted(x for x in sent if isinstance(x, int)))})")
+        return out
 
     def _nak_refusal(self, op: ops.PlaceWager, code: str) -> str | None:
         """The refusal a NAK to ``wager.place`` stands for (docs/protocol.md section 6.3), or None where it
@@ -447,6 +502,10 @@ class ExploredTable:
             self._shoe_error()
         elif isinstance(op, ops.BadFrame):
             self._bad_frame(op, obs)
+        elif isinstance(op, ops.Pipelined):
+            self._pipelined(op, obs)
+        elif isinstance(op, ops.SeqFrom):
+            self._seq_from(op, obs)
         elif isinstance(op, ops.ForeignCommand):
             reply = self._link(op.role).call(op.cmd, {}, FOREIGN_S)
             obs.fields = {k: v for k, v in reply.payload.items() if k != "ok"}
@@ -475,12 +534,49 @@ class ExploredTable:
         ``wager.list``) with its CRC broken; ``payload``: a ping holding a float, its CRC good."""
         link = self._link(op.role)
         self.pull()
-        if op.kind == "payload":
-            obs.frame_seq, obs.frame_answers = link.send_malformed(timeout_s=BAD_FRAME_NAK_S)
-            return
-        cmd, args = {"controller": ("lockout.press", {}), "shoe": ("test.deal", {"count": 1, "pace_us": 0}),
-                     "sensors": ("wager.list", {})}[op.role]
-        obs.frame_answers = link.send_corrupted(cmd, args, timeout_s=BAD_FRAME_NAK_S)
+        obs.frame_kind = op.kind
+        try:
+            if op.kind == "stall":
+                obs.frame_answers = link.send_stalled(STALL_SILENCE_S, timeout_s=BAD_FRAME_NAK_S)
+            elif op.kind != "crc":
+                obs.frame_seq, obs.frame_answers = link.send_malformed(
+                    timeout_s=BAD_FRAME_NAK_S, kind="float" if op.kind == "payload" else op.kind)
+            else:
+                cmd, args = {"controller": ("lockout.press", {}), "shoe": ("test.deal", {"count": 1, "pace_us": 0}),
+                             "sensors": ("wager.list", {})}[op.role]
+                obs.frame_answers = link.send_corrupted(cmd, args, timeout_s=BAD_FRAME_NAK_S)
+        except DeviceTimeout:
+            obs.frame_stalled = True  # no ping after it answered: the finding, not the rig's fault
+
+    def _pipelined(self, op: ops.Pipelined, obs: Observed) -> None:
+        """``op.count`` pings in one write (docs/protocol.md section 4), each answer waited for."""
+        link = self._link(op.role)
+        seen = len(link.unmatched)
+        got = link.call_many([("ping", {})] * op.count, BAD_FRAME_NAK_S, one_write=True)
+        for i, answer in enumerate(got, 1):
+            if isinstance(answer, DeviceTimeout):
+                obs.seq_faults.append(f"ping {i} of {op.count} sent to the {op.role} in one write: no answer "
+                                      f"with its SEQ{self._stray(link, seen)}")
+            elif isinstance(answer, DeviceError):
+                raise answer
+
+    def _seq_from(self, op: ops.SeqFrom, obs: Observed) -> None:
+        """The requests to ``op.role`` numbered on from ``op.seq``, a ping the first (docs/protocol.md section 4)."""
+        link = self._link(op.role)
+        link.number_from(op.seq)
+        seen = len(link.unmatched)
+        try:
+            link.call("ping", None, BAD_FRAME_NAK_S)
+        except DeviceTimeout:
+            obs.seq_faults.append(f"a ping to the {op.role} numbered SEQ {op.seq}: no answer with its SEQ"
+                                  f"{self._stray(link, seen)}")
+            obs.unread = True  # every later request is numbered on from there: none would be answered either
+
+    @staticmethod
+    def _stray(link: Any, seen: int) -> str:
+        """The answers that matched no request since ``seen`` (of ``link.unmatched``), for a person."""
+        stray = [f"{code} with SEQ {seq}" for code, seq in link.unmatched[seen:]]
+        return f" (answered {', '.join(stray)})" if stray else ""
 
     def _reboot_other(self, role: str, obs: Observed) -> None:
         """The line fault ``reboot`` of the shoe or the bet sensors (docs/protocol.md section 7): silent a moment,

@@ -103,6 +103,8 @@ class Draws:
         field, meter, value = template
         royal9 = self.model.royal9
         den = s.denomination
+        if field == "game":  # not configurable (docs/protocol.md 6.4): refused, nothing changes
+            return {"game": "baccarat" if self.profile.game != "baccarat" else "midibaccarat"}
         if field == "denomination":
             return {"denomination": int(value)} if royal9 else None
         if field == "commission":
@@ -128,6 +130,21 @@ class Draws:
             if not royal9:
                 return None
             return {"denomination": 100 if den == 500 else 500, "meters": {meter: {"reset": max(floor - 1, 0)}}}
+        if field == "denomination+floor":
+            # the other denomination with the meter's initial and reset at that denomination's own floor: "a
+            # denomination written is checked with the meters as configured against its own floors"
+            # (docs/protocol.md 6.4), so the write stands or falls by the new floors, not the old
+            if not royal9 or den not in (100, 500):
+                return None
+            other = 100 if den == 500 else 500
+            at = royal9_floors(other // 100).get(meter, 0) + (0 if value == "" else int(value))
+            return {"denomination": other, "meters": {meter: {"initial": at, "reset": at}}} if at >= 0 else None
+        if field == "initial+limit":
+            # an initial amount above the payout limit in force, written first, with a limit above both: the
+            # write is judged as a whole (docs/protocol.md 6.4), whatever the order of its keys
+            if cfg.payout_limit is None:
+                return None
+            return {"meters": {meter: {"initial": cfg.payout_limit + 100, "payout_limit": cfg.payout_limit + 200}}}
         if value == "null":  # "cents or null" (docs/protocol.md 6.4): the limit or the capacity removed
             return {"meters": {meter: {field: None}}}
         # where one wager at the denomination in force takes the meter: its next contribution lands at, just
@@ -174,14 +191,15 @@ class Draws:
         value (decks 6, two seats' combinations swapped: REFUSED, never BAD_ARGS, docs/protocol.md section
         13) and a write of it as it stands (the refusal the profile announces is checked, the other fields
         keep their share)."""
-        names = {"seats": "combinations", "denomination+reset": "denomination", "rate": "meters",
+        names = {"seats": "combinations", "denomination+reset": "denomination", "denomination+floor": "denomination",
+                 "initial+limit": "meters", "rate": "meters",
                  "limit+bad-rate": "meters", "reset": "meters", "initial": "meters", "payout_limit": "meters",
                  "display_capacity": "meters"}
         out = []
         for t in CONFIG_TEMPLATES:
             field = t[0]
-            policy = self.profile.writes(names.get(field, field))
-            if policy != "never" or t[2] in ("as-is", "swap", "6", "-1", "17", "0"):
+            policy = "never" if field == "game" else self.profile.writes(names.get(field, field))
+            if policy != "never" or t[2] in ("as-is", "swap", "6", "-1", "17", "0", "other"):
                 out.append(t)
         return tuple(out)
 
@@ -193,6 +211,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
     ("seats", "", "not-king9"),
     ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
     ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "-1"),
+    ("game", "", "other"),
     *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
         ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"), ("rate", "0.375"), ("rate", "1.0625"),
         ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
@@ -201,6 +220,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
         ("payout_limit", "amount"), ("payout_limit", "amount+1"), ("payout_limit", "amount+3"),
         ("payout_limit", "amount+700"),
         ("payout_limit", "capacity"), ("payout_limit", "capacity+1"), ("denomination+reset", ""),
+        ("denomination+floor", ""), ("denomination+floor", "-1"), ("initial+limit", ""),
         ("limit+bad-rate", ""),
         ("payout_limit", "land-1"), ("payout_limit", "land"), ("payout_limit", "land+1"), ("payout_limit", "null"),
         ("display_capacity", "limit-1"), ("display_capacity", "limit"), ("display_capacity", "capacity+1000"),

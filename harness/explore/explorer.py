@@ -57,6 +57,7 @@ from harness.explore.ops import (
     NoMoreBets,
     Op,
     OpenRound,
+    Pipelined,
     PlaceWager,
     PowerCutMidDeal,
     PowerCycle,
@@ -65,6 +66,7 @@ from harness.explore.ops import (
     Reconnect,
     RemoveWager,
     ResetKey,
+    SeqFrom,
     ShoeError,
     VoidRound,
     VoidRounds,
@@ -76,6 +78,10 @@ from harness.suites.run.profile_rig import open_rig
 from harness.suites.run.rig import Rig, start_profile_emulator
 
 BASE_TYPES = ("player", "banker", "tie")
+#: the kinds of broken frame drawn (docs/protocol.md section 2)
+FRAME_KINDS = BadFrame.choices["kind"]
+#: request numbers at the edges a receiver may get wrong: a signed 16-bit SEQ, and the wrap after 65535
+EDGE_SEQS = (32767, 32768, 40000, 65534, 65535)
 #: the reply deadline on an emulated profile's ports (a host under load answers late, the device is not late)
 EMULATOR_TIMEOUT_MS = 10_000
 
@@ -724,7 +730,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 # a broken request to the controller or the shoe: dropped (or NAK BAD_FRAME with its SEQ), and the
                 # line's event SEQ runs on (docs/protocol.md sections 2, 3, 4); the rounds after it send the
                 # events that show it
-                self.play(BadFrame(rng.choice(("controller", "shoe")), rng.choice(("crc", "payload"))))
+                self.play(BadFrame(rng.choice(("controller", "shoe")), rng.choice(FRAME_KINDS)))
             elif kind == "link" and "comm" in enabled:
                 self.play(Comm(False))
                 if "reboot" in enabled and rng.random() < 0.5:
@@ -821,7 +827,13 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         def pay_pending(self) -> None:
             """Every payment waiting turned with the reset key (where the bench can); between two keys, with a
             payment still waiting, a round.open, which must be refused (section 8: "While a payment is
-            pending, round.open is REFUSED": any payment, not the one the last key paid)."""
+            pending, round.open is REFUSED": any payment, not the one the last key paid).  First, the key of a
+            meter with nothing waiting while another's payment waits: REFUSED, "a reset key with nothing to reset"
+            (section 3), that meter not turned back (461a.12(h))."""
+            waiting = {p.meter for p in self.state.pending}
+            idle = [m for m in R9_METERS if m in self.state.meters and m not in waiting]
+            if self.state.pending and idle and "reset_key" in enabled:
+                self.play(ResetKey(idle[len(self.ops) % len(idle)]))
             for meter in sorted({p.meter for p in self.state.pending}):
                 if "reset_key" in enabled:
                     self.play(ResetKey(meter))
@@ -1066,17 +1078,33 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     self.play(ForeignCommand(role, cmd))
 
         @precondition(lambda self: "shoe_error" in enabled or "bad_frame" in enabled)
-        @rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), kind=st.sampled_from(("crc", "payload")))
+        @rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), kind=st.sampled_from(FRAME_KINDS))
         def line_fault(self, roll: int, role: str, kind: str) -> None:
             """One draw in four a shoe fault (its error event: no card dealt) or a broken request to a device (its
-            CRC broken: dropped; or a good CRC around a payload holding a float: NAK BAD_FRAME with its SEQ; the
-            event SEQ runs on either way), docs/protocol.md sections 2, 3, 4, 6.2."""
+            CRC broken: dropped; a good CRC around what is not a command: NAK BAD_FRAME with its SEQ, or VERSION
+            for VER 2; a partial frame then silence: abandoned; the event SEQ runs on each way), docs/protocol.md
+            sections 2, 3, 4, 6.2."""
             if role == "sensors" and "foreign" not in enabled:
                 role = "controller"  # the sensors are framed by the reference protocol's driver only where all are
             if roll == 3 and "shoe_error" in enabled and (role == "shoe" or "bad_frame" not in enabled):
                 self.play(ShoeError())
             elif roll >= 2 and "bad_frame" in enabled:
                 self.play(BadFrame(role, kind))
+
+        @precondition(lambda self: "bad_frame" in enabled)
+        @rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), count=st.integers(2, 4),
+              seq=st.one_of(st.sampled_from(EDGE_SEQS), st.integers(1, 0xFFFF)))
+        def request_numbers(self, roll: int, role: str, count: int, seq: int) -> None:
+            """One draw in four, pings pipelined in one write to a device; one in four, the host's requests to it
+            numbered on from another SEQ (the 15-bit and 16-bit edges and their wrap among them), every later
+            request of the sequence numbered on from there: each answered with its own SEQ (docs/protocol.md
+            sections 3, 4)."""
+            if role == "sensors" and "foreign" not in enabled:
+                role = "controller"
+            if roll == 2:
+                self.play(Pipelined(role, count))
+            elif roll == 3:
+                self.play(SeqFrom(role, seq))
 
         @precondition(lambda self: "comm" in enabled)
         @rule(roll=st.integers(0, 3))

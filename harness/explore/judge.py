@@ -115,6 +115,15 @@ class Observed:
     #: (NAK code or ``ok``, SEQ; SEQ None for a NAK that failed the ping after it) that came to it
     frame_seq: int | None = None
     frame_answers: list[tuple[str, int | None]] = field(default_factory=list)
+    #: the broken frame's kind (``crc``, ``payload``, ``version``, ``stall``, ...)
+    frame_kind: str = "crc"
+    #: the pings after the broken frame went unanswered: the line stayed out of step
+    frame_stalled: bool = False
+    #: requests not answered with their own SEQ (docs/protocol.md sections 3, 4), each as a person reads it
+    seq_faults: list[str] = field(default_factory=list)
+    #: a line stopped answering (out of step after a broken frame, or answering with other SEQs): nothing was
+    #: read after the act, and only the line's own differences are judged
+    unread: bool = False
 
 
 @dataclass(frozen=True)
@@ -287,8 +296,7 @@ def differences(model: TableModel, out: Permitted, got: Observed,
     diffs.extend(_events_differences(model, out, got))
     if got.op is not None:
         diffs.extend(stray_events(got.op, got))
-    if got.op == "bad_frame":
-        diffs.extend(frame_differences(got))
+    diffs.extend(line_differences(got))
     for request, fastest, tries in got.slow:
         diffs.append(Difference(f"{request} answer time (the fastest of {tries} asks)",
                                 f"<= {ANSWER_DEADLINE_MS} ms", f"{fastest} ms", R.ANSWER_TIME.name))
@@ -464,16 +472,43 @@ def frame_differences(got: Observed) -> list[Difference]:
     what it cannot read says nothing wrong on the wire); the NAKs that failed the ping after it (SEQ
     None) are the line noise the text allows."""
     diffs: list[Difference] = []
+    what = _FRAME_KINDS.get(got.frame_kind, "a request whose payload is not a command")
+    # VER 2: "a VERSION error"; any other good CRC: "a BAD_FRAME error whose SEQ can be trusted"
+    want = "VERSION" if got.frame_kind == "version" else "BAD_FRAME"
     for code, seq in got.frame_answers:
         if seq is None:
             continue
         if got.frame_seq is None and (code not in ("BAD_CRC", "BAD_FRAME") or seq != 0):
-            diffs.append(Difference("the answer to a request whose CRC failed", "NAK BAD_CRC (or BAD_FRAME) with "
-                                    "SEQ 0, or none", f"{code} with SEQ {seq}", R.FRAMING.name))
-        elif got.frame_seq is not None and (code, seq) != ("BAD_FRAME", got.frame_seq):
-            diffs.append(Difference("the answer to a request with a good CRC whose payload holds a float",
-                                    f"NAK BAD_FRAME with the frame's SEQ {got.frame_seq}", f"{code} with SEQ {seq}",
-                                    R.FRAMING.name))
+            diffs.append(Difference(f"the answer to {what}", "NAK BAD_CRC (or BAD_FRAME) with SEQ 0, or none",
+                                    f"{code} with SEQ {seq}", R.FRAMING.name))
+        elif got.frame_seq is not None and (code, seq) != (want, got.frame_seq):
+            diffs.append(Difference(f"the answer to {what}", f"NAK {want} with the frame's SEQ {got.frame_seq}",
+                                    f"{code} with SEQ {seq}", R.FRAMING.name))
+    if got.frame_stalled:
+        diffs.append(Difference(f"a ping after {what}", "answered (the receiver back in step: section 2)",
+                                "no answer within the deadline", R.FRAMING.name))
+    return diffs
+
+
+#: what each kind of broken frame is, for a person (:class:`~harness.explore.ops.BadFrame`)
+_FRAME_KINDS = {
+    "crc": "a request whose CRC failed",
+    "payload": "a request with a good CRC whose payload holds a float",
+    "duplicate-key": "a request with a good CRC whose payload gives a key twice",
+    "not-object": "a request with a good CRC whose payload is not an object",
+    "not-utf8": "a request with a good CRC whose payload is not UTF-8",
+    "unknown-type": "a frame with a good CRC of an unknown TYPE",
+    "version": "a request with a good CRC and VER 2",
+    "stall": "a partial frame abandoned after a silence",
+}
+
+
+def line_differences(got: Observed) -> list[Difference]:
+    """The differences on the line itself: the answers to a broken frame, and requests not answered with their
+    own SEQ (docs/protocol.md sections 2 to 4)."""
+    diffs = frame_differences(got) if got.op == "bad_frame" else []
+    for fault in got.seq_faults:
+        diffs.append(Difference(fault, "answered with the request's own SEQ", "not so", R.REQUEST_SEQ.name))
     return diffs
 
 
@@ -577,6 +612,9 @@ def judge(model: TableModel, outcomes: list[Permitted], got: Observed,
           identity: Mapping[str, Any] | None = None) -> tuple[Permitted | None, list[Difference]]:
     """The outcome the device took (its round number learnt where the model did not know it yet), or
     None with the differences from the closest permitted outcome."""
+    if got.unread:  # the line stopped answering: its own differences are the finding, nothing else was read
+        return None, line_differences(got) or [Difference("the line", "answering", "stopped answering",
+                                                           R.FRAMING.name)]
     best: list[Difference] | None = None
     for out in outcomes:
         if out.state.round is None and got.code == "ok" and isinstance(got.fields.get("round"), int) \

@@ -50,6 +50,7 @@ from harness.games.baccarat import deal_round
 from harness.games.interpretations import Interpretations
 from harness.money import Cents
 from harness.profiles.model import Profile, SeatSettings
+from harness.progressive.floors import configuration_problems
 from harness.progressive.meter import grow_to_cap
 from harness.suites.run.oracle import Oracle
 
@@ -473,6 +474,12 @@ class TableModel:
         return {self.profile.writes(names.get(str(k), str(k))) for k in changes}
 
     def _config_write(self, s: State, op: ops.ConfigWrite) -> list[Permitted]:
+        if "game" in op.changes:
+            # docs/protocol.md 6.4: "config.set takes any subset of these fields except game"; "BAD_ARGS for a
+            # field that is not configurable" (or REFUSED: "a field the device does not let an operator
+            # write", and while live); nothing changes either way
+            return [Permitted(None, ExpectedAnswer(REFUSED | {"BAD_ARGS"}), s.clone(),
+                              (R.CONFIG_RANGE.name, R.CONFIG_WRITES.name))]
         if s.phase in ("open", "dealing") or s.layout:
             return [self._unchanged(s, R.CONFIG_LIVE)]
         after, broken = config_after(s, op.changes, royal9=self.royal9, limit_check=self.limit_check)
@@ -509,11 +516,27 @@ class TableModel:
         rules = (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
                  *((R.CONFIG_WRITES.name,) if "no-amount-shown" in policy or "seats" in op.changes
                    or "decks" in op.changes else ()))
-        if policy == {"between-rounds"} and "meters" not in op.changes:
+        # a display capacity, or a payout limit removed (null), stays the device's choice
+        capacity = any("display_capacity" in dict(fields) or ("payout_limit" in dict(fields)
+                                                                and dict(fields)["payout_limit"] is None)
+                       for fields in dict(op.changes.get("meters") or {}).values())
+        # a limit the interpretation meter-payout-limit-check "current-only" lets through, which the default
+        # reading refuses: the device may take it or refuse it
+        lenient = self.limit_check != "set-and-reset" and config_after(
+            s, op.changes, royal9=self.royal9, limit_check="set-and-reset")[0] is None
+        # and where the configuration in force already breaks a bound the write does not touch (a meter at its
+        # payout limit: "a payout limit must be greater than the meter's current amount"), a device may refuse
+        # any write for it (config_after judges only what the write brings in)
+        lenient = lenient or any(cfg.payout_limit is not None and cfg.payout_limit <= s.meters[name].amount
+                                 for name, cfg in s.meter_cfg.items() if name in s.meters) or bool(
+            configuration_problems(s.meter_cfg.values(),
+                                   s.denomination // 100 if self.royal9 and s.denomination in (100, 500) else None))
+        if policy == {"between-rounds"} and not capacity and not lenient:
             # docs/device-profiles.md config_writes: "between-rounds: the device takes a write with no round
-            # open; a refusal then is a FAIL" (as the suites judge it); the meters' fields stay a choice: a
-            # compliant controller may still refuse an amount in range for a reason of its own (a display
-            # capacity above the one filed), which the suites do not ask for either
+            # open; a refusal then is a FAIL" (as the suites judge it), a meter's rate, initial, reset and payout
+            # limit among them; a display capacity stays a choice (a compliant controller may refuse one its
+            # display cannot show, above the one filed), and so does a limit removed (a controller may keep
+            # one), which the suites do not ask for either
             return [Permitted(None, ExpectedAnswer(), after, (*rules, R.CONFIG_WRITES.name))]
         refused = "config write in range refused"
         if "no-amount-shown" in policy and any(m.amount for m in s.meters.values()):
@@ -644,6 +667,16 @@ class TableModel:
         changes, and the device's event SEQ runs on (section 4); the NAKs it got are judged by
         :func:`~harness.explore.judge.frame_differences`."""
         return [Permitted(None, ExpectedAnswer(), s.clone(), (R.FRAMING.name, R.EVENT_SEQ.name))]
+
+    def _pipelined(self, s: State, op: ops.Pipelined) -> list[Permitted]:
+        """Pings in one write (docs/protocol.md section 4): each answered with its SEQ (judged by
+        :func:`~harness.explore.judge.frame_differences`); nothing on the table changes."""
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.REQUEST_SEQ.name,))]
+
+    def _seq_from(self, s: State, op: ops.SeqFrom) -> list[Permitted]:
+        """The host's requests numbered on from ``op.seq`` (docs/protocol.md sections 3, 4): each answered with
+        its SEQ; nothing on the table changes."""
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.REQUEST_SEQ.name,))]
 
     def _void_rounds(self, s: State, op: ops.VoidRounds) -> list[Permitted]:
         """``count`` rounds opened and voided (docs/protocol.md section 8): each ``round.open`` gives one more

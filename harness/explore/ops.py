@@ -202,18 +202,46 @@ class BadFrame(Op):
     """A broken request frame sent by the host to ``role`` (docs/protocol.md section 2), of ``kind``:
 
     * ``crc``: its CRC broken; the receiver drops it (answering NAK ``BAD_CRC`` with SEQ 0, or nothing);
-    * ``payload``: a good CRC around a payload that is not a command (it holds a float); the receiver
-      answers NAK ``BAD_FRAME`` with the frame's SEQ (the SEQ of a frame whose CRC was good "can be
-      trusted", sections 2 and 3).
+    * ``payload`` (a ping holding a float), ``duplicate-key``, ``not-object``, ``not-utf8``, ``unknown-type``:
+      a good CRC around what is not a command; the receiver answers NAK ``BAD_FRAME`` with the frame's SEQ
+      (the SEQ of a frame whose CRC was good "can be trusted", sections 2 and 3), or nothing;
+    * ``version``: a good CRC and VER 2: "a VERSION error" (NAK ``VERSION``), or nothing;
+    * ``stall``: a header announcing 4000 bytes, a few of them, then 1 s of silence: the receiver abandons
+      the partial frame (section 2: "a false SOF in line noise must not stall the stream") and answers the
+      ping after it.
 
     Either way the device takes no command from it, and its event SEQ runs on (section 4)."""
 
     name: ClassVar[str] = "bad_frame"
     terse: ClassVar[tuple[str, ...]] = ("kind",)
-    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "shoe", "sensors"),
-                                                    "kind": ("crc", "payload")}
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {
+        "role": ("controller", "shoe", "sensors"),
+        "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall")}
     role: str = "controller"
     kind: str = "crc"
+
+
+@dataclass(frozen=True)
+class Pipelined(Op):
+    """``count`` pings to ``role`` in one write (docs/protocol.md section 4: the host "may pipeline requests;
+    the device must answer each with its SEQ, in any order")."""
+
+    name: ClassVar[str] = "pipelined"
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "shoe", "sensors")}
+    role: str = "controller"
+    count: int = 2
+
+
+@dataclass(frozen=True)
+class SeqFrom(Op):
+    """The host's requests to ``role`` numbered on from ``seq`` (docs/protocol.md section 4: "1, 2, ... 65535,
+    1, ... (never 0)"; section 3: an RSP's "SEQ echoes the REQ"), a ping the first of them: every later
+    request of the sequence is numbered on from there, across 65535 where it comes."""
+
+    name: ClassVar[str] = "seq_from"
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "shoe", "sensors")}
+    role: str = "controller"
+    seq: int = 32768
 
 
 #: commands of one role a device of another role is sent (:class:`ForeignCommand`): those that read, and those
@@ -238,7 +266,7 @@ OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWag
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
                                                   ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
                                                   VoidRounds, Reconnect, Reboot, ShoeError, BadFrame,
-                                                  ForeignCommand)}
+                                                  ForeignCommand, Pipelined, SeqFrom)}
 
 
 def _plain(value: Any) -> Any:
@@ -283,6 +311,10 @@ def op_from_dict(data: Mapping[str, Any], where: str = "op") -> Op:
         if key in cls.choices and value not in cls.choices[key]:
             raise InputError(f"{where}: {name} {key} must be one of {', '.join(cls.choices[key])}, got {value!r}")
     op = cls(**args)
+    if isinstance(op, SeqFrom) and not 1 <= op.seq <= 0xFFFF:
+        raise InputError(f"{where}: seq_from seq must be 1..65535, got {op.seq}")
+    if isinstance(op, Pipelined) and not 2 <= op.count <= 16:
+        raise InputError(f"{where}: pipelined count must be 2..16, got {op.count}")
     if isinstance(op, ForeignCommand) and op.cmd in vocabulary.COMMANDS[op.role]:
         raise InputError(f"{where}: foreign cmd {op.cmd} is the {op.role}'s own command (give another role's)")
     return op

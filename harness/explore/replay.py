@@ -45,6 +45,7 @@ class ReplayedStep:
 def replay(model: TableModel, table: ExploredTable, ops: list[Op]) -> Iterator[ReplayedStep]:
     """Each operation's judgement, in order; stops after the first that differs (step 0 is the table
     before the first operation)."""
+    table.settle_lines()
     obs = table.read(Observed())
     obs.identity = table.identity()
     state = adopt(model, obs)

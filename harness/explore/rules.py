@@ -172,5 +172,10 @@ FOREIGN = rule("foreign-command", "contract-6-unknown-command", "docs/protocol.m
                "answered NAK UNKNOWN_CMD and changes nothing")
 FRAMING = rule("broken-frame", "contract-2-broken-frame", "docs/protocol.md sections 2, 3",
                "a frame whose CRC fails is dropped (a NAK to it is BAD_CRC, or BAD_FRAME for its bytes, with SEQ 0); "
-               "a frame with a good CRC whose payload is not a command (it holds a float) is answered NAK "
-               "BAD_FRAME with that frame's SEQ; no command is taken from either")
+               "a frame with a good CRC whose payload is not a command (a float, a key given twice, not an object, "
+               "not UTF-8) or whose TYPE is unknown is answered NAK BAD_FRAME with that frame's SEQ, one of VER 2 "
+               "NAK VERSION; a partial frame followed by silence is abandoned and the next request answered; no "
+               "command is taken from any of them")
+REQUEST_SEQ = rule("request-seq", "contract-4-request-seq", "docs/protocol.md sections 3, 4",
+                   "each request is answered with its own SEQ, whatever the host numbers it (1 to 65535, then 1 "
+                   "again), and requests pipelined in one write are each answered")

@@ -20,7 +20,7 @@ from harness.devices.framing import next_seq
 from harness.devices.registry import open_device
 from harness.explore.device import OP_ACTS, ExploredTable, framed_roles, why_not_explorable
 from harness.explore.model import TableModel, unsupported
-from harness.explore.ops import BadFrame, ForeignCommand, op_text, parse_op
+from harness.explore.ops import BadFrame, ForeignCommand, Pipelined, SeqFrom, op_text, parse_op
 from harness.explore.replay import replay
 from harness.explore.rules import RULES
 from harness.suites.run.context import NotApplicableHere
@@ -57,9 +57,11 @@ def sequence_unfit(profile: Profile) -> str | None:
     "`wager seat=1 type=player amount=100`, `remove_wager seat=1 type=player`, `lockout_button`, "
     "`no_more_bets`, `load KS 9H ...`, `deal_first`, `deal_rest`, `reset_key mega`, `config_write {json}`, "
     "`power_cycle`, `comm down|up`, `void`, `reconnect`, `reboot`, `reboot role=sensors`, `deal_misread`, "
-    "`shoe_error`, `bad_frame role=controller`, `bad_frame role=shoe kind=payload`, `foreign role=sensors "
-    "cmd=meters.get`) from the table as it stands, and after each compare every observable (each "
-    "read's answer time too) with the explorer's model of the device contract; stops at the first difference.  "
+    "`shoe_error`, `bad_frame role=controller`, `bad_frame role=shoe kind=payload` (kinds crc, payload, "
+    "duplicate-key, not-object, not-utf8, unknown-type, version, stall), `pipelined role=shoe count=3`, "
+    "`seq_from role=controller seq=65535`, `foreign role=sensors cmd=meters.get`) from the table as it "
+    "stands, and after each compare every observable (each read's answer time too) with the explorer's "
+    "model of the device contract; stops at the first difference.  "
     "A case whose operations need an act no performer of the bench carries out (the button, the power, a "
     "fault only a test channel makes) is NOT APPLICABLE, and so is one on a table the model does not stand "
     "for (a mystery progressive, resets at the hit, no automatic lock-out) or on a bench where a person loads, "
@@ -76,7 +78,7 @@ def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> No
         raise NotApplicableHere(why)
     framed = framed_roles(runner.profile)
     for op in parsed:
-        if isinstance(op, (BadFrame, ForeignCommand)) and op.role not in framed:
+        if isinstance(op, (BadFrame, ForeignCommand, Pipelined, SeqFrom)) and op.role not in framed:
             raise NotApplicableHere(f"{op_text(op)}: the {op.role} is not reached on a line of its own through the "
                                     "reference protocol's driver (a frame is the host's act on that line)")
     model = TableModel(runner.profile)
