@@ -529,6 +529,56 @@ FAULTS_SET13 = {
     "diverted-from-growth": "a contribution that crosses a cap diverts its whole cents, not only those past the cap",
 }
 
+# The fourteenth set (FAULTS14.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET14 = {
+    "shoe-status-count-refreshed-by-card": "after the shoe is loaded again shoe.status gives the last shoe's "
+                                           "cards_dealt until the first card out",
+    "natural-tested-before-mod-10": "the natural test reads the two cards' sum before modulo 10: a 5 and a 6 "
+                                    "stop the deal",
+    "banker-third-card-added-to-player": "when the player stands and the banker draws, the fifth card is counted "
+                                         "in the player's hand",
+    "wager-list-lists-each-placement": "wager.list lists a wager placed again once per placement (old amounts too)",
+    "wager-list-capped-at-ten": "wager.list answers the first ten wagers on the layout only",
+    "closed-remove-answered-removed-false": "wager.remove with wagering closed answers removed false, not NAK "
+                                            "REFUSED",
+    "link-restore-resend-adds-stakes": "the sensors link back in a round doubles every wager on the layout (the "
+                                       "resync adds the counts)",
+    "button-press-latched-into-next-round": "the lock-out button pressed between rounds closes wagering again at "
+                                            "the next round.open",
+    "nmb-refused-after-button": "round.no_more_bets after the lock-out button in an open round is REFUSED",
+    "lockout-late-after-refused-wager": "in a round where a wager was refused the lock-out on the first card is "
+                                        "3 ms late",
+    "refused-settle-leaves-void-flag": "a round.settle REFUSED mid-deal makes the round's round_end say void true",
+    "void-lock-cause-not-stored": "after a void of an open round lockout.get answers locked with cause null",
+    "round-cards-kept-across-power-cut": "the cards out of a round lost to a power cut are kept in the next "
+                                         "round's tableau",
+    "envy-checks-lower-seats-only": "mega envy is paid only for the combination of a seat below the wager's seat",
+    "first-round-after-power-contributes-nothing": "after a power cycle the first closing of wagering books no "
+                                                   "contribution",
+    "meter-write-applies-first-meter-only": "a meter write naming two meters applies the first one only",
+    "limit-held-to-round-start-amount": "a payout limit written is held to the meter's amount at the last "
+                                        "round.open, not its current one",
+    "payout-limit-stored-in-24-bits": "a payout limit written is kept in 24 bits: 20000000 becomes 3222784",
+    "meter-initial-restored-from-reset": "after a power cycle each meter's initial amount is its reset amount",
+    "reset-key-pops-first-pending": "the reset key clears the first pending payment, whatever meter it is for",
+    "cumulative-paid-omits-mega": "the reset key of the mega books paid_by_attendant but not cumulative_paid",
+    "refused-key-sends-reset-event": "a reset key REFUSED (nothing to reset) still sends a reset event",
+    "reset-key-resends-hit": "the reset key sends the hit event of the payment it clears again",
+    "residual-shown-to-two-decimals": "meters.get gives each residual rounded to two decimals of a cent",
+    "denomination-write-kept-in-dollars": "a denomination written is answered in whole dollars (100 cents as 1)",
+    "controller-location-nul-padded": "the controller's identity location is padded with NULs to 16 characters",
+    "comm-lost-cause-not-stored-when-locked": "a sensors link loss with wagering already closed sends its event but "
+                                              "lockout.get keeps the old cause",
+    "bad-crc-nak-carries-header-seq": "a BAD_CRC NAK carries the SEQ of the frame's header, not 0",
+    "oversized-frame-accepted": "a frame whose header announces more than 4096 bytes is read and executed",
+    "bad-crc-drops-whole-frame": "a frame failing its CRC is dropped whole, a frame beginning inside it with it",
+    "frame-type-high-bits-ignored": "a frame TYPE is read from its low four bits: TYPE 0x11 is executed as a REQ",
+    "wager-list-slow-after-settlement": "the first wager.list after a settlement answers after 150 ms",
+    "counter-timeout-read-as-ms": "the counter takes SYST:TIM in milliseconds: a 2 s timeout times out after 2 ms",
+    "counter-init-keeps-start-edge": "the counter's INIT keeps the start edge of the last measurement",
+    "supply-opc-before-output-off": "the supply answers *OPC? before OUTP OFF has taken the output off (150 ms later)",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
               **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
-              **FAULTS_SET12, **FAULTS_SET13}
+              **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14}

@@ -36,7 +36,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
                  banker_natural_late: bool = False, banker2_as_3: bool = False,
                  banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
                  banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
-                 banker7_draws_on_6_7: bool = False) -> int:
+                 banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -55,12 +55,17 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     `banker4_draws_on_8`: fault banker-4-draws-on-third-8 (the banker's 4 row ends at the player's third card 8).
     `player_stands_on_5`: fault player-stands-on-5 (the player's draw row ends at 4).
     `banker7_draws_on_6_7`: fault banker-7-draws-on-third-6-or-7 (the banker's 6 row is written for 6 and 7).
+    `natural_before_mod`: fault natural-tested-before-mod-10 (the natural test reads the two cards' sum before it
+    is taken modulo 10).
     """
     if len(cards) < 4:
         return 4
     p = (value(cards[0]) + value(cards[2])) % 10
     b = (value(cards[1]) + value(cards[3])) % 10
-    if p >= (9 if player_natural_9_only else 8) or (b >= 8 and not banker_natural_late):
+    p_nat, b_nat = p, b
+    if natural_before_mod:
+        p_nat, b_nat = value(cards[0]) + value(cards[2]), value(cards[1]) + value(cards[3])
+    if p_nat >= (9 if player_natural_9_only else 8) or (b_nat >= 8 and not banker_natural_late):
         return 4
     if p <= (6 if player_draws_6 else 4 if player_stands_on_5 else 5):  # player draws
         if len(cards) < 5:
@@ -112,13 +117,16 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
           player_draws_6: bool = False, banker6_on_7_only: bool = False, banker_natural_late: bool = False,
           banker2_as_3: bool = False, banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
           third_no_mod: bool = False, banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
-          banker7_draws_on_6_7: bool = False) -> Hands:
+          banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False,
+          fifth_to_player: bool = False) -> Hands:
+    """`fifth_to_player`: fault banker-third-card-added-to-player (the fifth card is put in the player's hand)."""
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
                      player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3, banker5_stands_stood,
                      banker3_stands_on_9=banker3_stands_on_9, banker4_draws_on_8=banker4_draws_on_8,
-                     player_stands_on_5=player_stands_on_5, banker7_draws_on_6_7=banker7_draws_on_6_7)
+                     player_stands_on_5=player_stands_on_5, banker7_draws_on_6_7=banker7_draws_on_6_7,
+                     natural_before_mod=natural_before_mod)
     n = min(n, len(cards))  # fault settle-taken-before-third-card: a hand settled on the cards out so far
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
@@ -127,7 +135,8 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
             if n == 6:
                 banker.append(cards[5])
         else:
-            banker.append(cards[4])
+            # (fault banker-third-card-added-to-player: the fifth card is always stored as the player's third card)
+            (player if fifth_to_player else banker).append(cards[4])
     return Hands(player, banker, third_no_mod)
 
 
@@ -194,7 +203,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     suited-tie-requires-same-suit, suited-minor-paid-as-suited-royal9, nine-first-not-royal9-on-banker,
     combination-matched-on-king-suit, ten-nine-counted-royal9, royal9-tie-paid-as-royal9, personal-hands-swapped,
     royal9-read-from-first-two-cards, mega-checked-after-major, tie-rows-checked-before-personal,
-    unsuited-combination-paid-as-royal9, envy-needs-same-card-order, envy-paid-for-unassigned-combination)."""
+    unsuited-combination-paid-as-royal9, envy-needs-same-card-order, envy-paid-for-unassigned-combination,
+    envy-checks-lower-seats-only)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -222,6 +232,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
             return R9Result("suited-royal9")  # the suited check runs before the personal one
         return R9Result("minor", "minor")
     for other, combo in combos.items():
+        if "envy-checks-lower-seats-only" in slips and other > seat:
+            break  # fault envy-checks-lower-seats-only: the envy loop runs over the seats before the wager's seat
         if other != seat and combo is not None and has(p2, combo) and has(b2, combo):
             if "envy-needs-same-card-order" in slips and p2 != b2:
                 continue  # fault envy-needs-same-card-order: the envy test compares the two hands card by card

@@ -392,6 +392,11 @@ class PowerSupply(ScpiServer):
             self.table.power_on()
             return None
         if up in ("OUTP OFF", "OUTP 0", "OUTPUT OFF"):
+            if "supply-opc-before-output-off" in self.table.faults:
+                # fault supply-opc-before-output-off: the output relay is opened by the supply's ramp task 150 ms
+                # later; the command parser has already marked the setting done for *OPC?
+                threading.Timer(0.15, self.table.power_off).start()
+                return None
             self.table.power_off()
             return None
         if up in ("OUTP?", "OUTPUT?"):
@@ -414,6 +419,7 @@ class Counter(ScpiServer):
         self.stop_ns: int | None = None
         self.lock_level = True
         self.timeout_s = 2.0
+        self.faults = frozenset(table.faults)
         table.on_card_line = self.card_edge
         table.on_lock_line = self.lock_line
         super().__init__(port, "Independent Table Works,TIC-1,ITW-T-0001,1.0")
@@ -437,11 +443,18 @@ class Counter(ScpiServer):
         up = cmd.upper()
         if up == "INIT":
             with self.cv:
-                self.armed, self.start_ns, self.stop_ns = True, None, None
+                if "counter-init-keeps-start-edge" in self.faults:
+                    # fault counter-init-keeps-start-edge: INIT clears the stop latch and arms; the start latch is
+                    # cleared only at power-up
+                    self.armed, self.stop_ns = True, None
+                else:
+                    self.armed, self.start_ns, self.stop_ns = True, None, None
             return None
         if up.startswith("SYST:TIM"):
             arg = cmd.split()[1] if len(cmd.split()) > 1 else "2"
             self.timeout_s = 3600.0 if arg.upper() == "INF" else float(arg)
+            if "counter-timeout-read-as-ms" in self.faults and arg.upper() != "INF":
+                self.timeout_s /= 1000  # fault counter-timeout-read-as-ms: the timeout register counts milliseconds
             return None
         if up == "FETC?":
             with self.cv:

@@ -133,6 +133,8 @@ class Table:
         self.link_lost_in_round = False  # fault open-taken-when-link-lost-between-rounds
         self.sensors_serial_lost = False  # fault sensors-serial-empty-after-reboot
         self.last_read: str | None = None  # fault same-rank-card-reported-with-last-suit: the reader's last pattern
+        self.status_count_stale: int | None = None  # fault shoe-status-count-refreshed-by-card: the status register
+        self.rates_cold = False  # fault first-round-after-power-contributes-nothing: the rate registers are cleared
         self._load_nv()
         self._power_up_volatile()
         # fault reset-key-refused-after-reboot: the key task's list of payments, filled at a cold start
@@ -159,6 +161,11 @@ class Table:
         if "mystery-field-lost-at-power-up" in self.faults and self.boots > 0:
             # fault mystery-field-lost-at-power-up: the settings loader skips a field whose value is null
             self.config = {k: v for k, v in self.config.items() if v is not None}
+        if "meter-initial-restored-from-reset" in self.faults and self.boots > 0:
+            # fault meter-initial-restored-from-reset: the loader fills each meter's initial amount from the settings
+            # record's reset field (the two were one field before initial amounts could be written apart)
+            for mcfg in self.config["meters"].values():
+                mcfg["initial"] = mcfg["reset"]
         self.meters: dict[str, int] = nv["meters"]
         self.residual: dict[str, Decimal] = {m: Decimal(v) for m, v in nv["residual"].items()}
         self.diverted: dict[str, int] = nv["diverted"]
@@ -252,6 +259,11 @@ class Table:
         os.replace(tmp, self.nv_path)
 
     def _power_up_volatile(self) -> None:
+        kept_cards: list[str] = []
+        if "round-cards-kept-across-power-cut" in self.faults and getattr(self, "phase", "idle") in ("open", "dealing"):
+            # fault round-cards-kept-across-power-cut: the tableau buffer of a round in play is kept in battery-backed
+            # RAM, and the round-open routine clears it only when it closes a settled round
+            kept_cards = list(self.round_cards)
         self.phase = "idle"  # idle, open, dealing, settled
         self.locked = True
         self.cause: str | None = "power"
@@ -259,7 +271,7 @@ class Table:
         kept = getattr(self, "layout", {}) if "layout-survives-power-loss" in self.faults else {}
         self.layout: dict[tuple[int, str], int] = dict(kept)
         self.first_stake: dict[tuple[int, str], int] = {}
-        self.round_cards: list[str] = []
+        self.round_cards: list[str] = list(kept_cards)
         self.first_round_after_power = True
         self.after_void = False  # fault lockout-late-after-void
         self.unlocked_before_comm_loss = False  # fault link-restore-reopens-wagering
@@ -302,6 +314,11 @@ class Table:
         self.removed_in_round = False  # fault lockout-late-after-removal
         self.sensors_gate_open = False  # fault sensors-gate-open-after-reboot
         self.settle_due = False  # fault settlement-held-while-link-down
+        self.placed_before: dict[tuple[int, str], list[int]] = {}  # fault wager-list-lists-each-placement
+        self.button_latched = False  # fault button-press-latched-into-next-round: the button's edge register
+        self.refused_in_round = False  # fault lockout-late-after-refused-wager
+        self.void_requested = False  # fault refused-settle-leaves-void-flag
+        self.list_slow_after_settle = False  # fault wager-list-slow-after-settlement
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -332,6 +349,10 @@ class Table:
             self.key_known = {p["meter"] for p in self.pending}
             self.power_cycles += 1
             self.sensors_serial_lost = False  # a cold start reads the sensors' serial from their EEPROM again
+            if "first-round-after-power-contributes-nothing" in self.faults:
+                # fault first-round-after-power-contributes-nothing: the power-fail handler clears the rate registers;
+                # the settlement routine loads them again from the settings block
+                self.rates_cold = True
             if "round-number-skips-after-power-cycle" in self.faults:
                 # fault round-number-skips-after-power-cycle: the power-up path closes "the interrupted round" by
                 # stepping the round counter, without looking whether the last round was settled
@@ -457,7 +478,9 @@ class Table:
             else:
                 self._contribute()
         elif cause == "comm-lost":
-            self.cause = cause
+            if "comm-lost-cause-not-stored-when-locked" not in self.faults:
+                # (fault comm-lost-cause-not-stored-when-locked: the already-locked branch only sends the event)
+                self.cause = cause
             if "comm-lost-after-close-contributes-again" in self.faults and self.phase in ("open", "dealing"):
                 self._contribute()  # the link-loss path runs the whole close routine again
             once = "comm-lost-event-once-per-power-up" in self.faults and self.comm_event_sent
@@ -478,6 +501,8 @@ class Table:
                     self.emit(role, payload)
 
     def _contribute(self) -> None:
+        if self.rates_cold:
+            return  # fault first-round-after-power-contributes-nothing: every rate reads 0 until the settlement
         total = sum(amount for (seat, wtype), amount in self.layout.items() if wtype == "royal9")
         if "contribution-uses-five-dollar-stake" in self.faults:
             # the contribution counts the Royal 9 wagers and multiplies by the $5 unit
@@ -631,6 +656,8 @@ class Table:
                     time.sleep(0.003)  # a share under a cent goes through the software decimal routine first
                 if "lockout-late-after-removal" in self.faults and self.removed_in_round:
                     time.sleep(0.003)  # fault lockout-late-after-removal: the layout table is compacted first
+                if "lockout-late-after-refused-wager" in self.faults and self.refused_in_round:
+                    time.sleep(0.003)  # fault lockout-late-after-refused-wager: the refusal log is flushed first
                 if "lockout-late-on-face-first-card" in self.faults and card[0] in "JQK":
                     time.sleep(0.003)  # fault lockout-late-on-face-first-card: the Royal 9 pre-check runs first
                 if "lockout-late-when-meter-at-cap" in self.faults and any(
@@ -669,10 +696,11 @@ class Table:
             b4on8 = "banker-4-draws-on-third-8" in self.faults  # fault banker-4-draws-on-third-8: see game.py
             p5 = "player-stands-on-5" in self.faults  # fault player-stands-on-5: see game.py
             b7 = "banker-7-draws-on-third-6-or-7" in self.faults  # fault banker-7-draws-on-third-6-or-7: see game.py
+            raw = "natural-tested-before-mod-10" in self.faults  # fault natural-tested-before-mod-10: see game.py
             if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate,
                                                           b2as3, b5stood, banker3_stands_on_9=b3on9,
                                                           banker4_draws_on_8=b4on8, player_stands_on_5=p5,
-                                                          banker7_draws_on_6_7=b7):
+                                                          banker7_draws_on_6_7=b7, natural_before_mod=raw):
                 if "settlement-held-while-link-down" in self.faults and not self.link_up:
                     # fault settlement-held-while-link-down: the settlement waits for the sensors to clear the layout
                     self.settle_due = True
@@ -709,7 +737,9 @@ class Table:
                            third_no_mod="third-card-total-not-mod-10" in self.faults,
                            banker4_draws_on_8="banker-4-draws-on-third-8" in self.faults,
                            player_stands_on_5="player-stands-on-5" in self.faults,
-                           banker7_draws_on_6_7="banker-7-draws-on-third-6-or-7" in self.faults)
+                           banker7_draws_on_6_7="banker-7-draws-on-third-6-or-7" in self.faults,
+                           natural_before_mod="natural-tested-before-mod-10" in self.faults,
+                           fifth_to_player="banker-third-card-added-to-player" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -804,7 +834,8 @@ class Table:
                                          "royal9-tie-paid-as-royal9", "personal-hands-swapped",
                                          "royal9-read-from-first-two-cards", "mega-checked-after-major",
                                          "tie-rows-checked-before-personal", "unsuited-combination-paid-as-royal9",
-                                         "envy-needs-same-card-order", "envy-paid-for-unassigned-combination"})
+                                         "envy-needs-same-card-order", "envy-paid-for-unassigned-combination",
+                                         "envy-checks-lower-seats-only"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         envy_paid = False  # fault envy-paid-to-first-seat-only
@@ -972,6 +1003,9 @@ class Table:
         self.phase = "settled"
         self.last_round_void = False
         self.round_settled = self.round
+        self.rates_cold = False  # fault first-round-after-power-contributes-nothing: the rates are loaded again
+        if "wager-list-slow-after-settlement" in self.faults:
+            self.list_slow_after_settle = True  # the layout table is archived to the round journal at the next read
         if ("round-number-not-saved-in-open-round" in self.faults
                 or "contribution-not-saved-until-settlement" in self.faults):
             self._save_nv()
@@ -981,6 +1015,10 @@ class Table:
             round_end["round"], self.round_at_power_up = self.round_at_power_up, None
         if "void-flag-carried-to-next-round" in self.faults and self.prev_void:
             round_end["void"] = True  # the void flag is cleared only when a round is voided again
+        if self.void_requested:
+            # fault refused-settle-leaves-void-flag: the void request raised by a refused round.settle is read here
+            self.void_requested = False
+            round_end["void"] = True
         if "round-end-held-until-key" in self.faults and meter_hits:
             self.held_round_end = round_end  # the round record is closed when the attendant's slip is cleared
         else:
@@ -1027,11 +1065,19 @@ class Table:
             ident["serial"] = ""  # fault sensors-serial-empty-after-reboot: the serial is read at a cold start only
         if role == "sensors" and self.sensors_block_resent:
             ident["software_id"] = ""  # fault sensors-software-id-empty-after-link-restore
+        if role == "controller" and "controller-location-nul-padded" in self.faults:
+            # fault controller-location-nul-padded: the location is copied whole from its 16-byte field in the
+            # settings page, NUL padding and all
+            ident["location"] = ident["location"].ljust(16, "\x00")
         ident.update(self.identity_base)
         return ident
 
     def config_view(self) -> dict[str, Any]:
         view = {k: v for k, v in self.config.items() if not k.startswith("_")}
+        if self.config.get("_denomination_dollars") and "denomination" in view:
+            # fault denomination-write-kept-in-dollars: a written denomination is kept in the settings block's one-byte
+            # dollar field; the answer prints the field as it is stored
+            view["denomination"] = view["denomination"] // 100
         if "null-limit-dropped-from-config" in self.faults:
             # the configuration is serialised field by field and an empty field is skipped
             view["meters"] = {name: {k: v for k, v in m.items() if v is not None}
@@ -1042,6 +1088,10 @@ class Table:
         residual = {m: dec_str(v) for m, v in self.residual.items()}
         if "residual-reported-in-dollars" in self.faults:
             residual = {m: dec_str(v / 100) for m, v in self.residual.items()}
+        if "residual-shown-to-two-decimals" in self.faults:
+            # fault residual-shown-to-two-decimals: the residual is printed with the display's two decimals
+            cents = Decimal("0.01")
+            residual = {m: dec_str(v.quantize(cents, rounding=ROUND_HALF_UP)) for m, v in self.residual.items()}
         if "residual-major-minor-swapped" in self.faults and "major" in residual and "minor" in residual:
             residual["major"], residual["minor"] = residual["minor"], residual["major"]
         diverted = dict(self.diverted)
@@ -1107,6 +1157,8 @@ class Table:
         if "empty-shoe-reports-ready" in self.faults and state == "empty" and self.cards_dealt > 0:
             state = "ready"  # the state follows the "shoe loaded" flag, cleared only by a new load
         dealt = self.cards_dealt - self.misreads_uncounted  # fault shoe-status-dealt-excludes-misread
+        if self.status_count_stale is not None:
+            dealt = self.status_count_stale  # fault shoe-status-count-refreshed-by-card
         if "shoe-status-slow-while-dealing" in self.faults and self.dealing:
             time.sleep(0.15)  # the status read waits for the reader's next card slot
         # fault cards-remaining-keeps-misread: the remaining count is stepped by the reader's good reads
@@ -1192,6 +1244,8 @@ class Table:
             # fault refused-royal9-listed: the area's count is stored for the list before the controller's answer
             self.ghost_listed[(seat, wtype)] = amount
         if reason is not None:
+            if "lockout-late-after-refused-wager" in self.faults:
+                self.refused_in_round = True  # the refusal is logged to the sensors' flash with the round's record
             if "refused-place-sends-wager-event" in self.faults:
                 # the refusal goes through the physical side's path, which reports it as an event
                 self.emit("sensors", {"event": "wager", "seat": seat, "type": wtype, "amount": amount,
@@ -1209,6 +1263,9 @@ class Table:
                 if other != wtype:
                     self.layout.pop((seat, other), None)
                     self.first_stake.pop((seat, other), None)
+        if key in self.layout and "wager-list-lists-each-placement" in self.faults:
+            # fault wager-list-lists-each-placement: each placement is a new entry of the list's journal
+            self.placed_before.setdefault(key, []).append(self.layout[key])
         if key not in self.layout:
             self.first_stake[key] = amount
         elif wtype == "tie" and "tie-placed-again-adds" in self.faults:
@@ -1281,6 +1338,9 @@ class Table:
         if (self.phase not in ("open", "dealing") or self.locked) and "remove-after-close" not in self.faults:
             if "remove-after-close-bad-args" in self.faults:
                 raise BadArgs("wagering is closed")  # checked with the argument checks
+            if "closed-remove-answered-removed-false" in self.faults:
+                # fault closed-remove-answered-removed-false: the refusal is answered as the chips-lifted act is
+                return ("rsp", {"removed": False})
             raise Refused("wagering is closed")
         if key[1] == "royal9" and "royal9-remove-refused-while-open" in self.faults:
             raise Refused("wagering is closed")  # the acknowledged Royal 9 wager is marked final at once
@@ -1303,6 +1363,7 @@ class Table:
             self.stale_listed[key] = self.layout[key]  # the list cache is rebuilt when a wager is placed
         self.withdrawn[key] = self.layout[key]
         self.removed_in_round = True  # fault lockout-late-after-removal
+        self.placed_before.pop(key, None)  # fault wager-list-lists-each-placement
         del self.layout[key]
         self.first_stake.pop(key, None)
         if "remove-takes-whole-seat" in self.faults:
@@ -1314,6 +1375,9 @@ class Table:
     def _sensors_wager_list(self, req: dict[str, Any]) -> Reply:
         if "wager-list-slow-when-full" in self.faults and len(self.layout) >= 8:
             time.sleep(0.12)  # every sensor is polled again for the list
+        if self.list_slow_after_settle:
+            self.list_slow_after_settle = False  # fault wager-list-slow-after-settlement: the archive is written first
+            time.sleep(0.15)
         shown = {**self.ghost_listed, **self.stale_listed, **self.listed_after_settle, **self.layout}
         order = sorted(shown.items())
         if "wager-list-grouped-by-type" in self.faults:
@@ -1331,6 +1395,13 @@ class Table:
         if "wager-list-empty-while-link-down" in self.faults and not self.link_up:
             order = []  # fault wager-list-empty-while-link-down: the list is the controller's copy, asked over the link
         wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in order]
+        if self.placed_before:
+            # fault wager-list-lists-each-placement: the amounts placed before on an area are listed before its own
+            olds = [{"seat": s, "type": t, "amount": a} for (s, t), amounts in self.placed_before.items()
+                    if (s, t) in self.layout for a in amounts]
+            wagers = sorted(olds + wagers, key=lambda w: (w["seat"], w["type"]))
+        if "wager-list-capped-at-ten" in self.faults:
+            wagers = wagers[:10]  # fault wager-list-capped-at-ten: the answer's list buffer has ten entries
         return ("rsp", {"wagers": wagers})
 
     # controller
@@ -1379,6 +1450,10 @@ class Table:
         elif "button-event-when-locked" in self.faults:
             self.cause = "button"  # the button handler reports every press
             self.emit("controller", {"event": "lockout", "locked": True, "cause": "button"})
+        elif "button-press-latched-into-next-round" in self.faults and self.phase in ("idle", "settled"):
+            # fault button-press-latched-into-next-round: the press is kept in the button's edge register, which is
+            # read (and cleared) only by the round-open routine
+            self.button_latched = True
         self.comm_alarm = False
         if "lockout-press-answers-before-lock" in self.faults:
             return ("rsp", {"locked": was_locked})  # the answer is built from the flag read before the press
@@ -1431,6 +1506,9 @@ class Table:
         self.r9_removed_seats.clear()
         self.ghost_listed.clear()
         self.removed_in_round = False
+        self.refused_in_round = False
+        self.void_requested = False
+        self.placed_before.clear()
         self.sensors_gate_open = False
         self.lost_round = None
         self.contribution_due = False
@@ -1449,7 +1527,9 @@ class Table:
         if "card-n-restarts-each-round" in self.faults:
             self.n_base = self.cards_dealt  # the reader numbers the cards of the hand from the round-open signal
         self.round_start_meters = dict(self.meters)
-        self.round_cards = []
+        if not ("round-cards-kept-across-power-cut" in self.faults and self.phase == "idle"):
+            # (fault round-cards-kept-across-power-cut: the buffer is cleared when a settled round is closed)
+            self.round_cards = []
         self.phase = "open"
         self.locked = False
         self.cause = None
@@ -1466,6 +1546,9 @@ class Table:
             self.skip_unlock = False
         else:
             self.emit("controller", {"event": "lockout", "locked": False, "cause": opened})
+        if self.button_latched:
+            self.button_latched = False  # fault button-press-latched-into-next-round: the latched press acts now
+            self._close_wagering("button")
         if "round-open-answers-previous-number" in self.faults:
             return ("rsp", {"round": self.round - 1})  # the answer is built before the counter is stepped
         return ("rsp", {"round": self.round})
@@ -1481,6 +1564,9 @@ class Table:
             pass  # the check only tells "idle" from the rest
         elif self.phase not in ("open", "dealing"):
             raise Refused("no round is open")
+        if "nmb-refused-after-button" in self.faults and self.locked and self.cause == "button":
+            # fault nmb-refused-after-button: the dealer's input is taken only while the lock-out relay is open
+            raise Refused("wagering is already closed")
         if self.locked and "nmb-after-button-no-event" in self.faults:
             return ("rsp", {"round": self.round})  # wagering is already closed: nothing left to do
         if ("nmb-answer-waits-for-contribution-write" in self.faults and not self.locked
@@ -1526,16 +1612,23 @@ class Table:
                 and len(self.round_cards) >= 4):
             self._settle()  # the check asks for the first four cards only, not for the tableau
             return ("rsp", {"round": self.round})
+        if "refused-settle-leaves-void-flag" in self.faults:
+            self.void_requested = True  # fault refused-settle-leaves-void-flag: raised before the tableau is asked
         if (self.phase == "dealing" or self.round_cards) and not misread_only:
             raise Refused("the tableau still needs a card")
+        self.void_requested = False
         if "void-refused-after-button" in self.faults and self.locked and self.cause == "button":
             raise Refused("wagering is closed")  # the void path asks for wagering to be open
         if "open-refused-after-nmb-void" in self.faults and self.locked and self.cause == "no-more-bets":
             self.nmb_void_latched = True
         after_nmb = self.locked and self.cause == "no-more-bets"  # fault nmb-void-answer-without-void-flag
+        open_before = not self.locked  # fault void-lock-cause-not-stored
         if "void-after-close-contributes-again" in self.faults and self.locked:
             self._contribute()  # fault void-after-close-contributes-again: the void path runs the closing routine
         self._close_wagering("no-more-bets", quiet="void-closes-without-lockout-event" in self.faults)
+        if "void-lock-cause-not-stored" in self.faults and open_before:
+            self.cause = None  # fault void-lock-cause-not-stored: the void path's closing clears the cause register
+        self.rates_cold = False  # fault first-round-after-power-contributes-nothing: the void path loads them too
         if "void-takes-back-contributions" in self.faults:
             # the void routine rolls the meters back to the round's opening record
             self.meters.update(self.round_start_meters)
@@ -1576,6 +1669,11 @@ class Table:
             raise BadArgs("meter must be a meter name")
         if meter not in self.meters:
             raise Refused(f"no meter {meter}")
+        asked = meter  # the key's meter, as the answer names it
+        if "reset-key-pops-first-pending" in self.faults and self.pending:
+            # fault reset-key-pops-first-pending: the key routine takes the head of the payment queue, whatever meter
+            # the key is for
+            meter = self.pending[0]["meter"]
         mine = [p for p in self.pending if p["meter"] == meter]
         listed_before = [dict(p) for p in self.pending]  # fault pending-stale-after-key
         if mine and "reset-key-only-oldest-pending" in self.faults and self.pending[0]["meter"] != meter:
@@ -1586,6 +1684,10 @@ class Table:
         if nothing and "reset-key-without-hit" not in self.faults and not again:
             if "reset-key-nothing-pending-bad-args" in self.faults:
                 raise BadArgs(f"no payment pending for {meter}")  # checked with the argument checks
+            if "refused-key-sends-reset-event" in self.faults:
+                # fault refused-key-sends-reset-event: the display's reset message is queued before the payment check
+                self.emit("controller", {"event": "reset", "meter": meter,
+                                         "amount": self.config["meters"][meter]["reset"]})
             raise Refused("nothing to reset")
         if mine and "reset-key-refused-after-reboot" in self.faults and meter not in self.key_known:
             raise Refused("nothing to reset")
@@ -1612,6 +1714,8 @@ class Table:
         late_cumulative = "cumulative-booked-after-save" in self.faults
         if "cumulative-paid-overwritten" in self.faults:
             self.cumulative_paid = paid  # fault cumulative-paid-overwritten: the booking stores, not adds
+        elif "cumulative-paid-omits-mega" in self.faults and meter == "mega":
+            pass  # fault cumulative-paid-omits-mega: the cumulative meter is summed from the major and minor keys only
         elif "cumulative-booked-at-hit" not in self.faults and not late_cumulative:
             self.cumulative_paid += paid
         if "attendant-payment-booked-as-table" in self.faults:
@@ -1662,6 +1766,10 @@ class Table:
             self.nv_path.write_text(json.dumps(nv))
         if "reset-key-answers-slowly" in self.faults:
             time.sleep(0.18)  # the payment record is written to the audit log before the answer
+        if "reset-key-resends-hit" in self.faults:
+            for p in mine:  # fault reset-key-resends-hit: the attendant display replays the hit record it clears
+                self.emit("controller", {"event": "hit", "seat": p["seat"], "category": p["category"],
+                                         "meter": p["meter"], "amount": p["amount"]})
         reset_event = {"event": "reset", "meter": meter, "amount": self.meters[meter]}
         if "reset-event-amount-from-initial" in self.faults:
             reset_event["amount"] = self.config["meters"][meter]["initial"]  # fault reset-event-amount-from-initial:
@@ -1678,7 +1786,7 @@ class Table:
             self.emit("controller", held)
         if "reset-key-answers-paid-amount" in self.faults and paid:
             return ("rsp", {"meter": meter, "amount": paid})
-        return ("rsp", {"meter": meter, "amount": self.meters[meter]})
+        return ("rsp", {"meter": asked, "amount": self.meters[asked]})
 
     def _controller_config_set(self, req: dict[str, Any]) -> Reply:
         fields = {k: v for k, v in req.items() if k != "cmd"}
@@ -1785,6 +1893,8 @@ class Table:
             if "denomination-write-skips-floors" not in self.faults:
                 self._check_floors(val, new["meters"])
             new["denomination"] = val
+            if "denomination-write-kept-in-dollars" in self.faults:
+                new["_denomination_dollars"] = True  # fault denomination-write-kept-in-dollars: see config_view
         elif key == "decks":
             if type(val) is not int or not 1 <= val <= 16:
                 raise BadArgs("decks must be 1..16")
@@ -1860,6 +1970,11 @@ class Table:
                 self._check_meter(name, m, sub)
                 if "initial-write-copies-to-reset" in self.faults and "initial" in sub and "reset" not in sub:
                     m["reset"] = sub["initial"]  # the reset amount defaults to the initial one in the write routine
+                if ("payout-limit-stored-in-24-bits" in self.faults and "payout_limit" in sub
+                        and m["payout_limit"] is not None):
+                    m["payout_limit"] &= 0xFFFFFF  # fault payout-limit-stored-in-24-bits: the limit's field is 24 bits
+                if "meter-write-applies-first-meter-only" in self.faults:
+                    break  # fault meter-write-applies-first-meter-only: the meter loop leaves after its first entry
             # fault meter-floors-from-old-denomination: the meter block's floor check reads the denomination in force,
             # not the one this write sets
             held = self.config["denomination"] if "meter-floors-from-old-denomination" in self.faults else None
@@ -1877,6 +1992,9 @@ class Table:
             # fault limit-equal-to-capacity-refused: the check is "limit < capacity"
             raise Refused(f"{name}: payout limit must be below the display capacity (461a.12(j))")
         held_to = now
+        if "limit-held-to-round-start-amount" in self.faults:
+            # fault limit-held-to-round-start-amount: the settings task reads the meters from the round-open record
+            held_to = self.round_start_meters.get(name, now)
         if "limit-checked-against-mega-amount" in self.faults:
             held_to = self.meters[next(iter(self.meters))]  # fault limit-checked-against-mega-amount: meter index 0
         at_most = limit is not None and (limit < held_to if "payout-limit-equal-current-accepted" in self.faults
@@ -1947,6 +2065,12 @@ class Table:
                 if "link-loss-clears-layout" in self.faults:
                     self.layout.clear()  # the controller's copy of the layout is dropped with the link
                     self.first_stake.clear()
+            if (up and not was_up and "link-restore-resend-adds-stakes" in self.faults
+                    and self.phase in ("open", "dealing")):
+                # fault link-restore-resend-adds-stakes: the sensors send every area's count again once the link is
+                # back, and the controller's resync adds each count to the one it holds
+                for key in self.layout:
+                    self.layout[key] += self.layout[key]
             if up and not was_up and self.settle_due:
                 self.settle_due = False  # fault settlement-held-while-link-down: the held settlement goes now
                 self._settle()
@@ -1982,6 +2106,10 @@ class Table:
                         raise BadArgs(f"{c} appears more often than {self.config['decks']} decks hold")
             left = bool(self.shoe_cards)
             self.shoe_error_latched = False
+            if "shoe-status-count-refreshed-by-card" in self.faults:
+                # fault shoe-status-count-refreshed-by-card: the status register's count is copied from the reader's
+                # counter when a card goes out; a load clears the counter only
+                self.status_count_stale = self.cards_dealt
             if "reload-appends-to-shoe" in self.faults:
                 self.shoe_cards = self.shoe_cards + list(cards)  # the shoe's buffer is appended to
             else:
@@ -2008,6 +2136,7 @@ class Table:
                 return False
             card = self.shoe_cards.pop(0)
             self.cards_dealt += 1
+            self.status_count_stale = None  # fault shoe-status-count-refreshed-by-card: refreshed by the card out
             n = self.cards_dealt
             if "card-n-restarts-each-round" in self.faults or "card-n-restarts-after-power-cycle" in self.faults:
                 n -= self.n_base  # (fault card-n-restarts-after-power-cycle: n_base is the count at power-up)

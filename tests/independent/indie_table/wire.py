@@ -78,6 +78,14 @@ class Decoder:
         self.duplicates = "duplicate-key-accepted" in faults
         # fault frame-version-ignored: the header's VER byte is not compared
         self.any_version = "frame-version-ignored" in faults
+        # fault bad-crc-nak-carries-header-seq: the CRC error is reported with the SEQ read from the header
+        self.crc_seq = "bad-crc-nak-carries-header-seq" in faults
+        # fault oversized-frame-accepted: the LEN check compares with the field's own range, not with 4096
+        self.max_len = 0xFFFF if "oversized-frame-accepted" in faults else MAX_LEN
+        # fault bad-crc-drops-whole-frame: a frame failing its CRC is skipped as the header announced it
+        self.drop_whole = "bad-crc-drops-whole-frame" in faults
+        # fault frame-type-high-bits-ignored: the TYPE byte is masked to its low four bits
+        self.type_nibble = "frame-type-high-bits-ignored" in faults
 
     def feed(self, data: bytes) -> list[tuple[int, int, dict[str, Any]] | FrameError]:
         self.buf += data
@@ -93,7 +101,7 @@ class Decoder:
             if len(self.buf) < 8:
                 return out
             ver, ftype, seq, length = struct.unpack(">BBHH", bytes(self.buf[2:8]))
-            if length > MAX_LEN:
+            if length > self.max_len:
                 del self.buf[:2]
                 continue
             total = 8 + length + 2
@@ -102,13 +110,15 @@ class Decoder:
             frame = bytes(self.buf[:total])
             (crc,) = struct.unpack(">H", frame[-2:])
             if crc16(frame[2:-2]) != crc:
-                del self.buf[:2]
-                out.append(FrameError("BAD_CRC", 0, "bad CRC"))
+                del self.buf[:total if self.drop_whole else 2]
+                out.append(FrameError("BAD_CRC", seq if self.crc_seq else 0, "bad CRC"))
                 continue
             del self.buf[:total]
             if ver != VER and not self.any_version:
                 out.append(FrameError("VERSION", seq, f"frame version {ver}; this device speaks 1"))
                 continue
+            if self.type_nibble:
+                ftype &= 0x0F
             if ftype not in (REQ, RSP, NAK, EVT):
                 out.append(FrameError("BAD_FRAME", seq, f"unknown frame type {ftype}"))
                 continue
