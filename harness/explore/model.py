@@ -527,6 +527,12 @@ class TableModel:
         # and where the configuration in force already breaks a bound the write does not touch (a meter at its
         # payout limit: "a payout limit must be greater than the meter's current amount"), a device may refuse
         # any write for it (config_after judges only what the write brings in)
+        # docs/protocol.md 6.4: "a denomination written is checked with the meters as configured against its own
+        # floors": as configured before the write's meter fields, or after them (the text allows both readings),
+        # so a denomination written with meters that bring them up to its floors may be taken or refused
+        lenient = lenient or ("denomination" in op.changes and "meters" in op.changes and self.royal9
+                              and after.denomination in (100, 500) and bool(
+                                  configuration_problems(s.meter_cfg.values(), after.denomination // 100)))
         lenient = lenient or any(cfg.payout_limit is not None and cfg.payout_limit <= s.meters[name].amount
                                  for name, cfg in s.meter_cfg.items() if name in s.meters) or bool(
             configuration_problems(s.meter_cfg.values(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from decimal import Decimal
 
@@ -428,3 +429,18 @@ def test_a_power_cut_mid_deal_is_one_card_more_then_a_power_cycle(model: TableMo
                     if d.what.startswith("shoe")]
     last = play(model, s, DealRest())
     assert not model.legal(last, PowerCutMidDeal())  # the round over: nothing to cut in
+
+
+def test_a_denomination_written_with_its_meters_may_be_checked_against_the_meters_in_force(model: TableModel) -> None:
+    # docs/protocol.md 6.4: "a denomination written is checked with the meters as configured against its own
+    # floors": as configured before the write's meter fields or after them; where the two readings differ, the
+    # write may be taken or refused, and where they agree, it must be taken
+    s = model.initial()
+    s.meter_cfg["minor"] = dataclasses.replace(s.meter_cfg["minor"], reset=44_999)
+    s.denomination = 100  # a $1 table whose minor resets below the $5 floor
+    up = model.step(s, ConfigWrite({"denomination": 500, "meters": {"minor": {"reset": 45_000}}}))
+    assert {o.answer.codes for o in up} == {frozenset({"ok"}), frozenset({"REFUSED"})}
+    # the meters in force meet the $1 floors: only the write's own fields decide, and they are within them
+    down = model.step(model.initial(), ConfigWrite({"denomination": 100,
+                                                    "meters": {"major": {"initial": 9_000, "reset": 9_000}}}))
+    assert [o.answer.codes for o in down] == [frozenset({"ok"})]
