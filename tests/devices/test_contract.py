@@ -266,3 +266,22 @@ def test_one_compiler_serves_threads_that_open_devices_at_once() -> None:
             t.join(timeout=60)
         assert not errors, errors[:3]
         assert all(compiler.definition(n) is compiler.definition(n) for n in names)
+
+
+def test_a_strict_link_fails_the_request_on_a_field_outside_the_contract_read_or_not(pty_end: Any) -> None:
+    """The explorer compares every field: on a strict link a `lockout.press` answered `locked: false` (the
+    contract's `const: true`) fails the request itself, though the driver never reads `locked`."""
+    from harness.devices.drivers.reference import ReferenceController
+
+    peer = pty_end.peer([
+        (_req(1, "hello", version=2, versions=[2, 1]), _rsp(1, protocol=2, role="controller")),
+        (_req(2, "lockout.press"), _rsp(2, locked=False)),
+        (_req(3, "lockout.press"), _rsp(3, locked=False)),
+    ])
+    with ReferenceController.open(pty_end.path) as ctl:
+        ctl.press_lockout()  # lenient: the field nobody reads costs nothing
+        ctl.link.strict = True
+        with pytest.raises(ContractError) as err:
+            ctl.press_lockout()
+        assert err.value.path == "locked" and "reply to lockout.press" in str(err.value)
+    peer.check()

@@ -357,11 +357,92 @@ def test_a_corrupted_request_no_device_answers_waits_only_its_deadline(pty_end: 
     peer.check()
 
 
-def malformed(seq: int) -> bytes:
-    """A REQ frame with a good CRC around a payload holding a float (docs/protocol.md section 2: BAD_FRAME)."""
-    body = b'{"cmd":"ping","x":1.5}'
-    head = struct.pack(">2sBBHH", b"\xa5\x5a", 1, REQ, seq, len(body))
+def malformed(seq: int, body: bytes = b'{"cmd":"ping","x":1.5}', type_: int = REQ, ver: int = 1) -> bytes:
+    """A frame with a good CRC around ``body`` as it stands (docs/protocol.md section 2: BAD_FRAME or VERSION)."""
+    head = struct.pack(">2sBBHH", b"\xa5\x5a", ver, type_, seq, len(body))
     return head + body + crc16(head[2:] + body).to_bytes(2, "big")
+
+
+@pytest.mark.parametrize(("kind", "frame", "code"), [
+    ("duplicate-key", malformed(1, b'{"cmd":"ping","cmd":"ping"}'), "BAD_FRAME"),
+    ("not-object", malformed(1, b'["ping"]'), "BAD_FRAME"),
+    ("not-utf8", malformed(1, b'{"cmd":"ping","x":"\xff\xfe"}'), "BAD_FRAME"),
+    ("unknown-type", malformed(1, b'{"cmd":"ping"}', type_=0x09), "BAD_FRAME"),
+    ("version", malformed(1, b'{"cmd":"ping"}', ver=2), "VERSION"),
+])
+def test_each_kind_of_malformed_frame_goes_out_as_section_2_names_it(pty_end: PtyEnd, kind: str, frame: bytes,
+                                                                      code: str) -> None:
+    # docs/protocol.md section 2: "A frame with a good CRC and a bad VER is a VERSION error; an unknown TYPE, a
+    # payload that is not UTF-8 JSON, not an object, contains a float or a duplicate key is a BAD_FRAME error"
+    peer = pty_end.peer([(frame, encode_frame(NAK, 1, {"code": code, "reason": kind})), (req(2, "ping"), rsp(2))])
+    with open_link(pty_end.path) as link:
+        assert link.send_malformed(timeout_s=2.0, kind=kind) == (1, [(code, 1)])
+    peer.check()
+    assert link.transcript.raw(OUT) == frame + req(2, "ping")
+
+
+def test_a_stalled_partial_frame_is_followed_by_silence_then_a_ping(pty_end: PtyEnd) -> None:
+    # docs/protocol.md section 2: a partial frame that receives no byte for 500 ms is abandoned; the device's NAK
+    # for it (SEQ 0) is kept, and the ping after the silence must be answered
+    partial = struct.pack(">2sBBHH", b"\xa5\x5a", 1, REQ, 1, 4000) + b'{"cmd":"ping","x":"'
+    peer = pty_end.peer([(partial, encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "abandoned"})),
+                         (req(2, "ping"), rsp(2))])
+    with open_link(pty_end.path) as link:
+        start = time.monotonic()
+        assert link.send_stalled(0.3, timeout_s=2.0) == [("BAD_FRAME", 0)]
+        assert time.monotonic() - start >= 0.3  # the silence is kept even when the NAK comes sooner
+    peer.check()
+    assert link.transcript.raw(OUT) == partial + req(2, "ping")
+
+
+def test_a_stalled_line_raises_a_timeout_for_the_ping(pty_end: PtyEnd) -> None:
+    partial = struct.pack(">2sBBHH", b"\xa5\x5a", 1, REQ, 1, 4000) + b'{"cmd":"ping","x":"'
+    peer = pty_end.peer([(partial, b""), (req(2, "ping"), b"")])
+    with open_link(pty_end.path) as link, pytest.raises(DeviceTimeout):
+        link.send_stalled(0.1, timeout_s=0.3)
+    peer.check()
+
+
+def test_pipelined_requests_go_out_in_one_write_and_a_dropped_one_times_out_alone() -> None:
+    host, device = memory_pair("shoe")
+    link = FramedLink(host, name="shoe")
+    writes: list[bytes] = []
+    host_write = host.write
+    host.write = lambda data: (writes.append(bytes(data)), host_write(data))[1]  # type: ignore[method-assign]
+
+    def peer() -> None:
+        want = req(1, "ping") + req(2, "ping")
+        buf, deadline = b"", time.monotonic() + 2.0
+        while len(buf) < len(want) and time.monotonic() < deadline:
+            buf += device.read()
+        device.write(rsp(1))  # the second is never answered
+
+    t = threading.Thread(target=peer)
+    t.start()
+    try:
+        out = link.call_many([("ping", {}), ("ping", {})], timeout_s=0.5, one_write=True)
+    finally:
+        t.join(3.0)
+        link.close()
+        device.close()
+    assert writes == [req(1, "ping") + req(2, "ping")]
+    assert isinstance(out[0], Reply) and isinstance(out[1], DeviceTimeout)
+
+
+def test_requests_numbered_from_a_given_seq_wrap_to_one(pty_end: PtyEnd) -> None:
+    # docs/protocol.md section 4: the host numbers its requests 1, 2, ... 65535, 1, ... (never 0); an answer with
+    # a SEQ no request had is kept as unmatched
+    peer = pty_end.peer([(req(65535, "ping"), rsp(65535)), (req(1, "ping"), rsp(0)), (req(2, "ping"), rsp(2))])
+    with open_link(pty_end.path) as link:
+        link.number_from(65535)
+        link.call("ping", None, 2.0)
+        with pytest.raises(DeviceTimeout):
+            link.call("ping", None, 0.3)
+        link.call("ping", None, 2.0)
+        assert link.unmatched == [("ok", 0)]
+        with pytest.raises(ValueError):
+            link.number_from(0)
+    peer.check()
 
 
 @pytest.mark.parametrize("nak_seq", [1, 0])
