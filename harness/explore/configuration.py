@@ -144,8 +144,10 @@ def config_after(s: State, changes: Mapping[str, Any], *, royal9: bool,
         if "reset" in upd and new.reset != cfg.reset and new.reset > amount:
             broken.append(R.CONFIG_LIMIT)
         n.meter_cfg[name] = new
-    den = None if n.denomination is None or not royal9 else n.denomination // 100
-    was = None if s.denomination is None or not royal9 else s.denomination // 100
+    # the Royal 9 floors of a $5 or a $1 table; a denomination the device reports otherwise (adopted as it
+    # stands) has none to hold a write to
+    den = n.denomination // 100 if royal9 and n.denomination in (100, 500) else None
+    was = s.denomination // 100 if royal9 and s.denomination in (100, 500) else None
     # only what the write brings in: a configuration adopted from the device as it stood may already
     # break a bound the write does not touch (docs/protocol.md 6.4 judges the fields written), and a
     # device may then take the write or refuse it (both outcomes are kept)

@@ -212,6 +212,11 @@ class Session:
             # an answer outside the contract as a sequence starts: after the power cycle that rests the
             # table between sequences, the sequence that shows it is that power cycle alone
             self.off_contract([PowerCycle()] if rested and "power_cycle" in self.enabled else [], exc)
+        except DeviceError as exc:
+            # a table that does not come back from its rest (its power, say) is the rig's error, as in a run:
+            # said as such, never a traceback of the sequence engine's replay
+            self.rig_error = f"bringing the table to rest between sequences: {type(exc).__name__}: {exc}"
+            raise RigError(self.rig_error) from exc
         obs.identity = identity
         if fresh or (first and self.profile.is_emulated):
             state = self.model.initial()

@@ -90,3 +90,12 @@ def test_the_key_of_a_meter_with_nothing_waiting_is_refused_while_another_waits(
     idle = model.step(s, ResetKey("minor"))
     assert [o.answer.codes for o in idle] == [frozenset({"REFUSED"})] and idle[0].state.meters == s.meters
     assert idle[0].state.pending == s.pending
+
+
+def test_a_denomination_reported_in_dollars_holds_a_write_to_no_floors(model: TableModel) -> None:
+    # a table adopted as it stands may report a denomination that is no Royal 9 paytable's (1: dollars, not
+    # cents); a write is then judged without floors, never an error of the explorer's own
+    s = model.initial()
+    s.denomination = 1
+    outs = model.step(s, ConfigWrite({"meters": {"major": {"rate": "0.6"}}}))
+    assert outs and all(o.answer.codes for o in outs)
