@@ -286,6 +286,15 @@ class FramedLink:
         return self._send_broken(lambda seq: _frame_of(type_, seq, body, ver),
                                  f"sent {what} (a test of the device's receiver)", timeout_s)
 
+    def send_oversized(self, timeout_s: float = 1.0) -> list[tuple[str, int | None]]:
+        """Send a ping whose header announces more than 4096 payload bytes (its CRC good), then bring the line
+        back in step with a ``ping``.  docs/protocol.md section 2: "A header announcing more is a protocol
+        error"; the receiver "drops the SOF and scans again from the next byte", so no command is taken from it
+        (its bytes are garbage: a NAK to them has SEQ 0).  Returns the answers as :meth:`send_corrupted`."""
+        return self._send_broken(lambda seq: _frame_of(REQ, seq, OVERSIZED),
+                                 f"sent a ping whose header announces {len(OVERSIZED)} bytes (a test of the device's "
+                                 "receiver)", timeout_s)[1]
+
     def send_stalled(self, silence_s: float, timeout_s: float = 1.0) -> list[tuple[str, int | None]]:
         """Send the header of a request announcing 4000 payload bytes and a few of them, then nothing for
         ``silence_s``, then bring the line back in step with a ``ping`` (docs/protocol.md section 2: "A partial
@@ -583,7 +592,10 @@ MALFORMED: dict[str, tuple[int, int, bytes, str]] = {
     "not-utf8": (REQ, VERSION, b'{"cmd":"ping","x":"\xff\xfe"}', "a ping whose payload is not UTF-8"),
     "unknown-type": (0x09, VERSION, b'{"cmd":"ping"}', "a ping in a frame of unknown TYPE 0x09"),
     "version": (REQ, 2, b'{"cmd":"ping"}', "a ping in a frame of VER 2"),
+    "type-high-bits": (0x11, VERSION, b'{"cmd":"ping"}', "a ping in a frame of TYPE 0x11 (REQ's low bits)"),
 }
+#: a ping padded with spaces past the 4096 bytes a header may announce (docs/protocol.md section 2)
+OVERSIZED = b'{"cmd":"ping"' + b" " * 4090 + b"}"
 
 
 def _frame_of(type: int, seq: int, body: bytes, ver: int = VERSION) -> bytes:

@@ -942,10 +942,15 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             self.play(RemoveWager(seat, kind))
 
         @precondition(lambda self: "lockout_button" in enabled)
-        @rule(roll=st.integers(0, 1))
+        @rule(roll=st.integers(0, 3))
         def lockout_button(self, roll: int) -> None:
-            if roll:
+            """The button one draw in two; one in four then no more bets as well: wagering already closed by the
+            button, the call is still taken in an open round (docs/protocol.md section 8 refuses it only with no
+            round open or no such input)."""
+            if roll >= 2:
                 self.play(PressLockout())
+            if roll == 3 and "no_more_bets" in enabled:
+                self.play(NoMoreBets())
 
         @precondition(lambda self: "no_more_bets" in enabled)
         @rule()

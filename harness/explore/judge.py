@@ -500,6 +500,8 @@ _FRAME_KINDS = {
     "unknown-type": "a frame with a good CRC of an unknown TYPE",
     "version": "a request with a good CRC and VER 2",
     "stall": "a partial frame abandoned after a silence",
+    "type-high-bits": "a frame with a good CRC of TYPE 0x11",
+    "oversized": "a request whose header announces more than 4096 bytes",
 }
 
 

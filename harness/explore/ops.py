@@ -208,7 +208,11 @@ class BadFrame(Op):
     * ``version``: a good CRC and VER 2: "a VERSION error" (NAK ``VERSION``), or nothing;
     * ``stall``: a header announcing 4000 bytes, a few of them, then 1 s of silence: the receiver abandons
       the partial frame (section 2: "a false SOF in line noise must not stall the stream") and answers the
-      ping after it.
+      ping after it;
+    * ``type-high-bits``: a ping in a frame of TYPE 0x11 (an unknown TYPE whose low bits are REQ's): NAK
+      ``BAD_FRAME`` with its SEQ, or nothing;
+    * ``oversized``: a ping whose header announces 4104 payload bytes, its CRC good: "a protocol error", the
+      SOF dropped and the bytes after it garbage (a NAK to them has SEQ 0), no command taken.
 
     Either way the device takes no command from it, and its event SEQ runs on (section 4)."""
 
@@ -216,7 +220,8 @@ class BadFrame(Op):
     terse: ClassVar[tuple[str, ...]] = ("kind",)
     choices: ClassVar[dict[str, tuple[str, ...]]] = {
         "role": ("controller", "shoe", "sensors"),
-        "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall")}
+        "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall",
+                 "type-high-bits", "oversized")}
     role: str = "controller"
     kind: str = "crc"
 
