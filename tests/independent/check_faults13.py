@@ -24,8 +24,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_faults2 import NO_HIT, Check, Msg, Table, check_all, crc16, hits, payouts, scpi  # noqa: E402
-from check_helpers import major_hit, meter, one_dollar, r9_one_dollar, wager_list  # noqa: E402
+from check_faults2 import NO_HIT, Check, Table, check_all, hits, payouts, scpi  # noqa: E402
+from check_helpers import answers, major_hit, meter, one_dollar, r9_one_dollar, raw_frame, wager_list  # noqa: E402
 from indie_table.faults import FAULTS_SET13  # noqa: E402
 
 LATE_MS = 2.5  # a lock-out later than this on the counter is the fault's (the clean table: about 0.01 ms)
@@ -34,24 +34,6 @@ BANKER7_STANDS = ["2S", "4H", "3C", "3D", "7H", "4C"]
 MAJOR_SEAT6 = ["2C", "KH", "3S", "9D"]  # banker KH 9D (seat 6's combination), natural 9 against 5
 # seat 1's KS 9S on the banker (major), seat 2's KH 9H on the player (minor): two payments in one round
 MAJOR_AND_MINOR = ["KH", "KS", "9H", "9S"]
-
-
-def _raw(t: Table, seq: int, body: bytes, ver: int = 1) -> bytes:
-    """A request frame to the controller with the payload as given (section 2), CRC good."""
-    head = struct.pack(">BBHH", ver, 0x01, seq, len(body))
-    return b"\xa5\x5a" + head + body + struct.pack(">H", crc16(head + body))
-
-
-def _answers(t: Table, seqs: tuple[int, ...], deadline_s: float = 0.5) -> dict[int, tuple[str, Msg]]:
-    """Wait for the answers to these SEQs on the controller's line; those that came."""
-    end = time.monotonic() + deadline_s
-    with t.ctl.cv:
-        while not all(s in t.ctl.answers for s in seqs):
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            t.ctl.cv.wait(left)
-        return {s: t.ctl.answers.pop(s) for s in seqs if s in t.ctl.answers}
 
 
 def _residuals(t: Table) -> dict[str, str]:
@@ -355,22 +337,22 @@ def c_seq_restart(t: Table) -> tuple[bool, str]:
 
 
 def c_dup(t: Table) -> tuple[bool, str]:
-    t.ctl.sock.sendall(_raw(t, 4001, b'{"cmd":"ping","cmd":"ping"}'))
-    got = _answers(t, (4001,))
+    t.ctl.sock.sendall(raw_frame(4001, b'{"cmd":"ping","cmd":"ping"}'))
+    got = answers(t, (4001,))
     return got.get(4001, ("none", {}))[0] != "nak", f"a request SEQ 4001 whose payload repeats a key: {got}"
 
 
 def c_ver(t: Table) -> tuple[bool, str]:
-    t.ctl.sock.sendall(_raw(t, 4002, b'{"cmd":"ping"}', ver=2))
-    got = _answers(t, (4002,))
+    t.ctl.sock.sendall(raw_frame(4002, b'{"cmd":"ping"}', ver=2))
+    got = answers(t, (4002,))
     return got.get(4002, ("none", {}))[0] != "nak", f"a request SEQ 4002 with VER 2, its CRC good: {got}"
 
 
 def c_pipeline(t: Table) -> tuple[bool, str]:
     missing = []
     for seq in (4011, 4021, 4031):
-        t.ctl.sock.sendall(_raw(t, seq, b'{"cmd":"ping"}') + _raw(t, seq + 1, b'{"cmd":"ping"}'))
-        got = _answers(t, (seq, seq + 1))
+        t.ctl.sock.sendall(raw_frame(seq, b'{"cmd":"ping"}') + raw_frame(seq + 1, b'{"cmd":"ping"}'))
+        got = answers(t, (seq, seq + 1))
         missing += [s for s in (seq, seq + 1) if s not in got]
     return bool(missing), f"three times two ping requests in one write: no answer to SEQ {missing}"
 

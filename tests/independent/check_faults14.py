@@ -24,8 +24,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_faults2 import NO_HIT, Check, Msg, Table, check_all, crc16, frame, hits, payouts, scpi  # noqa: E402
-from check_helpers import ENVY_SEAT1, first_card_ms, major_hit, meter, wager_list  # noqa: E402
+from check_faults2 import NO_HIT, Check, Table, check_all, crc16, frame, hits, payouts, scpi  # noqa: E402
+from check_helpers import (  # noqa: E402
+    ENVY_SEAT1,
+    answers,
+    first_card_ms,
+    major_hit,
+    meter,
+    raw_frame,
+    wager_list,
+)
 from indie_table.faults import FAULTS_SET14  # noqa: E402
 
 LATE_MS = 2.5  # a lock-out later than this on the counter is the fault's (the clean table: about 0.01 ms)
@@ -36,24 +44,6 @@ BANKER_DRAWS_TO_TIE = ["2C", "AH", "4D", "2S", "3H"]
 ENVY_SEAT3 = ["KD", "KD", "9D", "9D"]  # seat 3's KD 9D on both hands: a tie of two naturals 9
 # seat 1's KS 9S on the banker (major), seat 2's KH 9H on the player (minor): two payments in one round
 MAJOR_AND_MINOR = ["KH", "KS", "9H", "9S"]
-
-
-def _raw(seq: int, body: bytes, ftype: int = 0x01) -> bytes:
-    """A frame of this TYPE with the payload as given (section 2), CRC good."""
-    head = struct.pack(">BBHH", 1, ftype, seq, len(body))
-    return b"\xa5\x5a" + head + body + struct.pack(">H", crc16(head + body))
-
-
-def _answers(t: Table, seqs: tuple[int, ...], deadline_s: float = 0.5) -> dict[int, tuple[str, Msg]]:
-    """Wait up to the deadline for the answers to these SEQs on the controller's line; those that came."""
-    end = time.monotonic() + deadline_s
-    with t.ctl.cv:
-        while not all(s in t.ctl.answers for s in seqs):
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            t.ctl.cv.wait(left)
-        return {s: t.ctl.answers.pop(s) for s in seqs if s in t.ctl.answers}
 
 
 def _rest_of_round(t: Table, count: int) -> None:
@@ -340,18 +330,18 @@ def c_crc_seq(t: Table) -> tuple[bool, str]:
     good = frame(4003, {"cmd": "ping"})
     bad = good[:-2] + bytes([good[-2] ^ 0x5A, good[-1]])
     t.ctl.sock.sendall(bad)
-    got = _answers(t, (0, 4003))
+    got = answers(t, (0, 4003))
     return 4003 in got, f"a ping SEQ 4003 whose CRC is broken: answers by SEQ {got}"
 
 
 def c_oversized(t: Table) -> tuple[bool, str]:
     body = b'{"cmd":"ping"' + b" " * 4090 + b"}"  # 4104 bytes: more than a frame may carry
-    raw = _raw(4004, body)
+    raw = raw_frame(4004, body)
     while b"\xa5\x5a" in raw[2:]:  # no false start of frame inside (a CRC of A5 5A)
         body = body[:-1] + b" }"
-        raw = _raw(4004, body)
+        raw = raw_frame(4004, body)
     t.ctl.sock.sendall(raw)
-    got = _answers(t, (4004,))
+    got = answers(t, (4004,))
     kind, _ans = t.ctl.req("ping")
     return 4004 in got, f"a ping SEQ 4004 whose header announces {len(body)} bytes: answers {got}; a ping after " \
         f"it: {kind}"
@@ -364,14 +354,14 @@ def c_crc_whole(t: Table) -> tuple[bool, str]:
     if crc16(false_head[2:] + inner) == 0:
         junk = b"\x00\x01"
     t.ctl.sock.sendall(false_head + inner + junk)
-    got = _answers(t, (0, 4005))
+    got = answers(t, (0, 4005))
     return 4005 not in got, f"a false header whose frame fails its CRC, a ping SEQ 4005 inside it: answers by " \
         f"SEQ {got}"
 
 
 def c_type_nibble(t: Table) -> tuple[bool, str]:
-    t.ctl.sock.sendall(_raw(4007, b'{"cmd":"ping"}', ftype=0x11))
-    got = _answers(t, (4007,))
+    t.ctl.sock.sendall(raw_frame(4007, b'{"cmd":"ping"}', ftype=0x11))
+    got = answers(t, (4007,))
     return got.get(4007, ("none", {}))[0] != "nak", f"a ping frame of TYPE 0x11, SEQ 4007, CRC good: {got}"
 
 

@@ -1,4 +1,4 @@
-"""Scenario helpers shared by check_faults4.py to check_faults11.py.
+"""Scenario helpers shared by check_faults4.py to check_faults14.py.
 
 The host machinery (the frames, a device line with deadlines, SCPI, starting and stopping the table by
 its own pid) is check_faults2.py's; these are the small acts several scenarios begin with.  The scripts
@@ -7,9 +7,11 @@ that import this module put their own directory on `sys.path` first.
 
 from __future__ import annotations
 
+import struct
+import time
 from typing import Any
 
-from check_faults2 import NO_HIT, Msg, Table, scpi
+from check_faults2 import NO_HIT, Msg, Table, crc16, scpi
 
 MINOR_SEAT1 = ["KS", "2C", "9S", "3D"]  # player KS 9S (seat 1's combination), natural 9 against 5
 MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
@@ -73,3 +75,21 @@ def meter(t: Table, name: str) -> tuple[Any, Any]:
     """A meter's amount and residual, as `meters.get` answers them."""
     m = t.meters()
     return m["meters"][name], m["residual"][name]
+
+
+def raw_frame(seq: int, body: bytes, ftype: int = 0x01, ver: int = 1) -> bytes:
+    """A frame of this TYPE and VER with the payload as given (docs/protocol.md section 2), CRC good."""
+    head = struct.pack(">BBHH", ver, ftype, seq, len(body))
+    return b"\xa5\x5a" + head + body + struct.pack(">H", crc16(head + body))
+
+
+def answers(t: Table, seqs: tuple[int, ...], deadline_s: float = 0.5) -> dict[int, tuple[str, Msg]]:
+    """Wait up to the deadline for the answers to these SEQs on the controller's line; those that came."""
+    end = time.monotonic() + deadline_s
+    with t.ctl.cv:
+        while not all(s in t.ctl.answers for s in seqs):
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            t.ctl.cv.wait(left)
+        return {s: t.ctl.answers.pop(s) for s in seqs if s in t.ctl.answers}
