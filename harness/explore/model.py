@@ -516,28 +516,7 @@ class TableModel:
         rules = (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
                  *((R.CONFIG_WRITES.name,) if "no-amount-shown" in policy or "seats" in op.changes
                    or "decks" in op.changes else ()))
-        # a display capacity, or a payout limit removed (null), stays the device's choice
-        capacity = any("display_capacity" in dict(fields) or ("payout_limit" in dict(fields)
-                                                                and dict(fields)["payout_limit"] is None)
-                       for fields in dict(op.changes.get("meters") or {}).values())
-        # a limit the interpretation meter-payout-limit-check "current-only" lets through, which the default
-        # reading refuses: the device may take it or refuse it
-        lenient = self.limit_check != "set-and-reset" and config_after(
-            s, op.changes, royal9=self.royal9, limit_check="set-and-reset")[0] is None
-        # and where the configuration in force already breaks a bound the write does not touch (a meter at its
-        # payout limit: "a payout limit must be greater than the meter's current amount"), a device may refuse
-        # any write for it (config_after judges only what the write brings in)
-        # docs/protocol.md 6.4: "a denomination written is checked with the meters as configured against its own
-        # floors": as configured before the write's meter fields, or after them (the text allows both readings),
-        # so a denomination written with meters that bring them up to its floors may be taken or refused
-        lenient = lenient or ("denomination" in op.changes and "meters" in op.changes and self.royal9
-                              and after.denomination in (100, 500) and bool(
-                                  configuration_problems(s.meter_cfg.values(), after.denomination // 100)))
-        lenient = lenient or any(cfg.payout_limit is not None and cfg.payout_limit <= s.meters[name].amount
-                                 for name, cfg in s.meter_cfg.items() if name in s.meters) or bool(
-            configuration_problems(s.meter_cfg.values(),
-                                   s.denomination // 100 if self.royal9 and s.denomination in (100, 500) else None))
-        if policy == {"between-rounds"} and not capacity and not lenient:
+        if policy == {"between-rounds"} and not self._refusal_permitted(s, op.changes, after):
             # docs/device-profiles.md config_writes: "between-rounds: the device takes a write with no round
             # open; a refusal then is a FAIL" (as the suites judge it), a meter's rate, initial, reset and payout
             # limit among them; a display capacity stays a choice (a compliant controller may refuse one its
@@ -549,6 +528,34 @@ class TableModel:
             refused = "config write refused while a meter shows an amount"
         return [Permitted("config write in range taken", ExpectedAnswer(), after, rules),
                 self._unchanged(s, R.CONFIG_RANGE, choice=refused)]
+
+    def _refusal_permitted(self, s: State, changes: Mapping[str, Any], after: State) -> bool:
+        """Whether a write in range of fields taken between rounds may still be refused, the device's choice:
+
+        * a display capacity (one the display cannot show), or a payout limit removed (null: a controller may
+          keep one);
+        * a limit the interpretation meter-payout-limit-check ``current-only`` lets through, which the default
+          reading refuses;
+        * a denomination written with meter fields where the meters in force fall short of its floors:
+          docs/protocol.md 6.4 "a denomination written is checked with the meters as configured against its
+          own floors" reads as the meters before the write's meter fields or after them;
+        * a configuration in force that already breaks a bound the write does not touch (a meter at its payout
+          limit: "a payout limit must be greater than the meter's current amount"): :func:`config_after`
+          judges only what the write brings in."""
+        meters = [dict(fields) for fields in dict(changes.get("meters") or {}).values()]
+        if any("display_capacity" in f or ("payout_limit" in f and f["payout_limit"] is None) for f in meters):
+            return True
+        if self.limit_check != "set-and-reset" and config_after(
+                s, changes, royal9=self.royal9, limit_check="set-and-reset")[0] is None:
+            return True
+        if "denomination" in changes and meters and self.royal9 and after.denomination in (100, 500) \
+                and configuration_problems(s.meter_cfg.values(), after.denomination // 100):
+            return True
+        if any(cfg.payout_limit is not None and cfg.payout_limit <= s.meters[name].amount
+               for name, cfg in s.meter_cfg.items() if name in s.meters):
+            return True
+        den = s.denomination // 100 if self.royal9 and s.denomination in (100, 500) else None
+        return bool(configuration_problems(s.meter_cfg.values(), den))
 
     @staticmethod
     def _field_changed(s: State, after: State, key: str) -> bool:
@@ -676,7 +683,7 @@ class TableModel:
 
     def _pipelined(self, s: State, op: ops.Pipelined) -> list[Permitted]:
         """Pings in one write (docs/protocol.md section 4): each answered with its SEQ (judged by
-        :func:`~harness.explore.judge.frame_differences`); nothing on the table changes."""
+        :func:`~harness.explore.judge.line_differences`); nothing on the table changes."""
         return [Permitted(None, ExpectedAnswer(), s.clone(), (R.REQUEST_SEQ.name,))]
 
     def _seq_from(self, s: State, op: ops.SeqFrom) -> list[Permitted]:
