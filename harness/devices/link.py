@@ -295,6 +295,20 @@ class FramedLink:
                                  f"sent a ping whose header announces {len(OVERSIZED)} bytes (a test of the device's "
                                  "receiver)", timeout_s)[1]
 
+    def send_nested(self, timeout_s: float = 1.0, settle_s: float = 0.3) -> tuple[int, list[tuple[str, int | None]]]:
+        """Send a false header announcing a payload as long as the ``ping`` frame that follows it, then two bytes
+        that fail its CRC, then bring the line back in step with a ``ping``.  docs/protocol.md section 2: "on a
+        mismatch it drops only the two SOF bytes and scans again, because a genuine frame may begin inside the
+        bytes it just rejected": the ping inside must be answered (an RSP with its SEQ, among the answers that
+        matched no request).  Returns that ping's SEQ and the answers as :meth:`send_malformed`, waited for at
+        least ``settle_s``."""
+        def nested(seq: int) -> bytes:
+            inner = _frame_of(REQ, seq, b'{"cmd":"ping"}')
+            head = HEADER.pack(SOF, VERSION, REQ, 0, len(inner))
+            return head + inner + (crc16(head[2:] + inner) ^ 0xFFFF).to_bytes(2, "big")
+        return self._send_broken(nested, "sent a ping inside a false frame whose CRC fails (a test of the device's "
+                                 "receiver)", timeout_s, settle_s=settle_s)
+
     def send_stalled(self, silence_s: float, timeout_s: float = 1.0) -> list[tuple[str, int | None]]:
         """Send the header of a request announcing 4000 payload bytes and a few of them, then nothing for
         ``silence_s``, then bring the line back in step with a ``ping`` (docs/protocol.md section 2: "A partial

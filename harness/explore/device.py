@@ -540,6 +540,8 @@ class ExploredTable:
                 obs.frame_answers = link.send_stalled(STALL_SILENCE_S, timeout_s=BAD_FRAME_NAK_S)
             elif op.kind == "oversized":
                 obs.frame_answers = link.send_oversized(timeout_s=BAD_FRAME_NAK_S)
+            elif op.kind == "nested":
+                obs.frame_seq, obs.frame_answers = link.send_nested(timeout_s=BAD_FRAME_NAK_S)
             elif op.kind != "crc":
                 obs.frame_seq, obs.frame_answers = link.send_malformed(
                     timeout_s=BAD_FRAME_NAK_S, kind="float" if op.kind == "payload" else op.kind)

@@ -473,6 +473,18 @@ def frame_differences(got: Observed) -> list[Difference]:
     None) are the line noise the text allows."""
     diffs: list[Difference] = []
     what = _FRAME_KINDS.get(got.frame_kind, "a request whose payload is not a command")
+    if got.frame_kind == "nested":
+        # section 2: only the false frame's SOF is dropped, so the genuine ping inside it is read and answered;
+        # a NAK to the false frame cannot trust its header (SEQ 0)
+        if ("ok", got.frame_seq) not in got.frame_answers:
+            diffs.append(Difference(f"the answer to {what}", f"RSP with the ping's SEQ {got.frame_seq}",
+                                    "none (the whole frame dropped, not only its SOF)", R.FRAMING.name))
+        for code, seq in got.frame_answers:
+            if seq is not None and (code, seq) != ("ok", got.frame_seq) and (
+                    code not in ("BAD_CRC", "BAD_FRAME") or seq != 0):
+                diffs.append(Difference(f"the answer to {what}", "NAK BAD_CRC (or BAD_FRAME) with SEQ 0, or none",
+                                        f"{code} with SEQ {seq}", R.FRAMING.name))
+        return diffs
     # VER 2: "a VERSION error"; any other good CRC: "a BAD_FRAME error whose SEQ can be trusted"
     want = "VERSION" if got.frame_kind == "version" else "BAD_FRAME"
     for code, seq in got.frame_answers:
@@ -502,6 +514,7 @@ _FRAME_KINDS = {
     "stall": "a partial frame abandoned after a silence",
     "type-high-bits": "a frame with a good CRC of TYPE 0x11",
     "oversized": "a request whose header announces more than 4096 bytes",
+    "nested": "a ping inside a false frame whose CRC fails",
 }
 
 

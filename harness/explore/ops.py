@@ -212,7 +212,10 @@ class BadFrame(Op):
     * ``type-high-bits``: a ping in a frame of TYPE 0x11 (an unknown TYPE whose low bits are REQ's): NAK
       ``BAD_FRAME`` with its SEQ, or nothing;
     * ``oversized``: a ping whose header announces 4104 payload bytes, its CRC good: "a protocol error", the
-      SOF dropped and the bytes after it garbage (a NAK to them has SEQ 0), no command taken.
+      SOF dropped and the bytes after it garbage (a NAK to them has SEQ 0), no command taken;
+    * ``nested``: a false header whose frame holds a whole ping frame and then fails its CRC: the receiver
+      drops "only the two SOF bytes" and finds the ping inside, which must be answered (a NAK to the false
+      frame has SEQ 0).
 
     Either way the device takes no command from it, and its event SEQ runs on (section 4)."""
 
@@ -221,7 +224,7 @@ class BadFrame(Op):
     choices: ClassVar[dict[str, tuple[str, ...]]] = {
         "role": ("controller", "shoe", "sensors"),
         "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall",
-                 "type-high-bits", "oversized")}
+                 "type-high-bits", "oversized", "nested")}
     role: str = "controller"
     kind: str = "crc"
 

@@ -381,6 +381,19 @@ def test_each_kind_of_malformed_frame_goes_out_as_section_2_names_it(pty_end: Pt
     assert link.transcript.raw(OUT) == frame + req(2, "ping")
 
 
+def test_a_ping_inside_a_false_frame_goes_out_whole_and_its_answer_is_kept(pty_end: PtyEnd) -> None:
+    # docs/protocol.md section 2: on a CRC mismatch the receiver drops only the two SOF bytes, so the ping inside
+    # the false frame is read and answered with its SEQ (an answer no outstanding request waits for)
+    inner = req(1, "ping")
+    head = struct.pack(">2sBBHH", b"\xa5\x5a", 1, REQ, 0, len(inner))
+    false = head + inner + (crc16(head[2:] + inner) ^ 0xFFFF).to_bytes(2, "big")
+    peer = pty_end.peer([(false, NAK_CRC + rsp(1)), (req(2, "ping"), rsp(2))])
+    with open_link(pty_end.path) as link:
+        assert link.send_nested(timeout_s=2.0, settle_s=0.2) == (1, [("BAD_CRC", 0), ("ok", 1)])
+    peer.check()
+    assert link.transcript.raw(OUT) == false + req(2, "ping")
+
+
 def test_a_stalled_partial_frame_is_followed_by_silence_then_a_ping(pty_end: PtyEnd) -> None:
     # docs/protocol.md section 2: a partial frame that receives no byte for 500 ms is abandoned; the device's NAK
     # for it (SEQ 0) is kept, and the ping after the silence must be answered

@@ -49,6 +49,10 @@ def test_the_answers_to_each_kind_of_frame(model: TableModel) -> None:
     assert seen("duplicate-key", [("ok", 9)]) == [R.FRAMING.name]  # a command taken from it
     assert seen("not-utf8", [("BAD_FRAME", 9)]) == []
     assert seen("stall", [("BAD_FRAME", 0)], seq=None) == []
+    # a ping inside a false frame whose CRC fails: it must be answered (only the SOF is dropped)
+    assert seen("nested", [("BAD_CRC", 0), ("ok", 9)]) == []
+    assert seen("nested", [("BAD_CRC", 0)]) == [R.FRAMING.name]
+    assert seen("nested", [("ok", 9), ("BAD_CRC", 9)]) == [R.FRAMING.name]
     stalled = Observed(op="bad_frame", frame_kind="stall", frame_stalled=True, unread=True)
     out, diffs = judge(model, model.step(model.initial(), BadFrame("sensors", "stall")), stalled)
     assert out is None and [d.rule for d in diffs] == [R.FRAMING.name]  # only the line is judged
