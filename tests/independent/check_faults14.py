@@ -31,6 +31,7 @@ from check_helpers import (  # noqa: E402
     first_card_ms,
     major_hit,
     meter,
+    player_round,
     raw_frame,
     wager_list,
 )
@@ -63,19 +64,13 @@ def c_status_stale(t: Table) -> tuple[bool, str]:
 
 
 def c_natural_raw(t: Table) -> tuple[bool, str]:
-    t.open()
-    t.place(1, "player", 1000)
-    events = t.deal(FIVE_AND_SIX)
-    got = [(p["category"], p["returned"]) for p in payouts(events, 1, "player")]
+    got = player_round(t, FIVE_AND_SIX)
     return got != [("win", 2000)], f"player 5C 6D (1) draws the 7C, banker 2H 3S (5) draws the 2D: player 8 " \
         f"against 7; a Player wager of 1000: (category, returned) {got}"
 
 
 def c_fifth_card(t: Table) -> tuple[bool, str]:
-    t.open()
-    t.place(1, "player", 1000)
-    events = t.deal(BANKER_DRAWS_TO_TIE)
-    got = [(p["category"], p["returned"]) for p in payouts(events, 1, "player")]
+    got = player_round(t, BANKER_DRAWS_TO_TIE)
     return got != [("push", 1000)], f"player 2C 4D (6) stands, banker AH 2S (3) draws the 3H (6): a tie; a Player " \
         f"wager of 1000: (category, returned) {got}"
 
@@ -181,10 +176,7 @@ def c_cards_kept(t: Table) -> tuple[bool, str]:
     t.shoe.ok("test.load", cards=NO_HIT)
     t.shoe.ok("test.deal", count=2, pace_us=0)
     t.power_cycle()
-    t.open()
-    t.place(1, "player", 1000)
-    events = t.deal(NO_HIT)
-    got = [(p["category"], p["returned"]) for p in payouts(events, 1, "player")]
+    got = player_round(t, NO_HIT)
     return got != [("lose", 0)], f"two cards out, a power cycle, a new round dealt 2C 3D 4H 4S (banker 7 against 6): " \
         f"the Player wager's (category, returned) {got}"
 

@@ -11,7 +11,7 @@ import struct
 import time
 from typing import Any
 
-from check_faults2 import NO_HIT, Msg, Table, crc16, scpi
+from check_faults2 import NO_HIT, Msg, Table, crc16, payouts, scpi
 
 MINOR_SEAT1 = ["KS", "2C", "9S", "3D"]  # player KS 9S (seat 1's combination), natural 9 against 5
 MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
@@ -93,3 +93,10 @@ def answers(t: Table, seqs: tuple[int, ...], deadline_s: float = 0.5) -> dict[in
                 break
             t.ctl.cv.wait(left)
         return {s: t.ctl.answers.pop(s) for s in seqs if s in t.ctl.answers}
+
+
+def player_round(t: Table, cards: list[str], amount: int = 1000) -> list[tuple[Any, Any]]:
+    """A round opened, a Player wager of ``amount`` at seat 1, ``cards`` dealt: its payouts (category, returned)."""
+    t.open()
+    t.place(1, "player", amount)
+    return [(p["category"], p["returned"]) for p in payouts(t.deal(cards), 1, "player")]
