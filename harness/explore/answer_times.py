@@ -112,6 +112,10 @@ class AnswerClock:
         #: by command, an act that cannot be asked again harmlessly (a void, a round opened) answered late
         #: at its last ask (ms), to be confirmed at the next ask of that command
         self.act_late: dict[str, Decimal] = {}
+        #: by (read, the step's operation), a read whose first ask after that operation came late and whose
+        #: asks again came on time (ms): a device slow only on its first answer after an act (a list rebuilt
+        #: after a settlement) is judged at the next step of the same operation, late at both it is slow
+        self.first_read_late: dict[tuple[str, str], Decimal] = {}
 
     def marks(self) -> dict[str, int]:
         """Where each line's transcript stands now (the acts sent after it are timed)."""
@@ -189,6 +193,7 @@ class AnswerClock:
         t0 = time.perf_counter()
         got = ask()
         fastest = time.perf_counter() - t0
+        first = fastest
         tries = 1
         while fastest * 1000 > float(ANSWER_DEADLINE_MS) and tries <= ANSWER_RETRIES:
             fastest = min(fastest, fastest - HOST_ECHO.delay_s())  # the host's own delay is not the device's
@@ -201,7 +206,26 @@ class AnswerClock:
             tries += 1
         if fastest * 1000 > float(ANSWER_DEADLINE_MS):
             obs.slow.append((request, (Decimal(str(fastest)) * 1000).quantize(_MS), tries))
+        elif tries > 1:  # the first ask late, an ask again on time: judged by the condition met again
+            self.first_read(obs, request, (Decimal(str(first - HOST_ECHO.delay_s())) * 1000).quantize(_MS))
+        else:
+            self.first_read_late.pop((request, obs.op), None)
         return got
+
+    def first_read(self, obs: Observed, request: str, ms: Decimal) -> None:
+        """A read whose first ask after ``obs.op`` took ``ms`` (the host's own delay taken off) and whose
+        ask again came on time.  A device may be slow only on its first answer after an act, so, as a first
+        identity after power-up, the condition is met again: late at two steps of that operation in a row,
+        the first read is slow."""
+        key = (request, obs.op)
+        if ms <= ANSWER_DEADLINE_MS:
+            self.first_read_late.pop(key, None)
+            return
+        before = self.first_read_late.get(key)
+        if before is not None:
+            obs.slow.append((f"{request}, the first read after {obs.op} (late at two {obs.op} in a row)",
+                             min(ms, before), 2))
+        self.first_read_late[key] = ms
 
     def mid_deal(self, ms: Decimal, obs: Observed) -> None:
         """``shoe.status`` read during a paced deal.  The deal is over before it could be asked again, so,

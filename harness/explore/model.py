@@ -370,7 +370,10 @@ class TableModel:
         again = self._second_close(s, "no-more-bets", R.NMB, {})
         for out in again:
             out.events, out.rules = called, (*out.rules, R.NMB_EVENT.name)
-        return [self._unchanged(s, R.NMB, choice="no-more-bets refused once closed"), *again]
+        # closed already (the button, the link, the first card): the round is open all the same (section 8
+        # refuses round.settle "with no round open" while the tableau still needs a card), and section 8
+        # refuses the call only with no round open or where the table has no such input
+        return again
 
     def _load(self, s: State, op: ops.LoadShoe) -> list[Permitted]:
         n = s.clone()

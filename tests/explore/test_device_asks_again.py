@@ -82,3 +82,38 @@ def test_an_act_that_cannot_be_asked_again_is_slow_only_when_late_twice_in_a_row
     assert acts("0.8").slow_acts == [] and t.act_late == {}  # in time at the next: the first was the host's
     acts("199.0")
     assert acts("201.0").slow_acts == [("round.settle (late at two acts in a row)", Decimal("199.0"), 2)]
+
+
+def test_a_read_slow_only_on_its_first_ask_after_an_operation_is_slow_when_late_at_two_such_steps(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]  # a clock that moves only as long as each answer takes
+    monkeypatch.setattr(answer_times.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(answer_times.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(answer_times.HOST_ECHO, "delay_s", lambda: 0.0)
+    t = clock()
+
+    def step(op: str) -> Observed:
+        # the device's wager list is rebuilt after a settlement: its first answer takes 150 ms, the next 1 ms
+        obs = Observed(op=op)
+        takes = iter([0.150 if op == "settle" else 0.001] + [0.001] * 8)
+
+        def ask() -> list[str]:
+            now[0] += next(takes)
+            return []
+
+        t.timed(obs, "wager.list", ask)
+        return obs
+
+    assert step("settle").slow == []  # asked again on time: one late first ask decides nothing
+    assert t.first_read_late == {("wager.list", "settle"): Decimal("150.000")}
+    assert step("place").slow == [] and ("wager.list", "settle") in t.first_read_late  # another operation between
+    assert step("settle").slow == [("wager.list, the first read after settle (late at two settle in a row)",
+                                    Decimal("150.000"), 2)]
+    assert step("settle").slow != []
+    # on time at the next step of the operation: the late one before was the host's
+    monkeypatch.setattr(answer_times.time, "perf_counter", lambda: now[0])
+    t.first_read_late.clear()
+    step("settle")
+    fast = Observed(op="settle")
+    t.timed(fast, "wager.list", lambda: now.__setitem__(0, now[0] + 0.001))
+    assert fast.slow == [] and t.first_read_late == {}

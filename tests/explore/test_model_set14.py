@@ -1,0 +1,26 @@
+"""The model's checks added after the fourteenth set of faults (tests/independent/FAULTS14.md) was measured:
+the dealer's no-more-bets call taken while wagering is already closed in a round still open (pure: no
+device, no process)."""
+
+from __future__ import annotations
+
+from test_model_widened import play
+
+from harness.explore.model import TableModel
+from harness.explore.ops import Comm, DealFirst, LoadShoe, NoMoreBets, OpenRound, PlaceWager, PressLockout
+
+
+def test_no_more_bets_is_taken_in_an_open_round_however_wagering_closed(model: TableModel) -> None:
+    # docs/protocol.md section 8: round.no_more_bets "is REFUSED with no round open, and where the table has
+    # no such input"; closed by the button, the link or the first card, the round is still open
+    opened = play(model, model.initial(), OpenRound(), PlaceWager(1, "player", 500),
+                  LoadShoe(("2S", "3H", "4D", "5C", "6S", "7H")))
+    for before in (PressLockout(), Comm(False), DealFirst()):
+        closed = play(model, opened, before)
+        assert closed.locked, before
+        outs = model.step(closed, NoMoreBets())
+        assert outs and all(o.answer.codes == frozenset({"ok"}) for o in outs), (before, [o.choice for o in outs])
+        assert all(o.events and o.events[0][1] == "no_more_bets" for o in outs)
+    # with no round open it is refused
+    idle = model.step(model.initial(), NoMoreBets())
+    assert [o.answer.codes for o in idle] == [frozenset({"REFUSED"})]
