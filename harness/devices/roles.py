@@ -10,6 +10,7 @@ timing carries the host's ``perf_counter_ns`` stamps taken in the reading thread
 
 from __future__ import annotations
 
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -60,8 +61,19 @@ class DeviceIdentity:
             out.append("asset_number|game_type")
         return out
 
+    def not_text(self) -> list[str]:
+        """Fields whose value carries a control character (a fixed-width record's NUL padding, a line
+        break): docs/protocol.md 6.1, each field is the text the master list records as it is."""
+        return [f.name for f in fields(self) if control_characters(getattr(self, f.name))]
+
     def to_dict(self) -> dict[str, str | None]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def control_characters(value: object) -> bool:
+    """True when ``value`` is a string holding a control character (Unicode category Cc: NUL, a line
+    break, ...), which no identity field's text may carry (docs/protocol.md 6.1)."""
+    return isinstance(value, str) and any(unicodedata.category(c) == "Cc" for c in value)
 
 
 @dataclass(frozen=True)

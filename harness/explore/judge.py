@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.devices.framing import next_seq
+from harness.devices.roles import control_characters
 from harness.explore import rules as R
 from harness.explore.model import Permitted, TableModel
 from harness.explore.state import Pending, State
@@ -370,6 +371,9 @@ def differences(model: TableModel, out: Permitted, got: Observed,
         for key, value in identity.items():
             check(f"identity {key}", value, got.identity.get(key), R.IDENTITY.name)
     if got.identity is not None:
+        diffs.extend(Difference(f"identity {key}", "text without a control character (docs/protocol.md 6.1)", value,
+                                R.IDENTITY.name)
+                     for key, value in sorted(got.identity.items()) if control_characters(value))
         for key, game_type in got.identity.items():
             if key.endswith(" game_type") and game_type not in (None, "", model.profile.game):
                 diffs.append(Difference(f"identity {key}", model.profile.game, game_type, R.IDENTITY.name))

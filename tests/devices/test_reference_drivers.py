@@ -121,6 +121,15 @@ def test_identity_reports_missing_fields(pty_end: PtyEnd) -> None:
     peer.check()
 
 
+def test_identity_reports_a_field_with_a_control_character(pty_end: PtyEnd) -> None:
+    padded = {**IDENTITY, "location": "bench 1\u0000\u0000\u0000"}
+    peer = pty_end.peer([hello("controller"), (req(2, "identity"), rsp(2, **padded))])
+    with ReferenceController.open(pty_end.path) as ctl:
+        ident = ctl.identity()
+        assert ident.missing(progressive=True) == [] and ident.not_text() == ["location"]
+    peer.check()
+
+
 def test_controller_round_commands_and_refusal(pty_end: PtyEnd) -> None:
     refusal = encode_frame(NAK, 6, {"code": "REFUSED", "reason": "live: a round is open"})
     peer = pty_end.peer([

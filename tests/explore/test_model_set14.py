@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from test_model_widened import play
 
+from harness.explore import rules as R
+from harness.explore.judge import Observed, differences
 from harness.explore.model import TableModel
 from harness.explore.ops import Comm, DealFirst, LoadShoe, NoMoreBets, OpenRound, PlaceWager, PressLockout
 
@@ -24,3 +26,13 @@ def test_no_more_bets_is_taken_in_an_open_round_however_wagering_closed(model: T
     # with no round open it is refused
     idle = model.step(model.initial(), NoMoreBets())
     assert [o.answer.codes for o in idle] == [frozenset({"REFUSED"})]
+
+
+def test_an_identity_field_with_a_control_character_is_a_difference(model: TableModel) -> None:
+    # docs/protocol.md 6.1: a field is the text the master list records; NUL padding is not part of it
+    out = model.step(model.initial(), OpenRound())[0]
+    clean = {"controller location": "bench 1", "shoe location": "bench 1"}
+    padded = {**clean, "controller location": "bench 1\u0000\u0000"}
+    assert [d for d in differences(model, out, Observed(identity=clean), None) if d.rule == R.IDENTITY.name] == []
+    found = [d for d in differences(model, out, Observed(identity=padded), None) if d.rule == R.IDENTITY.name]
+    assert [(d.what, d.got) for d in found] == [("identity controller location", "bench 1\u0000\u0000")]

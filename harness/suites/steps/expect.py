@@ -464,8 +464,12 @@ def expect_identity(runner: CaseContext, step: Step, fields: tuple[str, ...] | N
         missing = ident.missing(progressive=role == "controller")
         if runner.interpretation("id-fields-from-device") == "manufacturer-fields":
             missing = [m for m in missing if m != "location"]  # the operator files where it stands
+        broken = ident.not_text()
         if fields:
             missing = [f for f in fields if getattr(ident, f, None) is None]
+            broken = [f for f in broken if f in fields]
+        # a field is present as the text the master list records, without a control character in it
+        missing += [f"{f} (a control character in {getattr(ident, f)!r})" for f in broken]
         runner.measure(step, f"{role} identity fields (607a.2(b))", ", ".join(missing) or "all present",
                      "all present", not missing)
 
