@@ -2,7 +2,8 @@
 
 A defect is switched on by name (``tablecert emulate --defect NAME``, ``pytest --tc-defect NAME`` or
 the profile's ``emulator.defect``) and read by the state machine at one place with an
-``if "name" in self.cfg.defects`` branch (controller.py, settle.py, sensors.py, shoe.py).  The
+``if "name" in self.cfg.defects`` branch (controller.py, settle.py, sensors.py, shoe.py; the
+instruments' in scpi.py).  The
 harness must catch every one of them: a suite that passes a defective device is a suite that
 proves nothing (issue 6).  ``tablecert defects --matrix`` (:mod:`harness.selfcheck.killmatrix`) runs, for
 each defect, the suite cases that cite the catalogue clauses in :attr:`Defect.clauses` and
@@ -118,6 +119,13 @@ DEFECTS: dict[str, Defect] = {
                _NO_MORE_BETS),
         Defect("config-while-live", "461a.12(i)", "accepts a parameter change while a round is live",
                ("pa-461a12-i-probability-not-decreased",)),
+        # -- the bench's instruments (docs/protocol.md section 9)
+        Defect("supply-acts-after-opc", "tablecert protocol 1, section 9",
+               "the supply's output moves 150 ms after OUTP, though *OPC? answers at once (OUTP? still reads the "
+               "old state)", ("contract-9-instruments",)),
+        Defect("counter-timeout-in-ms", "tablecert protocol 1, section 9",
+               "the counter reads SYST:TIM as milliseconds: a FETC? waiting for a card 300 ms after the arm "
+               "answers 9.91E+37", ("contract-9-instruments",)),
         # -- meters
         Defect("rate-off", "629a Royal 9 (f)(2), (g)(2)",
                "rate of progression 0.01 point above the configured one", _R9_RATE),

@@ -19,6 +19,7 @@ as on a real instrument.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -31,6 +32,8 @@ from harness import __version__
 class _Wiring(Protocol):
     @property
     def wiring(self) -> Mapping[str, str]: ...
+    @property
+    def defects(self) -> frozenset[str]: ...
 
 
 class _Hands(Protocol):
@@ -111,6 +114,8 @@ class EmulatedInstrument:
         return None
 
 
+#: defect supply-acts-after-opc: how long after OUTP the output moves
+SUPPLY_RELAY_S = 0.15
 CHANNELS = ("1", "2")
 #: the emulated signals swing 0 V to 5 V: a trigger level must lie between
 SIGNAL_HIGH_V = Decimal(5)
@@ -224,7 +229,9 @@ class EmulatedCounter(EmulatedInstrument):
                 return self.error('-224,"Illegal parameter value"')
             if not Decimal("0.001") <= seconds <= Decimal(2000):
                 return self.error('-222,"Data out of range"')
-            self.timeout_ns = int(seconds * 1_000_000_000)
+            # defect counter-timeout-in-ms: the timeout read as milliseconds
+            unit_ns = 1_000_000 if "counter-timeout-in-ms" in self.table.cfg.defects else 1_000_000_000
+            self.timeout_ns = int(seconds * unit_ns)
             return None
         if header in ("INIT", "INIT:IMM", "INITIATE"):
             self._arm()
@@ -273,6 +280,10 @@ class EmulatedPowerSupply(EmulatedInstrument):
             state = param.upper()
             if state not in ("ON", "OFF", "1", "0"):
                 return self.error('-224,"Illegal parameter value"')
+            if "supply-acts-after-opc" in self.table.cfg.defects:
+                # defect supply-acts-after-opc: the output relay moves 150 ms after the command is taken
+                threading.Timer(SUPPLY_RELAY_S, self.table.set_power, args=(state in ("ON", "1"),)).start()
+                return None
             self.table.set_power(state in ("ON", "1"))
             return None
         if header in ("OUTP?", "OUTPUT?", "OUTP:STAT?"):

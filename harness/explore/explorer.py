@@ -713,6 +713,15 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                             self.play(DealRest())
                         self.play(OpenRound())
                     self.wagers(placed)
+                    if rng.random() < 0.5:
+                        # and the round's first cards out: they are the lost round's, and the next round is
+                        # settled on its own cards alone (section 8: "the cards a host settles on are the shoe's")
+                        if not model.legal(self.state, DealFirst()):
+                            self.load_round(tuple(rng.sample(session.draws.shoe, 6)), rng)
+                        self.play(DealFirst())
+                        for _ in range(rng.randrange(3)):
+                            if self.state.phase == "dealing" and model.legal(self.state, DealNext()):
+                                self.play(DealNext())
                 if kind == "reboot" and rng.random() < 0.5 and model.legal(self.state, Reboot("sensors")):
                     # the bet sensors rebooted between rounds: the controller still decides acceptance
                     self.play(Reboot("sensors"))

@@ -485,22 +485,23 @@ def power(runner: CaseContext, step: Step, state: str) -> None:
     runner.perform(SwitchPower(state == "on"))
     if state == "on":
         runner.wait_back()
-        _came_back(runner, step, mark)
+        came_back(runner, step, mark)
     else:
         _went_dark(runner, step)
 
 
-def _went_dark(runner: CaseContext, step: Step, within_s: float = 0.3) -> None:
-    """Evidence that the power really went: every device the supply feeds (``devices.power.feeds``;
-    the controller alone unless the profile says more, the whole table for the built-in emulator)
-    answers nothing with its power off.  One that still answers was never cut (a miswired supply, a
-    relay that did not open, a backup that kept it alive), so nothing the case sees afterwards shows
-    what survives a power loss: the case ends as an ERROR with that reason, never a PASS."""
+def fed_devices(runner: CaseContext) -> list[tuple[str, Any]]:
+    """Every device the supply feeds (``devices.power.feeds``; the controller alone unless the profile
+    says more, the whole table for the built-in emulator), as (role, device)."""
     spec = runner.profile.devices.get("power")
     fed = [(role, runner.controller() if role == "controller" else getattr(runner.rig, role, None))
            for role in (spec.powers if spec is not None else ("controller",))]
-    fed = [(role, device) for role, device in fed if device is not None]
+    return [(role, device) for role, device in fed if device is not None]
 
+
+def answering(fed: list[tuple[str, Any]], within_s: float) -> list[tuple[str, bool]]:
+    """Whether each device answers a ping within ``within_s``.  Every device is pinged at once, each
+    with its own deadline: the silences overlap instead of adding up."""
     def answers(device: Any) -> bool:
         try:
             device.request("ping", timeout_s=within_s)
@@ -508,21 +509,31 @@ def _went_dark(runner: CaseContext, step: Step, within_s: float = 0.3) -> None:
             return False
         return True
 
-    # every device fed is pinged at once, each with its own deadline: the silences overlap instead of
-    # adding up (one 0.3 s wait per power cut, not one per device)
     with ThreadPoolExecutor(max_workers=max(1, len(fed)), thread_name_prefix="went-dark") as pool:
         alive = list(pool.map(answers, [device for _role, device in fed]))
-    for (role, _device), answered in zip(fed, alive, strict=True):
-        if not answered:
-            runner.measure(step, f"the {role} went dark with its power off", f"no answer within {within_s} s",
-                           "no answer", True)
-            continue
-        raise DeviceError(f"the {role} still answers 'ping' with its power off: the power cut did not reach it "
-                          "(check the supply's wiring or the relay, and devices.power.feeds), so this case cannot "
-                          "show what survives a power loss")
+    return [(role, answered) for (role, _device), answered in zip(fed, alive, strict=True)]
 
 
-def _came_back(runner: CaseContext, step: Step, mark: int, within_s: float = 2.0) -> None:
+def never_cut(role: str) -> DeviceError:
+    """The error of a device that still answers with its power off: the cut never reached it."""
+    return DeviceError(f"the {role} still answers 'ping' with its power off: the power cut did not reach it "
+                       "(check the supply's wiring or the relay, and devices.power.feeds), so this case cannot "
+                       "show what survives a power loss")
+
+
+def _went_dark(runner: CaseContext, step: Step, within_s: float = 0.3) -> None:
+    """Evidence that the power really went: every device the supply feeds answers nothing with its
+    power off.  One that still answers was never cut (a miswired supply, a relay that did not open, a
+    backup that kept it alive), so nothing the case sees afterwards shows what survives a power loss:
+    the case ends as an ERROR with that reason, never a PASS."""
+    for role, answered in answering(fed_devices(runner), within_s):
+        if answered:
+            raise never_cut(role)
+        runner.measure(step, f"the {role} went dark with its power off", f"no answer within {within_s} s",
+                       "no answer", True)
+
+
+def came_back(runner: CaseContext, step: Step, mark: int, within_s: float = 2.0) -> None:
     """Evidence that the power really went: a controller powered up is locked with cause ``power``
     and says so (docs/protocol.md, 'Power').  Without it a case about what survives a power loss
     would pass on a supply that never cut (a miswired bench, a relay that did not open)."""

@@ -50,6 +50,7 @@ STEP_MODULES = (
     "harness.suites.steps.probes",
     "harness.suites.steps.bounds",
     "harness.suites.steps.contract",
+    "harness.suites.steps.bench",
     "harness.suites.steps.explore",
     "harness.suites.steps.sweeps",
     "harness.suites.steps.wire",

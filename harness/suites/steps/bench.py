@@ -1,0 +1,116 @@
+"""Steps that hold the bench's instruments to docs/protocol.md section 9 before their figures are trusted:
+the power supply acts before its ``*OPC?`` answers, and the time-interval counter's measurement timeout
+(``SYST:TIM``) is seconds.
+
+A lab owns its instruments; a vendor's fixture may serve them from the table.  Either way a power-loss
+case is only as good as the supply's ``*OPC?`` (the case times its next step from it), and a lock-out
+latency only as good as the counter's arm: these steps show an instrument that breaks section 9 by its
+own answers, where a device case could only end as an ERROR or time nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from harness.bench.acts import Deal
+from harness.errors import DeviceError
+from harness.suites.load.model import Step
+from harness.suites.run.context import NotApplicableHere
+from harness.suites.run.timing import LATE_EVENT_S, lock_timing
+from harness.suites.steps.core import answering, came_back, fed_devices, never_cut, settle_round
+from harness.suites.steps.registry import Action, Arg, choice, step
+
+if TYPE_CHECKING:
+    from harness.suites.run.context import CaseContext
+
+#: how long a device fed by the supply is given to stay silent once ``*OPC?`` said the output is off
+DARK_WITHIN_S = 0.1
+#: how long after that a device still answering is asked again: dark by then, the supply acted after its
+#: ``*OPC?``; still answering, it was never cut (the wiring's, an ERROR)
+CUT_LATER_S = 1.0
+
+
+@step("expect_supply_acts", Action(
+    doc="switch the supply off and on, each setting followed by *OPC? (docs/protocol.md section 9: the call "
+    "returns once the instrument acted): OUTP? reads back each setting at once, every device the supply feeds "
+    "answers no ping within 0.1 s of OUTP OFF's *OPC?, and the controller comes back locked, cause power",
+    acts=("power",)))
+def expect_supply_acts(runner: CaseContext, step: Step) -> None:
+    supply = runner.rig.power
+    if supply is None or runner.profile.bench.performer("power").kind != "supply":
+        raise NotApplicableHere("the table's power is not switched by a bench supply")
+    runner.pump()
+    mark = len(runner.round.ctrl_events)
+    supply.output(False)  # OUTP OFF, then *OPC?
+    off = supply.output_state()
+    runner.measure(step, "OUTP? once OUTP OFF's *OPC? answered", "1 (on)" if off else "0 (off)", "0 (off)", not off)
+    fed = fed_devices(runner)
+    alive = dict(answering(fed, DARK_WITHIN_S))
+    late = [role for role, answered in alive.items() if answered]
+    if late:
+        time.sleep(CUT_LATER_S)
+        still = dict(answering([(role, dev) for role, dev in fed if role in late], DARK_WITHIN_S))
+        for role in late:
+            if still[role]:
+                supply.output(True)
+                runner.wait_back()
+                raise never_cut(role)
+    for role, answered in alive.items():
+        runner.measure(step, f"the {role} dark once the supply's *OPC? answered OUTP OFF",
+                       f"answered a ping, dark {CUT_LATER_S} s later" if answered
+                       else f"no answer within {DARK_WITHIN_S} s", "no answer", not answered,
+                       detail="*OPC? answered before the output went off: a power-loss case would time its "
+                       "next step from a moment the table still had power" if answered else "")
+    supply.output(True)  # OUTP ON, then *OPC?
+    on = supply.output_state()
+    runner.measure(step, "OUTP? once OUTP ON's *OPC? answered", "1 (on)" if on else "0 (off)", "1 (on)", on)
+    runner.wait_back()
+    came_back(runner, step, mark)
+
+
+@step("expect_counter_waits", Action(
+    {"ahead_ms": Arg("decimal", positive=True, why="the counter is armed before the first card"),
+     "fetch": choice("after", "before", default="after")},
+    doc="arm the time-interval counter `ahead_ms` (default 300) before the round's first card, deal the round "
+    "and read the interval (`fetch: before`: FETC? sent right after the arm, its answer waited for while the "
+    "round is dealt): the counter's timeout (SYST:TIM, seconds: docs/protocol.md section 9) had not run out, so "
+    "FETC? answers the card-to-lock-out interval, not 9.91E+37",
+    acts=("deal",)))
+def expect_counter_waits(runner: CaseContext, step: Step, fetch: str, ahead_ms: Decimal | None = None) -> None:
+    counter = runner.rig.counter
+    if counter is None:
+        raise NotApplicableHere("the bench has no time-interval counter")
+    if runner.interpretation("lockout-automatic") is False:
+        raise NotApplicableHere("the first card does not close wagering here: no card-to-lock-out interval")
+    ahead = ahead_ms if ahead_ms is not None else Decimal(300)
+    timeout_ms = Decimal(getattr(counter, "measure_timeout_ms", 2000))
+    if ahead >= timeout_ms:
+        raise NotApplicableHere(f"the counter's timeout ({timeout_ms} ms) runs out before a card {ahead} ms "
+                                "after the arm")
+    if runner.round.cards:
+        raise DeviceError("expect_counter_waits deals the round's first card: a card of this round is out already")
+    runner.dealer_closes_wagering()
+    runner.arm_counter()  # INIT, and a query answered after it: the arm is taken
+    early: Future[Decimal | None] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fetch-early") as pool:
+        if fetch == "before":
+            # the counter is the waiting thread's alone until its answer: nothing else asks it meanwhile
+            runner.counter_armed = False
+            early = pool.submit(counter.fetch_interval_s)
+        time.sleep(float(ahead) / 1000)
+        runner.perform(Deal(None, None))
+        settle_round(runner, step)
+        measured_s = early.result(timeout=float(timeout_ms) / 1000 + 5) if early is not None else None
+    timing = lock_timing(runner, LATE_EVENT_S)
+    if timing is None:
+        raise DeviceError("no lockout event after the first card: the counter had nothing to time")
+    measured = timing.counter_ms if early is None else (
+        (measured_s * 1000).quantize(Decimal("0.001")) if measured_s is not None else None)
+    runner.measure(step, f"the counter's interval, armed {ahead} ms before the first card, FETC? sent {fetch} it",
+                   measured if measured is not None else "none (FETC?: the measurement timed out)",
+                   "an interval", measured is not None, unit="ms" if measured is not None else "",
+                   detail=f"SYST:TIM {timeout_ms / 1000} s set at open; the host's stamps gave {timing.host_ms} ms "
+                   f"card to lock-out (cause {timing.cause})")
