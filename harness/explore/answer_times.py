@@ -209,7 +209,7 @@ class AnswerClock:
         elif tries > 1:  # the first ask late, an ask again on time: judged by the condition met again
             self.first_read(obs, request, (Decimal(str(first - HOST_ECHO.delay_s())) * 1000).quantize(_MS))
         else:
-            self.first_read_late.pop((request, obs.op), None)
+            self.first_read_late.pop((request, obs.op or ""), None)
         return got
 
     def first_read(self, obs: Observed, request: str, ms: Decimal) -> None:
@@ -217,7 +217,7 @@ class AnswerClock:
         ask again came on time.  A device may be slow only on its first answer after an act, so, as a first
         identity after power-up, the condition is met again: late at two steps of that operation in a row,
         the first read is slow."""
-        key = (request, obs.op)
+        key = (request, obs.op or "")
         if ms <= ANSWER_DEADLINE_MS:
             self.first_read_late.pop(key, None)
             return

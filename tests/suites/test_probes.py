@@ -286,7 +286,7 @@ def test_a_power_cut_must_be_seen_dark_then_back_locked_by_power() -> None:
     answers was never cut: an ERROR, never a PASS on a case about power loss); back on, it is
     locked with lock-out cause power (a device that only rebooted in place would not have gone dark)."""
     from harness.errors import DeviceError, DeviceTimeout
-    from harness.suites.steps.core import _came_back, _went_dark
+    from harness.suites.steps.core import _went_dark, came_back
 
     measured: list[tuple[str, bool]] = []
 
@@ -323,8 +323,8 @@ def test_a_power_cut_must_be_seen_dark_then_back_locked_by_power() -> None:
     del measured[:]
     _went_dark(runner(True, [], supply="TCPIP::192.0.2.11::5025::SOCKET", shoe_dark=False), None)  # type: ignore[arg-type]
     assert measured == [("the controller went dark with its power off", True)]
-    _came_back(runner(True, [_event("lockout", locked=True, cause="power")]), None, 0)  # type: ignore[arg-type]
-    _came_back(runner(True, [_event("lockout", locked=True, cause="card")]), None, 0, within_s=0.05)  # type: ignore[arg-type]
+    came_back(runner(True, [_event("lockout", locked=True, cause="power")]), None, 0)  # type: ignore[arg-type]
+    came_back(runner(True, [_event("lockout", locked=True, cause="card")]), None, 0, within_s=0.05)  # type: ignore[arg-type]
     assert [ok for _, ok in measured[1:]] == [True, False]
 
 

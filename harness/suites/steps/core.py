@@ -236,17 +236,25 @@ def deal(runner: CaseContext, step: Step, settle: bool, cards: tuple[Card, ...] 
     runner.round.meters_before_settle = None
     pace_us = int(pace_ms * 1000) if pace_ms is not None else None
     asked = runner.round.cards_asked
-    if asked:  # a deal of this round still under way: the shoe answers BUSY until its cards are out
-        # (docs/protocol.md section 7), so the next deal waits for them, however loaded the host
-        with contextlib.suppress(DeviceTimeout):
-            runner.wait_for(f"the {asked} card(s) dealt so far", lambda: runner.cards_out() >= asked,
-                             timeout_s=2.0)
+    await_cards_asked(runner)
     runner.dealer_closes_wagering()
     runner.arm_counter()  # before the round's first card: the counter times that one event
     runner.perform(Deal(count, pace_us))
     runner.round.cards_asked = (asked or 0) + count if count is not None and asked is not None else None
     if settle:
         settle_round(runner, step)
+
+
+def await_cards_asked(runner: CaseContext) -> None:
+    """A deal of this round still under way (``deal: {count: N, settle: false}``): wait until its cards
+    are out, however loaded the host.  The shoe answers BUSY until they are (docs/protocol.md section
+    7), so the next deal waits for them; a power cut waits too, so that the cards the case dealt are out
+    when the power goes."""
+    asked = runner.round.cards_asked
+    if asked:
+        with contextlib.suppress(DeviceTimeout):
+            runner.wait_for(f"the {asked} card(s) dealt so far", lambda: runner.cards_out() >= asked,
+                             timeout_s=2.0)
 
 
 @step("settle", Action(doc="wait until the controller reports the round settled (after `deal: {settle: false}`)"))
@@ -472,7 +480,8 @@ def measure_payments(runner: CaseContext, step: Step, problems: list[str], round
 
 
 @step("power", Action({"state": choice("off", "on", required=True)}, shorthand="state",
-                doc="switch the power supply that feeds the controller; evidence the cut happened: with the "
+                doc="switch the power supply that feeds the controller (`off` once the cards a `deal: {count: N}` "
+                "asked are out); evidence the cut happened: with the "
                 "power off every device it feeds (devices.power.feeds) answers no ping within 0.3 s (one that "
                 "answers was never cut: the case is an ERROR), back on it reports a lock-out with cause power "
                 "within 2 s",
@@ -480,6 +489,8 @@ def measure_payments(runner: CaseContext, step: Step, problems: list[str], round
 def power(runner: CaseContext, step: Step, state: str) -> None:
     if runner.rig.power is None and runner.profile.bench.performer("power").kind == "supply":
         raise DeviceError("this case needs a power supply and the profile has none")
+    if state == "off":
+        await_cards_asked(runner)
     runner.pump()
     mark = len(runner.round.ctrl_events)
     runner.perform(SwitchPower(state == "on"))
