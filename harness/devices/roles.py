@@ -62,8 +62,8 @@ class DeviceIdentity:
         return out
 
     def not_text(self) -> list[str]:
-        """Fields whose value carries a control character (a fixed-width record's NUL padding, a line
-        break): docs/protocol.md 6.1, each field is the text the master list records as it is."""
+        """Fields whose value carries a control character or padding (a fixed-width record's NULs or
+        spaces, a line break): docs/protocol.md 6.1, each field is the text the master list records."""
         return [f.name for f in fields(self) if control_characters(getattr(self, f.name))]
 
     def to_dict(self) -> dict[str, str | None]:
@@ -72,8 +72,9 @@ class DeviceIdentity:
 
 def control_characters(value: object) -> bool:
     """True when ``value`` is a string holding a control character (Unicode category Cc: NUL, a line
-    break, ...), which no identity field's text may carry (docs/protocol.md 6.1)."""
-    return isinstance(value, str) and any(unicodedata.category(c) == "Cc" for c in value)
+    break, ...) or padded with spaces at either end, which no identity field's text may carry
+    (docs/protocol.md 6.1: a fixed-width record's padding is not part of the field)."""
+    return isinstance(value, str) and (any(unicodedata.category(c) == "Cc" for c in value) or value != value.strip())
 
 
 @dataclass(frozen=True)

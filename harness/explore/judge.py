@@ -371,8 +371,8 @@ def differences(model: TableModel, out: Permitted, got: Observed,
         for key, value in identity.items():
             check(f"identity {key}", value, got.identity.get(key), R.IDENTITY.name)
     if got.identity is not None:
-        diffs.extend(Difference(f"identity {key}", "text without a control character (docs/protocol.md 6.1)", value,
-                                R.IDENTITY.name)
+        diffs.extend(Difference(f"identity {key}", "text without a control character or padding (docs/protocol.md 6.1)",
+                                value, R.IDENTITY.name)
                      for key, value in sorted(got.identity.items()) if control_characters(value))
         for key, game_type in got.identity.items():
             if key.endswith(" game_type") and game_type not in (None, "", model.profile.game):

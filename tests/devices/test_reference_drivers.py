@@ -122,11 +122,11 @@ def test_identity_reports_missing_fields(pty_end: PtyEnd) -> None:
 
 
 def test_identity_reports_a_field_with_a_control_character(pty_end: PtyEnd) -> None:
-    padded = {**IDENTITY, "location": "bench 1\u0000\u0000\u0000"}
+    padded = {**IDENTITY, "location": "bench 1\u0000\u0000\u0000", "serial": "SN000123   "}
     peer = pty_end.peer([hello("controller"), (req(2, "identity"), rsp(2, **padded))])
     with ReferenceController.open(pty_end.path) as ctl:
         ident = ctl.identity()
-        assert ident.missing(progressive=True) == [] and ident.not_text() == ["location"]
+        assert ident.missing(progressive=True) == [] and ident.not_text() == ["serial", "location"]
     peer.check()
 
 

@@ -109,8 +109,29 @@ def expect_counter_waits(runner: CaseContext, step: Step, fetch: str, ahead_ms: 
         raise DeviceError("no lockout event after the first card: the counter had nothing to time")
     measured = timing.counter_ms if early is None else (
         (measured_s * 1000).quantize(Decimal("0.001")) if measured_s is not None else None)
+    # the interval runs from the first start edge after the arm (the card), not from the arm: armed
+    # ``ahead`` before the card, an interval of ``ahead`` or more was timed from the arm
     runner.measure(step, f"the counter's interval, armed {ahead} ms before the first card, FETC? sent {fetch} it",
                    measured if measured is not None else "none (FETC?: the measurement timed out)",
-                   "an interval", measured is not None, unit="ms" if measured is not None else "",
+                   f"an interval < {ahead}", measured is not None and measured < ahead,
+                   unit="ms" if measured is not None else "",
                    detail=f"SYST:TIM {timeout_ms / 1000} s set at open; the host's stamps gave {timing.host_ms} ms "
                    f"card to lock-out (cause {timing.cause})")
+
+
+@step("expect_instrument_identity", Action(
+    doc="each of the bench's SCPI instruments (the supply, the counter) answers *IDN? with "
+    "`maker,model,serial,firmware` (docs/protocol.md section 9): four fields, none empty, the same when asked "
+    "again"))
+def expect_instrument_identity(runner: CaseContext, step: Step) -> None:
+    asked = [(role, dev) for role in ("power", "counter")
+             if (dev := getattr(runner.rig, role, None)) is not None and hasattr(dev, "idn")]
+    if not asked:
+        raise NotApplicableHere("the bench has no SCPI instrument")
+    for role, dev in asked:
+        first, again = str(dev.idn()), str(dev.idn())
+        fields = [f.strip() for f in first.split(",")]
+        well_formed = len(fields) == 4 and all(fields)
+        runner.measure(step, f"the {role}'s *IDN?: maker, model, serial, firmware", first,
+                       "four fields, none empty", well_formed)
+        runner.measure(step, f"the {role}'s *IDN? asked again", again, first, again == first)

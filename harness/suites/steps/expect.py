@@ -469,7 +469,7 @@ def expect_identity(runner: CaseContext, step: Step, fields: tuple[str, ...] | N
             missing = [f for f in fields if getattr(ident, f, None) is None]
             broken = [f for f in broken if f in fields]
         # a field is present as the text the master list records, without a control character in it
-        missing += [f"{f} (a control character in {getattr(ident, f)!r})" for f in broken]
+        missing += [f"{f} (a control character or padding in {getattr(ident, f)!r})" for f in broken]
         runner.measure(step, f"{role} identity fields (607a.2(b))", ", ".join(missing) or "all present",
                      "all present", not missing)
 
