@@ -770,6 +770,12 @@ class ExploredTable:
             p = e.payload
             if e.name in ("hit", "payout") and p.get("category") != "mystery" and isinstance(p.get("seat"), int):
                 obs.settle_order.append((e.name, int(p["seat"])))
+                meter = p.get("meter") if e.name == "hit" else None
+                by = p.get("paid_by") if e.name == "payout" else None
+                obs.settle_events.append((e.name, int(p["seat"]), None if meter is None else str(meter),
+                                          None if by is None else str(by)))
+            elif e.name == "reset" and obs.settle_events:  # a reset within the settlement, after its first hit
+                obs.settle_events.append(("reset", None, str(p.get("meter")), None))
             if e.name == "hit" and p.get("category") != "mystery" and isinstance(p.get("seat"), int):
                 obs.hit_seats += (int(p["seat"]),)
             if e.name == "payout" and p.get("category") != "mystery":

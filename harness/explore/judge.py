@@ -90,6 +90,9 @@ class Observed:
     paid_by: dict[tuple[int, str], str | None] = field(default_factory=dict)
     #: the settlement's ``hit`` and ``payout`` events in the order they came: (name, seat), mystery awards aside
     settle_order: list[tuple[str, int]] = field(default_factory=list)
+    #: the settlement's ``hit``, ``reset`` and ``payout`` events in the order they came: (name, seat or None,
+    #: the hit's or the reset's meter or None, the payout's paid_by or None), mystery awards aside
+    settle_events: list[tuple[str, int | None, str | None, str | None]] = field(default_factory=list)
     #: the seats the settlement's ``hit`` events named (mystery awards aside)
     hit_seats: tuple[int, ...] = ()
     #: ``config.get`` ``game`` as reported (None when not read)
@@ -334,13 +337,14 @@ def differences(model: TableModel, out: Permitted, got: Observed,
             diffs.append(Difference(f"round_end void for a round settled on its cards ({cards})", "false or absent",
                                     True, R.VOID.name))
         unpaid = [seat for i, (name, seat) in enumerate(got.settle_order)
-                  if name == "hit" and ("payout", seat) not in got.settle_order[i + 1:]]
+                  if name == "hit" and next((s for n, s in got.settle_order[i + 1:] if n == "payout"), None) != seat]
         if unpaid:
             # section 8: for every wager "the hit events of the lines and meters the wager wins and then its one
             # payout"
             diffs.append(Difference(f"hit events followed by their seat's payout for {cards}",
                                     "each hit, then its seat's payout",
                                     [f"{name} seat {seat}" for name, seat in got.settle_order], R.PAYOUT_ORDER.name))
+        diffs.extend(resets_after_hits(got))
         for wager in sorted(out.settlement.attendant):
             if wager in sent and got.paid_by.get(wager) != "attendant":
                 # section 8: "an attendant pays them: the payout says paid_by: attendant"
@@ -553,6 +557,26 @@ def stray_events(op_name: str, got: Observed) -> list[Difference]:
         # docs/protocol.md 6.2: `error` is sent when a shoe fault happens (section 7: test.fault kind error
         # "emits error")
         diffs.append(Difference("shoe error event", "one: a shoe fault was made", "none sent", R.SHOE.name))
+    return diffs
+
+
+def resets_after_hits(got: Observed) -> list[Difference]:
+    """Section 8: "a meter paid by the table is reset (reset) right after its hit": the event after the hit
+    of a meter whose wager's payout says paid_by table is that meter's reset."""
+    diffs = []
+    events = got.settle_events
+    for i, (name, seat, meter, _by) in enumerate(events):
+        if name != "hit" or meter is None:
+            continue
+        payout = next((e for e in events[i + 1:] if e[0] == "payout" and e[1] == seat), None)
+        if payout is None or payout[3] != "table":
+            continue
+        after = events[i + 1] if i + 1 < len(events) else None
+        if after is None or after[:1] != ("reset",) or after[2] != meter:
+            diffs.append(Difference(f"the event after seat {seat}'s {meter} hit, paid by the table",
+                                    f"reset of {meter} (section 8: right after its hit)",
+                                    "none" if after is None else f"{after[0]} {after[2] or ''}".strip(),
+                                    R.PAYOUT_ORDER.name))
     return diffs
 
 

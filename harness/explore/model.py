@@ -364,10 +364,11 @@ class TableModel:
         called = (("controller", "no_more_bets", {"round": s.round}),)
         if s.phase == "open" and not s.locked:
             n = s.clone()
-            taken = Permitted(None, ExpectedAnswer(), n,
+            # docs/protocol.md 6.4: the answer names the round, {"ok":true,"round":8}
+            taken = Permitted(None, ExpectedAnswer(fields={"round": s.round}), n,
                               (R.NMB.name, R.NMB_EVENT.name, *self._close(n, "no-more-bets")), events=called)
             return self._event([taken], True, "no-more-bets")
-        again = self._second_close(s, "no-more-bets", R.NMB, {})
+        again = self._second_close(s, "no-more-bets", R.NMB, {"round": s.round})
         for out in again:
             out.events, out.rules = called, (*out.rules, R.NMB_EVENT.name)
         # closed already (the button, the link, the first card): the round is open all the same (section 8

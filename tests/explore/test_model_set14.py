@@ -7,7 +7,7 @@ from __future__ import annotations
 from test_model_widened import play
 
 from harness.explore import rules as R
-from harness.explore.judge import Observed, differences
+from harness.explore.judge import Observed, differences, resets_after_hits
 from harness.explore.model import TableModel
 from harness.explore.ops import Comm, DealFirst, LoadShoe, NoMoreBets, OpenRound, PlaceWager, PressLockout
 
@@ -36,3 +36,18 @@ def test_an_identity_field_with_a_control_character_is_a_difference(model: Table
     assert [d for d in differences(model, out, Observed(identity=clean), None) if d.rule == R.IDENTITY.name] == []
     found = [d for d in differences(model, out, Observed(identity=padded), None) if d.rule == R.IDENTITY.name]
     assert [(d.what, d.got) for d in found] == [("identity controller location", "bench 1\u0000\u0000")]
+
+
+def test_a_table_paid_meter_is_reset_right_after_its_hit() -> None:
+    # docs/protocol.md section 8: "a meter paid by the table is reset (reset) right after its hit"
+    def seen(*events: tuple[str, int | None, str | None, str | None]) -> list[str]:
+        return [d.got for d in resets_after_hits(Observed(settle_events=list(events)))]
+
+    hit, reset = ("hit", 2, "major", None), ("reset", None, "major", None)
+    assert seen(hit, reset, ("payout", 2, None, "table")) == []
+    assert seen(hit, ("payout", 2, None, "table"), reset) == ["payout"]
+    assert seen(hit, ("payout", 2, None, "table")) == ["payout"]
+    assert seen(hit, ("hit", 2, None, None), reset, ("payout", 2, None, "table")) == ["hit"]
+    # an attendant pays it: the reset waits for the key
+    assert seen(hit, ("payout", 2, None, "attendant")) == []
+    assert seen(("hit", 2, None, None), ("payout", 2, None, "table")) == []  # a fixed line: no meter to reset

@@ -45,6 +45,10 @@ def test_each_hit_is_followed_by_its_seats_payout(model: TableModel) -> None:
     assert rules_of(model, out, right) == []
     late = shown(out.state, payouts=payouts, settle_order=[("payout", 1), ("hit", 1)], hit_seats=(1,))
     assert rules_of(model, out, late) == [R.PAYOUT_ORDER.name]
+    # the hit, then another seat's payout before its own: the hit is not followed by its wager's payout
+    # (section 8: "the hit events of the lines and meters the wager wins and then its one payout")
+    apart = shown(out.state, payouts=payouts, settle_order=[("hit", 1), ("payout", 2), ("payout", 1)], hit_seats=(1,))
+    assert R.PAYOUT_ORDER.name in rules_of(model, out, apart)
 
 
 def test_a_card_mid_round_keeps_the_round_dealing(model: TableModel) -> None:
