@@ -1,4 +1,4 @@
-"""Scenario helpers shared by check_faults4.py to check_faults14.py.
+"""Scenario helpers shared by check_faults4.py to check_faults15.py.
 
 The host machinery (the frames, a device line with deadlines, SCPI, starting and stopping the table by
 its own pid) is check_faults2.py's; these are the small acts several scenarios begin with.  The scripts
@@ -11,7 +11,7 @@ import struct
 import time
 from typing import Any
 
-from check_faults2 import NO_HIT, Msg, Table, crc16, payouts, scpi
+from check_faults2 import NO_HIT, Line, Msg, Table, crc16, payouts, scpi
 
 MINOR_SEAT1 = ["KS", "2C", "9S", "3D"]  # player KS 9S (seat 1's combination), natural 9 against 5
 MAJOR_SEAT2 = ["2C", "KH", "3D", "9H"]  # banker KH 9H (seat 2's combination), natural 9 against 5
@@ -83,16 +83,19 @@ def raw_frame(seq: int, body: bytes, ftype: int = 0x01, ver: int = 1) -> bytes:
     return b"\xa5\x5a" + head + body + struct.pack(">H", crc16(head + body))
 
 
-def answers(t: Table, seqs: tuple[int, ...], deadline_s: float = 0.5) -> dict[int, tuple[str, Msg]]:
-    """Wait up to the deadline for the answers to these SEQs on the controller's line; those that came."""
+def answers(t: Table, seqs: tuple[int, ...], deadline_s: float = 0.5,
+            line: Line | None = None) -> dict[int, tuple[str, Msg]]:
+    """Wait up to the deadline for the answers to these SEQs on a line (the controller's by default); those that
+    came."""
+    line = line or t.ctl
     end = time.monotonic() + deadline_s
-    with t.ctl.cv:
-        while not all(s in t.ctl.answers for s in seqs):
+    with line.cv:
+        while not all(s in line.answers for s in seqs):
             left = end - time.monotonic()
             if left <= 0:
                 break
-            t.ctl.cv.wait(left)
-        return {s: t.ctl.answers.pop(s) for s in seqs if s in t.ctl.answers}
+            line.cv.wait(left)
+        return {s: line.answers.pop(s) for s in seqs if s in line.answers}
 
 
 def player_round(t: Table, cards: list[str], amount: int = 1000) -> list[tuple[Any, Any]]:

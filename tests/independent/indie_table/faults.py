@@ -579,6 +579,67 @@ FAULTS_SET14 = {
     "supply-opc-before-output-off": "the supply answers *OPC? before OUTP OFF has taken the output off (150 ms later)",
 }
 
+# The fifteenth set (FAULTS15.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET15 = {
+    "card-event-swallowed-after-shoe-error": "after a shoe error event the next card out sends no card event (it is "
+                                             "counted and locks)",
+    "card-n-restarts-on-shoe-reconnect": "a host reconnecting to the shoe restarts the card events' n at 1; "
+                                         "shoe.status counts on",
+    "shoe-load-clears-round-cards": "a shoe loaded in the middle of a round clears the cards the round has had",
+    "shoe-takes-lockout-press": "the shoe answers lockout.press (and closes wagering) instead of UNKNOWN_CMD",
+    "shoe-serial-sent-as-number": "the shoe's identity gives its serial as the number 1, not a string",
+    "wager-list-readded-wager-last": "a wager removed and placed again in the round is listed after the others, not "
+                                     "in seat order",
+    "royal9-refused-after-base-placed-again": "a Royal 9 wager at a seat whose base wager was placed again is "
+                                              "refused no-base-wager",
+    "sensors-hello-slow-after-reconnect": "a host reconnecting to the bet sensors has its first hello answered "
+                                          "after 300 ms",
+    "unlock-event-after-open-answer-after-void": "the round opened after a voided round sends its unlock event "
+                                                 "40 ms after the answer",
+    "reboot-round-number-from-cold-start": "after a controller reboot the round number is the one read at the last "
+                                           "power-up",
+    "open-blocked-after-key-following-power-cycle": "a payment pending across a power cycle keeps round.open "
+                                                    "REFUSED after its reset key",
+    "live-flag-kept-across-power-cut": "after a power cut in an open round configuration writes are REFUSED live "
+                                       "until a round ends",
+    "banker-draw-reads-player-total": "the banker's third-card rule reads the player's total instead of the "
+                                      "player's third card",
+    "zero-commission-charged-five": "a Banker commission written as 0 is charged as 5 % (0 read as unset)",
+    "losing-tie-category-null": "a losing Tie wager's payout says category null, not lose",
+    "envy-skips-two-suit-combinations": "mega envy is not paid for a personal combination of two suits (seats 5 to "
+                                        "7's)",
+    "jackpot-payouts-after-fixed-lines": "an attendant-paid jackpot's payout is sent after the later seats' Royal 9 "
+                                         "payouts",
+    "envy-hit-names-mega-meter": "a mega envy hit event says meter mega (the fixed line is paid from no meter)",
+    "null-capacity-taken-as-full": "a meter whose display capacity is written null stops growing: every "
+                                   "contribution is diverted",
+    "cap-latched-after-limit-raised": "a meter that met its payout limit stays capped there after the limit is "
+                                      "raised",
+    "minor-capped-at-major-limit": "the minor meter is capped at the major's payout limit",
+    "mega-reset-at-hit": "an attendant-paid mega resets at the hit (reset event) while its payment waits for the key",
+    "second-pending-category-from-first": "the second payment pending from one round carries the first one's "
+                                          "category",
+    "seats-rewrite-drops-seventh-combination": "a write of the seats in force is taken but leaves seat 7 without its "
+                                               "combination",
+    "denomination-write-reloads-commission": "a denomination write puts the Banker commission back to 5 %",
+    "floors-stay-one-dollar-after-write-back": "after the denomination is written to $1 and back to $5, meter "
+                                               "writes are held to the $1 floors",
+    "storage-write-protected-after-reboot": "after a controller reboot nothing reaches non-volatile storage until "
+                                            "the next power-up",
+    "config-get-slow-after-write": "the first config.get after a configuration write answers after 150 ms",
+    "event-seq-follows-request-seq": "the controller numbers its next event on from the SEQ of the last request it "
+                                     "answered",
+    "integral-float-accepted": "a payload number with a decimal point and no fraction (1000.0) is taken, not "
+                               "BAD_FRAME",
+    "non-utf8-payload-accepted": "a payload that is not UTF-8 is read as Latin-1 and executed, not BAD_FRAME",
+    "request-seq-65535-unanswered": "a request numbered 65535 is never answered",
+    "frame-complete-one-byte-early": "a frame is taken as whole one byte early: one whose last byte comes late is "
+                                     "NAK BAD_CRC and lost",
+    "counter-fetch-unarmed-answers-timeout": "the counter answers FETC? with nothing armed 9.91E+37 instead of no "
+                                             "answer",
+    "supply-silent-while-output-off": "the supply answers no query (*OPC?, OUTP?) while its output is off",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
               **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
-              **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14}
+              **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14, **FAULTS_SET15}

@@ -36,7 +36,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
                  banker_natural_late: bool = False, banker2_as_3: bool = False,
                  banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
                  banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
-                 banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False) -> int:
+                 banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False,
+                 banker_reads_total: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -57,6 +58,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     `banker7_draws_on_6_7`: fault banker-7-draws-on-third-6-or-7 (the banker's 6 row is written for 6 and 7).
     `natural_before_mod`: fault natural-tested-before-mod-10 (the natural test reads the two cards' sum before it
     is taken modulo 10).
+    `banker_reads_total`: fault banker-draw-reads-player-total (the banker's rows are looked up with the player's
+    three-card total, the variable the player's draw has just updated, instead of the third card's value).
     """
     if len(cards) < 4:
         return 4
@@ -71,6 +74,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
         if len(cards) < 5:
             return 5
         p3 = value(cards[4])
+        if banker_reads_total:
+            p3 = (p + p3) % 10
         low = 1 if banker2_as_3 else 2
         # fault banker-3-stands-on-third-9: the 3 row's "draws" test was written as "third card below 8"
         stands_9 = banker3_stands_on_9 and b == 3 and p3 == 9
@@ -118,15 +123,16 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
           banker2_as_3: bool = False, banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
           third_no_mod: bool = False, banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
           banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False,
-          fifth_to_player: bool = False) -> Hands:
-    """`fifth_to_player`: fault banker-third-card-added-to-player (the fifth card is put in the player's hand)."""
+          fifth_to_player: bool = False, banker_reads_total: bool = False) -> Hands:
+    """`fifth_to_player`: fault banker-third-card-added-to-player (the fifth card is put in the player's hand).
+    `banker_reads_total`: fault banker-draw-reads-player-total (see cards_needed)."""
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
                      player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3, banker5_stands_stood,
                      banker3_stands_on_9=banker3_stands_on_9, banker4_draws_on_8=banker4_draws_on_8,
                      player_stands_on_5=player_stands_on_5, banker7_draws_on_6_7=banker7_draws_on_6_7,
-                     natural_before_mod=natural_before_mod)
+                     natural_before_mod=natural_before_mod, banker_reads_total=banker_reads_total)
     n = min(n, len(cards))  # fault settle-taken-before-third-card: a hand settled on the cards out so far
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
@@ -204,7 +210,7 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     combination-matched-on-king-suit, ten-nine-counted-royal9, royal9-tie-paid-as-royal9, personal-hands-swapped,
     royal9-read-from-first-two-cards, mega-checked-after-major, tie-rows-checked-before-personal,
     unsuited-combination-paid-as-royal9, envy-needs-same-card-order, envy-paid-for-unassigned-combination,
-    envy-checks-lower-seats-only)."""
+    envy-checks-lower-seats-only, envy-skips-two-suit-combinations)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -234,6 +240,8 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     for other, combo in combos.items():
         if "envy-checks-lower-seats-only" in slips and other > seat:
             break  # fault envy-checks-lower-seats-only: the envy loop runs over the seats before the wager's seat
+        if "envy-skips-two-suit-combinations" in slips and combo is not None and combo[0][1] != combo[1][1]:
+            continue  # fault envy-skips-two-suit-combinations: the envy loop starts with the suited-pair test
         if other != seat and combo is not None and has(p2, combo) and has(b2, combo):
             if "envy-needs-same-card-order" in slips and p2 != b2:
                 continue  # fault envy-needs-same-card-order: the envy test compares the two hands card by card

@@ -38,6 +38,8 @@ class DeviceLine:
         self.settle_seq = 0  # fault settlement-events-own-seq
         self.restart_after_next = False  # fault power-lockout-sent-before-seq-restart
         self.silent_until = 0.0
+        self.accepts = 0  # host connections taken on this line
+        self.hello_slow = False  # fault sensors-hello-slow-after-reconnect
         self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
         threading.Thread(target=self._accept, name=f"{role}-accept", daemon=True).start()
@@ -106,6 +108,10 @@ class DeviceLine:
             self.off_contract -= 1
             payload = dict(payload, off_contract=True)
         self._send(self._frame(ftype, seq, payload))
+        if self.role == "controller" and "event-seq-follows-request-seq" in self.table.faults:
+            # fault event-seq-follows-request-seq: the frame builder keeps one SEQ register, which an answer loads with
+            # its request's SEQ and the event path steps
+            self.event_seq = seq
 
     # -- receiving
     def _accept(self) -> None:
@@ -120,6 +126,17 @@ class DeviceLine:
             if old is not None:
                 with contextlib.suppress(OSError):
                     old.close()
+            self.accepts += 1
+            if (self.accepts > 1 and self.role == "sensors"
+                    and "sensors-hello-slow-after-reconnect" in self.table.faults):
+                # fault sensors-hello-slow-after-reconnect: a new connection makes the sensors read their whole layout
+                # table back from the controller before they answer its first hello
+                self.hello_slow = True
+            if self.accepts > 1 and self.role == "shoe" and "card-n-restarts-on-shoe-reconnect" in self.table.faults:
+                with self.table.lock:
+                    # fault card-n-restarts-on-shoe-reconnect: the host opening the line resets the reader, whose
+                    # frame counter starts at 0; the shoe's own count (shoe.status) goes on
+                    self.table.n_base = self.table.cards_dealt
             if "event-seq-restarts-on-reconnect" in self.table.faults:
                 self.event_seq = 0
             if (self.role == "controller" and "reconnect-resends-last-event" in self.table.faults
@@ -169,6 +186,11 @@ class DeviceLine:
         ftype, seq, payload = item
         if ftype != wire.REQ:
             return  # the device ignores what is not a request
+        if seq == 0xFFFF and "request-seq-65535-unanswered" in self.table.faults:
+            return  # fault request-seq-65535-unanswered: 0xFFFF is the request slot's "empty" marker
+        if self.hello_slow and payload.get("cmd") == "hello":
+            self.hello_slow = False  # fault sensors-hello-slow-after-reconnect
+            time.sleep(0.3)
         if self.no_answer > 0:
             self.no_answer -= 1
             return
@@ -220,6 +242,9 @@ class DeviceLine:
                 if "shoe-error-reports-empty" in self.table.faults:
                     with self.table.lock:
                         self.table.shoe_error_latched = True  # fault shoe-error-reports-empty
+                if "card-event-swallowed-after-shoe-error" in self.table.faults:
+                    with self.table.lock:
+                        self.table.swallow_card = True  # fault card-event-swallowed-after-shoe-error
                 self.event({"event": "error", "code": str(code), "text": str(text)})
             return
         if kind == "no-answer":
@@ -388,6 +413,10 @@ class PowerSupply(ScpiServer):
 
     def command(self, cmd: str) -> str | None:
         up = cmd.upper()
+        if up.endswith("?") and not self.table.powered and "supply-silent-while-output-off" in self.table.faults:
+            # fault supply-silent-while-output-off: the supply's query responder is fed from the output side; settings
+            # are still taken by the front-panel controller
+            return None
         if up in ("OUTP ON", "OUTP 1", "OUTPUT ON"):
             self.table.power_on()
             return None
@@ -459,6 +488,10 @@ class Counter(ScpiServer):
         if up == "FETC?":
             with self.cv:
                 if not self.armed:
+                    if "counter-fetch-unarmed-answers-timeout" in self.faults:
+                        # fault counter-fetch-unarmed-answers-timeout: FETC? answers the result register, which starts
+                        # at the timed-out value, without asking whether an INIT armed a measurement
+                        return "9.91E+37"
                     return None
                 self.cv.wait_for(lambda: self.stop_ns is not None, timeout=self.timeout_s)
                 if self.stop_ns is None or self.start_ns is None:

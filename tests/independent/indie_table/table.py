@@ -135,7 +135,12 @@ class Table:
         self.last_read: str | None = None  # fault same-rank-card-reported-with-last-suit: the reader's last pattern
         self.status_count_stale: int | None = None  # fault shoe-status-count-refreshed-by-card: the status register
         self.rates_cold = False  # fault first-round-after-power-contributes-nothing: the rate registers are cleared
+        self.swallow_card = False  # fault card-event-swallowed-after-shoe-error: the reader's recovery flag
+        self.open_block_nv = False  # fault open-blocked-after-key-following-power-cycle: the block bit from storage
+        self.live_nv = False  # fault live-flag-kept-across-power-cut: the live flag in the round record
+        self.nv_write_protected = False  # fault storage-write-protected-after-reboot: the flash write-enable latch
         self._load_nv()
+        self.round_cold = self.round  # fault reboot-round-number-from-cold-start: the boot record's round counter
         self._power_up_volatile()
         # fault reset-key-refused-after-reboot: the key task's list of payments, filled at a cold start
         self.key_known: set[str] = {p["meter"] for p in self.pending}
@@ -221,6 +226,8 @@ class Table:
         self._save_nv()
 
     def _save_nv(self) -> None:
+        if self.nv_write_protected:
+            return  # fault storage-write-protected-after-reboot: the write-enable latch is set only at a cold start
         config: dict[str, Any] = self.config
         meters: dict[str, Any] = self.meters
         residual: dict[str, Any] = {m: dec_str(v) for m, v in self.residual.items()}
@@ -319,6 +326,11 @@ class Table:
         self.refused_in_round = False  # fault lockout-late-after-refused-wager
         self.void_requested = False  # fault refused-settle-leaves-void-flag
         self.list_slow_after_settle = False  # fault wager-list-slow-after-settlement
+        self.readded: list[tuple[int, str]] = []  # fault wager-list-readded-wager-last: the list's appended entries
+        self.base_placed_again: set[int] = set()  # fault royal9-refused-after-base-placed-again: flags cleared
+        self.cap_latch: dict[str, int] = {}  # fault cap-latched-after-limit-raised: the "at cap" latch and its amount
+        self.floor_row: int | None = None  # fault floors-stay-one-dollar-after-write-back: the floor table pointer
+        self.config_read_slow = False  # fault config-get-slow-after-write
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -327,6 +339,10 @@ class Table:
                 self.lock_at_power_off = (self.locked, self.cause)
                 # fault settle-voids-round-lost-to-power: the round record in storage still says "open"
                 self.lost_round = self.round if self.phase in ("open", "dealing") else None
+                if "live-flag-kept-across-power-cut" in self.faults and self.phase in ("open", "dealing"):
+                    # fault live-flag-kept-across-power-cut: the live flag is part of the round record in storage and
+                    # is cleared only when a round ends
+                    self.live_nv = True
                 if "shoe-dealing-after-power-cut-mid-deal" in self.faults and self.dealing:
                     self.dealing_stale = True  # the shoe's state byte is kept in its battery-backed RAM
             self.powered = False
@@ -342,7 +358,13 @@ class Table:
             self.powered = True
             self.boots += 1
             self.link_up = True
+            self.nv_write_protected = False  # a cold start sets the flash write-enable latch
             self._load_nv()
+            self.round_cold = self.round
+            if "open-blocked-after-key-following-power-cycle" in self.faults:
+                # fault open-blocked-after-key-following-power-cycle: the open-block bit is read back from storage at
+                # power-up; only the key task's list of this power-up's hits clears it
+                self.open_block_nv = bool(self.pending)
             self._power_up_volatile()
             self.warm_started = False
             self.sensors_block_resent = False
@@ -400,6 +422,13 @@ class Table:
             if "link-loss-forgotten-at-reboot" in self.faults:
                 self.link_up = True  # the link state starts as "up" and is only changed by a new loss
             self._load_nv()
+            if "reboot-round-number-from-cold-start" in self.faults:
+                # fault reboot-round-number-from-cold-start: the warm start takes the round counter from the boot
+                # record kept in RAM since the last power-up, not from storage
+                self.round = self.round_cold
+            if "storage-write-protected-after-reboot" in self.faults:
+                # fault storage-write-protected-after-reboot: the warm start leaves the flash write-enable latch off
+                self.nv_write_protected = True
             if "payout-meters-zeroed-by-reboot" in self.faults:
                 # the warm start initialises the payout meters' RAM copy instead of reading it from storage
                 self.cumulative_paid = self.paid_by_table = self.paid_by_attendant = 0
@@ -433,6 +462,8 @@ class Table:
         return {s["seat"]: s["combo"] for s in self.config["seats"]}
 
     def _live(self) -> bool:
+        if self.live_nv:
+            return True  # fault live-flag-kept-across-power-cut
         if "config-write-open-round-accepted" in self.faults:
             return bool(self.layout)
         if self.void_live:
@@ -441,6 +472,13 @@ class Table:
 
     def _cap(self, meter: str) -> int | None:
         m = self.config["meters"][meter]
+        if "minor-capped-at-major-limit" in self.faults and meter == "minor" and "major" in self.config["meters"]:
+            m = self.config["meters"]["major"]  # fault minor-capped-at-major-limit: the cap is read one record early
+        if ("null-capacity-taken-as-full" in self.faults and "display_capacity" in m
+                and m["display_capacity"] is None):
+            # fault null-capacity-taken-as-full: an empty capacity field reads back as the display register, i.e. the
+            # meter as it stands
+            return self.meters[meter]
         limits = (m.get("payout_limit"), m.get("display_capacity"))
         if "cap-cached-at-power-up" in self.faults and meter in self.caps_at_boot:
             limits = self.caps_at_boot[meter]
@@ -556,6 +594,8 @@ class Table:
                 growth = growth.to_integral_value(rounding=ROUND_FLOOR)
             amount = Decimal(self.meters[meter]) + self.residual[meter] + growth
             cap = self._cap(meter)
+            if meter in self.cap_latch:
+                cap = self.cap_latch[meter]  # fault cap-latched-after-limit-raised: the latched cap is used
             if "cap-one-cent-short" in self.faults and cap is not None:
                 cap -= 1  # the limit is kept as "the largest amount below the limit"
             if (cap is not None and amount > cap and self.meters[meter] < cap
@@ -580,6 +620,10 @@ class Table:
                     # fault diverted-booked-to-mega: the diverted account is indexed by the first meter
                     self.diverted["mega" if "diverted-booked-to-mega" in self.faults else meter] += whole
                 self.meters[meter] = cap
+                if "cap-latched-after-limit-raised" in self.faults:
+                    # fault cap-latched-after-limit-raised: the "meter at cap" latch is cleared by the reset key only,
+                    # and while it is set the meter is held at the amount it latched at
+                    self.cap_latch[meter] = cap
                 # (fault diverted-from-growth: the residual is still the fraction past the cap)
                 past = int(excess.to_integral_value(rounding=ROUND_FLOOR))
                 self.residual[meter] = max(excess - (past if "diverted-from-growth" in self.faults else whole),
@@ -697,10 +741,12 @@ class Table:
             p5 = "player-stands-on-5" in self.faults  # fault player-stands-on-5: see game.py
             b7 = "banker-7-draws-on-third-6-or-7" in self.faults  # fault banker-7-draws-on-third-6-or-7: see game.py
             raw = "natural-tested-before-mod-10" in self.faults  # fault natural-tested-before-mod-10: see game.py
+            tot = "banker-draw-reads-player-total" in self.faults  # fault banker-draw-reads-player-total: see game.py
             if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate,
                                                           b2as3, b5stood, banker3_stands_on_9=b3on9,
                                                           banker4_draws_on_8=b4on8, player_stands_on_5=p5,
-                                                          banker7_draws_on_6_7=b7, natural_before_mod=raw):
+                                                          banker7_draws_on_6_7=b7, natural_before_mod=raw,
+                                                          banker_reads_total=tot):
                 if "settlement-held-while-link-down" in self.faults and not self.link_up:
                     # fault settlement-held-while-link-down: the settlement waits for the sensors to clear the layout
                     self.settle_due = True
@@ -739,12 +785,15 @@ class Table:
                            player_stands_on_5="player-stands-on-5" in self.faults,
                            banker7_draws_on_6_7="banker-7-draws-on-third-6-or-7" in self.faults,
                            natural_before_mod="natural-tested-before-mod-10" in self.faults,
-                           fifth_to_player="banker-third-card-added-to-player" in self.faults)
+                           fifth_to_player="banker-third-card-added-to-player" in self.faults,
+                           banker_reads_total="banker-draw-reads-player-total" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
             self._contribute()
         commission = Decimal(self.config.get("commission", "5"))
+        if "zero-commission-charged-five" in self.faults and commission == 0:
+            commission = Decimal(5)  # fault zero-commission-charged-five: a zero register reads as "not set": 5 %
         if "commission-write-ignored-in-settlement" in self.faults and self.commission_at_boot is not None:
             commission = Decimal(self.commission_at_boot)
         if "commission-decimal-truncated" in self.faults:
@@ -810,8 +859,12 @@ class Table:
                 returned = 2 * stake  # the vigorish is marked on the two-card path only
             if "losing-tie-payout-skipped" in self.faults and wtype == "tie" and category == "lose":
                 continue  # the Tie area's slip is printed only when the hand is a tie
-            base_payout = {"event": "payout", "seat": seat, "type": wtype, "category": category,
-                           "stake": stake, "returned": returned, "paid_by": "table"}
+            base_payout: dict[str, Any] = {"event": "payout", "seat": seat, "type": wtype, "category": category,
+                                           "stake": stake, "returned": returned, "paid_by": "table"}
+            if "losing-tie-category-null" in self.faults and wtype == "tie" and category == "lose":
+                # fault losing-tie-category-null: the Tie area (8 to 1) is settled by the side-wager slip builder,
+                # whose losing slip has no category
+                base_payout["category"] = None
             if "lose-payout-omits-paid-by" in self.faults and category == "lose":
                 del base_payout["paid_by"]  # fault lose-payout-omits-paid-by: the losing slip has no payer line
             if "royal9-settled-before-base" in self.faults:
@@ -835,12 +888,14 @@ class Table:
                                          "royal9-read-from-first-two-cards", "mega-checked-after-major",
                                          "tie-rows-checked-before-personal", "unsuited-combination-paid-as-royal9",
                                          "envy-needs-same-card-order", "envy-paid-for-unassigned-combination",
-                                         "envy-checks-lower-seats-only"})
+                                         "envy-checks-lower-seats-only", "envy-skips-two-suit-combinations"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         envy_paid = False  # fault envy-paid-to-first-seat-only
         slip_paid_by = "table"  # fault paid-by-attendant-carried-to-next-seat: the slip's field, set by a jackpot
         deferred: list[dict[str, Any]] = []  # fault hits-sent-before-payouts: the payout pass after the hit pass
+        attendant_slips: list[dict[str, Any]] = []  # fault jackpot-payouts-after-fixed-lines
+        first_slip_category: str | None = None  # fault second-pending-category-from-first: the round's slip buffer
 
         def r9_payout(event: dict[str, Any]) -> None:
             if "paid-by-attendant-carried-to-next-seat" in self.faults and event["paid_by"] == "table":
@@ -910,6 +965,11 @@ class Table:
                 hit_event = {"event": "hit", "seat": seat, "category": cat, "meter": meter_field, "amount": amount}
                 if "meter-payout-before-hit" not in self.faults:
                     self.emit("controller", hit_event)
+                if "mega-reset-at-hit" in self.faults and cat == "mega":
+                    # fault mega-reset-at-hit: the mega's hit path is the table-paid one, which resets the meter right
+                    # after its hit, although an attendant pays it and the payment waits for the reset key
+                    self.meters["mega"] = self.config["meters"]["mega"]["reset"]
+                    self.emit("controller", {"event": "reset", "meter": "mega", "amount": self.meters["mega"]})
                 meter_hits += 1
                 slip_seat = min(seats) if "pending-seat-is-first-seat" in self.faults else seat
                 if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
@@ -917,7 +977,13 @@ class Table:
                     if "pending-amount-from-round-start" in self.faults:
                         # fault pending-amount-from-round-start: the slip is filled from the round-open meter record
                         owed = self.round_start_meters.get(cat, owed)
-                    self.pending.append({"meter": cat, "seat": slip_seat, "amount": owed, "category": cat})
+                    slip_category = cat
+                    if "second-pending-category-from-first" in self.faults and first_slip_category is not None:
+                        # fault second-pending-category-from-first: the second slip of the round is built on the first
+                        # one, and only its meter, seat and amount are filled in
+                        slip_category = first_slip_category
+                    first_slip_category = first_slip_category or cat
+                    self.pending.append({"meter": cat, "seat": slip_seat, "amount": owed, "category": slip_category})
                     self.key_wait = True
                     self.key_known.add(cat)
                     self.paid_ram[cat] = self.paid_ram.get(cat, 0) + owed
@@ -929,6 +995,10 @@ class Table:
                           "stake": stake, "returned": handed, "paid_by": "attendant"}
                 if "attendant-payout-after-round-end" in self.faults:
                     after_round_end.append(payout)  # queued for the attendant's display, sent after the round
+                elif "jackpot-payouts-after-fixed-lines" in self.faults:
+                    # fault jackpot-payouts-after-fixed-lines: the attendant's slips are printed after the table's own
+                    # Royal 9 lines
+                    attendant_slips.append(payout)
                 else:
                     r9_payout(payout)
                 if "paid-by-attendant-carried-to-next-seat" in self.faults:
@@ -963,7 +1033,9 @@ class Table:
             if cat == "mega-envy" and "envy-hit-names-combination-seat" in self.faults:
                 p2, b2 = sorted([cards[0], cards[2]]), sorted([cards[1], cards[3]])
                 hit_seat = next((s for s, c in seats.items() if c is not None and sorted(c) == p2 == b2), seat)
-            self.emit("controller", {"event": "hit", "seat": hit_seat, "category": cat, "meter": None,
+            # fault envy-hit-names-mega-meter: the envy line's hit record is filled from the mega's record
+            hit_meter = "mega" if "envy-hit-names-mega-meter" in self.faults and cat == "mega-envy" else None
+            self.emit("controller", {"event": "hit", "seat": hit_seat, "category": cat, "meter": hit_meter,
                                      "amount": shown})
             if "royal9-tie-hit-sent-per-hand" in self.faults and cat in ("royal9-tie", "suited-royal9-tie"):
                 # fault royal9-tie-hit-sent-per-hand: the hit record is written per hand holding the Royal 9
@@ -988,6 +1060,8 @@ class Table:
                                              "amount": envy})
                     r9_payout({"event": "payout", "seat": seat, "type": "royal9", "category": "mega-envy",
                                "stake": 0, "returned": envy, "paid_by": "table"})
+        for queued in attendant_slips:
+            self.emit("controller", queued)
         for queued in deferred:
             self.emit("controller", queued)
         for queued in base_events:
@@ -1000,6 +1074,7 @@ class Table:
         self.ghost_listed.clear()
         self.withdrawn.clear()
         self.void_live = False
+        self.live_nv = False  # fault live-flag-kept-across-power-cut: cleared when a round ends
         self.phase = "settled"
         self.last_round_void = False
         self.round_settled = self.round
@@ -1033,10 +1108,11 @@ class Table:
         if role in self.identity_slow:
             self.identity_slow.discard(role)
             time.sleep(0.25)
-        ident = {"manufacturer": "Independent Table Works", "model": f"ITW-{role.upper()}",
-                 "serial": {"shoe": "ITW-S-0001", "sensors": "ITW-B-0001", "controller": "ITW-C-0001"}[role],
-                 "software_id": f"ITW-{role}-FW-1.0", "location": "bench 1", "asset_number": "ITW-A-0001",
-                 "game_type": "midibaccarat"}
+        ident: dict[str, Any] = {
+            "manufacturer": "Independent Table Works", "model": f"ITW-{role.upper()}",
+            "serial": {"shoe": "ITW-S-0001", "sensors": "ITW-B-0001", "controller": "ITW-C-0001"}[role],
+            "software_id": f"ITW-{role}-FW-1.0", "location": "bench 1", "asset_number": "ITW-A-0001",
+            "game_type": "midibaccarat"}
         if role == "controller":
             ident.update({"controller_type": "ITW Royal 9 controller", "software_name": "itw-r9",
                           "software_version": "1.0.0"})
@@ -1056,6 +1132,9 @@ class Table:
             ident.update(asset_number="", game_type="")  # a shoe is not tied to a game; the tag is the operator's
         if role == "sensors" and "sensors-report-shoe-serial" in self.faults:
             ident["serial"] = "ITW-S-0001"
+        if role == "shoe" and "shoe-serial-sent-as-number" in self.faults:
+            # fault shoe-serial-sent-as-number: the serial field is filled from the shoe's numeric serial register
+            ident["serial"] = 1
         if role == "shoe" and "shoe-manufacturer-truncated-16" in self.faults:
             ident["manufacturer"] = ident["manufacturer"][:16]  # fault shoe-manufacturer-truncated-16: a 16-byte field
         if role == "sensors" and "sensors-location-lost-at-power-up" in self.faults and self.power_cycles:
@@ -1142,6 +1221,10 @@ class Table:
                 and "sensors-answer-controller-reads" in self.faults):
             # fault sensors-answer-controller-reads: the sensors pass the controller's read commands through
             handler = getattr(self, f"_controller_{cmd.replace('.', '_')}")
+        if handler is None and role == "shoe" and cmd == "lockout.press" and "shoe-takes-lockout-press" in self.faults:
+            # fault shoe-takes-lockout-press: the shoe's command table keeps the entry of the dealer's button on shoes
+            # that have one, wired to the controller's button input
+            handler = self._controller_lockout_press
         if handler is None:
             return ("nak", "UNKNOWN_CMD", f"{cmd} is not a {role} command")
         result: Reply = handler(req)
@@ -1263,6 +1346,18 @@ class Table:
                 if other != wtype:
                     self.layout.pop((seat, other), None)
                     self.first_stake.pop((seat, other), None)
+        if wtype in ("player", "banker", "tie") and "royal9-refused-after-base-placed-again" in self.faults:
+            # fault royal9-refused-after-base-placed-again: placing again goes through the remove path, which clears the
+            # seat's base-wager flag; only a base area's first placement sets it again
+            if key in self.layout:
+                self.base_placed_again.add(seat)
+            else:
+                self.base_placed_again.discard(seat)
+        if (key not in self.layout and key in self.withdrawn and "wager-list-readded-wager-last" in self.faults
+                and key not in self.readded):
+            # fault wager-list-readded-wager-last: the list is kept in seat order by the placements of the round; a
+            # removal leaves a hole and a placement into it is appended at the end
+            self.readded.append(key)
         if key in self.layout and "wager-list-lists-each-placement" in self.faults:
             # fault wager-list-lists-each-placement: each placement is a new entry of the list's journal
             self.placed_before.setdefault(key, []).append(self.layout[key])
@@ -1316,6 +1411,8 @@ class Table:
             if "royal9-base-checked-at-any-seat" in self.faults:
                 # fault royal9-base-checked-at-any-seat: the base-wager test scans the layout, not the seat's areas
                 based = any(a >= least for (_s, t), a in self.layout.items() if t in bases)
+            if seat in self.base_placed_again:
+                based = False  # fault royal9-refused-after-base-placed-again
             if "no-base-wager-accepted" not in self.faults and not based:
                 return "no-base-wager"
             if "last-seat-royal9-no-base" in self.faults and seat == max(self.seats):
@@ -1394,6 +1491,10 @@ class Table:
             order = [((s, t), a) for (s, t), a in order if s < last]  # the sensors are polled for seats 1..n-1
         if "wager-list-empty-while-link-down" in self.faults and not self.link_up:
             order = []  # fault wager-list-empty-while-link-down: the list is the controller's copy, asked over the link
+        if self.readded:
+            # fault wager-list-readded-wager-last: the entries placed into a hole come after the others
+            late = [k for k in self.readded if k in shown]
+            order = [(k, a) for k, a in order if k not in late] + [(k, shown[k]) for k in late]
         wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in order]
         if self.placed_before:
             # fault wager-list-lists-each-placement: the amounts placed before on an area are listed before its own
@@ -1406,6 +1507,9 @@ class Table:
 
     # controller
     def _controller_config_get(self, req: dict[str, Any]) -> Reply:
+        if self.config_read_slow:
+            self.config_read_slow = False  # fault config-get-slow-after-write: the settings block is verified in flash
+            time.sleep(0.15)  # at the first read after a write
         if "config-get-stale-after-write" in self.faults:
             return ("rsp", {k: v for k, v in self.config_at_boot.items() if not k.startswith("_")})
         return ("rsp", self.config_view())
@@ -1485,6 +1589,8 @@ class Table:
                 blocked = False  # the refusal is a reminder shown once
             else:
                 self.open_refused_pending = True
+        if self.open_block_nv:
+            blocked = True  # fault open-blocked-after-key-following-power-cycle
         if blocked:
             raise Refused("a payment waits for the reset key")
         if not self.link_up and ("open-taken-when-link-lost-between-rounds" not in self.faults
@@ -1509,6 +1615,8 @@ class Table:
         self.refused_in_round = False
         self.void_requested = False
         self.placed_before.clear()
+        self.readded.clear()
+        self.base_placed_again.clear()
         self.sensors_gate_open = False
         self.lost_round = None
         self.contribution_due = False
@@ -1542,10 +1650,15 @@ class Table:
         else:
             self.on_lock_line(False)
         opened = "no-more-bets" if "unlock-event-cause-after-void" in self.faults and after_void else "round-open"
+        unlock = {"event": "lockout", "locked": False, "cause": opened}
         if self.skip_unlock:
             self.skip_unlock = False
+        elif "unlock-event-after-open-answer-after-void" in self.faults and after_void:
+            # fault unlock-event-after-open-answer-after-void: after a void the display task, which sends the unlock,
+            # is still showing the void and takes the event at its next tick
+            threading.Timer(0.04, self._emit_late, args=("controller", unlock)).start()
         else:
-            self.emit("controller", {"event": "lockout", "locked": False, "cause": opened})
+            self.emit("controller", unlock)
         if self.button_latched:
             self.button_latched = False  # fault button-press-latched-into-next-round: the latched press acts now
             self._close_wagering("button")
@@ -1641,6 +1754,7 @@ class Table:
         self.withdrawn.clear()
         if "config-live-after-void" in self.faults:
             self.void_live = True
+        self.live_nv = False  # fault live-flag-kept-across-power-cut: cleared when a round ends
         self.phase = "settled"
         self.after_void = True
         self.last_round_void = True
@@ -1699,6 +1813,7 @@ class Table:
             paid = self.paid_ram.get(meter, 0)  # booked from the hit record in RAM, empty after a power-up
         self.paid_ram.pop(meter, None)
         self.key_known.discard(meter)
+        self.cap_latch.pop(meter, None)  # fault cap-latched-after-limit-raised: the key clears the latch
         if "reset-key-books-after-reset" in self.faults and mine:
             paid = len(mine) * self.config["meters"][meter]["reset"]  # booked from the meter after it is reset
         if again:
@@ -1831,6 +1946,8 @@ class Table:
                     self.meters[name] = floor
                     self.residual[name] = Decimal(0)
         self.identity_page_rewritten = True
+        if "config-get-slow-after-write" in self.faults:
+            self.config_read_slow = True
         if "lockout-late-after-config-write" in self.faults:
             self.after_config_write = True
         if isinstance(fields.get("meters"), dict):
@@ -1890,9 +2007,17 @@ class Table:
                 raise BadArgs("denomination must be positive integer cents")
             if val not in game.FLOORS:
                 raise Refused("629a Royal 9 has paytables for $5 and $1 only")
+            if "floors-stay-one-dollar-after-write-back" in self.faults and val == 100:
+                # fault floors-stay-one-dollar-after-write-back: a $1 write moves the floor table pointer to the $1 row;
+                # only the power-up sets it back to the $5 row
+                self.floor_row = 100
             if "denomination-write-skips-floors" not in self.faults:
                 self._check_floors(val, new["meters"])
             new["denomination"] = val
+            if "denomination-write-reloads-commission" in self.faults:
+                # fault denomination-write-reloads-commission: the denomination's paytable block is loaded whole, and
+                # it carries the commission's factory value
+                new["commission"] = PRESETS[self.preset]["commission"]
             if "denomination-write-kept-in-dollars" in self.faults:
                 new["_denomination_dollars"] = True  # fault denomination-write-kept-in-dollars: see config_view
         elif key == "decks":
@@ -1923,6 +2048,11 @@ class Table:
                     raise BadArgs("combo must be a pair of cards or null")
             if val != new["seats"]:
                 raise Refused(REFUSE_SEATS)
+            if "seats-rewrite-drops-seventh-combination" in self.faults:
+                # fault seats-rewrite-drops-seventh-combination: the seats block is written again through a buffer of
+                # six combinations; the seventh seat's comes back empty
+                new["seats"] = [dict(entry, combo=entry["combo"] if i < 6 else None)
+                                for i, entry in enumerate(new["seats"])]
         elif key == "mystery":
             if val is not None:
                 raise Refused("this controller has no mystery progressive")
@@ -2017,6 +2147,8 @@ class Table:
 
     def _check_floors(self, denom: int, meters: dict[str, Any]) -> None:
         floors = game.FLOORS.get(denom, {})
+        if self.floor_row is not None:
+            floors = game.FLOORS[self.floor_row]  # fault floors-stay-one-dollar-after-write-back
         if "one-dollar-minor-floor-typo" in self.faults and denom == 100:
             floors = dict(floors, minor=90000)  # fault one-dollar-minor-floor-typo: the $1 row's minor entered as $900
         if "one-dollar-writes-held-to-five-floors" in self.faults:
@@ -2106,6 +2238,10 @@ class Table:
                         raise BadArgs(f"{c} appears more often than {self.config['decks']} decks hold")
             left = bool(self.shoe_cards)
             self.shoe_error_latched = False
+            if "shoe-load-clears-round-cards" in self.faults:
+                # fault shoe-load-clears-round-cards: the shoe's load signal clears the controller's hand buffer (a new
+                # shoe is taken for a new hand)
+                self.round_cards = []
             if "shoe-status-count-refreshed-by-card" in self.faults:
                 # fault shoe-status-count-refreshed-by-card: the status register's count is copied from the reader's
                 # counter when a card goes out; a load clears the counter only
@@ -2138,7 +2274,8 @@ class Table:
             self.cards_dealt += 1
             self.status_count_stale = None  # fault shoe-status-count-refreshed-by-card: refreshed by the card out
             n = self.cards_dealt
-            if "card-n-restarts-each-round" in self.faults or "card-n-restarts-after-power-cycle" in self.faults:
+            if ("card-n-restarts-each-round" in self.faults or "card-n-restarts-after-power-cycle" in self.faults
+                    or "card-n-restarts-on-shoe-reconnect" in self.faults):
                 n -= self.n_base  # (fault card-n-restarts-after-power-cycle: n_base is the count at power-up)
             self.dealing_stale = False
             if "card-n-one-byte" in self.faults:
@@ -2178,6 +2315,11 @@ class Table:
                 self.last_card_event = {"event": "card", "card": read, "n": n}
                 dropped = ("card-event-lost-in-burst" in self.faults and self.burst_pos is not None
                            and self.burst_pos >= 5)  # the reader's transmit ring holds five frames
+                if self.swallow_card:
+                    # fault card-event-swallowed-after-shoe-error: the reader's error recovery flushes the next frame
+                    # it builds
+                    self.swallow_card = False
+                    dropped = True
                 if not dropped:
                     self._card_event({"event": "card", "card": read, "n": n})
             self.card_out(card)

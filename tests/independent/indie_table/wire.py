@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import struct
+from decimal import Decimal
 from typing import Any
 
 SOF = b"\xa5\x5a"
@@ -60,10 +61,22 @@ def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not allowed")
 
 
-def parse_payload(raw: bytes, duplicates: bool = False) -> dict[str, Any]:
-    """`duplicates`: fault duplicate-key-accepted (the parser keeps the last value of a repeated key)."""
-    obj = json.loads(raw.decode("utf-8"), object_pairs_hook=dict if duplicates else _no_dupes,
-                     parse_float=_no_float, parse_constant=_no_constant)
+def _whole_float(text: str) -> Any:
+    """Fault integral-float-accepted: every number goes into an integer register; only a fraction is refused."""
+    number = Decimal(text)
+    if number != number.to_integral_value():
+        raise ValueError("floating-point number")
+    return int(number)
+
+
+def parse_payload(raw: bytes, duplicates: bool = False, whole_floats: bool = False,
+                  latin1: bool = False) -> dict[str, Any]:
+    """`duplicates`: fault duplicate-key-accepted (the parser keeps the last value of a repeated key).
+    `whole_floats`: fault integral-float-accepted (a number with a decimal point and no fraction is read as an integer).
+    `latin1`: fault non-utf8-payload-accepted (the payload is decoded as 8-bit text)."""
+    obj = json.loads(raw.decode("latin-1" if latin1 else "utf-8"),
+                     object_pairs_hook=dict if duplicates else _no_dupes,
+                     parse_float=_whole_float if whole_floats else _no_float, parse_constant=_no_constant)
     if not isinstance(obj, dict):
         raise ValueError("payload is not an object")
     return obj
@@ -86,6 +99,11 @@ class Decoder:
         self.drop_whole = "bad-crc-drops-whole-frame" in faults
         # fault frame-type-high-bits-ignored: the TYPE byte is masked to its low four bits
         self.type_nibble = "frame-type-high-bits-ignored" in faults
+        # fault integral-float-accepted / non-utf8-payload-accepted: see parse_payload
+        self.whole_floats = "integral-float-accepted" in faults
+        self.latin1 = "non-utf8-payload-accepted" in faults
+        # fault frame-complete-one-byte-early: the completeness test counts the CRC as one byte
+        self.short = 1 if "frame-complete-one-byte-early" in faults else 0
 
     def feed(self, data: bytes) -> list[tuple[int, int, dict[str, Any]] | FrameError]:
         self.buf += data
@@ -105,7 +123,7 @@ class Decoder:
                 del self.buf[:2]
                 continue
             total = 8 + length + 2
-            if len(self.buf) < total:
+            if len(self.buf) < total - self.short:
                 return out
             frame = bytes(self.buf[:total])
             (crc,) = struct.unpack(">H", frame[-2:])
@@ -123,7 +141,7 @@ class Decoder:
                 out.append(FrameError("BAD_FRAME", seq, f"unknown frame type {ftype}"))
                 continue
             try:
-                payload = parse_payload(frame[8:-2], self.duplicates)
+                payload = parse_payload(frame[8:-2], self.duplicates, self.whole_floats, self.latin1)
             except (ValueError, UnicodeDecodeError) as exc:
                 out.append(FrameError("BAD_FRAME", seq, f"bad payload: {exc}"))
                 continue
