@@ -156,6 +156,13 @@ class _Stage:
         return ("explore", "")
 
 
+def served_here(instrument: Any) -> bool:
+    """Whether a VISA instrument is served from this host (a loopback resource: an emulated bench's, or a
+    vendor fixture's run beside the harness) rather than being a box of its own on the bench."""
+    name = str(getattr(instrument, "resource_name", "")).lower()
+    return "::127.0.0.1::" in name or "::localhost::" in name
+
+
 class ExploredTable:
     """The device under test, as the explorer drives and reads it."""
 
@@ -691,6 +698,12 @@ class ExploredTable:
         if interval is not None:
             self.counter_edges += 1
             obs.lock_ms, obs.lock_by = (Decimal(interval) * 1000).quantize(_MS), "counter"
+            if obs.lock_ms > self._limit_ms() and served_here(counter):
+                # a counter served from this host stamps the edges in a process under this host's scheduler,
+                # as the host's receive stamps are: a reading within the bench's jitter of the limit decides
+                # nothing (advisory), one farther past it does
+                jitter = obs.jitter_ms = self._host_jitter()
+                obs.lock_advisory = jitter is not None and obs.lock_ms - jitter <= self._limit_ms()
             return
         # the counter measured nothing where it measured this line before: the line's, not the wiring's
         obs.lock_no_edge = counter is not None and self.counter_edges > 0

@@ -117,3 +117,15 @@ def test_a_read_slow_only_on_its_first_ask_after_an_operation_is_slow_when_late_
     fast = Observed(op="settle")
     t.timed(fast, "wager.list", lambda: now.__setitem__(0, now[0] + 0.001))
     assert fast.slow == [] and t.first_read_late == {}
+
+
+def test_an_instrument_on_a_loopback_resource_is_served_from_this_host() -> None:
+    from types import SimpleNamespace
+
+    from harness.explore.device import served_here
+
+    assert served_here(SimpleNamespace(resource_name="TCPIP::127.0.0.1::47314::SOCKET"))
+    assert served_here(SimpleNamespace(resource_name="TCPIP::localhost::5025::SOCKET"))
+    assert not served_here(SimpleNamespace(resource_name="TCPIP::192.0.2.7::5025::SOCKET"))
+    assert not served_here(SimpleNamespace(resource_name="ASRL/dev/serial/by-id/usb-counter::INSTR"))
+    assert not served_here(object())

@@ -60,6 +60,7 @@ class ScpiInstrument:
             self.close()
             raise DeviceError(f"cannot open VISA resource {resource_name} ({backend}): {exc}") from exc
         self.backend = backend
+        self.resource_name = resource_name
         self.timeout_ms = timeout_ms
         self._transcript.note(f"opened {resource_name} with {backend}, timeout {timeout_ms} ms")
 
