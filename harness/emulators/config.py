@@ -1,8 +1,10 @@
 """What one emulated table is: the Rules Submission it implements and how the emulator behaves.
 
-An :class:`EmulatorConfig` is built from a device profile (the ``rules``, ``emulator`` and
-``interpretations`` sections, see ``docs/device-profiles.md``) by :meth:`EmulatorConfig.from_mapping`
-or :meth:`EmulatorConfig.from_profile`.  The controller serves the table part of it on the wire as
+An :class:`EmulatorConfig` is built from a loaded device profile (the ``rules``, ``emulator`` and
+``interpretations`` sections, see ``docs/device-profiles.md``) by :meth:`EmulatorConfig.from_typed`: the
+profile is read and checked once, by its loader.  The emulator process reads the configuration back from
+the JSON :meth:`EmulatorConfig.to_mapping` writes (:meth:`EmulatorConfig.from_mapping`, which also reads a
+bare profile-shaped mapping, with the emulator's own defaults for what it leaves out).  The controller serves the table part of it on the wire as
 ``config.get`` (:func:`table_to_wire`) and accepts changes through ``config.set``
 (:func:`apply_wire_changes`), which checks the floors of 58 Pa. Code 629a Royal 9 (f)(2)/(g)(2)
 and the limits of 461a.12 before anything is stored.
@@ -31,6 +33,7 @@ from harness.errors import InputError
 from harness.games.payouts import parse_pay
 from harness.money import Cents, parse_amount, parse_rate
 from harness.profiles import load_profile
+from harness.profiles.model import Profile
 from harness.progressive.floors import check_configuration
 from harness.progressive.meter import MeterConfig
 from harness.progressive.mystery import MysteryConfig
@@ -191,8 +194,61 @@ class EmulatorConfig:
         return dataclasses.replace(self, **changes)
 
     @classmethod
+    def from_typed(cls, profile: Profile, **overrides: Any) -> EmulatorConfig:
+        """From a loaded profile (:class:`harness.profiles.model.Profile`): the table the profile's loader
+        read, checked and gave its defaults, so the emulator never reads the profile's YAML a second time.
+        What the profile does not state is the emulator's own (seven seats without combinations, a 5%
+        commission, a $5 denomination)."""
+        rules, emu = profile.rules, profile.emulator
+        hr = rules.hit_and_run
+        meters = {str(name): m for name, m in rules.meters.items()}
+        if hr is not None:  # Hit and Run: one meter, 633a.13(l)(1)
+            meters["hit-and-run"] = dataclasses.replace(hr.meter, name="hit-and-run")
+        seats = {s.seat: (s.combo[0].code, s.combo[1].code) if s.combo else None for s in rules.seats} \
+            or dict.fromkeys(range(1, 8))
+        mystery = rules.mystery
+        personas = frozenset({emu.persona} if emu.persona else ())
+        cfg = cls(
+            game=profile.game,
+            denomination=(rules.denomination if rules.denomination is not None else 5) * 100,
+            seats=seats,
+            meters=meters,
+            mystery=None if mystery is None else MysteryConfig.regulation(
+                mystery.configuration, mystery.distribution,
+                "attendant" if mystery.paid_by == "attendant" else "table"),
+            decks=hr.decks if hr is not None else rules.decks,
+            hit_soft17=hr.hits_soft17 if hr is not None else True,
+            commission=rules.commission if rules.commission is not None else Decimal(5),
+            lockout_latency_us=_us(emu.lockout_latency_ms),
+            deal_pace_us=_us(emu.deal_pace_ms),
+            answer_latency_us=_us(emu.answer_latency_ms),
+            comm_loss_latency_us=_us(emu.comm_loss_latency_ms),
+            identity=dict(emu.identity),
+            defects=frozenset({emu.defect} if emu.defect else ()),
+            personas=personas,
+            nv_dir=Path(emu.nv_dir) if emu.nv_dir else None,
+            seed=emu.seed,
+            interpretations={str(k): v for k, v in profile.interpretations.items()},
+            test_channel=emu.test_channel,
+            wiring=_wiring({act: spec.to_wire() for act, spec in profile.bench.performers.items()}),
+            link=dict(profile.raw["link"]) if isinstance(profile.raw.get("link"), Mapping) else None,
+            streak3_pays=rules.streak3.pays.describe() if rules.streak3 is not None else None,
+            # the contract-version-1 persona speaks the oldest version unless the profile names one
+            contract_version=PROTOCOL_VERSIONS[0] if "contract-version-1" in personas
+            and emu.contract_version == PROTOCOL_VERSION else emu.contract_version,
+        )
+        cfg = cfg.with_changes(**overrides) if overrides else cfg
+        check_defects(cfg.defects)
+        check_personas(cfg.personas)
+        check_table(cfg)
+        return cfg
+
+    @classmethod
     def from_profile(cls, profile: Any, **overrides: Any) -> EmulatorConfig:
-        """From a loaded profile object (anything with ``.raw`` / ``.data`` / ``as_dict()``) or a dict."""
+        """From a loaded profile (:meth:`from_typed`), another object with ``.raw`` / ``.data`` /
+        ``as_dict()``, or a profile-shaped dict (:meth:`from_mapping`)."""
+        if isinstance(profile, Profile):
+            return cls.from_typed(profile, **overrides)
         for attr in ("raw", "data"):
             value = getattr(profile, attr, None)
             if isinstance(value, Mapping):
@@ -308,6 +364,11 @@ def _performers_of(wiring: Mapping[str, str]) -> dict[str, Any]:
 
 def _dollars(cents: Cents) -> str:
     return f"{cents // 100}.{cents % 100:02d}"
+
+
+def _us(ms: Decimal) -> int:
+    """Milliseconds as whole microseconds."""
+    return int(ms * 1000)
 
 
 def _micros(emu: Mapping[str, Any], stem: str, default: int) -> int:

@@ -31,6 +31,7 @@ from typing import Any
 from harness.devices.drivers.link import ReferenceLinkController
 from harness.devices.registry import open_device
 from harness.devices.roles import Device
+from harness.emulators.config import EmulatorConfig
 from harness.emulators.defects import DEFECTS, LINK_TABLE_DEFECTS, check_defects
 from harness.emulators.process import start_emulator
 from harness.errors import DeviceError, DeviceTimeout
@@ -196,8 +197,8 @@ def serve_link(profile: Profile, listen: str, run_dir: Path | None, defects: lis
         address = str(procs[0].addresses["tables"])
         for t in link.tables:
             extra = on_tables + (on_last if t is link.tables[-1] else [])
-            procs.append(start_emulator(dict(table_profile(profile, t, address).raw), listen, root / t.name,
-                                        defects=extra))
+            procs.append(start_emulator(EmulatorConfig.from_typed(table_profile(profile, t, address)), listen,
+                                        root / t.name, defects=extra))
         print(json.dumps({"link-controller": procs[0].addresses,
                           "tables": {t.name: p.addresses for t, p in zip(link.tables, procs[1:], strict=True)}}),
               flush=True)

@@ -56,6 +56,10 @@ EXCLUDED_FUNCTIONS: dict[str, dict[str, str]] = {
         "EmulatorConfig.to_mapping": "runs on the host side only (it writes the JSON the emulator reads)",
         "EmulatorConfig.from_profile": "the YAML entry of `tablecert emulate`; a certification run hands "
                                        "the emulator JSON (EmulatorConfig.from_mapping, mutated)",
+        "EmulatorConfig.from_typed": "host side only: a certification run builds the emulator's JSON from the "
+                                     "loaded profile with it (EmulatorConfig.from_mapping reads it back, "
+                                     "mutated)",
+        "_us": "host side only (EmulatorConfig.from_typed)",
         "_performers_of": "host side only (EmulatorConfig.to_mapping)",
         "_dollars": "host side only (EmulatorConfig.to_mapping)",
         "_wiring": "the bench's relay wiring of the emulated switch unit (an instrument)",

@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, Counter, Device, PowerSupply, ProgressiveController, Shoe
+from harness.emulators.config import EmulatorConfig
 from harness.emulators.process import start_emulator
 from harness.errors import DeviceError
 from harness.profiles.model import Profile
@@ -93,8 +94,9 @@ def start_profile_emulator(profile: Profile, *, listen: str = "pty", run_dir: Pa
     """The emulator process of an emulated profile, with its own defect and ``defects``."""
     chosen = [profile.emulator.defect] if profile.emulator.defect else []
     chosen += [d for d in defects if d not in chosen]
-    # the profile as loaded (a bench twin differs from its file), not the file itself
-    return start_emulator(dict(profile.raw), listen, run_dir, defects=chosen)
+    # the profile as loaded and checked (a bench twin differs from its file): the emulator is handed the
+    # configuration built from it, and never reads the profile's YAML itself
+    return start_emulator(EmulatorConfig.from_typed(profile), listen, run_dir, defects=chosen)
 
 
 def check_identity(role: str, device: Device, match: dict[str, str]) -> None:
