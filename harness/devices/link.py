@@ -309,6 +309,15 @@ class FramedLink:
         return self._send_broken(nested, "sent a ping inside a false frame whose CRC fails (a test of the device's "
                                  "receiver)", timeout_s, settle_s=settle_s)
 
+    def send_late_byte(self, gap_s: float, timeout_s: float = 1.0) -> tuple[int, list[tuple[str, int | None]]]:
+        """Send a ``ping`` whose last byte follows the others after ``gap_s`` (well inside the silence after
+        which section 2 abandons a partial frame), then bring the line back in step with a ``ping``.  The frame
+        is whole and good: it must be answered, an RSP with its SEQ among the answers that matched no request.
+        Returns its SEQ and the answers as :meth:`send_malformed`."""
+        return self._send_broken(lambda seq: _frame_of(REQ, seq, b'{"cmd":"ping"}'),
+                                 f"sent a ping whose last byte comes {gap_s:g} s after the others (a test of the "
+                                 "device's receiver)", timeout_s, settle_s=gap_s, last_byte_after_s=gap_s)
+
     def send_stalled(self, silence_s: float, timeout_s: float = 1.0) -> list[tuple[str, int | None]]:
         """Send the header of a request announcing 4000 payload bytes and a few of them, then nothing for
         ``silence_s``, then bring the line back in step with a ``ping`` (docs/protocol.md section 2: "A partial
@@ -335,9 +344,10 @@ class FramedLink:
             self._seq = seq - 1 if seq > 1 else 0xFFFF
 
     def _send_broken(self, frame: Callable[[int], bytes], note: str, timeout_s: float, *, settle_s: float = 0.0,
-                     ping_s: float | None = None) -> tuple[int, list[tuple[str, int | None]]]:
-        """``frame`` (given its SEQ) written alone; its answers waited for up to ``timeout_s`` (and at least
-        ``settle_s``), then pings until one is answered."""
+                     ping_s: float | None = None,
+                     last_byte_after_s: float = 0.0) -> tuple[int, list[tuple[str, int | None]]]:
+        """``frame`` (given its SEQ) written alone (its last byte ``last_byte_after_s`` after the others); its
+        answers waited for up to ``timeout_s`` (and at least ``settle_s``), then pings until one is answered."""
         deadline = time.monotonic() + timeout_s
         settled = time.monotonic() + settle_s
         with self._lock:
@@ -350,7 +360,13 @@ class FramedLink:
             t_ns = time.perf_counter_ns()
             self.transcript.bytes_out(raw, t_ns)
             self.transcript.note(note, t_ns)
-            self.transport.write(raw)
+            if last_byte_after_s > 0:
+                self.transport.write(raw[:-1])
+                time.sleep(last_byte_after_s)
+                self.transport.write(raw[-1:])
+            else:
+                self.transport.write(raw)
+        deadline = max(deadline, time.monotonic() + timeout_s)
         with self._cond:
             while len(self._unmatched) == seen and self._error is None and not self._closed:
                 remaining = deadline - time.monotonic()
@@ -601,6 +617,8 @@ class FramedLink:
 #: the malformed requests of :meth:`FramedLink.send_malformed`: kind -> (TYPE, VER, payload, what it is)
 MALFORMED: dict[str, tuple[int, int, bytes, str]] = {
     "float": (REQ, VERSION, b'{"cmd":"ping","x":1.5}', "a ping whose payload holds a float"),
+    "integral-float": (REQ, VERSION, b'{"cmd":"ping","x":1000.0}', "a ping whose payload holds a float with no "
+                       "fraction"),
     "duplicate-key": (REQ, VERSION, b'{"cmd":"ping","cmd":"ping"}', "a ping whose payload gives a key twice"),
     "not-object": (REQ, VERSION, b'["ping"]', "a payload that is not an object"),
     "not-utf8": (REQ, VERSION, b'{"cmd":"ping","x":"\xff\xfe"}', "a ping whose payload is not UTF-8"),

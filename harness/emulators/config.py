@@ -4,10 +4,10 @@ An :class:`EmulatorConfig` is built from a loaded device profile (the ``rules``,
 ``interpretations`` sections, see ``docs/device-profiles.md``) by :meth:`EmulatorConfig.from_typed`: the
 profile is read and checked once, by its loader.  The emulator process reads the configuration back from
 the JSON :meth:`EmulatorConfig.to_mapping` writes (:meth:`EmulatorConfig.from_mapping`, which also reads a
-bare profile-shaped mapping, with the emulator's own defaults for what it leaves out).  The controller serves the table part of it on the wire as
-``config.get`` (:func:`table_to_wire`) and accepts changes through ``config.set``
-(:func:`apply_wire_changes`), which checks the floors of 58 Pa. Code 629a Royal 9 (f)(2)/(g)(2)
-and the limits of 461a.12 before anything is stored.
+bare profile-shaped mapping, with the emulator's own defaults for what it leaves out).  The controller
+serves the table part of it on the wire as ``config.get`` (:func:`table_to_wire`) and accepts changes
+through ``config.set`` (:func:`apply_wire_changes`), which checks the floors of 58 Pa. Code 629a Royal 9
+(f)(2)/(g)(2) and the limits of 461a.12 before anything is stored.
 
 Money here is integer cents and rates are ``Decimal`` percent, as everywhere in tablecert.
 """

@@ -53,6 +53,9 @@ SHOE_ERROR_S = 1.0
 BAD_FRAME_NAK_S = 1.0
 #: the silence after a partial frame (docs/protocol.md section 2: abandoned after 500 ms on a device)
 STALL_SILENCE_S = 1.0
+#: the gap before the last byte of a ping sent slowly (bad_frame kind=late-byte): well inside the silence after
+#: which section 2 abandons a partial frame (250 ms for the host, 500 ms for the emulator)
+LATE_BYTE_S = 0.1
 #: how long another role's command may take to be answered (NAK UNKNOWN_CMD) (s)
 FOREIGN_S = 1.0
 #: the pace of the paced deals (shoe.status is read during them)
@@ -392,7 +395,7 @@ class ExploredTable:
         except DeviceTimeout:
             # a request unanswered while an answer came with a SEQ no request of the step had: the device
             # answered it with another SEQ (docs/protocol.md section 3: "SEQ echoes the REQ"), a finding
-            faults = self._answers_misnumbered(marks, strays)
+            faults = self._answers_misnumbered(marks, strays) or self._requests_skipped(marks)
             if not faults:
                 raise
             obs.seq_faults += faults
@@ -436,6 +439,28 @@ class ExploredTable:
                 if (seq != 0 or code == "ok") and seq not in sent:  # a NAK's SEQ 0 is "the header cannot be trusted"
                     out.append(f"the {role} answered {code} with SEQ {seq}, which no request had (requests of the "
                                f"step: SEQ {', '.join(str(n) for n in sorted(x for x in sent if isinstance(x, int)))})")
+        return out
+
+    def _requests_skipped(self, marks: Mapping[str, int]) -> list[str]:
+        """A request of the step left unanswered by a device that answers the next one: a ping sent on
+        the line at once is answered.  Section 3: each request is answered with its SEQ; a device that
+        skips one (a SEQ it mishandles) is a finding, a device that answers nothing more is the rig's."""
+        out = []
+        for role, dev in self._lines():
+            answered = {e.fields.get("seq") for e in dev.link.transcript.since(marks.get(role, 0))
+                        if e.kind == "frame" and e.fields.get("type") in ("RSP", "NAK")}
+            unanswered = [(e.fields.get("seq"), (e.fields.get("payload") or {}).get("cmd"))
+                          for e in dev.link.transcript.since(marks.get(role, 0))
+                          if e.kind == "frame" and e.fields.get("type") == "REQ"
+                          and e.fields.get("seq") not in answered]
+            if not unanswered:
+                continue
+            try:
+                dev.link.call("ping", None, BAD_FRAME_NAK_S)
+            except DeviceError:
+                continue  # it answers nothing now: not a skipped request
+            seq, cmd = unanswered[-1]
+            out.append(f"the {role} left {cmd} (request SEQ {seq}) unanswered, and answered the ping sent after it")
         return out
 
     def _nak_refusal(self, op: ops.PlaceWager, code: str) -> str | None:
@@ -549,6 +574,8 @@ class ExploredTable:
                 obs.frame_answers = link.send_oversized(timeout_s=BAD_FRAME_NAK_S)
             elif op.kind == "nested":
                 obs.frame_seq, obs.frame_answers = link.send_nested(timeout_s=BAD_FRAME_NAK_S)
+            elif op.kind == "late-byte":
+                obs.frame_seq, obs.frame_answers = link.send_late_byte(LATE_BYTE_S, timeout_s=BAD_FRAME_NAK_S)
             elif op.kind != "crc":
                 obs.frame_seq, obs.frame_answers = link.send_malformed(
                     timeout_s=BAD_FRAME_NAK_S, kind="float" if op.kind == "payload" else op.kind)

@@ -211,6 +211,7 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
     ("seats", "", "not-king9"),
     ("denomination", "", "100"), ("denomination", "", "500"), ("denomination", "", "200"),
     ("commission", "", "4"), ("commission", "", "5"), ("commission", "", "4.5"), ("commission", "", "-1"),
+    ("commission", "", "0"), ("commission", "", "100"), ("commission", "", "100.5"),
     ("game", "", "other"),
     *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
         ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"), ("rate", "0.375"), ("rate", "1.0625"),

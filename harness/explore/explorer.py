@@ -691,7 +691,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     template = ("denomination", "", "100" if self.state.denomination == 500 else "500")
                     both = True
                 elif kind == "commission":
-                    template = ("commission", "", rng.choice(("4", "4.5", "5")))
+                    template = ("commission", "", rng.choice(("0", "4", "4.5", "5")))
                 changes = session.draws.config_write(self.state, template)
                 if changes is not None:
                     self.play(ConfigWrite(changes))

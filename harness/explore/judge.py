@@ -481,12 +481,15 @@ def frame_differences(got: Observed) -> list[Difference]:
     None) are the line noise the text allows."""
     diffs: list[Difference] = []
     what = _FRAME_KINDS.get(got.frame_kind, "a request whose payload is not a command")
-    if got.frame_kind == "nested":
+    if got.frame_kind in ("nested", "late-byte"):
         # section 2: only the false frame's SOF is dropped, so the genuine ping inside it is read and answered;
-        # a NAK to the false frame cannot trust its header (SEQ 0)
+        # a NAK to the false frame cannot trust its header (SEQ 0).  A ping whose last byte came late, well
+        # inside the silence that abandons a partial frame, is a whole frame: answered
         if ("ok", got.frame_seq) not in got.frame_answers:
+            dropped = ("none (the whole frame dropped, not only its SOF)" if got.frame_kind == "nested"
+                       else "none (the frame abandoned before its last byte)")
             diffs.append(Difference(f"the answer to {what}", f"RSP with the ping's SEQ {got.frame_seq}",
-                                    "none (the whole frame dropped, not only its SOF)", R.FRAMING.name))
+                                    dropped, R.FRAMING.name))
         for code, seq in got.frame_answers:
             if seq is not None and (code, seq) != ("ok", got.frame_seq) and (
                     code not in ("BAD_CRC", "BAD_FRAME") or seq != 0):
@@ -523,6 +526,8 @@ _FRAME_KINDS = {
     "type-high-bits": "a frame with a good CRC of TYPE 0x11",
     "oversized": "a request whose header announces more than 4096 bytes",
     "nested": "a ping inside a false frame whose CRC fails",
+    "integral-float": "a request with a good CRC whose payload holds a float with no fraction",
+    "late-byte": "a ping whose last byte came 0.1 s after the others",
 }
 
 

@@ -215,7 +215,10 @@ class BadFrame(Op):
       SOF dropped and the bytes after it garbage (a NAK to them has SEQ 0), no command taken;
     * ``nested``: a false header whose frame holds a whole ping frame and then fails its CRC: the receiver
       drops "only the two SOF bytes" and finds the ping inside, which must be answered (a NAK to the false
-      frame has SEQ 0).
+      frame has SEQ 0);
+    * ``integral-float``: a ping holding ``1000.0``, a float with no fraction, its CRC good: as ``payload``;
+    * ``late-byte``: a whole, good ping whose last byte comes 0.1 s after the others (inside the silence
+      after which section 2 abandons a partial frame): it must be answered.
 
     Either way the device takes no command from it, and its event SEQ runs on (section 4)."""
 
@@ -224,7 +227,7 @@ class BadFrame(Op):
     choices: ClassVar[dict[str, tuple[str, ...]]] = {
         "role": ("controller", "shoe", "sensors"),
         "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall",
-                 "type-high-bits", "oversized", "nested")}
+                 "type-high-bits", "oversized", "nested", "integral-float", "late-byte")}
     role: str = "controller"
     kind: str = "crc"
 

@@ -369,6 +369,7 @@ def malformed(seq: int, body: bytes = b'{"cmd":"ping","x":1.5}', type_: int = RE
     ("not-utf8", malformed(1, b'{"cmd":"ping","x":"\xff\xfe"}'), "BAD_FRAME"),
     ("unknown-type", malformed(1, b'{"cmd":"ping"}', type_=0x09), "BAD_FRAME"),
     ("version", malformed(1, b'{"cmd":"ping"}', ver=2), "VERSION"),
+    ("integral-float", malformed(1, b'{"cmd":"ping","x":1000.0}'), "BAD_FRAME"),
 ])
 def test_each_kind_of_malformed_frame_goes_out_as_section_2_names_it(pty_end: PtyEnd, kind: str, frame: bytes,
                                                                       code: str) -> None:
@@ -392,6 +393,16 @@ def test_a_ping_inside_a_false_frame_goes_out_whole_and_its_answer_is_kept(pty_e
         assert link.send_nested(timeout_s=2.0, settle_s=0.2) == (1, [("BAD_CRC", 0), ("ok", 1)])
     peer.check()
     assert link.transcript.raw(OUT) == false + req(2, "ping")
+
+
+def test_a_ping_whose_last_byte_comes_late_goes_out_whole_and_its_answer_is_kept(pty_end: PtyEnd) -> None:
+    # docs/protocol.md section 2: a partial frame is abandoned only after a silence of 250 ms (host) / 500 ms
+    # (emulator); a ping whose last byte comes 0.1 s after the others is a whole frame, answered with its SEQ
+    peer = pty_end.peer([(req(1, "ping"), rsp(1)), (req(2, "ping"), rsp(2))])
+    with open_link(pty_end.path) as link:
+        assert link.send_late_byte(0.1, timeout_s=2.0) == (1, [("ok", 1)])
+    peer.check()
+    assert link.transcript.raw(OUT) == req(1, "ping") + req(2, "ping")
 
 
 def test_a_stalled_partial_frame_is_followed_by_silence_then_a_ping(pty_end: PtyEnd) -> None:

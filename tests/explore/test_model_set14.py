@@ -51,3 +51,19 @@ def test_a_table_paid_meter_is_reset_right_after_its_hit() -> None:
     # an attendant pays it: the reset waits for the key
     assert seen(hit, ("payout", 2, None, "attendant")) == []
     assert seen(("hit", 2, None, None), ("payout", 2, None, "table")) == []  # a fixed line: no meter to reset
+
+
+def test_a_ping_whose_last_byte_came_late_must_be_answered_and_an_integral_float_is_a_float() -> None:
+    from harness.explore.judge import line_differences
+    from harness.explore.ops import op_text, parse_op
+
+    def seen(kind: str, answers: list[tuple[str, int | None]], seq: int | None = 9) -> list[str]:
+        return [d.rule for d in line_differences(Observed(op="bad_frame", frame_kind=kind, frame_seq=seq,
+                                                          frame_answers=answers))]
+
+    assert seen("late-byte", [("ok", 9)]) == []
+    assert seen("late-byte", [("BAD_CRC", 0)]) == [R.FRAMING.name]  # abandoned before its last byte
+    assert seen("integral-float", [("BAD_FRAME", 9)]) == [] and seen("integral-float", []) == []
+    assert seen("integral-float", [("ok", 9)]) == [R.FRAMING.name]  # a command taken from it
+    for text in ("bad_frame role=sensors kind=integral-float", "bad_frame role=shoe kind=late-byte"):
+        assert op_text(parse_op(text)) == text

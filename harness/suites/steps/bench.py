@@ -44,7 +44,15 @@ def expect_supply_acts(runner: CaseContext, step: Step) -> None:
         raise NotApplicableHere("the table's power is not switched by a bench supply")
     runner.pump()
     mark = len(runner.round.ctrl_events)
-    supply.output(False)  # OUTP OFF, then *OPC?
+    try:
+        supply.output(False)  # OUTP OFF, then *OPC?
+    except DeviceError as exc:
+        # section 9: *OPC? answers "1" once the instrument acted; one that does not answer with its output
+        # off leaves every power-loss case waiting on a call that never returns
+        runner.measure(step, "*OPC? answered after OUTP OFF", f"no answer ({exc})", "1", False)
+        supply.output(True)
+        runner.wait_back()
+        return
     off = supply.output_state()
     runner.measure(step, "OUTP? once OUTP OFF's *OPC? answered", "1 (on)" if off else "0 (off)", "0 (off)", not off)
     fed = fed_devices(runner)
