@@ -237,6 +237,23 @@ class AnswerClock:
                              min(ms, self.mid_deal_late), 2))
         self.mid_deal_late = ms if late else None
 
+    def hello_after_reconnect(self, role: str, ms: Decimal | None, obs: Observed) -> None:
+        """The ``hello`` on a line the host opened again (``ms``, host stamps less the host's own delay).  A
+        first answer on a new line cannot be asked again, its condition can: late at two reconnections of
+        that line in a row, it is slow."""
+        if ms is None:
+            return
+        ms = (ms - Decimal(str(HOST_ECHO.delay_s())) * 1000).quantize(_MS)
+        key = (f"{role} hello", "reconnect")
+        if ms <= ANSWER_DEADLINE_MS:
+            self.first_read_late.pop(key, None)
+            return
+        before = self.first_read_late.get(key)
+        if before is not None:
+            obs.slow.append((f"{role} hello on a line opened again (late at two reconnections in a row)",
+                             min(ms, before), 2))
+        self.first_read_late[key] = ms
+
     def first_identities(self, times: Mapping[str, Decimal], obs: Observed) -> None:
         """Each device's first identity after power-up (``times``: ms by role).  A first answer cannot be
         asked for again, but its condition can: a device late at one power-up is judged at the next, and

@@ -159,6 +159,23 @@ class _Stage:
         return ("explore", "")
 
 
+def hello_ms(device: Any) -> Decimal | None:
+    """The answer time (ms, host stamps) of the first request on ``device``'s line (``hello``), or None."""
+    link = getattr(device, "link", None)
+    transcript = getattr(link, "transcript", None)
+    if transcript is None:
+        return None
+    sent: dict[Any, int] = {}
+    for e in transcript.since(0):
+        if e.kind != "frame":
+            continue
+        if e.fields.get("type") == "REQ" and (e.fields.get("payload") or {}).get("cmd") == "hello":
+            sent[e.fields.get("seq")] = e.t_ns
+        elif e.fields.get("type") in ("RSP", "NAK") and e.fields.get("seq") in sent:
+            return (Decimal(e.t_ns - sent[e.fields.get("seq")]) / Decimal(1_000_000)).quantize(_MS)
+    return None
+
+
 def served_here(instrument: Any) -> bool:
     """Whether a VISA instrument is served from this host (a loopback resource: an emulated bench's, or a
     vendor fixture's run beside the harness) rather than being a box of its own on the bench."""
@@ -524,7 +541,7 @@ class ExploredTable:
         elif isinstance(op, ops.VoidRounds):
             self._void_rounds(op.count, obs)
         elif isinstance(op, ops.Reconnect):
-            self.reconnect()
+            self.reconnect(op.role, obs)
         elif isinstance(op, ops.Reboot):
             if op.role == "controller":
                 self._reboot(obs)
@@ -638,20 +655,36 @@ class ExploredTable:
     def can_void(self) -> bool:
         return callable(getattr(self.ctrl, "settle_round", None))
 
-    def can_reconnect(self) -> bool:
-        spec = self.profile.devices.get("controller")
-        return spec is not None and spec.port is not None
+    def can_reconnect(self, role: str = "controller") -> bool:
+        """Whether the host can close its line to ``role`` and open it again: a line of its own (a port), not
+        shared with another role's device."""
+        spec = self.profile.devices.get(role)
+        if spec is None or spec.port is None:
+            return False
+        others = [self.profile.devices.get(r) for r in ("controller", "shoe", "sensors") if r != role]
+        return all(o is None or o.port != spec.port for o in others)
 
-    def reconnect(self) -> None:
-        """Close the host's line to the controller and open it again (a new driver on the same port)."""
+    def reconnect(self, role: str = "controller", obs: Observed | None = None) -> None:
+        """Close the host's line to ``role`` and open it again (a new driver on the same port, ``hello``
+        first).  The ``hello`` answer is timed (docs/protocol.md section 5): a first answer on a new line
+        cannot be asked again, its condition can, so one late at two reconnections in a row is slow."""
         addresses = dict(getattr(self.rig.emulator, "addresses", None) or {})
-        entry = device_entry(self.profile, "controller", addresses)
+        entry = device_entry(self.profile, role, addresses)
         self.pull()
-        self.ctrl.close()
-        ctrl = open_device("controller", entry)
-        if not isinstance(ctrl, ProgressiveController):
-            raise DeviceError("the controller's driver did not open as a progressive controller")
-        self.rig.controller = self.ctrl = ctrl
+        old = {"controller": self.ctrl, "shoe": self.shoe, "sensors": self.sensors}[role]
+        old.close()
+        new = open_device(role, entry)
+        want = {"controller": ProgressiveController, "shoe": Shoe, "sensors": BetSensors}[role]
+        if not isinstance(new, want):
+            raise DeviceError(f"the {role}'s driver did not open as a {want.__name__}")
+        if role == "controller":
+            self.rig.controller = self.ctrl = new  # type: ignore[assignment]
+        elif role == "shoe":
+            self.rig.shoe = self.shoe = new  # type: ignore[assignment]
+        else:
+            self.rig.sensors = self.sensors = new  # type: ignore[assignment]
+        if obs is not None:
+            self.clock.hello_after_reconnect(role, hello_ms(new), obs)
 
     def _void(self, obs: Observed) -> None:
         settle = getattr(self.ctrl, "settle_round", None)

@@ -165,6 +165,8 @@ class Session:
         #: the controller's driver sends round.settle (voids), and its line can be closed and opened again
         self.can_void = False
         self.can_reconnect = False
+        #: the lines the host can close and open again (each of its own port)
+        self.reconnect_roles: tuple[str, ...] = ()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explore-emulator")
         self._next: Future[Any] | None = None
         self._stopping: list[Future[None]] = []
@@ -202,6 +204,7 @@ class Session:
         table = self._table
         assert table is not None
         self.can_void, self.can_reconnect = table.can_void(), table.can_reconnect()
+        self.reconnect_roles = tuple(r for r in ("controller", "shoe", "sensors") if table.can_reconnect(r))
         rested = not first and not fresh
         try:
             if rested:
@@ -732,7 +735,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     # the round lost with the power is gone: round.settle has no round open to void (section 8)
                     self.play(VoidRound())
             elif kind == "reconnect" and session.can_reconnect:
-                self.play(Reconnect())
+                self.play(Reconnect(rng.choice(session.reconnect_roles)))
             elif kind == "shoe-error" and "shoe_error" in enabled:
                 # a shoe fault between rounds, or after a round's first cards: it deals no card, so the next
                 # card's n and the shoe's count go on from the cards out (docs/protocol.md 6.2); the rounds
@@ -935,11 +938,21 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(VoidRound())
 
         @precondition(lambda self: session.can_reconnect)
-        @rule(roll=st.integers(0, 3))
-        def reconnect(self, roll: int) -> None:
-            """The host's line to the controller closed and opened again (one draw in four)."""
+        @rule(roll=st.integers(0, 3), pick=st.integers(0, 2), rng=st.randoms(use_true_random=False))
+        def reconnect(self, roll: int, pick: int, rng: random.Random) -> None:
+            """The host's line to a device closed and opened again (one draw in four; the controller's, the
+            shoe's or the bet sensors', each with a line of its own), then now and then once more, or a card
+            dealt: the shoe's cards are counted since the load whatever the host did (section 6.2)."""
             if roll == 3:
-                self.play(Reconnect())
+                roles = session.reconnect_roles
+                role = roles[pick % len(roles)]
+                self.play(Reconnect(role))
+                if rng.random() < 0.3:
+                    self.play(Reconnect(role))  # a slow hello is judged at two reconnections in a row
+                if role == "shoe" and rng.random() < 0.5:
+                    op = next((o for o in (DealNext(), DealFirst()) if model.legal(self.state, o)), None)
+                    if op is not None:
+                        self.play(op)
 
         @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types), pick=st.integers(0, 7))
         def remove_wager(self, seat: int, kind: str, pick: int) -> None:

@@ -168,10 +168,14 @@ class VoidRounds(Op):
 
 @dataclass(frozen=True)
 class Reconnect(Op):
-    """The host closes its line to the controller and opens it again (docs/protocol.md section 4: the
-    device keeps its event SEQ running across host reconnections)."""
+    """The host closes its line to ``role`` and opens it again, ``hello`` first (docs/protocol.md section 4:
+    the device keeps its event SEQ running across host reconnections; the shoe its cards' ``n``, counted
+    since the load, section 6.2)."""
 
     name: ClassVar[str] = "reconnect"
+    terse: ClassVar[tuple[str, ...]] = ("role",)
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "shoe", "sensors")}
+    role: str = "controller"
 
 
 @dataclass(frozen=True)
