@@ -129,3 +129,21 @@ def test_an_instrument_on_a_loopback_resource_is_served_from_this_host() -> None
     assert not served_here(SimpleNamespace(resource_name="TCPIP::192.0.2.7::5025::SOCKET"))
     assert not served_here(SimpleNamespace(resource_name="ASRL/dev/serial/by-id/usb-counter::INSTR"))
     assert not served_here(object())
+
+
+def test_a_hello_on_a_line_opened_again_is_slow_only_when_late_at_two_reconnections_in_a_row(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(answer_times.HOST_ECHO, "delay_s", lambda: 0.0)
+    t = clock()
+    first = Observed()
+    t.hello_after_reconnect("sensors", Decimal("300.2"), first)
+    assert first.slow == []
+    t.hello_after_reconnect("shoe", Decimal("310"), Observed())  # another line: its own condition
+    fast = Observed()
+    t.hello_after_reconnect("sensors", Decimal("0.4"), fast)
+    assert fast.slow == [] and ("sensors hello", "reconnect") not in t.first_read_late
+    t.hello_after_reconnect("sensors", Decimal("299.9"), Observed())
+    second = Observed()
+    t.hello_after_reconnect("sensors", Decimal("301"), second)
+    assert second.slow == [("sensors hello on a line opened again (late at two reconnections in a row)",
+                            Decimal("299.900"), 2)]
