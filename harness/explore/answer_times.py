@@ -217,14 +217,18 @@ class AnswerClock:
         ask again came on time.  A device may be slow only on its first answer after an act, so, as a first
         identity after power-up, the condition is met again: late at two steps of that operation in a row,
         the first read is slow."""
-        key = (request, obs.op or "")
+        self._late_again((request, obs.op or ""), ms, obs,
+                         f"{request}, the first read after {obs.op} (late at two {obs.op} in a row)")
+
+    def _late_again(self, key: tuple[str, str], ms: Decimal, obs: Observed, what: str) -> None:
+        """A first answer under condition ``key`` took ``ms``: on time, the condition is cleared; late, it is
+        slow (``what``) only when it was late the last time the condition was met too."""
         if ms <= ANSWER_DEADLINE_MS:
             self.first_read_late.pop(key, None)
             return
         before = self.first_read_late.get(key)
         if before is not None:
-            obs.slow.append((f"{request}, the first read after {obs.op} (late at two {obs.op} in a row)",
-                             min(ms, before), 2))
+            obs.slow.append((what, min(ms, before), 2))
         self.first_read_late[key] = ms
 
     def mid_deal(self, ms: Decimal, obs: Observed) -> None:
@@ -244,15 +248,8 @@ class AnswerClock:
         if ms is None:
             return
         ms = (ms - Decimal(str(HOST_ECHO.delay_s())) * 1000).quantize(_MS)
-        key = (f"{role} hello", "reconnect")
-        if ms <= ANSWER_DEADLINE_MS:
-            self.first_read_late.pop(key, None)
-            return
-        before = self.first_read_late.get(key)
-        if before is not None:
-            obs.slow.append((f"{role} hello on a line opened again (late at two reconnections in a row)",
-                             min(ms, before), 2))
-        self.first_read_late[key] = ms
+        self._late_again((f"{role} hello", "reconnect"), ms, obs,
+                         f"{role} hello on a line opened again (late at two reconnections in a row)")
 
     def first_identities(self, times: Mapping[str, Decimal], obs: Observed) -> None:
         """Each device's first identity after power-up (``times``: ms by role).  A first answer cannot be
