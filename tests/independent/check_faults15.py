@@ -215,17 +215,13 @@ def c_banker_total(t: Table) -> tuple[bool, str]:
 
 def c_zero_commission(t: Table) -> tuple[bool, str]:
     ans = t.ctl.ok("config.set", commission="0")
-    t.open()
-    t.place(1, "banker", 1000)
-    got = [(p["category"], p["returned"]) for p in payouts(t.deal(NO_HIT), 1, "banker")]
+    got = player_round(t, NO_HIT, kind="banker")
     return got != [("win", 2000)], f"config.set commission 0 (answered {ans['commission']!r}), a Banker wager of " \
         f"1000 wins: (category, returned) {got}"
 
 
 def c_tie_category(t: Table) -> tuple[bool, str]:
-    t.open()
-    t.place(1, "tie", 1000)
-    got = [(p["category"], p["returned"]) for p in payouts(t.deal(NO_HIT), 1, "tie")]
+    got = player_round(t, NO_HIT, kind="tie")
     return got != [("lose", 0)], f"a Tie wager of 1000, banker 7 against 6: its payout (category, returned) {got}"
 
 

@@ -98,8 +98,9 @@ def answers(t: Table, seqs: tuple[int, ...], deadline_s: float = 0.5,
         return {s: line.answers.pop(s) for s in seqs if s in line.answers}
 
 
-def player_round(t: Table, cards: list[str], amount: int = 1000) -> list[tuple[Any, Any]]:
-    """A round opened, a Player wager of ``amount`` at seat 1, ``cards`` dealt: its payouts (category, returned)."""
+def player_round(t: Table, cards: list[str], amount: int = 1000, kind: str = "player") -> list[tuple[Any, Any]]:
+    """A round opened, a wager of ``kind`` (a Player wager unless said) and ``amount`` at seat 1, ``cards``
+    dealt: its payouts (category, returned)."""
     t.open()
-    t.place(1, "player", amount)
-    return [(p["category"], p["returned"]) for p in payouts(t.deal(cards), 1, "player")]
+    t.place(1, kind, amount)
+    return [(p["category"], p["returned"]) for p in payouts(t.deal(cards), 1, kind)]
