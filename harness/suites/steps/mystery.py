@@ -92,8 +92,10 @@ def mystery_play(runner: CaseContext, step: Step, max_rounds: int, seats: Any, s
                 if not res.accepted:
                     problems.append(f"round {n}: seat {res.seat} {res.type} wager refused ({res.reason})")
             runner.deal_random_round(lambda: _round_cards(runner, rng), pace_us, seed + n)
-            hits = [e for e in runner.round.ctrl_events if e.name == "hit"]
+            # the hits of the round, with any award drawn at a key turn from contributions held
+            # while an attendant paid the one before (hits_to_pay turns the key again for it)
             pay_problems, _keys = hits_to_pay(runner)
+            hits = [e for e in runner.round.ctrl_events if e.name == "hit"]
             paying += [f"round {n}: {p}" for p in pay_problems]
             now = runner.read_meters()
             shown = now.meters.get("mystery")
@@ -106,8 +108,10 @@ def mystery_play(runner: CaseContext, step: Step, max_rounds: int, seats: Any, s
             contribution = Decimal(stakes) * rate / 100
             mystery_hits = [e for e in hits if e.payload.get("meter") == "mystery"]
             if mystery_hits:
-                won.append(sum(int(e.payload["amount"]) for e in mystery_hits))
-                label = f"award {len(won)}: " if awards > 1 else ""
+                first = len(won) + 1
+                won.extend(int(e.payload["amount"]) for e in mystery_hits)
+                label = ("" if awards == 1 and len(won) == 1 else
+                         f"award {first}: " if len(won) == first else f"awards {first}-{len(won)}: ")
                 _award(runner, step, label, n, before, now, hits, contribution, (reseed, must_hit_by))
                 if len(won) >= awards:
                     break
@@ -138,14 +142,16 @@ def _award(runner: CaseContext, step: Step, label: str, n: int, before: MeterRea
     """The measurements of one mystery award (round ``n``)."""
     reseed, must_hit_by = bounds
     mystery_hits = [e for e in hits if e.payload.get("meter") == "mystery"]
-    award = sum(int(e.payload["amount"]) for e in mystery_hits)
+    amounts = [int(e.payload["amount"]) for e in mystery_hits]
+    award = sum(amounts)
+    each = ", ".join(map(fmt, amounts))
     shown = now.meters["mystery"]
-    runner.measure(step, f"{label}mystery award at most must-hit-by", award, f"<= {fmt(must_hit_by)}",
-                   all(int(e.payload["amount"]) <= must_hit_by for e in mystery_hits), unit="cents",
+    runner.measure(step, f"{label}mystery award at most must-hit-by (each)", each, f"<= {fmt(must_hit_by)}",
+                   all(a <= must_hit_by for a in amounts), unit="",
                    detail=f"round {n}; meter before the round {fmt(before.meters['mystery'])}")
-    runner.measure(step, f"{label}mystery award at least the reseed amount", award, f">= {fmt(reseed)}",
-                   all(int(e.payload["amount"]) >= reseed for e in mystery_hits), unit="cents",
-                   detail=f"{len(mystery_hits)} award(s) in the round")
+    runner.measure(step, f"{label}mystery award at least the reseed amount (each)", each, f">= {fmt(reseed)}",
+                   all(a >= reseed for a in amounts), unit="",
+                   detail=f"{len(mystery_hits)} award(s) in the round and at its key turns")
     # the award's own payout (docs/protocol.md, section 8): to the seat that won it, for no stake (the
     # award is no wager's: the Royal 9 wager is settled in its own payout) and for the amount won
     won = sorted((int(e.payload["seat"]), int(e.payload["amount"])) for e in mystery_hits)
