@@ -396,7 +396,8 @@ class ExploredTable:
 
     def perform(self, op: ops.Op, round_need: int = 0) -> Observed:
         """Carry out ``op`` and read every observable after it.  ``round_need``: for ops.DealFirst, the
-        cards the round takes (the model knows it from the cards loaded).  Every event the step brought
+        cards the round takes (the model knows it from the cards loaded); for ops.LoadShoe in the middle
+        of a round, the cards it still takes from the new shoe.  Every event the step brought
         (and any that came after the last step's reads) goes into the observation."""
         self.step_events = []
         for _role, dev in self._lines():
@@ -511,6 +512,8 @@ class ExploredTable:
             self._perform(acts.NoMoreBets())
         elif isinstance(op, ops.LoadShoe):
             self._perform(acts.LoadShoe(cards=tuple(parse_card(c) for c in op.cards), decks=self.profile.rules.decks))
+            if round_need:  # loaded again in the middle of a round: what the round still takes from it
+                self.round_rest = round_need
         elif isinstance(op, (ops.DealFirst, ops.DealMisread)):
             self.round_rest = round_need - 1
             if isinstance(op, ops.DealMisread):

@@ -366,7 +366,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
     #: the rule of an incident and the rounds after it, with what it draws (two rules: :meth:`incident_round`)
     incident_rule = rule(kind=st.sampled_from(("void", "config", "meter", "meter", "meter", "denomination",
                                                "commission", "reboot", "power", "reconnect", "link",
-                                               "shoe-error", "bad-frame")),
+                                               "shoe-error", "bad-frame", "reload")),
                          template=st.sampled_from(templates),
                          placed=st.lists(st.tuples(st.sampled_from(model.seats), st.sampled_from(model.types),
                                                    st.sampled_from(stakes)), min_size=1, max_size=4),
@@ -735,7 +735,24 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     # the round lost with the power is gone: round.settle has no round open to void (section 8)
                     self.play(VoidRound())
             elif kind == "reconnect" and session.can_reconnect:
+                # the host's line closed and opened again: between rounds with a shoe part dealt, or with a
+                # round's first cards out; what the device holds (the shoe's count since its load, the
+                # round, the meters) is the device's, not the line's (docs/protocol.md 6.1, 6.2, section 8)
+                if self.state.phase in ("idle", "settled") and rng.random() < 0.7:
+                    if rng.random() < 0.5:
+                        self.part_dealt_shoe(placed, rng)
+                    else:
+                        self.first_cards(placed, rng)
                 self.play(Reconnect(rng.choice(session.reconnect_roles)))
+            elif kind == "reload":
+                # the shoe loaded again with a round's first cards out: the new shoe's cards complete the
+                # round (section 8: "the cards a host settles on are the shoe's") and count from 1 (6.2)
+                if self.state.phase in ("idle", "settled"):
+                    self.first_cards(placed, rng)
+                if self.state.phase == "dealing":
+                    reload = LoadShoe(tuple(c.code for c in rng.sample(session.draws.shoe, 20)))
+                    if model.legal(self.state, reload):
+                        self.play(reload)
             elif kind == "shoe-error" and "shoe_error" in enabled:
                 # a shoe fault between rounds, or after a round's first cards: it deals no card, so the next
                 # card's n and the shoe's count go on from the cards out (docs/protocol.md 6.2); the rounds
@@ -762,7 +779,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     self.play(Comm(True))
                 self.pay_pending()
                 self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0,
-                                 n == 0 and kind in ("power", "reboot", "shoe-error", "bad-frame"))
+                                 n == 0 and kind in ("power", "reboot", "shoe-error", "bad-frame", "reconnect",
+                                                     "reload"))
             if rng.random() < 0.25:
                 # what the rounds left (meters, diverted cents, payout meters, payments waiting for the key, the
                 # round number, what was written) is non-volatile: a power cycle or a reboot before it is paid
@@ -789,6 +807,18 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             rest = session.draws.without(cards)  # a second draw from the whole decks could load a card too often
             filler = tuple(rng.sample(rest, min(14, len(rest)))) if rng.random() < 0.5 else ()
             self.play(LoadShoe(tuple(c.code for c in (*cards, *filler))))
+
+        def first_cards(self, placed: list[tuple[int, str, int]], rng: random.Random) -> None:
+            """A round opened, wagered and dealt its first card (one time in two its second too), from the
+            shoe as it stands where it holds a round."""
+            if self.state.shoe is None or model.round_length(self.state.shoe) is None:
+                self.load_round(tuple(rng.sample(session.draws.shoe, 6)), rng)
+            self.play(OpenRound())
+            self.wagers(placed)
+            if model.legal(self.state, DealFirst()):
+                self.play(DealFirst())
+                if rng.random() < 0.5 and model.legal(self.state, DealNext()):
+                    self.play(DealNext())
 
         def part_dealt_shoe(self, placed: list[tuple[int, str, int]], rng: random.Random) -> None:
             """Between rounds: a shoe of 60 cards loaded where the one in it cannot deal a round, and a round

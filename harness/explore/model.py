@@ -202,7 +202,9 @@ class TableModel:
             return s.phase == "dealing" and s.shoe is not None and s.round_need - len(s.round_cards) >= 2 \
                 and (s.link_up or isinstance(op, ops.DealNext))
         if isinstance(op, ops.LoadShoe):
-            return s.phase != "dealing"
+            # in the middle of a round, only a shoe that completes the round's tableau: its last cards
+            # are the new shoe's (section 8: "the cards a host settles on are the shoe's")
+            return s.phase != "dealing" or self.reloaded_need(s, op.cards) is not None
         if isinstance(op, ops.Comm):
             return s.link_up != op.up
         if isinstance(op, ops.PowerCycle):
@@ -376,9 +378,23 @@ class TableModel:
         # refuses the call only with no round open or where the table has no such input
         return again
 
+    def reloaded_need(self, s: State, cards: tuple[str, ...]) -> int | None:
+        """The round's length once the shoe is loaded again after its first cards: the tableau of the
+        cards out and the new shoe's, where the new shoe holds the cards it still needs."""
+        need = self.round_length((*s.round_cards, *cards))
+        if need is None or need <= len(s.round_cards) or need - len(s.round_cards) > len(cards):
+            return None
+        return need
+
     def _load(self, s: State, op: ops.LoadShoe) -> list[Permitted]:
         n = s.clone()
         n.shoe, n.dealt, n.shoe_kept = tuple(op.cards), 0, None
+        if s.phase == "dealing":
+            # loaded again with the round's first cards out: the shoe counts from 1 again (6.2: "cards
+            # dealt since the shoe was loaded"), and the round is completed from the new shoe
+            need = self.reloaded_need(s, op.cards)
+            assert need is not None
+            n.round_need = need
         return [Permitted(None, ExpectedAnswer(fields={}), n, (R.SHOE.name,))]
 
     def _deal_first(self, s: State, op: ops.DealFirst) -> list[Permitted]:

@@ -15,7 +15,7 @@ from harness.explore import rules as R
 from harness.explore.device import ExploredTable
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
 from harness.explore.model import ExpectedAnswer, Permitted, TableModel
-from harness.explore.ops import DealFirst, DealMisread, DealRest, Op
+from harness.explore.ops import DealFirst, DealMisread, DealRest, LoadShoe, Op
 from harness.explore.state import State
 
 
@@ -25,11 +25,15 @@ def start_outcome(state: State) -> Permitted:
 
 
 def round_need(model: TableModel, state: State, op: Op) -> int:
-    """The cards the round being dealt takes (the device side deals exactly that many)."""
+    """The cards the round being dealt takes (the device side deals exactly that many); for a shoe loaded
+    again with the round's first cards out, the cards the round still takes from the new shoe."""
     if isinstance(op, DealRest):
         return state.round_need
     if isinstance(op, (DealFirst, DealMisread)) and state.shoe is not None:
         return model.round_length(state.shoe) or 0
+    if isinstance(op, LoadShoe) and state.phase == "dealing":
+        need = model.reloaded_need(state, op.cards)
+        return 0 if need is None else need - len(state.round_cards)
     return 0
 
 
