@@ -32,6 +32,9 @@ ANSWER_RETRIES = 5
 #: the first gap before asking again; each later gap twice the one before (0.05 to 0.8 s, 1.55 s in all), so
 #: that a burst of load on the host is waited out
 ANSWER_RETRY_GAP_S = 0.05
+#: the asks again of a late read wait out this much of a burst of load (s); a condition met again sooner than
+#: this after it was met late is not its confirmation (the same burst may have made both late)
+LOAD_BURST_S = ANSWER_RETRY_GAP_S * (2 ** ANSWER_RETRIES - 1)
 #: the requests of the acts whose answer time is judged (docs/protocol.md section 5); the test channel's
 #: own commands (``test.*``) and the shoe's deal are not among them
 ACT_REQUESTS = frozenset({"config.set", "wager.place", "wager.remove", "round.open", "round.no_more_bets",
@@ -116,6 +119,8 @@ class AnswerClock:
         #: asks again came on time (ms): a device slow only on its first answer after an act (a list rebuilt
         #: after a settlement) is judged at the next step of the same operation, late at both it is slow
         self.first_read_late: dict[tuple[str, str], Decimal] = {}
+        #: when each of those came (``time.perf_counter()``)
+        self.first_read_at: dict[tuple[str, str], float] = {}
 
     def marks(self) -> dict[str, int]:
         """Where each line's transcript stands now (the acts sent after it are timed)."""
@@ -210,6 +215,7 @@ class AnswerClock:
             self.first_read(obs, request, (Decimal(str(first - HOST_ECHO.delay_s())) * 1000).quantize(_MS))
         else:
             self.first_read_late.pop((request, obs.op or ""), None)
+            self.first_read_at.pop((request, obs.op or ""), None)
         return got
 
     def first_read(self, obs: Observed, request: str, ms: Decimal) -> None:
@@ -222,14 +228,21 @@ class AnswerClock:
 
     def _late_again(self, key: tuple[str, str], ms: Decimal, obs: Observed, what: str) -> None:
         """A first answer under condition ``key`` took ``ms``: on time, the condition is cleared; late, it is
-        slow (``what``) only when it was late the last time the condition was met too."""
+        slow (``what``) only when it was late the last time the condition was met too, at least
+        :data:`LOAD_BURST_S` before (a condition met again within one burst of load on the host, as the
+        pipelined requests of consecutive steps are, leaves the first late one to be confirmed later)."""
         if ms <= ANSWER_DEADLINE_MS:
             self.first_read_late.pop(key, None)
+            self.first_read_at.pop(key, None)
             return
+        now = time.perf_counter()
         before = self.first_read_late.get(key)
         if before is not None:
+            if now - self.first_read_at.get(key, now) < LOAD_BURST_S:
+                return
             obs.slow.append((what, min(ms, before), 2))
         self.first_read_late[key] = ms
+        self.first_read_at[key] = now
 
     def mid_deal(self, ms: Decimal, obs: Observed) -> None:
         """``shoe.status`` read during a paced deal.  The deal is over before it could be asked again, so,
