@@ -640,6 +640,56 @@ FAULTS_SET15 = {
     "supply-silent-while-output-off": "the supply answers no query (*OPC?, OUTP?) while its output is off",
 }
 
+# The sixteenth set (FAULTS16.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET16 = {
+    "shoe-status-count-zeroed-at-power-up": "after a power cycle shoe.status counts cards_dealt from 0; the card "
+                                            "events count on",
+    "shoe-software-id-empty-after-reconnect": "after a host reconnects to the shoe its identity has software_id empty",
+    "card-n-restarts-each-paced-deal": "a paced deal numbers its card events from 1 again, not from the shoe's load",
+    "busy-nak-without-reason": "the shoe's NAK BUSY to a deal while dealing has no reason field",
+    "wager-event-echoed-after-sensors-reconnect": "after a host reconnects to the bet sensors each wager.place also "
+                                                  "sends a wager event",
+    "nmb-refusal-latched-after-void": "after a round voided following no more bets, the next round's wagers are "
+                                      "refused no-more-bets with wagering open",
+    "nmb-event-round-zero-after-reboot": "after a controller reboot the no_more_bets event says round 0",
+    "void-refused-in-first-round-after-reboot": "after a controller reboot round.settle with no card out is REFUSED "
+                                                "(no void) until a round is dealt",
+    "nmb-taken-for-round-lost-to-power": "after a power cut in an open round round.no_more_bets is answered with the "
+                                         "lost round's number, not REFUSED",
+    "banker-commission-skipped-past-fourth-seat": "a winning Banker wager at seats 5 to 7 is paid without commission",
+    "push-returns-last-rounds-stake": "a wager pushed by a tie returns the seat's stake of the round before",
+    "last-seat-payout-before-hit": "the last seat's fixed Royal 9 line sends its payout before its hit",
+    "pending-seat-from-last-royal9-wager": "a pending payment names the last seat with a Royal 9 wager, not the "
+                                           "winner's",
+    "denomination-write-zeroes-residuals": "a denomination write sets every meter's residual to zero",
+    "residuals-zeroed-by-reboot": "after a controller reboot the meters' residuals are zero",
+    "payout-meters-swapped-by-reboot": "a controller reboot swaps paid_by_table and paid_by_attendant",
+    "reset-key-zeroes-other-residuals": "the reset key of one meter sets the other meters' residuals to zero",
+    "minor-initial-written-to-major-too": "a write of the minor's initial amount also writes the major's",
+    "commission-dropped-beside-meter-write": "a commission written in one config.set with a meter write is dropped",
+    "meter-limit-write-lost-at-power-up": "a payout limit written is back at the factory value after a power cycle",
+    "commission-fraction-lost-at-power-up": "after a power cycle a commission written 4.5 reads 4",
+    "denomination-locked-after-contribution": "once a Royal 9 wager has contributed, a denomination write is REFUSED "
+                                              "until the next power-up",
+    "reset-write-copies-to-initial": "a meter's reset amount written alone is also written as its initial amount",
+    "answer-seq-zero-after-bad-crc": "the answer after a frame with a bad CRC carries SEQ 0, not its request's",
+    "frame-after-garbage-dropped": "a frame preceded by garbage bytes in the same read is lost with them",
+    "sof-split-across-reads-lost": "a frame whose two SOF bytes arrive in two reads is lost",
+    "frame-len-4096-dropped": "a frame with a payload of exactly 4096 bytes is dropped as oversized",
+    "controller-hello-protocol-2-after-reconnect": "after a host reconnects to the controller hello version 1 is "
+                                                   "answered protocol 2",
+    "meters-get-slow-after-reboot": "the first meters.get after a controller reboot answers after 150 ms",
+    "counter-level-rewrite-taken-as-edge": "the counter takes a lock-out level written again (high to high) as a "
+                                           "stop edge",
+    "counter-opc-waits-for-measurement": "the counter answers *OPC? after INIT only once the measurement ends or "
+                                         "times out",
+    "supply-voltage-setting-lost-on-output-off": "OUTP OFF puts the supply's voltage setting back to 12.000",
+    "supply-outp-query-one-behind": "the supply's OUTP? answers the setting before the last one once after a change",
+    "zero-rate-stops-every-meter": "a meter's rate written 0 stops the contributions to every meter",
+    "pending-amount-reset-after-reboot": "after a controller reboot each pending payment's amount is its meter's reset "
+                                         "amount",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
               **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
-              **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14, **FAULTS_SET15}
+              **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14, **FAULTS_SET15, **FAULTS_SET16}

@@ -40,6 +40,9 @@ class DeviceLine:
         self.silent_until = 0.0
         self.accepts = 0  # host connections taken on this line
         self.hello_slow = False  # fault sensors-hello-slow-after-reconnect
+        self.echo_wagers = False  # fault wager-event-echoed-after-sensors-reconnect
+        self.hello_v2 = False  # fault controller-hello-protocol-2-after-reconnect
+        self.seq_zero_next = False  # fault answer-seq-zero-after-bad-crc
         self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
         threading.Thread(target=self._accept, name=f"{role}-accept", daemon=True).start()
@@ -98,6 +101,9 @@ class DeviceLine:
             self.event_seq = 0
 
     def answer(self, ftype: int, seq: int, payload: dict[str, Any]) -> None:
+        if self.seq_zero_next and ftype == wire.RSP:
+            self.seq_zero_next = False  # fault answer-seq-zero-after-bad-crc: the error path cleared the reply register
+            seq = 0
         if "answer-seq-15-bits" in self.table.faults:
             seq &= 0x7FFF  # fault answer-seq-15-bits: the request's SEQ is kept in a signed 16-bit field
         if self.garbage > 0:
@@ -139,6 +145,21 @@ class DeviceLine:
                     self.table.n_base = self.table.cards_dealt
             if "event-seq-restarts-on-reconnect" in self.table.faults:
                 self.event_seq = 0
+            if (self.accepts > 1 and self.role == "shoe"
+                    and "shoe-software-id-empty-after-reconnect" in self.table.faults):
+                with self.table.lock:
+                    # fault shoe-software-id-empty-after-reconnect: the host opening the line resets the shoe's
+                    # interface board, whose identity block is filled from the main board at power-up only
+                    self.table.shoe_ident_lost = True
+            if (self.accepts > 1 and self.role == "sensors"
+                    and "wager-event-echoed-after-sensors-reconnect" in self.table.faults):
+                # fault wager-event-echoed-after-sensors-reconnect: a new connection switches the sensors to the
+                # chips-by-hand reporting mode, which reports each wager.place as a wager event too
+                self.echo_wagers = True
+            if (self.accepts > 1 and self.role == "controller"
+                    and "controller-hello-protocol-2-after-reconnect" in self.table.faults):
+                self.hello_v2 = True  # fault controller-hello-protocol-2-after-reconnect: the version register
+                # is loaded with the newest version the firmware was built for when a host opens the line again
             if (self.role == "controller" and "reconnect-resends-last-event" in self.table.faults
                     and self.last_event is not None):
                 with self.table.lock:  # the event queue's last entry is kept for a host that missed it
@@ -175,6 +196,8 @@ class DeviceLine:
         if not self.table.powered or time.monotonic() < self.silent_until:
             return  # a dark device answers nothing
         if isinstance(item, wire.FrameError):
+            if item.code == "BAD_CRC" and "answer-seq-zero-after-bad-crc" in self.table.faults:
+                self.seq_zero_next = True  # fault answer-seq-zero-after-bad-crc
             if item.code == "BAD_CRC" and "bad-crc-resets-event-seq" in self.table.faults:
                 # fault bad-crc-resets-event-seq: the receive-error handler re-initialises the line's counters
                 self.event_seq = 0
@@ -204,6 +227,14 @@ class DeviceLine:
         if (reply[0] == "rsp" and self.role == "controller" and payload.get("cmd") == "round.settle"
                 and reply[1].get("void") and "void-answers-slowly" in self.table.faults):
             time.sleep(0.2)  # the void record is written to the audit log before the answer (the table lock is free)
+        if reply[0] == "rsp" and self.hello_v2 and payload.get("cmd") == "hello":
+            reply = ("rsp", {**reply[1], "protocol": 2})  # fault controller-hello-protocol-2-after-reconnect
+        if (reply[0] == "rsp" and self.echo_wagers and payload.get("cmd") == "wager.place"
+                and "accepted" in reply[1]):
+            # fault wager-event-echoed-after-sensors-reconnect
+            self.event({"event": "wager", "seat": payload.get("seat"), "type": payload.get("type"),
+                        "amount": payload.get("amount"), "accepted": reply[1]["accepted"],
+                        "reason": reply[1]["reason"]})
         if reply[0] == "rsp":
             self.answer(wire.RSP, seq, {"ok": True, **reply[1]})
         elif reply[0] == "nak":
@@ -309,6 +340,10 @@ class DeviceLine:
             return
         with table.lock:
             if table.dealing:
+                if "busy-nak-without-reason" in table.faults:
+                    # fault busy-nak-without-reason: the deal task's busy answer is built without its text
+                    self.answer(wire.NAK, seq, {"code": "BUSY"})
+                    return
                 self.answer(wire.NAK, seq, {"code": "BUSY", "reason": "the shoe is dealing"})
                 return
             n = len(table.shoe_cards) if count is None else min(count, len(table.shoe_cards))
@@ -320,6 +355,9 @@ class DeviceLine:
                 self.answer(wire.RSP, seq, {"ok": True, "dealing": n, "cards_remaining": len(table.shoe_cards)})
                 return
             table.dealing = True
+            if "card-n-restarts-each-paced-deal" in table.faults:
+                # fault card-n-restarts-each-paced-deal: the paced dealer numbers its frames from the deal command
+                table.n_base = table.cards_dealt
             table.deal_plan = (table.cards_dealt + n, len(table.shoe_cards) - n)
             table.deal_stop.clear()
             self.answer(wire.RSP, seq, {"ok": True, "dealing": n,
@@ -409,6 +447,7 @@ class PowerSupply(ScpiServer):
     def __init__(self, port: int, table: Table) -> None:
         self.table = table
         self.volt = "12.000"
+        self.outp_reg = "1"  # fault supply-outp-query-one-behind: the output readback register
         super().__init__(port, "Independent Table Works,PSU-1,ITW-P-0001,1.0")
 
     def command(self, cmd: str) -> str | None:
@@ -420,6 +459,11 @@ class PowerSupply(ScpiServer):
         if up in ("OUTP ON", "OUTP 1", "OUTPUT ON"):
             self.table.power_on()
             return None
+        if up in ("OUTP?", "OUTPUT?") and "supply-outp-query-one-behind" in self.table.faults:
+            # fault supply-outp-query-one-behind: the query answers the readback register, which the query itself
+            # then refreshes from the output relay
+            shown, self.outp_reg = self.outp_reg, "1" if self.table.powered else "0"
+            return shown
         if up in ("OUTP OFF", "OUTP 0", "OUTPUT OFF"):
             if "supply-opc-before-output-off" in self.table.faults:
                 # fault supply-opc-before-output-off: the output relay is opened by the supply's ramp task 150 ms
@@ -427,6 +471,8 @@ class PowerSupply(ScpiServer):
                 threading.Timer(0.15, self.table.power_off).start()
                 return None
             self.table.power_off()
+            if "supply-voltage-setting-lost-on-output-off" in self.table.faults:
+                self.volt = "12.000"  # fault supply-voltage-setting-lost-on-output-off: the set point is the output's
             return None
         if up in ("OUTP?", "OUTPUT?"):
             return "1" if self.table.powered else "0"
@@ -463,6 +509,8 @@ class Counter(ScpiServer):
         now = time.perf_counter_ns()
         with self.cv:
             rising = level and not self.lock_level
+            if level and "counter-level-rewrite-taken-as-edge" in self.faults:
+                rising = True  # fault counter-level-rewrite-taken-as-edge: the stop input latches on level, not edge
             self.lock_level = level
             if rising and self.armed and self.start_ns is not None and self.stop_ns is None:
                 self.stop_ns = now
@@ -485,6 +533,13 @@ class Counter(ScpiServer):
             if "counter-timeout-read-as-ms" in self.faults and arg.upper() != "INF":
                 self.timeout_s /= 1000  # fault counter-timeout-read-as-ms: the timeout register counts milliseconds
             return None
+        if up == "*OPC?" and "counter-opc-waits-for-measurement" in self.faults:
+            with self.cv:
+                if self.armed and self.stop_ns is None:
+                    # fault counter-opc-waits-for-measurement: *OPC? waits for the operation in progress, the armed
+                    # measurement, to complete
+                    self.cv.wait_for(lambda: self.stop_ns is not None, timeout=self.timeout_s)
+            return "1"
         if up == "FETC?":
             with self.cv:
                 if not self.armed:

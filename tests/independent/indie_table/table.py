@@ -139,6 +139,9 @@ class Table:
         self.open_block_nv = False  # fault open-blocked-after-key-following-power-cycle: the block bit from storage
         self.live_nv = False  # fault live-flag-kept-across-power-cut: the live flag in the round record
         self.nv_write_protected = False  # fault storage-write-protected-after-reboot: the flash write-enable latch
+        self.status_zero_base = 0  # fault shoe-status-count-zeroed-at-power-up: the status counter's offset
+        self.shoe_ident_lost = False  # fault shoe-software-id-empty-after-reconnect
+        self.last_stakes: dict[tuple[int, str], int] = {}  # fault push-returns-last-rounds-stake: the seat slips
         self._load_nv()
         self.round_cold = self.round  # fault reboot-round-number-from-cold-start: the boot record's round counter
         self._power_up_volatile()
@@ -182,6 +185,15 @@ class Table:
             # fault denomination-write-lost-at-power-up: the power-up path loads the denomination from the factory
             # settings block, written when the table was commissioned
             self.config["denomination"] = PRESETS[self.preset]["denomination"]
+        if "meter-limit-write-lost-at-power-up" in self.faults and self.boots > 0:
+            # fault meter-limit-write-lost-at-power-up: the power-up path fills the limits from the factory block
+            for name, mcfg in self.config["meters"].items():
+                if name in PRESETS[self.preset]["meters"]:
+                    mcfg["payout_limit"] = PRESETS[self.preset]["meters"][name]["payout_limit"]
+        if ("commission-fraction-lost-at-power-up" in self.faults and self.boots > 0
+                and self.config.get("commission") is not None):
+            # fault commission-fraction-lost-at-power-up: the loader parses the stored commission as an integer
+            self.config["commission"] = str(int(Decimal(self.config["commission"])))
         self.cumulative_paid: int = nv["cumulative_paid"]
         self.paid_by_table: int = nv["paid_by_table"]
         self.paid_by_attendant: int = nv["paid_by_attendant"]
@@ -331,6 +343,11 @@ class Table:
         self.cap_latch: dict[str, int] = {}  # fault cap-latched-after-limit-raised: the "at cap" latch and its amount
         self.floor_row: int | None = None  # fault floors-stay-one-dollar-after-write-back: the floor table pointer
         self.config_read_slow = False  # fault config-get-slow-after-write
+        self.nmb_latch = False  # fault nmb-refusal-latched-after-void: the sensors' no-more-bets refusal code
+        self.nmb_round_zero = False  # fault nmb-event-round-zero-after-reboot
+        self.void_blocked = False  # fault void-refused-in-first-round-after-reboot
+        self.meters_slow = False  # fault meters-get-slow-after-reboot
+        self.contributed = False  # fault denomination-locked-after-contribution
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -359,6 +376,10 @@ class Table:
             self.boots += 1
             self.link_up = True
             self.nv_write_protected = False  # a cold start sets the flash write-enable latch
+            if "shoe-status-count-zeroed-at-power-up" in self.faults:
+                # fault shoe-status-count-zeroed-at-power-up: the status counter is RAM and starts at 0; the reader's
+                # count (the card events' n) is kept with the cards in the shoe
+                self.status_zero_base = self.cards_dealt
             self._load_nv()
             self.round_cold = self.round
             if "open-blocked-after-key-following-power-cycle" in self.faults:
@@ -446,6 +467,21 @@ class Table:
                 self.phase = kept_phase  # the warm start keeps the round record it finds in RAM
             self.warm_started = True
             self.key_known = {p["meter"] for p in self.pending}
+            if "residuals-zeroed-by-reboot" in self.faults:
+                # fault residuals-zeroed-by-reboot: the warm start initialises the residual registers instead of
+                # reading them from the meter record
+                self.residual = {m: Decimal(0) for m in self.residual}
+            if "payout-meters-swapped-by-reboot" in self.faults:
+                # fault payout-meters-swapped-by-reboot: the warm start reads the two payout meters in the wrong order
+                self.paid_by_table, self.paid_by_attendant = self.paid_by_attendant, self.paid_by_table
+            if "pending-amount-reset-after-reboot" in self.faults:
+                # fault pending-amount-reset-after-reboot: the warm start rebuilds each payment slip from its meter's
+                # settings record
+                for p in self.pending:
+                    p["amount"] = self.config["meters"][p["meter"]]["reset"]
+            self.nmb_round_zero = "nmb-event-round-zero-after-reboot" in self.faults
+            self.void_blocked = "void-refused-in-first-round-after-reboot" in self.faults
+            self.meters_slow = "meters-get-slow-after-reboot" in self.faults
             if "reset-key-refused-after-reboot" in self.faults:
                 self.key_known = set()  # the key task's list is filled from storage at a cold start only
             if "lock-line-stuck-after-reboot" in self.faults:
@@ -572,6 +608,10 @@ class Table:
             total += sum(amount for (_s, wtype), amount in self.layout.items() if wtype == "tie")
         if not total:
             return
+        self.contributed = True  # fault denomination-locked-after-contribution
+        if "zero-rate-stops-every-meter" in self.faults and any(
+                Decimal(c["rate"]) == 0 for c in self.config["meters"].values()):
+            return  # fault zero-rate-stops-every-meter: a zero rate is read as "progressives switched off"
         shown_before = dict(self.meters)  # fault sub-cent-growth-not-saved: the display's whole cents before
         carry = Decimal(0)  # fault carry-passed-between-meters: the fraction accumulator outlives each meter
         for meter, mcfg in self.config["meters"].items():
@@ -828,6 +868,12 @@ class Table:
             if "banker-commission-on-whole-return" in self.faults and wtype == "banker" and category == "win":
                 vig = (Decimal(2 * stake) * commission / 100).to_integral_value(rounding=ROUND_FLOOR)
                 returned = 2 * stake - int(vig)
+            if ("banker-commission-skipped-past-fourth-seat" in self.faults and wtype == "banker"
+                    and category == "win" and seat > 4):
+                returned = 2 * stake  # fault banker-commission-skipped-past-fourth-seat: a four-entry vigorish table
+            if ("push-returns-last-rounds-stake" in self.faults and category == "push"
+                    and (seat, wtype) in self.last_stakes):
+                returned = self.last_stakes[(seat, wtype)]  # fault push-returns-last-rounds-stake: the seat's slip
             base_lost[seat] = base_lost.get(seat, True) and category == "lose"
             if category == "push":
                 base_pushed.add(seat)
@@ -972,6 +1018,9 @@ class Table:
                     self.emit("controller", {"event": "reset", "meter": "mega", "amount": self.meters["mega"]})
                 meter_hits += 1
                 slip_seat = min(seats) if "pending-seat-is-first-seat" in self.faults else seat
+                if "pending-seat-from-last-royal9-wager" in self.faults:
+                    # fault pending-seat-from-last-royal9-wager: the slip's seat is the Royal 9 loop's last index
+                    slip_seat = max(s for (s, t) in stakes if t == "royal9")
                 if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
                     owed = amount + stake if "pending-amount-includes-stake" in self.faults else amount
                     if "pending-amount-from-round-start" in self.faults:
@@ -1035,8 +1084,17 @@ class Table:
                 hit_seat = next((s for s, c in seats.items() if c is not None and sorted(c) == p2 == b2), seat)
             # fault envy-hit-names-mega-meter: the envy line's hit record is filled from the mega's record
             hit_meter = "mega" if "envy-hit-names-mega-meter" in self.faults and cat == "mega-envy" else None
+            fixed_payout = {"event": "payout", "seat": seat, "type": "royal9", "category": cat,
+                            "stake": stake, "returned": stake + award, "paid_by": "table"}
+            early = "last-seat-payout-before-hit" in self.faults and seat == max(seats)
+            if early:
+                # fault last-seat-payout-before-hit: the last seat's slip is printed from the seat loop's exit path,
+                # before its hit record is sent
+                r9_payout(fixed_payout)
             self.emit("controller", {"event": "hit", "seat": hit_seat, "category": cat, "meter": hit_meter,
                                      "amount": shown})
+            if early:
+                continue
             if "royal9-tie-hit-sent-per-hand" in self.faults and cat in ("royal9-tie", "suited-royal9-tie"):
                 # fault royal9-tie-hit-sent-per-hand: the hit record is written per hand holding the Royal 9
                 self.emit("controller", {"event": "hit", "seat": hit_seat, "category": cat, "meter": None,
@@ -1066,6 +1124,8 @@ class Table:
             self.emit("controller", queued)
         for queued in base_events:
             self.emit("controller", queued)
+        self.last_stakes = dict(stakes)  # fault push-returns-last-rounds-stake: a push slip is not refreshed
+        self.void_blocked = False
         if "wager-list-kept-after-settlement" in self.faults:
             self.listed_after_settle = dict(self.layout)  # the list cache is rebuilt at the next round.open
         self.layout.clear()
@@ -1135,6 +1195,8 @@ class Table:
         if role == "shoe" and "shoe-serial-sent-as-number" in self.faults:
             # fault shoe-serial-sent-as-number: the serial field is filled from the shoe's numeric serial register
             ident["serial"] = 1
+        if role == "shoe" and self.shoe_ident_lost:
+            ident["software_id"] = ""  # fault shoe-software-id-empty-after-reconnect
         if role == "shoe" and "shoe-manufacturer-truncated-16" in self.faults:
             ident["manufacturer"] = ident["manufacturer"][:16]  # fault shoe-manufacturer-truncated-16: a 16-byte field
         if role == "sensors" and "sensors-location-lost-at-power-up" in self.faults and self.power_cycles:
@@ -1240,6 +1302,7 @@ class Table:
         if "empty-shoe-reports-ready" in self.faults and state == "empty" and self.cards_dealt > 0:
             state = "ready"  # the state follows the "shoe loaded" flag, cleared only by a new load
         dealt = self.cards_dealt - self.misreads_uncounted  # fault shoe-status-dealt-excludes-misread
+        dealt -= self.status_zero_base  # fault shoe-status-count-zeroed-at-power-up
         if self.status_count_stale is not None:
             dealt = self.status_count_stale  # fault shoe-status-count-refreshed-by-card
         if "shoe-status-slow-while-dealing" in self.faults and self.dealing:
@@ -1389,6 +1452,8 @@ class Table:
             return "comm-lost"
         if closed:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
+        if self.nmb_latch:
+            return "no-more-bets"  # fault nmb-refusal-latched-after-void: the refusal code is cleared by a settlement
         offered: tuple[str, ...] = OFFERED
         if "streak3-accepted-as-base" in self.faults:
             offered = (*OFFERED, "streak3-player", "streak3-banker")  # the type table matched by suffix
@@ -1516,6 +1581,9 @@ class Table:
 
     def _controller_meters_get(self, req: dict[str, Any]) -> Reply:
         if "meters-get-slow-with-pending" in self.faults and self.pending:
+            time.sleep(0.15)
+        if self.meters_slow:
+            self.meters_slow = False  # fault meters-get-slow-after-reboot: the meter record is verified at first read
             time.sleep(0.15)
         return ("rsp", self.meters_view())
 
@@ -1673,6 +1741,12 @@ class Table:
                 self.on_lock_line(False)
 
     def _controller_round_no_more_bets(self, req: dict[str, Any]) -> Reply:
+        if (self.phase == "idle" and self.lost_round is not None
+                and "nmb-taken-for-round-lost-to-power" in self.faults):
+            # fault nmb-taken-for-round-lost-to-power: the dealer input reads the round record in storage, which still
+            # says the round lost to the power cut is open
+            self.emit("controller", {"event": "no_more_bets", "round": self.lost_round})
+            return ("rsp", {"round": self.lost_round})
         if ("no-more-bets-after-settle-accepted" in self.faults and self.phase == "settled"):
             pass  # the check only tells "idle" from the rest
         elif self.phase not in ("open", "dealing"):
@@ -1699,6 +1773,8 @@ class Table:
             threading.Timer(0.04, self._emit_late_all, args=("controller", late)).start()
             return ("rsp", {"round": self.round})
         shown = self.round - 1 if "nmb-event-previous-round" in self.faults else self.round
+        if self.nmb_round_zero:
+            shown = 0  # fault nmb-event-round-zero-after-reboot: the event's round register is cleared by a warm start
         self.emit("controller", {"event": "no_more_bets", "round": shown})
         # fault nmb-lockout-cause-button: the no-more-bets input is wired to the button's handler
         self._close_wagering("button" if "nmb-lockout-cause-button" in self.faults else "no-more-bets")
@@ -1729,6 +1805,12 @@ class Table:
             self.void_requested = True  # fault refused-settle-leaves-void-flag: raised before the tableau is asked
         if (self.phase == "dealing" or self.round_cards) and not misread_only:
             raise Refused("the tableau still needs a card")
+        if self.void_blocked and self.phase == "open":
+            # fault void-refused-in-first-round-after-reboot: the warm start leaves the hand's card counter at the
+            # last value it saw; the void test reads it until a round is dealt and settled
+            raise Refused("the tableau still needs a card")
+        if "nmb-refusal-latched-after-void" in self.faults and self.locked and self.cause == "no-more-bets":
+            self.nmb_latch = True  # fault nmb-refusal-latched-after-void: the void path skips the sensors' reset
         self.void_requested = False
         if "void-refused-after-button" in self.faults and self.locked and self.cause == "button":
             raise Refused("wagering is closed")  # the void path asks for wagering to be open
@@ -1860,6 +1942,10 @@ class Table:
             self.pending_shown = listed_before  # the list read before the key is served once more
         if "reset-key-zeroes-residual" in self.faults:
             self.residual[meter] = Decimal(0)  # the meter record is initialised afresh
+        if "reset-key-zeroes-other-residuals" in self.faults and mine:
+            for other in self.residual:  # fault reset-key-zeroes-other-residuals: the residual block is cleared whole
+                if other != meter:
+                    self.residual[other] = Decimal(0)
         before_key = [dict(p) for p in self.pending] + [dict(p) for p in mine]
         self._save_nv()
         if late_cumulative:
@@ -1933,6 +2019,9 @@ class Table:
                     self.config = new
                     self._save_nv()
                 raise
+        if "commission-dropped-beside-meter-write" in self.faults and "meters" in fields and "commission" in fields:
+            # fault commission-dropped-beside-meter-write: the meter block's write reloads the table block it shares
+            new["commission"] = self.config.get("commission")
         if "meter-write-reverts-other-meters" in self.faults and isinstance(fields.get("meters"), dict):
             # fault meter-write-reverts-other-meters: the meter block is rebuilt from the power-up copy, with the
             # written meters only taken from the request
@@ -1966,6 +2055,9 @@ class Table:
                 if "reset" in sub:
                     self.meters[name] = new["meters"][name]["reset"]
                     self.residual[name] = Decimal(0)
+        if "denomination-write-zeroes-residuals" in self.faults and "denomination" in fields:
+            # fault denomination-write-zeroes-residuals: the denomination's meter records are initialised afresh
+            self.residual = {m: Decimal(0) for m in self.residual}
         if "denomination" in fields:
             self.paytable_cold = False  # fault one-dollar-paytable-lost-at-power-up: a denomination write moves it
         if "config-write-saved-at-next-round" not in self.faults:
@@ -2011,6 +2103,11 @@ class Table:
                 # fault floors-stay-one-dollar-after-write-back: a $1 write moves the floor table pointer to the $1 row;
                 # only the power-up sets it back to the $5 row
                 self.floor_row = 100
+            if ("denomination-locked-after-contribution" in self.faults and self.contributed
+                    and val != new["denomination"]):
+                # fault denomination-locked-after-contribution: the paytable lock set by the first contribution is
+                # cleared only at power-up
+                raise Refused("the denomination is fixed while the meters have taken contributions")
             if "denomination-write-skips-floors" not in self.faults:
                 self._check_floors(val, new["meters"])
             new["denomination"] = val
@@ -2077,6 +2174,9 @@ class Table:
                         if type(fval) is not int or fval < 0:
                             raise BadArgs(f"{fkey} must be cents")
                         m[fkey] = fval
+                        if ("minor-initial-written-to-major-too" in self.faults and name == "minor"
+                                and fkey == "initial" and "major" in new["meters"]):
+                            new["meters"]["major"]["initial"] = fval  # the two share one initial-amount record
                     elif fkey in ("payout_limit", "display_capacity"):
                         if fval is not None and (type(fval) is not int or fval <= 0):
                             raise BadArgs(f"{fkey} must be cents or null")
@@ -2098,6 +2198,8 @@ class Table:
                         # meter record as written so far
                         self._check_meter(name, m, {fkey: fval})
                 self._check_meter(name, m, sub)
+                if "reset-write-copies-to-initial" in self.faults and "reset" in sub and "initial" not in sub:
+                    m["initial"] = sub["reset"]  # fault reset-write-copies-to-initial: the write routine's default
                 if "initial-write-copies-to-reset" in self.faults and "initial" in sub and "reset" not in sub:
                     m["reset"] = sub["initial"]  # the reset amount defaults to the initial one in the write routine
                 if ("payout-limit-stored-in-24-bits" in self.faults and "payout_limit" in sub
@@ -2255,6 +2357,7 @@ class Table:
                 # (fault card-n-reset-only-by-empty-shoe: the count is cleared by the shoe-empty handler only)
                 self.cards_dealt = 0
             self.n_base = 0
+            self.status_zero_base = 0
             self.dealing_stale = False
             self.misreads_uncounted = 0
             self.misreads_left = 0
@@ -2275,7 +2378,8 @@ class Table:
             self.status_count_stale = None  # fault shoe-status-count-refreshed-by-card: refreshed by the card out
             n = self.cards_dealt
             if ("card-n-restarts-each-round" in self.faults or "card-n-restarts-after-power-cycle" in self.faults
-                    or "card-n-restarts-on-shoe-reconnect" in self.faults):
+                    or "card-n-restarts-on-shoe-reconnect" in self.faults
+                    or "card-n-restarts-each-paced-deal" in self.faults):
                 n -= self.n_base  # (fault card-n-restarts-after-power-cycle: n_base is the count at power-up)
             self.dealing_stale = False
             if "card-n-one-byte" in self.faults:

@@ -104,6 +104,13 @@ class Decoder:
         self.latin1 = "non-utf8-payload-accepted" in faults
         # fault frame-complete-one-byte-early: the completeness test counts the CRC as one byte
         self.short = 1 if "frame-complete-one-byte-early" in faults else 0
+        # fault frame-after-garbage-dropped: the resync skips the SOF it found after garbage with the garbage
+        self.garbage_eats_sof = "frame-after-garbage-dropped" in faults
+        # fault sof-split-across-reads-lost: a read with no SOF in it is dropped whole, a trailing A5 with it
+        self.no_tail = "sof-split-across-reads-lost" in faults
+        # fault frame-len-4096-dropped: the LEN check is "LEN < 4096"
+        if "frame-len-4096-dropped" in faults:
+            self.max_len = MAX_LEN - 1
 
     def feed(self, data: bytes) -> list[tuple[int, int, dict[str, Any]] | FrameError]:
         self.buf += data
@@ -112,8 +119,11 @@ class Decoder:
             start = self.buf.find(SOF)
             if start < 0:
                 # keep a trailing A5 that may begin a SOF
-                self.buf = self.buf[-1:] if self.buf[-1:] == b"\xa5" else bytearray()
+                self.buf = self.buf[-1:] if self.buf[-1:] == b"\xa5" and not self.no_tail else bytearray()
                 return out
+            if start and self.garbage_eats_sof:
+                del self.buf[:start + 2]
+                continue
             if start:
                 del self.buf[:start]
             if len(self.buf) < 8:
