@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from harness.errors import InputError
 
@@ -59,6 +60,34 @@ class Card:
 
     def __str__(self) -> str:
         return self.code
+
+
+class Combo(NamedTuple):
+    """A position's personal combination (629a Royal 9 (e)(5)): its king and its nine.
+
+    The one shape of a combination from the profile to the verdict: the profile's, the oracle's, the
+    stack builder's and the exact math's.  A tuple, so ``king, nine = combo`` and a hand's ``(face,
+    nine)`` key compare with it; the wire and the emulated device keep the card codes a device sent or
+    was written (:meth:`codes`), which a device may get wrong."""
+
+    king: Card
+    nine: Card
+
+    def codes(self) -> tuple[str, str]:
+        """The card codes, as the protocol writes a combination: ``("KS", "9H")``."""
+        return (self.king.code, self.nine.code)
+
+    def text(self) -> str:
+        """``"KS9H"``, as the profile and the regulation's tables write it."""
+        return self.king.code + self.nine.code
+
+    @classmethod
+    def of_codes(cls, codes: Sequence[str]) -> Combo:
+        """Two card codes in the order given (a king and a nine are checked where the combination is
+        declared: :func:`harness.games.royal9.parse_combo`)."""
+        if len(codes) != 2:
+            raise InputError(f"combination {list(codes)!r}: expected two cards, e.g. ['KS', '9H']")
+        return cls(parse_card(str(codes[0]), 1), parse_card(str(codes[1]), 2))
 
 
 def card(code: str) -> Card:

@@ -1,6 +1,7 @@
 import pytest
 
 from harness.cards import Card, check_against_shoe, parse_card, parse_cards
+from harness.cards import card as card_of
 from harness.errors import InputError
 
 
@@ -39,3 +40,19 @@ def test_shoe_limit() -> None:
     check_against_shoe(parse_cards("KS KS"), 2)
     with pytest.raises(InputError, match="card 4 'KS': copy 3 of KS, but a 2-deck shoe holds only 2"):
         check_against_shoe(parse_cards("KS 9H KS KS"), 2)
+
+
+def test_a_combination_is_one_shape_from_the_profile_to_the_verdict() -> None:
+    """The profile's, the oracle's and a command line's combination are one ``Combo``: a tuple of the king
+    and the nine, written as the protocol writes it by ``codes()``."""
+    from harness.cards import Combo
+    from harness.games.royal9 import parse_combo
+
+    combo = parse_combo("9H-KS")
+    assert isinstance(combo, Combo) and combo == Combo(card_of("KS"), card_of("9H"))
+    king, nine = combo
+    assert (king.code, nine.code) == combo.codes() == ("KS", "9H") and combo.text() == "KS9H"
+    assert combo == (card_of("KS"), card_of("9H"))  # a hand's (face, nine) key compares with it
+    assert Combo.of_codes(["KS", "9H"]) == combo
+    with pytest.raises(InputError, match="expected two cards"):
+        Combo.of_codes(["KS"])

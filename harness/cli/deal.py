@@ -37,7 +37,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from harness.cards import Card, check_against_shoe, parse_cards
+from harness.cards import Card, Combo, check_against_shoe, parse_cards
 from harness.cli.numbers import MAX_CENTS, count, whole
 from harness.errors import InputError
 from harness.games.interpretations import Interpretations
@@ -94,10 +94,10 @@ def parse_interpretations(items: list[str]) -> Interpretations:
     return Interpretations.from_overrides(overrides)
 
 
-def parse_seat_combos(text: str) -> dict[int, tuple[Card, Card]]:
+def parse_seat_combos(text: str) -> dict[int, Combo]:
     from harness.games.royal9 import parse_combo
 
-    combos: dict[int, tuple[Card, Card]] = {}
+    combos: dict[int, Combo] = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
         seat_txt, sep, combo = item.partition("=")
         if not sep:
@@ -221,7 +221,7 @@ def _royal9(args: argparse.Namespace, first_four: tuple[Card, ...], interp: Inte
     for s in r.seats:
         money = _money(s.settlement) if s.settlement is not None else {"stake": 0, "returned": 0, "net": 0}
         seats.append({
-            "seat": s.seat, "combo": [c.code for c in s.combo] if s.combo else None, "wager": s.wager,
+            "seat": s.seat, "combo": list(s.combo.codes()) if s.combo else None, "wager": s.wager,
             "combo_on": s.combo_on, "qualifies": list(s.qualifies), "awarded": list(s.awarded),
             "category": s.category, "pay": " + ".join(describe_pay(p) for p in s.pays) or None,
             **money, "meters_hit": list(s.meters_hit),

@@ -126,7 +126,7 @@ def _royal9(args: argparse.Namespace, decks: int, interp: Interpretations) -> di
         tables.append({
             "denomination": denom, "stake": table.stake, "meters": meters,
             "meter_hits": {k: _p(v, m.total) for k, v in m.meter_hits.items()},
-            "seats": [{"seat": s.seat, "combo": [c.code for c in s.combo] if s.combo else None,
+            "seats": [{"seat": s.seat, "combo": list(s.combo.codes()) if s.combo else None,
                        "outcomes": {k: _p(v, m.total) for k, v in s.counts.items()},
                        "return": float(s.returned), "return_exact": _exact(s.returned),
                        "house_edge": float(s.house_edge)} for s in m.seats],

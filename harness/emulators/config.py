@@ -204,7 +204,7 @@ class EmulatorConfig:
         meters = {str(name): m for name, m in rules.meters.items()}
         if hr is not None:  # Hit and Run: one meter, 633a.13(l)(1)
             meters["hit-and-run"] = dataclasses.replace(hr.meter, name="hit-and-run")
-        seats = {s.seat: (s.combo[0].code, s.combo[1].code) if s.combo else None for s in rules.seats} \
+        seats = {s.seat: s.combo.codes() if s.combo else None for s in rules.seats} \
             or dict.fromkeys(range(1, 8))
         mystery = rules.mystery
         personas = frozenset({emu.persona} if emu.persona else ())

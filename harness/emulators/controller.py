@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from harness.cards import Card, parse_card
+from harness.cards import Card, Combo
 from harness.emulators import defect_branches, defects, personas, settle
 from harness.emulators.base import Answer, BadArgs, Emit, EmulatedDevice, Refusal, arg
 from harness.emulators.clock import Scheduler
@@ -164,7 +164,7 @@ class Controller(EmulatedDevice):
     def _build_tables(self) -> None:
         self.r9 = None
         if self.cfg.royal9:
-            combos = {s: (parse_card(c[0]), parse_card(c[1])) for s, c in self.cfg.seats.items() if c}
+            combos = {s: Combo.of_codes(c) for s, c in self.cfg.seats.items() if c}
             table = RankOnlyCombos if "r9-combo-ignores-suits" in self.cfg.defects else Royal9Table
             self.r9 = table(combos, self.cfg.denomination // 100, interpretations=self.interp)
         self.hr_meter = next(iter(self.cfg.meters), None) if self.cfg.hit_and_run else None

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from harness.cards import SUITS, Card, shoe_composition
+from harness.cards import SUITS, Card, Combo, shoe_composition
 from harness.explore.model import TableModel
 from harness.explore.state import State
 from harness.games.baccarat import deal_round
@@ -229,14 +229,14 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def unheld_combinations(held: Sequence[tuple[int, Sequence[Card]]], decks: int) -> list[tuple[Card, Card]]:
+def unheld_combinations(held: Sequence[tuple[int, Sequence[Card]]], decks: int) -> list[Combo]:
     """The king-9 pairs (a king and a nine, any two suits) that are no position's personal combination of
     ``held`` (seat, combination), where the decks hold each card twice (both hands show the pair); none on a
     one-deck table."""
     if decks < 2:
         return []
     taken = {frozenset(combo) for _seat, combo in held}
-    return [(Card(13, k), Card(9, n)) for k in SUITS for n in SUITS
+    return [Combo(Card(13, k), Card(9, n)) for k in SUITS for n in SUITS
             if frozenset((Card(13, k), Card(9, n))) not in taken]
 
 

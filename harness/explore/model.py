@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from harness.cards import parse_card
+from harness.cards import Combo, parse_card
 from harness.devices import vocabulary
 from harness.errors import InputError
 from harness.explore import ops
@@ -148,7 +148,7 @@ class TableModel:
         self.types = BASE + (EZ if profile.game == "ez-baccarat" else ()) + (("royal9",) if self.royal9 else ())
         self.decks = rules.decks
         self.filed_seats: tuple[tuple[int, tuple[str, str] | None], ...] = tuple(
-            (st.seat, None if st.combo is None else (st.combo[0].code, st.combo[1].code)) for st in rules.seats)
+            (st.seat, None if st.combo is None else st.combo.codes()) for st in rules.seats)
         self._oracles: dict[tuple[Cents | None, Decimal | None, Any], Oracle] = {}
         # the limit the suites judge the lock-out by (harness.suites.run.timing.lockout_limit)
         limit = profile.interpretations.get("lockout-latency-limit-ms")
@@ -177,7 +177,7 @@ class TableModel:
         got = self._oracles.get(key)
         if got is None:
             den = None if denomination is None else denomination // 100
-            written = tuple(SeatSettings(seat, None if combo is None else (parse_card(combo[0]), parse_card(combo[1])))
+            written = tuple(SeatSettings(seat, None if combo is None else Combo.of_codes(combo))
                             for seat, combo in seats)
             profile = dataclasses.replace(self.profile, rules=dataclasses.replace(rules, denomination=den,
                                                                                   commission=commission,

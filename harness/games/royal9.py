@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.cards import Card, parse_card
+from harness.cards import Card, Combo, parse_card
 from harness.errors import InputError
 from harness.games.interpretations import DEFAULT, Interpretations, catalogue
 from harness.games.payouts import Pay, Settlement, parse_pay, settle
@@ -99,7 +99,7 @@ def royal9_floors(denomination: int) -> dict[str, Cents]:
     return {m: parse_amount(_FLOORS_TEXT[denomination][m]) for m in METERS}
 
 
-def parse_combo(text: str, seat: int | None = None) -> tuple[Card, Card]:
+def parse_combo(text: str, seat: int | None = None) -> Combo:
     """``"KS9S"``, ``"KS 9H"``, ``"9H-KS"`` or ``"K♠9♥"`` -> ``(king, nine)``."""
     where = f"seat {seat} combination {text!r}" if seat is not None else f"combination {text!r}"
     raw = text.replace("-", "").replace(" ", "").replace("/", "")
@@ -113,7 +113,7 @@ def parse_combo(text: str, seat: int | None = None) -> tuple[Card, Card]:
         a, b = b, a
     if not (a.rank == 13 and b.rank == 9):
         raise InputError(f"{where}: a personal combination is a king and a nine (e)(5)")
-    return a, b
+    return Combo(a, b)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +121,7 @@ class SeatResult:
     """One position's outcome.  ``combo_on`` says where its own combination appeared."""
 
     seat: int
-    combo: tuple[Card, Card] | None
+    combo: Combo | None
     wager: bool
     combo_on: Where | None
     qualifies: tuple[str, ...]
@@ -174,7 +174,7 @@ class Royal9Table:
 
     def __init__(
         self,
-        seat_combos: Mapping[int, tuple[Card, Card]],
+        seat_combos: Mapping[int, Combo],
         denomination: int = 5,
         *,
         paytable: Mapping[str, Pay] | None = None,
@@ -189,7 +189,7 @@ class Royal9Table:
         if missing:
             raise InputError(f"Royal 9 paytable: no line for {', '.join(missing)}")
         self.floors = royal9_floors(denomination)
-        combos: dict[int, tuple[Card, Card]] = {}
+        combos: dict[int, Combo] = {}
         owners: dict[tuple[Card, Card], int] = {}
         for seat, (king, nine) in sorted(seat_combos.items()):
             if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= MAX_SEATS:
@@ -209,7 +209,7 @@ class Royal9Table:
                     f" combinations are unique (e)(5){why}"
                 )
             owners[key] = seat
-            combos[seat] = (king, nine)
+            combos[seat] = Combo(king, nine)
         self.seat_combos = combos
         self._owners = owners
         self._plans: dict[tuple[HandKey, HandKey, frozenset[int]], _Plan] = {}

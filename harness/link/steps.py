@@ -15,7 +15,7 @@ import random
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from harness.cards import Card, parse_card, parse_cards
+from harness.cards import Card, Combo, parse_cards
 from harness.games.interpretations import Interpretations
 from harness.link.play import (
     LinkCase,
@@ -45,8 +45,7 @@ ACTS = ("open-round", "wager", "load", "deal", "reset-key", "fault")
 
 @functools.cache
 def _hand(want: str, decks: int, combos: tuple[tuple[int, str, str], ...], interp: Interpretations) -> tuple[Card, ...]:
-    result = build_stack("baccarat", want, decks=decks, seat_combos={s: (parse_card(k), parse_card(n))
-                                                                     for s, k, n in combos},
+    result = build_stack("baccarat", want, decks=decks, seat_combos={s: Combo.of_codes((k, n)) for s, k, n in combos},
                          interpretations=interp, seed=1, deadline_s=10.0)
     if isinstance(result, Impossible | NotFound):
         return ()
@@ -55,7 +54,7 @@ def _hand(want: str, decks: int, combos: tuple[tuple[int, str, str], ...], inter
 
 def hand(t: TableRunner, meter: str, seat: int) -> tuple[Card, ...]:
     """The round that wins ``meter`` for ``seat`` at this table (empty: none exists on its shoe)."""
-    combos = tuple(sorted((s.seat, s.combo[0].code, s.combo[1].code) for s in t.table.rules.seats if s.combo))
+    combos = tuple(sorted((s.seat, *s.combo.codes()) for s in t.table.rules.seats if s.combo))
     return _hand(f"{meter}:seat={seat}", t.table.rules.decks, combos, t.oracle.interp)
 
 
@@ -89,7 +88,7 @@ def expect_link_configuration(runner: CaseRunner, step: Step) -> None:
         tr = case.tables[t.name]
         cfg = tr.controller().config()
         seats = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
-        want_seats = {s.seat: (s.combo[0].code, s.combo[1].code) if s.combo else None for s in t.rules.seats}
+        want_seats = {s.seat: s.combo.codes() if s.combo else None for s in t.rules.seats}
         links = dict((cfg.raw.get("link") or {}).get("meters") or {})
         rates = {m: cfg.meters[m].rate for m in t.links if m in cfg.meters}
         read = (cfg.denomination, cfg.raw.get("decks"), seats, links, rates)
@@ -116,7 +115,7 @@ def expect_link_chances(runner: CaseRunner, step: Step) -> None:
         runner.measure(step, f"table {name}: each linked meter claimed exactly on its owners' hands",
                        "; ".join(problems) or "as filed", "as filed", not problems)
         cfg = t.controller().config()
-        seats = {s.seat: (parse_card(s.combo[0]), parse_card(s.combo[1])) if s.combo else None for s in cfg.seats}
+        seats = {s.seat: Combo.of_codes(s.combo) if s.combo else None for s in cfg.seats}
         links = {m: c for m, c in (cfg.raw.get("link") or {}).get("meters", {}).items()}
         chances += meter_chances(name, decks=int(cfg.raw.get("decks") or 0), seats=seats,
                                  denomination=cfg.denomination // 100, interpretations=runner.oracle.interp,

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from harness.cards import Card, parse_card
+from harness.cards import Combo
 from harness.games.interpretations import Interpretations
 from harness.games.royal9 import Royal9Table, royal9_floors
 from harness.math.royal9_exact import royal9_math
@@ -60,14 +60,14 @@ class Chance:
 @functools.cache
 def _wins(decks: int, combos: tuple[tuple[int, str, str], ...], seats: tuple[int, ...], denomination: int,
           interp: Interpretations, amounts: tuple[tuple[str, Cents], ...]) -> dict[int, dict[str, Fraction]]:
-    table = Royal9Table({s: (parse_card(k), parse_card(n)) for s, k, n in combos}, denomination,
+    table = Royal9Table({s: Combo.of_codes((k, n)) for s, k, n in combos}, denomination,
                         interpretations=interp)
     math = royal9_math(table, decks=decks, meters=dict(amounts), wagers=seats)
     return {s.seat: {m: Fraction(c, math.total) for m, c in s.meter_wins.items()} for s in math.seats}
 
 
 def meter_chances(
-    table: str, *, decks: int, seats: Mapping[int, tuple[Card, Card] | None], denomination: int,
+    table: str, *, decks: int, seats: Mapping[int, Combo | None], denomination: int,
     interpretations: Interpretations, amounts: Mapping[str, Cents], links: Mapping[str, str], measure: str = "money",
 ) -> list[Chance]:
     """Every seat's chance at every common meter the table is on (``links``: the table's meter ->

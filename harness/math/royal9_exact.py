@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from harness.cards import SUITS, Card, shoe_composition
+from harness.cards import SUITS, Card, Combo, shoe_composition
 from harness.errors import InputError
 from harness.games.interpretations import DEFAULT, Interpretations
 from harness.games.royal9 import CATEGORIES, METERS, HandKey, Royal9Table, hand_key, parse_combo
@@ -89,7 +89,7 @@ def _draws(n: list[int]) -> Iterator[tuple[int, int]]:
 @dataclass(frozen=True, slots=True)
 class SeatMath:
     seat: int
-    combo: tuple[Card, Card] | None
+    combo: Combo | None
     counts: Mapping[str, int]  # awarded (highest) category or "lose" -> ordered deals
     returned: Fraction  # expected amount handed back per unit staked
     #: meter -> ordered deals on which this wager is paid that meter (whatever else it is paid)

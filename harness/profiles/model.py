@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.bench.settings import BenchSettings
-from harness.cards import Card
+from harness.cards import Combo
 from harness.devices.vocabulary import PROTOCOL_VERSION
 from harness.games.payouts import Pay
 from harness.money import Cents
@@ -81,7 +81,7 @@ class SeatSettings:
 
     seat: int
     #: (king, nine), or None when the game has no personal combinations
-    combo: tuple[Card, Card] | None = None
+    combo: Combo | None = None
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ class RulesSubmission:
     #: the three-consecutive-games wager, on a Mini-Baccarat table with capability streak3
     streak3: Streak3Settings | None = None
 
-    def combo_of(self, seat: int) -> tuple[Card, Card] | None:
+    def combo_of(self, seat: int) -> Combo | None:
         for s in self.seats:
             if s.seat == seat:
                 return s.combo

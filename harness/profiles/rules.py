@@ -26,7 +26,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
-from harness.cards import Card
+from harness.cards import Combo
 from harness.errors import InputError
 from harness.games.payouts import parse_pay
 from harness.money import Cents, fmt
@@ -99,7 +99,7 @@ def parse_linked_meter(f: Fields, name: str, common: Mapping[str, CommonMeter], 
     return MeterSettings(name, rate, meter.initial, meter.reset, meter.payout_limit, meter.display_capacity)
 
 
-def _combo(value: Any, loc: Loc, what: str) -> tuple[tuple[Card, Card], list[Loc]]:
+def _combo(value: Any, loc: Loc, what: str) -> tuple[Combo, list[Loc]]:
     combo = check_list(value, loc, what)
     if len(combo) != 2:
         raise loc.error(f"{what}: a personal combination is exactly two cards, a king and a nine "
@@ -112,7 +112,7 @@ def _combo(value: Any, loc: Loc, what: str) -> tuple[tuple[Card, Card], list[Loc
         raise locs[bad].error(f"{what}: {cards[0].code} {cards[1].code} is not a king and a nine "
                               "(a personal combination is a king and a nine, Royal 9 (e)(5))")
     king, nine = (cards[0], cards[1]) if cards[0].rank == 13 else (cards[1], cards[0])
-    return (king, nine), locs
+    return Combo(king, nine), locs
 
 
 def parse_seats(value: Any, loc: Loc, *, royal9: bool, suited: bool) -> tuple[SeatSettings, ...]:
@@ -146,7 +146,7 @@ def _seat(i: int, item: Any, i_loc: Loc, *, royal9: bool, suited: bool, seen_sea
     if seat in seen_seat:
         raise f.error("seat", f"seat {seat} is listed twice (first at line {seen_seat[seat]})")
     seen_seat[seat] = f.loc("seat").pos.line
-    combo: tuple[Card, Card] | None = None
+    combo: Combo | None = None
     if "combo" in f:
         if not royal9:
             raise f.error("combo", "personal combinations belong to the Royal 9: add royal9 to "

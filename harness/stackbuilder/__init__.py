@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from harness.cards import Card
+from harness.cards import Combo
 from harness.errors import InputError
 from harness.games.interpretations import DEFAULT, Interpretations
 from harness.stackbuilder.search import (
@@ -61,7 +61,7 @@ def build_stack(
     *,
     decks: int | None = None,
     hit_soft17: bool = True,
-    seat_combos: Mapping[int, tuple[Card, Card]] | None = None,
+    seat_combos: Mapping[int, Combo] | None = None,
     interpretations: Interpretations = DEFAULT,
     seed: int = 1,
     name: str | None = None,

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.cards import Card
+from harness.cards import Combo
 from harness.errors import InputError
 from harness.games.interpretations import DEFAULT, Interpretations
 from harness.paths import project_root
@@ -35,7 +35,7 @@ SEED = 1
 class TableSetup:
     """What a profile says about building stacks for it."""
 
-    seat_combos: dict[int, tuple[Card, Card]]
+    seat_combos: dict[int, Combo]
     decks: int | None
     hit_soft17: bool | None
     interpretations: Interpretations

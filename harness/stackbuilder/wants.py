@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from harness.cards import Card, check_against_shoe
+from harness.cards import Card, Combo, check_against_shoe
 from harness.errors import InputError
 from harness.games.baccarat import RANK_VALUE, BaccaratRound, deal_round
 from harness.games.blackjack import dealer_hand
@@ -210,7 +210,7 @@ class Setup:
     game: str = "baccarat"
     decks: int = 8
     hit_soft17: bool = True
-    seat_combos: Mapping[int, tuple[Card, Card]] = field(default_factory=dict)
+    seat_combos: Mapping[int, Combo] = field(default_factory=dict)
     interpretations: Interpretations = DEFAULT
 
     @cached_property

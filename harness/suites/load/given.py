@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness import stackbuilder
-from harness.cards import parse_card, parse_cards
+from harness.cards import Combo, parse_cards
 from harness.errors import InputError
 from harness.games.interpretations import Interpretations
 from harness.profiles import load_profile
@@ -219,7 +219,7 @@ def _stack(f: Fields, table: TableFacts, bound: Mapping[str, Any]) -> str:
     rules = table.profile.rules
     hr = rules.hit_and_run
     decks = hr.decks if hr is not None and game == "hit-and-run" else rules.decks
-    combos = tuple(sorted((s.seat, (s.combo[0].code, s.combo[1].code)) for s in rules.seats if s.combo))
+    combos = tuple(sorted((s.seat, s.combo.codes()) for s in rules.seats if s.combo))
     try:
         return _build(game, want, decks, hr.hits_soft17 if hr is not None else True, combos, table.interp, seed)
     except InputError as exc:
@@ -233,7 +233,7 @@ def build_round(table: TableFacts, want: str, *, seed: int = 1) -> tuple[Card, .
     ``table``: its decks and interpretations.  Raises :class:`NotForTable` when no round can,
     :class:`BindError` when the search ran out of budget."""
     rules = table.profile.rules
-    combos = tuple(sorted((s.seat, (s.combo[0].code, s.combo[1].code)) for s in rules.seats if s.combo))
+    combos = tuple(sorted((s.seat, s.combo.codes()) for s in rules.seats if s.combo))
     return tuple(parse_cards(_build("baccarat", want, rules.decks, True, combos, table.interp, seed)))
 
 
@@ -243,7 +243,7 @@ def _build(game: str, want: str, decks: int, hit_soft17: bool, combos: tuple[tup
     key = memo.key_of(game, want, decks, hit_soft17, combos, interp, seed)
     kept = memo.recall(key)
     if kept is None:
-        seat_combos = {seat: (parse_card(k), parse_card(n)) for seat, (k, n) in combos}
+        seat_combos = {seat: Combo.of_codes(codes) for seat, codes in combos}
         result = stackbuilder.build_stack(game, want, decks=decks, hit_soft17=hit_soft17, seat_combos=seat_combos,
                                           interpretations=interp, seed=seed, deadline_s=10.0)
         if isinstance(result, NotFound):  # out of time or tries: not kept, a later search may find it

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from harness.cards import Card
+from harness.cards import Card, Combo
 from harness.devices.contract import ContractError
 from harness.devices.roles import MeterReading
 from harness.games.baccarat import BaccaratRound, deal_round, settle_wager, wager_options
@@ -69,7 +69,7 @@ class Oracle:
             self.royal9 = Royal9Table(combos, rules.denomination, interpretations=interpretations)
         self.commission = rules.commission if rules.commission is not None else Decimal(5)
 
-    def with_combos(self, combos: Mapping[int, tuple[Card, Card] | None]) -> Oracle:
+    def with_combos(self, combos: Mapping[int, Combo | None]) -> Oracle:
         """The oracle of the same table with the personal combinations ``combos`` in force (a
         configuration write between rounds: Royal 9 (e)(5), 461a.12(i)): play after the write is
         judged against the combinations written, not the ones filed."""

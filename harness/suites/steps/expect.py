@@ -484,7 +484,7 @@ def expect_config(runner: CaseContext, step: Step, matches: str) -> None:
     if rules.denomination is not None:
         runner.measure(step, "denomination", cfg.denomination, rules.denomination * 100,
                      cfg.denomination == rules.denomination * 100, unit="cents")
-    want_seats = {s.seat: tuple(c.code for c in s.combo) if s.combo else None for s in rules.seats}
+    want_seats = {s.seat: s.combo.codes() if s.combo else None for s in rules.seats}
     got_seats = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
     runner.measure(step, "seats and personal combinations", got_seats, want_seats, got_seats == want_seats)
     for name, m in rules.meters.items():

@@ -35,7 +35,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from harness.bench.acts import PlaceWagers
-from harness.cards import Card, format_cards, parse_card, shoe_composition
+from harness.cards import Card, Combo, format_cards, shoe_composition
 from harness.devices.link import DeviceNak
 from harness.devices.roles import Wager
 from harness.errors import DeviceTimeout
@@ -166,7 +166,7 @@ def expect_identical_area_returns(runner: CaseContext, step: Step) -> None:
                        "paytable for the table")
         return
 
-    combos = {s.seat: (parse_card(s.combo[0]), parse_card(s.combo[1])) for s in cfg.seats if s.combo}
+    combos = {s.seat: Combo.of_codes(s.combo) for s in cfg.seats if s.combo}
     table = Royal9Table(combos, int(cfg.denomination) // 100, interpretations=runner.oracle.interp)
     decks = cfg.raw.get("decks") or runner.profile.rules.decks
     math = royal9_math(table, decks=int(decks), wagers=[s.seat for s in cfg.seats])

@@ -145,7 +145,7 @@ def expect_r9_wagers_listed(runner: CaseContext, step: Step) -> None:
 def expect_r9_combos(runner: CaseContext, step: Step) -> None:
     cfg = runner.controller().config()
     got = {s.seat: tuple(s.combo) if s.combo else None for s in cfg.seats}
-    want = {s.seat: tuple(c.code for c in s.combo) if s.combo else None for s in runner.profile.rules.seats}
+    want = {s.seat: s.combo.codes() if s.combo else None for s in runner.profile.rules.seats}
     runner.measure(step, "personal combinations equal the Rules Submission", got, want, got == want)
     combos = [c for c in got.values() if c]
     bad = [" ".join(c) for c in combos
@@ -174,7 +174,7 @@ def configure_combos(runner: CaseContext, step: Step, order: str) -> None:
     filed = [s.combo for s in owners if s.combo]
     if order == "rotated" and filed:
         filed = filed[-1:] + filed[:-1]
-    combos = [tuple(c.code for c in combo) for combo in filed]
+    combos = [combo.codes() for combo in filed]
     given = {s.seat: c for s, c in zip(owners, combos, strict=True)}
     want = {s.seat: given.get(s.seat) for s in rules.seats}
     written = [{"seat": seat, "combo": list(combo)} if combo else {"seat": seat} for seat, combo in want.items()]
