@@ -76,9 +76,14 @@ def open_round(runner: CaseContext, step: Step, expect: str = "opened", reason: 
     runner.controller()
     if expect == "opened":
         pay_mystery_award(runner)
+        last = runner.round
         runner.new_round()
         runner.round.opened = True
-        opened = runner.perform(OpenRound())
+        try:
+            opened = runner.perform(OpenRound())
+        except NakError as exc:
+            open_refused(runner, step, last, exc)
+            raise
         runner.round.number = opened if isinstance(opened, int) and not isinstance(opened, bool) else None
         runner.snapshot("round-start", runner.read_meters())
         return
@@ -94,6 +99,33 @@ def open_round(runner: CaseContext, step: Step, expect: str = "opened", reason: 
     ok = got == "refused" and (reason is None or reason in why)
     runner.measure(step, "round opening", got + (f" ({why})" if why else ""),
                    "refused" + (f" ({reason})" if reason else ""), ok)
+
+
+def open_refused(runner: CaseContext, step: Step, last: Any, exc: NakError) -> None:
+    """``round.open`` was REFUSED where the case opens a round.  docs/protocol.md section 8 refuses it
+    "while the last round is unsettled, while a payment waits for the reset key, and while the sensors
+    link is down"; where the case can tell none of them holds (its own last round saw its ``round_end``,
+    no payment is pending, ``lockout.get`` names no lost link), the refusal breaks the contract: a FAIL
+    the runner names with the fault that stopped the case.  Where it cannot tell (the case's first round,
+    a round whose end it did not see, a link of tables, a driver of another protocol), it judges nothing."""
+    call = getattr(runner.controller(), "call", None)
+    ended = any(e.name == "round_end" for e in (*last.ctrl_events, *runner.round.ctrl_events))
+    if call is None or runner.profile.link is not None or not last.opened or not ended:
+        return
+    if runner.profile.bench.performer("open-round").kind != "test-channel":
+        return
+    pending = runner.read_meters().pending
+    try:
+        cause = call("lockout.get").payload.get("cause")
+    except DeviceError:
+        return
+    grounds = [*(f"a payment waits for the reset key ({name})" for name in pending),
+               *(["the sensors link is down (lock-out cause comm-lost)"] if cause == "comm-lost" else [])]
+    runner.measure(step, "round.open refused only while the last round is unsettled, a payment waits for the "
+                   "reset key or the sensors link is down (section 8)", f"refused ({exc.reason})",
+                   "opened", bool(grounds), clause="contract-8-round-open-refused",
+                   detail="; ".join(grounds) or f"round {last.number} ended (round_end seen), no payment pending, "
+                   f"lock-out cause {cause}")
 
 
 @step("wager", Action(
