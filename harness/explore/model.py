@@ -373,9 +373,12 @@ class TableModel:
         again = self._second_close(s, "no-more-bets", R.NMB, {"round": s.round})
         for out in again:
             out.events, out.rules = called, (*out.rules, R.NMB_EVENT.name)
-        # closed already (the button, the link, the first card): the round is open all the same (section 8
-        # refuses round.settle "with no round open" while the tableau still needs a card), and section 8
-        # refuses the call only with no round open or where the table has no such input
+        # closed already (the button, the link, the first card): the round is open all the same, and section 8
+        # refuses the call only with no round open or where the table has no such input.  Once the first card
+        # is out the round has left the state `open` for `dealing` (the state table): whether a round being
+        # dealt is "open" the text leaves to the device, so a refusal there is taken too, and recorded
+        if s.phase == "dealing":
+            again.append(self._unchanged(s, R.NMB, choice="no more bets refused once the round is dealing"))
         return again
 
     def reloaded_need(self, s: State, cards: tuple[str, ...]) -> int | None:

@@ -70,3 +70,12 @@ def test_a_key_that_never_settles_ends() -> None:
     table = _Table(100)
     problems, _turned = hits_to_pay(table)  # type: ignore[arg-type]
     assert table.turns == 10 and problems == ["payments still pending on mystery after 10 turns of the key"]
+
+
+def test_an_award_at_the_key_turn_is_counted_as_the_devices_choice() -> None:
+    from harness.suites.steps.mystery import _awards_at_the_key
+
+    table = _Table(2)
+    hits_to_pay(table)  # type: ignore[arg-type]
+    assert _awards_at_the_key(table.round.ctrl_events) == 2
+    assert _awards_at_the_key(_Table(0).round.ctrl_events) == 0

@@ -12,7 +12,7 @@ from harness.suites.steps.core import open_refused
 
 
 def _runner(*, pending: tuple[str, ...] = (), cause: str | None = None, link: Any = None,
-            performer: str = "test-channel", call: bool = True) -> Any:
+            performer: str = "test-channel", call: bool = True, lost: bool = False) -> Any:
     measured: list[tuple[str, Any, bool, str | None]] = []
 
     class Controller:
@@ -25,7 +25,7 @@ def _runner(*, pending: tuple[str, ...] = (), cause: str | None = None, link: An
         round=SimpleNamespace(ctrl_events=[]),
         profile=SimpleNamespace(link=link, bench=SimpleNamespace(
             performer=lambda act: SimpleNamespace(kind=performer))),
-        read_meters=lambda: SimpleNamespace(pending=pending),
+        read_meters=lambda: SimpleNamespace(pending=pending), link_lost_seen=lost,
         measure=lambda step, name, value, limit, ok, **kw: measured.append((name, value, ok, kw.get("clause"))))
     runner.measured = measured
     return runner
@@ -57,6 +57,7 @@ def test_nothing_is_judged_where_the_case_cannot_tell() -> None:
                          (_runner(), _last(opened=False)),        # the case's first round
                          (_runner(link=object()), _last()),       # a table on a link
                          (_runner(performer="person"), _last()),  # a person opens rounds at the bench
-                         (_runner(call=False), _last())):         # a driver of another protocol
+                         (_runner(call=False), _last()),          # a driver of another protocol
+                         (_runner(lost=True), _last())):          # the link was lost in the case
         open_refused(runner, None, last, REFUSED)  # type: ignore[arg-type]
         assert runner.measured == []

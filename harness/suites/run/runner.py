@@ -95,6 +95,8 @@ class CaseRunner:
         self.snapshots: dict[str, MeterReading] = {}
         self.timeline: list[MeterReading] = []
         self.hits_seen: list[DeviceEvent] = []
+        #: a lock-out for a lost sensors link was reported in this case (the link may still be down)
+        self.link_lost_seen = False
         #: how many of ``hits_seen`` are already marked on a meter timeline
         self._marked = 0
         self.round = RoundLog()
@@ -303,6 +305,8 @@ class CaseRunner:
             self.performers.observe("controller", evs)
             self.round.ctrl_events.extend(evs)
             self.hits_seen.extend(e for e in evs if e.name in ("hit", "reset"))
+            self.link_lost_seen = self.link_lost_seen or any(
+                e.name == "lockout" and e.payload.get("cause") == "comm-lost" for e in evs)
 
     def wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = ROUND_TIMEOUT_S) -> None:
         pump_until(self.pump, what, pred, timeout_s)

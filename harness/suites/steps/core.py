@@ -105,13 +105,16 @@ def open_refused(runner: CaseContext, step: Step, last: Any, exc: NakError) -> N
     """``round.open`` was REFUSED where the case opens a round.  docs/protocol.md section 8 refuses it
     "while the last round is unsettled, while a payment waits for the reset key, and while the sensors
     link is down"; where the case can tell none of them holds (its own last round saw its ``round_end``,
-    no payment is pending, ``lockout.get`` names no lost link), the refusal breaks the contract: a FAIL
+    no payment is pending, no lost link was reported in the case nor named by ``lockout.get``), the
+    refusal breaks the contract: a FAIL
     the runner names with the fault that stopped the case.  Where it cannot tell (the case's first round,
     a round whose end it did not see, a link of tables, a driver of another protocol), it judges nothing."""
     call = getattr(runner.controller(), "call", None)
     ended = any(e.name == "round_end" for e in (*last.ctrl_events, *runner.round.ctrl_events))
     if call is None or runner.profile.link is not None or not last.opened or not ended:
         return
+    if getattr(runner, "link_lost_seen", True):
+        return  # the sensors link was lost in this case: whether it is back, lockout.get may not say
     if runner.profile.bench.performer("open-round").kind != "test-channel":
         return
     pending = runner.read_meters().pending

@@ -96,6 +96,12 @@ def mystery_play(runner: CaseContext, step: Step, max_rounds: int, seats: Any, s
             # while an attendant paid the one before (hits_to_pay turns the key again for it)
             pay_problems, _keys = hits_to_pay(runner)
             hits = [e for e in runner.round.ctrl_events if e.name == "hit"]
+            keyed = _awards_at_the_key(runner.round.ctrl_events) if paid_by(runner, "mystery") == "attendant" else 0
+            if keyed:
+                runner.measure(step, "a mystery award falling at the key turn, from the contributions held while "
+                               "the last one waited (the device's choice: docs/protocol.md section 8)",
+                               keyed, "at the key turn or on the next contribution", True, unit="award(s)",
+                               detail=f"round {n}")
             paying += [f"round {n}: {p}" for p in pay_problems]
             now = runner.read_meters()
             shown = now.meters.get("mystery")
@@ -135,6 +141,15 @@ def mystery_play(runner: CaseContext, step: Step, max_rounds: int, seats: Any, s
     runner.measure(step, "payout meters unmoved by rounds without a progressive award", len(booked), 0,
                    not booked, unit="rounds", detail="; ".join(booked)[:2000])
     measure_payments(runner, step, paying, rounds)
+
+
+def _awards_at_the_key(events: list[Any]) -> int:
+    """The mystery hits announced after a ``reset`` of the mystery meter in the round's events: awards the
+    held contributions reached at the key turn (docs/protocol.md section 8 leaves when to the device)."""
+    reset = next((i for i, e in enumerate(events) if e.name == "reset" and e.payload.get("meter") == "mystery"), None)
+    if reset is None:
+        return 0
+    return sum(1 for e in events[reset + 1:] if e.name == "hit" and e.payload.get("meter") == "mystery")
 
 
 def _award(runner: CaseContext, step: Step, label: str, n: int, before: MeterReading, now: MeterReading,
