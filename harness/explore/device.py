@@ -51,11 +51,20 @@ SHOE_ERROR_S = 1.0
 #: how long a NAK BAD_CRC may take after a corrupted request (s); none is required, and one coming later would
 #: fail the request after it (a NAK with SEQ 0 fails every outstanding request, docs/protocol.md section 3)
 BAD_FRAME_NAK_S = 1.0
-#: the silence after a partial frame (docs/protocol.md section 2: abandoned after 500 ms on a device)
+#: the silence after a partial frame (docs/protocol.md section 2: abandoned after 500 ms on an emulator): at
+#: least this, and twice the device's own partial-frame timeout (the profile's timing.frame_timeout_ms)
 STALL_SILENCE_S = 1.0
-#: the gap before the last byte of a ping sent slowly (bad_frame kind=late-byte): well inside the silence after
-#: which section 2 abandons a partial frame (250 ms for the host, 500 ms for the emulator)
+#: the gap before the last byte of a ping sent slowly (bad_frame kind=late-byte): at most this, and a fifth of
+#: the device's own partial-frame timeout (section 2 gives the host's 250 ms and the emulators' 500 ms, and
+#: leaves a device's own to its maker: the profile's timing.frame_timeout_ms)
 LATE_BYTE_S = 0.1
+
+
+def frame_gaps(timeout_ms: Decimal) -> tuple[float, float]:
+    """(the late byte's gap, the stalled frame's silence) in seconds for a device that abandons a partial frame
+    after ``timeout_ms``: the late byte well inside it, the silence well past it."""
+    timeout_s = float(timeout_ms) / 1000
+    return min(LATE_BYTE_S, timeout_s / 5), max(STALL_SILENCE_S, 2 * timeout_s)
 #: how long another role's command may take to be answered (NAK UNKNOWN_CMD) (s)
 FOREIGN_S = 1.0
 #: the pace of the paced deals (shoe.status is read during them)
@@ -224,6 +233,7 @@ class ExploredTable:
         self.locked_before = True
         #: the answer times of the reads and acts (docs/protocol.md section 5)
         self.clock = AnswerClock(self._lines, float(profile.timing.response_timeout_ms) / 1000)
+        self.late_byte_s, self.stall_s = frame_gaps(profile.timing.frame_timeout_ms)
 
     # ------------------------------------------------------------------ reads
 
@@ -589,13 +599,13 @@ class ExploredTable:
         obs.frame_kind = op.kind
         try:
             if op.kind == "stall":
-                obs.frame_answers = link.send_stalled(STALL_SILENCE_S, timeout_s=BAD_FRAME_NAK_S)
+                obs.frame_answers = link.send_stalled(self.stall_s, timeout_s=BAD_FRAME_NAK_S)
             elif op.kind == "oversized":
                 obs.frame_answers = link.send_oversized(timeout_s=BAD_FRAME_NAK_S)
             elif op.kind == "nested":
                 obs.frame_seq, obs.frame_answers = link.send_nested(timeout_s=BAD_FRAME_NAK_S)
             elif op.kind == "late-byte":
-                obs.frame_seq, obs.frame_answers = link.send_late_byte(LATE_BYTE_S, timeout_s=BAD_FRAME_NAK_S)
+                obs.frame_seq, obs.frame_answers = link.send_late_byte(self.late_byte_s, timeout_s=BAD_FRAME_NAK_S)
             elif op.kind != "crc":
                 obs.frame_seq, obs.frame_answers = link.send_malformed(
                     timeout_s=BAD_FRAME_NAK_S, kind="float" if op.kind == "payload" else op.kind)

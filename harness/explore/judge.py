@@ -527,7 +527,7 @@ _FRAME_KINDS = {
     "oversized": "a request whose header announces more than 4096 bytes",
     "nested": "a ping inside a false frame whose CRC fails",
     "integral-float": "a request with a good CRC whose payload holds a float with no fraction",
-    "late-byte": "a ping whose last byte came 0.1 s after the others",
+    "late-byte": "a ping whose last byte came late (within the device's partial-frame timeout)",
 }
 
 

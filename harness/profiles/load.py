@@ -269,7 +269,7 @@ def _timing(f: Fields) -> Timing:
     if "timing" not in f:
         return Timing()
     tf = f.get_map("timing", optional=("lockout_deadline_ms", "comm_timeout_ms", "response_timeout_ms",
-                                       "lockout_uncertainty_ms"))
+                                       "lockout_uncertainty_ms", "frame_timeout_ms"))
     d = Timing()
     lo, hi = Decimal("0.001"), Decimal(60_000)
     return Timing(
@@ -277,6 +277,7 @@ def _timing(f: Fields) -> Timing:
         comm_timeout_ms=tf.get_decimal("comm_timeout_ms", d.comm_timeout_ms, lo=lo, hi=hi),
         response_timeout_ms=tf.get_decimal("response_timeout_ms", d.response_timeout_ms, lo=lo, hi=hi),
         lockout_uncertainty_ms=tf.get_decimal("lockout_uncertainty_ms", None, lo=Decimal(0), hi=hi),
+        frame_timeout_ms=tf.get_decimal("frame_timeout_ms", d.frame_timeout_ms, lo=Decimal(1), hi=hi),
     )
 
 

@@ -156,6 +156,9 @@ class Timing:
     response_timeout_ms: Decimal = Decimal("2000")
     #: expanded uncertainty of a lock-out latency measurement on this bench, when the lab states it
     lockout_uncertainty_ms: Decimal | None = None
+    #: how long the device waits for the rest of a partial frame before it abandons it (docs/protocol.md
+    #: section 2 states the host's 250 ms and the emulators' 500 ms, and leaves a device's own to its maker)
+    frame_timeout_ms: Decimal = Decimal("500")
 
 
 @dataclass(frozen=True)

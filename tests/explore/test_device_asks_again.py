@@ -153,3 +153,13 @@ def test_a_hello_on_a_line_opened_again_is_slow_only_when_late_at_two_reconnecti
     t.hello_after_reconnect("sensors", Decimal("301"), second)
     assert second.slow == [("sensors hello on a line opened again (late at two reconnections in a row)",
                             Decimal("299.900"), 2)]
+
+
+def test_the_late_byte_and_the_stall_follow_the_devices_partial_frame_timeout() -> None:
+    """docs/protocol.md section 2 leaves a device's partial-frame timeout to its maker (the profile's
+    timing.frame_timeout_ms): the late byte comes well inside it, the stalled frame's silence well past it."""
+    from harness.explore.device import frame_gaps
+
+    assert frame_gaps(Decimal(500)) == (0.1, 1.0)       # the emulators' 500 ms: as before
+    assert frame_gaps(Decimal(50)) == (0.01, 1.0)       # a device quick to abandon: a 10 ms gap
+    assert frame_gaps(Decimal(3000)) == (0.1, 6.0)      # a patient one: six seconds of silence
