@@ -5,6 +5,7 @@ judged at the next power-up."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -163,3 +164,29 @@ def test_the_late_byte_and_the_stall_follow_the_devices_partial_frame_timeout() 
     assert frame_gaps(Decimal(500)) == (0.1, 1.0)       # the emulators' 500 ms: as before
     assert frame_gaps(Decimal(50)) == (0.01, 1.0)       # a device quick to abandon: a 10 ms gap
     assert frame_gaps(Decimal(3000)) == (0.1, 6.0)      # a patient one: six seconds of silence
+
+
+def test_a_request_answered_late_before_the_ping_is_not_skipped() -> None:
+    """A request timed out on a loaded host, and its answer came in before the ping's (one line: in order):
+    a slow answer, not a skipped request (docs/protocol.md section 3); one still unanswered when the ping
+    is answered is skipped."""
+    from types import SimpleNamespace
+
+    def frame(kind: str, seq: int, cmd: str | None = None) -> Any:
+        return SimpleNamespace(kind="frame", fields={"type": kind, "seq": seq, "payload": {"cmd": cmd} if cmd else {}})
+
+    def line(late: bool) -> Any:
+        transcript = [frame("REQ", 7, "config.get")]
+
+        def call(cmd: str, args: Any, timeout_s: float) -> None:
+            if late:
+                transcript.append(frame("RSP", 7))
+            transcript.extend([frame("REQ", 8, "ping"), frame("RSP", 8)])
+
+        return SimpleNamespace(link=SimpleNamespace(call=call, transcript=SimpleNamespace(
+            since=lambda mark: transcript[mark:])))
+
+    for late, found in ((True, []), (False, ["the controller left config.get (request SEQ 7) unanswered, and "
+                                             "answered the ping sent after it"])):
+        table = SimpleNamespace(_lines=lambda late=late: [("controller", line(late))])
+        assert ExploredTable._requests_skipped(table, {"controller": 0}) == found  # type: ignore[arg-type]
