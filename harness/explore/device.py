@@ -20,6 +20,7 @@ from harness.bench import acts
 from harness.bench import jitter as bench_jitter
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
+from harness.devices.drivers.reference import HelloVersionError
 from harness.devices.link import DeviceEvent, DeviceNak, FramedLink
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
@@ -691,7 +692,14 @@ class ExploredTable:
         self.pull()
         old = {"controller": self.ctrl, "shoe": self.shoe, "sensors": self.sensors}[role]
         old.close()
-        new = open_device(role, entry)
+        try:
+            new = open_device(role, entry)
+        except HelloVersionError as exc:
+            if obs is None:
+                raise
+            obs.hello_faults.append(str(exc))  # the line is not the contract's: nothing more is read on it
+            obs.unread = True
+            return
         want = {"controller": ProgressiveController, "shoe": Shoe, "sensors": BetSensors}[role]
         if not isinstance(new, want):
             raise DeviceError(f"the {role}'s driver did not open as a {want.__name__}")

@@ -125,6 +125,8 @@ class Observed:
     frame_stalled: bool = False
     #: requests not answered with their own SEQ (docs/protocol.md sections 3, 4), each as a person reads it
     seq_faults: list[str] = field(default_factory=list)
+    #: a line opened again whose ``hello`` named a version the host did not offer (docs/protocol.md 6.1)
+    hello_faults: list[str] = field(default_factory=list)
     #: a line stopped answering (out of step after a broken frame, or answering with other SEQs): nothing was
     #: read after the act, and only the line's own differences are judged
     unread: bool = False
@@ -537,6 +539,9 @@ def line_differences(got: Observed) -> list[Difference]:
     diffs = frame_differences(got) if got.op == "bad_frame" else []
     for fault in got.seq_faults:
         diffs.append(Difference(fault, "answered with the request's own SEQ", "not so", R.REQUEST_SEQ.name))
+    for fault in got.hello_faults:
+        diffs.append(Difference("hello on a line opened again", "a protocol version the host offered", fault,
+                                R.HELLO_VERSION.name))
     return diffs
 
 

@@ -176,6 +176,8 @@ FRAMING = rule("broken-frame", "contract-2-broken-frame", "docs/protocol.md sect
                "not UTF-8) or whose TYPE is unknown is answered NAK BAD_FRAME with that frame's SEQ, one of VER 2 "
                "NAK VERSION; a partial frame followed by silence is abandoned and the next request answered; no "
                "command is taken from any of them")
+HELLO_VERSION = rule("hello-version", "contract-6-1-hello-version", "docs/protocol.md section 6.1",
+                     "hello is answered with a protocol version the host offered, on a line opened again too")
 REQUEST_SEQ = rule("request-seq", "contract-4-request-seq", "docs/protocol.md sections 3, 4",
                    "each request is answered with its own SEQ, whatever the host numbers it (1 to 65535, then 1 "
                    "again), and requests pipelined in one write are each answered")

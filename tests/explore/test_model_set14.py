@@ -71,3 +71,13 @@ def test_a_ping_whose_last_byte_came_late_must_be_answered_and_an_integral_float
     assert seen("integral-float", [("ok", 9)]) == [R.FRAMING.name]  # a command taken from it
     for text in ("bad_frame role=sensors kind=integral-float", "bad_frame role=shoe kind=late-byte"):
         assert op_text(parse_op(text)) == text
+
+
+def test_a_hello_naming_a_version_not_offered_on_a_line_opened_again_is_a_finding() -> None:
+    # docs/protocol.md 6.1: the device answers hello with the version it speaks among those offered
+    from harness.explore.judge import line_differences
+
+    fault = "controller: device answers hello with protocol 2, a version tablecert did not offer (offered 1)"
+    found = line_differences(Observed(op="reconnect", hello_faults=[fault], unread=True))
+    assert [(d.rule, d.got) for d in found] == [(R.HELLO_VERSION.name, fault)]
+    assert line_differences(Observed(op="reconnect")) == []

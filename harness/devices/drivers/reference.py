@@ -105,6 +105,10 @@ def open_serial_link(entry: Mapping[str, Any], name: str) -> tuple[FramedLink, f
     return FramedLink(transport, name=name), timeout_s
 
 
+class HelloVersionError(DeviceError):
+    """The device answered ``hello`` with a protocol version the host did not offer (docs/protocol.md 6.1)."""
+
+
 class ReferenceDevice:
     """Shared plumbing: link, hello, identity, ping, events, close."""
 
@@ -177,8 +181,8 @@ class ReferenceDevice:
         spoken = answer.get("protocol")
         offered = offer.get("versions", [offer["version"]])
         if not isinstance(spoken, int) or isinstance(spoken, bool) or spoken not in offered:
-            raise DeviceError(f"{self.link.name}: device answers hello with protocol {spoken!r}, a version "
-                              f"tablecert did not offer (offered {', '.join(map(str, offered))})")
+            raise HelloVersionError(f"{self.link.name}: device answers hello with protocol {spoken!r}, a version "
+                                    f"tablecert did not offer (offered {', '.join(map(str, offered))})")
         contract = self._contract or Contract.shipped(spoken)
         broken = contract.checker(self.role, self.link.name)(RSP, "hello", answer)
         if broken is not None:
