@@ -1213,10 +1213,13 @@ def explore(session: Session, *, seed: int, budget_s: float, examples_per_batch:
             try:
                 test()
             except (FindingError, RigError, Flaky):
-                if session.rig_error is not None:
+                if session.rig_error is not None and session.failure is None:
                     raise DeviceError(session.rig_error) from None
                 if session.failure is None:
                     raise
+                # a finding is kept, shrunk as far as the rig let it be: a device that cannot be brought back
+                # after what it did (a line it no longer greets by the contract, say) ends the shrink, not the
+                # finding
                 found_at = time.perf_counter() - t0
                 break
             if progress is not None:
