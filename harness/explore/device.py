@@ -711,6 +711,8 @@ class ExploredTable:
             self.rig.sensors = self.sensors = new  # type: ignore[assignment]
         if obs is not None:
             self.clock.hello_after_reconnect(role, hello_ms(new), obs)
+            # the device greeted on a new line is the same device: its identity as at the start (6.1)
+            obs.identity = self.identity()
 
     def _void(self, obs: Observed) -> None:
         settle = getattr(self.ctrl, "settle_round", None)

@@ -214,7 +214,8 @@ CONFIG_TEMPLATES: tuple[tuple[str, str, str], ...] = (
     ("commission", "", "0"), ("commission", "", "100"), ("commission", "", "100.5"),
     ("game", "", "other"),
     *((f, m, v) for m in ("mega", "major", "minor") for f, v in (
-        ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"), ("rate", "0.375"), ("rate", "1.0625"),
+        ("rate", "0"), ("rate", "0.25"), ("rate", "0.5"), ("rate", "1.25"), ("rate", "2"), ("rate", "0.375"),
+        ("rate", "1.0625"),
         ("reset", "floor-1"), ("reset", "floor"), ("reset", "floor+1"), ("reset", "amount-1"), ("reset", "amount"),
         ("reset", "amount+1"),
         ("initial", "floor-1"), ("initial", "floor+100"), ("initial", "amount+100"),

@@ -57,7 +57,7 @@ class Observed:
     #: a settled round's payouts by (seat, type): (stake, returned, category), and its round_end number
     payouts: Mapping[tuple[int, str], tuple[Cents, Cents, str | None]] | None = None
     round_end: int | None = None
-    #: identity fields, when read (at the start and after a power cycle)
+    #: identity fields, when read (at the start, after a power cycle and on a line opened again)
     identity: Mapping[str, str | None] | None = None
     #: ``round_end`` said ``void: true``
     round_end_void: bool = False
