@@ -314,9 +314,22 @@ class FramedLink:
         which section 2 abandons a partial frame), then bring the line back in step with a ``ping``.  The frame
         is whole and good: it must be answered, an RSP with its SEQ among the answers that matched no request.
         Returns its SEQ and the answers as :meth:`send_malformed`."""
-        return self._send_broken(lambda seq: _frame_of(REQ, seq, b'{"cmd":"ping"}'),
-                                 f"sent a ping whose last byte comes {gap_s:g} s after the others (a test of the "
-                                 "device's receiver)", timeout_s, settle_s=gap_s, last_byte_after_s=gap_s)
+        return self.send_in_pieces(gap_s, (-1,), timeout_s=timeout_s,
+                                   what=f"a ping whose last byte comes {gap_s:g} s after the others")
+
+    def send_in_pieces(self, gap_s: float, cuts: tuple[int, ...], *, body: bytes = b'{"cmd":"ping"}',
+                       timeout_s: float = 1.0, what: str = "") -> tuple[int, list[tuple[str, int | None]]]:
+        """Send a good request frame around ``body`` (a ping) in pieces, cut before each byte offset of ``cuts``
+        (negative: from the end) with ``gap_s`` of silence at each cut (well inside the silence after which
+        section 2 abandons a partial frame), then bring the line back in step with a ``ping``.  Section 2: the
+        receiver "scans for A5 5A" and "waits for the whole frame": a byte stream has no message boundaries, so
+        the frame is whole and must be answered, an RSP with its SEQ among the answers that matched no request.
+        Returns its SEQ and the answers as :meth:`send_malformed`."""
+        cut_at = ", ".join(map(str, cuts))
+        what = what or f"a ping of {len(body)} payload bytes cut at bytes {cut_at}, {gap_s:g} s apart"
+        return self._send_broken(lambda seq: _frame_of(REQ, seq, body),
+                                 f"sent {what} (a test of the device's receiver)", timeout_s,
+                                 settle_s=gap_s * max(1, len(cuts)), cuts=cuts, gap_s=gap_s)
 
     def send_stalled(self, silence_s: float, timeout_s: float = 1.0) -> list[tuple[str, int | None]]:
         """Send the header of a request announcing 4000 payload bytes and a few of them, then nothing for
@@ -344,10 +357,11 @@ class FramedLink:
             self._seq = seq - 1 if seq > 1 else 0xFFFF
 
     def _send_broken(self, frame: Callable[[int], bytes], note: str, timeout_s: float, *, settle_s: float = 0.0,
-                     ping_s: float | None = None,
-                     last_byte_after_s: float = 0.0) -> tuple[int, list[tuple[str, int | None]]]:
-        """``frame`` (given its SEQ) written alone (its last byte ``last_byte_after_s`` after the others); its
-        answers waited for up to ``timeout_s`` (and at least ``settle_s``), then pings until one is answered."""
+                     ping_s: float | None = None, cuts: tuple[int, ...] = (),
+                     gap_s: float = 0.0) -> tuple[int, list[tuple[str, int | None]]]:
+        """``frame`` (given its SEQ) written alone (in pieces cut before the byte offsets ``cuts``, ``gap_s``
+        apart); its answers waited for up to ``timeout_s`` (and at least ``settle_s``), then pings until one is
+        answered."""
         deadline = time.monotonic() + timeout_s
         settled = time.monotonic() + settle_s
         with self._lock:
@@ -360,12 +374,13 @@ class FramedLink:
             t_ns = time.perf_counter_ns()
             self.transcript.bytes_out(raw, t_ns)
             self.transcript.note(note, t_ns)
-            if last_byte_after_s > 0:
-                self.transport.write(raw[:-1])
-                time.sleep(last_byte_after_s)
-                self.transport.write(raw[-1:])
-            else:
-                self.transport.write(raw)
+            start = 0
+            for cut in sorted(c % len(raw) for c in cuts):
+                if cut > start:
+                    self.transport.write(raw[start:cut])
+                    time.sleep(gap_s)
+                    start = cut
+            self.transport.write(raw[start:])
         deadline = max(deadline, time.monotonic() + timeout_s)
         with self._cond:
             while len(self._unmatched) == seen and self._error is None and not self._closed:
@@ -628,6 +643,8 @@ MALFORMED: dict[str, tuple[int, int, bytes, str]] = {
 }
 #: a ping padded with spaces past the 4096 bytes a header may announce (docs/protocol.md section 2)
 OVERSIZED = b'{"cmd":"ping"' + b" " * 4090 + b"}"
+#: a ping of exactly the largest payload section 2 allows (LEN 4096: "0..4096"), padded with JSON whitespace
+FULL_LENGTH = b'{"cmd":"ping"' + b" " * 4082 + b"}"
 
 
 def _frame_of(type: int, seq: int, body: bytes, ver: int = VERSION) -> bytes:

@@ -21,7 +21,7 @@ from harness.bench import jitter as bench_jitter
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
 from harness.devices.drivers.reference import HelloVersionError
-from harness.devices.link import DeviceEvent, DeviceNak, FramedLink
+from harness.devices.link import FULL_LENGTH, DeviceEvent, DeviceNak, FramedLink
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
@@ -70,6 +70,14 @@ def frame_gaps(timeout_ms: Decimal) -> tuple[float, float]:
 FOREIGN_S = 1.0
 #: the pace of the paced deals (shoe.status is read during them)
 PACE_US = 20_000
+#: the pace of the paced deals a second test.deal is sent during (one in two): slow enough that it comes while
+#: the shoe is still dealing on a loaded host
+BUSY_PACE_US = 250_000
+#: how long that test.deal may take to be answered (s)
+BUSY_S = 1.0
+#: how far the explorer moves the bench supply's voltage before a power cycle through it (V): set, read back across
+#: the output switched off and on, then the voltage it read set again
+VOLT_STEP = Decimal("0.1")
 #: the pace of a deal the power is cut in (after its first card): the second is far off on a loaded host
 CUT_PACE_US = 400_000
 #: after the power comes back, how long its lockout event (cause power) is waited for (s)
@@ -186,6 +194,11 @@ def hello_ms(device: Any) -> Decimal | None:
     return None
 
 
+def _on_off(on: bool) -> str:
+    """An output state as OUTP? reads it (docs/protocol.md section 9: ``1`` / ``0``)."""
+    return "1" if on else "0"
+
+
 def served_here(instrument: Any) -> bool:
     """Whether a VISA instrument is served from this host (a loopback resource: an emulated bench's, or a
     vendor fixture's run beside the harness) rather than being a box of its own on the bench."""
@@ -217,6 +230,8 @@ class ExploredTable:
         self.jitter_ms: Decimal | None = None
         self._jitter_measured = False
         self.rest_deals = 0
+        #: the bench supply's voltage read before the last power cycle through it (set again after it)
+        self.supply_volts: Decimal | None = None
         shoe_spec = profile.devices.get("shoe")
         #: the reference protocol's shoe: one ordered line, its events pushed as they happen (docs/protocol.md
         #: section 5), so every card it counts in shoe.status has its event read before that answer
@@ -612,6 +627,14 @@ class ExploredTable:
                 obs.frame_seq, obs.frame_answers = link.send_nested(timeout_s=BAD_FRAME_NAK_S)
             elif op.kind == "late-byte":
                 obs.frame_seq, obs.frame_answers = link.send_late_byte(self.late_byte_s, timeout_s=BAD_FRAME_NAK_S)
+            elif op.kind == "split-start":
+                # the SOF's first byte alone, then the rest of the header, then the payload and CRC
+                obs.frame_seq, obs.frame_answers = link.send_in_pieces(self.late_byte_s, (1, 5),
+                                                                       timeout_s=BAD_FRAME_NAK_S)
+            elif op.kind == "full-length":
+                obs.frame_seq, obs.frame_answers = link.send_in_pieces(
+                    0.0, (), body=FULL_LENGTH, timeout_s=BAD_FRAME_NAK_S,
+                    what=f"a ping of {len(FULL_LENGTH)} payload bytes (the largest LEN)")
             elif op.kind != "crc":
                 obs.frame_seq, obs.frame_answers = link.send_malformed(
                     timeout_s=BAD_FRAME_NAK_S, kind="float" if op.kind == "payload" else op.kind)
@@ -806,6 +829,21 @@ class ExploredTable:
         limit = self._limit_ms()
         obs.lock_advisory = jitter is not None and not (obs.lock_ms + jitter <= limit or obs.lock_ms - jitter > limit)
 
+    def _deal_while_dealing(self, obs: Observed) -> None:
+        """One more card asked of the shoe while its deal is under way (docs/protocol.md section 7: ``test.deal``
+        answers "BUSY while dealing"); judged only where the answer came before the deal's last card (one line:
+        its messages come in the order sent)."""
+        try:
+            self._link("shoe").call("test.deal", {"count": 1, "pace_us": 0}, BUSY_S)
+            code = "ok"
+        except DeviceNak as exc:
+            code = exc.code
+        answered_ns = time.perf_counter_ns()
+        self.pull()
+        if sum(e.t_ns <= answered_ns for role, e in self.step_events
+               if role == "shoe" and e.name in ("card", "misread")) < self.round_rest:
+            obs.busy_answer = code
+
     def _until_dealt(self) -> None:
         """Until the shoe no longer says ``dealing`` (the cards asked for are out; docs/protocol.md section
         12, shoe states): a shoe may answer ``test.deal`` before its cards leave it."""
@@ -842,7 +880,8 @@ class ExploredTable:
             # shoe states: dealing while a deal is in progress); judged only where the shoe answered
             # before its last card of the deal came (one line: its messages come in the order sent)
             before = self.shoe.status().cards_dealt
-            self._perform(acts.Deal(count=self.round_rest, pace_us=PACE_US))
+            busy = self.rest_deals % 8 == 0
+            self._perform(acts.Deal(count=self.round_rest, pace_us=BUSY_PACE_US if busy else PACE_US))
             t0 = time.perf_counter()
             status = self.shoe.status()
             took, answered_ns = device_ms(t0), time.perf_counter_ns()
@@ -854,6 +893,8 @@ class ExploredTable:
                 # before the answer, so stamped before the host looked)
                 obs.mid_deal_counted = (status.cards_dealt - before, sum(e.t_ns <= answered_ns for e in dealt))
                 self.clock.mid_deal(took, obs)
+                if busy:
+                    self._deal_while_dealing(obs)
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
         while True:
             seen = [e for role, e in self.step_events if role == "controller"]
@@ -936,6 +977,18 @@ class ExploredTable:
             events = self._power_events()
             obs.power_event_unasked = not events or any(e.t_ns < asked_ns for e in events)
 
+    def _set_voltage(self, supply: Any, obs: Observed) -> Decimal:
+        """Before a power cycle through the bench supply, its voltage set VOLT_STEP under the one it reads (a
+        step no table minds) and read back (docs/protocol.md section 9: ``VOLT 12.000``, ``VOLT?`` ``12.000``):
+        the setting the output must keep across OUTP OFF and OUTP ON.  Returns the voltage set; the one read
+        is set again once the power is back (:meth:`_power_cycle`)."""
+        self.supply_volts = Decimal(supply.voltage())
+        volts = self.supply_volts - VOLT_STEP
+        supply.set_voltage(volts)
+        obs.supply_reads.append((f"the supply's VOLT? after VOLT {volts:.3f}", f"{volts:.3f}",
+                                 f"{Decimal(supply.voltage()):.3f}"))
+        return volts
+
     def _power_cut_mid_deal(self, obs: Observed) -> None:
         """The rest of the round dealt a card every CUT_PACE_US, the power cut as soon as its first card's
         event is in (the next is a long way off), then back as in a power cycle."""
@@ -951,9 +1004,19 @@ class ExploredTable:
         self._power_cycle(obs)
 
     def _power_cycle(self, obs: Observed) -> None:
+        supply = self.rig.power if self.profile.bench.performer("power").kind == "supply" else None
+        volts = self._set_voltage(supply, obs) if supply is not None else None
         self._perform(acts.SwitchPower(on=False))
+        if supply is not None:
+            obs.supply_reads.append(("the supply's OUTP? after OUTP OFF", "0", _on_off(supply.output_state())))
         time.sleep(0.05)
         self._perform(acts.SwitchPower(on=True))
+        if supply is not None:
+            obs.supply_reads.append(("the supply's OUTP? after OUTP ON", "1", _on_off(supply.output_state())))
+            obs.supply_reads.append(("the supply's VOLT? after OUTP OFF and OUTP ON", f"{volts:.3f}",
+                                     f"{Decimal(supply.voltage()):.3f}"))
+            if self.supply_volts is not None:
+                supply.set_voltage(self.supply_volts)
         self._listen_for_power_event()
         deadline = time.monotonic() + 10.0
         others_back = False

@@ -105,6 +105,11 @@ class Observed:
     shoe_mid_deal: str | None = None
     #: during that deal: (the cards shoe.status counted as dealt in it, the card events received before its answer)
     mid_deal_counted: tuple[int, int] | None = None
+    #: a ``test.deal`` sent during such a deal, answered before its last card came: the answer (``ok`` or the NAK
+    #: code); None when not sent or answered after the deal
+    busy_answer: str | None = None
+    #: the bench supply's readings around a power cycle through it: (what was read, what it must read, what it read)
+    supply_reads: list[tuple[str, Any, Any]] = field(default_factory=list)
     #: after power-up (a power cycle or a reboot): the controller's lockout event came before its first answer
     #: to a request (None: not such a step, or the driver cannot ping)
     power_event_unasked: bool | None = None
@@ -277,6 +282,12 @@ def differences(model: TableModel, out: Permitted, got: Observed,
         # the shoe's cards unknown (after a power cycle): still, no deal is in progress once the step is
         # over (section 12: "dealing: a deal is in progress"; none was started after power-up)
         check("shoe.status state", "ready or empty (no deal in progress)", got.shoe_state, R.SHOE.name)
+    dealt = [p["n"] for role, name, p, _seq in got.events
+             if role == "shoe" and name in ("card", "misread") and isinstance(p.get("n"), int)]
+    if dealt and got.op in _DEALS and got.shoe is not None and got.shoe_state != "dealing":
+        # 6.2: a card's n and shoe.status cards_dealt both count "since the shoe was loaded", and no load came
+        # within the deal: once it is over they agree, whether or not the model knows the shoe's cards
+        check(f"shoe.status cards_dealt after the card event n {max(dealt)}", max(dealt), got.shoe[0], R.SHOE.name)
     if got.config_game is not None:
         # 6.4: "game: a game (section 12); required", the table's own
         check("config.get game", model.profile.game, got.config_game, R.CONFIG_AS_FILED.name)
@@ -286,6 +297,14 @@ def differences(model: TableModel, out: Permitted, got: Observed,
     if got.shoe_mid_deal is not None:
         # docs/protocol.md section 12, shoe states: "dealing | a deal is in progress"
         check("shoe.status state during a paced deal", "dealing", got.shoe_mid_deal, R.SHOE.name)
+    for what, want, read in got.supply_reads:
+        # docs/protocol.md section 9: OUTP? reads the output's setting back, VOLT? the voltage set
+        check(what, want, read, R.INSTRUMENTS.name)
+    if got.busy_answer is not None:
+        # docs/protocol.md section 7, test.deal: "BUSY while dealing"; section 3: BUSY "the device cannot take
+        # the command now (the shoe is dealing)" (a NAK without its reason fails the request at the link)
+        check("test.deal while the shoe is dealing", "NAK BUSY",
+              "RSP (taken)" if got.busy_answer == "ok" else f"NAK {got.busy_answer}", R.SHOE.name)
     if got.mid_deal_counted is not None and got.mid_deal_counted[0] > got.mid_deal_counted[1]:
         # section 5: "every card shoe.status counts in cards_dealt has had its card (or misread) event sent
         # before that answer"
@@ -473,6 +492,10 @@ _EVENT_STEPS = {"hit": (("deal_rest",), R.SETTLE), "payout": (("deal_rest", "voi
                 "no_more_bets": (("no_more_bets", "void", "void_rounds"), R.NMB_EVENT)}
 
 
+#: the steps that only deal cards of the round in play (no load, no power within them)
+_DEALS = frozenset({"deal_first", "deal_misread", "deal_next", "deal_rest"})
+
+
 def frame_differences(got: Observed) -> list[Difference]:
     """The answers to a broken frame (docs/protocol.md sections 2, 3).  A frame whose CRC failed
     (``frame_seq`` None): dropped, so any NAK to it is ``BAD_CRC`` (or ``BAD_FRAME`` for the bytes after
@@ -483,13 +506,14 @@ def frame_differences(got: Observed) -> list[Difference]:
     None) are the line noise the text allows."""
     diffs: list[Difference] = []
     what = _FRAME_KINDS.get(got.frame_kind, "a request whose payload is not a command")
-    if got.frame_kind in ("nested", "late-byte"):
+    if got.frame_kind in _ANSWERED_FRAMES:
         # section 2: only the false frame's SOF is dropped, so the genuine ping inside it is read and answered;
         # a NAK to the false frame cannot trust its header (SEQ 0).  A ping whose last byte came late, well
         # inside the silence that abandons a partial frame, is a whole frame: answered
         if ("ok", got.frame_seq) not in got.frame_answers:
-            dropped = ("none (the whole frame dropped, not only its SOF)" if got.frame_kind == "nested"
-                       else "none (the frame abandoned before its last byte)")
+            dropped = {"nested": "none (the whole frame dropped, not only its SOF)",
+                       "full-length": "none (a frame of the largest LEN dropped)"}.get(
+                           got.frame_kind, "none (the frame abandoned before its last byte)")
             diffs.append(Difference(f"the answer to {what}", f"RSP with the ping's SEQ {got.frame_seq}",
                                     dropped, R.FRAMING.name))
         for code, seq in got.frame_answers:
@@ -530,7 +554,11 @@ _FRAME_KINDS = {
     "nested": "a ping inside a false frame whose CRC fails",
     "integral-float": "a request with a good CRC whose payload holds a float with no fraction",
     "late-byte": "a ping whose last byte came late (within the device's partial-frame timeout)",
+    "split-start": "a ping whose start of frame came split across writes (within the partial-frame timeout)",
+    "full-length": "a ping of 4096 payload bytes, the largest LEN",
 }
+#: the kinds whose frame is whole and good once read: a ping that must be answered
+_ANSWERED_FRAMES = ("nested", "late-byte", "split-start", "full-length")
 
 
 def line_differences(got: Observed) -> list[Difference]:
@@ -643,8 +671,10 @@ def learn_shoe(out: Permitted, got: Observed) -> None:
     """After power-up the shoe's cards are unknown until it is loaded again; a shoe.status that counts
     the cards out and in the shoe as before the power went shows the shoe kept them (docs/protocol.md
     6.2: ``cards_dealt`` counts the cards dealt since the shoe was loaded), and from then on every card
-    and every count is judged from there.  A shoe that counts otherwise after power-up keeps them unknown:
-    the documents do not say a shoe remembers its count across the power."""
+    and every count is judged from there.  A shoe that holds the same number of cards but counts them from
+    another number took its power-up for a load of what it holds: judged from that count.  A shoe that
+    counts otherwise after power-up keeps them unknown: the documents do not say a shoe remembers its
+    count across the power."""
     kept = out.state.shoe_kept
     if kept is None or out.state.shoe is not None or got.shoe is None:
         return
@@ -652,6 +682,12 @@ def learn_shoe(out: Permitted, got: Observed) -> None:
     if got.shoe == (dealt, len(cards)) and got.shoe_state != "dealing":
         out.state.shoe, out.state.dealt = cards, dealt
         out.choice = out.choice or "the shoe counts its cards on across the power"
+    elif got.shoe is not None and got.shoe[1] == len(cards) and cards and got.shoe_state != "dealing":
+        # the same cards still in it, counted from another number: the shoe took its power-up for a load of
+        # what it holds, so its next card's n is one more than the count it gives now (6.2: n and cards_dealt
+        # both count "since the shoe was loaded"); judged from there
+        out.state.shoe, out.state.dealt = cards, got.shoe[0]
+        out.choice = out.choice or "the shoe counts its cards kept from another number after power-up"
     else:
         out.choice = out.choice or "the shoe counts afresh after power-up"
     out.state.shoe_kept = None

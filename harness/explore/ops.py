@@ -222,7 +222,12 @@ class BadFrame(Op):
       frame has SEQ 0);
     * ``integral-float``: a ping holding ``1000.0``, a float with no fraction, its CRC good: as ``payload``;
     * ``late-byte``: a whole, good ping whose last byte comes 0.1 s after the others (inside the silence
-      after which section 2 abandons a partial frame): it must be answered.
+      after which section 2 abandons a partial frame): it must be answered;
+    * ``split-start``: a whole, good ping whose SOF's first byte comes alone, then the rest of its header, then
+      its payload and CRC, each after the same short silence (a byte stream has no message boundaries: the
+      receiver "scans for A5 5A" and "waits for the whole frame"): it must be answered;
+    * ``full-length``: a good ping of exactly 4096 payload bytes, the largest LEN (section 2: "0..4096"), padded
+      with JSON whitespace: it must be answered.
 
     Either way the device takes no command from it, and its event SEQ runs on (section 4)."""
 
@@ -231,7 +236,8 @@ class BadFrame(Op):
     choices: ClassVar[dict[str, tuple[str, ...]]] = {
         "role": ("controller", "shoe", "sensors"),
         "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall",
-                 "type-high-bits", "oversized", "nested", "integral-float", "late-byte")}
+                 "type-high-bits", "oversized", "nested", "integral-float", "late-byte", "split-start",
+                 "full-length")}
     role: str = "controller"
     kind: str = "crc"
 

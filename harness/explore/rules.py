@@ -95,7 +95,9 @@ LINK = rule("link-loss", "pa-midi-r9-a2-lockout", "docs/protocol.md section 8 (L
             "REFUSED until it is back; the meters are untouched")
 SHOE = rule("shoe", "pa-midi-r9-c-deal-order", "docs/protocol.md section 6.2",
             "shoe.status counts the cards dealt since the shoe was loaded and those still in it, and says "
-            "dealing while a deal is in progress (read during a paced deal, section 12)")
+            "dealing while a deal is in progress (read during a paced deal, section 12); a test.deal sent "
+            "during that deal is answered NAK BUSY (section 7); once a deal is over the last card's n and "
+            "cards_dealt agree")
 IDENTITY = rule("identity", "pa-607a2-b2ii-asset-or-game-type", "docs/protocol.md section 6.1",
                 "the identity names the profile's game where it reports a game type, and does not change")
 LATENCY = rule("lockout-latency", "pa-midi-r9-a2-lockout", "629a Royal 9 (a)(2); docs/protocol.md sections 5, 8",
@@ -175,7 +177,11 @@ FRAMING = rule("broken-frame", "contract-2-broken-frame", "docs/protocol.md sect
                "a frame with a good CRC whose payload is not a command (a float, a key given twice, not an object, "
                "not UTF-8) or whose TYPE is unknown is answered NAK BAD_FRAME with that frame's SEQ, one of VER 2 "
                "NAK VERSION; a partial frame followed by silence is abandoned and the next request answered; no "
-               "command is taken from any of them")
+               "command is taken from any of them; a good frame is answered however its bytes came (split across "
+               "writes within the partial-frame silence) and up to the largest LEN, 4096")
+INSTRUMENTS = rule("instruments", "contract-9-instruments", "docs/protocol.md section 9",
+                   "the bench supply the power is cycled through reads each setting back: OUTP? 0 once OUTP OFF is "
+                   "done, 1 once OUTP ON is, and VOLT? the voltage last set, across the output switched off and on")
 HELLO_VERSION = rule("hello-version", "contract-6-1-hello-version", "docs/protocol.md section 6.1",
                      "hello is answered with a protocol version the host offered, on a line opened again too")
 REQUEST_SEQ = rule("request-seq", "contract-4-request-seq", "docs/protocol.md sections 3, 4",

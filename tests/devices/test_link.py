@@ -13,7 +13,7 @@ from device_peers import PtyEnd, TcpEnd
 
 from harness.devices.crc import crc16
 from harness.devices.framing import EVT, NAK, REQ, RSP, encode_frame
-from harness.devices.link import DeviceNak, FramedLink, NakError, Reply
+from harness.devices.link import FULL_LENGTH, DeviceNak, FramedLink, NakError, Reply
 from harness.devices.transcript import IN, OUT
 from harness.devices.transport import SerialTransport, memory_pair
 from harness.errors import DeviceError, DeviceTimeout
@@ -403,6 +403,24 @@ def test_a_ping_whose_last_byte_comes_late_goes_out_whole_and_its_answer_is_kept
         assert link.send_late_byte(0.1, timeout_s=2.0) == (1, [("ok", 1)])
     peer.check()
     assert link.transcript.raw(OUT) == req(1, "ping") + req(2, "ping")
+
+
+def test_a_ping_sent_in_pieces_goes_out_whole_and_a_full_length_one_too(pty_end: PtyEnd) -> None:
+    # docs/protocol.md section 2: a byte stream has no message boundaries; the receiver "scans for A5 5A" and
+    # "waits for the whole frame", and LEN is 0..4096: each is a whole frame, answered with its SEQ
+    full = b'{"cmd":"ping"' + b" " * 4082 + b"}"
+    head = struct.pack(">2sBBHH", b"\xa5\x5a", 1, REQ, 3, len(full))
+    full_frame = head + full + crc16(head[2:] + full).to_bytes(2, "big")
+    peer = pty_end.peer([(req(1, "ping"), rsp(1)), (req(2, "ping"), rsp(2)), (full_frame, rsp(3)),
+                         (req(4, "ping"), rsp(4))])
+    with open_link(pty_end.path) as link:
+        start = time.monotonic()
+        assert link.send_in_pieces(0.05, (1, 5), timeout_s=2.0) == (1, [("ok", 1)])
+        assert time.monotonic() - start >= 0.1  # two silences, one at each cut
+        assert link.send_in_pieces(0.0, (), body=FULL_LENGTH, timeout_s=2.0) == (3, [("ok", 3)])
+    peer.check()
+    assert len(FULL_LENGTH) == 4096
+    assert link.transcript.raw(OUT) == req(1, "ping") + req(2, "ping") + full_frame + req(4, "ping")
 
 
 def test_a_stalled_partial_frame_is_followed_by_silence_then_a_ping(pty_end: PtyEnd) -> None:
