@@ -44,6 +44,7 @@ from harness.explore.draws import Draws, merge_changes, unheld_combinations
 from harness.explore.judge import Difference, Observed, adopt, differences, judge
 from harness.explore.model import R9_METERS, TableModel
 from harness.explore.ops import (
+    ANSWERED_FRAME_KINDS,
     FOREIGN_COMMANDS,
     BadFrame,
     Comm,
@@ -1146,13 +1147,17 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             """One draw in four a shoe fault (its error event: no card dealt) or a broken request to a device (its
             CRC broken: dropped; a good CRC around what is not a command: NAK BAD_FRAME with its SEQ, or VERSION
             for VER 2; a partial frame then silence: abandoned; the event SEQ runs on each way), docs/protocol.md
-            sections 2, 3, 4, 6.2."""
+            sections 2, 3, 4, 6.2.  One more in four, a good frame that reaches the receiver in a form it must
+            still read (late, split, inside a false frame, of the largest length): answered at once, so cheap to
+            draw often."""
             if role == "sensors" and "foreign" not in enabled:
                 role = "controller"  # the sensors are framed by the reference protocol's driver only where all are
             if roll == 3 and "shoe_error" in enabled and (role == "shoe" or "bad_frame" not in enabled):
                 self.play(ShoeError())
             elif roll >= 2 and "bad_frame" in enabled:
                 self.play(BadFrame(role, kind))
+            elif roll == 1 and "bad_frame" in enabled:
+                self.play(BadFrame(role, ANSWERED_FRAME_KINDS[FRAME_KINDS.index(kind) % len(ANSWERED_FRAME_KINDS)]))
 
         @precondition(lambda self: "bad_frame" in enabled)
         @rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), count=st.integers(2, 4),

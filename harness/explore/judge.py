@@ -17,6 +17,7 @@ from harness.devices.framing import next_seq
 from harness.devices.roles import control_characters
 from harness.explore import rules as R
 from harness.explore.model import Permitted, TableModel
+from harness.explore.ops import ANSWERED_FRAME_KINDS
 from harness.explore.state import Pending, State
 from harness.money import Cents
 
@@ -506,7 +507,7 @@ def frame_differences(got: Observed) -> list[Difference]:
     None) are the line noise the text allows."""
     diffs: list[Difference] = []
     what = _FRAME_KINDS.get(got.frame_kind, "a request whose payload is not a command")
-    if got.frame_kind in _ANSWERED_FRAMES:
+    if got.frame_kind in ANSWERED_FRAME_KINDS:
         # section 2: only the false frame's SOF is dropped, so the genuine ping inside it is read and answered;
         # a NAK to the false frame cannot trust its header (SEQ 0).  A ping whose last byte came late, well
         # inside the silence that abandons a partial frame, is a whole frame: answered
@@ -557,8 +558,7 @@ _FRAME_KINDS = {
     "split-start": "a ping whose start of frame came split across writes (within the partial-frame timeout)",
     "full-length": "a ping of 4096 payload bytes, the largest LEN",
 }
-#: the kinds whose frame is whole and good once read: a ping that must be answered
-_ANSWERED_FRAMES = ("nested", "late-byte", "split-start", "full-length")
+
 
 
 def line_differences(got: Observed) -> list[Difference]:

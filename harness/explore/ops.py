@@ -242,6 +242,11 @@ class BadFrame(Op):
     kind: str = "crc"
 
 
+#: the broken-frame kinds whose frame is whole and good once read: a ping that must be answered (at once, so no
+#: wait for a NAK that may not come)
+ANSWERED_FRAME_KINDS = ("late-byte", "split-start", "full-length", "nested")
+
+
 @dataclass(frozen=True)
 class Pipelined(Op):
     """``count`` pings to ``role`` in one write (docs/protocol.md section 4: the host "may pipeline requests;
