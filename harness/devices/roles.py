@@ -317,6 +317,9 @@ class PowerSupply(Instrument):
     """Bench supply feeding the table devices, for power-loss tests (461a.12 NV meters)."""
 
     role = "power"
+    #: how far a check of the supply's settings moves its voltage (V): set this much under the voltage read, read
+    #: back across the output switched off and on, then the voltage read set again (a step no table minds)
+    CHECK_STEP = Decimal("0.1")
 
     @abstractmethod
     def output(self, on: bool) -> None: ...

@@ -23,7 +23,7 @@ from harness.cards import Card, parse_card
 from harness.devices.drivers.reference import HelloVersionError
 from harness.devices.link import FULL_LENGTH, DeviceEvent, DeviceNak, FramedLink
 from harness.devices.registry import open_device
-from harness.devices.roles import BetSensors, ProgressiveController, Shoe, Wager
+from harness.devices.roles import BetSensors, PowerSupply, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
 from harness.explore import ops
 from harness.explore.answer_times import AnswerClock, device_ms
@@ -75,9 +75,6 @@ PACE_US = 20_000
 BUSY_PACE_US = 250_000
 #: how long that test.deal may take to be answered (s)
 BUSY_S = 1.0
-#: how far the explorer moves the bench supply's voltage before a power cycle through it (V): set, read back across
-#: the output switched off and on, then the voltage it read set again
-VOLT_STEP = Decimal("0.1")
 #: the pace of a deal the power is cut in (after its first card): the second is far off on a loaded host
 CUT_PACE_US = 400_000
 #: after the power comes back, how long its lockout event (cause power) is waited for (s)
@@ -978,12 +975,12 @@ class ExploredTable:
             obs.power_event_unasked = not events or any(e.t_ns < asked_ns for e in events)
 
     def _set_voltage(self, supply: Any, obs: Observed) -> Decimal:
-        """Before a power cycle through the bench supply, its voltage set VOLT_STEP under the one it reads (a
+        """Before a power cycle through the bench supply, its voltage set CHECK_STEP under the one it reads (a
         step no table minds) and read back (docs/protocol.md section 9: ``VOLT 12.000``, ``VOLT?`` ``12.000``):
         the setting the output must keep across OUTP OFF and OUTP ON.  Returns the voltage set; the one read
         is set again once the power is back (:meth:`_power_cycle`)."""
         self.supply_volts = Decimal(supply.voltage())
-        volts = self.supply_volts - VOLT_STEP
+        volts = self.supply_volts - PowerSupply.CHECK_STEP
         supply.set_voltage(volts)
         obs.supply_reads.append((f"the supply's VOLT? after VOLT {volts:.3f}", f"{volts:.3f}",
                                  f"{Decimal(supply.voltage()):.3f}"))

@@ -735,6 +735,12 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if session.can_void and rng.random() < 0.5:
                     # the round lost with the power is gone: round.settle has no round open to void (section 8)
                     self.play(VoidRound())
+                    if rng.random() < 0.5 and model.legal(self.state, OpenRound()):
+                        # the first round after power-up opened, wagered and voided with no card out: taken as
+                        # in any round (section 8, round.settle)
+                        self.play(OpenRound())
+                        self.wagers(placed)
+                        self.play(VoidRound())
             elif kind == "reconnect" and session.can_reconnect:
                 # the host's line closed and opened again: between rounds with a shoe part dealt, or with a
                 # round's first cards out; what the device holds (the shoe's count since its load, the

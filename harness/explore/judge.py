@@ -305,7 +305,7 @@ def differences(model: TableModel, out: Permitted, got: Observed,
         # docs/protocol.md section 7, test.deal: "BUSY while dealing"; section 3: BUSY "the device cannot take
         # the command now (the shoe is dealing)" (a NAK without its reason fails the request at the link)
         check("test.deal while the shoe is dealing", "NAK BUSY",
-              "RSP (taken)" if got.busy_answer == "ok" else f"NAK {got.busy_answer}", R.SHOE.name)
+              "RSP (taken)" if got.busy_answer == "ok" else f"NAK {got.busy_answer}", R.DEAL_BUSY.name)
     if got.mid_deal_counted is not None and got.mid_deal_counted[0] > got.mid_deal_counted[1]:
         # section 5: "every card shoe.status counts in cards_dealt has had its card (or misread) event sent
         # before that answer"

@@ -95,9 +95,8 @@ LINK = rule("link-loss", "pa-midi-r9-a2-lockout", "docs/protocol.md section 8 (L
             "REFUSED until it is back; the meters are untouched")
 SHOE = rule("shoe", "pa-midi-r9-c-deal-order", "docs/protocol.md section 6.2",
             "shoe.status counts the cards dealt since the shoe was loaded and those still in it, and says "
-            "dealing while a deal is in progress (read during a paced deal, section 12); a test.deal sent "
-            "during that deal is answered NAK BUSY (section 7); once a deal is over the last card's n and "
-            "cards_dealt agree")
+            "dealing while a deal is in progress (read during a paced deal, section 12); once a deal is over "
+            "the last card's n and cards_dealt agree")
 IDENTITY = rule("identity", "pa-607a2-b2ii-asset-or-game-type", "docs/protocol.md section 6.1",
                 "the identity names the profile's game where it reports a game type, and does not change")
 LATENCY = rule("lockout-latency", "pa-midi-r9-a2-lockout", "629a Royal 9 (a)(2); docs/protocol.md sections 5, 8",
@@ -179,6 +178,9 @@ FRAMING = rule("broken-frame", "contract-2-broken-frame", "docs/protocol.md sect
                "NAK VERSION; a partial frame followed by silence is abandoned and the next request answered; no "
                "command is taken from any of them; a good frame is answered however its bytes came (split across "
                "writes within the partial-frame silence) and up to the largest LEN, 4096")
+DEAL_BUSY = rule("deal-busy", "contract-7-deal-busy", "docs/protocol.md sections 3, 7",
+                 "a test.deal sent while the shoe's paced deal is in progress is answered NAK BUSY (with its reason, "
+                 "as every NAK)")
 INSTRUMENTS = rule("instruments", "contract-9-instruments", "docs/protocol.md section 9",
                    "the bench supply the power is cycled through reads each setting back: OUTP? 0 once OUTP OFF is "
                    "done, 1 once OUTP ON is, and VOLT? the voltage last set, across the output switched off and on")

@@ -77,9 +77,11 @@ def test_a_shoe_counting_its_kept_cards_from_another_number_is_judged_from_there
 def test_a_deal_asked_while_the_shoe_deals_is_answered_busy(model: TableModel) -> None:
     # docs/protocol.md section 7, test.deal: "BUSY while dealing"
     out = model.step(model.initial(), OpenRound())[0]
-    assert [r for r in _rules(model, out, _shown(out.state, busy_answer="BUSY")) if r[0] == R.SHOE.name] == []
-    assert ("shoe", "NAK BUSY", "RSP (taken)") in _rules(model, out, _shown(out.state, busy_answer="ok"))
-    assert ("shoe", "NAK BUSY", "NAK REFUSED") in _rules(model, out, _shown(out.state, busy_answer="REFUSED"))
+    busy = R.DEAL_BUSY.name
+    assert [r for r in _rules(model, out, _shown(out.state, busy_answer="BUSY")) if r[0] == busy] == []
+    assert (busy, "NAK BUSY", "RSP (taken)") in _rules(model, out, _shown(out.state, busy_answer="ok"))
+    assert (busy, "NAK BUSY", "NAK REFUSED") in _rules(model, out, _shown(out.state, busy_answer="REFUSED"))
+    assert R.DEAL_BUSY.clause == "contract-7-deal-busy"
 
 
 def test_the_bench_supply_reads_each_setting_back_across_a_power_cycle(model: TableModel) -> None:

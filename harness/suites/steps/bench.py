@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from harness.bench.acts import Deal
+from harness.devices.roles import PowerSupply
 from harness.errors import DeviceError
 from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
@@ -34,8 +35,9 @@ CUT_LATER_S = 1.0
 
 
 @step("expect_supply_acts", Action(
-    doc="switch the supply off and on, each setting followed by *OPC? (docs/protocol.md section 9: the call "
-    "returns once the instrument acted): OUTP? reads back each setting at once, every device the supply feeds "
+    doc="set the supply's voltage 0.1 V under the one it reads, then switch it off and on, each setting followed "
+    "by *OPC? (docs/protocol.md section 9: the call returns once the instrument acted): VOLT? and OUTP? read "
+    "back each setting at once, the voltage set is kept across OUTP OFF and ON, every device the supply feeds "
     "answers no ping within 0.1 s of OUTP OFF's *OPC?, and the controller comes back locked, cause power",
     acts=("power",)))
 def expect_supply_acts(runner: CaseContext, step: Step) -> None:
@@ -44,6 +46,13 @@ def expect_supply_acts(runner: CaseContext, step: Step) -> None:
         raise NotApplicableHere("the table's power is not switched by a bench supply")
     runner.pump()
     mark = len(runner.round.ctrl_events)
+    # the voltage a step under the one read (a step no table minds), read back, and kept across OUTP OFF and ON
+    volts_read = supply.voltage()
+    volts = volts_read - PowerSupply.CHECK_STEP
+    supply.set_voltage(volts)
+    shown = supply.voltage()
+    runner.measure(step, f"VOLT? once VOLT {volts:.3f}'s *OPC? answered", f"{shown:.3f}", f"{volts:.3f}",
+                   shown == volts)
     try:
         supply.output(False)  # OUTP OFF, then *OPC?
     except DeviceError as exc:
@@ -75,6 +84,10 @@ def expect_supply_acts(runner: CaseContext, step: Step) -> None:
     supply.output(True)  # OUTP ON, then *OPC?
     on = supply.output_state()
     runner.measure(step, "OUTP? once OUTP ON's *OPC? answered", "1 (on)" if on else "0 (off)", "1 (on)", on)
+    kept = supply.voltage()
+    runner.measure(step, "VOLT? after OUTP OFF and OUTP ON (the voltage set is kept)", f"{kept:.3f}", f"{volts:.3f}",
+                   kept == volts)
+    supply.set_voltage(volts_read)
     runner.wait_back()
     came_back(runner, step, mark)
 

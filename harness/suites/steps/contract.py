@@ -23,11 +23,15 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from harness.bench.acts import Deal
 from harness.devices import registry, vocabulary
+from harness.devices.contract import ContractError
 from harness.devices.drivers.reference import ReferenceDevice
 from harness.devices.link import DeviceNak
 from harness.devices.roles import Wager
 from harness.suites.load.model import Step
+from harness.suites.run.context import NotApplicableHere
+from harness.suites.steps.core import settle_round
 from harness.suites.steps.games import offered_types
 from harness.suites.steps.probes import trace
 from harness.suites.steps.registry import Action, Arg, choice, step
@@ -258,3 +262,42 @@ def expect_unoffered_types_refused(runner: CaseContext, step: Step) -> None:
                    ", ".join(wrong) or "all refused disabled", "all refused disabled", not wrong,
                    clause="contract-12-disabled-unoffered-type",
                    detail=f"offered: {', '.join(offered)}; " + "; ".join(answers))
+
+
+#: the pace of the deal a second test.deal is sent during (ms a card): long enough that it comes mid-deal
+BUSY_PACE_MS = 300
+
+
+@step("expect_deal_busy", Action(
+    doc="docs/protocol.md sections 3 and 7: deal the round's loaded cards through the test channel, one every "
+    "300 ms, and while the shoe deals them ask it for one card more (`test.deal`): the answer is NAK BUSY (with "
+    "its reason, as every NAK), the deal goes on and the round settles, and the shoe counts the round's cards "
+    "alone.  NOT APPLICABLE where the cards are dealt by hand",
+    acts=("load", "deal"),
+))
+def expect_deal_busy(runner: CaseContext, step: Step) -> None:
+    shoe = runner.rig.shoe
+    if shoe is None or runner.profile.bench.performer("deal").kind != "test-channel":
+        raise NotApplicableHere("the cards are not dealt through the shoe's test channel here: no test.deal to "
+                                "ask while it deals")
+    count = len(runner.round_cards(list(runner.loaded)))
+    dealt_before = shoe.status().cards_dealt
+    runner.dealer_closes_wagering()
+    runner.arm_counter()
+    runner.perform(Deal(count, BUSY_PACE_MS * 1000))
+    try:
+        _device(runner, "shoe").request("test.deal", count=1, pace_us=0)
+        answer = "RSP (taken)"
+    except DeviceNak as exc:
+        answer = f"NAK {exc.code}"
+    except ContractError as exc:  # the answer itself is what the case holds to the contract: the device's
+        answer = f"outside the contract at '{exc.path}': {exc.problem}"
+    out = runner.cards_out()
+    if out < count:  # answered while the shoe was still dealing (its card events come as the cards leave)
+        runner.measure(step, f"the answer to test.deal with {out} of the round's {count} cards out", answer,
+                       "NAK BUSY", answer == "NAK BUSY", clause="contract-7-deal-busy")
+    settle_round(runner, step)
+    dealt = shoe.status().cards_dealt - dealt_before
+    runner.measure(step, "cards the shoe counts dealt in the round", dealt, count, dealt == count,
+                   clause="contract-7-deal-busy",
+                   detail="" if dealt == count else "a card dealt for the request the shoe should have refused")
