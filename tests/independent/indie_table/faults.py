@@ -690,6 +690,59 @@ FAULTS_SET16 = {
                                          "amount",
 }
 
+# The seventeenth set (FAULTS17.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET17 = {
+    "card-out-line-off-after-shoe-reboot": "after the shoe's reboot its cards are read and reported but not signalled "
+                                           "out to the controller",
+    "shoe-error-sent-as-nak": "a shoe fault is reported as a NAK with SEQ 0 instead of an error event",
+    "instant-deal-answer-before-cards": "a deal at once is answered before its card events are sent",
+    "burn-card-kept-in-next-hand": "a card dealt with no round open becomes the first card of the next round's hand",
+    "sensors-hello-role-shoe-after-reboot": "after the sensors' reboot hello answers role shoe",
+    "sensors-seat-7-refused-after-reboot": "after the sensors' reboot a wager at seat 7 is refused bad-seat",
+    "accepted-answer-carries-last-refusal-reason": "an accepted wager is answered with the reason of the round's last "
+                                                   "refusal",
+    "sensors-gate-closed-after-reconnect": "after a host reconnects to the bet sensors wagers are refused locked-out "
+                                           "until the next round.open",
+    "base-flag-kept-after-removal": "a Royal 9 wager is accepted at a seat whose base wager was removed",
+    "replaced-wager-cannot-be-removed": "a wager placed again cannot be removed: NAK REFUSED no such wager",
+    "refused-open-sends-unlock": "a refused round.open sends the unlock event (locked false, round-open)",
+    "reset-key-steps-round-number": "the reset key steps the round number: the next round.open skips one",
+    "two-naturals-settled-as-tie": "a natural against a natural is settled as a tie whatever the point counts",
+    "tie-win-sends-hit": "a winning Tie wager sends a hit event of category win before its payout",
+    "commission-product-overflows-16-bits": "the Banker commission is computed in 16 bits: wrong for stakes above "
+                                            "$131.07",
+    "contribution-from-meter-before-key": "the first contribution after a reset key adds to the amount the meter "
+                                          "showed before the key",
+    "lost-round-contributions-booked-again": "after a power cut in a round whose wagers had contributed, the "
+                                             "contributions are booked again at power-up",
+    "mystery-key-answered-without-mystery": "the reset key of the mystery meter, which the table does not have, is "
+                                            "answered and sends a reset event",
+    "key-refusal-sent-as-rsp": "a refused reset key is answered RSP with ok false instead of NAK REFUSED",
+    "refused-denomination-moves-paytable": "a refused denomination write switches the paytable to that denomination",
+    "refused-write-applied-by-next-write": "a configuration write refused while live is applied by the next write "
+                                           "taken",
+    "combos-read-back-as-strings-at-power-up": "after a power cycle the personal combinations are strings like KS9S "
+                                               "and never match a hand",
+    "controller-events-lost-after-reconnect": "after a host reconnects to the controller its events go to the closed "
+                                              "first connection",
+    "long-answer-cut-at-1024-bytes": "a frame longer than 1024 bytes is sent cut at 1024 bytes",
+    "spaced-payload-refused": "a request whose JSON has whitespace between tokens is NAK BAD_FRAME",
+    "partial-frame-abandoned-early": "a partial frame is abandoned after 50 ms of silence instead of 500 ms",
+    "empty-payload-kills-line": "a frame with an empty payload stops the device's receive task: the line answers "
+                                "nothing more",
+    "oversized-header-flushes-buffer": "a header announcing more than 4096 bytes empties the receive buffer, the "
+                                       "frame after it with it",
+    "no-answer-requests-still-executed": "the no-answer line fault drops the answers; the requests are still executed",
+    "requests-queued-through-reboot": "requests received during a reboot are executed and answered once it is back",
+    "event-frames-ver-0-after-reboot": "after a controller reboot its event frames carry VER 0",
+    "counter-start-retriggered-by-each-card": "the counter's start is taken again by each card edge before the stop",
+    "counter-conf-sets-stop-slope-negative": "CONF:TINT sets the counter's stop slope negative, not positive",
+    "counter-stop-armed-before-start": "the counter takes a stop edge that comes before the start edge",
+    "supply-on-ignored-after-power-loss-fault": "after a power-loss line fault the supply ignores OUTP ON (its own "
+                                                "setting says on)",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
               **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
-              **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14, **FAULTS_SET15, **FAULTS_SET16}
+              **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14, **FAULTS_SET15, **FAULTS_SET16,
+              **FAULTS_SET17}

@@ -94,6 +94,7 @@ class Hands:
     player: list[str]
     banker: list[str]
     third_no_mod: bool = False  # fault third-card-total-not-mod-10: the third card added to the two-card point
+    naturals_tie: bool = False  # fault two-naturals-settled-as-tie: two naturals compared as "natural", not by points
 
     def _total(self, hand: list[str]) -> int:
         if self.third_no_mod:
@@ -110,6 +111,9 @@ class Hands:
 
     @property
     def winner(self) -> str:
+        if (self.naturals_tie and len(self.player) == 2 and len(self.banker) == 2
+                and self.p_total >= 8 and self.b_total >= 8):
+            return "tie"  # fault two-naturals-settled-as-tie: the natural branch ends the round as a tie hand
         if self.p_total > self.b_total:
             return "player"
         if self.b_total > self.p_total:
@@ -123,9 +127,11 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
           banker2_as_3: bool = False, banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
           third_no_mod: bool = False, banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
           banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False,
-          fifth_to_player: bool = False, banker_reads_total: bool = False) -> Hands:
+          fifth_to_player: bool = False, banker_reads_total: bool = False, naturals_tie: bool = False) -> Hands:
     """`fifth_to_player`: fault banker-third-card-added-to-player (the fifth card is put in the player's hand).
-    `banker_reads_total`: fault banker-draw-reads-player-total (see cards_needed)."""
+    `banker_reads_total`: fault banker-draw-reads-player-total (see cards_needed).
+    `naturals_tie`: fault two-naturals-settled-as-tie (a natural against a natural is settled as a tie hand, whatever
+    the two point counts)."""
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
@@ -143,7 +149,7 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
         else:
             # (fault banker-third-card-added-to-player: the fifth card is always stored as the player's third card)
             (player if fifth_to_player else banker).append(cards[4])
-    return Hands(player, banker, third_no_mod)
+    return Hands(player, banker, third_no_mod, naturals_tie)
 
 
 def base_payout(wtype: str, stake: int, winner: str, commission: Decimal) -> tuple[str, int]:

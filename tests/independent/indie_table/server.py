@@ -43,16 +43,27 @@ class DeviceLine:
         self.echo_wagers = False  # fault wager-event-echoed-after-sensors-reconnect
         self.hello_v2 = False  # fault controller-hello-protocol-2-after-reconnect
         self.seq_zero_next = False  # fault answer-seq-zero-after-bad-crc
+        self.events_sock: socket.socket | None = None  # fault controller-events-lost-after-reconnect
+        self.drop_answer = False  # fault no-answer-requests-still-executed
+        # fault requests-queued-through-reboot: the frames received during a warm start
+        self.held_requests: list[tuple[int, int, dict[str, Any]] | wire.FrameError] = []
+        self.evt_ver = wire.VER  # fault event-frames-ver-0-after-reboot: the event queue's header template's VER byte
         self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
         threading.Thread(target=self._accept, name=f"{role}-accept", daemon=True).start()
 
     # -- sending
-    def _send(self, data: bytes) -> None:
+    def _send(self, data: bytes, event: bool = False) -> None:
         with self.send_lock:
             sock = self.client
+            if event and self.events_sock is not None:
+                # fault controller-events-lost-after-reconnect: the event task keeps the connection it was given when
+                # the line was first opened, and writes every event there
+                sock = self.events_sock
             if sock is None:
                 return
+            if "long-answer-cut-at-1024-bytes" in self.table.faults and len(data) > 1024:
+                data = data[:1024]  # fault long-answer-cut-at-1024-bytes: the transmit buffer holds 1024 bytes
             with contextlib.suppress(OSError):
                 sock.sendall(data)
 
@@ -61,38 +72,39 @@ class DeviceLine:
         if self.bad_crc > 0:
             self.bad_crc -= 1
             corrupt = True
-        return wire.encode(ftype, seq, payload, corrupt_crc=corrupt)
+        ver = self.evt_ver if ftype == wire.EVT else wire.VER  # fault event-frames-ver-0-after-reboot
+        return wire.encode(ftype, seq, payload, corrupt_crc=corrupt, ver=ver)
 
     def event(self, payload: dict[str, Any]) -> None:
         if not self.table.powered or time.monotonic() < self.silent_until or self.client is None:
             return
         if "event-seq-shared-across-lines" in self.table.faults:
             self.table.shared_event_seq = self.table.shared_event_seq % 65535 + 1
-            self._send(self._frame(wire.EVT, self.table.shared_event_seq, payload))
+            self._send(self._frame(wire.EVT, self.table.shared_event_seq, payload), event=True)
             return
         if (self.role == "controller" and "settlement-events-own-seq" in self.table.faults
                 and payload.get("event") in ("hit", "payout", "round_end")):
             # the settlement task frames its events with a counter of its own
             self.settle_seq = self.settle_seq % 65535 + 1
-            self._send(self._frame(wire.EVT, self.settle_seq, payload))
+            self._send(self._frame(wire.EVT, self.settle_seq, payload), event=True)
             return
         if self.seq_from_zero:
             # the power-up path clears the counter and sends its first event before stepping it
             self.seq_from_zero = False
-            self._send(self._frame(wire.EVT, self.event_seq, payload))
+            self._send(self._frame(wire.EVT, self.event_seq, payload), event=True)
             return
         if "misread-steps-seq-twice" in self.table.faults and payload.get("event") == "misread":
             self.event_seq = self.event_seq % 65535 + 1  # the misread is logged through the event counter too
         if ("reset-event-reuses-seq" in self.table.faults and payload.get("event") == "reset"
                 and self.event_seq > 0):
             # the reset key's path reads the event counter without stepping it
-            self._send(self._frame(wire.EVT, self.event_seq, payload))
+            self._send(self._frame(wire.EVT, self.event_seq, payload), event=True)
             return
         if "event-seq-wraps-through-zero" in self.table.faults:
             self.event_seq = (self.event_seq + 1) & 0xFFFF  # fault event-seq-wraps-through-zero: a plain u16 step
         else:
             self.event_seq = self.event_seq % 65535 + 1
-        self._send(self._frame(wire.EVT, self.event_seq, payload))
+        self._send(self._frame(wire.EVT, self.event_seq, payload), event=True)
         self.last_event = payload
         if self.restart_after_next:
             # fault power-lockout-sent-before-seq-restart: the counter is cleared by the "first event sent" hook of
@@ -101,6 +113,9 @@ class DeviceLine:
             self.event_seq = 0
 
     def answer(self, ftype: int, seq: int, payload: dict[str, Any]) -> None:
+        if self.drop_answer and ftype in (wire.RSP, wire.NAK):
+            self.drop_answer = False  # fault no-answer-requests-still-executed: the answer is what is lost
+            return
         if self.seq_zero_next and ftype == wire.RSP:
             self.seq_zero_next = False  # fault answer-seq-zero-after-bad-crc: the error path cleared the reply register
             seq = 0
@@ -133,6 +148,15 @@ class DeviceLine:
                 with contextlib.suppress(OSError):
                     old.close()
             self.accepts += 1
+            if (self.role == "controller" and self.events_sock is None
+                    and "controller-events-lost-after-reconnect" in self.table.faults):
+                self.events_sock = sock  # fault controller-events-lost-after-reconnect
+            if (self.accepts > 1 and self.role == "sensors"
+                    and "sensors-gate-closed-after-reconnect" in self.table.faults):
+                with self.table.lock:
+                    # fault sensors-gate-closed-after-reconnect: a host opening the line restarts the sensors'
+                    # interface, which sets their wagering gate closed; the controller sends the gate only at round.open
+                    self.table.sensors_gate_shut = True
             if (self.accepts > 1 and self.role == "sensors"
                     and "sensors-hello-slow-after-reconnect" in self.table.faults):
                 # fault sensors-hello-slow-after-reconnect: a new connection makes the sensors read their whole layout
@@ -168,7 +192,9 @@ class DeviceLine:
 
     def _read(self, sock: socket.socket) -> None:
         dec = wire.Decoder(frozenset(self.table.faults))
-        sock.settimeout(0.5)
+        # fault partial-frame-abandoned-early: the partial-frame timer is loaded with 50 in a 1 ms tick, the count meant
+        # for its 10 ms tick
+        sock.settimeout(0.05 if "partial-frame-abandoned-early" in self.table.faults else 0.5)
         while not self.stop.is_set():
             try:
                 data = sock.recv(65536)
@@ -193,6 +219,12 @@ class DeviceLine:
             sock.close()
 
     def _item(self, item: tuple[int, int, dict[str, Any]] | wire.FrameError) -> None:
+        if (self.table.powered and time.monotonic() < self.silent_until
+                and "requests-queued-through-reboot" in self.table.faults):
+            # fault requests-queued-through-reboot: the receive FIFO keeps the frames that arrive during the warm start,
+            # and the restarted firmware handles them
+            self.held_requests.append(item)
+            return
         if not self.table.powered or time.monotonic() < self.silent_until:
             return  # a dark device answers nothing
         if isinstance(item, wire.FrameError):
@@ -216,7 +248,9 @@ class DeviceLine:
             time.sleep(0.3)
         if self.no_answer > 0:
             self.no_answer -= 1
-            return
+            if "no-answer-requests-still-executed" not in self.table.faults:
+                return
+            self.drop_answer = True  # fault no-answer-requests-still-executed: applied at the transmit side
         if (self.role == "sensors" and payload.get("cmd") == "wager.place" and not self.table.link_up
                 and "comm-lost-refusal-waits-link-timeout" in self.table.faults):
             time.sleep(0.3)  # the sensors wait for the controller's decision until their link timeout
@@ -235,6 +269,11 @@ class DeviceLine:
             self.event({"event": "wager", "seat": payload.get("seat"), "type": payload.get("type"),
                         "amount": payload.get("amount"), "accepted": reply[1]["accepted"],
                         "reason": reply[1]["reason"]})
+        if (reply[0] == "nak" and reply[1] == "REFUSED" and self.role == "controller"
+                and payload.get("cmd") == "reset_key" and "key-refusal-sent-as-rsp" in self.table.faults):
+            # fault key-refusal-sent-as-rsp: the key task answers its refusal through its own answer builder
+            self.answer(wire.RSP, seq, {"ok": False, "meter": payload.get("meter"), "reason": reply[2]})
+            return
         if reply[0] == "rsp":
             self.answer(wire.RSP, seq, {"ok": True, **reply[1]})
         elif reply[0] == "nak":
@@ -276,6 +315,11 @@ class DeviceLine:
                 if "card-event-swallowed-after-shoe-error" in self.table.faults:
                     with self.table.lock:
                         self.table.swallow_card = True  # fault card-event-swallowed-after-shoe-error
+                if "shoe-error-sent-as-nak" in self.table.faults:
+                    # fault shoe-error-sent-as-nak: the shoe's fault report goes out through the link layer's
+                    # error-frame routine, as a NAK with SEQ 0
+                    self.answer(wire.NAK, 0, {"code": str(code), "reason": str(text)})
+                    return
                 self.event({"event": "error", "code": str(code), "text": str(text)})
             return
         if kind == "no-answer":
@@ -321,10 +365,29 @@ class DeviceLine:
         if self.role == "controller" and "controller-reboot-restarts-shoe-seq" in self.table.faults:
             for peer in self.peers.values():  # the warm start clears the shared event-counter block
                 peer.event_seq = 0
+        if self.role == "controller" and "event-frames-ver-0-after-reboot" in self.table.faults:
+            # fault event-frames-ver-0-after-reboot: the warm start rebuilds the event queue's frame header from a
+            # cleared RAM block; the answers' header is built per frame and is right
+            self.evt_ver = 0
         if self.role == "controller":
             self.table.reboot_controller()
         if self.role == "sensors" and "sensors-serial-empty-after-reboot" in self.table.faults:
             self.table.sensors_serial_lost = True  # fault sensors-serial-empty-after-reboot: a warm start
+        if self.role == "sensors" and "sensors-hello-role-shoe-after-reboot" in self.table.faults:
+            # fault sensors-hello-role-shoe-after-reboot: the sensors and the shoe run one firmware image; the role
+            # strap is read at a cold start, and a warm start leaves the role register at its default, the shoe's
+            self.table.sensors_role_lost = True
+        if self.role == "sensors" and "sensors-seat-7-refused-after-reboot" in self.table.faults:
+            # fault sensors-seat-7-refused-after-reboot: the controller writes the layout's seat count to the sensors at
+            # its cold start; a warm start of the sensors takes their default layout of six seats
+            self.table.sensors_six_seats = True
+        if self.role == "shoe" and "card-out-line-off-after-shoe-reboot" in self.table.faults:
+            # fault card-out-line-off-after-shoe-reboot: the warm start does not enable the card-out output again
+            self.table.card_line_off = True
+        if self.held_requests:
+            held, self.held_requests = self.held_requests, []
+            for item in held:  # fault requests-queued-through-reboot
+                self._item(item)
 
     def _power_loss(self, duration_ms: int | None) -> None:
         self.table.power_off()
@@ -347,6 +410,15 @@ class DeviceLine:
                 self.answer(wire.NAK, seq, {"code": "BUSY", "reason": "the shoe is dealing"})
                 return
             n = len(table.shoe_cards) if count is None else min(count, len(table.shoe_cards))
+            if pace_us == 0 and "instant-deal-answer-before-cards" in table.faults:
+                # fault instant-deal-answer-before-cards: the deal command is answered as it is taken; the reader then
+                # reports the cards as they go out
+                self.answer(wire.RSP, seq, {"ok": True, "dealing": n, "cards_remaining": len(table.shoe_cards) - n})
+                for i in range(n):
+                    table.burst_pos = i
+                    table.deal_one()
+                table.burst_pos = None
+                return
             if pace_us == 0:
                 for i in range(n):
                     table.burst_pos = i  # fault card-event-lost-in-burst
@@ -448,6 +520,7 @@ class PowerSupply(ScpiServer):
         self.table = table
         self.volt = "12.000"
         self.outp_reg = "1"  # fault supply-outp-query-one-behind: the output readback register
+        self.output_set = "1"  # fault supply-on-ignored-after-power-loss-fault: the output setting the supply keeps
         super().__init__(port, "Independent Table Works,PSU-1,ITW-P-0001,1.0")
 
     def command(self, cmd: str) -> str | None:
@@ -457,14 +530,22 @@ class PowerSupply(ScpiServer):
             # are still taken by the front-panel controller
             return None
         if up in ("OUTP ON", "OUTP 1", "OUTPUT ON"):
+            if self.output_set == "1" and "supply-on-ignored-after-power-loss-fault" in self.table.faults:
+                # fault supply-on-ignored-after-power-loss-fault: OUTP ON is a no-op when the supply's own setting says
+                # the output is on, whatever happened to the table behind it
+                return None
+            self.output_set = "1"
             self.table.power_on()
             return None
+        if up in ("OUTP?", "OUTPUT?") and "supply-on-ignored-after-power-loss-fault" in self.table.faults:
+            return self.output_set  # fault supply-on-ignored-after-power-loss-fault: the setting, not the output
         if up in ("OUTP?", "OUTPUT?") and "supply-outp-query-one-behind" in self.table.faults:
             # fault supply-outp-query-one-behind: the query answers the readback register, which the query itself
             # then refreshes from the output relay
             shown, self.outp_reg = self.outp_reg, "1" if self.table.powered else "0"
             return shown
         if up in ("OUTP OFF", "OUTP 0", "OUTPUT OFF"):
+            self.output_set = "0"
             if "supply-opc-before-output-off" in self.table.faults:
                 # fault supply-opc-before-output-off: the output relay is opened by the supply's ramp task 150 ms
                 # later; the command parser has already marked the setting done for *OPC?
@@ -494,6 +575,7 @@ class Counter(ScpiServer):
         self.stop_ns: int | None = None
         self.lock_level = True
         self.timeout_s = 2.0
+        self.stop_falling = False  # fault counter-conf-sets-stop-slope-negative: the stop channel's slope
         self.faults = frozenset(table.faults)
         table.on_card_line = self.card_edge
         table.on_lock_line = self.lock_line
@@ -504,6 +586,8 @@ class Counter(ScpiServer):
         with self.cv:
             if self.armed and self.start_ns is None:
                 self.start_ns = now
+            elif self.armed and self.stop_ns is None and "counter-start-retriggered-by-each-card" in self.faults:
+                self.start_ns = now  # fault counter-start-retriggered-by-each-card: the start input is not latched
 
     def lock_line(self, level: bool) -> None:
         now = time.perf_counter_ns()
@@ -511,8 +595,13 @@ class Counter(ScpiServer):
             rising = level and not self.lock_level
             if level and "counter-level-rewrite-taken-as-edge" in self.faults:
                 rising = True  # fault counter-level-rewrite-taken-as-edge: the stop input latches on level, not edge
+            if self.stop_falling:
+                rising = not level and self.lock_level  # fault counter-conf-sets-stop-slope-negative
             self.lock_level = level
-            if rising and self.armed and self.start_ns is not None and self.stop_ns is None:
+            # fault counter-stop-armed-before-start: INIT arms the stop channel with the start channel, not after the
+            # start edge
+            started = self.start_ns is not None or "counter-stop-armed-before-start" in self.faults
+            if rising and self.armed and started and self.stop_ns is None:
                 self.stop_ns = now
                 self.cv.notify_all()
 
@@ -526,6 +615,14 @@ class Counter(ScpiServer):
                     self.armed, self.stop_ns = True, None
                 else:
                     self.armed, self.start_ns, self.stop_ns = True, None, None
+            return None
+        if up.startswith("CONF:TINT") and "counter-conf-sets-stop-slope-negative" in self.faults:
+            # fault counter-conf-sets-stop-slope-negative: the configure routine's defaults table has the stop channel's
+            # slope entered as NEG
+            self.stop_falling = True
+            return None
+        if up.startswith("INP2:SLOP") and "counter-conf-sets-stop-slope-negative" in self.faults:
+            self.stop_falling = up.endswith("NEG")
             return None
         if up.startswith("SYST:TIM"):
             arg = cmd.split()[1] if len(cmd.split()) > 1 else "2"
@@ -566,6 +663,8 @@ def serve(table: Table, ports: dict[str, int], ready_file: str | None) -> dict[s
         lines[role].event(payload)
 
     def power_off() -> None:
+        for line in lines.values():
+            line.evt_ver = wire.VER  # (fault event-frames-ver-0-after-reboot: a cold start builds the header again)
         if "event-seq-survives-power-cycle" in table.faults:
             return  # the event counters live in battery-backed memory beside the meters
         if "power-lockout-sent-before-seq-restart" in table.faults:

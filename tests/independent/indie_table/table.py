@@ -142,6 +142,13 @@ class Table:
         self.status_zero_base = 0  # fault shoe-status-count-zeroed-at-power-up: the status counter's offset
         self.shoe_ident_lost = False  # fault shoe-software-id-empty-after-reconnect
         self.last_stakes: dict[tuple[int, str], int] = {}  # fault push-returns-last-rounds-stake: the seat slips
+        self.card_line_off = False  # fault card-out-line-off-after-shoe-reboot: the shoe's card-out output disabled
+        self.sensors_role_lost = False  # fault sensors-hello-role-shoe-after-reboot: the sensors' role register
+        self.sensors_six_seats = False  # fault sensors-seat-7-refused-after-reboot: the sensors' default layout
+        self.sensors_gate_shut = False  # fault sensors-gate-closed-after-reconnect: the sensors' gate, set closed
+        self.last_refusal: str | None = None  # fault accepted-answer-carries-last-refusal-reason: the reason register
+        # fault lost-round-contributions-booked-again: the open round's contribution journal (kept in storage)
+        self.contrib_journal: dict[tuple[int, str], int] = {}
         self._load_nv()
         self.round_cold = self.round  # fault reboot-round-number-from-cold-start: the boot record's round counter
         self._power_up_volatile()
@@ -169,6 +176,12 @@ class Table:
         if "mystery-field-lost-at-power-up" in self.faults and self.boots > 0:
             # fault mystery-field-lost-at-power-up: the settings loader skips a field whose value is null
             self.config = {k: v for k, v in self.config.items() if v is not None}
+        if "combos-read-back-as-strings-at-power-up" in self.faults and self.boots > 0:
+            # fault combos-read-back-as-strings-at-power-up: the settings loader reads each personal combination as the
+            # four-character field it is stored in and does not split it into its two cards again
+            for entry in self.config["seats"]:
+                if isinstance(entry.get("combo"), list):
+                    entry["combo"] = "".join(entry["combo"])
         if "meter-initial-restored-from-reset" in self.faults and self.boots > 0:
             # fault meter-initial-restored-from-reset: the loader fills each meter's initial amount from the settings
             # record's reset field (the two were one field before initial amounts could be written apart)
@@ -348,6 +361,12 @@ class Table:
         self.void_blocked = False  # fault void-refused-in-first-round-after-reboot
         self.meters_slow = False  # fault meters-get-slow-after-reboot
         self.contributed = False  # fault denomination-locked-after-contribution
+        self.stray_cards: list[str] = []  # fault burn-card-kept-in-next-hand: cards read with no round open
+        self.base_flag_seats: set[int] = set()  # fault base-flag-kept-after-removal: the seats' base-wager flags
+        self.replaced_keys: set[tuple[int, str]] = set()  # fault replaced-wager-cannot-be-removed: areas placed again
+        self.key_shadow: dict[str, int] = {}  # fault contribution-from-meter-before-key: the contribution's meter copy
+        self.paytable_pointer: int | None = None  # fault refused-denomination-moves-paytable: the paytable pointer
+        self.staged_write: dict[str, Any] = {}  # fault refused-write-applied-by-next-write: the settings staging block
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -376,11 +395,23 @@ class Table:
             self.boots += 1
             self.link_up = True
             self.nv_write_protected = False  # a cold start sets the flash write-enable latch
+            self.card_line_off = False  # fault card-out-line-off-after-shoe-reboot: a cold start enables the output
+            self.sensors_role_lost = False  # fault sensors-hello-role-shoe-after-reboot: the strap is read again
+            self.sensors_six_seats = False  # fault sensors-seat-7-refused-after-reboot: the controller writes the count
+            self.sensors_gate_shut = False
+            self.last_refusal = None
             if "shoe-status-count-zeroed-at-power-up" in self.faults:
                 # fault shoe-status-count-zeroed-at-power-up: the status counter is RAM and starts at 0; the reader's
                 # count (the card events' n) is kept with the cards in the shoe
                 self.status_zero_base = self.cards_dealt
             self._load_nv()
+            if ("lost-round-contributions-booked-again" in self.faults and self.contrib_journal
+                    and self.lost_round is not None):
+                # fault lost-round-contributions-booked-again: the power-up replays the journal of the round lost to the
+                # power cut on top of the meter record, which already holds its contributions
+                self.layout = dict(self.contrib_journal)
+                self._contribute()
+            self.contrib_journal = {}
             self.round_cold = self.round
             if "open-blocked-after-key-following-power-cycle" in self.faults:
                 # fault open-blocked-after-key-following-power-cycle: the open-block bit is read back from storage at
@@ -609,6 +640,14 @@ class Table:
         if not total:
             return
         self.contributed = True  # fault denomination-locked-after-contribution
+        if "lost-round-contributions-booked-again" in self.faults:
+            # fault lost-round-contributions-booked-again: the round's contributions are journalled until it ends
+            self.contrib_journal = {k: a for k, a in self.layout.items() if k[1] == "royal9"}
+        if self.key_shadow:
+            # fault contribution-from-meter-before-key: the contribution routine adds to its own copy of each meter, the
+            # record it last wrote; the reset key wrote the display's record and storage only
+            self.meters.update(self.key_shadow)
+            self.key_shadow = {}
         if "zero-rate-stops-every-meter" in self.faults and any(
                 Decimal(c["rate"]) == 0 for c in self.config["meters"].values()):
             return  # fault zero-rate-stops-every-meter: a zero rate is read as "progressives switched off"
@@ -709,6 +748,10 @@ class Table:
             # lifted by the next round's first card, which therefore does not lock
             blind = True
             self.card_masked_in_round = None
+        if self.phase in ("idle", "settled") and "burn-card-kept-in-next-hand" in self.faults:
+            # fault burn-card-kept-in-next-hand: the hand buffer takes every card read; round.open does not clear it
+            # (the settlement does, after the round it settles), so a card out between rounds is the next hand's first
+            self.stray_cards.append(card)
         if self.phase == "open":
             if (self.locked and self.cause == "no-more-bets"
                     and "card-after-nmb-contributes-again" in self.faults):
@@ -826,7 +869,8 @@ class Table:
                            banker7_draws_on_6_7="banker-7-draws-on-third-6-or-7" in self.faults,
                            natural_before_mod="natural-tested-before-mod-10" in self.faults,
                            fifth_to_player="banker-third-card-added-to-player" in self.faults,
-                           banker_reads_total="banker-draw-reads-player-total" in self.faults)
+                           banker_reads_total="banker-draw-reads-player-total" in self.faults,
+                           naturals_tie="two-naturals-settled-as-tie" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -871,6 +915,10 @@ class Table:
             if ("banker-commission-skipped-past-fourth-seat" in self.faults and wtype == "banker"
                     and category == "win" and seat > 4):
                 returned = 2 * stake  # fault banker-commission-skipped-past-fourth-seat: a four-entry vigorish table
+            if "commission-product-overflows-16-bits" in self.faults and wtype == "banker" and category == "win":
+                # fault commission-product-overflows-16-bits: the stake x percent product is kept in a 16-bit register
+                product = int(Decimal(stake) * commission) & 0xFFFF
+                returned = 2 * stake - product // 100
             if ("push-returns-last-rounds-stake" in self.faults and category == "push"
                     and (seat, wtype) in self.last_stakes):
                 returned = self.last_stakes[(seat, wtype)]  # fault push-returns-last-rounds-stake: the seat's slip
@@ -913,6 +961,11 @@ class Table:
                 base_payout["category"] = None
             if "lose-payout-omits-paid-by" in self.faults and category == "lose":
                 del base_payout["paid_by"]  # fault lose-payout-omits-paid-by: the losing slip has no payer line
+            if "tie-win-sends-hit" in self.faults and wtype == "tie" and category == "win":
+                # fault tie-win-sends-hit: the Tie's 8 to 1 is entered in the award table beside the Royal 9 lines, and
+                # the award routine sends a hit record for it
+                self.emit("controller", {"event": "hit", "seat": seat, "category": "win", "meter": None,
+                                         "amount": returned - stake})
             if "royal9-settled-before-base" in self.faults:
                 base_events.append(base_payout)  # the Royal 9 task runs first and the base queue after it
             else:
@@ -920,6 +973,8 @@ class Table:
         denom = self.paid_denomination if "denomination-old-paytable" in self.faults else self.config["denomination"]
         if self.paytable_cold:
             denom = 500  # fault one-dollar-paytable-lost-at-power-up
+        if self.paytable_pointer is not None:
+            denom = self.paytable_pointer  # fault refused-denomination-moves-paytable
         fixed = game.FIXED.get(denom, game.FIXED[500])
         if "one-dollar-tie-and-suited-swapped" in self.faults and denom == 100:
             # the $1 paytable's rows were entered with the tie and the suited lines transposed
@@ -1125,6 +1180,7 @@ class Table:
         for queued in base_events:
             self.emit("controller", queued)
         self.last_stakes = dict(stakes)  # fault push-returns-last-rounds-stake: a push slip is not refreshed
+        self.contrib_journal = {}  # (fault lost-round-contributions-booked-again: the round ended)
         self.void_blocked = False
         if "wager-list-kept-after-settlement" in self.faults:
             self.listed_after_settle = dict(self.layout)  # the list cache is rebuilt at the next round.open
@@ -1271,6 +1327,8 @@ class Table:
         if cmd == "hello":
             if req.get("version") != 1:
                 return ("nak", "VERSION", "this device speaks protocol version 1")
+            if role == "sensors" and self.sensors_role_lost:
+                return ("rsp", {"protocol": 1, "role": "shoe"})  # fault sensors-hello-role-shoe-after-reboot
             return ("rsp", {"protocol": 1, "role": role})
         if cmd == "identity":
             return ("rsp", self.identity(role))
@@ -1390,6 +1448,8 @@ class Table:
             # fault refused-royal9-listed: the area's count is stored for the list before the controller's answer
             self.ghost_listed[(seat, wtype)] = amount
         if reason is not None:
+            if "accepted-answer-carries-last-refusal-reason" in self.faults:
+                self.last_refusal = reason  # the answer's reason register is written by a refusal only
             if "lockout-late-after-refused-wager" in self.faults:
                 self.refused_in_round = True  # the refusal is logged to the sensors' flash with the round's record
             if "refused-place-sends-wager-event" in self.faults:
@@ -1430,7 +1490,19 @@ class Table:
             amount += self.layout[key]  # the Tie area's sensor adds the chips it sees to its count
         elif wtype == "royal9" and "royal9-placed-again-contributes-twice" in self.faults:
             self.replaced_royal9 += self.layout[key]  # the placement before stays in the contribution journal
+        if key in self.layout and "replaced-wager-cannot-be-removed" in self.faults:
+            # fault replaced-wager-cannot-be-removed: a wager placed again is written to a new slot of the sensors'
+            # table; the remove path looks an area up by the slot of its first placement, now free
+            self.replaced_keys.add(key)
+        if wtype in ("player", "banker", "tie") and "base-flag-kept-after-removal" in self.faults:
+            # fault base-flag-kept-after-removal: the seat's base-wager flag is set by a placement and cleared at
+            # round.open only, not by a removal
+            self.base_flag_seats.add(seat)
         self.layout[key] = amount
+        if "accepted-answer-carries-last-refusal-reason" in self.faults:
+            # fault accepted-answer-carries-last-refusal-reason: the accepted path sets the flag and leaves the reason
+            # register as the last refusal wrote it (the register is cleared at round.open)
+            return ("rsp", {"accepted": True, "reason": self.last_refusal})
         return ("rsp", {"accepted": True, "reason": None})
 
     def _refusal(self, seat: int, wtype: str, amount: int) -> str | None:
@@ -1439,12 +1511,15 @@ class Table:
             closed = False  # fault sensors-gate-open-after-reboot: the sensors' own copy of the gate
         if "wager-accepted-after-void" in self.faults and self.phase == "settled" and self.last_round_void:
             closed = False  # the void path leaves the sensors' gate as for a round that has not started
+        if self.sensors_gate_shut:
+            closed = True  # fault sensors-gate-closed-after-reconnect: the sensors' own gate, closed by the line open
         if (closed and "button-refusal-reason-no-more-bets" in self.faults and self.cause == "button"
                 and self.phase == "open"):
             return "no-more-bets"  # the button and the no-more-bets input share one refusal code
         if closed and "bad-seat-checked-after-lockout" in self.faults:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
-        if seat not in self.seats and "bad-seat-accepted" not in self.faults:
+        # (fault sensors-seat-7-refused-after-reboot: the sensors' layout of six seats after their warm start)
+        if (seat not in self.seats or (self.sensors_six_seats and seat > 6)) and "bad-seat-accepted" not in self.faults:
             return "bad-seat"
         if closed and "link-down-refused-locked-out" in self.faults:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
@@ -1478,6 +1553,8 @@ class Table:
                 based = any(a >= least for (_s, t), a in self.layout.items() if t in bases)
             if seat in self.base_placed_again:
                 based = False  # fault royal9-refused-after-base-placed-again
+            if seat in self.base_flag_seats:
+                based = True  # fault base-flag-kept-after-removal: the seat's flag, not its areas
             if "no-base-wager-accepted" not in self.faults and not based:
                 return "no-base-wager"
             if "last-seat-royal9-no-base" in self.faults and seat == max(self.seats):
@@ -1497,6 +1574,8 @@ class Table:
             if "remove-missing-wager-answered-removed" in self.faults:
                 return ("rsp", {"removed": True})  # the area is empty afterwards either way
             raise Refused("no such wager")
+        if key in self.replaced_keys:
+            raise Refused("no such wager")  # fault replaced-wager-cannot-be-removed
         if (self.phase not in ("open", "dealing") or self.locked) and "remove-after-close" not in self.faults:
             if "remove-after-close-bad-args" in self.faults:
                 raise BadArgs("wagering is closed")  # checked with the argument checks
@@ -1646,6 +1725,11 @@ class Table:
         if self.nmb_void_latched:
             # fault open-refused-after-nmb-void: the void path leaves the no-more-bets round flag set
             raise Refused("the last round is not settled")
+        early_unlock = "refused-open-sends-unlock" in self.faults
+        if early_unlock:
+            # fault refused-open-sends-unlock: the round-open routine tells the display task "open" (which sends the
+            # unlock event) before it looks at the payment lock and the sensors link; the display is not told again
+            self.emit("controller", {"event": "lockout", "locked": False, "cause": "round-open"})
         counted = "refused-open-counts-round" in self.faults
         if counted:
             self.round += 1  # the round counter is stepped before the checks
@@ -1686,6 +1770,11 @@ class Table:
         self.readded.clear()
         self.base_placed_again.clear()
         self.sensors_gate_open = False
+        self.sensors_gate_shut = False  # (fault sensors-gate-closed-after-reconnect: the controller sends the gate)
+        self.last_refusal = None  # (fault accepted-answer-carries-last-refusal-reason: the sensors' reset)
+        self.base_flag_seats.clear()
+        self.replaced_keys.clear()
+        self.contrib_journal = {}
         self.lost_round = None
         self.contribution_due = False
         self.round_misreads = 0
@@ -1706,6 +1795,9 @@ class Table:
         if not ("round-cards-kept-across-power-cut" in self.faults and self.phase == "idle"):
             # (fault round-cards-kept-across-power-cut: the buffer is cleared when a settled round is closed)
             self.round_cards = []
+        if self.stray_cards:
+            self.round_cards = self.stray_cards  # fault burn-card-kept-in-next-hand
+            self.stray_cards = []
         self.phase = "open"
         self.locked = False
         self.cause = None
@@ -1721,6 +1813,8 @@ class Table:
         unlock = {"event": "lockout", "locked": False, "cause": opened}
         if self.skip_unlock:
             self.skip_unlock = False
+        elif early_unlock:
+            pass  # fault refused-open-sends-unlock: sent before the checks
         elif "unlock-event-after-open-answer-after-void" in self.faults and after_void:
             # fault unlock-event-after-open-answer-after-void: after a void the display task, which sends the unlock,
             # is still showing the void and takes the event at its next tick
@@ -1834,6 +1928,7 @@ class Table:
             self.first_stake.clear()
         self.ghost_listed.clear()
         self.withdrawn.clear()
+        self.contrib_journal = {}  # (fault lost-round-contributions-booked-again: the round ended)
         if "config-live-after-void" in self.faults:
             self.void_live = True
         self.live_nv = False  # fault live-flag-kept-across-power-cut: cleared when a round ends
@@ -1864,6 +1959,11 @@ class Table:
         if not isinstance(meter, str):
             raise BadArgs("meter must be a meter name")
         if meter not in self.meters:
+            if meter == "mystery" and "mystery-key-answered-without-mystery" in self.faults:
+                # fault mystery-key-answered-without-mystery: the key routine's meter table has the mystery slot of the
+                # controller model with a mystery progressive; its key path is the reseed, which asks for no payment
+                self.emit("controller", {"event": "reset", "meter": "mystery", "amount": 0})
+                return ("rsp", {"meter": "mystery", "amount": 0})
             raise Refused(f"no meter {meter}")
         asked = meter  # the key's meter, as the answer names it
         if "reset-key-pops-first-pending" in self.faults and self.pending:
@@ -1928,6 +2028,12 @@ class Table:
         back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
         won = self.meters[meter]  # fault key-reset-meter-not-saved: the amount the record in storage keeps
         self.meters[meter] = self.config["meters"][meter][back_to]
+        if "contribution-from-meter-before-key" in self.faults and mine:
+            self.key_shadow[meter] = won  # fault contribution-from-meter-before-key: the contribution's copy stays
+        if "reset-key-steps-round-number" in self.faults and mine:
+            # fault reset-key-steps-round-number: the key routine closes "the jackpot round" by stepping the round
+            # counter, as the settlement routine it was copied from does
+            self.round += 1
         if "reset-amount-cached-at-power-up" in self.faults and meter in self.resets_at_boot:
             self.meters[meter] = self.resets_at_boot[meter]  # fault reset-amount-cached-at-power-up
         if "reset-key-resets-later-meters" in self.faults:
@@ -2000,7 +2106,15 @@ class Table:
         if self._live():
             if "refused-write-reaches-storage" in self.faults:
                 self._store_refused_write(fields)
+            if "refused-write-applied-by-next-write" in self.faults:
+                # fault refused-write-applied-by-next-write: the request is copied into the settings staging block
+                # before the live check, and a refusal leaves it there
+                self.staged_write = dict(fields)
             raise Refused("live: a round is open or a wager is on the layout")
+        if self.staged_write:
+            # fault refused-write-applied-by-next-write: the next write taken applies the whole staging block
+            fields = {**self.staged_write, **fields}
+            self.staged_write = {}
         if "config-refused-while-link-down" in self.faults and not self.link_up:
             raise Refused("the sensors link is down")  # fault config-refused-while-link-down: the live test reads
             # the link alarm too
@@ -2108,6 +2222,10 @@ class Table:
                 # fault denomination-locked-after-contribution: the paytable lock set by the first contribution is
                 # cleared only at power-up
                 raise Refused("the denomination is fixed while the meters have taken contributions")
+            if "refused-denomination-moves-paytable" in self.faults:
+                # fault refused-denomination-moves-paytable: the paytable pointer is moved to the written denomination
+                # before the write is checked, and a refused write does not move it back
+                self.paytable_pointer = val
             if "denomination-write-skips-floors" not in self.faults:
                 self._check_floors(val, new["meters"])
             new["denomination"] = val
@@ -2426,6 +2544,8 @@ class Table:
                     dropped = True
                 if not dropped:
                     self._card_event({"event": "card", "card": read, "n": n})
+            if self.card_line_off:
+                return True  # fault card-out-line-off-after-shoe-reboot: the controller never sees the card
             self.card_out(card)
             return True
 

@@ -27,9 +27,10 @@ def crc16(data: bytes) -> int:
     return crc
 
 
-def encode(ftype: int, seq: int, payload: dict[str, Any], corrupt_crc: bool = False) -> bytes:
+def encode(ftype: int, seq: int, payload: dict[str, Any], corrupt_crc: bool = False, ver: int = VER) -> bytes:
+    """`ver`: the header's VER byte (fault event-frames-ver-0-after-reboot: see server.DeviceLine)."""
     body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    head = struct.pack(">BBHH", VER, ftype, seq & 0xFFFF, len(body))
+    head = struct.pack(">BBHH", ver, ftype, seq & 0xFFFF, len(body))
     crc = crc16(head + body)
     if corrupt_crc:
         crc ^= 0x5A5A
@@ -69,11 +70,33 @@ def _whole_float(text: str) -> Any:
     return int(number)
 
 
+def _blank_outside_strings(raw: bytes) -> bool:
+    """Fault spaced-payload-refused: whether the payload has whitespace between its tokens."""
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b" \t\r\n":
+            return True
+    return False
+
+
 def parse_payload(raw: bytes, duplicates: bool = False, whole_floats: bool = False,
-                  latin1: bool = False) -> dict[str, Any]:
+                  latin1: bool = False, compact_only: bool = False) -> dict[str, Any]:
     """`duplicates`: fault duplicate-key-accepted (the parser keeps the last value of a repeated key).
     `whole_floats`: fault integral-float-accepted (a number with a decimal point and no fraction is read as an integer).
-    `latin1`: fault non-utf8-payload-accepted (the payload is decoded as 8-bit text)."""
+    `latin1`: fault non-utf8-payload-accepted (the payload is decoded as 8-bit text).
+    `compact_only`: fault spaced-payload-refused (the firmware's token reader knows compact JSON only: whitespace
+    between tokens is an unexpected character)."""
+    if compact_only and _blank_outside_strings(raw):
+        raise ValueError("unexpected character")
     obj = json.loads(raw.decode("latin-1" if latin1 else "utf-8"),
                      object_pairs_hook=dict if duplicates else _no_dupes,
                      parse_float=_whole_float if whole_floats else _no_float, parse_constant=_no_constant)
@@ -111,6 +134,14 @@ class Decoder:
         # fault frame-len-4096-dropped: the LEN check is "LEN < 4096"
         if "frame-len-4096-dropped" in faults:
             self.max_len = MAX_LEN - 1
+        # fault spaced-payload-refused: see parse_payload
+        self.compact_only = "spaced-payload-refused" in faults
+        # fault empty-payload-kills-line: the payload check reads the payload's first byte for "{" before it looks at
+        # LEN; with LEN 0 that read faults and takes the receive task down with it
+        self.empty_kills = "empty-payload-kills-line" in faults
+        # fault oversized-header-flushes-buffer: the "LEN above 4096" branch empties the receive buffer instead of
+        # dropping the two SOF bytes
+        self.oversized_flush = "oversized-header-flushes-buffer" in faults
 
     def feed(self, data: bytes) -> list[tuple[int, int, dict[str, Any]] | FrameError]:
         self.buf += data
@@ -130,6 +161,9 @@ class Decoder:
                 return out
             ver, ftype, seq, length = struct.unpack(">BBHH", bytes(self.buf[2:8]))
             if length > self.max_len:
+                if self.oversized_flush:
+                    self.buf.clear()
+                    return out
                 del self.buf[:2]
                 continue
             total = 8 + length + 2
@@ -150,8 +184,11 @@ class Decoder:
             if ftype not in (REQ, RSP, NAK, EVT):
                 out.append(FrameError("BAD_FRAME", seq, f"unknown frame type {ftype}"))
                 continue
+            if self.empty_kills and length == 0:
+                raise IndexError("payload[0]: the payload is empty")
             try:
-                payload = parse_payload(frame[8:-2], self.duplicates, self.whole_floats, self.latin1)
+                payload = parse_payload(frame[8:-2], self.duplicates, self.whole_floats, self.latin1,
+                                        self.compact_only)
             except (ValueError, UnicodeDecodeError) as exc:
                 out.append(FrameError("BAD_FRAME", seq, f"bad payload: {exc}"))
                 continue
