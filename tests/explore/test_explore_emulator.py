@@ -66,3 +66,27 @@ def test_the_written_case_fails_on_the_faulty_emulator_and_passes_on_the_clean_o
                             "--report-dir", str(tmp_path / "clean")], capture_output=True, text=True, timeout=600,
                            check=False)
     assert clean.returncode == 4, clean.stdout[-2000:] + clean.stderr[-2000:]  # PASS over one case: PARTIAL
+
+
+def test_a_finding_is_kept_when_the_rig_cannot_be_brought_back_to_shrink_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a device that cannot be brought back after what it did (a line it no longer greets by the contract, say)
+    # ends the shrink, not the finding: the first failing sequence is kept as found
+    from harness.explore.explorer import RigError
+
+    session = Session(load_profile(PROFILE), defect="reset-key-idle-resets", steps=80, shrink_s=40)
+    opened = session.open_table
+
+    def open_table() -> object:
+        if session.failure is not None:
+            session.rig_error = "bringing the table to rest between sequences: DeviceTimeout: no answer"
+            raise RigError(session.rig_error)
+        return opened()
+
+    monkeypatch.setattr(session, "open_table", open_table)
+    try:
+        result = explore(session, seed=1, budget_s=60)
+    finally:
+        session.close()
+    assert result.error is None, result.error
+    assert result.finding is not None and result.finding.differences[0].rule == "reset-key"
+    assert result.finding.ops and result.finding.ops[-1].name == "reset_key"
