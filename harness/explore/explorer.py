@@ -711,21 +711,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     self.part_dealt_shoe(placed, rng)
                 if rng.random() < 0.5:
                     # the power or the controller lost with wagers on the layout of an open round: the round
-                    # is volatile, so the controller is back idle (section 8) and the next round.open is taken
-                    if self.state.phase != "open":
-                        if self.state.phase == "dealing":
-                            self.play(DealRest())
-                        self.play(OpenRound())
-                    self.wagers(placed)
-                    if rng.random() < 0.5:
-                        # and the round's first cards out: they are the lost round's, and the next round is
-                        # settled on its own cards alone (section 8: "the cards a host settles on are the shoe's")
-                        if not model.legal(self.state, DealFirst()):
-                            self.load_round(tuple(rng.sample(session.draws.shoe, 6)), rng)
-                        self.play(DealFirst())
-                        for _ in range(rng.randrange(3)):
-                            if self.state.phase == "dealing" and model.legal(self.state, DealNext()):
-                                self.play(DealNext())
+                    # is volatile, so the controller is back idle (section 8) and the next round.open is taken;
+                    # one time in two the round's first cards out too: they are the lost round's, and the next
+                    # round is settled on its own cards alone (section 8: "the cards a host settles on are the
+                    # shoe's")
+                    if self.state.phase == "dealing":
+                        self.play(DealRest())
+                    dealt = rng.random() < 0.5
+                    self.first_cards(placed, rng, more=rng.randrange(3) if dealt else 0, deal=dealt)
                 if kind == "reboot" and rng.random() < 0.5 and model.legal(self.state, Reboot("sensors")):
                     # the bet sensors rebooted between rounds: the controller still decides acceptance
                     self.play(Reboot("sensors"))
@@ -815,17 +808,21 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             filler = tuple(rng.sample(rest, min(14, len(rest)))) if rng.random() < 0.5 else ()
             self.play(LoadShoe(tuple(c.code for c in (*cards, *filler))))
 
-        def first_cards(self, placed: list[tuple[int, str, int]], rng: random.Random) -> None:
-            """A round opened, wagered and dealt its first card (one time in two its second too), from the
-            shoe as it stands where it holds a round."""
-            if self.state.shoe is None or model.round_length(self.state.shoe) is None:
+        def first_cards(self, placed: list[tuple[int, str, int]], rng: random.Random, more: int | None = None,
+                        deal: bool = True) -> None:
+            """A round opened (where none is) and wagered, and with ``deal`` dealt its first card and then
+            ``more`` cards more while the round takes them (by default one time in two one), from the shoe as
+            it stands where it holds a round."""
+            if deal and (self.state.shoe is None or model.round_length(self.state.shoe) is None):
                 self.load_round(tuple(rng.sample(session.draws.shoe, 6)), rng)
-            self.play(OpenRound())
+            if self.state.phase != "open":
+                self.play(OpenRound())
             self.wagers(placed)
-            if model.legal(self.state, DealFirst()):
+            if deal and model.legal(self.state, DealFirst()):
                 self.play(DealFirst())
-                if rng.random() < 0.5 and model.legal(self.state, DealNext()):
-                    self.play(DealNext())
+                for _ in range(int(rng.random() < 0.5) if more is None else more):
+                    if self.state.phase == "dealing" and model.legal(self.state, DealNext()):
+                        self.play(DealNext())
 
         def part_dealt_shoe(self, placed: list[tuple[int, str, int]], rng: random.Random) -> None:
             """Between rounds: a shoe of 60 cards loaded where the one in it cannot deal a round, and a round
