@@ -20,7 +20,7 @@ from harness.bench import acts
 from harness.bench import jitter as bench_jitter
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
-from harness.devices.drivers.reference import HelloVersionError
+from harness.devices.drivers.reference import HelloError
 from harness.devices.link import FULL_LENGTH, DeviceEvent, DeviceNak, FramedLink
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, PowerSupply, ProgressiveController, Shoe, Wager
@@ -714,7 +714,7 @@ class ExploredTable:
         old.close()
         try:
             new = open_device(role, entry)
-        except HelloVersionError as exc:
+        except HelloError as exc:
             if obs is None:
                 raise
             obs.hello_faults.append(str(exc))  # the line is not the contract's: nothing more is read on it

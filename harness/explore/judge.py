@@ -568,7 +568,8 @@ def line_differences(got: Observed) -> list[Difference]:
     for fault in got.seq_faults:
         diffs.append(Difference(fault, "answered with the request's own SEQ", "not so", R.REQUEST_SEQ.name))
     for fault in got.hello_faults:
-        diffs.append(Difference("hello on a line opened again", "a protocol version the host offered", fault,
+        diffs.append(Difference("hello on a line opened again",
+                                "a protocol version the host offered, as the role the device answered before", fault,
                                 R.HELLO_VERSION.name))
     return diffs
 

@@ -185,7 +185,8 @@ INSTRUMENTS = rule("instruments", "contract-9-instruments", "docs/protocol.md se
                    "the bench supply the power is cycled through reads each setting back: OUTP? 0 once OUTP OFF is "
                    "done, 1 once OUTP ON is, and VOLT? the voltage last set, across the output switched off and on")
 HELLO_VERSION = rule("hello-version", "contract-6-1-hello-version", "docs/protocol.md section 6.1",
-                     "hello is answered with a protocol version the host offered, on a line opened again too")
+                     "hello is answered with a protocol version the host offered and as the device's own role (the "
+                     "one it answered at the start), on a line opened again too")
 REQUEST_SEQ = rule("request-seq", "contract-4-request-seq", "docs/protocol.md sections 3, 4",
                    "each request is answered with its own SEQ, whatever the host numbers it (1 to 65535, then 1 "
                    "again), and requests pipelined in one write are each answered")

@@ -8,7 +8,7 @@ import pytest
 from device_peers import PtyEnd
 
 from harness.cards import parse_card
-from harness.devices.drivers.reference import ReferenceController, ReferenceSensors, ReferenceShoe
+from harness.devices.drivers.reference import HelloError, ReferenceController, ReferenceSensors, ReferenceShoe
 from harness.devices.framing import EVT, NAK, REQ, RSP, encode_frame
 from harness.devices.link import NakError
 from harness.devices.roles import ControllerConfig, SeatCombo
@@ -180,7 +180,8 @@ def test_shoe_test_channel_and_card_events(pty_end: PtyEnd) -> None:
 
 def test_wrong_role_is_a_rig_error_and_closes_the_port(pty_end: PtyEnd) -> None:
     peer = pty_end.peer([(req(1, "hello", version=2, versions=[2, 1]), rsp(1, protocol=2, role="sensors"))])
-    with pytest.raises(DeviceError, match="answers as 'sensors'"):
+    # a HelloError (a DeviceError: the rig's at a run's start; the explorer's finding on a line opened again)
+    with pytest.raises(HelloError, match="answers as 'sensors'"):
         ReferenceShoe.open(pty_end.path)
     peer.check()
     # The port was released: it can be opened again (exclusive lock gone).

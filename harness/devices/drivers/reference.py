@@ -105,8 +105,9 @@ def open_serial_link(entry: Mapping[str, Any], name: str) -> tuple[FramedLink, f
     return FramedLink(transport, name=name), timeout_s
 
 
-class HelloVersionError(DeviceError):
-    """The device answered ``hello`` with a protocol version the host did not offer (docs/protocol.md 6.1)."""
+class HelloError(DeviceError):
+    """The device answered ``hello`` as docs/protocol.md 6.1 does not let it: with a protocol version the host
+    did not offer, or as another role than the one the profile gives it."""
 
 
 class ReferenceDevice:
@@ -181,15 +182,15 @@ class ReferenceDevice:
         spoken = answer.get("protocol")
         offered = offer.get("versions", [offer["version"]])
         if not isinstance(spoken, int) or isinstance(spoken, bool) or spoken not in offered:
-            raise HelloVersionError(f"{self.link.name}: device answers hello with protocol {spoken!r}, a version "
-                                    f"tablecert did not offer (offered {', '.join(map(str, offered))})")
+            raise HelloError(f"{self.link.name}: device answers hello with protocol {spoken!r}, a version "
+                             f"tablecert did not offer (offered {', '.join(map(str, offered))})")
         contract = self._contract or Contract.shipped(spoken)
         broken = contract.checker(self.role, self.link.name)(RSP, "hello", answer)
         if broken is not None:
             raise broken
         if answer.get("role") != self.role:
-            raise DeviceError(f"{self.link.name}: device answers as {answer.get('role')!r}, "
-                              f"the profile puts it in the {self.role!r} role")
+            raise HelloError(f"{self.link.name}: device answers as {answer.get('role')!r}, "
+                             f"the profile puts it in the {self.role!r} role")
         self.protocol = spoken
         self.link.checker = contract.checker(self.role, self.link.name)
         self.link.transcript.note(f"hello: protocol version {spoken} negotiated")
