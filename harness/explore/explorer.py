@@ -166,6 +166,9 @@ class Session:
         #: the controller's driver sends round.settle (voids), and its line can be closed and opened again
         self.can_void = False
         self.can_reconnect = False
+        #: the reset key is turned through the test channel, which names any meter (a key of a meter the table
+        #: does not have is a request; a bench's keys are the ones it has)
+        self.keys_any_meter = profile.bench.performer("reset-key").kind == "test-channel"
         #: the lines the host can close and open again (each of its own port)
         self.reconnect_roles: tuple[str, ...] = ()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="explore-emulator")
@@ -588,6 +591,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 for kind in BASE_TYPES:
                     if (seat, kind) in self.state.layout:
                         self.play(RemoveWager(seat, kind))
+                if rng.random() < 0.5:
+                    # the seat's base wagers taken off: a Royal 9 wager placed there again meets a seat with
+                    # no base-game wager now (section 6.3: no-base-wager, where the interpretation holds)
+                    self.play(PlaceWager(seat, "royal9", self.state.denomination or 500))
             if self.state.layout and rng.random() < 0.1:
                 # a wager of any type taken off while wagering is open, and placed back (section 6.3)
                 seat, kind = rng.choice(sorted(self.state.layout))
@@ -887,6 +894,8 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             (section 3), that meter not turned back (461a.12(h))."""
             waiting = {p.meter for p in self.state.pending}
             idle = [m for m in R9_METERS if m in self.state.meters and m not in waiting]
+            if session.keys_any_meter and "mystery" not in self.state.meters:
+                idle.append("mystery")  # the mystery's key on a table without one: nothing to reset
             if self.state.pending and idle and "reset_key" in enabled:
                 self.play(ResetKey(idle[len(self.ops) % len(idle)]))
             for meter in sorted({p.meter for p in self.state.pending}):
@@ -991,6 +1000,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     op = next((o for o in (DealNext(), DealFirst()) if model.legal(self.state, o)), None)
                     if op is not None:
                         self.play(op)
+                elif role != "shoe" and rng.random() < 0.5:
+                    # a wager right after: the line is the host's, wagering is the controller's (open or closed
+                    # as it was, sections 6.3, 8)
+                    self.play(PlaceWager(rng.choice(model.seats), rng.choice(model.types), rng.choice(stakes)))
 
         @rule(seat=st.sampled_from(seats), kind=st.sampled_from(types), pick=st.integers(0, 7))
         def remove_wager(self, seat: int, kind: str, pick: int) -> None:
@@ -1126,12 +1139,18 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
         @rule(roll=st.integers(0, 3), sensors=st.booleans(), placed=st.sampled_from(seats))
         def reboot(self, roll: int, sensors: bool, placed: int) -> None:
             """A reboot by a line fault (one draw in two): the controller's, or between rounds the bet sensors'
-            (then a wager at a seat: the controller, still locked, refuses it, section 6.3)."""
+            (then a wager at a seat: the controller, still locked, refuses it, section 6.3) or the shoe's (then a
+            round's first card: out of the shoe for the controller too, so wagering closes on it, sections 6.2,
+            8)."""
             if roll < 2:
                 return
             if sensors and model.legal(self.state, Reboot("sensors")):
                 self.play(Reboot("sensors"))
                 self.play(PlaceWager(placed, "player", stakes[0]))
+            elif roll == 3 and model.legal(self.state, Reboot("shoe")):
+                self.play(Reboot("shoe"))
+                self.first_cards([(placed, "player", stakes[0])], random.Random(placed), more=0)
+                self.play(PlaceWager(placed % len(seats) + 1, "player", stakes[0]))  # after the card: locked-out
             else:
                 self.play(Reboot())
 

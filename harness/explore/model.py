@@ -209,8 +209,6 @@ class TableModel:
             return s.link_up != op.up
         if isinstance(op, ops.PowerCycle):
             return s.link_up
-        if isinstance(op, ops.ResetKey):
-            return op.meter in s.meter_cfg
         if isinstance(op, ops.VoidRound):
             return s.link_up
         if isinstance(op, ops.Reboot) and op.role != "controller":
@@ -475,7 +473,10 @@ class TableModel:
     def _reset_key(self, s: State, op: ops.ResetKey) -> list[Permitted]:
         paid = [p for p in s.pending if p.meter == op.meter]
         if not paid:
-            return [self._unchanged(s, R.RESET_KEY)]
+            # "a reset key with nothing to reset" is REFUSED (docs/protocol.md section 3); the key of a meter the
+            # table does not have (the mystery's on a table without one) may also be BAD_ARGS, an argument out of
+            # range: nothing changes either way
+            return [self._unchanged(s, R.RESET_KEY, REFUSED if op.meter in s.meters else REFUSED | {"BAD_ARGS"})]
         n = s.clone()
         cfg = n.meter_cfg[op.meter]
         m = n.meters[op.meter]
@@ -610,7 +611,22 @@ class TableModel:
         return self._power_cycle(dealt, ops.PowerCycle())
 
     def _reboot(self, s: State, op: ops.Reboot) -> list[Permitted]:
+        if op.role == "shoe":
+            return self._reboot_shoe(s)
         return self._reboot_controller(s) if op.role == "controller" else self._reboot_sensors(s)
+
+    def _reboot_shoe(self, s: State) -> list[Permitted]:
+        """The shoe's line fault ``reboot`` between rounds (docs/protocol.md section 7): back from non-volatile
+        storage, the same device (its identity is read again), its event SEQ from 1 again.  Its cards as after
+        a power cycle: kept and counted on, or counted from another number, or unknown until the next load
+        (:func:`harness.explore.judge.learn_shoe`).  The controller did not restart: every card the shoe deals
+        after it is out of the shoe for the controller too (section 6.2: the card-out line locks wagering)."""
+        n = s.clone()
+        n.shoe_kept = (s.shoe, s.dealt) if s.shoe is not None else s.shoe_kept
+        n.shoe, n.dealt = None, 0
+        n.seq_fresh = s.seq_fresh | {"shoe"}
+        return [Permitted(None, ExpectedAnswer(), n, (R.IDENTITY.name, R.IDENTITY_SERIAL.name, R.SHOE.name,
+                                                        R.EVENT_SEQ.name))]
 
     def _reboot_sensors(self, s: State) -> list[Permitted]:
         """The bet sensors' line fault ``reboot`` between rounds (docs/protocol.md section 7): back from

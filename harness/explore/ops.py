@@ -184,11 +184,12 @@ class Reboot(Op):
     its volatile state lost, back from non-volatile storage with its event SEQ from 1 again.  The controller
     comes back locked (cause ``power``, sent once it is back, section 8); the bet sensors (rebooted between
     rounds only) come back the same device, and wagering stays as the controller has it (the controller
-    decides acceptance, section 6.3)."""
+    decides acceptance, section 6.3); the shoe (rebooted between rounds only) comes back the same device, its
+    cards kept or not (as after a power cycle), and each card it deals after is out for the controller too."""
 
     name: ClassVar[str] = "reboot"
     terse: ClassVar[tuple[str, ...]] = ("role",)
-    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "sensors")}
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "sensors", "shoe")}
     role: str = "controller"
 
 
