@@ -318,18 +318,20 @@ class FramedLink:
                                    what=f"a ping whose last byte comes {gap_s:g} s after the others")
 
     def send_in_pieces(self, gap_s: float, cuts: tuple[int, ...], *, body: bytes = b'{"cmd":"ping"}',
-                       timeout_s: float = 1.0, what: str = "") -> tuple[int, list[tuple[str, int | None]]]:
-        """Send a good request frame around ``body`` (a ping) in pieces, cut before each byte offset of ``cuts``
-        (negative: from the end) with ``gap_s`` of silence at each cut (well inside the silence after which
-        section 2 abandons a partial frame), then bring the line back in step with a ``ping``.  Section 2: the
-        receiver "scans for A5 5A" and "waits for the whole frame": a byte stream has no message boundaries, so
-        the frame is whole and must be answered, an RSP with its SEQ among the answers that matched no request.
-        Returns its SEQ and the answers as :meth:`send_malformed`."""
+                       lead: bytes = b"", timeout_s: float = 1.0,
+                       what: str = "") -> tuple[int, list[tuple[str, int | None]]]:
+        """Send a good request frame around ``body`` (a ping), after the bytes ``lead`` (in the same write), in
+        pieces cut before each byte offset of ``cuts`` (negative: from the end) with ``gap_s`` of silence at
+        each cut (well inside the silence after which section 2 abandons a partial frame), then bring the line
+        back in step with a ``ping``.  Section 2: the receiver "scans for A5 5A" and "waits for the whole
+        frame": a byte stream has no message boundaries, so the frame is whole and must be answered, an RSP with
+        its SEQ among the answers that matched no request.  Returns its SEQ and the answers as
+        :meth:`send_malformed`."""
         cut_at = ", ".join(map(str, cuts))
         what = what or f"a ping of {len(body)} payload bytes cut at bytes {cut_at}, {gap_s:g} s apart"
-        return self._send_broken(lambda seq: _frame_of(REQ, seq, body),
+        return self._send_broken(lambda seq: lead + _frame_of(REQ, seq, body),
                                  f"sent {what} (a test of the device's receiver)", timeout_s,
-                                 settle_s=gap_s * max(1, len(cuts)), cuts=cuts, gap_s=gap_s)
+                                 settle_s=gap_s * max(1, len(cuts)), cuts=cuts, gap_s=gap_s, until_ok=True)
 
     def send_stalled(self, silence_s: float, timeout_s: float = 1.0) -> list[tuple[str, int | None]]:
         """Send the header of a request announcing 4000 payload bytes and a few of them, then nothing for
@@ -357,11 +359,12 @@ class FramedLink:
             self._seq = seq - 1 if seq > 1 else 0xFFFF
 
     def _send_broken(self, frame: Callable[[int], bytes], note: str, timeout_s: float, *, settle_s: float = 0.0,
-                     ping_s: float | None = None, cuts: tuple[int, ...] = (),
-                     gap_s: float = 0.0) -> tuple[int, list[tuple[str, int | None]]]:
+                     ping_s: float | None = None, cuts: tuple[int, ...] = (), gap_s: float = 0.0,
+                     until_ok: bool = False) -> tuple[int, list[tuple[str, int | None]]]:
         """``frame`` (given its SEQ) written alone (in pieces cut before the byte offsets ``cuts``, ``gap_s``
-        apart); its answers waited for up to ``timeout_s`` (and at least ``settle_s``), then pings until one is
-        answered."""
+        apart); its answers waited for up to ``timeout_s`` (and at least ``settle_s``): the first of them, or
+        with ``until_ok`` the RSP with its SEQ (a NAK to other bytes of the write may come first); then pings
+        until one is answered."""
         deadline = time.monotonic() + timeout_s
         settled = time.monotonic() + settle_s
         with self._lock:
@@ -382,8 +385,13 @@ class FramedLink:
                     start = cut
             self.transport.write(raw[start:])
         deadline = max(deadline, time.monotonic() + timeout_s)
+        def waiting() -> bool:
+            if until_ok:
+                return ("ok", seq) not in self._unmatched[seen:]
+            return len(self._unmatched) == seen
+
         with self._cond:
-            while len(self._unmatched) == seen and self._error is None and not self._closed:
+            while waiting() and self._error is None and not self._closed:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
@@ -640,7 +648,14 @@ MALFORMED: dict[str, tuple[int, int, bytes, str]] = {
     "unknown-type": (0x09, VERSION, b'{"cmd":"ping"}', "a ping in a frame of unknown TYPE 0x09"),
     "version": (REQ, 2, b'{"cmd":"ping"}', "a ping in a frame of VER 2"),
     "type-high-bits": (0x11, VERSION, b'{"cmd":"ping"}', "a ping in a frame of TYPE 0x11 (REQ's low bits)"),
+    "empty": (REQ, VERSION, b"", "a request with an empty payload (LEN 0)"),
 }
+#: a ping with the whitespace between tokens JSON allows (docs/protocol.md section 2: "no insignificant whitespace
+#: is required, but receivers accept it")
+SPACED = b'{ "cmd" : "ping" }'
+#: a header announcing more than 4096 payload bytes, with nothing of its own after it: what follows in the same
+#: write is scanned again from the byte after its SOF (docs/protocol.md section 2)
+FALSE_HEADER = HEADER.pack(SOF, VERSION, REQ, 0, 5000)
 #: a ping padded with spaces past the 4096 bytes a header may announce (docs/protocol.md section 2)
 OVERSIZED = b'{"cmd":"ping"' + b" " * 4090 + b"}"
 #: a ping of exactly the largest payload section 2 allows (LEN 4096: "0..4096"), padded with JSON whitespace

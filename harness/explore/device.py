@@ -21,7 +21,7 @@ from harness.bench import jitter as bench_jitter
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
 from harness.devices.drivers.reference import HelloError
-from harness.devices.link import FULL_LENGTH, DeviceEvent, DeviceNak, FramedLink
+from harness.devices.link import FALSE_HEADER, FULL_LENGTH, SPACED, DeviceEvent, DeviceNak, FramedLink
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, PowerSupply, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
@@ -548,7 +548,7 @@ class ExploredTable:
                 self._perform(acts.InjectFault(role="shoe", fault="misread"))
             self._deal_first(obs)
         elif isinstance(op, ops.DealNext):
-            self._perform(acts.Deal(count=1, pace_us=0))
+            self._deal_at_once(1, obs)
             self._until_dealt()
             self.round_rest -= 1
         elif isinstance(op, ops.DealRest):
@@ -628,6 +628,13 @@ class ExploredTable:
                 # the SOF's first byte alone, then the rest of the header, then the payload and CRC
                 obs.frame_seq, obs.frame_answers = link.send_in_pieces(self.late_byte_s, (1, 5),
                                                                        timeout_s=BAD_FRAME_NAK_S)
+            elif op.kind == "spaced":
+                obs.frame_seq, obs.frame_answers = link.send_in_pieces(
+                    0.0, (), body=SPACED, timeout_s=BAD_FRAME_NAK_S, what="a ping with whitespace between its tokens")
+            elif op.kind == "after-false-header":
+                obs.frame_seq, obs.frame_answers = link.send_in_pieces(
+                    0.0, (), lead=FALSE_HEADER, timeout_s=BAD_FRAME_NAK_S,
+                    what="a header announcing 5000 bytes, then a ping in the same write")
             elif op.kind == "full-length":
                 obs.frame_seq, obs.frame_answers = link.send_in_pieces(
                     0.0, (), body=FULL_LENGTH, timeout_s=BAD_FRAME_NAK_S,
@@ -789,7 +796,7 @@ class ExploredTable:
         if counter is not None:
             counter.arm()
             counter.idn()  # answered after the arm: the counter has taken it before the card
-        self._perform(acts.Deal(count=1, pace_us=0))
+        self._deal_at_once(1, obs)
         if not open_before:
             self._until_dealt()
             return
@@ -825,6 +832,21 @@ class ExploredTable:
         jitter = obs.jitter_ms = self._host_jitter()
         limit = self._limit_ms()
         obs.lock_advisory = jitter is not None and not (obs.lock_ms + jitter <= limit or obs.lock_ms - jitter > limit)
+
+    def _deal_at_once(self, count: int, obs: Observed) -> None:
+        """``count`` cards dealt at once (``pace_us`` 0).  Where the test channel deals them, docs/protocol.md
+        section 7 sends them "as card events (0 = at once, before the RSP)" and section 5 keeps a line in order:
+        the card events received before the deal's answer are counted (one line, read in order: an event sent
+        before the answer is stamped before the answer is handed over)."""
+        started_ns = time.perf_counter_ns()
+        self._perform(acts.Deal(count=count, pace_us=0))
+        answered_ns = time.perf_counter_ns()
+        if count <= 0 or self.profile.bench.performer("deal").kind != "test-channel":
+            return
+        self.pull()
+        before = sum(started_ns <= e.t_ns <= answered_ns for role, e in self.step_events
+                     if role == "shoe" and e.name in ("card", "misread"))
+        obs.dealt_at_once = (before, count)
 
     def _deal_while_dealing(self, obs: Observed) -> None:
         """One more card asked of the shoe while its deal is under way (docs/protocol.md section 7: ``test.deal``
@@ -871,7 +893,7 @@ class ExploredTable:
         paced = (self.round_rest >= 2 and self.rest_deals % 4 == 0
                  and self.profile.bench.performer("deal").kind == "test-channel")
         if not paced:
-            self._perform(acts.Deal(count=self.round_rest, pace_us=0))
+            self._deal_at_once(self.round_rest, obs)
         else:
             # now and then a paced deal, and shoe.status read during it (docs/protocol.md section 12,
             # shoe states: dealing while a deal is in progress); judged only where the shoe answered

@@ -109,6 +109,8 @@ class Observed:
     #: a ``test.deal`` sent during such a deal, answered before its last card came: the answer (``ok`` or the NAK
     #: code); None when not sent or answered after the deal
     busy_answer: str | None = None
+    #: a deal at once through the test channel: (its card events received before its answer, the cards asked)
+    dealt_at_once: tuple[int, int] | None = None
     #: the bench supply's readings around a power cycle through it: (what was read, what it must read, what it read)
     supply_reads: list[tuple[str, Any, Any]] = field(default_factory=list)
     #: after power-up (a power cycle or a reboot): the controller's lockout event came before its first answer
@@ -301,6 +303,12 @@ def differences(model: TableModel, out: Permitted, got: Observed,
     for what, want, read in got.supply_reads:
         # docs/protocol.md section 9: OUTP? reads the output's setting back, VOLT? the voltage set
         check(what, want, read, R.INSTRUMENTS.name)
+    if got.dealt_at_once is not None and got.dealt_at_once[0] < got.dealt_at_once[1]:
+        # docs/protocol.md section 7, test.deal: "0 = at once, before the RSP"; section 5: "an event comes before any
+        # answer that reports what it reports"
+        before, count = got.dealt_at_once
+        diffs.append(Difference("card events before the answer to test.deal at once (pace_us 0)",
+                                f"all {count}", before, R.CARD_EVENTS.name))
     if got.busy_answer is not None:
         # docs/protocol.md section 7, test.deal: "BUSY while dealing"; section 3: BUSY "the device cannot take
         # the command now (the shoe is dealing)" (a NAK without its reason fails the request at the link)
@@ -513,7 +521,9 @@ def frame_differences(got: Observed) -> list[Difference]:
         # inside the silence that abandons a partial frame, is a whole frame: answered
         if ("ok", got.frame_seq) not in got.frame_answers:
             dropped = {"nested": "none (the whole frame dropped, not only its SOF)",
-                       "full-length": "none (a frame of the largest LEN dropped)"}.get(
+                       "full-length": "none (a frame of the largest LEN dropped)",
+                       "spaced": "none (a payload with whitespace between its tokens not read)",
+                       "after-false-header": "none (the bytes after the false header dropped with it)"}.get(
                            got.frame_kind, "none (the frame abandoned before its last byte)")
             diffs.append(Difference(f"the answer to {what}", f"RSP with the ping's SEQ {got.frame_seq}",
                                     dropped, R.FRAMING.name))
@@ -557,6 +567,9 @@ _FRAME_KINDS = {
     "late-byte": "a ping whose last byte came late (within the device's partial-frame timeout)",
     "split-start": "a ping whose start of frame came split across writes (within the partial-frame timeout)",
     "full-length": "a ping of 4096 payload bytes, the largest LEN",
+    "spaced": "a ping with whitespace between its tokens",
+    "after-false-header": "a ping right after a header announcing 5000 bytes",
+    "empty": "a request with an empty payload (LEN 0)",
 }
 
 

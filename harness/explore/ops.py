@@ -228,7 +228,12 @@ class BadFrame(Op):
       its payload and CRC, each after the same short silence (a byte stream has no message boundaries: the
       receiver "scans for A5 5A" and "waits for the whole frame"): it must be answered;
     * ``full-length``: a good ping of exactly 4096 payload bytes, the largest LEN (section 2: "0..4096"), padded
-      with JSON whitespace: it must be answered.
+      with JSON whitespace: it must be answered;
+    * ``spaced``: a good ping with whitespace between its tokens (section 2: "receivers accept it"): answered;
+    * ``after-false-header``: a header announcing 5000 bytes and, in the same write, a good ping: the receiver
+      "drops the SOF and scans again from the next byte", so it finds the ping and must answer it (a NAK to the
+      false header's bytes has SEQ 0);
+    * ``empty``: a request with LEN 0 (no payload, so not a JSON object): NAK BAD_FRAME with its SEQ, or nothing.
 
     Either way the device takes no command from it, and its event SEQ runs on (section 4)."""
 
@@ -238,14 +243,14 @@ class BadFrame(Op):
         "role": ("controller", "shoe", "sensors"),
         "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall",
                  "type-high-bits", "oversized", "nested", "integral-float", "late-byte", "split-start",
-                 "full-length")}
+                 "full-length", "spaced", "after-false-header", "empty")}
     role: str = "controller"
     kind: str = "crc"
 
 
 #: the broken-frame kinds whose frame is whole and good once read: a ping that must be answered (at once, so no
 #: wait for a NAK that may not come)
-ANSWERED_FRAME_KINDS = ("late-byte", "split-start", "full-length", "nested")
+ANSWERED_FRAME_KINDS = ("late-byte", "split-start", "full-length", "nested", "spaced", "after-false-header")
 
 
 @dataclass(frozen=True)

@@ -50,3 +50,12 @@ def test_a_hello_answered_as_another_role_on_a_line_opened_again_is_a_finding() 
     fault = "sensors: device answers as 'shoe', the profile puts it in the 'sensors' role"
     found = line_differences(Observed(op="reconnect", hello_faults=[fault], unread=True))
     assert [(d.rule, d.got) for d in found] == [(R.HELLO_VERSION.name, fault)]
+
+
+def test_cards_dealt_at_once_come_before_the_deals_answer(model: TableModel) -> None:
+    # docs/protocol.md section 7, test.deal: "as card events (0 = at once, before the RSP)"
+    out = model.step(model.initial(), OpenRound())[0]
+    assert [d for d in differences(model, out, _shown(out.state, dealt_at_once=(3, 3)), None)
+            if d.rule == R.CARD_EVENTS.name] == []
+    late = [(d.rule, d.expected, d.got) for d in differences(model, out, _shown(out.state, dealt_at_once=(0, 3)), None)]
+    assert (R.CARD_EVENTS.name, "all 3", 0) in late
