@@ -742,7 +742,67 @@ FAULTS_SET17 = {
                                                 "setting says on)",
 }
 
+# The eighteenth set (FAULTS18.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET18 = {
+    "misread-card-out-pulsed-twice": "a misread card is pulled back and out again by the reader's retry: the "
+                                     "controller counts it as two cards",
+    "last-card-in-shoe-misread": "the shoe's last card is reported as misread (the empty-shoe sensor closes the "
+                                 "reader's window)",
+    "shoe-event-seq-one-byte": "the shoe numbers its events in one byte: after SEQ 255 comes 1",
+    "shoe-reboot-resets-controller": "the shoe's reboot restarts the controller too: the open round and the layout "
+                                     "are lost",
+    "sensors-link-flag-down-until-first-open": "after power-up wagers are refused comm-lost (not locked-out) until "
+                                               "the first round.open",
+    "refused-remove-drops-listing": "a wager.remove refused after wagering closed takes the wager off wager.list; it "
+                                    "is still settled",
+    "remove-taken-offline-while-link-down": "with the sensors link down wager.remove is taken: the wager leaves the "
+                                            "layout after wagering closed",
+    "odd-cents-base-wager-refused": "a base wager that is not a whole number of dollars is refused bad-amount",
+    "sensors-list-cleared-by-reconnect": "after a host reconnects to the bet sensors wager.list leaves out the "
+                                         "wagers placed before",
+    "void-round-end-before-lockout": "voiding an open round sends round_end before the lockout that closed wagering",
+    "empty-round-ends-without-round-end": "a round dealt and settled with no wager on the layout sends no round_end",
+    "nmb-refused-with-empty-layout": "round.no_more_bets in an open round with no wager on the layout is REFUSED",
+    "comm-loss-noticed-after-800-ms": "a cut sensors link closes wagering (lockout comm-lost) about 800 ms after "
+                                      "the cut",
+    "comm-lost-event-on-sensors-line": "the comm-lost lockout event is sent on the bet sensors' line, not the "
+                                       "controller's",
+    "round-number-kept-in-bcd": "the round counter steps in BCD: the round after 9 is answered 16",
+    "tie-check-reads-two-card-points": "the tie test compares the two-card point counts: equal final points after "
+                                       "a third card are not a tie",
+    "second-jackpot-of-meter-not-pending": "a meter's jackpot after its first jackpot was keyed is paid but never "
+                                           "pending",
+    "void-leaves-contribution-list": "a voided round's Royal 9 wagers contribute again when the next round's "
+                                     "wagering closes",
+    "limit-write-clears-diverted": "a payout limit write sets the meter's diverted count back to zero",
+    "null-limit-reloaded-as-zero": "a payout limit or display capacity written null reads 0 after a power cycle",
+    "rates-reloaded-as-numbers": "after a power cycle the rates are JSON numbers with a fraction (1.25), not "
+                                 "decimal strings",
+    "decks-write-taken-at-initial-amounts": "a decks write is taken while every meter shows its initial amount",
+    "denomination-write-rescales-rates": "a denomination write scales every rate by the old denomination over the "
+                                         "new one",
+    "hello-answers-own-version-unoffered": "hello is answered with protocol 1 whatever versions it offers",
+    "bad-crc-count-skips-events": "the bad-crc line fault corrupts the events sent meanwhile without counting "
+                                  "them",
+    "crc-check-covers-255-bytes": "a request whose payload is 256 bytes or longer fails the CRC check (one-byte "
+                                  "loop count)",
+    "pipelined-answers-carry-last-seq": "requests that arrive in one read are all answered with the SEQ of the "
+                                        "last one",
+    "array-payload-unanswered": "a payload that is a JSON array (not an object) is dropped without an answer",
+    "nan-constant-accepted": "a payload with NaN or Infinity is executed, not NAK BAD_FRAME",
+    "trailing-bytes-after-object-ignored": "bytes after the payload's JSON object are ignored and the request is "
+                                           "executed",
+    "nak-crc-over-payload-only": "NAK frames carry a CRC over the payload alone (not VER through LEN)",
+    "counter-start-at-init": "the counter's interval runs from INIT, not from the first card-out edge",
+    "counter-timeout-answers-last-interval": "a counter measurement that times out answers the last interval "
+                                             "measured, not 9.91E+37",
+    "supply-volt-query-reads-output": "the supply's VOLT? answers the output voltage (0.000 while off), not the "
+                                      "setting",
+    "supply-on-while-on-cycles-output": "OUTP ON with the output already on drops the output for 50 ms (the "
+                                        "table restarts)",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
               **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
               **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14, **FAULTS_SET15, **FAULTS_SET16,
-              **FAULTS_SET17}
+              **FAULTS_SET17, **FAULTS_SET18}

@@ -95,6 +95,8 @@ class Hands:
     banker: list[str]
     third_no_mod: bool = False  # fault third-card-total-not-mod-10: the third card added to the two-card point
     naturals_tie: bool = False  # fault two-naturals-settled-as-tie: two naturals compared as "natural", not by points
+    # fault tie-check-reads-two-card-points: the tie test reads the two-card point counts kept from the natural check
+    tie_two_cards: bool = False
 
     def _total(self, hand: list[str]) -> int:
         if self.third_no_mod:
@@ -114,6 +116,11 @@ class Hands:
         if (self.naturals_tie and len(self.player) == 2 and len(self.banker) == 2
                 and self.p_total >= 8 and self.b_total >= 8):
             return "tie"  # fault two-naturals-settled-as-tie: the natural branch ends the round as a tie hand
+        if self.tie_two_cards:
+            # fault tie-check-reads-two-card-points: "tie" is tested on the two-card points, the rest on the final ones
+            if self._total(self.player[:2]) == self._total(self.banker[:2]):
+                return "tie"
+            return "player" if self.p_total > self.b_total else "banker"
         if self.p_total > self.b_total:
             return "player"
         if self.b_total > self.p_total:
@@ -127,11 +134,14 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
           banker2_as_3: bool = False, banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
           third_no_mod: bool = False, banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
           banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False,
-          fifth_to_player: bool = False, banker_reads_total: bool = False, naturals_tie: bool = False) -> Hands:
+          fifth_to_player: bool = False, banker_reads_total: bool = False, naturals_tie: bool = False,
+          tie_two_cards: bool = False) -> Hands:
     """`fifth_to_player`: fault banker-third-card-added-to-player (the fifth card is put in the player's hand).
     `banker_reads_total`: fault banker-draw-reads-player-total (see cards_needed).
     `naturals_tie`: fault two-naturals-settled-as-tie (a natural against a natural is settled as a tie hand, whatever
-    the two point counts)."""
+    the two point counts).
+    `tie_two_cards`: fault tie-check-reads-two-card-points (equal final points are a tie only when the two-card points
+    are equal too)."""
     player = [cards[0], cards[2]]
     banker = [cards[1], cards[3]]
     n = cards_needed(cards, banker3_draws_on_8, player_natural_9_only, banker6_draws, banker5_from_5, banker4_from_1,
@@ -149,7 +159,7 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
         else:
             # (fault banker-third-card-added-to-player: the fifth card is always stored as the player's third card)
             (player if fifth_to_player else banker).append(cards[4])
-    return Hands(player, banker, third_no_mod, naturals_tie)
+    return Hands(player, banker, third_no_mod, naturals_tie, tie_two_cards)
 
 
 def base_payout(wtype: str, stake: int, winner: str, commission: Decimal) -> tuple[str, int]:

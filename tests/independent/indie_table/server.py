@@ -70,10 +70,17 @@ class DeviceLine:
     def _frame(self, ftype: int, seq: int, payload: dict[str, Any]) -> bytes:
         corrupt = False
         if self.bad_crc > 0:
-            self.bad_crc -= 1
-            corrupt = True
+            if ftype == wire.EVT and "bad-crc-count-skips-events" in self.table.faults:
+                # fault bad-crc-count-skips-events: the line fault's counter is stepped by the answer builder only; the
+                # event builder reads the flag and corrupts its frame without counting it
+                corrupt = True
+            else:
+                self.bad_crc -= 1
+                corrupt = True
         ver = self.evt_ver if ftype == wire.EVT else wire.VER  # fault event-frames-ver-0-after-reboot
-        return wire.encode(ftype, seq, payload, corrupt_crc=corrupt, ver=ver)
+        # fault nak-crc-over-payload-only: the NAK builder computes its CRC over the payload alone
+        payload_crc = ftype == wire.NAK and "nak-crc-over-payload-only" in self.table.faults
+        return wire.encode(ftype, seq, payload, corrupt_crc=corrupt, ver=ver, crc_payload_only=payload_crc)
 
     def event(self, payload: dict[str, Any]) -> None:
         if not self.table.powered or time.monotonic() < self.silent_until or self.client is None:
@@ -102,6 +109,9 @@ class DeviceLine:
             return
         if "event-seq-wraps-through-zero" in self.table.faults:
             self.event_seq = (self.event_seq + 1) & 0xFFFF  # fault event-seq-wraps-through-zero: a plain u16 step
+        elif self.role == "shoe" and "shoe-event-seq-one-byte" in self.table.faults:
+            # fault shoe-event-seq-one-byte: the shoe's reader numbers its frames in a one-byte counter that skips 0
+            self.event_seq = self.event_seq % 255 + 1
         else:
             self.event_seq = self.event_seq % 65535 + 1
         self._send(self._frame(wire.EVT, self.event_seq, payload), event=True)
@@ -184,6 +194,12 @@ class DeviceLine:
                     and "controller-hello-protocol-2-after-reconnect" in self.table.faults):
                 self.hello_v2 = True  # fault controller-hello-protocol-2-after-reconnect: the version register
                 # is loaded with the newest version the firmware was built for when a host opens the line again
+            if (self.accepts > 1 and self.role == "sensors"
+                    and "sensors-list-cleared-by-reconnect" in self.table.faults):
+                with self.table.lock:
+                    # fault sensors-list-cleared-by-reconnect: a host opening the line restarts the sensors' interface,
+                    # whose list of the round's wagers starts empty; the controller's layout keeps them
+                    self.table.list_blind |= set(self.table.layout)
             if (self.role == "controller" and "reconnect-resends-last-event" in self.table.faults
                     and self.last_event is not None):
                 with self.table.lock:  # the event queue's last entry is kept for a host that missed it
@@ -210,6 +226,13 @@ class DeviceLine:
             items = dec.feed(data)
             if "pipelined-second-request-dropped" in self.table.faults:
                 items = items[:1]  # fault pipelined-second-request-dropped: one frame handled per read
+            if "pipelined-answers-carry-last-seq" in self.table.faults:
+                # fault pipelined-answers-carry-last-seq: every frame of a read is decoded before any is executed, into
+                # one request register whose SEQ the last frame decoded overwrote
+                reqs = [it for it in items if not isinstance(it, wire.FrameError)]
+                if len(reqs) > 1:
+                    last = reqs[-1][1]
+                    items = [it if isinstance(it, wire.FrameError) else (it[0], last, it[2]) for it in items]
             for item in items:
                 self._item(item)
         with self.send_lock:
@@ -358,6 +381,12 @@ class DeviceLine:
                 pass
 
     def _reboot(self, duration_ms: int) -> None:
+        if self.role == "shoe" and "shoe-reboot-resets-controller" in self.table.faults:
+            # fault shoe-reboot-resets-controller: the shoe's warm start pulls the table's reset line, which the
+            # controller shares: the controller restarts with it
+            ctl = self.peers.get("controller")
+            if ctl is not None:
+                threading.Thread(target=ctl._reboot, args=(duration_ms,), daemon=True).start()
         self.silent_until = time.monotonic() + duration_ms / 1000
         time.sleep(duration_ms / 1000)
         self.event_seq = 0
@@ -530,6 +559,14 @@ class PowerSupply(ScpiServer):
             # are still taken by the front-panel controller
             return None
         if up in ("OUTP ON", "OUTP 1", "OUTPUT ON"):
+            if self.table.powered and "supply-on-while-on-cycles-output" in self.table.faults:
+                # fault supply-on-while-on-cycles-output: OUTP ON always starts the output's soft-start ramp from 0 V,
+                # also when the output is on already: the table behind it loses its power for 50 ms
+                self.output_set = "1"
+                self.table.power_off()
+                time.sleep(0.05)
+                self.table.power_on()
+                return None
             if self.output_set == "1" and "supply-on-ignored-after-power-loss-fault" in self.table.faults:
                 # fault supply-on-ignored-after-power-loss-fault: OUTP ON is a no-op when the supply's own setting says
                 # the output is on, whatever happened to the table behind it
@@ -561,6 +598,8 @@ class PowerSupply(ScpiServer):
             self.volt = f"{float(cmd.split()[1]):.3f}"  # SCPI text, not money
             return None
         if up == "VOLT?":
+            if "supply-volt-query-reads-output" in self.table.faults and not self.table.powered:
+                return "0.000"  # fault supply-volt-query-reads-output: the query reads the output's measured voltage
             return self.volt
         return super().command(cmd)
 
@@ -576,6 +615,7 @@ class Counter(ScpiServer):
         self.lock_level = True
         self.timeout_s = 2.0
         self.stop_falling = False  # fault counter-conf-sets-stop-slope-negative: the stop channel's slope
+        self.last_reading: str | None = None  # fault counter-timeout-answers-last-interval: the result register
         self.faults = frozenset(table.faults)
         table.on_card_line = self.card_edge
         table.on_lock_line = self.lock_line
@@ -615,6 +655,10 @@ class Counter(ScpiServer):
                     self.armed, self.stop_ns = True, None
                 else:
                     self.armed, self.start_ns, self.stop_ns = True, None, None
+                if "counter-start-at-init" in self.faults:
+                    # fault counter-start-at-init: INIT opens the interval's gate itself; the start channel's edge
+                    # finds the gate open and is not used
+                    self.start_ns = time.perf_counter_ns()
             return None
         if up.startswith("CONF:TINT") and "counter-conf-sets-stop-slope-negative" in self.faults:
             # fault counter-conf-sets-stop-slope-negative: the configure routine's defaults table has the stop channel's
@@ -647,8 +691,13 @@ class Counter(ScpiServer):
                     return None
                 self.cv.wait_for(lambda: self.stop_ns is not None, timeout=self.timeout_s)
                 if self.stop_ns is None or self.start_ns is None:
+                    if "counter-timeout-answers-last-interval" in self.faults and self.last_reading is not None:
+                        # fault counter-timeout-answers-last-interval: a timed-out measurement leaves the result
+                        # register as the last measurement wrote it, and FETC? answers the register
+                        return self.last_reading
                     return "9.91E+37"
-                return f"{(self.stop_ns - self.start_ns) / 1e9:.9E}"
+                self.last_reading = f"{(self.stop_ns - self.start_ns) / 1e9:.9E}"
+                return self.last_reading
         return super().command(cmd)
 
 

@@ -149,6 +149,11 @@ class Table:
         self.last_refusal: str | None = None  # fault accepted-answer-carries-last-refusal-reason: the reason register
         # fault lost-round-contributions-booked-again: the open round's contribution journal (kept in storage)
         self.contrib_journal: dict[tuple[int, str], int] = {}
+        # fault second-jackpot-of-meter-not-pending: the hit routine's per-meter "slip open" flags, cleared at power-up
+        self.slip_open: set[str] = set()
+        # fault sensors-link-flag-down-until-first-open: the sensors' copy of the link state, "down" from power-up until
+        # the controller's first round-open message
+        self.sensors_link_unknown = "sensors-link-flag-down-until-first-open" in faults
         self._load_nv()
         self.round_cold = self.round  # fault reboot-round-number-from-cold-start: the boot record's round counter
         self._power_up_volatile()
@@ -182,6 +187,18 @@ class Table:
             for entry in self.config["seats"]:
                 if isinstance(entry.get("combo"), list):
                     entry["combo"] = "".join(entry["combo"])
+        if "null-limit-reloaded-as-zero" in self.faults and self.boots > 0:
+            # fault null-limit-reloaded-as-zero: the settings record keeps "no limit" as 0, and the loader does not read
+            # 0 back as "no limit"
+            for mcfg in self.config["meters"].values():
+                for fkey in ("payout_limit", "display_capacity"):
+                    if fkey in mcfg and mcfg[fkey] is None:
+                        mcfg[fkey] = 0
+        if "rates-reloaded-as-numbers" in self.faults and self.boots > 0:
+            # fault rates-reloaded-as-numbers: the loader parses each rate into a floating-point register and keeps it
+            # in the settings as that number
+            for mcfg in self.config["meters"].values():
+                mcfg["rate"] = float(mcfg["rate"])
         if "meter-initial-restored-from-reset" in self.faults and self.boots > 0:
             # fault meter-initial-restored-from-reset: the loader fills each meter's initial amount from the settings
             # record's reset field (the two were one field before initial amounts could be written apart)
@@ -367,6 +384,9 @@ class Table:
         self.key_shadow: dict[str, int] = {}  # fault contribution-from-meter-before-key: the contribution's meter copy
         self.paytable_pointer: int | None = None  # fault refused-denomination-moves-paytable: the paytable pointer
         self.staged_write: dict[str, Any] = {}  # fault refused-write-applied-by-next-write: the settings staging block
+        # faults refused-remove-drops-listing, sensors-list-cleared-by-reconnect: areas the sensors' list has dropped
+        self.list_blind: set[tuple[int, str]] = set()
+        self.void_r9 = 0  # fault void-leaves-contribution-list: the voided round's Royal 9 wagers, left in the list
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -400,6 +420,9 @@ class Table:
             self.sensors_six_seats = False  # fault sensors-seat-7-refused-after-reboot: the controller writes the count
             self.sensors_gate_shut = False
             self.last_refusal = None
+            self.slip_open = set()  # fault second-jackpot-of-meter-not-pending: a cold start clears the flags
+            # fault sensors-link-flag-down-until-first-open: the sensors start with the link flag down
+            self.sensors_link_unknown = "sensors-link-flag-down-until-first-open" in self.faults
             if "shoe-status-count-zeroed-at-power-up" in self.faults:
                 # fault shoe-status-count-zeroed-at-power-up: the status counter is RAM and starts at 0; the reader's
                 # count (the card events' n) is kept with the cards in the shoe
@@ -573,7 +596,7 @@ class Table:
                 # the card-out interrupt only flags the event; the 50 ms housekeeping tick sends it
                 threading.Timer(0.05, self._emit_late, args=("controller", event)).start()
             else:
-                self.emit("controller", event)
+                self.emit(self._lock_event_line(cause), event)
             if "contribution-booked-at-settlement" in self.faults:
                 self.contribution_due = True  # the settlement task books the round's contributions
             elif cause == "comm-lost" and "comm-lost-close-skips-contribution" in self.faults:
@@ -590,9 +613,22 @@ class Table:
                 self._contribute()  # the link-loss path runs the whole close routine again
             once = "comm-lost-event-once-per-power-up" in self.faults and self.comm_event_sent
             if "comm-lost-no-event-when-locked" not in self.faults and not once:
-                self.emit("controller", {"event": "lockout", "locked": True, "cause": cause})
+                self.emit(self._lock_event_line(cause), {"event": "lockout", "locked": True, "cause": cause})
         if cause == "comm-lost":
             self.comm_event_sent = True  # fault comm-lost-event-once-per-power-up: the alarm-sent flag
+
+    def _lock_event_line(self, cause: str) -> str:
+        """The line a lockout event goes out on (fault comm-lost-event-on-sensors-line: the link supervision runs in the
+        sensors' task, which queues its comm-lost event on the bet sensors' own line)."""
+        if cause == "comm-lost" and "comm-lost-event-on-sensors-line" in self.faults:
+            return "sensors"
+        return "controller"
+
+    def _late_comm_loss(self, epoch: int) -> None:
+        """Fault comm-loss-noticed-after-800-ms: the supervision's fourth missed poll closes wagering."""
+        with self.lock:
+            if self.powered and self.power_epoch == epoch and not self.link_up:
+                self._close_wagering("comm-lost")
 
     def _emit_late(self, role: str, payload: dict[str, Any]) -> None:
         with self.lock:
@@ -637,6 +673,10 @@ class Table:
         if "tie-wager-contributes" in self.faults:
             # the qualifying-wager test checks the area's contribution flag, which the Tie area also has set
             total += sum(amount for (_s, wtype), amount in self.layout.items() if wtype == "tie")
+        if self.void_r9:
+            # fault void-leaves-contribution-list: the voided round's Royal 9 wagers are still in the contribution list
+            total += self.void_r9
+            self.void_r9 = 0
         if not total:
             return
         self.contributed = True  # fault denomination-locked-after-contribution
@@ -870,7 +910,8 @@ class Table:
                            natural_before_mod="natural-tested-before-mod-10" in self.faults,
                            fifth_to_player="banker-third-card-added-to-player" in self.faults,
                            banker_reads_total="banker-draw-reads-player-total" in self.faults,
-                           naturals_tie="two-naturals-settled-as-tie" in self.faults)
+                           naturals_tie="two-naturals-settled-as-tie" in self.faults,
+                           tie_two_cards="tie-check-reads-two-card-points" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -1076,7 +1117,11 @@ class Table:
                 if "pending-seat-from-last-royal9-wager" in self.faults:
                     # fault pending-seat-from-last-royal9-wager: the slip's seat is the Royal 9 loop's last index
                     slip_seat = max(s for (s, t) in stakes if t == "royal9")
-                if "second-meter-hit-not-pending" not in self.faults or meter_hits == 1:
+                # fault second-jackpot-of-meter-not-pending: the meter's "slip open" flag, set by its first jackpot, is
+                # cleared at power-up only; a slip is made only when the flag is clear
+                latched = "second-jackpot-of-meter-not-pending" in self.faults and cat in self.slip_open
+                if ("second-meter-hit-not-pending" not in self.faults or meter_hits == 1) and not latched:
+                    self.slip_open.add(cat)
                     owed = amount + stake if "pending-amount-includes-stake" in self.faults else amount
                     if "pending-amount-from-round-start" in self.faults:
                         # fault pending-amount-from-round-start: the slip is filled from the round-open meter record
@@ -1189,6 +1234,7 @@ class Table:
         self.stale_listed.clear()
         self.ghost_listed.clear()
         self.withdrawn.clear()
+        self.list_blind.clear()
         self.void_live = False
         self.live_nv = False  # fault live-flag-kept-across-power-cut: cleared when a round ends
         self.phase = "settled"
@@ -1212,6 +1258,8 @@ class Table:
             round_end["void"] = True
         if "round-end-held-until-key" in self.faults and meter_hits:
             self.held_round_end = round_end  # the round record is closed when the attendant's slip is cleared
+        elif "empty-round-ends-without-round-end" in self.faults and not stakes:
+            pass  # fault empty-round-ends-without-round-end: the settlement returns early when there is nothing to pay
         else:
             self.emit("controller", round_end)
         if "round-end-twice-on-natural" in self.faults and len(cards) == 4:
@@ -1325,6 +1373,10 @@ class Table:
 
     def _dispatch(self, role: str, cmd: str, req: dict[str, Any]) -> Reply:
         if cmd == "hello":
+            if "hello-answers-own-version-unoffered" in self.faults:
+                # fault hello-answers-own-version-unoffered: the handler answers the version this firmware speaks
+                # without reading the offer
+                return ("rsp", {"protocol": 1, "role": role})
             if req.get("version") != 1:
                 return ("nak", "VERSION", "this device speaks protocol version 1")
             if role == "sensors" and self.sensors_role_lost:
@@ -1499,6 +1551,7 @@ class Table:
             # round.open only, not by a removal
             self.base_flag_seats.add(seat)
         self.layout[key] = amount
+        self.list_blind.discard(key)  # (faults refused-remove-drops-listing, sensors-list-cleared-by-reconnect)
         if "accepted-answer-carries-last-refusal-reason" in self.faults:
             # fault accepted-answer-carries-last-refusal-reason: the accepted path sets the flag and leaves the reason
             # register as the last refusal wrote it (the register is cleared at round.open)
@@ -1523,7 +1576,8 @@ class Table:
             return "bad-seat"
         if closed and "link-down-refused-locked-out" in self.faults:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
-        if not self.link_up and "comm-loss-ignored" not in self.faults:
+        if (not self.link_up and "comm-loss-ignored" not in self.faults) or self.sensors_link_unknown:
+            # (fault sensors-link-flag-down-until-first-open: the sensors' own link flag)
             return "comm-lost"
         if closed:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
@@ -1537,6 +1591,8 @@ class Table:
             return "bad-amount" if "unoffered-type-refused-bad-amount" in self.faults else "disabled"
         if amount < 0 if "zero-amount-accepted" in self.faults else amount <= 0:
             return "bad-amount"  # (fault zero-amount-accepted: the test was written "amount < 0")
+        if "odd-cents-base-wager-refused" in self.faults and wtype in ("player", "banker", "tie") and amount % 100:
+            return "bad-amount"  # fault odd-cents-base-wager-refused: the area's count register holds whole dollars
         if wtype == "royal9":
             denom = self.config["denomination"]
             if "old-denomination-accepted" in self.faults:
@@ -1576,7 +1632,15 @@ class Table:
             raise Refused("no such wager")
         if key in self.replaced_keys:
             raise Refused("no such wager")  # fault replaced-wager-cannot-be-removed
-        if (self.phase not in ("open", "dealing") or self.locked) and "remove-after-close" not in self.faults:
+        # fault remove-taken-offline-while-link-down: with the link down the sensors cannot ask the controller and take
+        # the removal on their own
+        offline = "remove-taken-offline-while-link-down" in self.faults and not self.link_up
+        if ((self.phase not in ("open", "dealing") or self.locked) and "remove-after-close" not in self.faults
+                and not offline):
+            if "refused-remove-drops-listing" in self.faults:
+                # fault refused-remove-drops-listing: the sensors take the area off their list before they ask the
+                # controller, and do not put it back when the controller refuses
+                self.list_blind.add(key)
             if "remove-after-close-bad-args" in self.faults:
                 raise BadArgs("wagering is closed")  # checked with the argument checks
             if "closed-remove-answered-removed-false" in self.faults:
@@ -1620,6 +1684,8 @@ class Table:
             self.list_slow_after_settle = False  # fault wager-list-slow-after-settlement: the archive is written first
             time.sleep(0.15)
         shown = {**self.ghost_listed, **self.stale_listed, **self.listed_after_settle, **self.layout}
+        if self.list_blind:
+            shown = {k: a for k, a in shown.items() if k not in self.list_blind}
         order = sorted(shown.items())
         if "wager-list-grouped-by-type" in self.faults:
             order = sorted(shown.items(), key=lambda kv: (kv[0][1], kv[0][0]))  # one table per wager type
@@ -1752,7 +1818,12 @@ class Table:
         if self.comm_alarm:
             raise Refused("sensors link alarm: press the lock-out button to acknowledge")
         if not counted and not ("void-round-number-reused" in self.faults and self.last_round_void):
-            self.round += 1
+            if "round-number-kept-in-bcd" in self.faults:
+                # fault round-number-kept-in-bcd: the counter steps in BCD for the dealer display, and the answers send
+                # its raw value
+                self.round = int(str(int(format(self.round, "x")) + 1), 16)
+            else:
+                self.round += 1
         if "round-number-one-byte" in self.faults:
             self.round %= 256
         after_void = self.last_round_void
@@ -1774,6 +1845,8 @@ class Table:
         self.last_refusal = None  # (fault accepted-answer-carries-last-refusal-reason: the sensors' reset)
         self.base_flag_seats.clear()
         self.replaced_keys.clear()
+        self.list_blind.clear()
+        self.sensors_link_unknown = False  # (fault sensors-link-flag-down-until-first-open: the round-open message)
         self.contrib_journal = {}
         self.lost_round = None
         self.contribution_due = False
@@ -1845,6 +1918,9 @@ class Table:
             pass  # the check only tells "idle" from the rest
         elif self.phase not in ("open", "dealing"):
             raise Refused("no round is open")
+        if "nmb-refused-with-empty-layout" in self.faults and self.phase == "open" and not self.layout:
+            # fault nmb-refused-with-empty-layout: the dealer's input is taken as "close the wagers on the layout"
+            raise Refused("no wager on the layout")
         if "nmb-refused-after-button" in self.faults and self.locked and self.cause == "button":
             # fault nmb-refused-after-button: the dealer's input is taken only while the lock-out relay is open
             raise Refused("wagering is already closed")
@@ -1914,7 +1990,11 @@ class Table:
         open_before = not self.locked  # fault void-lock-cause-not-stored
         if "void-after-close-contributes-again" in self.faults and self.locked:
             self._contribute()  # fault void-after-close-contributes-again: the void path runs the closing routine
-        self._close_wagering("no-more-bets", quiet="void-closes-without-lockout-event" in self.faults)
+        # fault void-round-end-before-lockout: the void path closes the round record first and sends the closing's
+        # lockout event after it
+        lock_after_end = "void-round-end-before-lockout" in self.faults and open_before
+        self._close_wagering("no-more-bets",
+                             quiet="void-closes-without-lockout-event" in self.faults or lock_after_end)
         if "void-lock-cause-not-stored" in self.faults and open_before:
             self.cause = None  # fault void-lock-cause-not-stored: the void path's closing clears the cause register
         self.rates_cold = False  # fault first-round-after-power-contributes-nothing: the void path loads them too
@@ -1923,9 +2003,14 @@ class Table:
             self.meters.update(self.round_start_meters)
             self.residual.update(self.round_start_residual)
             self._save_nv()
+        if "void-leaves-contribution-list" in self.faults:
+            # fault void-leaves-contribution-list: the void path clears the sensors' layout, not the controller's list
+            # of the round's Royal 9 wagers, which the next closing books again
+            self.void_r9 += sum(a for (_s, t), a in self.layout.items() if t == "royal9")
         if "void-keeps-layout" not in self.faults:
             self.layout.clear()
             self.first_stake.clear()
+        self.list_blind.clear()
         self.ghost_listed.clear()
         self.withdrawn.clear()
         self.contrib_journal = {}  # (fault lost-round-contributions-booked-again: the round ended)
@@ -1948,6 +2033,8 @@ class Table:
             threading.Timer(0.3, self._emit_late, args=("controller", end)).start()  # queued to the display task
         else:
             self.emit("controller", end)
+        if lock_after_end:
+            self.emit("controller", {"event": "lockout", "locked": True, "cause": "no-more-bets"})
         if "nmb-void-answer-without-void-flag" in self.faults and after_nmb:
             return ("rsp", {"round": self.round})  # the no-more-bets path's answer is the settle answer's
         if "void-answer-without-round" in self.faults:
@@ -2155,6 +2242,10 @@ class Table:
             self.after_config_write = True
         if isinstance(fields.get("meters"), dict):
             for name, sub in fields["meters"].items():
+                if "limit-write-clears-diverted" in self.faults and "payout_limit" in sub:
+                    # fault limit-write-clears-diverted: the limit's write rebuilds the meter's cap record, its diverted
+                    # count with it
+                    self.diverted[name] = 0
                 if "rate-write-drops-residual" in self.faults and "rate" in sub:
                     self.residual[name] = Decimal(0)  # the meter's record is rebuilt for the new rate
                 if ("initial-write-sets-meter" in self.faults and "initial" in sub
@@ -2228,6 +2319,11 @@ class Table:
                 self.paytable_pointer = val
             if "denomination-write-skips-floors" not in self.faults:
                 self._check_floors(val, new["meters"])
+            if "denomination-write-rescales-rates" in self.faults and val != new["denomination"]:
+                # fault denomination-write-rescales-rates: the rates are kept "per wager unit": a new denomination
+                # scales them so that a wager feeds the meters as many cents as before
+                for mcfg in new["meters"].values():
+                    mcfg["rate"] = dec_str(Decimal(mcfg["rate"]) * new["denomination"] / val)
             new["denomination"] = val
             if "denomination-write-reloads-commission" in self.faults:
                 # fault denomination-write-reloads-commission: the denomination's paytable block is loaded whole, and
@@ -2239,6 +2335,12 @@ class Table:
             if type(val) is not int or not 1 <= val <= 16:
                 raise BadArgs("decks must be 1..16")
             if val != new["decks"]:
+                if "decks-write-taken-at-initial-amounts" in self.faults and all(
+                        self.meters[m] == self.config["meters"][m]["initial"] for m in self.meters):
+                    # fault decks-write-taken-at-initial-amounts: "a meter shows an amount" is read as "a meter has
+                    # grown past its initial amount"
+                    new["decks"] = val
+                    return
                 if "decks-write-bad-args" in self.faults:
                     raise BadArgs("decks cannot be written")  # the fixed field is rejected by the parser
                 raise Refused(REFUSE_DECKS)
@@ -2412,7 +2514,11 @@ class Table:
                 self.emit("controller", {"event": "no_more_bets", "round": self.round})
             if not up and "comm-lost-latched-after-restore" in self.faults:
                 self.comm_alarm = True  # the alarm stays latched until acknowledged at the button
-            if not up and "comm-loss-ignored" not in self.faults:
+            if not up and was_up and "comm-loss-noticed-after-800-ms" in self.faults:
+                # fault comm-loss-noticed-after-800-ms: the link supervision counts four missed 200 ms polls before it
+                # closes wagering
+                threading.Timer(0.8, self._late_comm_loss, args=(self.power_epoch,)).start()
+            elif not up and "comm-loss-ignored" not in self.faults:
                 self._close_wagering("comm-lost")
                 if "link-loss-clears-layout" in self.faults:
                     self.layout.clear()  # the controller's copy of the layout is dropped with the link
@@ -2504,8 +2610,11 @@ class Table:
                 n %= 256  # the reader's frame carries the card count in one byte
             self.empty_latched = not self.shoe_cards
             self.last_out_misread = False
-            if self.misread_next:
-                self.misread_next -= 1
+            # fault last-card-in-shoe-misread: the empty-shoe sensor closes the reader's window as the last card leaves
+            last_unread = "last-card-in-shoe-misread" in self.faults and not self.shoe_cards and not self.misread_next
+            if self.misread_next or last_unread:
+                if self.misread_next:
+                    self.misread_next -= 1
                 self.last_out_misread = True
                 # fault misread-n-one-behind: the misread frame is built before the reader steps its count
                 shown_n = n - 1 if "misread-n-one-behind" in self.faults else n
@@ -2546,6 +2655,10 @@ class Table:
                     self._card_event({"event": "card", "card": read, "n": n})
             if self.card_line_off:
                 return True  # fault card-out-line-off-after-shoe-reboot: the controller never sees the card
+            if self.last_out_misread and "misread-card-out-pulsed-twice" in self.faults:
+                # fault misread-card-out-pulsed-twice: the reader's retry draws the unreadable card back over the
+                # card-out sensor and out again: the line pulses twice
+                self.card_out(card)
             self.card_out(card)
             return True
 

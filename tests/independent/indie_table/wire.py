@@ -27,14 +27,20 @@ def crc16(data: bytes) -> int:
     return crc
 
 
-def encode(ftype: int, seq: int, payload: dict[str, Any], corrupt_crc: bool = False, ver: int = VER) -> bytes:
-    """`ver`: the header's VER byte (fault event-frames-ver-0-after-reboot: see server.DeviceLine)."""
+def encode(ftype: int, seq: int, payload: dict[str, Any], corrupt_crc: bool = False, ver: int = VER,
+           crc_payload_only: bool = False) -> bytes:
+    """`ver`: the header's VER byte (fault event-frames-ver-0-after-reboot: see server.DeviceLine).
+    `crc_payload_only`: fault nak-crc-over-payload-only (the NAK builder computes its CRC over the payload alone)."""
     body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     head = struct.pack(">BBHH", ver, ftype, seq & 0xFFFF, len(body))
-    crc = crc16(head + body)
+    crc = crc16(body if crc_payload_only else head + body)
     if corrupt_crc:
         crc ^= 0x5A5A
     return SOF + head + body + struct.pack(">H", crc)
+
+
+class DroppedPayload(Exception):
+    """Fault array-payload-unanswered: the request task faulted on the payload; the frame is dropped unanswered."""
 
 
 class FrameError(Exception):
@@ -89,18 +95,32 @@ def _blank_outside_strings(raw: bytes) -> bool:
 
 
 def parse_payload(raw: bytes, duplicates: bool = False, whole_floats: bool = False,
-                  latin1: bool = False, compact_only: bool = False) -> dict[str, Any]:
+                  latin1: bool = False, compact_only: bool = False, constants: bool = False,
+                  trailing: bool = False, arrays_dropped: bool = False) -> dict[str, Any]:
     """`duplicates`: fault duplicate-key-accepted (the parser keeps the last value of a repeated key).
     `whole_floats`: fault integral-float-accepted (a number with a decimal point and no fraction is read as an integer).
     `latin1`: fault non-utf8-payload-accepted (the payload is decoded as 8-bit text).
     `compact_only`: fault spaced-payload-refused (the firmware's token reader knows compact JSON only: whitespace
-    between tokens is an unexpected character)."""
+    between tokens is an unexpected character).
+    `constants`: fault nan-constant-accepted (the reader's hook for NaN and Infinity is not installed: they are read as
+    numbers).
+    `trailing`: fault trailing-bytes-after-object-ignored (the reader stops at the object's closing brace).
+    `arrays_dropped`: fault array-payload-unanswered (a payload that is not an object faults the request task, which
+    drops the frame)."""
     if compact_only and _blank_outside_strings(raw):
         raise ValueError("unexpected character")
-    obj = json.loads(raw.decode("latin-1" if latin1 else "utf-8"),
-                     object_pairs_hook=dict if duplicates else _no_dupes,
-                     parse_float=_whole_float if whole_floats else _no_float, parse_constant=_no_constant)
+    text = raw.decode("latin-1" if latin1 else "utf-8")
+    pairs = dict if duplicates else _no_dupes
+    floats = _whole_float if whole_floats else _no_float
+    if constants or trailing:
+        reader = json.JSONDecoder(object_pairs_hook=pairs, parse_float=floats,
+                                  parse_constant=None if constants else _no_constant)
+        obj = reader.raw_decode(text)[0] if trailing else reader.decode(text)
+    else:
+        obj = json.loads(text, object_pairs_hook=pairs, parse_float=floats, parse_constant=_no_constant)
     if not isinstance(obj, dict):
+        if arrays_dropped:
+            raise DroppedPayload("payload.get: not an object")
         raise ValueError("payload is not an object")
     return obj
 
@@ -142,6 +162,12 @@ class Decoder:
         # fault oversized-header-flushes-buffer: the "LEN above 4096" branch empties the receive buffer instead of
         # dropping the two SOF bytes
         self.oversized_flush = "oversized-header-flushes-buffer" in faults
+        # fault crc-check-covers-255-bytes: the CRC loop counts the payload bytes in one byte
+        self.crc_u8 = "crc-check-covers-255-bytes" in faults
+        # faults nan-constant-accepted, trailing-bytes-after-object-ignored, array-payload-unanswered: see parse_payload
+        self.constants = "nan-constant-accepted" in faults
+        self.trailing = "trailing-bytes-after-object-ignored" in faults
+        self.arrays_dropped = "array-payload-unanswered" in faults
 
     def feed(self, data: bytes) -> list[tuple[int, int, dict[str, Any]] | FrameError]:
         self.buf += data
@@ -171,7 +197,10 @@ class Decoder:
                 return out
             frame = bytes(self.buf[:total])
             (crc,) = struct.unpack(">H", frame[-2:])
-            if crc16(frame[2:-2]) != crc:
+            checked = frame[2:-2]
+            if self.crc_u8:
+                checked = frame[2:8] + frame[8:8 + (length & 0xFF)]  # fault crc-check-covers-255-bytes
+            if crc16(checked) != crc:
                 del self.buf[:total if self.drop_whole else 2]
                 out.append(FrameError("BAD_CRC", seq if self.crc_seq else 0, "bad CRC"))
                 continue
@@ -188,7 +217,9 @@ class Decoder:
                 raise IndexError("payload[0]: the payload is empty")
             try:
                 payload = parse_payload(frame[8:-2], self.duplicates, self.whole_floats, self.latin1,
-                                        self.compact_only)
+                                        self.compact_only, self.constants, self.trailing, self.arrays_dropped)
+            except DroppedPayload:
+                continue  # fault array-payload-unanswered: the frame is dropped, nothing is answered
             except (ValueError, UnicodeDecodeError) as exc:
                 out.append(FrameError("BAD_FRAME", seq, f"bad payload: {exc}"))
                 continue
