@@ -492,6 +492,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             before the first card; ``keep``: dealt from the shoe as it stands wherever it holds a round."""
             self.play(OpenRound())
             self.wagers(placed)
+            if rng.random() < 0.04:
+                # the layout full: every type the table offers at every seat (the longest wager.list, the most
+                # payouts of a settlement: docs/protocol.md 6.3 lists "every wager on the layout")
+                self.wagers([(seat, kind, stakes[seat % len(stakes)]) for seat in model.seats for kind in model.types])
             if rng.random() < 0.3:
                 # one seat holding a Player, a Banker and a Tie wager at three stakes: each is settled on its
                 # own (section 8: one payout per wager, its own stake)
