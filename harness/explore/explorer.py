@@ -41,7 +41,7 @@ from harness.errors import DeviceError
 from harness.explore import rules as R
 from harness.explore.device import ROLES, ExploredTable, available_ops
 from harness.explore.draws import Draws, merge_changes, unheld_combinations
-from harness.explore.judge import Difference, Observed, adopt, differences, judge
+from harness.explore.judge import Difference, Observed, adopt, contract_difference, differences, judge
 from harness.explore.model import R9_METERS, TableModel
 from harness.explore.ops import (
     ANSWERED_FRAME_KINDS,
@@ -302,9 +302,7 @@ class Session:
         if self._rig is not None:
             self._retire(self._rig)
             self._reopened = not self.fresh
-        rule = R.CONTRACT_LOCKOUT if "lockout" in exc.message else R.CONTRACT_MESSAGE
-        self.failed(ops, [Difference(f"{exc.device}: {exc.message} at '{exc.path}'",
-                                     f"within the protocol contract ({exc.definition})", exc.problem, rule.name)])
+        self.failed(ops, [contract_difference(exc)])
 
     def failed(self, ops: list[Op], diffs: list[Difference]) -> None:
         """Record the failure and raise it.  The finding kept is the shortest failing sequence seen: a

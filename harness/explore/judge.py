@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from harness.devices.contract import ContractError
 from harness.devices.framing import next_seq
 from harness.devices.roles import control_characters
 from harness.explore import rules as R
@@ -572,6 +573,15 @@ _FRAME_KINDS = {
     "empty": "a request with an empty payload (LEN 0)",
 }
 
+
+
+def contract_difference(exc: ContractError) -> Difference:
+    """A message a device answered or sent outside the contract (docs/protocol.md section 3, "Messages outside the
+    contract"): a difference like any other, under rule ``contract-lockout-message`` for a lockout event or a
+    ``lockout.get`` answer, ``contract-message`` for any other."""
+    rule = R.CONTRACT_LOCKOUT if "lockout" in exc.message else R.CONTRACT_MESSAGE
+    return Difference(f"{exc.device}: {exc.message} at '{exc.path}'",
+                      f"within the protocol contract ({exc.definition})", exc.problem, rule.name)
 
 
 def line_differences(got: Observed) -> list[Difference]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from harness.devices.contract import ContractError
 from harness.explore import rules as R
 from harness.explore.device import ExploredTable
-from harness.explore.judge import Difference, Observed, adopt, differences, judge
+from harness.explore.judge import Difference, Observed, adopt, contract_difference, differences, judge
 from harness.explore.model import ExpectedAnswer, Permitted, TableModel
 from harness.explore.ops import DealFirst, DealMisread, DealRest, LoadShoe, Op
 from harness.explore.state import State
@@ -50,8 +51,12 @@ def replay(model: TableModel, table: ExploredTable, ops: list[Op]) -> Iterator[R
     """Each operation's judgement, in order; stops after the first that differs (step 0 is the table
     before the first operation)."""
     table.settle_lines()
-    obs = table.read(Observed())
-    obs.identity = table.identity()
+    try:
+        obs = table.read(Observed())
+        obs.identity = table.identity()
+    except ContractError as exc:  # an answer outside the contract is a difference like any other (as explored)
+        yield ReplayedStep(0, None, [contract_difference(exc)])
+        return
     state = adopt(model, obs)
     diffs = differences(model, start_outcome(state), obs, None)
     yield ReplayedStep(0, None, diffs)
@@ -64,8 +69,12 @@ def replay(model: TableModel, table: ExploredTable, ops: list[Op]) -> Iterator[R
                                           f"{state.phase}", R.RULES[R.SHOE.name].name)])
             return
         outs = model.step(state, op)
-        got = table.perform(op, round_need(model, state, op))
-        out, diffs = judge(model, outs, got, identity)
+        try:
+            got = table.perform(op, round_need(model, state, op))
+            out, diffs = judge(model, outs, got, identity)
+        except ContractError as exc:
+            yield ReplayedStep(i, op, [contract_difference(exc)])
+            return
         yield ReplayedStep(i, op, diffs, out.choice if out is not None else None)
         if out is None:
             return

@@ -59,3 +59,32 @@ def test_cards_dealt_at_once_come_before_the_deals_answer(model: TableModel) -> 
             if d.rule == R.CARD_EVENTS.name] == []
     late = [(d.rule, d.expected, d.got) for d in differences(model, out, _shown(out.state, dealt_at_once=(0, 3)), None)]
     assert (R.CARD_EVENTS.name, "all 3", 0) in late
+
+
+def test_a_replayed_answer_outside_the_contract_is_a_difference_not_an_error(model: TableModel) -> None:
+    # docs/protocol.md section 3 ("Messages outside the contract"): a case played as the explorer plays it FAILs
+    # on such a message, as the explorer finds it, under rule contract-message
+    from typing import Any
+
+    from harness.devices.contract import ContractError
+    from harness.explore.replay import replay
+
+    s = model.initial()
+
+    class Table:
+        def settle_lines(self) -> None: ...
+
+        def read(self, obs: Observed) -> Observed:
+            return _shown(s, config=None)
+
+        def identity(self) -> dict[str, Any]:
+            return {}
+
+        def perform(self, op: object, need: int) -> Observed:
+            raise ContractError("controller", "reply to round.open", "round", "missing (the contract requires it)",
+                                "reply:round.open")
+
+    steps = list(replay(model, Table(), [OpenRound()]))  # type: ignore[arg-type]
+    assert steps[0].differences == []
+    (diff,) = steps[-1].differences
+    assert steps[-1].index == 1 and diff.rule == R.CONTRACT_MESSAGE.name and "round.open" in diff.what
