@@ -268,18 +268,26 @@ def expect_unoffered_types_refused(runner: CaseContext, step: Step) -> None:
 BUSY_PACE_MS = 300
 
 
+def _not_dealt_by_test_channel(profile: Profile) -> str | None:
+    """Why ``expect_deal_busy`` cannot be played on the profile's bench (known before the run)."""
+    if profile.devices.get("shoe") is None or profile.bench.performer("deal").kind != "test-channel":
+        return "the cards are not dealt through the shoe's test channel here: no test.deal to ask while it deals"
+    return None
+
+
 @step("expect_deal_busy", Action(
     doc="docs/protocol.md sections 3 and 7: deal the round's loaded cards through the test channel, one every "
     "300 ms, and while the shoe deals them ask it for one card more (`test.deal`): the answer is NAK BUSY (with "
     "its reason, as every NAK), the deal goes on and the round settles, and the shoe counts the round's cards "
     "alone.  NOT APPLICABLE where the cards are dealt by hand",
     acts=("load", "deal"),
+    unfit=_not_dealt_by_test_channel,
 ))
 def expect_deal_busy(runner: CaseContext, step: Step) -> None:
     shoe = runner.rig.shoe
-    if shoe is None or runner.profile.bench.performer("deal").kind != "test-channel":
-        raise NotApplicableHere("the cards are not dealt through the shoe's test channel here: no test.deal to "
-                                "ask while it deals")
+    why = _not_dealt_by_test_channel(runner.profile)
+    if shoe is None or why is not None:  # known before the run too (the step's unfit)
+        raise NotApplicableHere(why or "the profile has no shoe")
     count = len(runner.round_cards(list(runner.loaded)))
     dealt_before = shoe.status().cards_dealt
     runner.dealer_closes_wagering()
