@@ -17,7 +17,6 @@ is ok.
 
 from __future__ import annotations
 
-import json
 import socket
 import struct
 import sys
@@ -27,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_faults2 import NO_HIT, TIE, Check, Line, Msg, Table, check_all, crc16, frame, hits, scpi  # noqa: E402
+from check_faults2 import NO_HIT, TIE, Check, Line, Msg, Table, check_all, frame, hits, scpi, take_frames  # noqa: E402
 from check_faults16 import reconnect  # noqa: E402
 from check_helpers import (  # noqa: E402
     BANKER_ROYAL9,
@@ -62,18 +61,8 @@ def read_frames(sock: socket.socket, deadline_s: float) -> list[Frame]:
             return out
         if not data:
             return out
-        buf += data
-        while True:
-            start = buf.find(b"\xa5\x5a")
-            if start < 0 or len(buf) < start + 8:
-                break
-            buf = buf[start:]
-            ver, ftype, seq, length = struct.unpack(">BBHH", buf[2:8])
-            if len(buf) < 10 + length:
-                break
-            raw, buf = buf[: 10 + length], buf[10 + length:]
-            if crc16(raw[2:-2]) == struct.unpack(">H", raw[-2:])[0]:
-                out.append((ver, ftype, seq, json.loads(raw[8:-2])))
+        frames, buf = take_frames(buf + data)
+        out += frames
 
 
 def raw_line(t: Table, name: str, role: str) -> socket.socket:

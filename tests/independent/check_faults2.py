@@ -52,6 +52,22 @@ def frame(seq: int, payload: Msg) -> bytes:
     return b"\xa5\x5a" + head + body + struct.pack(">H", crc16(head + body))
 
 
+def take_frames(buf: bytes) -> tuple[list[tuple[int, int, int, Msg]], bytes]:
+    """The whole frames with a good CRC at the front of ``buf`` (VER, TYPE, SEQ, payload), and the bytes left."""
+    out: list[tuple[int, int, int, Msg]] = []
+    while True:
+        start = buf.find(b"\xa5\x5a")
+        if start < 0 or len(buf) < start + 8:
+            return out, buf
+        buf = buf[start:]
+        ver, ftype, seq, length = struct.unpack(">BBHH", buf[2:8])
+        if len(buf) < 10 + length:
+            return out, buf
+        raw, buf = buf[: 10 + length], buf[10 + length:]
+        if crc16(raw[2:-2]) == struct.unpack(">H", raw[-2:])[0]:
+            out.append((ver, ftype, seq, json.loads(raw[8:-2])))
+
+
 class Line:
     """A host's end of one device line: requests with deadlines, events kept with their SEQ."""
 
@@ -74,19 +90,8 @@ class Line:
                 return
             if not data:
                 return
-            buf += data
-            while True:
-                start = buf.find(b"\xa5\x5a")
-                if start < 0 or len(buf) < start + 8:
-                    break
-                buf = buf[start:]
-                _ver, ftype, seq, length = struct.unpack(">BBHH", buf[2:8])
-                if len(buf) < 10 + length:
-                    break
-                raw, buf = buf[: 10 + length], buf[10 + length:]
-                if crc16(raw[2:-2]) != struct.unpack(">H", raw[-2:])[0]:
-                    continue
-                payload = json.loads(raw[8:-2])
+            frames, buf = take_frames(buf + data)
+            for _ver, ftype, seq, payload in frames:
                 with self.cv:
                     if ftype == 0x04:
                         self.events.append((seq, payload))
