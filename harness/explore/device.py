@@ -805,7 +805,7 @@ class ExploredTable:
             if any(e.payload.get("locked") for e in self._lock_events()):
                 break
             self.pull(0.002)
-        cards = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
+        cards = self._cards_out()
         locks = [e for e in self._lock_events() if e.payload.get("locked")]
         if not locks:
             return
@@ -824,7 +824,7 @@ class ExploredTable:
         obs.lock_no_edge = counter is not None and self.counter_edges > 0
         if not cards:
             self._wait_card(cards)
-            cards = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
+            cards = self._cards_out()
             if not cards:
                 return
         obs.lock_ms = (Decimal(locks[0].t_ns - cards[0].t_ns) / Decimal(1_000_000)).quantize(_MS)
@@ -832,6 +832,11 @@ class ExploredTable:
         jitter = obs.jitter_ms = self._host_jitter()
         limit = self._limit_ms()
         obs.lock_advisory = jitter is not None and not (obs.lock_ms + jitter <= limit or obs.lock_ms - jitter > limit)
+
+    def _cards_out(self) -> list[DeviceEvent]:
+        """The step's card events so far: read (``card``) or not (``misread``), each a card out of the shoe
+        (docs/protocol.md section 6.2)."""
+        return [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
 
     def _deal_at_once(self, count: int, obs: Observed) -> None:
         """``count`` cards dealt at once (``pace_us`` 0).  Where the test channel deals them, docs/protocol.md
@@ -844,8 +849,7 @@ class ExploredTable:
         if count <= 0 or self.profile.bench.performer("deal").kind != "test-channel":
             return
         self.pull()
-        before = sum(started_ns <= e.t_ns <= answered_ns for role, e in self.step_events
-                     if role == "shoe" and e.name in ("card", "misread"))
+        before = sum(started_ns <= e.t_ns <= answered_ns for e in self._cards_out())
         obs.dealt_at_once = (before, count)
 
     def _deal_while_dealing(self, obs: Observed) -> None:
@@ -859,8 +863,7 @@ class ExploredTable:
             code = exc.code
         answered_ns = time.perf_counter_ns()
         self.pull()
-        if sum(e.t_ns <= answered_ns for role, e in self.step_events
-               if role == "shoe" and e.name in ("card", "misread")) < self.round_rest:
+        if sum(e.t_ns <= answered_ns for e in self._cards_out()) < self.round_rest:
             obs.busy_answer = code
 
     def _until_dealt(self) -> None:
@@ -872,8 +875,7 @@ class ExploredTable:
 
     def _wait_card(self, cards: list[DeviceEvent]) -> None:
         deadline = time.monotonic() + 0.5
-        while time.monotonic() < deadline and not any(
-                role == "shoe" and e.name in ("card", "misread") for role, e in self.step_events):
+        while time.monotonic() < deadline and not self._cards_out():
             self.pull(0.01)
 
     def _limit_ms(self) -> Decimal:
@@ -905,7 +907,7 @@ class ExploredTable:
             status = self.shoe.status()
             took, answered_ns = device_ms(t0), time.perf_counter_ns()
             self.pull()
-            dealt = [e for role, e in self.step_events if role == "shoe" and e.name in ("card", "misread")]
+            dealt = self._cards_out()
             if len(dealt) < self.round_rest:
                 obs.shoe_mid_deal = str(status.state)
                 # section 5: every card the answer counts had its event sent before it (one line: received
@@ -1013,7 +1015,7 @@ class ExploredTable:
         event is in (the next is a long way off), then back as in a power cycle."""
         self._perform(acts.Deal(count=self.round_rest, pace_us=CUT_PACE_US))
         deadline = time.monotonic() + DEAL_DONE_S
-        while not any(role == "shoe" and e.name in ("card", "misread") for role, e in self.step_events):
+        while not self._cards_out():
             if time.monotonic() >= deadline:
                 # no card to cut after: what the model would judge is the bench's stall, not the device's
                 raise DeviceError(f"no card out of the shoe within {DEAL_DONE_S} s of the paced deal: the power "
