@@ -198,7 +198,7 @@ class Draws:
         out = []
         for t in CONFIG_TEMPLATES:
             field = t[0]
-            policy = "never" if field == "game" else self.profile.writes(names.get(field, field))
+            policy = "never" if field == "game" else self.profile.write_choice(names.get(field, field))
             if policy != "never" or t[2] in ("as-is", "swap", "6", "-1", "17", "0", "other"):
                 out.append(t)
         return tuple(out)

@@ -493,9 +493,10 @@ class TableModel:
                         events=(("controller", "reset", {"meter": op.meter, "amount": cfg.reset}),))]
 
     def write_policy(self, changes: Mapping[str, Any]) -> set[str]:
-        """When the device takes each field of a write (docs/device-profiles.md ``config_writes``)."""
+        """When the device takes each field of a write (docs/device-profiles.md ``config_writes``):
+        ``unstated`` for a field the profile says nothing of (taken or refused, the device's choice)."""
         names = {"seats": "combinations"}
-        return {self.profile.writes(names.get(str(k), str(k))) for k in changes}
+        return {self.profile.write_choice(names.get(str(k), str(k))) for k in changes}
 
     def _config_write(self, s: State, op: ops.ConfigWrite) -> list[Permitted]:
         if "game" in op.changes:
@@ -538,7 +539,7 @@ class TableModel:
                     self._unchanged(s, R.CONFIG_WRITES,
                                     choice="a write with a field it never takes, at its value in force, refused")]
         rules = (R.CONFIG_RANGE.name, R.NO_TURN_BACK.name, R.CONFIG_ANSWER.name,
-                 *((R.CONFIG_WRITES.name,) if "no-amount-shown" in policy or "seats" in op.changes
+                 *((R.CONFIG_WRITES.name,) if {"no-amount-shown", "unstated"} & policy or "seats" in op.changes
                    or "decks" in op.changes else ()))
         if policy == {"between-rounds"} and not self._refusal_permitted(s, op.changes, after):
             # docs/device-profiles.md config_writes: "between-rounds: the device takes a write with no round
@@ -548,7 +549,11 @@ class TableModel:
             # one), which the suites do not ask for either
             return [Permitted(None, ExpectedAnswer(), after, (*rules, R.CONFIG_WRITES.name))]
         refused = "config write in range refused"
-        if "no-amount-shown" in policy and any(m.amount for m in s.meters.values()):
+        if "unstated" in policy:
+            # a field the profile does not declare (docs/device-profiles.md config_writes): no clause requires
+            # a controller to take a write, nor to refuse one; which it did is recorded
+            refused = "config write of a field the profile leaves unstated refused"
+        elif "no-amount-shown" in policy and any(m.amount for m in s.meters.values()):
             refused = "config write refused while a meter shows an amount"
         return [Permitted("config write in range taken", ExpectedAnswer(), after, rules),
                 self._unchanged(s, R.CONFIG_RANGE, choice=refused)]

@@ -39,14 +39,22 @@ def field_of_wire(key: str) -> str:
     return next((f for f, w in WIRE_KEY.items() if w == key), key)
 
 
-def parse_config_writes(f: Fields, caps: frozenset[str]) -> tuple[Mapping[str, str], frozenset[str]]:
-    """The declaration (every field, ``never`` where left out) and the capabilities it implies.
+def parse_config_writes(f: Fields, caps: frozenset[str]) -> tuple[Mapping[str, str], frozenset[str], frozenset[str]]:
+    """The declaration (every field, ``never`` where left out), the capabilities it implies, and the
+    fields it leaves unstated.
 
     Without ``config_writes:``, capability ``config-write`` means every field between rounds and its
     absence none; with it, ``config-write`` must not also be listed (it would say "every field")
-    and is added when any field is declared writable."""
+    and is added when any field is declared writable.
+
+    A field the profile does not name (no ``config_writes:`` and no ``config-write``, or a field
+    left out of ``config_writes:``) is ``never`` to the suites, whose cases that write it are then
+    NOT APPLICABLE; it is also returned as *unstated*, so that the explorer takes a write of it, or
+    its refusal, as the device's choice and records which (no clause requires either)."""
     if "config_writes" not in f:
-        return (ALL_BETWEEN_ROUNDS if "config-write" in caps else NONE_WRITABLE), caps
+        if "config-write" in caps:
+            return ALL_BETWEEN_ROUNDS, caps, frozenset()
+        return NONE_WRITABLE, caps, frozenset(FIELDS)
     node = f.get_map("config_writes", optional=FIELDS)  # an unknown field is reported with a did-you-mean
     out = dict(NONE_WRITABLE)
     for key in (k for k in node if k in FIELDS):
@@ -57,4 +65,5 @@ def parse_config_writes(f: Fields, caps: frozenset[str]) -> tuple[Mapping[str, s
             "config_writes: capability config-write already says every field can be written between rounds; "
             "list one or the other (config_writes says it field by field)"))
     writable = any(w != "never" for w in out.values())
-    return MappingProxyType(out), (caps | {"config-write"}) if writable else caps - {"config-write"}
+    unstated = frozenset(k for k in FIELDS if k not in node)
+    return MappingProxyType(out), (caps | {"config-write"}) if writable else caps - {"config-write"}, unstated

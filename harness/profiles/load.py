@@ -384,7 +384,8 @@ def profile_from_node(root: Any, path: str) -> Profile:
             if key in f:
                 report(f.error(key, f"a link profile files {key} per table, under link.tables"))
         caps = attempt(lambda: _capabilities(f), frozenset())
-        config_writes, caps = attempt(lambda: parse_config_writes(f, caps), (NONE_WRITABLE, caps))
+        config_writes, caps, unstated_writes = attempt(lambda: parse_config_writes(f, caps),
+                                                       (NONE_WRITABLE, caps, frozenset()))
         if game is not None:
             _check_capabilities(f, game, caps, devices)
         interpretations = attempt(lambda: _interpretations(f), {})
@@ -436,6 +437,7 @@ def profile_from_node(root: Any, path: str) -> Profile:
         randomness=randomness,
         link=link,
         config_writes=config_writes,
+        unstated_writes=unstated_writes,
     )
 
 

@@ -273,10 +273,18 @@ class Profile:
     #: configuration field -> when the device lets an operator write it (``config_writes:``; every
     #: field ``between-rounds`` under capability ``config-write``, ``never`` without it)
     config_writes: Mapping[str, str] = field(default_factory=_frozen)
+    #: the fields whose writes the profile does not state (no ``config_writes:`` entry and no capability
+    #: ``config-write``): ``never`` to the suites, the device's choice to the explorer
+    unstated_writes: frozenset[str] = frozenset()
 
     def writes(self, name: str) -> str:
         """When the device takes a write of configuration field ``name`` (harness.profiles.configwrites)."""
         return self.config_writes.get(name, "between-rounds" if "config-write" in self.capabilities else "never")
+
+    def write_choice(self, name: str) -> str:
+        """As :meth:`writes`, but ``unstated`` for a field the profile says nothing of: a write of it taken
+        or refused is then the device's choice (no clause of 629a or 461a.12 requires either)."""
+        return "unstated" if name in self.unstated_writes else self.writes(name)
 
     @property
     def is_emulated(self) -> bool:

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.explore import rules as R
+from harness.explore.draws import CONFIG_TEMPLATES, Draws
 from harness.explore.judge import Observed, config_view, differences, serial_differences
 from harness.explore.model import Permitted, TableModel
 from harness.explore.ops import ConfigWrite, DealFirst, DealRest, LoadShoe, OpenRound, PlaceWager, ResetKey
@@ -68,6 +69,26 @@ def test_a_field_the_profile_never_lets_write_is_refused(model: TableModel) -> N
     assert [o.answer.codes for o in m.step(s, ConfigWrite({"meters": {"major": {"rate": "0.25"}}}))] == [
         frozenset({"ok"})]
     assert len(m.step(s, ConfigWrite({"meters": {"major": {"display_capacity": 9_999_999}}}))) == 2
+
+
+def test_a_field_the_profile_leaves_unstated_is_taken_or_refused() -> None:
+    # no config_writes: and no config-write: the suites hold such writes NOT APPLICABLE, and the explorer
+    # takes the device's answer either way, recording which (no clause requires a controller to take a write)
+    quiet = dataclasses.replace(MIDI5, config_writes={f: "never" for f in MIDI5.config_writes},
+                                unstated_writes=frozenset(MIDI5.config_writes),
+                                capabilities=MIDI5.capabilities - {"config-write"})
+    m = TableModel(quiet)
+    s = m.initial()
+    outs = m.step(s, ConfigWrite({"decks": 6}))
+    assert {(o.choice, tuple(sorted(o.answer.codes))) for o in outs} == {
+        ("config write in range taken", ("ok",)),
+        ("config write of a field the profile leaves unstated refused", ("REFUSED",))}
+    assert pick(outs, "config write in range taken").state.decks == 6
+    assert pick(outs, "config write of a field the profile leaves unstated refused").state.decks == s.decks
+    # out of range stays refused whatever the profile says
+    assert [o.answer.codes for o in m.step(s, ConfigWrite({"decks": 17}))] == [frozenset({"REFUSED", "BAD_ARGS"})]
+    # and every write template is drawn, not only the ones a device that takes nothing must refuse
+    assert Draws(m).templates() == CONFIG_TEMPLATES
 
 
 def test_decks_and_personal_combinations_are_configuration(model: TableModel) -> None:

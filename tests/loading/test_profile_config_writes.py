@@ -10,6 +10,7 @@ import pytest
 
 from harness.errors import InputError
 from harness.profiles import load_profile
+from harness.profiles.configwrites import FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 MIDI5 = (ROOT / "device_profiles" / "emulated-midi-5.yaml").read_text()
@@ -35,11 +36,14 @@ def test_the_capability_alone_keeps_meaning_every_field_between_rounds() -> None
     assert "config-write," in MIDI5 and WITHOUT_CAP != MIDI5
     p = load_profile(ROOT / "device_profiles" / "emulated-midi-5.yaml")
     assert set(p.config_writes.values()) == {"between-rounds"} and p.writes("combinations") == "between-rounds"
+    assert p.unstated_writes == frozenset() and p.write_choice("decks") == "between-rounds"
 
 
 def test_without_either_nothing_is_writable(tmp_path: Path) -> None:
     p = load_profile(_write(tmp_path, WITHOUT_CAP))
     assert p.writes("denomination") == "never" and "config-write" not in p.capabilities
+    # never to the suites; to the explorer the profile has said nothing, so a write taken or refused is a choice
+    assert p.unstated_writes == frozenset(FIELDS) and p.write_choice("denomination") == "unstated"
 
 
 def test_a_declaration_field_by_field_left_out_fields_never(tmp_path: Path) -> None:
@@ -49,8 +53,11 @@ def test_a_declaration_field_by_field_left_out_fields_never(tmp_path: Path) -> N
                                      "meters": "between-rounds", "mystery": "never", "commission": "never",
                                      "hit_soft17": "never"}
     assert "config-write" in p.capabilities  # a field is writable: the cases that write run, judged per field
+    assert p.unstated_writes == {"denomination", "decks", "mystery", "commission", "hit_soft17"}
+    assert p.write_choice("combinations") == "no-amount-shown" and p.write_choice("decks") == "unstated"
     none = load_profile(_write(tmp_path, WITHOUT_CAP + "config_writes:\n  denomination: never\n"))
     assert "config-write" not in none.capabilities
+    assert none.write_choice("denomination") == "never"  # stated: a write taken is a FAIL to the explorer
 
 
 def test_bad_values_are_reported_each_at_its_line_and_column(tmp_path: Path) -> None:

@@ -53,6 +53,9 @@ def never_written(profile: Profile, case: Case) -> str | None:
     never = [f for f in fields_written(case.steps) if profile.writes(f) == "never"]
     if not never:
         return None
+    if all(f in profile.unstated_writes for f in never):
+        return (f"profile {profile.name} does not declare {' and '.join(never)} writable (no config_writes entry, "
+                f"no capability config-write): what this case checks on a written {never[0]} does not apply")
     return (f"the device refuses {' and '.join(never)} writes (profile {profile.name}, config_writes): what "
             f"this case checks on a written {never[0]} does not apply")
 
