@@ -126,6 +126,12 @@ DEFECTS: dict[str, Defect] = {
         Defect("counter-timeout-in-ms", "tablecert protocol 1, section 9",
                "the counter reads SYST:TIM as milliseconds: a FETC? waiting for a card 300 ms after the arm "
                "answers 9.91E+37", ("contract-9-instruments",)),
+        Defect("counter-conf-stop-slope-negative", "tablecert protocol 1, section 9",
+               "CONF:TINT sets the stop channel's slope negative (the lock-out line's fall stops a measurement, not "
+               "its rise); an INP2:SLOP POS written after it mends it", ("contract-9-instruments",)),
+        Defect("counter-stop-before-start", "tablecert protocol 1, section 9",
+               "a stop edge after the arm and before the start edge is taken: FETC? answers a negative interval",
+               ("contract-9-instruments",)),
         # -- meters
         Defect("rate-off", "629a Royal 9 (f)(2), (g)(2)",
                "rate of progression 0.01 point above the configured one", _R9_RATE),

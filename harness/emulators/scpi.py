@@ -156,8 +156,11 @@ class EmulatedCounter(EmulatedInstrument):
     def _configure(self) -> None:
         self.levels: dict[str, Decimal | None] = dict.fromkeys(CHANNELS)
         self.slopes = dict.fromkeys(CHANNELS, "POS")
+        if "counter-conf-stop-slope-negative" in self.table.cfg.defects:
+            self.slopes["2"] = "NEG"  # defect: CONF's defaults table with the stop slope negative
         self.armed_ns = None
         self.start_ns = None
+        self.stop_ns: int | None = None
         self.result = None
 
     def _fires(self, channel: str, rising: bool) -> bool:
@@ -179,6 +182,11 @@ class EmulatedCounter(EmulatedInstrument):
             return
         if ch == "1" and self.start_ns is None:
             self.start_ns = t_ns
+            if self.stop_ns is not None:  # defect counter-stop-before-start: the early stop taken
+                self.result = f"{Decimal(self.stop_ns - t_ns).scaleb(-9):.9E}"
+                self.wake()
+        elif ch == "2" and self.start_ns is None and "counter-stop-before-start" in self.table.cfg.defects:
+            self.stop_ns = self.stop_ns if self.stop_ns is not None else t_ns
         elif ch == "2" and self.start_ns is not None and t_ns >= self.start_ns:
             self.result = f"{Decimal(t_ns - self.start_ns).scaleb(-9):.9E}"
             self.wake()
@@ -186,6 +194,7 @@ class EmulatedCounter(EmulatedInstrument):
     def _arm(self) -> None:
         self.armed_ns = time.perf_counter_ns()
         self.start_ns = None
+        self.stop_ns = None
         self.result = None
 
     def _fetch(self) -> str | Deferred | None:

@@ -21,6 +21,7 @@ from harness.bench import jitter as bench_jitter
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
 from harness.devices.drivers.reference import HelloError
+from harness.devices.drivers.scpi import ScpiCounter
 from harness.devices.link import FALSE_HEADER, FULL_LENGTH, SPACED, DeviceEvent, DeviceNak, FramedLink
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, PowerSupply, ProgressiveController, Shoe, Wager
@@ -84,6 +85,12 @@ POWER_EVENT_S = 1.0
 POWER_QUIET_S = 1.0
 #: a controller reboot (line fault ``reboot``): how long it stays silent (ms)
 REBOOT_MS = 200
+#: every how many rounds timed with the counter one is timed with the counter set up by CONF:TINT alone
+CONF_ALONE_EVERY = 6
+#: every how many button presses with wagering open the counter is armed before the press
+STOP_FIRST_EVERY = 4
+#: the measurement timeout (ms) then: the measurement must time out, so it is kept short
+STOP_FIRST_TIMEOUT_MS = 300
 #: an act a relay or supply performs: how long its lockout event is waited for (s)
 ACT_EVENT_S = 0.1
 #: host-stamp jitter samples (harness.bench.jitter) where the bench has no time-interval counter
@@ -236,6 +243,14 @@ class ExploredTable:
         #: the rounds whose lock-out the time-interval counter measured (a later round it measures nothing in
         #: is the lock-out line's, not the bench wiring's: the same line measured before)
         self.counter_edges = 0
+        #: rounds timed with the counter so far: every CONF_ALONE_EVERY-th is timed with the counter set up by
+        #: ``CONF:TINT`` and the levels alone, its slopes as CONF leaves them ("slopes positive")
+        self.counter_rounds = 0
+        #: button presses with wagering open so far: before every STOP_FIRST_EVERY-th the counter is armed, so that
+        #: its stop edge (the line's rise) comes before its start edge (the next first card)
+        self.open_presses = 0
+        #: the counter was so armed, and the first card after the press is its start edge
+        self.counter_stop_first = False
         #: the wagers are placed by the test channel: no bet-sensor event may come (docs/protocol.md section 11)
         self.wagers_by_machine = performers.performer("wager").name == "test-channel"
         #: the last observation's layout (seat, type, amount), for asking a removal again
@@ -534,6 +549,7 @@ class ExploredTable:
                 obs.code = "REFUSED"
             obs.fields = {"removed": True} if removal.removed else {}
         elif isinstance(op, ops.PressLockout):
+            self._arm_before_press()
             self._perform(acts.PressLockout())
             obs.fields = {"locked": True}
         elif isinstance(op, ops.NoMoreBets):
@@ -792,7 +808,16 @@ class ExploredTable:
         one, else the host's receive stamps of the card event and the lockout event, judged with the
         bench's host-stamp jitter."""
         open_before = not self._lockout()[0]
+        stop_first, self.counter_stop_first = self.counter_stop_first, False
+        if stop_first and not open_before:
+            self._deal_at_once(1, obs)
+            self._until_dealt()
+            self._fetch_after_stop_first(obs)
+            return
+        if stop_first:
+            self._counter_back()
         counter = self.rig.counter if open_before else None
+        conf_alone = counter is not None and self._conf_alone_now(counter)
         if counter is not None:
             counter.arm()
             counter.idn()  # answered after the arm: the counter has taken it before the card
@@ -810,6 +835,19 @@ class ExploredTable:
         if not locks:
             return
         interval = counter.fetch_interval_s() if counter is not None else None
+        if conf_alone:
+            self._counter_back()
+            if interval is None and self.counter_edges > 0:
+                # the line was measured with the slopes written; with CONF's own it was not: the counter's
+                obs.instrument_reads.append((
+                    "the counter's FETC? at the round's first card, set up by CONF:TINT and the levels alone (the "
+                    "same lock-out line measured in an earlier round with INP:SLOP POS written)",
+                    "an interval (CONF:TINT: \"slopes positive\")", "9.91E+37 (no interval)"))
+                return
+        if interval is not None and interval < 0:
+            obs.instrument_reads.append(("the counter's FETC? at the round's first card", "an interval >= 0 (seconds "
+                                         "from the start edge to the next stop edge)", f"{interval}"))
+            return
         if interval is not None:
             self.counter_edges += 1
             obs.lock_ms, obs.lock_by = (Decimal(interval) * 1000).quantize(_MS), "counter"
@@ -1006,9 +1044,56 @@ class ExploredTable:
         self.supply_volts = Decimal(supply.voltage())
         volts = self.supply_volts - PowerSupply.CHECK_STEP
         supply.set_voltage(volts)
-        obs.supply_reads.append((f"the supply's VOLT? after VOLT {volts:.3f}", f"{volts:.3f}",
+        obs.instrument_reads.append((f"the supply's VOLT? after VOLT {volts:.3f}", f"{volts:.3f}",
                                  f"{Decimal(supply.voltage()):.3f}"))
         return volts
+
+    def _conf_alone_now(self, counter: Any) -> bool:
+        """Whether this round's interval is measured with the counter set up by ``CONF:TINT`` alone (and the
+        levels): every :data:`CONF_ALONE_EVERY`-th counted round, on a SCPI counter whose profile keeps the
+        slopes ``POS`` (docs/protocol.md section 9: ``CONF:TINT`` sets "slopes positive")."""
+        self.counter_rounds += 1
+        if not isinstance(counter, ScpiCounter) or self.counter_edges == 0 or self.counter_rounds % CONF_ALONE_EVERY:
+            return False
+        if any(v != "POS" for v in counter.slopes.values()):
+            return False
+        counter.configure(slopes=False)
+        return True
+
+    def _arm_before_press(self) -> None:
+        """Before every :data:`STOP_FIRST_EVERY`-th button press with wagering open, the counter armed (with a
+        short measurement timeout on a SCPI counter): the press's rise of the lock-out line is a stop edge
+        before any start edge, and the next first card (judged in :meth:`_fetch_after_stop_first`) starts."""
+        counter = self.rig.counter
+        if counter is None or self.counter_edges == 0 or self._lockout()[0]:
+            return
+        self.open_presses += 1
+        if self.open_presses % STOP_FIRST_EVERY:
+            return
+        if isinstance(counter, ScpiCounter):
+            counter.configure(measure_timeout_ms=STOP_FIRST_TIMEOUT_MS)
+        counter.arm()
+        counter.idn()
+        self.counter_stop_first = True
+
+    def _fetch_after_stop_first(self, obs: Observed) -> None:
+        """The counter armed before the lock-out line rose, and the round's first card after: docs/protocol.md
+        section 9, ``FETC?`` "seconds from the first start edge after arming to the next stop edge"; the line
+        stays up after the card, so there is no such stop edge and the measurement times out."""
+        counter = self.rig.counter
+        assert counter is not None
+        interval = counter.fetch_interval_s()
+        self._counter_back()
+        obs.instrument_reads.append((
+            "the counter's FETC? armed before a button press raised the lock-out line, then the round's first card "
+            "(a stop edge before the start edge)", "9.91E+37 (no stop edge after the start edge)",
+            "9.91E+37" if interval is None else f"{interval}"))
+
+    def _counter_back(self) -> None:
+        """The counter set up again as the profile says, after a check that set it otherwise."""
+        counter = self.rig.counter
+        if isinstance(counter, ScpiCounter):
+            counter.configure()
 
     def _power_cut_mid_deal(self, obs: Observed) -> None:
         """The rest of the round dealt a card every CUT_PACE_US, the power cut as soon as its first card's
@@ -1029,12 +1114,12 @@ class ExploredTable:
         volts = self._set_voltage(supply, obs) if supply is not None else None
         self._perform(acts.SwitchPower(on=False))
         if supply is not None:
-            obs.supply_reads.append(("the supply's OUTP? after OUTP OFF", "0", _on_off(supply.output_state())))
+            obs.instrument_reads.append(("the supply's OUTP? after OUTP OFF", "0", _on_off(supply.output_state())))
         time.sleep(0.05)
         self._perform(acts.SwitchPower(on=True))
         if supply is not None:
-            obs.supply_reads.append(("the supply's OUTP? after OUTP ON", "1", _on_off(supply.output_state())))
-            obs.supply_reads.append(("the supply's VOLT? after OUTP OFF and OUTP ON", f"{volts:.3f}",
+            obs.instrument_reads.append(("the supply's OUTP? after OUTP ON", "1", _on_off(supply.output_state())))
+            obs.instrument_reads.append(("the supply's VOLT? after OUTP OFF and OUTP ON", f"{volts:.3f}",
                                      f"{Decimal(supply.voltage()):.3f}"))
             if self.supply_volts is not None:
                 supply.set_voltage(self.supply_volts)

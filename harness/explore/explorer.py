@@ -433,7 +433,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 stats.rules[R.WAGER_NO_EVENT.name] += 1  # and the bet sensors' line (no event for wager.place)
             if obs.busy_answer is not None:
                 stats.rules[R.DEAL_BUSY.name] += 1  # a test.deal sent while the shoe dealt
-            if obs.supply_reads:
+            if obs.instrument_reads:
                 stats.rules[R.INSTRUMENTS.name] += 1  # the bench supply's settings read back around the power
             stats.late_unconfirmed += len(obs.late_unconfirmed)
             stats.pairs[(s.phase, op.name)] += 1

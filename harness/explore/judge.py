@@ -112,8 +112,9 @@ class Observed:
     busy_answer: str | None = None
     #: a deal at once through the test channel: (its card events received before its answer, the cards asked)
     dealt_at_once: tuple[int, int] | None = None
-    #: the bench supply's readings around a power cycle through it: (what was read, what it must read, what it read)
-    supply_reads: list[tuple[str, Any, Any]] = field(default_factory=list)
+    #: the bench instruments' readings checked in the step (the supply's around a power cycle through it, the
+    #: counter's where it was configured or armed to check it): (what was read, what it must read, what it read)
+    instrument_reads: list[tuple[str, Any, Any]] = field(default_factory=list)
     #: after power-up (a power cycle or a reboot): the controller's lockout event came before its first answer
     #: to a request (None: not such a step, or the driver cannot ping)
     power_event_unasked: bool | None = None
@@ -301,8 +302,9 @@ def differences(model: TableModel, out: Permitted, got: Observed,
     if got.shoe_mid_deal is not None:
         # docs/protocol.md section 12, shoe states: "dealing | a deal is in progress"
         check("shoe.status state during a paced deal", "dealing", got.shoe_mid_deal, R.SHOE.name)
-    for what, want, read in got.supply_reads:
-        # docs/protocol.md section 9: OUTP? reads the output's setting back, VOLT? the voltage set
+    for what, want, read in got.instrument_reads:
+        # docs/protocol.md section 9: OUTP? reads the output's setting back, VOLT? the voltage set; FETC? measures
+        # from the first start edge after arming to the next stop edge, with the slopes CONF:TINT sets
         check(what, want, read, R.INSTRUMENTS.name)
     if got.dealt_at_once is not None and got.dealt_at_once[0] < got.dealt_at_once[1]:
         # docs/protocol.md section 7, test.deal: "0 = at once, before the RSP"; section 5: "an event comes before any

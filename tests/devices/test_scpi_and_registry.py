@@ -51,6 +51,23 @@ def test_counter_settings_from_the_profile_entry() -> None:
             ScpiCounter.from_entry({"driver": "scpi-counter", "resource": COUNTER_SIM, **bad})
 
 
+def test_counter_set_up_for_a_check_and_back() -> None:
+    """A check of the instrument (docs/protocol.md section 9): the slopes left as CONF:TINT sets them, or a short
+    measurement timeout; the next configure() writes the profile's again."""
+    with ScpiCounter.from_entry({"driver": "scpi-counter", "resource": COUNTER_SIM, "backend": "@sim-fixture",
+                                 "measure_timeout_ms": 1500}) as counter:
+        start = len(counter.transcript.entries)
+        counter.configure(slopes=False, measure_timeout_ms=300)
+        assert counter.timeout_now_ms == 300
+        counter.configure()
+        sent = [e.text for e in counter.transcript.entries[start:] if e.direction == ">"]
+    assert sent == ["*CLS", "CONF:TINT (@1),(@2)", "INP1:LEV:AUTO OFF", "INP1:LEV 1.5", "INP2:LEV:AUTO OFF",
+                    "INP2:LEV 1.5", "SYST:TIM 0.3", "*OPC?",
+                    "*CLS", "CONF:TINT (@1),(@2)", "INP1:LEV:AUTO OFF", "INP1:LEV 1.5", "INP1:SLOP POS",
+                    "INP2:LEV:AUTO OFF", "INP2:LEV 1.5", "INP2:SLOP POS", "SYST:TIM 1.5", "*OPC?"]
+    assert counter.timeout_now_ms == 1500
+
+
 def test_sim_power_supply_via_registry() -> None:
     entry = {"driver": "scpi-power", "resource": "ASRL2::INSTR", "backend": "@sim-fixture", "timeout_ms": 500}
     psu = open_device("power", entry)

@@ -84,14 +84,14 @@ def test_a_deal_asked_while_the_shoe_deals_is_answered_busy(model: TableModel) -
     assert R.DEAL_BUSY.clause == "contract-7-deal-busy"
 
 
-def test_the_bench_supply_reads_each_setting_back_across_a_power_cycle(model: TableModel) -> None:
+def test_the_bench_instrument_reads_each_setting_back_across_a_power_cycle(model: TableModel) -> None:
     # docs/protocol.md section 9: OUTP? reads 1 / 0, VOLT? the voltage set
     out = model.step(model.initial(), OpenRound())[0]
     right = [("VOLT? after VOLT 11.900", "11.900", "11.900"), ("OUTP? after OUTP OFF", "0", "0"),
              ("OUTP? after OUTP ON", "1", "1"), ("VOLT? after OUTP OFF and OUTP ON", "11.900", "11.900")]
-    assert [r for r in _rules(model, out, _shown(out.state, supply_reads=right)) if r[0] == R.INSTRUMENTS.name] == []
+    assert [r for r in _rules(model, out, _shown(out.state, instrument_reads=right)) if r[0] == R.INSTRUMENTS.name] == []
     lost = [*right[:3], ("VOLT? after OUTP OFF and OUTP ON", "11.900", "12.000")]
-    assert (R.INSTRUMENTS.name, "11.900", "12.000") in _rules(model, out, _shown(out.state, supply_reads=lost))
+    assert (R.INSTRUMENTS.name, "11.900", "12.000") in _rules(model, out, _shown(out.state, instrument_reads=lost))
     assert R.INSTRUMENTS.clause == "contract-9-instruments"
 
 

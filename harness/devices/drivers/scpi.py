@@ -190,6 +190,8 @@ class ScpiCounter(ScpiInstrument, Counter):
         self.levels = {ch: (levels or {}).get(ch, DEFAULT_LEVEL) for ch in channels}
         self.slopes = {ch: (slopes or {}).get(ch, "POS") for ch in channels}
         self.measure_timeout_ms = measure_timeout_ms
+        #: the ``SYST:TIM`` in force (:meth:`configure`)
+        self.timeout_now_ms = measure_timeout_ms
         self.armed = False
 
     @classmethod
@@ -218,15 +220,21 @@ class ScpiCounter(ScpiInstrument, Counter):
             raise
         return counter
 
-    def configure(self) -> None:
+    def configure(self, *, slopes: bool = True, measure_timeout_ms: int | None = None) -> None:
+        """The interval set up as the profile says.  ``slopes=False`` leaves the slopes as ``CONF:TINT`` sets
+        them ("slopes positive", docs/protocol.md section 9: a check of the instrument, for a profile that
+        keeps the default ``POS``); ``measure_timeout_ms`` a shorter ``SYST:TIM`` for one measurement that
+        must time out (the next :meth:`configure` puts the profile's back)."""
         start, stop = self.channels
         self.write("*CLS")
         self.write(f"CONF:TINT (@{start}),(@{stop})")
         for ch in self.channels:
             self.write(f"INP{ch}:LEV:AUTO OFF")
             self.write(f"INP{ch}:LEV {self.levels[ch]}")
-            self.write(f"INP{ch}:SLOP {self.slopes[ch]}")
-        self.write(f"SYST:TIM {Decimal(self.measure_timeout_ms) / 1000}")
+            if slopes:
+                self.write(f"INP{ch}:SLOP {self.slopes[ch]}")
+        self.timeout_now_ms = measure_timeout_ms or self.measure_timeout_ms
+        self.write(f"SYST:TIM {Decimal(self.timeout_now_ms) / 1000}")
         self.query("*OPC?")
         self.armed = False
 
@@ -238,7 +246,7 @@ class ScpiCounter(ScpiInstrument, Counter):
         if not self.armed:
             return None  # nothing was armed for this event: there is no interval to read
         self.armed = False
-        with self.waiting(self.measure_timeout_ms + 2000):
+        with self.waiting(self.timeout_now_ms + 2000):
             value = _decimal_answer(self.name, "FETC?", self.query("FETC?"))
         if value >= SCPI_NAN:
             return None

@@ -15,14 +15,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from harness.bench.acts import Deal
-from harness.devices.roles import PowerSupply
+from harness.bench.acts import Deal, PressLockout
+from harness.devices.drivers.scpi import ScpiCounter
+from harness.devices.roles import Counter, PowerSupply
 from harness.errors import DeviceError
 from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
 from harness.suites.run.timing import LATE_EVENT_S, lock_timing
 from harness.suites.steps.core import answering, came_back, fed_devices, never_cut, settle_round
 from harness.suites.steps.registry import Action, Arg, choice, step
+
+#: the counter's measurement timeout (ms) while it is armed for a measurement that must time out
+STOP_FIRST_TIMEOUT_MS = 1000
 
 if TYPE_CHECKING:
     from harness.suites.run.context import CaseContext
@@ -94,16 +98,34 @@ def expect_supply_acts(runner: CaseContext, step: Step) -> None:
 
 @step("expect_counter_waits", Action(
     {"ahead_ms": Arg("decimal", positive=True, why="the counter is armed before the first card"),
-     "fetch": choice("after", "before", default="after")},
+     "fetch": choice("after", "before", default="after"),
+     "slopes": choice("written", "conf", default="written")},
     doc="arm the time-interval counter `ahead_ms` (default 300) before the round's first card, deal the round "
     "and read the interval (`fetch: before`: FETC? sent right after the arm, its answer waited for while the "
     "round is dealt): the counter's timeout (SYST:TIM, seconds: docs/protocol.md section 9) had not run out, so "
-    "FETC? answers the card-to-lock-out interval, not 9.91E+37",
+    "FETC? answers the card-to-lock-out interval, not 9.91E+37.  `slopes: conf`: the counter set up by "
+    "`CONF:TINT` and the levels alone, its slopes as CONF sets them (\"slopes positive\"), on a SCPI counter "
+    "whose profile keeps both `POS`; it is set up as the profile says again after",
     acts=("deal",)))
-def expect_counter_waits(runner: CaseContext, step: Step, fetch: str, ahead_ms: Decimal | None = None) -> None:
+def expect_counter_waits(runner: CaseContext, step: Step, fetch: str, slopes: str,
+                         ahead_ms: Decimal | None = None) -> None:
     counter = runner.rig.counter
     if counter is None:
         raise NotApplicableHere("the bench has no time-interval counter")
+    if slopes == "conf":
+        if not isinstance(counter, ScpiCounter) or any(v != "POS" for v in counter.slopes.values()):
+            raise NotApplicableHere("the counter is not a SCPI counter whose profile keeps the slopes POS")
+        counter.configure(slopes=False)
+        try:
+            _counter_waits(runner, step, counter, fetch, ahead_ms, "CONF:TINT and the levels alone, ")
+        finally:
+            counter.configure()
+        return
+    _counter_waits(runner, step, counter, fetch, ahead_ms, "")
+
+
+def _counter_waits(runner: CaseContext, step: Step, counter: Counter, fetch: str, ahead_ms: Decimal | None,
+                   setup: str) -> None:
     if runner.interpretation("lockout-automatic") is False:
         raise NotApplicableHere("the first card does not close wagering here: no card-to-lock-out interval")
     ahead = ahead_ms if ahead_ms is not None else Decimal(300)
@@ -132,12 +154,45 @@ def expect_counter_waits(runner: CaseContext, step: Step, fetch: str, ahead_ms: 
         (measured_s * 1000).quantize(Decimal("0.001")) if measured_s is not None else None)
     # the interval runs from the first start edge after the arm (the card), not from the arm: armed
     # ``ahead`` before the card, an interval of ``ahead`` or more was timed from the arm
-    runner.measure(step, f"the counter's interval, armed {ahead} ms before the first card, FETC? sent {fetch} it",
+    runner.measure(step, f"the counter's interval, {setup}armed {ahead} ms before the first card, FETC? sent {fetch} "
+                   "it",
                    measured if measured is not None else "none (FETC?: the measurement timed out)",
                    f"an interval < {ahead}", measured is not None and measured < ahead,
                    unit="ms" if measured is not None else "",
                    detail=f"SYST:TIM {timeout_ms / 1000} s set at open; the host's stamps gave {timing.host_ms} ms "
                    f"card to lock-out (cause {timing.cause})")
+
+
+@step("expect_counter_stop_first", Action(
+    doc="with wagering open and the round's cards not yet out, arm the time-interval counter (a 1 s measurement "
+    "timeout on a SCPI counter), press the lock-out button (the lock-out line rises: a stop edge before any "
+    "start edge), deal the round: FETC? measures \"from the first start edge after arming to the next stop "
+    "edge\" (docs/protocol.md section 9), and the line stays up after the card, so the measurement times out "
+    "(9.91E+37); an interval (a negative one: the stop taken before the start) is a FAIL",
+    acts=("lockout-button", "deal")))
+def expect_counter_stop_first(runner: CaseContext, step: Step) -> None:
+    counter = runner.rig.counter
+    if counter is None:
+        raise NotApplicableHere("the bench has no time-interval counter")
+    if runner.round.cards:
+        raise DeviceError("expect_counter_stop_first deals the round's first card: a card of this round is out")
+    scpi = counter if isinstance(counter, ScpiCounter) else None
+    if scpi is not None:
+        scpi.configure(measure_timeout_ms=STOP_FIRST_TIMEOUT_MS)
+    try:
+        counter.arm()
+        counter.idn()  # answered after the arm: the arm is taken before the press
+        runner.perform(PressLockout())
+        runner.round.closed_by_dealer = True
+        runner.perform(Deal(None, None))
+        settle_round(runner, step)
+        measured = counter.fetch_interval_s()
+    finally:
+        if scpi is not None:
+            scpi.configure()
+    runner.measure(step, "the counter's FETC?, armed before the lock-out line rose and then the round's first card",
+                   "9.91E+37 (no interval)" if measured is None else f"{measured} s",
+                   "9.91E+37 (no stop edge after the start edge)", measured is None)
 
 
 @step("expect_instrument_identity", Action(
