@@ -132,6 +132,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("counter-stop-before-start", "tablecert protocol 1, section 9",
                "a stop edge after the arm and before the start edge is taken: FETC? answers a negative interval",
                ("contract-9-instruments",)),
+        Defect("lost-request-executed", "tablecert protocol 1, section 7",
+               "a request lost to the no-answer line fault is executed and only its answer lost: a round.open so "
+               "lost opens the round", ("contract-7-lost-request",)),
         # -- meters
         Defect("rate-off", "629a Royal 9 (f)(2), (g)(2)",
                "rate of progression 0.01 point above the configured one", _R9_RATE),

@@ -123,6 +123,9 @@ class DeviceLine:
         if item.type != REQ:
             return
         if self.faults.swallow_request():  # a 'no-answer' fault: the request is lost
+            if "lost-request-executed" in table.cfg.defects and item.payload.get("cmd") != "test.fault":
+                with contextlib.suppress(Exception):  # defect: executed, only its answer lost
+                    table.handle(self.role, item.payload)
             return
         if item.seq == 0:
             self.reply(encode_frame(NAK, 0, {"code": "BAD_FRAME", "reason": "a request SEQ is never 0"}))

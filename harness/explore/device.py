@@ -29,6 +29,7 @@ from harness.errors import DeviceError, DeviceTimeout
 from harness.explore import ops
 from harness.explore.answer_times import AnswerClock, device_ms
 from harness.explore.judge import Observed, normalise_config
+from harness.explore.model import LOST
 from harness.explore.state import Pending
 from harness.profiles.model import EMULATOR, Profile
 from harness.suites.run.rig import Rig, device_entry
@@ -42,7 +43,7 @@ OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-be
 #: the acts of the operations that need one besides NEEDED_ACTS: the optional ones, and the line faults only an
 #: emulator's test channel makes (performer ``fault``)
 OP_ACTS = {**OPTIONAL_ACTS, "power_cut_mid_deal": "power", "reboot": "fault", "deal_misread": "fault",
-           "shoe_error": "fault"}
+           "shoe_error": "fault", "lost_request": "fault"}
 
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
@@ -91,6 +92,8 @@ CONF_ALONE_EVERY = 6
 STOP_FIRST_EVERY = 4
 #: the measurement timeout (ms) then: the measurement must time out, so it is kept short
 STOP_FIRST_TIMEOUT_MS = 300
+#: how long an answer to a request the device must lose is waited for (s): the host's own request deadline
+LOST_WAIT_S = 1.0
 #: an act a relay or supply performs: how long its lockout event is waited for (s)
 ACT_EVENT_S = 0.1
 #: host-stamp jitter samples (harness.bench.jitter) where the bench has no time-interval counter
@@ -594,6 +597,8 @@ class ExploredTable:
                 self._reboot(obs)
             else:
                 self._reboot_other(op.role, obs)
+        elif isinstance(op, ops.LostRequest):
+            self._lost_request(obs)
         elif isinstance(op, ops.ShoeError):
             self._shoe_error()
         elif isinstance(op, ops.BadFrame):
@@ -607,6 +612,21 @@ class ExploredTable:
             obs.fields = {k: v for k, v in reply.payload.items() if k != "ok"}
         else:  # pragma: no cover - every op is handled above
             raise DeviceError(f"the explorer cannot perform {op.name}")
+
+    def _lost_request(self, obs: Observed) -> None:
+        """The controller's line fault ``no-answer`` (docs/protocol.md section 7), then ``round.open``: the
+        answer, if any comes within LOST_WAIT_S (none may: "not executed, not answered")."""
+        self._perform(acts.InjectFault(role="controller", fault="no-answer", args=(("count", 1),)))
+        try:
+            reply = self._link("controller").call("round.open", {}, LOST_WAIT_S)
+        except DeviceTimeout:
+            obs.code = LOST
+            return
+        except DeviceNak as exc:
+            obs.code = exc.code
+            return
+        obs.code = "ok"
+        obs.fields = {k: v for k, v in reply.payload.items() if k != "ok"}
 
     def _shoe_error(self) -> None:
         """The shoe's ``error`` fault (docs/protocol.md section 7), then up to SHOE_ERROR_S for its event."""

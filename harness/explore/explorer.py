@@ -55,6 +55,7 @@ from harness.explore.ops import (
     DealRest,
     ForeignCommand,
     LoadShoe,
+    LostRequest,
     NoMoreBets,
     Op,
     OpenRound,
@@ -1116,8 +1117,27 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             more = session.draws.config_write(self.state, second) if roll >= 2 else None
             if changes is not None and more is not None:
                 changes = merge_changes(changes, more)
-            if changes is not None:
-                self.play(ConfigWrite(changes))
+            if changes is None:
+                return
+            before = self.state.in_force()
+            self.play(ConfigWrite(changes))
+            if roll % 2 and self.state.in_force() == before:
+                self.write_after_refusal()
+
+        def write_after_refusal(self) -> None:
+            """After a write that changed nothing (refused, or of the values in force), the round it met ended
+            and a write of a value in force that the table takes between rounds: docs/protocol.md 6.4, a write
+            refused changes nothing, so nothing of it may come in force with the next write taken."""
+            if self.state.phase == "dealing":
+                self.play(DealRest())
+            if self.state.phase == "open" and session.can_void:
+                self.play(VoidRound())
+            s = self.state
+            if s.meter_cfg:
+                name = min(s.meter_cfg)
+                self.play(ConfigWrite({"meters": {name: {"rate": str(s.meter_cfg[name].rate)}}}))
+            elif model.profile.rules.commission is not None:
+                self.play(ConfigWrite({"commission": str(s.commission)}))
 
         @precondition(lambda self: "power_cycle" in enabled)
         @rule(roll=st.integers(0, 31), cycles=st.integers(10, 60))
@@ -1186,6 +1206,15 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(BadFrame(role, kind))
             elif roll == 1 and "bad_frame" in enabled:
                 self.play(BadFrame(role, ANSWERED_FRAME_KINDS[FRAME_KINDS.index(kind) % len(ANSWERED_FRAME_KINDS)]))
+
+        @precondition(lambda self: "lost_request" in enabled and "bad_frame" in enabled)
+        @rule(roll=st.integers(0, 7))
+        def lost_request(self, roll: int) -> None:
+            """One draw in eight between rounds, the controller's ``no-answer`` line fault and a round.open: lost,
+            "not executed, not answered" (docs/protocol.md section 7), so no round opens; it costs the host's
+            request deadline."""
+            if roll == 7:
+                self.play(LostRequest())
 
         @precondition(lambda self: "bad_frame" in enabled)
         @rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), count=st.integers(2, 4),

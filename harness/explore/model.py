@@ -77,6 +77,10 @@ def unsupported(profile: Profile) -> str | None:
     return None
 
 
+#: the answer a host sees to a request the device lost (docs/protocol.md section 7): none by its deadline
+LOST = "no answer"
+
+
 @dataclass(frozen=True)
 class ExpectedAnswer:
     """What the device must answer: ``codes`` it may answer with (``ok`` or NAK codes), and for an
@@ -215,6 +219,8 @@ class TableModel:
             return s.phase in ("idle", "settled") and s.link_up
         if isinstance(op, ops.VoidRounds):
             return s.phase in ("idle", "settled") and not s.pending and s.link_up and op.count >= 1
+        if isinstance(op, ops.LostRequest):
+            return s.phase in ("idle", "settled") and not s.pending and s.link_up
         return True
 
     # ------------------------------------------------------------------ one step
@@ -265,6 +271,11 @@ class TableModel:
         n.layout = {}
         out = [Permitted(None, ExpectedAnswer(fields={"round": n.round}), n, (R.OPEN.name, R.ROUND_NUMBER.name))]
         return self._event(out, False, "round-open")
+
+    def _lost_request(self, s: State, op: ops.LostRequest) -> list[Permitted]:
+        # docs/protocol.md section 7, no-answer: "the next count (default 1) requests are lost: not executed, not
+        # answered"; the host sees "a TIMEOUT at the request's deadline"
+        return [Permitted(None, ExpectedAnswer(frozenset({LOST})), s.clone(), (R.LOST_REQUEST.name,))]
 
     def refusal_reasons(self, s: State, op: ops.PlaceWager) -> set[str]:
         reasons: set[str] = set()
@@ -516,8 +527,7 @@ class TableModel:
             return [Permitted(None, ExpectedAnswer(codes), s.clone(),
                             tuple(dict.fromkeys([R.CONFIG_RANGE.name, *(r.name for r in broken)])))]
         policy = self.write_policy(op.changes)
-        same = (after.denomination, after.commission, after.decks, after.seats, after.meter_cfg) == (
-            s.denomination, s.commission, s.decks, s.seats, s.meter_cfg)
+        same = after.in_force() == s.in_force()
         if "never" in policy and same:
             # "A write of the values in force changes nothing and may be taken" (docs/protocol.md 6.4)
             return [Permitted("a write of the values in force taken", ExpectedAnswer(), after,

@@ -194,6 +194,16 @@ class Reboot(Op):
 
 
 @dataclass(frozen=True)
+class LostRequest(Op):
+    """The controller's line fault ``no-answer`` (``test.fault``, docs/protocol.md section 7), then a
+    ``round.open`` between rounds: "the next request is lost: not executed, not answered".  No answer may
+    come, and no round opens: wagering stays closed and the next round.open opens the round the lost one
+    would have."""
+
+    name: ClassVar[str] = "lost_request"
+
+
+@dataclass(frozen=True)
 class ShoeError(Op):
     """The shoe's fault ``error`` (``test.fault`` kind ``error``, docs/protocol.md section 7): the shoe sends
     an ``error`` event (section 6.2) and deals no card, so its count, the next card's ``n`` and every other
@@ -297,7 +307,7 @@ class ForeignCommand(Op):
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
                                                   ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
-                                                  VoidRounds, Reconnect, Reboot, ShoeError, BadFrame,
+                                                  VoidRounds, Reconnect, Reboot, LostRequest, ShoeError, BadFrame,
                                                   ForeignCommand, Pipelined, SeqFrom)}
 
 

@@ -181,9 +181,14 @@ FRAMING = rule("broken-frame", "contract-2-broken-frame", "docs/protocol.md sect
 DEAL_BUSY = rule("deal-busy", "contract-7-deal-busy", "docs/protocol.md sections 3, 7",
                  "a test.deal sent while the shoe's paced deal is in progress is answered NAK BUSY (with its reason, "
                  "as every NAK)")
+LOST_REQUEST = rule("lost-request", "contract-7-lost-request", "docs/protocol.md section 7",
+                    "a request lost to the line fault no-answer is not executed and not answered: a round.open so "
+                    "lost opens no round")
 INSTRUMENTS = rule("instruments", "contract-9-instruments", "docs/protocol.md section 9",
                    "the bench supply the power is cycled through reads each setting back: OUTP? 0 once OUTP OFF is "
-                   "done, 1 once OUTP ON is, and VOLT? the voltage last set, across the output switched off and on")
+                   "done, 1 once OUTP ON is, and VOLT? the voltage last set, across the output switched off and on; "
+                   "the time-interval counter set up by CONF:TINT alone measures (slopes positive), and a stop edge "
+                   "before the start edge is no interval")
 HELLO_VERSION = rule("hello-version", "contract-6-1-hello-version", "docs/protocol.md section 6.1",
                      "hello is answered with a protocol version the host offered and as the device's own role (the "
                      "one it answered at the start), on a line opened again too")

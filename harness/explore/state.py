@@ -6,6 +6,7 @@ import copy
 import dataclasses
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from harness.money import Cents
 from harness.progressive.meter import MeterConfig
@@ -61,6 +62,10 @@ class State:
     decks: int = 8
     #: the seats and their personal king-9 combinations in force: (seat, (king, nine) codes or None)
     seats: tuple[tuple[int, tuple[str, str] | None], ...] = ()
+
+    def in_force(self) -> tuple[Any, ...]:
+        """The configuration held in force: what a ``config.set`` may change."""
+        return self.denomination, self.commission, self.decks, self.seats, self.meter_cfg
 
     def clone(self) -> State:
         new = copy.copy(self)

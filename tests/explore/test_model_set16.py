@@ -89,7 +89,8 @@ def test_the_bench_instrument_reads_each_setting_back_across_a_power_cycle(model
     out = model.step(model.initial(), OpenRound())[0]
     right = [("VOLT? after VOLT 11.900", "11.900", "11.900"), ("OUTP? after OUTP OFF", "0", "0"),
              ("OUTP? after OUTP ON", "1", "1"), ("VOLT? after OUTP OFF and OUTP ON", "11.900", "11.900")]
-    assert [r for r in _rules(model, out, _shown(out.state, instrument_reads=right)) if r[0] == R.INSTRUMENTS.name] == []
+    shown = _shown(out.state, instrument_reads=right)
+    assert [r for r in _rules(model, out, shown) if r[0] == R.INSTRUMENTS.name] == []
     lost = [*right[:3], ("VOLT? after OUTP OFF and OUTP ON", "11.900", "12.000")]
     assert (R.INSTRUMENTS.name, "11.900", "12.000") in _rules(model, out, _shown(out.state, instrument_reads=lost))
     assert R.INSTRUMENTS.clause == "contract-9-instruments"

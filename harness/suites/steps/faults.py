@@ -20,8 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from harness.bench.acts import InjectFault
+from harness.devices.link import DeviceNak
 from harness.devices.vocabulary import LINE_FAULTS, SHOE_FAULTS
-from harness.errors import DeviceError
+from harness.errors import DeviceError, DeviceTimeout
 from harness.suites.steps.registry import Action, Arg, step
 
 #: line-layer faults of every emulated device, then the shoe's own (harness/emulators/faults.py)
@@ -53,3 +54,35 @@ def device_fault(runner: Any, step: Any, kind: str, role: str = "controller", co
     args = tuple((k, v) for k, v in (("count", count), ("after_ms", after_ms), ("duration_ms", duration_ms))
                  if v is not None)
     runner.perform(InjectFault(role, kind, args))
+
+
+#: how long an answer to the request the controller must lose is waited for (s): the host's request deadline
+LOST_WAIT_S = 1.0
+
+
+@step("expect_request_lost", Action(
+    doc="docs/protocol.md section 7, `no-answer`: with no round open, the controller's line fault `no-answer` "
+    "(count 1) and then `round.open`: the request is \"lost: not executed, not answered\", so no answer comes "
+    "within the host's 1 s deadline and `lockout.get` still reads wagering closed (no round opened).  The case's "
+    "next `open_round` opens the round the lost one would have",
+    acts=("fault",)))
+def expect_request_lost(runner: Any, step: Any) -> None:
+    ctrl = runner.controller()
+    request = getattr(ctrl, "request", None)
+    if request is None:
+        raise DeviceError("expect_request_lost sends round.open itself: the controller's driver cannot")
+    if not runner.round.between_rounds:
+        raise DeviceError("expect_request_lost opens no round of its own: a round of this case is open")
+    runner.perform(InjectFault("controller", "no-answer", (("count", 1),)))
+    try:
+        answer = f"answered {request('round.open', timeout_s=LOST_WAIT_S)}"
+    except DeviceTimeout:
+        answer = f"no answer within {LOST_WAIT_S} s"
+    except DeviceNak as exc:
+        answer = f"NAK {exc.code}"
+    runner.measure(step, "the answer to round.open sent after the no-answer line fault", answer,
+                   f"no answer within {LOST_WAIT_S} s (lost)", answer.startswith("no answer"))
+    runner.pump(0.1)
+    locked = ctrl.lockout_state()
+    runner.measure(step, "lockout.get after the lost round.open", "locked" if locked else "open (a round opened)",
+                   "locked (no round opened)", locked)

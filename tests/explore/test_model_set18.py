@@ -1,0 +1,33 @@
+"""The model's checks added while the eighteenth set of faults (tests/independent/FAULTS18.md) was being measured,
+for the seventeenth set's misses: a request lost to the no-answer line fault, and a write after a refusal (pure:
+no device, no process)."""
+
+from __future__ import annotations
+
+from test_model import _shown
+from test_model_widened import play
+
+from harness.explore import rules as R
+from harness.explore.judge import differences
+from harness.explore.model import LOST, TableModel
+from harness.explore.ops import LostRequest, OpenRound, op_text, parse_op
+
+
+def test_a_request_lost_to_no_answer_is_not_answered_and_opens_no_round(model: TableModel) -> None:
+    # docs/protocol.md section 7, no-answer: "the next count (default 1) requests are lost: not executed, not
+    # answered"
+    s = model.initial()
+    assert model.legal(s, LostRequest())
+    assert not model.legal(play(model, s, OpenRound()), LostRequest())  # between rounds only
+    (out,) = model.step(s, LostRequest())
+    assert out.answer.codes == {LOST} and out.rules == (R.LOST_REQUEST.name,)
+    assert (out.state.phase, out.state.locked, out.state.round) == (s.phase, s.locked, s.round)
+    assert differences(model, out, _shown(out.state, code=LOST), None) == []
+    # answered (executed, its answer not lost): a difference of rule lost-request
+    answered = _shown(out.state, code="ok", fields={"round": 1})
+    assert R.LOST_REQUEST.name in {d.rule for d in differences(model, out, answered, None)}
+    # and a round opened by it shows in what the host reads after
+    opened = play(model, s, OpenRound())
+    assert differences(model, out, _shown(opened, code=LOST), None) != []
+    # the op is written in a finding's case and read back
+    assert parse_op(op_text(LostRequest())) == LostRequest()
