@@ -132,6 +132,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("counter-stop-before-start", "tablecert protocol 1, section 9",
                "a stop edge after the arm and before the start edge is taken: FETC? answers a negative interval",
                ("contract-9-instruments",)),
+        Defect("supply-on-ignored-while-on", "tablecert protocol 1, sections 7 and 9",
+               "the supply takes OUTP ON for nothing while its own setting is on: after the power-loss line fault "
+               "the table stays dark until OUTP OFF and OUTP ON", ("contract-9-instruments",)),
         Defect("lost-request-executed", "tablecert protocol 1, section 7",
                "a request lost to the no-answer line fault is executed and only its answer lost: a round.open so "
                "lost opens the round", ("contract-7-lost-request",)),

@@ -283,12 +283,17 @@ class EmulatedPowerSupply(EmulatedInstrument):
         super().__init__()
         self.table = table
         self.volts = Decimal("12.000")
+        #: the output's setting, as the last OUTP wrote it
+        self.setting = True
 
     def unit(self, header: str, param: str) -> str | Deferred | None:
         if header in ("OUTP", "OUTPUT", "OUTP:STAT", "OUTPUT:STATE"):
             state = param.upper()
             if state not in ("ON", "OFF", "1", "0"):
                 return self.error('-224,"Illegal parameter value"')
+            was, self.setting = self.setting, state in ("ON", "1")
+            if "supply-on-ignored-while-on" in self.table.cfg.defects and was and self.setting:
+                return None  # defect: OUTP ON taken for nothing while the setting is on, whatever the table shows
             if "supply-acts-after-opc" in self.table.cfg.defects:
                 # defect supply-acts-after-opc: the output relay moves 150 ms after the command is taken
                 threading.Timer(SUPPLY_RELAY_S, self.table.set_power, args=(state in ("ON", "1"),)).start()
@@ -296,6 +301,8 @@ class EmulatedPowerSupply(EmulatedInstrument):
             self.table.set_power(state in ("ON", "1"))
             return None
         if header in ("OUTP?", "OUTPUT?", "OUTP:STAT?"):
+            if "supply-on-ignored-while-on" in self.table.cfg.defects:
+                return "1" if self.setting else "0"
             return "1" if self.table.powered else "0"
         if header in ("VOLT", "VOLTAGE"):
             try:

@@ -92,6 +92,11 @@ CONF_ALONE_EVERY = 6
 STOP_FIRST_EVERY = 4
 #: the measurement timeout (ms) then: the measurement must time out, so it is kept short
 STOP_FIRST_TIMEOUT_MS = 300
+#: every how many power cycles through a bench supply one is the line fault power-loss and OUTP ON alone
+POWER_LOSS_EVERY = 5
+#: how long the table may take to go dark after the power-loss line fault, and to come back after OUTP ON (s)
+POWER_LOSS_DARK_S = 2.0
+POWER_LOSS_BACK_S = 5.0
 #: how long an answer to a request the device must lose is waited for (s): the host's own request deadline
 LOST_WAIT_S = 1.0
 #: an act a relay or supply performs: how long its lockout event is waited for (s)
@@ -254,6 +259,9 @@ class ExploredTable:
         self.open_presses = 0
         #: the counter was so armed, and the first card after the press is its start edge
         self.counter_stop_first = False
+        #: power cycles so far: every POWER_LOSS_EVERY-th through a bench supply is the power-loss line fault and
+        #: the supply's OUTP ON alone
+        self.power_cycles = 0
         #: the wagers are placed by the test channel: no bet-sensor event may come (docs/protocol.md section 11)
         self.wagers_by_machine = performers.performer("wager").name == "test-channel"
         #: the last observation's layout (seat, type, amount), for asking a removal again
@@ -1115,6 +1123,54 @@ class ExploredTable:
         if isinstance(counter, ScpiCounter):
             counter.configure()
 
+    def _supply_off_on(self, supply: PowerSupply | None, obs: Observed) -> None:
+        """The power switched off and on by its performer; through a bench supply, its settings read back."""
+        volts = self._set_voltage(supply, obs) if supply is not None else None
+        self._perform(acts.SwitchPower(on=False))
+        if supply is not None:
+            obs.instrument_reads.append(("the supply's OUTP? after OUTP OFF", "0", _on_off(supply.output_state())))
+        time.sleep(0.05)
+        self._perform(acts.SwitchPower(on=True))
+        if supply is not None:
+            obs.instrument_reads.append(("the supply's OUTP? after OUTP ON", "1", _on_off(supply.output_state())))
+            obs.instrument_reads.append(("the supply's VOLT? after OUTP OFF and OUTP ON", f"{volts:.3f}",
+                                         f"{Decimal(supply.voltage()):.3f}"))
+            if self.supply_volts is not None:
+                supply.set_voltage(self.supply_volts)
+
+    def _power_loss_then_on(self, supply: PowerSupply, obs: Observed) -> None:
+        """The line fault ``power-loss`` (docs/protocol.md section 7: "the whole table is dark until the bench
+        supply's OUTP ON"), then the supply's ``OUTP ON`` alone, its output never switched off: the table must
+        come back.  A table still dark is the supply's (it took OUTP ON for nothing, its setting already on):
+        said as an instrument's reading, and the table brought back by OUTP OFF and OUTP ON."""
+        self._perform(acts.InjectFault(role="controller", fault="power-loss", args=(("after_ms", 0),)))
+        ping = getattr(self.ctrl, "ping", None)
+        dark = time.monotonic() + POWER_LOSS_DARK_S
+        while ping is not None and time.monotonic() < dark:
+            try:
+                ping()
+            except DeviceError:
+                break
+            time.sleep(0.02)
+        supply.output(True)
+        obs.instrument_reads.append(("the supply's OUTP? after the power-loss line fault and OUTP ON", "1",
+                                     _on_off(supply.output_state())))
+        back = time.monotonic() + POWER_LOSS_BACK_S
+        answered = ping is None
+        while not answered and ping is not None and time.monotonic() < back:
+            try:
+                ping()
+                answered = True
+            except DeviceError:
+                time.sleep(0.05)
+        if not answered:
+            obs.instrument_reads.append((
+                f"the table {POWER_LOSS_BACK_S:g} s after the power-loss line fault and the supply's OUTP ON",
+                "back (section 7: dark until the bench supply's OUTP ON)", "dark: no answer to a ping"))
+            supply.output(False)
+            time.sleep(0.05)
+            supply.output(True)
+
     def _power_cut_mid_deal(self, obs: Observed) -> None:
         """The rest of the round dealt a card every CUT_PACE_US, the power cut as soon as its first card's
         event is in (the next is a long way off), then back as in a power cycle."""
@@ -1131,18 +1187,12 @@ class ExploredTable:
 
     def _power_cycle(self, obs: Observed) -> None:
         supply = self.rig.power if self.profile.bench.performer("power").kind == "supply" else None
-        volts = self._set_voltage(supply, obs) if supply is not None else None
-        self._perform(acts.SwitchPower(on=False))
-        if supply is not None:
-            obs.instrument_reads.append(("the supply's OUTP? after OUTP OFF", "0", _on_off(supply.output_state())))
-        time.sleep(0.05)
-        self._perform(acts.SwitchPower(on=True))
-        if supply is not None:
-            obs.instrument_reads.append(("the supply's OUTP? after OUTP ON", "1", _on_off(supply.output_state())))
-            obs.instrument_reads.append(("the supply's VOLT? after OUTP OFF and OUTP ON", f"{volts:.3f}",
-                                     f"{Decimal(supply.voltage()):.3f}"))
-            if self.supply_volts is not None:
-                supply.set_voltage(self.supply_volts)
+        self.power_cycles += 1
+        if supply is not None and self.profile.bench.performer("fault").kind == "test-channel" \
+                and self.power_cycles % POWER_LOSS_EVERY == 0:
+            self._power_loss_then_on(supply, obs)
+        else:
+            self._supply_off_on(supply, obs)
         self._listen_for_power_event()
         deadline = time.monotonic() + 10.0
         others_back = False

@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from harness.bench.acts import Deal, PressLockout
+from harness.bench.acts import Deal, InjectFault, PressLockout
 from harness.devices.drivers.scpi import ScpiCounter
 from harness.devices.roles import Counter, PowerSupply
 from harness.errors import DeviceError
@@ -92,6 +92,48 @@ def expect_supply_acts(runner: CaseContext, step: Step) -> None:
     runner.measure(step, "VOLT? after OUTP OFF and OUTP ON (the voltage set is kept)", f"{kept:.3f}", f"{volts:.3f}",
                    kept == volts)
     supply.set_voltage(volts_read)
+    runner.wait_back()
+    came_back(runner, step, mark)
+
+
+#: how long the table is given to go dark after the power-loss line fault, and to come back after OUTP ON (s)
+LOSS_DARK_S = 2.0
+LOSS_BACK_S = 5.0
+
+
+@step("expect_supply_restores", Action(
+    doc="docs/protocol.md section 7, `power-loss`: \"the whole table is dark until the bench supply's OUTP ON\": "
+    "the controller's line fault `power-loss` (no duration), then the supply's `OUTP ON` alone (its output never "
+    "switched off): OUTP? reads 1 and the table comes back within 5 s, locked with cause power.  A table still "
+    "dark is brought back by OUTP OFF and OUTP ON after the FAIL",
+    acts=("power", "fault")))
+def expect_supply_restores(runner: CaseContext, step: Step) -> None:
+    supply = runner.rig.power
+    if supply is None or runner.profile.bench.performer("power").kind != "supply":
+        raise NotApplicableHere("the table's power is not switched by a bench supply")
+    runner.pump()
+    mark = len(runner.round.ctrl_events)
+    runner.perform(InjectFault("controller", "power-loss", (("after_ms", 0),)))
+    fed = fed_devices(runner)
+    deadline = time.monotonic() + LOSS_DARK_S
+    while any(answered for _role, answered in answering(fed, DARK_WITHIN_S)):
+        if time.monotonic() > deadline:
+            raise DeviceError(f"the table still answers {LOSS_DARK_S} s after the power-loss line fault: no "
+                              "power-loss to restore from")
+    supply.output(True)  # OUTP ON, then *OPC?
+    on = supply.output_state()
+    runner.measure(step, "OUTP? after the power-loss line fault and OUTP ON", "1 (on)" if on else "0 (off)",
+                   "1 (on)", on)
+    back = time.monotonic() + LOSS_BACK_S
+    while not all(answered for _role, answered in answering(fed, DARK_WITHIN_S)) and time.monotonic() < back:
+        time.sleep(0.05)
+    up = all(answered for _role, answered in answering(fed, 1.0))
+    runner.measure(step, f"the table within {LOSS_BACK_S:g} s of OUTP ON after the power-loss line fault",
+                   "back (answers a ping)" if up else "dark (no answer to a ping)", "back (answers a ping)", up)
+    if not up:
+        supply.output(False)
+        time.sleep(0.05)
+        supply.output(True)
     runner.wait_back()
     came_back(runner, step, mark)
 
