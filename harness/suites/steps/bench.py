@@ -38,6 +38,14 @@ DARK_WITHIN_S = 0.1
 CUT_LATER_S = 1.0
 
 
+def bench_supply(runner: CaseContext) -> PowerSupply:
+    """The bench supply that switches the table's power; NOT APPLICABLE where none does."""
+    supply = runner.rig.power
+    if supply is None or runner.profile.bench.performer("power").kind != "supply":
+        raise NotApplicableHere("the table's power is not switched by a bench supply")
+    return supply
+
+
 @step("expect_supply_acts", Action(
     doc="set the supply's voltage 0.1 V under the one it reads, then switch it off and on, each setting followed "
     "by *OPC? (docs/protocol.md section 9: the call returns once the instrument acted): VOLT? and OUTP? read "
@@ -45,9 +53,7 @@ CUT_LATER_S = 1.0
     "answers no ping within 0.1 s of OUTP OFF's *OPC?, and the controller comes back locked, cause power",
     acts=("power",)))
 def expect_supply_acts(runner: CaseContext, step: Step) -> None:
-    supply = runner.rig.power
-    if supply is None or runner.profile.bench.performer("power").kind != "supply":
-        raise NotApplicableHere("the table's power is not switched by a bench supply")
+    supply = bench_supply(runner)
     runner.pump()
     mark = len(runner.round.ctrl_events)
     # the voltage a step under the one read (a step no table minds), read back, and kept across OUTP OFF and ON
@@ -108,9 +114,7 @@ LOSS_BACK_S = 5.0
     "dark is brought back by OUTP OFF and OUTP ON after the FAIL",
     acts=("power", "fault")))
 def expect_supply_restores(runner: CaseContext, step: Step) -> None:
-    supply = runner.rig.power
-    if supply is None or runner.profile.bench.performer("power").kind != "supply":
-        raise NotApplicableHere("the table's power is not switched by a bench supply")
+    supply = bench_supply(runner)
     runner.pump()
     mark = len(runner.round.ctrl_events)
     runner.perform(InjectFault("controller", "power-loss", (("after_ms", 0),)))
