@@ -649,6 +649,9 @@ MALFORMED: dict[str, tuple[int, int, bytes, str]] = {
     "version": (REQ, 2, b'{"cmd":"ping"}', "a ping in a frame of VER 2"),
     "type-high-bits": (0x11, VERSION, b'{"cmd":"ping"}', "a ping in a frame of TYPE 0x11 (REQ's low bits)"),
     "empty": (REQ, VERSION, b"", "a request with an empty payload (LEN 0)"),
+    "nan": (REQ, VERSION, b'{"cmd":"ping","x":NaN}', "a ping whose payload holds NaN (\"also no NaN, Infinity\")"),
+    "trailing": (REQ, VERSION, b'{"cmd":"ping"}{"cmd":"ping"}', "a payload of two objects (PAYLOAD is \"one JSON "
+                 "object\")"),
 }
 #: a ping with the whitespace between tokens JSON allows (docs/protocol.md section 2: "no insignificant whitespace
 #: is required, but receivers accept it")

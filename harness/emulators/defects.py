@@ -135,6 +135,12 @@ DEFECTS: dict[str, Defect] = {
         Defect("supply-on-ignored-while-on", "tablecert protocol 1, sections 7 and 9",
                "the supply takes OUTP ON for nothing while its own setting is on: after the power-loss line fault "
                "the table stays dark until OUTP OFF and OUTP ON", ("contract-9-instruments",)),
+        Defect("supply-on-restarts-output", "tablecert protocol 1, section 9",
+               "OUTP ON with the output on restarts the output's ramp: the table loses its power for a moment "
+               "(an open round and its wagers lost)", ("contract-9-instruments",)),
+        Defect("supply-volt-reads-output", "tablecert protocol 1, section 9",
+               "VOLT? reads the output's measured voltage, not the setting: 0.000 with the output off",
+               ("contract-9-instruments",)),
         Defect("lost-request-executed", "tablecert protocol 1, section 7",
                "a request lost to the no-answer line fault is executed and only its answer lost: a round.open so "
                "lost opens the round", ("contract-7-lost-request",)),

@@ -294,6 +294,11 @@ class EmulatedPowerSupply(EmulatedInstrument):
             was, self.setting = self.setting, state in ("ON", "1")
             if "supply-on-ignored-while-on" in self.table.cfg.defects and was and self.setting:
                 return None  # defect: OUTP ON taken for nothing while the setting is on, whatever the table shows
+            if "supply-on-restarts-output" in self.table.cfg.defects and was and self.setting and self.table.powered:
+                # defect: OUTP ON restarts the output's ramp from 0 V: the table loses its power for a moment
+                self.table.set_power(False)
+                threading.Timer(SUPPLY_RELAY_S, self.table.set_power, args=(True,)).start()
+                return None
             if "supply-acts-after-opc" in self.table.cfg.defects:
                 # defect supply-acts-after-opc: the output relay moves 150 ms after the command is taken
                 threading.Timer(SUPPLY_RELAY_S, self.table.set_power, args=(state in ("ON", "1"),)).start()
@@ -314,6 +319,8 @@ class EmulatedPowerSupply(EmulatedInstrument):
             self.volts = value
             return None
         if header in ("VOLT?", "VOLTAGE?"):
+            if "supply-volt-reads-output" in self.table.cfg.defects and not self.table.powered:
+                return "0.000"  # defect: VOLT? reads the output's measured voltage, not the setting
             return f"{self.volts:.3f}"
         if header in ("MEAS:VOLT?", "MEASURE:VOLTAGE?"):
             return f"{self.volts if self.table.powered else Decimal(0):.3f}"

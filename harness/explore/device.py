@@ -43,7 +43,7 @@ OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-be
 #: the acts of the operations that need one besides NEEDED_ACTS: the optional ones, and the line faults only an
 #: emulator's test channel makes (performer ``fault``)
 OP_ACTS = {**OPTIONAL_ACTS, "power_cut_mid_deal": "power", "reboot": "fault", "deal_misread": "fault",
-           "shoe_error": "fault", "lost_request": "fault"}
+           "shoe_error": "fault", "lost_request": "fault", "supply_on": "power"}
 
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
@@ -89,7 +89,7 @@ REBOOT_MS = 200
 #: every how many rounds timed with the counter one is timed with the counter set up by CONF:TINT alone
 CONF_ALONE_EVERY = 6
 #: every how many button presses with wagering open the counter is armed before the press
-STOP_FIRST_EVERY = 4
+STOP_FIRST_EVERY = 2
 #: the measurement timeout (ms) then: the measurement must time out, so it is kept short
 STOP_FIRST_TIMEOUT_MS = 300
 #: every how many power cycles through a bench supply one is the line fault power-loss and OUTP ON alone
@@ -97,6 +97,8 @@ POWER_LOSS_EVERY = 5
 #: how long the table may take to go dark after the power-loss line fault, and to come back after OUTP ON (s)
 POWER_LOSS_DARK_S = 2.0
 POWER_LOSS_BACK_S = 5.0
+#: how long the table's events are read after an OUTP ON sent with the supply's output on (s)
+ON_WHILE_ON_S = 0.3
 #: how long an answer to a request the device must lose is waited for (s): the host's own request deadline
 LOST_WAIT_S = 1.0
 #: an act a relay or supply performs: how long its lockout event is waited for (s)
@@ -149,6 +151,9 @@ def available_ops(profile: Profile) -> set[str]:
     if profile.devices.get("power") is None and "power_cycle" in out \
             and profile.bench.performer("power").kind == "supply":
         out.discard("power_cycle")
+    if "power_cycle" in out and profile.bench.performer("power").kind == "supply" \
+            and profile.devices.get("power") is not None:
+        out.add("supply_on")  # the host's own act on the bench supply (docs/protocol.md section 9)
     if "power_cycle" in out and profile.bench.performer("deal").kind == "test-channel":
         out.add("power_cut_mid_deal")
     return out
@@ -607,6 +612,8 @@ class ExploredTable:
                 self._reboot_other(op.role, obs)
         elif isinstance(op, ops.LostRequest):
             self._lost_request(obs)
+        elif isinstance(op, ops.SupplyOn):
+            self._supply_on_while_on(obs)
         elif isinstance(op, ops.ShoeError):
             self._shoe_error()
         elif isinstance(op, ops.BadFrame):
@@ -620,6 +627,19 @@ class ExploredTable:
             obs.fields = {k: v for k, v in reply.payload.items() if k != "ok"}
         else:  # pragma: no cover - every op is handled above
             raise DeviceError(f"the explorer cannot perform {op.name}")
+
+    def _supply_on_while_on(self, obs: Observed) -> None:
+        """The bench supply's ``OUTP ON`` with its output on (section 9), then ON_WHILE_ON_S of its events: the
+        step's reads after it judge that nothing moved (a supply that restarts its output cuts the table)."""
+        supply = self.rig.power
+        if supply is None:
+            raise DeviceError("supply_on: the bench has no power supply")
+        supply.output(True)
+        obs.instrument_reads.append(("the supply's OUTP? after OUTP ON with the output on", "1",
+                                     _on_off(supply.output_state())))
+        end = time.monotonic() + ON_WHILE_ON_S
+        while time.monotonic() < end:
+            self.pull(0.02)
 
     def _lost_request(self, obs: Observed) -> None:
         """The controller's line fault ``no-answer`` (docs/protocol.md section 7), then ``round.open``: the
@@ -1114,7 +1134,7 @@ class ExploredTable:
         self._counter_back()
         obs.instrument_reads.append((
             "the counter's FETC? armed before a button press raised the lock-out line, then the round's first card "
-            "(a stop edge before the start edge)", "9.91E+37 (no stop edge after the start edge)",
+            "(a stop edge before the start edge: no stop edge after the start edge)", "9.91E+37",
             "9.91E+37" if interval is None else f"{interval}"))
 
     def _counter_back(self) -> None:
@@ -1129,6 +1149,9 @@ class ExploredTable:
         self._perform(acts.SwitchPower(on=False))
         if supply is not None:
             obs.instrument_reads.append(("the supply's OUTP? after OUTP OFF", "0", _on_off(supply.output_state())))
+            # VOLT? is the setting (MEAS:VOLT? is the output's measured voltage), with the output off too
+            obs.instrument_reads.append(("the supply's VOLT? with the output off", f"{volts:.3f}",
+                                         f"{Decimal(supply.voltage()):.3f}"))
         time.sleep(0.05)
         self._perform(acts.SwitchPower(on=True))
         if supply is not None:

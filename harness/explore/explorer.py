@@ -70,6 +70,7 @@ from harness.explore.ops import (
     ResetKey,
     SeqFrom,
     ShoeError,
+    SupplyOn,
     VoidRound,
     VoidRounds,
 )
@@ -1206,6 +1207,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(BadFrame(role, kind))
             elif roll == 1 and "bad_frame" in enabled:
                 self.play(BadFrame(role, ANSWERED_FRAME_KINDS[FRAME_KINDS.index(kind) % len(ANSWERED_FRAME_KINDS)]))
+
+        @precondition(lambda self: "supply_on" in enabled)
+        @rule(roll=st.integers(0, 7))
+        def supply_on(self, roll: int) -> None:
+            """One draw in eight, the bench supply's OUTP ON with its output on, in whatever phase the round is
+            (docs/protocol.md section 9): nothing may change, an open round and its wagers included."""
+            if roll == 7:
+                self.play(SupplyOn())
 
         @precondition(lambda self: "lost_request" in enabled and "bad_frame" in enabled)
         @rule(roll=st.integers(0, 7))

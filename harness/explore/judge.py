@@ -573,6 +573,8 @@ _FRAME_KINDS = {
     "spaced": "a ping with whitespace between its tokens",
     "after-false-header": "a ping right after a header announcing 5000 bytes",
     "empty": "a request with an empty payload (LEN 0)",
+    "nan": "a request with a good CRC whose payload holds NaN",
+    "trailing": "a request with a good CRC whose payload is two objects",
 }
 
 

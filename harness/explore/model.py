@@ -219,6 +219,8 @@ class TableModel:
             return s.phase in ("idle", "settled") and s.link_up
         if isinstance(op, ops.VoidRounds):
             return s.phase in ("idle", "settled") and not s.pending and s.link_up and op.count >= 1
+        if isinstance(op, ops.SupplyOn):
+            return s.link_up
         if isinstance(op, ops.LostRequest):
             return s.phase in ("idle", "settled") and not s.pending and s.link_up
         return True
@@ -276,6 +278,10 @@ class TableModel:
         # docs/protocol.md section 7, no-answer: "the next count (default 1) requests are lost: not executed, not
         # answered"; the host sees "a TIMEOUT at the request's deadline"
         return [Permitted(None, ExpectedAnswer(frozenset({LOST})), s.clone(), (R.LOST_REQUEST.name,))]
+
+    def _supply_on(self, s: State, op: ops.SupplyOn) -> list[Permitted]:
+        # docs/protocol.md section 9: OUTP ON switches the output on; on already, nothing changes
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.INSTRUMENTS.name,))]
 
     def refusal_reasons(self, s: State, op: ops.PlaceWager) -> set[str]:
         reasons: set[str] = set()

@@ -204,6 +204,14 @@ class LostRequest(Op):
 
 
 @dataclass(frozen=True)
+class SupplyOn(Op):
+    """The bench supply's ``OUTP ON`` with its output on already (docs/protocol.md section 9): nothing to switch,
+    so nothing on the table changes, an open round and its wagers included."""
+
+    name: ClassVar[str] = "supply_on"
+
+
+@dataclass(frozen=True)
 class ShoeError(Op):
     """The shoe's fault ``error`` (``test.fault`` kind ``error``, docs/protocol.md section 7): the shoe sends
     an ``error`` event (section 6.2) and deals no card, so its count, the next card's ``n`` and every other
@@ -243,7 +251,9 @@ class BadFrame(Op):
     * ``after-false-header``: a header announcing 5000 bytes and, in the same write, a good ping: the receiver
       "drops the SOF and scans again from the next byte", so it finds the ping and must answer it (a NAK to the
       false header's bytes has SEQ 0);
-    * ``empty``: a request with LEN 0 (no payload, so not a JSON object): NAK BAD_FRAME with its SEQ, or nothing.
+    * ``empty``: a request with LEN 0 (no payload, so not a JSON object): NAK BAD_FRAME with its SEQ, or nothing;
+    * ``nan``: a ping holding ``NaN`` (section 2: "also no NaN, Infinity"), and ``trailing``: a ping followed by a
+      second object in the same payload (PAYLOAD is "one JSON object"): as ``payload``.
 
     Either way the device takes no command from it, and its event SEQ runs on (section 4)."""
 
@@ -253,7 +263,7 @@ class BadFrame(Op):
         "role": ("controller", "shoe", "sensors"),
         "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall",
                  "type-high-bits", "oversized", "nested", "integral-float", "late-byte", "split-start",
-                 "full-length", "spaced", "after-false-header", "empty")}
+                 "full-length", "spaced", "after-false-header", "empty", "nan", "trailing")}
     role: str = "controller"
     kind: str = "crc"
 
@@ -307,8 +317,8 @@ class ForeignCommand(Op):
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
                                                   ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
-                                                  VoidRounds, Reconnect, Reboot, LostRequest, ShoeError, BadFrame,
-                                                  ForeignCommand, Pipelined, SeqFrom)}
+                                                  VoidRounds, Reconnect, Reboot, LostRequest, SupplyOn, ShoeError,
+                                                  BadFrame, ForeignCommand, Pipelined, SeqFrom)}
 
 
 def _plain(value: Any) -> Any:

@@ -10,7 +10,7 @@ from test_model_widened import play
 from harness.explore import rules as R
 from harness.explore.judge import differences
 from harness.explore.model import LOST, TableModel
-from harness.explore.ops import LostRequest, OpenRound, op_text, parse_op
+from harness.explore.ops import LostRequest, OpenRound, PlaceWager, SupplyOn, op_text, parse_op
 
 
 def test_a_request_lost_to_no_answer_is_not_answered_and_opens_no_round(model: TableModel) -> None:
@@ -31,3 +31,17 @@ def test_a_request_lost_to_no_answer_is_not_answered_and_opens_no_round(model: T
     assert differences(model, out, _shown(opened, code=LOST), None) != []
     # the op is written in a finding's case and read back
     assert parse_op(op_text(LostRequest())) == LostRequest()
+
+
+def test_outp_on_with_the_output_on_changes_nothing(model: TableModel) -> None:
+    # docs/protocol.md section 9: OUTP ON switches the output on; on already, there is nothing to switch
+    s = play(model, play(model, model.initial(), OpenRound()), PlaceWager(1, "player", 1000))
+    assert model.legal(s, SupplyOn())
+    (out,) = model.step(s, SupplyOn())
+    assert out.answer.codes == {"ok"} and out.rules == (R.INSTRUMENTS.name,)
+    assert (out.state.phase, out.state.locked, out.state.layout) == (s.phase, s.locked, s.layout)
+    assert differences(model, out, _shown(out.state, code="ok"), None) == []
+    # the table cut for a moment (its layout lost, wagering closed by the power): differences
+    cut = _shown(out.state, code="ok", layout=(), locked=True, cause="power")
+    assert differences(model, out, cut, None) != []
+    assert parse_op(op_text(SupplyOn())) == SupplyOn()

@@ -49,7 +49,8 @@ def bench_supply(runner: CaseContext) -> PowerSupply:
 @step("expect_supply_acts", Action(
     doc="set the supply's voltage 0.1 V under the one it reads, then switch it off and on, each setting followed "
     "by *OPC? (docs/protocol.md section 9: the call returns once the instrument acted): VOLT? and OUTP? read "
-    "back each setting at once, the voltage set is kept across OUTP OFF and ON, every device the supply feeds "
+    "back each setting at once (VOLT? the setting with the output off too), the voltage set is kept across OUTP "
+    "OFF and ON, every device the supply feeds "
     "answers no ping within 0.1 s of OUTP OFF's *OPC?, and the controller comes back locked, cause power",
     acts=("power",)))
 def expect_supply_acts(runner: CaseContext, step: Step) -> None:
@@ -74,6 +75,10 @@ def expect_supply_acts(runner: CaseContext, step: Step) -> None:
         return
     off = supply.output_state()
     runner.measure(step, "OUTP? once OUTP OFF's *OPC? answered", "1 (on)" if off else "0 (off)", "0 (off)", not off)
+    # VOLT? reads the setting (MEAS:VOLT? would measure the output), whether the output is on or off
+    set_off = supply.voltage()
+    runner.measure(step, "VOLT? with the output off (the voltage set)", f"{set_off:.3f}", f"{volts:.3f}",
+                   set_off == volts)
     fed = fed_devices(runner)
     alive = dict(answering(fed, DARK_WITHIN_S))
     late = [role for role, answered in alive.items() if answered]
@@ -100,6 +105,43 @@ def expect_supply_acts(runner: CaseContext, step: Step) -> None:
     supply.set_voltage(volts_read)
     runner.wait_back()
     came_back(runner, step, mark)
+
+
+#: how long the table is watched after an OUTP ON sent with the output on (s)
+ON_WHILE_ON_S = 0.5
+
+
+@step("expect_supply_on_while_on", Action(
+    doc="docs/protocol.md section 9: `OUTP ON` switches the supply's output on; sent with the output on already "
+    "(with a round open and its wagers on the layout, as the case leaves them) it changes nothing: no lockout "
+    "event comes within 0.5 s, wagering stays as it was, `wager.list` lists the same wagers and OUTP? reads 1",
+    acts=("power",)))
+def expect_supply_on_while_on(runner: CaseContext, step: Step) -> None:
+    supply = bench_supply(runner)
+    ctrl = runner.controller()
+    runner.pump()
+    mark = len(runner.round.ctrl_events)
+    locked_before = ctrl.lockout_state()
+    listed_before = _listed(runner)
+    supply.output(True)  # OUTP ON, then *OPC?, the output on already
+    end = time.monotonic() + ON_WHILE_ON_S
+    while time.monotonic() < end:
+        runner.pump(0.05)
+    events = [dict(e.payload) for e in runner.round.ctrl_events[mark:] if e.name == "lockout"]
+    runner.measure(step, f"lockout events within {ON_WHILE_ON_S} s of OUTP ON with the output on",
+                   events or "none", "none", not events)
+    on = supply.output_state()
+    runner.measure(step, "OUTP? after OUTP ON with the output on", "1 (on)" if on else "0 (off)", "1 (on)", on)
+    locked = ctrl.lockout_state()
+    runner.measure(step, "lockout.get after OUTP ON with the output on", "locked" if locked else "open",
+                   "locked" if locked_before else "open", locked == locked_before)
+    listed = _listed(runner)
+    runner.measure(step, "wager.list after OUTP ON with the output on", listed, listed_before, listed == listed_before)
+
+
+def _listed(runner: CaseContext) -> list[str]:
+    sensors = runner.rig.sensors
+    return [] if sensors is None else sorted(f"seat {w.seat} {w.type} {w.amount}" for w in sensors.wagers())
 
 
 #: how long the table is given to go dark after the power-loss line fault, and to come back after OUTP ON (s)

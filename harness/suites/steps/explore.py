@@ -59,7 +59,7 @@ def sequence_unfit(profile: Profile) -> str | None:
     "`power_cycle`, `comm down|up`, `void`, `reconnect`, `reboot`, `reboot role=sensors`, `deal_misread`, "
     "`shoe_error`, `bad_frame role=controller`, `bad_frame role=shoe kind=payload` (kinds crc, payload, "
     "duplicate-key, not-object, not-utf8, unknown-type, type-high-bits, version, oversized, nested, stall, "
-    "integral-float, late-byte, split-start, full-length, spaced, after-false-header, empty), "
+    "integral-float, late-byte, split-start, full-length, spaced, after-false-header, empty, nan, trailing), "
     "`pipelined role=shoe count=3`, "
     "`seq_from role=controller seq=65535`, `foreign role=sensors cmd=meters.get`) from the table as it "
     "stands, and after each compare every observable (each read's answer time too) with the explorer's "
