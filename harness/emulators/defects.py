@@ -141,6 +141,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("supply-volt-reads-output", "tablecert protocol 1, section 9",
                "VOLT? reads the output's measured voltage, not the setting: 0.000 with the output off",
                ("contract-9-instruments",)),
+        Defect("event-seq-one-byte", "tablecert protocol 1, section 4",
+               "every device numbers its events in one byte: after 255 the next event is numbered 1",
+               ("contract-4-event-seq",)),
         Defect("lost-request-executed", "tablecert protocol 1, section 7",
                "a request lost to the no-answer line fault is executed and only its answer lost: a round.open so "
                "lost opens the round", ("contract-7-lost-request",)),

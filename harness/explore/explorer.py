@@ -607,6 +607,10 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(PlaceWager(seat, kind, amount))
             if "comm" in enabled and rng.random() < 0.1:
                 self.play(Comm(False))
+                if self.state.layout and rng.random() < 0.5:
+                    # a removal asked while the link is down: the controller decides removals (section 6.3) and
+                    # wagering is closed, so it is refused and the wager stays listed
+                    self.play(RemoveWager(*sorted(self.state.layout)[-1]))
                 self.play(Comm(True))
                 if self.state.layout:
                     seat, kind = sorted(self.state.layout)[0]

@@ -32,7 +32,7 @@ from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
 from harness.suites.steps.permitted import refusal_reasons
 from harness.suites.steps.probes import table_writes
-from harness.suites.steps.registry import Action, Arg, step
+from harness.suites.steps.registry import Action, Arg, choice, step
 
 if TYPE_CHECKING:
     from harness.suites.run.context import CaseContext
@@ -118,18 +118,20 @@ def seq_gaps(gaps: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 @step("expect_event_seq", Action(
-    {},
+    {"restarts": choice("allowed", "none", default="allowed")},
     doc="docs/protocol.md section 4: on every line of the table (the shoe's, the sensors', the "
     "controller's) the events received in the case so far each carry the SEQ one more than the event "
     "before it on that line: each device numbers its own events (a counter shared by several lines shows "
-    "as gaps); a restart at 1 after a power-up or a reboot is not a gap",
+    "as gaps); a restart at 1 after a power-up or a reboot is not a gap.  `restarts: none` for a case with "
+    "no power-up and no reboot in it: a SEQ back at 1 is then a gap too (65535 wraps to 1, nothing before it)",
 ))
-def expect_event_seq(runner: CaseContext, step: Step) -> None:
+def expect_event_seq(runner: CaseContext, step: Step, restarts: str) -> None:
     lines = reference_lines(runner, 0.05)
     for role, dev in lines:
         link = dev.link
         start = runner.seq_marks.get(id(link), 0)
-        broken = seq_gaps(link.event_gaps[start:])
+        gaps = link.event_gaps[start:]
+        broken = seq_gaps(gaps) if restarts == "allowed" else list(gaps)
         shown = "; ".join(f"expected {want}, got {got}" for want, got in broken[:10]) or "none"
         runner.measure(step, f"event SEQ gaps on the {role}'s line in this case", shown, "none", not broken,
                        detail=f"{len(broken)} gap(s)" if broken else "every event the successor of the one before")
