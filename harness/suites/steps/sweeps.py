@@ -125,7 +125,7 @@ def seq_gaps(gaps: list[tuple[int, int]]) -> list[tuple[int, int]]:
     "as gaps); a restart at 1 after a power-up or a reboot is not a gap.  `restarts: none` for a case with "
     "no power-up and no reboot in it: a SEQ back at 1 is then a gap too (65535 wraps to 1, nothing before it)",
 ))
-def expect_event_seq(runner: CaseContext, step: Step, restarts: str) -> None:
+def expect_event_seq(runner: CaseContext, step: Step, restarts: str = "allowed") -> None:
     lines = reference_lines(runner, 0.05)
     for role, dev in lines:
         link = dev.link
