@@ -286,12 +286,17 @@ def test_on_bench_twins_every_run_is_a_twin_and_the_shuffler_defects_are_off_ben
     # battery a bench runs (new-deck order in, the shoe shuffles, the faces dealt are read) does not see
     # them, and the shuffler battery needs a marked pack's orders (measured: each passed the bench
     # twin's shoe battery)
+    # and a request lost to the no-answer line fault: only an emulator's test channel makes that fault, so every
+    # case citing its clause needs the act no bench performs
+    channel_only = {"lost-request-executed"}
     assert sorted(d for d, why in off.items() if why) == sorted(
-        n for n in DEFECTS if DEFECTS[n].table in ("link", "shuffler"))
+        {n for n in DEFECTS if DEFECTS[n].table in ("link", "shuffler")} | channel_only)
     assert "no bench twin of a link" in str(off["link-hit-paid-twice"])
     assert "marked pack" in str(off["shuffler-stuck-card"])
+    assert "fault" in str(off["lost-request-executed"])
     assert all(killmatrix.off_bench(killmatrix.Job("emulated-midi-5", d.clauses, d.name)) is None
-               for d in DEFECTS.values() if d.table not in ("link", "shuffler") and not d.off_bench)
+               for d in DEFECTS.values()
+               if d.table not in ("link", "shuffler") and not d.off_bench and d.name not in channel_only)
     assert [j.profile for j in clean if killmatrix.off_bench(j)] == [killmatrix.PROFILE_FOR_TABLE["link"]]
 
 
