@@ -1,4 +1,4 @@
-"""Scenario helpers shared by check_faults4.py to check_faults18.py.
+"""Scenario helpers shared by check_faults4.py to check_faults19.py.
 
 The host machinery (the frames, a device line with deadlines, SCPI, starting and stopping the table by
 its own pid) is check_faults2.py's; these are the small acts several scenarios begin with.  The scripts

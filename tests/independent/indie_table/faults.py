@@ -802,7 +802,57 @@ FAULTS_SET18 = {
                                         "table restarts)",
 }
 
+# The nineteenth set (FAULTS19.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET19 = {
+    "misread-restarts-card-n": "after a misread the reader's recovery restarts its card count: the next card event "
+                               "says n 1",
+    "burst-card-events-newest-first": "a deal at once sends its card events newest first (the reader's ring is read "
+                                      "as a stack)",
+    "same-amount-placed-again-refused": "a wager placed again at the amount it already has is refused bad-amount",
+    "wager-list-seat-amount-from-first-area": "wager.list gives every wager at a seat the amount of the seat's first "
+                                              "wager",
+    "remove-index-one-seat-low": "wager.remove at a seat takes off the wager of that type at the seat before it",
+    "sensors-reconnect-forgets-base-flags": "after a host reconnects to the bet sensors a Royal 9 wager beside a base "
+                                            "wager placed before is refused no-base-wager",
+    "card-relocks-after-button": "after the lock-out button the round's first card sends a second lockout event, "
+                                 "cause card",
+    "lock-line-held-after-void": "after a voided round round.open does not lower the lock-out line: the counter sees "
+                                 "no lock-out edge",
+    "void-refused-with-wagers-on-layout": "round.settle with no card out is REFUSED while a wager is on the layout",
+    "nmb-refused-in-second-round": "round.no_more_bets is taken in the first round after power-up only, REFUSED "
+                                   "after",
+    "banker-six-pays-half": "a Banker wager that wins with a 6 is paid 1 to 2 without commission",
+    "tie-wager-wins-only-on-two-card-tie": "a Tie wager loses a tie reached with a third card",
+    "replaced-base-wager-settled-at-sum": "a base wager placed again is settled at the sum of its placements",
+    "suited-check-compares-colour": "a Royal 9 of two cards of one colour (JH 9D) is paid as a suited Royal 9",
+    "commission-write-takes-effect-round-late": "a commission write is used from the second settlement after it",
+    "contribution-walk-stops-at-empty-seat": "the contribution stops at the first seat without a Royal 9 wager after "
+                                             "one with it",
+    "meters-get-refreshed-at-settlement": "meters.get shows the round-start meters from wagering close until the "
+                                          "settlement",
+    "meters-get-adds-diverted-to-meter": "meters.get reports a capped meter's amount plus its diverted cents",
+    "key-after-reboot-books-payment-twice": "after a controller reboot the reset key books the payment twice",
+    "attendant-meter-kept-in-dollars": "the reset key books paid_by_attendant in whole dollars, not cents",
+    "open-refused-once-after-key": "the first round.open after a reset key is REFUSED (payment waits)",
+    "written-rate-kept-as-display-text": "a written rate is answered with a percent sign (\"0.4%\")",
+    "config-write-taken-mid-deal": "a configuration write is taken while a round with no wager is being dealt",
+    "combos-loaded-one-seat-on-after-power-cycle": "after a power cycle each seat has the next seat's personal "
+                                                   "combination",
+    "controller-serial-crlf-after-power-cycle": "after a power cycle the controller's serial ends in a CR LF",
+    "hello-refusal-latched": "after a hello NAK VERSION every later hello on that line is NAK VERSION",
+    "reboot-loads-round-open-checkpoint": "a controller reboot in a round puts the meters back to the round's "
+                                          "opening",
+    "link-loss-mid-deal-voids-round": "losing the sensors link while a round is being dealt voids the round",
+    "reconnect-announces-power-lockout": "a host reconnecting to the controller is sent a lockout event, cause power",
+    "resync-waits-after-bad-crc": "the answer after a frame with a bad CRC comes 150 ms late",
+    "long-answer-len-little-endian": "an answer longer than 255 bytes carries its LEN little-endian",
+    "disconnect-drops-every-line": "the disconnect line fault of one device drops every device's line",
+    "counter-fetch-clears-result": "the counter's second FETC? after a measurement answers 9.91E+37",
+    "counter-timeout-inf-read-as-zero": "the counter reads SYST:TIM INF as 0: every measurement times out",
+    "supply-opc-reads-output-ready": "the supply answers *OPC? 0 while its output is off",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
               **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
               **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14, **FAULTS_SET15, **FAULTS_SET16,
-              **FAULTS_SET17, **FAULTS_SET18}
+              **FAULTS_SET17, **FAULTS_SET18, **FAULTS_SET19}

@@ -278,6 +278,11 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
         final = hands(cards)
         pr, ps = _royal9_in_hand(final.player, faces)
         br, bs = _royal9_in_hand(final.banker, faces)
+    if "suited-check-compares-colour" in slips:
+        # fault suited-check-compares-colour: the suit test compares the suits' colour bit (hearts and diamonds red)
+        red = "HD"
+        ps = pr and (p2[0][1] in red) == (p2[1][1] in red)
+        bs = br and (b2[0][1] in red) == (b2[1][1] in red)
     if "nine-first-not-royal9-on-banker" in slips and b2[0][0] == "9":
         br = bs = False  # the banker hand's check looks for the face card first
     if "banker-suited-royal9-paid-unsuited" in slips:

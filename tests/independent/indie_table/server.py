@@ -45,6 +45,7 @@ class DeviceLine:
         self.seq_zero_next = False  # fault answer-seq-zero-after-bad-crc
         self.events_sock: socket.socket | None = None  # fault controller-events-lost-after-reconnect
         self.drop_answer = False  # fault no-answer-requests-still-executed
+        self.resync_hold = False  # fault resync-waits-after-bad-crc: the receiver's resync mode after a CRC error
         # fault requests-queued-through-reboot: the frames received during a warm start
         self.held_requests: list[tuple[int, int, dict[str, Any]] | wire.FrameError] = []
         self.evt_ver = wire.VER  # fault event-frames-ver-0-after-reboot: the event queue's header template's VER byte
@@ -138,7 +139,12 @@ class DeviceLine:
         if self.off_contract > 0 and ftype == wire.RSP:
             self.off_contract -= 1
             payload = dict(payload, off_contract=True)
-        self._send(self._frame(ftype, seq, payload))
+        data = self._frame(ftype, seq, payload)
+        if ftype == wire.RSP and len(data) > 10 + 255 and "long-answer-len-little-endian" in self.table.faults:
+            # fault long-answer-len-little-endian: an answer longer than 255 bytes goes out through the block-transfer
+            # path, which writes the LEN field from the CPU's little-endian register (the CRC is the header's as built)
+            data = data[:6] + data[7:8] + data[6:7] + data[8:]
+        self._send(data)
         if self.role == "controller" and "event-seq-follows-request-seq" in self.table.faults:
             # fault event-seq-follows-request-seq: the frame builder keeps one SEQ register, which an answer loads with
             # its request's SEQ and the event path steps
@@ -194,6 +200,18 @@ class DeviceLine:
                     and "controller-hello-protocol-2-after-reconnect" in self.table.faults):
                 self.hello_v2 = True  # fault controller-hello-protocol-2-after-reconnect: the version register
                 # is loaded with the newest version the firmware was built for when a host opens the line again
+            if (self.accepts > 1 and self.role == "sensors"
+                    and "sensors-reconnect-forgets-base-flags" in self.table.faults):
+                with self.table.lock:
+                    # fault sensors-reconnect-forgets-base-flags: a host opening the line restarts the sensors'
+                    # interface, which clears the seats' base-wager flags the Royal 9 check reads
+                    self.table.base_forgotten = {s for (s, t) in self.table.layout if t in ("player", "banker", "tie")}
+            if (self.accepts > 1 and self.role == "controller"
+                    and "reconnect-announces-power-lockout" in self.table.faults):
+                with self.table.lock:
+                    # fault reconnect-announces-power-lockout: the line-open handler is the power-up path's, which
+                    # announces the power lock-out to the host that opened the line
+                    self.event({"event": "lockout", "locked": True, "cause": "power"})
             if (self.accepts > 1 and self.role == "sensors"
                     and "sensors-list-cleared-by-reconnect" in self.table.faults):
                 with self.table.lock:
@@ -251,6 +269,8 @@ class DeviceLine:
         if not self.table.powered or time.monotonic() < self.silent_until:
             return  # a dark device answers nothing
         if isinstance(item, wire.FrameError):
+            if item.code == "BAD_CRC" and "resync-waits-after-bad-crc" in self.table.faults:
+                self.resync_hold = True  # fault resync-waits-after-bad-crc
             if item.code == "BAD_CRC" and "answer-seq-zero-after-bad-crc" in self.table.faults:
                 self.seq_zero_next = True  # fault answer-seq-zero-after-bad-crc
             if item.code == "BAD_CRC" and "bad-crc-resets-event-seq" in self.table.faults:
@@ -266,6 +286,11 @@ class DeviceLine:
             return  # the device ignores what is not a request
         if seq == 0xFFFF and "request-seq-65535-unanswered" in self.table.faults:
             return  # fault request-seq-65535-unanswered: 0xFFFF is the request slot's "empty" marker
+        if self.resync_hold:
+            # fault resync-waits-after-bad-crc: after a CRC error the receiver stays in resync mode until its 150 ms
+            # quiet-line timer runs out, and only then hands the next frame on
+            self.resync_hold = False
+            time.sleep(0.15)
         if self.hello_slow and payload.get("cmd") == "hello":
             self.hello_slow = False  # fault sensors-hello-slow-after-reconnect
             time.sleep(0.3)
@@ -360,6 +385,12 @@ class DeviceLine:
         elif kind == "disconnect":
             self.answer(wire.RSP, seq, ans)
             threading.Timer(max(after_ms, 50) / 1000, self._drop).start()
+            if "disconnect-drops-every-line" in self.table.faults:
+                # fault disconnect-drops-every-line: the line fault restarts the table's network interface, which the
+                # three devices share: every device's connection is closed
+                for peer in self.peers.values():
+                    if peer is not self:
+                        threading.Timer(max(after_ms, 50) / 1000, peer._drop).start()
         elif kind == "reboot":
             self.answer(wire.RSP, seq, ans)
             threading.Timer(after_ms / 1000, self._reboot, args=(duration_ms,)).start()
@@ -449,10 +480,17 @@ class DeviceLine:
                 table.burst_pos = None
                 return
             if pace_us == 0:
+                if "burst-card-events-newest-first" in table.faults:
+                    table.burst_stack = []  # fault burst-card-events-newest-first: the reader's ring fills first
                 for i in range(n):
                     table.burst_pos = i  # fault card-event-lost-in-burst
                     table.deal_one()
                 table.burst_pos = None
+                if table.burst_stack is not None:
+                    # fault burst-card-events-newest-first: the transmit task pops the ring from its top, as a stack
+                    stacked, table.burst_stack = table.burst_stack, None
+                    for held in reversed(stacked):
+                        table.emit("shoe", held)
                 self.answer(wire.RSP, seq, {"ok": True, "dealing": n, "cards_remaining": len(table.shoe_cards)})
                 return
             table.dealing = True
@@ -554,6 +592,8 @@ class PowerSupply(ScpiServer):
 
     def command(self, cmd: str) -> str | None:
         up = cmd.upper()
+        if up == "*OPC?" and not self.table.powered and "supply-opc-reads-output-ready" in self.table.faults:
+            return "0"  # fault supply-opc-reads-output-ready: *OPC? answers the output's "ready" bit
         if up.endswith("?") and not self.table.powered and "supply-silent-while-output-off" in self.table.faults:
             # fault supply-silent-while-output-off: the supply's query responder is fed from the output side; settings
             # are still taken by the front-panel controller
@@ -616,6 +656,7 @@ class Counter(ScpiServer):
         self.timeout_s = 2.0
         self.stop_falling = False  # fault counter-conf-sets-stop-slope-negative: the stop channel's slope
         self.last_reading: str | None = None  # fault counter-timeout-answers-last-interval: the result register
+        self.fetched = False  # fault counter-fetch-clears-result: the result register was read since INIT
         self.faults = frozenset(table.faults)
         table.on_card_line = self.card_edge
         table.on_lock_line = self.lock_line
@@ -655,6 +696,7 @@ class Counter(ScpiServer):
                     self.armed, self.stop_ns = True, None
                 else:
                     self.armed, self.start_ns, self.stop_ns = True, None, None
+                self.fetched = False
                 if "counter-start-at-init" in self.faults:
                     # fault counter-start-at-init: INIT opens the interval's gate itself; the start channel's edge
                     # finds the gate open and is not used
@@ -671,6 +713,8 @@ class Counter(ScpiServer):
         if up.startswith("SYST:TIM"):
             arg = cmd.split()[1] if len(cmd.split()) > 1 else "2"
             self.timeout_s = 3600.0 if arg.upper() == "INF" else float(arg)
+            if arg.upper() == "INF" and "counter-timeout-inf-read-as-zero" in self.faults:
+                self.timeout_s = 0.0  # fault counter-timeout-inf-read-as-zero: the number parser reads INF as 0
             if "counter-timeout-read-as-ms" in self.faults and arg.upper() != "INF":
                 self.timeout_s /= 1000  # fault counter-timeout-read-as-ms: the timeout register counts milliseconds
             return None
@@ -689,7 +733,14 @@ class Counter(ScpiServer):
                         # at the timed-out value, without asking whether an INIT armed a measurement
                         return "9.91E+37"
                     return None
+                if self.timeout_s == 0 and "counter-timeout-inf-read-as-zero" in self.faults:
+                    return "9.91E+37"  # fault counter-timeout-inf-read-as-zero: a 0 s timeout ends every measurement
+                if self.fetched and "counter-fetch-clears-result" in self.faults:
+                    # fault counter-fetch-clears-result: FETC? reads the result register destructively; a second read
+                    # finds it cleared, as a timed-out measurement leaves it
+                    return "9.91E+37"
                 self.cv.wait_for(lambda: self.stop_ns is not None, timeout=self.timeout_s)
+                self.fetched = True
                 if self.stop_ns is None or self.start_ns is None:
                     if "counter-timeout-answers-last-interval" in self.faults and self.last_reading is not None:
                         # fault counter-timeout-answers-last-interval: a timed-out measurement leaves the result

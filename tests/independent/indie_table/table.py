@@ -187,6 +187,12 @@ class Table:
             for entry in self.config["seats"]:
                 if isinstance(entry.get("combo"), list):
                     entry["combo"] = "".join(entry["combo"])
+        if "combos-loaded-one-seat-on-after-power-cycle" in self.faults and self.boots > 0:
+            # fault combos-loaded-one-seat-on-after-power-cycle: the loader skips the combination table's first slot
+            # (taken for its header), so each seat reads the next seat's pair
+            pairs = [entry.get("combo") for entry in self.config["seats"]]
+            for i, entry in enumerate(self.config["seats"]):
+                entry["combo"] = pairs[i + 1] if i + 1 < len(pairs) else None
         if "null-limit-reloaded-as-zero" in self.faults and self.boots > 0:
             # fault null-limit-reloaded-as-zero: the settings record keeps "no limit" as 0, and the loader does not read
             # 0 back as "no limit"
@@ -351,6 +357,11 @@ class Table:
         self.replaced_royal9 = 0  # fault royal9-placed-again-contributes-twice
         self.listed_after_settle: dict[tuple[int, str], int] = {}  # fault wager-list-kept-after-settlement
         self.round_start_residual: dict[str, Decimal] = dict(self.residual)  # fault void-takes-back-contributions
+        self.nmb_disabled = False  # fault nmb-refused-in-second-round: the dealer input's enable bit, set at power-up
+        # fault commission-write-takes-effect-round-late: the settlement's commission register, loaded at power-up and
+        # after each settlement
+        self.commission_reg = str(self.config.get("commission", "5"))
+        self.meters_display = None  # (fault meters-get-refreshed-at-settlement: the display is rebuilt at power-up)
         self.pending_shown: list[dict[str, Any]] | None = None  # fault pending-stale-after-key
         self.r9_refused_seats: set[int] = set()  # fault no-base-refusal-latched
         self.key_unblocked = False  # fault open-block-cleared-by-first-key
@@ -387,6 +398,17 @@ class Table:
         # faults refused-remove-drops-listing, sensors-list-cleared-by-reconnect: areas the sensors' list has dropped
         self.list_blind: set[tuple[int, str]] = set()
         self.void_r9 = 0  # fault void-leaves-contribution-list: the voided round's Royal 9 wagers, left in the list
+        self.misread_base = 0  # fault misread-restarts-card-n: the reader's count at its last misread recovery
+        self.burst_stack: list[dict[str, Any]] | None = None  # fault burst-card-events-newest-first: the reader's ring
+        self.base_forgotten: set[int] = set()  # fault sensors-reconnect-forgets-base-flags: seats whose flag was lost
+        self.placed_sum: dict[tuple[int, str], int] = {}  # fault replaced-base-wager-settled-at-sum: the chip counters
+        # fault meters-get-refreshed-at-settlement: the display copy of the meters (amounts, residuals), frozen at the
+        # round's wagering close until its settlement
+        self.meters_display: tuple[dict[str, int], dict[str, Decimal]] | None = None
+        self.key_replay: set[str] = set()  # fault key-after-reboot-books-payment-twice: the replayed hit journal
+        self.key_open_refusal = False  # fault open-refused-once-after-key: the block bit the key leaves set
+        self.rate_text: set[str] = set()  # fault written-rate-kept-as-display-text: meters whose rate was written
+        self.hello_refused: set[str] = set()  # fault hello-refusal-latched: the lines whose negotiation was refused
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -420,6 +442,7 @@ class Table:
             self.sensors_six_seats = False  # fault sensors-seat-7-refused-after-reboot: the controller writes the count
             self.sensors_gate_shut = False
             self.last_refusal = None
+            self.hello_refused = set()  # (fault hello-refusal-latched: a cold start resets the negotiation)
             self.slip_open = set()  # fault second-jackpot-of-meter-not-pending: a cold start clears the flags
             # fault sensors-link-flag-down-until-first-open: the sensors start with the link flag down
             self.sensors_link_unknown = "sensors-link-flag-down-until-first-open" in self.faults
@@ -497,6 +520,11 @@ class Table:
             if "link-loss-forgotten-at-reboot" in self.faults:
                 self.link_up = True  # the link state starts as "up" and is only changed by a new loss
             self._load_nv()
+            if "reboot-loads-round-open-checkpoint" in self.faults and self.phase in ("open", "dealing"):
+                # fault reboot-loads-round-open-checkpoint: the warm start finds the round-open checkpoint record in RAM
+                # and restores the meters from it, as if the round had never closed its wagering
+                self.meters.update(self.round_start_meters)
+                self.residual.update(self.round_start_residual)
             if "reboot-round-number-from-cold-start" in self.faults:
                 # fault reboot-round-number-from-cold-start: the warm start takes the round counter from the boot
                 # record kept in RAM since the last power-up, not from storage
@@ -521,6 +549,10 @@ class Table:
                 self.phase = kept_phase  # the warm start keeps the round record it finds in RAM
             self.warm_started = True
             self.key_known = {p["meter"] for p in self.pending}
+            if "key-after-reboot-books-payment-twice" in self.faults:
+                # fault key-after-reboot-books-payment-twice: the warm start replays the hit journal into the key's
+                # booking table, which already holds the payments read from storage
+                self.key_replay = {p["meter"] for p in self.pending}
             if "residuals-zeroed-by-reboot" in self.faults:
                 # fault residuals-zeroed-by-reboot: the warm start initialises the residual registers instead of
                 # reading them from the meter record
@@ -558,6 +590,9 @@ class Table:
             return bool(self.layout)
         if self.void_live:
             return True  # fault config-live-after-void: the live flag is cleared by the settlement routine only
+        if "config-write-taken-mid-deal" in self.faults:
+            # fault config-write-taken-mid-deal: the live test compares the round state with "open" only
+            return self.phase == "open" or bool(self.layout)
         return self.phase in ("open", "dealing") or bool(self.layout)
 
     def _cap(self, meter: str) -> int | None:
@@ -645,6 +680,15 @@ class Table:
         if self.rates_cold:
             return  # fault first-round-after-power-contributes-nothing: every rate reads 0 until the settlement
         total = sum(amount for (seat, wtype), amount in self.layout.items() if wtype == "royal9")
+        if "contribution-walk-stops-at-empty-seat" in self.faults:
+            # fault contribution-walk-stops-at-empty-seat: the seat walk ends at the first empty Royal 9 area after the
+            # list began (an empty area reads as the list's terminator)
+            walked, last = 0, None
+            for s in sorted(s for (s, t) in self.layout if t == "royal9"):
+                if last is not None and s != last + 1:
+                    break
+                walked, last = walked + self.layout[(s, "royal9")], s
+            total = walked
         if "contribution-uses-five-dollar-stake" in self.faults:
             # the contribution counts the Royal 9 wagers and multiplies by the $5 unit
             total = 500 * sum(1 for (_s, wtype) in self.layout if wtype == "royal9")
@@ -680,6 +724,10 @@ class Table:
         if not total:
             return
         self.contributed = True  # fault denomination-locked-after-contribution
+        if "meters-get-refreshed-at-settlement" in self.faults and self.meters_display is None:
+            # fault meters-get-refreshed-at-settlement: the meter read serves the display copy, refreshed by the
+            # settlement task
+            self.meters_display = (dict(self.meters), dict(self.residual))
         if "lost-round-contributions-booked-again" in self.faults:
             # fault lost-round-contributions-booked-again: the round's contributions are journalled until it ends
             self.contrib_journal = {k: a for k, a in self.layout.items() if k[1] == "royal9"}
@@ -793,6 +841,11 @@ class Table:
             # (the settlement does, after the round it settles), so a card out between rounds is the next hand's first
             self.stray_cards.append(card)
         if self.phase == "open":
+            if self.locked and self.cause == "button" and "card-relocks-after-button" in self.faults:
+                # fault card-relocks-after-button: the card-out path tests the lock-out line's "card" latch, which the
+                # button does not set, and closes wagering's event and cause once more
+                self.cause = "card"
+                self.emit("controller", {"event": "lockout", "locked": True, "cause": "card"})
             if (self.locked and self.cause == "no-more-bets"
                     and "card-after-nmb-contributes-again" in self.faults):
                 self._contribute()  # the card-out path books the contributions without asking who did
@@ -917,6 +970,8 @@ class Table:
             self.contribution_due = False
             self._contribute()
         commission = Decimal(self.config.get("commission", "5"))
+        if "commission-write-takes-effect-round-late" in self.faults:
+            commission = Decimal(self.commission_reg)  # the register loaded after the settlement before this one
         if "zero-commission-charged-five" in self.faults and commission == 0:
             commission = Decimal(5)  # fault zero-commission-charged-five: a zero register reads as "not set": 5 %
         if "commission-write-ignored-in-settlement" in self.faults and self.commission_at_boot is not None:
@@ -925,6 +980,8 @@ class Table:
             commission = Decimal(int(commission))  # the percentage register holds whole percent
         base_events: list[dict[str, Any]] = []  # fault royal9-settled-before-base
         stakes = dict(self.layout)
+        if self.placed_sum:
+            stakes.update({k: v for k, v in self.placed_sum.items() if k in stakes})  # fault replaced-base-wager-...
         if "replace-wager-settles-first" in self.faults:
             stakes.update({k: v for k, v in self.first_stake.items() if k in stakes})
         if "removed-wager-settled" in self.faults:
@@ -942,6 +999,15 @@ class Table:
             if wtype == "royal9":
                 continue
             category, returned = game.base_payout(wtype, stake, winner, commission)
+            if ("banker-six-pays-half" in self.faults and wtype == "banker" and category == "win"
+                    and hands.b_total == 6):
+                # fault banker-six-pays-half: the payout table shared with the no-commission game variant is loaded,
+                # whose Banker win with a 6 pays 1 to 2 and carries no commission
+                returned = stake + stake // 2
+            if ("tie-wager-wins-only-on-two-card-tie" in self.faults and wtype == "tie" and category == "win"
+                    and len(cards) > 4):
+                category, returned = "lose", 0  # fault tie-wager-wins-only-on-two-card-tie: the Tie area reads the
+                # natural-check's "tie" flag, set on the first four cards only
             if "commission-accumulated-across-seats" in self.faults and wtype == "banker" and category == "win":
                 # the vigorish register is cleared once per settlement, not per wager: each winning Banker wager is
                 # charged the vigorish of the ones before it too
@@ -1030,7 +1096,8 @@ class Table:
                                          "royal9-read-from-first-two-cards", "mega-checked-after-major",
                                          "tie-rows-checked-before-personal", "unsuited-combination-paid-as-royal9",
                                          "envy-needs-same-card-order", "envy-paid-for-unassigned-combination",
-                                         "envy-checks-lower-seats-only", "envy-skips-two-suit-combinations"})
+                                         "envy-checks-lower-seats-only", "envy-skips-two-suit-combinations",
+                                         "suited-check-compares-colour"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         envy_paid = False  # fault envy-paid-to-first-seat-only
@@ -1225,6 +1292,10 @@ class Table:
         for queued in base_events:
             self.emit("controller", queued)
         self.last_stakes = dict(stakes)  # fault push-returns-last-rounds-stake: a push slip is not refreshed
+        self.nmb_disabled = "nmb-refused-in-second-round" in self.faults
+        self.commission_reg = str(self.config.get("commission", "5"))  # fault commission-write-takes-effect-round-late
+        self.meters_display = None  # fault meters-get-refreshed-at-settlement: the display is refreshed now
+        self.placed_sum = {}
         self.contrib_journal = {}  # (fault lost-round-contributions-booked-again: the round ended)
         self.void_blocked = False
         if "wager-list-kept-after-settlement" in self.faults:
@@ -1315,6 +1386,10 @@ class Table:
             # settings page, NUL padding and all
             ident["location"] = ident["location"].ljust(16, "\x00")
         ident.update(self.identity_base)
+        if role == "controller" and "controller-serial-crlf-after-power-cycle" in self.faults and self.power_cycles:
+            # fault controller-serial-crlf-after-power-cycle: the power-up path reads the serial record line from the
+            # identity file with its line terminator
+            ident["serial"] = str(ident["serial"]) + "\r\n"
         return ident
 
     def config_view(self) -> dict[str, Any]:
@@ -1323,6 +1398,10 @@ class Table:
             # fault denomination-write-kept-in-dollars: a written denomination is kept in the settings block's one-byte
             # dollar field; the answer prints the field as it is stored
             view["denomination"] = view["denomination"] // 100
+        if self.rate_text:
+            # fault written-rate-kept-as-display-text: a written rate is answered from the display text, unit and all
+            view["meters"] = {n: dict(m, rate=f"{m['rate']}%") if n in self.rate_text else m
+                              for n, m in view["meters"].items()}
         if "null-limit-dropped-from-config" in self.faults:
             # the configuration is serialised field by field and an empty field is skipped
             view["meters"] = {name: {k: v for k, v in m.items() if v is not None}
@@ -1351,7 +1430,16 @@ class Table:
         if "pending-amount-truncated-to-dollar" in self.faults:
             for p in pending:
                 p["amount"] = p["amount"] // 100 * 100  # the slip record keeps whole dollars
-        return {"meters": dict(self.meters), "residual": residual,
+        shown = dict(self.meters)
+        if self.meters_display is not None:
+            # fault meters-get-refreshed-at-settlement: the display copy
+            shown = dict(self.meters_display[0])
+            residual = {m: dec_str(v) for m, v in self.meters_display[1].items()}
+        if "meters-get-adds-diverted-to-meter" in self.faults:
+            # fault meters-get-adds-diverted-to-meter: the read adds the meter's two registers, shown and diverted, as
+            # the jackpot display's "total contributed" line does
+            shown = {m: a + self.diverted.get(m, 0) for m, a in shown.items()}
+        return {"meters": shown, "residual": residual,
                 "diverted": diverted, "cumulative_paid": self.cumulative_paid,
                 "paid_by_table": self.paid_by_table, "paid_by_attendant": self.paid_by_attendant,
                 "pending": pending}
@@ -1377,7 +1465,12 @@ class Table:
                 # fault hello-answers-own-version-unoffered: the handler answers the version this firmware speaks
                 # without reading the offer
                 return ("rsp", {"protocol": 1, "role": role})
+            if role in self.hello_refused:
+                # fault hello-refusal-latched: the negotiation stays in its "refused" state until power-up
+                return ("nak", "VERSION", "this device speaks protocol version 1")
             if req.get("version") != 1:
+                if "hello-refusal-latched" in self.faults:
+                    self.hello_refused.add(role)
                 return ("nak", "VERSION", "this device speaks protocol version 1")
             if role == "sensors" and self.sensors_role_lost:
                 return ("rsp", {"protocol": 1, "role": "shoe"})  # fault sensors-hello-role-shoe-after-reboot
@@ -1473,6 +1566,11 @@ class Table:
             # new one, when the denomination is checked
             checked = amount + self.layout[(seat, wtype)]
         reason = self._refusal(seat, wtype, checked)
+        if (reason is None and "same-amount-placed-again-refused" in self.faults
+                and self.layout.get((seat, wtype)) == amount):
+            # fault same-amount-placed-again-refused: the sensors' change detector sees no new chips on a covered area
+            # and reports the count as "no chips": refused as an amount that is not positive
+            reason = "bad-amount"
         if (reason in ("locked-out", "no-more-bets", "comm-lost") and (seat, wtype) in self.layout and amount > 0
                 and wtype != "royal9" and "refused-replace-still-written" in self.faults):
             # fault refused-replace-still-written: the area's new count is stored before the controller's answer and
@@ -1552,6 +1650,11 @@ class Table:
             self.base_flag_seats.add(seat)
         self.layout[key] = amount
         self.list_blind.discard(key)  # (faults refused-remove-drops-listing, sensors-list-cleared-by-reconnect)
+        if wtype in ("player", "banker", "tie"):
+            self.base_forgotten.discard(seat)  # (fault sensors-reconnect-forgets-base-flags: the flag is set again)
+            if "replaced-base-wager-settled-at-sum" in self.faults:
+                # fault replaced-base-wager-settled-at-sum: the settlement's chip counter adds each placement
+                self.placed_sum[key] = self.placed_sum.get(key, 0) + amount
         if "accepted-answer-carries-last-refusal-reason" in self.faults:
             # fault accepted-answer-carries-last-refusal-reason: the accepted path sets the flag and leaves the reason
             # register as the last refusal wrote it (the register is cleared at round.open)
@@ -1611,6 +1714,8 @@ class Table:
                 based = False  # fault royal9-refused-after-base-placed-again
             if seat in self.base_flag_seats:
                 based = True  # fault base-flag-kept-after-removal: the seat's flag, not its areas
+            if seat in self.base_forgotten:
+                based = False  # fault sensors-reconnect-forgets-base-flags: the seat's flag was cleared by the restart
             if "no-base-wager-accepted" not in self.faults and not based:
                 return "no-base-wager"
             if "last-seat-royal9-no-base" in self.faults and seat == max(self.seats):
@@ -1624,6 +1729,10 @@ class Table:
         if wtype not in WAGER_TYPES:
             raise BadArgs(f"unknown wager type {wtype!r}")
         key = (seat, str(wtype))
+        if "remove-index-one-seat-low" in self.faults:
+            # fault remove-index-one-seat-low: the remove path turns the seat into a 0-based index and the area table
+            # lookup subtracts one again
+            key = (seat - 1, str(wtype))
         if wtype == "tie" and (seat, "banker") in self.layout and "remove-tie-clears-banker" in self.faults:
             key = (seat, "banker")  # fault remove-tie-clears-banker: the Tie area's index is the Banker area's
         if key not in self.layout:
@@ -1667,6 +1776,7 @@ class Table:
         if "wager-list-stale-after-remove" in self.faults:
             self.stale_listed[key] = self.layout[key]  # the list cache is rebuilt when a wager is placed
         self.withdrawn[key] = self.layout[key]
+        self.placed_sum.pop(key, None)  # (fault replaced-base-wager-settled-at-sum)
         self.removed_in_round = True  # fault lockout-late-after-removal
         self.placed_before.pop(key, None)  # fault wager-list-lists-each-placement
         del self.layout[key]
@@ -1705,6 +1815,13 @@ class Table:
             # fault wager-list-readded-wager-last: the entries placed into a hole come after the others
             late = [k for k in self.readded if k in shown]
             order = [(k, a) for k, a in order if k not in late] + [(k, shown[k]) for k in late]
+        if "wager-list-seat-amount-from-first-area" in self.faults:
+            # fault wager-list-seat-amount-from-first-area: the list reads each seat's count register once, at the
+            # seat's first area, and fills every entry of the seat from it
+            firsts: dict[int, int] = {}
+            for (s, _t), a in self.layout.items():
+                firsts.setdefault(s, a)
+            order = [((s, t), firsts.get(s, a)) for (s, t), a in order]
         wagers = [{"seat": s, "type": t, "amount": a} for (s, t), a in order]
         if self.placed_before:
             # fault wager-list-lists-each-placement: the amounts placed before on an area are listed before its own
@@ -1811,6 +1928,10 @@ class Table:
             blocked = True  # fault open-blocked-after-key-following-power-cycle
         if blocked:
             raise Refused("a payment waits for the reset key")
+        if self.key_open_refusal:
+            # fault open-refused-once-after-key: the block bit is tested before it is cleared from the payment list
+            self.key_open_refusal = False
+            raise Refused("a payment waits for the reset key")
         if not self.link_up and ("open-taken-when-link-lost-between-rounds" not in self.faults
                                  or self.link_lost_in_round):
             # (fault open-taken-when-link-lost-between-rounds: the test reads the flag the loss sets in a round)
@@ -1846,6 +1967,8 @@ class Table:
         self.base_flag_seats.clear()
         self.replaced_keys.clear()
         self.list_blind.clear()
+        self.base_forgotten = set()
+        self.placed_sum = {}
         self.sensors_link_unknown = False  # (fault sensors-link-flag-down-until-first-open: the round-open message)
         self.contrib_journal = {}
         self.lost_round = None
@@ -1874,7 +1997,9 @@ class Table:
         self.phase = "open"
         self.locked = False
         self.cause = None
-        if self.lock_line_stuck:
+        if after_void and "lock-line-held-after-void" in self.faults:
+            pass  # fault lock-line-held-after-void: the void path leaves the relay's hold bit set; round.open skips it
+        elif self.lock_line_stuck:
             self.lock_line_stuck = False  # fault lock-line-stuck-after-reboot: the output latch is not cleared
         elif "lock-line-released-late" in self.faults:
             # fault lock-line-released-late: the lock-out relay is released by the 120 ms housekeeping tick, which
@@ -1918,6 +2043,9 @@ class Table:
             pass  # the check only tells "idle" from the rest
         elif self.phase not in ("open", "dealing"):
             raise Refused("no round is open")
+        if self.nmb_disabled:
+            # fault nmb-refused-in-second-round: the input's enable bit is cleared by the settlement and set at power-up
+            raise Refused("the no-more-bets input is not enabled")
         if "nmb-refused-with-empty-layout" in self.faults and self.phase == "open" and not self.layout:
             # fault nmb-refused-with-empty-layout: the dealer's input is taken as "close the wagers on the layout"
             raise Refused("no wager on the layout")
@@ -1975,6 +2103,9 @@ class Table:
             self.void_requested = True  # fault refused-settle-leaves-void-flag: raised before the tableau is asked
         if (self.phase == "dealing" or self.round_cards) and not misread_only:
             raise Refused("the tableau still needs a card")
+        if "void-refused-with-wagers-on-layout" in self.faults and self.layout:
+            # fault void-refused-with-wagers-on-layout: the void routine asks for an empty contribution list first
+            raise Refused("wagers are on the layout: deal the round")
         if self.void_blocked and self.phase == "open":
             # fault void-refused-in-first-round-after-reboot: the warm start leaves the hand's card counter at the
             # last value it saw; the void test reads it until a round is dealt and settled
@@ -2014,6 +2145,9 @@ class Table:
         self.ghost_listed.clear()
         self.withdrawn.clear()
         self.contrib_journal = {}  # (fault lost-round-contributions-booked-again: the round ended)
+        self.nmb_disabled = "nmb-refused-in-second-round" in self.faults
+        self.meters_display = None  # (fault meters-get-refreshed-at-settlement)
+        self.placed_sum = {}
         if "config-live-after-void" in self.faults:
             self.void_live = True
         self.live_nv = False  # fault live-flag-kept-across-power-cut: cleared when a round ends
@@ -2087,6 +2221,9 @@ class Table:
             paid = len(mine) * self.config["meters"][meter]["reset"]  # booked from the meter after it is reset
         if again:
             paid = self.last_key_paid[meter]  # the key routine books the last payment slip it holds
+        if mine and meter in self.key_replay:
+            self.key_replay.discard(meter)
+            paid *= 2  # fault key-after-reboot-books-payment-twice: the slip is in the booking table twice
         self.last_key_paid[meter] = paid
         if "paid-meters-include-stake" in self.faults:
             paid += len(mine) * self.config["denomination"]  # the payout's `returned` booked, stake and all
@@ -2105,7 +2242,8 @@ class Table:
         if "attendant-payment-booked-as-table" in self.faults:
             self.paid_by_table += paid  # the booking routine is the table's, called with the wrong meter
         elif "paid-by-attendant-not-booked" not in self.faults:
-            self.paid_by_attendant += paid
+            # fault attendant-meter-kept-in-dollars: the attendant meter's register counts whole dollars
+            self.paid_by_attendant += paid // 100 if "attendant-meter-kept-in-dollars" in self.faults else paid
             if "paid-by-attendant-wraps-at-24-bits" in self.faults:
                 self.paid_by_attendant %= 1 << 24  # the attendant meter's register is 24 bits wide
         if "diverted-cleared-by-reset-key" in self.faults:
@@ -2147,6 +2285,8 @@ class Table:
             self.key_unblocked = True
         if "round-open-slow-after-key" in self.faults and mine:
             self.slow_open = True
+        if "open-refused-once-after-key" in self.faults and mine:
+            self.key_open_refusal = True  # the key sets the open-block bit that round.open clears after its test
         if "key-reset-meter-not-saved" in self.faults and mine:
             # fault key-reset-meter-not-saved: the key writes the payment record (the pending list, the payout meters);
             # the meter's own amount reaches storage with the next full record (a round.open, a contribution)
@@ -2387,6 +2527,8 @@ class Table:
                     if fkey == "rate":
                         parse_rate(fval)
                         m["rate"] = fval
+                        if "written-rate-kept-as-display-text" in self.faults:
+                            self.rate_text.add(name)  # the write stores the operator's display text beside the rate
                         if "rate-written-to-two-decimals" in self.faults:
                             # fault rate-written-to-two-decimals: the rate register holds hundredths of a percent
                             m["rate"] = dec_str(Decimal(fval).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
@@ -2520,6 +2662,16 @@ class Table:
                 threading.Timer(0.8, self._late_comm_loss, args=(self.power_epoch,)).start()
             elif not up and "comm-loss-ignored" not in self.faults:
                 self._close_wagering("comm-lost")
+                if "link-loss-mid-deal-voids-round" in self.faults and self.phase == "dealing":
+                    # fault link-loss-mid-deal-voids-round: the link-loss handler calls the void routine ("nothing to
+                    # settle without the sensors"), which ends the round being dealt
+                    self.layout.clear()
+                    self.first_stake.clear()
+                    self.round_cards = []
+                    self.phase = "settled"
+                    self.last_round_void = True
+                    self.round_settled = self.round
+                    self.emit("controller", {"event": "round_end", "round": self.round, "void": True})
                 if "link-loss-clears-layout" in self.faults:
                     self.layout.clear()  # the controller's copy of the layout is dropped with the link
                     self.first_stake.clear()
@@ -2581,6 +2733,7 @@ class Table:
                 # (fault card-n-reset-only-by-empty-shoe: the count is cleared by the shoe-empty handler only)
                 self.cards_dealt = 0
             self.n_base = 0
+            self.misread_base = 0
             self.status_zero_base = 0
             self.dealing_stale = False
             self.misreads_uncounted = 0
@@ -2606,6 +2759,7 @@ class Table:
                     or "card-n-restarts-each-paced-deal" in self.faults):
                 n -= self.n_base  # (fault card-n-restarts-after-power-cycle: n_base is the count at power-up)
             self.dealing_stale = False
+            n -= self.misread_base  # fault misread-restarts-card-n (0 unless the fault's recovery ran)
             if "card-n-one-byte" in self.faults:
                 n %= 256  # the reader's frame carries the card count in one byte
             self.empty_latched = not self.shoe_cards
@@ -2619,6 +2773,10 @@ class Table:
                 # fault misread-n-one-behind: the misread frame is built before the reader steps its count
                 shown_n = n - 1 if "misread-n-one-behind" in self.faults else n
                 self.emit("shoe", {"event": "misread", "n": shown_n, "raw": "??"})
+                if "misread-restarts-card-n" in self.faults:
+                    # fault misread-restarts-card-n: the reader's recovery after an unreadable card re-initialises its
+                    # frame counter; the shoe's own count (shoe.status) goes on
+                    self.misread_base = self.cards_dealt
                 if "misread-followed-by-card-event" in self.faults:
                     # fault misread-followed-by-card-event: the reader's second read of the same card succeeds
                     # and its frame is sent too
@@ -2664,6 +2822,9 @@ class Table:
 
     def _card_event(self, event: dict[str, Any]) -> None:
         """The shoe's `card` event (fault card-events-sent-in-pairs: the reader's buffer goes out two at a time)."""
+        if self.burst_stack is not None:
+            self.burst_stack.append(event)  # fault burst-card-events-newest-first: held in the reader's ring
+            return
         if "card-events-sent-in-pairs" not in self.faults:
             self.emit("shoe", event)
             return
