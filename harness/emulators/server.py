@@ -91,7 +91,7 @@ class DeviceLine:
     def event(self, payload: dict[str, Any]) -> None:
         with self.wlock:
             self.evt_seq = next_seq(self.evt_seq)
-            if "event-seq-one-byte" in self.server.table.cfg.defects and self.evt_seq > 255:
+            if "event-seq-one-byte" in self.server.cfg.defects and self.evt_seq > 255:
                 self.evt_seq = 1  # defect: the event counter held in one byte, wrapping at 255 to 1
             seq = self.evt_seq
         self.write(self.faults.outgoing(encode_frame(EVT, seq, payload), answer=False))
