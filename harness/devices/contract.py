@@ -97,6 +97,13 @@ class OffContract(dict[str, Any]):
         return OffContract({k: v for k, v in super().items() if k not in keys}, self.broken)
 
 
+def as_sent(payload: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """``payload[key]`` as the device sent it, never raising: for the harness's own bookkeeping (which
+    lock-out causes a round saw), which must not turn a field outside the contract into an ERROR of
+    a case that never asked for that field."""
+    return dict.get(payload, key, default) if isinstance(payload, dict) else payload.get(key, default)
+
+
 def fields_of(payload: Mapping[str, Any], *drop: str) -> dict[str, Any]:
     """``payload`` without ``drop`` (``ok``), keeping the faults of an :class:`OffContract` payload."""
     if isinstance(payload, OffContract):

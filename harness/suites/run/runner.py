@@ -19,6 +19,7 @@ from typing import Any
 from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers, PressLockout
 from harness.bench.performers import Performers, human_readable, pump_until
 from harness.cards import Card, parse_card, shoe_composition
+from harness.devices.contract import as_sent
 from harness.devices.link import DeviceEvent, DeviceNak, NakError
 from harness.devices.roles import MeterReading, Wager, WagerResult
 from harness.errors import DeviceError, DeviceTimeout
@@ -306,7 +307,7 @@ class CaseRunner:
             self.round.ctrl_events.extend(evs)
             self.hits_seen.extend(e for e in evs if e.name in ("hit", "reset"))
             self.link_lost_seen = self.link_lost_seen or any(
-                e.name == "lockout" and e.payload.get("cause") == "comm-lost" for e in evs)
+                e.name == "lockout" and as_sent(e.payload, "cause") == "comm-lost" for e in evs)
 
     def wait_for(self, what: str, pred: Callable[[], bool], timeout_s: float = ROUND_TIMEOUT_S) -> None:
         pump_until(self.pump, what, pred, timeout_s)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from harness.devices.contract import as_sent
 from harness.errors import DeviceError, InputError
 from harness.money import Cents, fmt
 from harness.suites.load import refs
@@ -421,7 +422,7 @@ def expect_event(runner: CaseContext, step: Step, event: str, absent: bool, matc
     def fits(e: Any, fields: Mapping[str, Any]) -> bool:
         # each field as sent: one outside the contract (an OffContract payload, which raises on
         # reading it) fits no value the step asks for, a FAIL of this step rather than its ERROR
-        return all(str(dict.get(e.payload, k)) == str(v) for k, v in fields.items())
+        return all(str(as_sent(e.payload, k)) == str(v) for k, v in fields.items())
 
     def ok(e: Any) -> bool:
         return e.name == event and fits(e, want) and not (left_out and fits(e, left_out))
