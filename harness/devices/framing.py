@@ -66,6 +66,14 @@ class ProtocolError(DeviceError):
         self.seq = seq
         self.raw = raw
 
+    @property
+    def whole_frame(self) -> bool:
+        """A whole frame the sender got wrong: its CRC failed (all LEN bytes and the CRC arrived), or its
+        CRC was good around a bad VER, an unknown TYPE or a payload that is not a JSON object without
+        floats.  Not bytes outside any frame, an incomplete frame abandoned or a LEN over 4096, which a
+        line's noise or a sender cut off by its power may leave."""
+        return self.code == BAD_CRC or self.seq is not None
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ProtocolError):
             return NotImplemented

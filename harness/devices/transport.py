@@ -28,10 +28,24 @@ DEFAULT_BAUDRATE = 115200
 DEFAULT_READ_TIMEOUT_S = 0.05
 
 
+def noiseless_url(url: str) -> bool:
+    """A line that carries no noise: a socket to this machine (``socket://127.0.0.1:PORT``), a pty (its
+    path or the symlink an emulator made to it) or ``loop://``.  A frame failing its check on such a line
+    is the sender's; on a cable it may be the cable's (docs/protocol.md section 2)."""
+    if url.startswith(("socket://127.0.0.1:", "socket://localhost:", "loop://")):
+        return True
+    if "://" in url:
+        return False
+    real = os.path.realpath(url)
+    return real.startswith("/dev/pts/") or real == "/dev/ptmx"
+
+
 class Transport(Protocol):
     """What the framed link needs from a byte pipe."""
 
     name: str
+    #: no noise on this line (:func:`noiseless_url`): a frame that fails its check is the sender's
+    noiseless: bool
 
     def read(self) -> bytes:
         """Bytes that arrived (``b""`` after the read timeout); ``DeviceError`` if the peer is gone."""
@@ -60,6 +74,7 @@ class SerialTransport:
         **options: Any,
     ) -> None:
         self.name = url
+        self.noiseless = noiseless_url(url)
         try:
             self._port = serial.serial_for_url(
                 url,
@@ -151,6 +166,7 @@ class MemoryTransport:
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     ) -> None:
         self.name = name
+        self.noiseless = True  # an in-process pipe
         self._rx = rx
         self._tx = tx
         self._timeout = read_timeout_s

@@ -144,6 +144,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("event-seq-one-byte", "tablecert protocol 1, section 4",
                "every device numbers its events in one byte: after 255 the next event is numbered 1",
                ("contract-4-event-seq",)),
+        Defect("nak-crc-over-payload", "tablecert protocol 1, section 2",
+               "every NAK's CRC is computed over its payload alone, not from VER: the host drops each refusal "
+               "and the request that drew it runs out of time", ("contract-2-frames-sent",)),
         Defect("lost-request-executed", "tablecert protocol 1, section 7",
                "a request lost to the no-answer line fault is executed and only its answer lost: a round.open so "
                "lost opens the round", ("contract-7-lost-request",)),

@@ -31,6 +31,7 @@ import tty
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness.devices.crc import crc16
 from harness.devices.framing import EVT, NAK, REQ, RSP, Frame, FrameDecoder, ProtocolError, encode_frame, next_seq
 from harness.emulators.base import Refusal, remote_refusal
 from harness.emulators.config import EmulatorConfig
@@ -98,6 +99,8 @@ class DeviceLine:
 
     def reply(self, frame: bytes) -> None:
         """Send an answer (RSP or NAK), through any armed line fault."""
+        if frame[3] == NAK and "nak-crc-over-payload" in self.server.cfg.defects:
+            frame = frame[:-2] + crc16(frame[8:-2]).to_bytes(2, "big")  # defect: the CRC skips the header
         self.write(self.faults.outgoing(frame, answer=True))
 
     def restart_events(self) -> None:

@@ -22,6 +22,7 @@ from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
 from harness.devices.drivers.reference import HelloError
 from harness.devices.drivers.scpi import ScpiCounter
+from harness.devices.dropped import FrameWatch
 from harness.devices.link import FALSE_HEADER, FULL_LENGTH, SPACED, DeviceEvent, DeviceNak, FramedLink
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, PowerSupply, ProgressiveController, Shoe, Wager
@@ -238,6 +239,8 @@ class ExploredTable:
         self.sensors: BetSensors = sensors
         self.ctrl: ProgressiveController = ctrl
         self.stage = _Stage(rig, lambda cards: None)
+        #: each line's frames dropped for failing their check (docs/protocol.md section 2), taken after each operation
+        self.frames = FrameWatch(rig)
         self.lockout_wait_s = float(profile.timing.lockout_deadline_ms) / 1000 + 0.2
         #: cards the round dealing now still needs after its first (ops.DealRest)
         self.round_rest = 0

@@ -37,6 +37,7 @@ from harness.bench.session import BenchSession
 from harness.cards import Card, parse_card
 from harness.devices import vocabulary
 from harness.devices.contract import ContractError
+from harness.devices.dropped import FrameWatch, shown
 from harness.errors import DeviceError
 from harness.explore import rules as R
 from harness.explore.device import ROLES, ExploredTable, available_ops
@@ -411,6 +412,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 session.off_contract(self.ops, exc)
                 raise
             except DeviceError as exc:
+                dropped = frames_dropped(self.table.frames)
+                if dropped:  # the answer never read was dropped for its broken frame: the device's
+                    session.failed(self.ops, dropped)
                 # a device that does not answer is the rig's ERROR, as in a certification run, never a finding
                 session.rig_error = f"operation {len(self.ops)} ({op.describe()}): {type(exc).__name__}: {exc}"
                 raise RigError(session.rig_error) from exc
@@ -420,6 +424,9 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             except ContractError as exc:  # a field outside the contract, raised as the judge reads it
                 session.off_contract(self.ops, exc)
                 raise
+            dropped = frames_dropped(self.table.frames)
+            if dropped:
+                session.failed(self.ops, diffs + dropped)
             stats = session.stats
             stats.model_s += (t1 - t0) + (time.perf_counter() - t2)
             stats.device_s += t2 - t1
@@ -431,6 +438,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             stats.rules[R.ANSWER_TIME.name] += 1  # every step's reads were timed (docs/protocol.md section 5)
             stats.rules[R.ACT_TIME.name] += 1  # and its act's requests
             stats.rules[R.WAGER_LIST.name] += 1  # and the layout's order
+            stats.rules[R.FRAMES_SENT.name] += 1  # and every frame each device sent
             if obs.sensor_events_judged:
                 stats.rules[R.WAGER_NO_EVENT.name] += 1  # and the bet sensors' line (no event for wager.place)
             if obs.busy_answer is not None:
@@ -1307,3 +1315,12 @@ def explore(session: Session, *, seed: int, budget_s: float, examples_per_batch:
     finding = session.failure if found_at is not None else None
     return Result(finding, None, elapsed, session.first_failure_s if finding is not None else None,
                   session.stats, batch)
+
+
+def frames_dropped(watch: FrameWatch) -> list[Difference]:
+    """The frames each device sent since the last operation that failed their check on a line with no
+    noise (docs/protocol.md section 2; the explorer corrupts no device's frames on purpose)."""
+    return [Difference(f"frames the {role} sent that fail their check", 0, f"{len(errors)}: {shown(errors)}",
+                       R.FRAMES_SENT.name)
+            for role, noiseless, errors in watch.take() if noiseless and errors]
+

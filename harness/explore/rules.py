@@ -178,6 +178,10 @@ FRAMING = rule("broken-frame", "contract-2-broken-frame", "docs/protocol.md sect
                "NAK VERSION; a partial frame followed by silence is abandoned and the next request answered; no "
                "command is taken from any of them; a good frame is answered however its bytes came (split across "
                "writes within the partial-frame silence) and up to the largest LEN, 4096")
+FRAMES_SENT = rule("frames-sent", "contract-2-frames-sent", "docs/protocol.md section 2",
+                   "every frame a device sends passes its check (VER 1, a TYPE of section 3, a JSON object payload "
+                   "with no float, its CRC over VER through the payload): on a pty or a 127.0.0.1 socket a frame "
+                   "that fails is the device's")
 DEAL_BUSY = rule("deal-busy", "contract-7-deal-busy", "docs/protocol.md sections 3, 7",
                  "a test.deal sent while the shoe's paced deal is in progress is answered NAK BUSY (with its reason, "
                  "as every NAK)")

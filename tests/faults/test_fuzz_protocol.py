@@ -144,6 +144,7 @@ class SocketTransport:
 
     def __init__(self, sock: socket.socket) -> None:
         self.name = "fuzz"
+        self.noiseless = True  # a socketpair
         self.sock = sock
         sock.settimeout(0.02)
 

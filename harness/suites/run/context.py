@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.bench.acts import Act
 from harness.bench.performers import Performers, Stage
@@ -28,6 +28,9 @@ from harness.profiles.model import Profile
 from harness.suites.load.model import Case, Step
 from harness.suites.run.oracle import ExpectedRound, Oracle
 from harness.verdict import Verdict
+
+if TYPE_CHECKING:
+    from harness.devices.dropped import FrameWatch
 
 #: a live shoe is reloaded (freshly shuffled) when fewer cards are left than a round can take
 LIVE_RELOAD_BELOW = 20
@@ -195,6 +198,8 @@ class CaseContext(Stage, Protocol):
     rates_written: dict[str, Decimal]
     seq_marks: dict[int, int]
     transcript_marks: dict[int, int]
+    #: each device line's frames that failed section 2's checks (harness.suites.run.frames)
+    frames: FrameWatch
     #: what steps keep between them in this case
     state: CaseState
 

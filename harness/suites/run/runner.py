@@ -20,6 +20,7 @@ from harness.bench.acts import Act, Deal, LoadShoe, PlaceWagers, PressLockout
 from harness.bench.performers import Performers, human_readable, pump_until
 from harness.cards import Card, parse_card, shoe_composition
 from harness.devices.contract import as_sent
+from harness.devices.dropped import FrameWatch
 from harness.devices.link import DeviceEvent, DeviceNak, NakError
 from harness.devices.roles import MeterReading, Wager, WagerResult
 from harness.errors import DeviceError, DeviceTimeout
@@ -36,6 +37,7 @@ from harness.suites.run.context import (
     RoundLock,
     RoundLog,
 )
+from harness.suites.run.frames import judge_frames, saw
 from harness.suites.run.oracle import Oracle, qualifying_stakes
 from harness.suites.run.rig import Rig
 from harness.suites.steps.registry import lookup
@@ -134,6 +136,8 @@ class CaseRunner:
         #: each device line (by the id of its link) -> how long its transcript was when the case began
         #: (``expect_write_answer_times`` judges the requests since)
         self.transcript_marks: dict[int, int] = {}
+        #: each device line's frames dropped for failing section 2's checks, judged at the case's end
+        self.frames = FrameWatch(rig)
         for role in ("shoe", "sensors", "controller"):
             link = getattr(getattr(rig, role, None), "link", None)
             gaps = getattr(link, "event_gaps", None)
@@ -159,9 +163,11 @@ class CaseRunner:
             self.current, self.performed = step, []
             try:
                 lookup(step.action).run(context, step, **step.args)
+                judge_frames(context, step)  # every step's: the frames its devices sent that failed section 2
             except (DeviceError, NakError) as exc:
                 if self.on_step:
                     self.on_step(i, step, Verdict.ERROR, {"error": str(exc), **self._performed()})
+                judge_frames(context, step)  # an answer dropped for its broken frame is the device's
                 failed_before = [m for m in self.measured if not m.passed and not m.advisory]
                 if failed_before:
                     # the device already broke a clause in this case: that is the verdict (a FAIL),
@@ -202,6 +208,7 @@ class CaseRunner:
         """Have the bench's performer for ``act.kind`` carry the act out (the step asks, the
         performer acts, the expectations observe)."""
         self.performed.append(f"{act.kind} by {human_readable(act.kind, self.profile.bench)}")
+        saw(self.frames, act)
         return self.performers.perform(act, self)
 
     def cards_read(self) -> list[Card]:

@@ -38,6 +38,7 @@ from harness.devices.transcript import IN, OUT
 from harness.errors import DeviceError
 from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
+from harness.suites.run.frames import judge_frames
 from harness.suites.steps.probes import table_writes
 from harness.suites.steps.registry import Action, Arg, step
 from harness.suites.steps.sweeps import measure_answer_time, reference_lines
@@ -413,3 +414,17 @@ def expect_settlement_order(runner: CaseContext, step: Step, wait_ms: Decimal = 
                        ("round-end-last", "round_end after every hit and payout of the settlement")):
         runner.measure(step, name, "; ".join(faults[rule][:6]) or "in order", "in order", not faults[rule],
                        clause="contract-8-settlement-order", detail=shown)
+
+
+@step("expect_frames_sent", Action(
+    doc="docs/protocol.md section 2: every frame each device sent in the case passed its check (VER 1, a TYPE "
+    "of section 3, a JSON object payload with no float, its CRC).  Every step already FAILs on such a frame "
+    "from a line with no noise (a pty or a 127.0.0.1 socket); this step measures every line over the whole "
+    "case, a cable's as advisory (a failed frame there may be the cable's).  Put it after a case that has "
+    "each device send answers, refusals and events",
+))
+def expect_frames_sent(runner: CaseContext, step: Step) -> None:
+    if not runner.frames.start:
+        raise NotApplicableHere("no device of the profile speaks the framed protocol of docs/protocol.md")
+    judge_frames(runner, step, asked=True)
+
