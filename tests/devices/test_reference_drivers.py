@@ -8,6 +8,7 @@ import pytest
 from device_peers import PtyEnd
 
 from harness.cards import parse_card
+from harness.devices.crc import crc16
 from harness.devices.drivers.reference import HelloError, ReferenceController, ReferenceSensors, ReferenceShoe
 from harness.devices.framing import EVT, NAK, REQ, RSP, encode_frame
 from harness.devices.link import NakError
@@ -198,7 +199,27 @@ def test_a_device_that_speaks_no_offered_version_is_a_clear_rig_error(pty_end: P
         (req(2, "hello", version=1), encode_frame(NAK, 2, {"code": "VERSION", "reason": "3 only"})),
     ])
     with pytest.raises(DeviceError, match=r"speaks none of the protocol versions tablecert offers \(2, 1\).*"
-                                          r"NAK to 2: VERSION 3 only; 1: VERSION 3 only"):
+                                          r"to each version: 2: VERSION 3 only; 1: VERSION 3 only"):
+        ReferenceController.open(pty_end.path)
+    peer.check()
+
+
+def test_a_refusal_dropped_for_its_crc_is_said_and_the_next_version_offered(pty_end: PtyEnd) -> None:
+    """A version-1 device whose NAKs carry a CRC over the payload alone: its refusal of version 2 is dropped
+    (the host cannot read it), so the host says so and offers version 1, which the device answers; a device
+    whose every answer is dropped is a rig ERROR naming the dropped frames, not a silent device."""
+    nak = encode_frame(NAK, 1, {"code": "VERSION", "reason": "1 only"})
+    bad_nak = nak[:-2] + crc16(nak[8:-2]).to_bytes(2, "big")
+    peer = pty_end.peer([(req(1, "hello", version=2, versions=[2, 1]), bad_nak),
+                         (req(2, "hello", version=1), rsp(2, protocol=1, role="controller"))])
+    with ReferenceController.open(pty_end.path) as ctl:
+        assert ctl.protocol == 1
+        assert any("BAD_CRC" in e.text for e in ctl.link.transcript.entries)
+    peer.check()
+    peer = pty_end.peer([(req(1, "hello", version=2, versions=[2, 1]), bad_nak),
+                         (req(2, "hello", version=1), bad_nak[:4] + b"\x00\x02" + bad_nak[6:])])
+    with pytest.raises(DeviceError, match=r"to each version: 2: an answer dropped, its frame failing its check "
+                                          r"\(docs/protocol.md section 2\): BAD_CRC"):
         ReferenceController.open(pty_end.path)
     peer.check()
 

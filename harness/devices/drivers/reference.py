@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Self
 
 from harness.cards import Card, parse_card
 from harness.devices.contract import Contract, OffContract, fields_of
+from harness.devices.dropped import shown
 from harness.devices.framing import RSP
 from harness.devices.link import DeviceEvent, DeviceNak, FramedLink, Reply
 from harness.devices.roles import (
@@ -45,7 +46,7 @@ from harness.devices.roles import (
 from harness.devices.transcript import Transcript
 from harness.devices.transport import DEFAULT_BAUDRATE, SerialTransport
 from harness.devices.vocabulary import PROTOCOL_VERSION, PROTOCOL_VERSIONS
-from harness.errors import DeviceError, InputError
+from harness.errors import DeviceError, DeviceTimeout, InputError
 from harness.money import Cents
 from harness.progressive.meter import MeterConfig
 
@@ -162,10 +163,21 @@ class ReferenceDevice:
             offers = [{"version": self._contract.version}]
         checker, self.link.checker = self.link.checker, None  # the answer is judged by the version it names
         refusals: list[str] = []
+        seen = len(self.link.protocol_errors)
         try:
             for offer in offers:
                 try:
                     answer = self.request("hello", **offer)
+                except DeviceTimeout:
+                    dropped = [e for e in self.link.protocol_errors[seen:] if e.whole_frame]
+                    if not dropped:
+                        raise
+                    # an answer came and was dropped for its frame (a refusal of this version, most likely):
+                    # the next version is offered, and the frame is the device's (contract-2-frames-sent)
+                    seen = len(self.link.protocol_errors)
+                    refusals.append(f"{offer['version']}: an answer dropped, its frame failing its check "
+                                    f"(docs/protocol.md section 2): {shown(dropped)}")
+                    continue
                 except DeviceNak as exc:
                     # VERSION: not this version; BAD_ARGS: a version-1 device that does not know `versions`
                     if exc.code not in ("VERSION", "BAD_ARGS"):
@@ -175,8 +187,8 @@ class ReferenceDevice:
                 break
             else:
                 raise DeviceError(f"{self.link.name}: the device speaks none of the protocol versions tablecert "
-                                  f"offers ({', '.join(map(str, reversed(PROTOCOL_VERSIONS)))}); it answered "
-                                  f"NAK to {'; '.join(refusals)}")
+                                  f"offers ({', '.join(map(str, reversed(PROTOCOL_VERSIONS)))}); to each "
+                                  f"version: {'; '.join(refusals)}")
         finally:
             self.link.checker = checker
         spoken = answer.get("protocol")
