@@ -223,7 +223,8 @@ class Controller(EmulatedDevice):
         if self.phase != "dealing":
             return  # a burn card or a card with no round open
         self.cards.append(card)
-        if settle.round_complete(self, self.cards):
+        if settle.round_complete(self, self.cards) and not (
+                "four-card-round-unsettled" in self.cfg.defects and len(self.cards) == 4):
             if self.lock_timer is not None and not self.locked:
                 self.settle_pending = True  # settled by _lock when the lock-out falls due
             else:

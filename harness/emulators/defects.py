@@ -144,6 +144,10 @@ DEFECTS: dict[str, Defect] = {
         Defect("event-seq-one-byte", "tablecert protocol 1, section 4",
                "every device numbers its events in one byte: after 255 the next event is numbered 1",
                ("contract-4-event-seq",)),
+        Defect("four-card-round-unsettled", "tablecert protocol 1, section 8",
+               "a round complete at four cards (a natural, or both hands standing) is not settled: the controller "
+               "waits for a fifth card that never comes, and no round_end is sent",
+               ("contract-8-round-on-the-shoes-cards",)),
         Defect("nak-crc-over-payload", "tablecert protocol 1, section 2",
                "every NAK's CRC is computed over its payload alone, not from VER: the host drops each refusal "
                "and the request that drew it runs out of time", ("contract-2-frames-sent",)),

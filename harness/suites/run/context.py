@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 #: a live shoe is reloaded (freshly shuffled) when fewer cards are left than a round can take
 LIVE_RELOAD_BELOW = 20
+#: how long a case waits for what a round brings (its settlement, its cards), s
+ROUND_TIMEOUT_S = 10.0
 
 
 class Inconclusive(Exception):

@@ -29,6 +29,7 @@ from harness.suites.load.model import Case, Step
 from harness.suites.load.stacks import find_stack
 from harness.suites.run.context import (
     LIVE_RELOAD_BELOW,
+    ROUND_TIMEOUT_S,
     CaseContext,
     CaseState,
     Inconclusive,
@@ -43,7 +44,6 @@ from harness.suites.run.rig import Rig
 from harness.suites.steps.registry import lookup
 from harness.verdict import Verdict
 
-ROUND_TIMEOUT_S = 10.0
 #: NAK codes a device may answer a wager at a seat the table does not have with (a refusal)
 SEAT_REFUSAL_NAKS = ("BAD_ARGS", "REFUSED")
 

@@ -35,11 +35,14 @@ from harness.bench.acts import (
 )
 from harness.cards import Card
 from harness.devices import vocabulary
+from harness.devices.contract import as_sent
 from harness.devices.link import DeviceNak, NakError
 from harness.errors import DeviceError, DeviceTimeout
 from harness.money import Cents
 from harness.profiles.configwrites import field_of_wire
+from harness.profiles.rules import BACCARAT_GAMES
 from harness.suites.load.model import Step
+from harness.suites.run.context import ROUND_TIMEOUT_S
 from harness.suites.run.timing import lockout_limit, record_round
 from harness.suites.steps.accounts import measure_keys
 from harness.suites.steps.permitted import permitted_refusal, refusal_reasons, write_clause
@@ -296,8 +299,12 @@ def await_cards_asked(runner: CaseContext) -> None:
 def settle_round(runner: CaseContext, step: Step) -> None:
     """Wait until the controller reports the round settled and the shoe has reported every card
     the round uses (the two arrive on different lines, in either order)."""
-    runner.wait_for("'round_end' event (round settled)",
-                   lambda: any(e.name == "round_end" for e in runner.round.ctrl_events))
+    try:
+        runner.wait_for("'round_end' event (round settled)",
+                        lambda: any(e.name == "round_end" for e in runner.round.ctrl_events))
+    except DeviceTimeout:
+        unsettled_after_last_card(runner, step)
+        raise
     if runner.loaded:
         try:
             n = len(runner.round_cards(list(runner.loaded)))
@@ -307,6 +314,32 @@ def settle_round(runner: CaseContext, step: Step) -> None:
     runner.round.settled = True
     runner.count_round()
     record_round(runner)
+
+
+#: lock-out causes after which a round need not settle by itself: the power went or the sensors link did
+_HELD = ("power", "comm-lost")
+
+
+def unsettled_after_last_card(runner: CaseContext, step: Step) -> None:
+    """The wait for ``round_end`` ran out: where the shoe has reported every card of a whole baccarat
+    round, read, and nothing in the round held it (no power cut, no link lost, no misread or shoe
+    error), the controller broke section 8, "the round's last card ... The controller then settles
+    ... Last comes round_end": a FAIL measured before the wait's error ends the case."""
+    if runner.profile.game not in BACCARAT_GAMES:
+        return  # Hit and Run: the dealer's completed hand may wait for the dealer's word (end_round)
+    if any(e.name in ("misread", "error") for e in runner.round.shoe_events) or any(
+            e.name == "lockout" and as_sent(e.payload, "cause") in _HELD for e in runner.round.ctrl_events):
+        return
+    cards = [c for c, _t in runner.round.cards]
+    n = runner.round_length(cards)
+    if n is None or len(cards) < n:
+        return
+    runner.measure(step, "'round_end' after the round's last card", "none", "round_end", False,
+                   clause="contract-8-round-on-the-shoes-cards",
+                   detail=f"the shoe reported the {n} cards of a whole round ({' '.join(map(str, cards[:n]))}) and "
+                          f"the controller sent no round_end within {ROUND_TIMEOUT_S:g} s: docs/protocol.md "
+                          "section 8, \"The round's last card ... The controller then settles ... Last comes "
+                          "round_end\"")
 
 
 def ensure_settled(runner: CaseContext, step: Step) -> None:
