@@ -187,6 +187,19 @@ class FramedLink:
         deadline = time.monotonic() + timeout_s
         return self._wait(self._send(cmd, args), deadline, timeout_s)
 
+    def call_seq(self, cmd: str, args: dict[str, Any] | None = None,
+                 timeout_s: float = 1.0) -> tuple[int, Reply | DeviceError | None]:
+        """Send REQ ``cmd`` and wait up to ``timeout_s``: its SEQ and what came (an answer, the error it
+        raised, or None for nothing), for a request the device should lose; an answer coming later is one of
+        :attr:`unmatched`, by this SEQ."""
+        pending = self._send(cmd, args)
+        try:
+            return pending.seq, self._wait(pending, time.monotonic() + timeout_s, timeout_s)
+        except DeviceTimeout:
+            return pending.seq, None
+        except DeviceError as exc:
+            return pending.seq, exc
+
     def call_many(self, calls: list[tuple[str, dict[str, Any]]], timeout_s: float = 1.0, *,
                   one_write: bool = False) -> list[Reply | DeviceError]:
         """Send several requests back to back, then collect every answer (in request order).

@@ -148,6 +148,9 @@ DEFECTS: dict[str, Defect] = {
                "a round complete at four cards (a natural, or both hands standing) is not settled: the controller "
                "waits for a fifth card that never comes, and no round_end is sent",
                ("contract-8-round-on-the-shoes-cards",)),
+        Defect("reboot-queues-requests", "tablecert protocol 1, section 7",
+               "requests that come while the device is silent in a reboot are kept and answered (and executed) "
+               "once it is back, where they time out and are lost", ("contract-7-lost-request",)),
         Defect("nak-crc-over-payload", "tablecert protocol 1, section 2",
                "every NAK's CRC is computed over its payload alone, not from VER: the host drops each refusal "
                "and the request that drew it runs out of time", ("contract-2-frames-sent",)),

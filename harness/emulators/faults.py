@@ -169,6 +169,7 @@ class FaultyLine(Protocol):
     @property
     def faults(self) -> LineFaults: ...
     def restart_events(self) -> None: ...
+    def answer_queued(self) -> None: ...
 
 
 _Line = TypeVar("_Line", bound=FaultyLine)
@@ -260,6 +261,7 @@ class FaultInjector(Generic[_Line]):
                     return
                 line.restart_events()
                 device.power_on()
+            line.answer_queued()
 
         self.schedule(boot_ms / 1000, back)
 

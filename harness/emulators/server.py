@@ -67,6 +67,8 @@ class DeviceLine:
         self.wlock = threading.Lock()
         self.dropped = 0
         self.faults = LineFaults()  # armed line faults (harness.emulators.faults)
+        #: requests kept through a reboot (the defect reboot-queues-requests only)
+        self.queued: list[Frame] = []
 
     def write(self, data: bytes) -> None:
         with self.wlock:
@@ -103,6 +105,13 @@ class DeviceLine:
             frame = frame[:-2] + crc16(frame[8:-2]).to_bytes(2, "big")  # defect: the CRC skips the header
         self.write(self.faults.outgoing(frame, answer=True))
 
+    def answer_queued(self) -> None:
+        """Back from a reboot: what came while the device was off, answered now (the defect
+        reboot-queues-requests; a device as the contract has it kept nothing)."""
+        queued, self.queued = self.queued, []
+        for item in queued:
+            self.answer(item)
+
     def restart_events(self) -> None:
         """After a power-up the device numbers its events from 1 again (docs/protocol.md, section 4)."""
         with self.wlock:
@@ -121,6 +130,8 @@ class DeviceLine:
     def answer(self, item: Frame | ProtocolError) -> None:
         table = self.server.table
         if not table.devices[self.role].powered:
+            if "reboot-queues-requests" in self.server.cfg.defects and isinstance(item, Frame):
+                self.queued.append(item)  # defect: kept, and answered once the device is back
             return
         if isinstance(item, ProtocolError):
             self.reply(encode_frame(NAK, item.seq or 0, {"code": item.code, "reason": item.reason}))

@@ -87,6 +87,8 @@ POWER_EVENT_S = 1.0
 POWER_QUIET_S = 1.0
 #: a controller reboot (line fault ``reboot``): how long it stays silent (ms)
 REBOOT_MS = 200
+#: how far into a reboot's silence a request is sent to be lost, and how long it is waited for (s)
+REBOOT_SILENT_S = 0.04
 #: every how many rounds timed with the counter one is timed with the counter set up by CONF:TINT alone
 CONF_ALONE_EVERY = 6
 #: every how many button presses with wagering open the counter is armed before the press
@@ -750,6 +752,7 @@ class ExploredTable:
         """The line fault ``reboot`` of the shoe or the bet sensors (docs/protocol.md section 7): silent a moment,
         back from non-volatile storage; waited for until it answers a ping, its identity read again."""
         self._perform(acts.InjectFault(role=role, fault="reboot", args=(("after_ms", 0), ("duration_ms", REBOOT_MS))))
+        lost = self._sent_while_silent(role)
         time.sleep(REBOOT_MS / 1000 + 0.05)
         driver = self.shoe if role == "shoe" else self.sensors
         ping = getattr(driver, "ping", None)
@@ -763,7 +766,35 @@ class ExploredTable:
                     raise DeviceTimeout(f"the {role} did not answer within 10 s of its reboot") from None
                 time.sleep(0.02)
         self.pull(0.05)
+        self._back_from_reboot(role, lost, obs)
         obs.identity = self.identity()
+
+    def _sent_while_silent(self, role: str) -> int | None:
+        """A ``ping`` sent REBOOT_SILENT_S into a reboot (``after_ms`` 0), while the device is silent: lost, so
+        no answer may come, then or once the device is back (docs/protocol.md section 7: "requests time out
+        meanwhile").  Its SEQ, or None where the line is not the reference protocol's or the device answered
+        at once (not yet silent: nothing to judge)."""
+        try:
+            link = self._link(role)
+        except DeviceError:
+            return None
+        time.sleep(REBOOT_SILENT_S)
+        seq, got = link.call_seq("ping", None, REBOOT_SILENT_S)
+        return seq if got is None else None
+
+    def _back_from_reboot(self, role: str, lost: int | None, obs: Observed) -> None:
+        """Once a rebooted device answers again: ``hello`` on the same line, answered with a version the host
+        offers and as the device's own role (docs/protocol.md section 6.1; a device restarted from its
+        non-volatile storage is the same device); the ping sent while it was silent never answered."""
+        driver = {"controller": self.ctrl, "shoe": self.shoe, "sensors": self.sensors}[role]
+        hello = getattr(driver, "hello", None)
+        if hello is not None:
+            try:
+                hello()
+            except HelloError as exc:
+                obs.hello_faults.append(f"after its reboot: {exc}")
+        if lost is not None and any(seq == lost for _code, seq in self._link(role).unmatched):
+            obs.lost_answered.append(f"the {role}'s ping (SEQ {lost}) sent while it was silent in its reboot")
 
     def can_void(self) -> bool:
         return callable(getattr(self.ctrl, "settle_round", None))
@@ -1050,7 +1081,8 @@ class ExploredTable:
         again, its lockout event (cause power) waited for as after a power cycle."""
         self._perform(acts.InjectFault(role="controller", fault="reboot",
                                        args=(("after_ms", 0), ("duration_ms", REBOOT_MS))))
-        time.sleep(REBOOT_MS / 1000 + 0.05)
+        lost = self._sent_while_silent("controller")
+        time.sleep(REBOOT_MS / 1000 + 0.05 - 2 * REBOOT_SILENT_S)
         self._listen_for_power_event()
         deadline = time.monotonic() + 10.0
         while True:
@@ -1066,6 +1098,7 @@ class ExploredTable:
                     raise DeviceTimeout("the controller did not answer within 10 s of its reboot") from None
                 time.sleep(0.02)
         self._wait_lock_event(POWER_EVENT_S)
+        self._back_from_reboot("controller", lost, obs)
         obs.identity = self.identity()  # back from its non-volatile storage: the same device
 
     def _listen_for_power_event(self) -> None:

@@ -17,13 +17,14 @@ as evidence.  Example::
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from harness.bench.acts import InjectFault
-from harness.devices.link import DeviceNak
+from harness.devices.link import DeviceNak, FramedLink
 from harness.devices.vocabulary import LINE_FAULTS, SHOE_FAULTS
 from harness.errors import DeviceError, DeviceTimeout
-from harness.suites.steps.registry import Action, Arg, step
+from harness.suites.steps.registry import Action, Arg, choice, step
 
 #: line-layer faults of every emulated device, then the shoe's own (harness/emulators/faults.py)
 FAULT_KINDS = (*LINE_FAULTS, *SHOE_FAULTS)
@@ -60,19 +61,31 @@ def device_fault(runner: Any, step: Any, kind: str, role: str = "controller", co
 LOST_WAIT_S = 1.0
 
 
+#: the controller's reboot in ``expect_request_lost by: reboot`` (ms), and how far into its silence the
+#: request is sent and waited for (s)
+REBOOT_MS = 300
+SILENT_S = 0.05
+
+
 @step("expect_request_lost", Action(
-    doc="docs/protocol.md section 7, `no-answer`: with no round open, the controller's line fault `no-answer` "
+    {"by": choice("no-answer", "reboot", default="no-answer")},
+    doc="docs/protocol.md section 7, with no round open: `by: no-answer`, the controller's line fault `no-answer` "
     "(count 1) and then `round.open`: the request is \"lost: not executed, not answered\", so no answer comes "
-    "within the host's 1 s deadline and `lockout.get` still reads wagering closed (no round opened).  The case's "
+    "within the host's 1 s deadline; `by: reboot`, the line fault `reboot` (after 0 ms, 300 ms silent) and "
+    "`round.open` sent 50 ms into the silence (\"requests time out meanwhile\"): no answer then, none once the "
+    "controller is back.  Either way `lockout.get` still reads wagering closed (no round opened).  The case's "
     "next `open_round` opens the round the lost one would have",
     acts=("fault",)))
-def expect_request_lost(runner: Any, step: Any) -> None:
+def expect_request_lost(runner: Any, step: Any, by: str = "no-answer") -> None:
     ctrl = runner.controller()
     request = getattr(ctrl, "request", None)
     if request is None:
         raise DeviceError("expect_request_lost sends round.open itself: the controller's driver cannot")
     if not runner.round.between_rounds:
         raise DeviceError("expect_request_lost opens no round of its own: a round of this case is open")
+    if by == "reboot":
+        _lost_in_reboot(runner, step, ctrl)
+        return
     runner.perform(InjectFault("controller", "no-answer", (("count", 1),)))
     try:
         answer = f"answered {request('round.open', timeout_s=LOST_WAIT_S)}"
@@ -83,6 +96,28 @@ def expect_request_lost(runner: Any, step: Any) -> None:
     runner.measure(step, "the answer to round.open sent after the no-answer line fault", answer,
                    f"no answer within {LOST_WAIT_S} s (lost)", answer.startswith("no answer"))
     runner.pump(0.1)
+    _no_round_opened(runner, step, ctrl)
+
+
+def _no_round_opened(runner: Any, step: Any, ctrl: Any) -> None:
     locked = ctrl.lockout_state()
     runner.measure(step, "lockout.get after the lost round.open", "locked" if locked else "open (a round opened)",
                    "locked (no round opened)", locked)
+
+
+def _lost_in_reboot(runner: Any, step: Any, ctrl: Any) -> None:
+    link = getattr(ctrl, "link", None)
+    if not isinstance(link, FramedLink):
+        raise DeviceError("expect_request_lost by: reboot reads the controller's line: its driver has none")
+    runner.perform(InjectFault("controller", "reboot", (("after_ms", 0), ("duration_ms", REBOOT_MS))))
+    time.sleep(SILENT_S)
+    seq, got = link.call_seq("round.open", None, SILENT_S)
+    answer = "no answer" if got is None else f"answered {got}" if not isinstance(got, DeviceError) else f"{got}"
+    runner.measure(step, f"the answer to round.open sent {SILENT_S * 1000:g} ms into the controller's reboot",
+                   answer, "no answer (silent: requests time out meanwhile)", got is None)
+    runner.wait_back()
+    runner.pump(0.1)
+    later = [code for code, s in link.unmatched if s == seq]
+    runner.measure(step, "the round.open sent during the reboot, once the controller was back",
+                   f"answered {later[0]}" if later else "never answered", "never answered (lost)", not later)
+    _no_round_opened(runner, step, ctrl)
