@@ -151,6 +151,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("reboot-queues-requests", "tablecert protocol 1, section 7",
                "requests that come while the device is silent in a reboot are kept and answered (and executed) "
                "once it is back, where they time out and are lost", ("contract-7-lost-request",)),
+        Defect("no-answer-loses-one", "tablecert protocol 1, section 7",
+               "the no-answer line fault loses one request whatever its count: the second of two it should lose "
+               "is executed and answered", ("contract-7-lost-request",)),
         Defect("nak-crc-over-payload", "tablecert protocol 1, section 2",
                "every NAK's CRC is computed over its payload alone, not from VER: the host drops each refusal "
                "and the request that drew it runs out of time", ("contract-2-frames-sent",)),

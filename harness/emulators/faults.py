@@ -206,7 +206,10 @@ class FaultInjector(Generic[_Line]):
         if f.kind in ("no-answer", "bad-crc", "garbage", "off-contract"):
             with line.faults.lock:
                 attr = f.kind.replace("-", "_")
-                setattr(line.faults, attr, getattr(line.faults, attr) + f.count)
+                count = f.count
+                if f.kind == "no-answer" and "no-answer-loses-one" in self.server.table.cfg.defects:
+                    count = 1  # defect: the fault's count read as one
+                setattr(line.faults, attr, getattr(line.faults, attr) + count)
             return answer, _nothing
         action = {
             "disconnect": lambda: self._disconnect(line),

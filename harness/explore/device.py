@@ -87,6 +87,8 @@ POWER_EVENT_S = 1.0
 POWER_QUIET_S = 1.0
 #: a controller reboot (line fault ``reboot``): how long it stays silent (ms)
 REBOOT_MS = 200
+#: how long a ping the no-answer fault loses after the round.open it lost is waited for (s): none may come
+LOST_PING_S = 0.15
 #: how far into a reboot's silence a request is sent to be lost, and how long it is waited for (s)
 REBOOT_SILENT_S = 0.04
 #: every how many rounds timed with the counter one is timed with the counter set up by CONF:TINT alone
@@ -616,7 +618,7 @@ class ExploredTable:
             else:
                 self._reboot_other(op.role, obs)
         elif isinstance(op, ops.LostRequest):
-            self._lost_request(obs)
+            self._lost_request(op, obs)
         elif isinstance(op, ops.SupplyOn):
             self._supply_on_while_on(obs)
         elif isinstance(op, ops.ShoeError):
@@ -646,20 +648,42 @@ class ExploredTable:
         while time.monotonic() < end:
             self.pull(0.02)
 
-    def _lost_request(self, obs: Observed) -> None:
-        """The controller's line fault ``no-answer`` (docs/protocol.md section 7), then ``round.open``: the
-        answer, if any comes within LOST_WAIT_S (none may: "not executed, not answered")."""
-        self._perform(acts.InjectFault(role="controller", fault="no-answer", args=(("count", 1),)))
+    def _lost_request(self, op: ops.LostRequest, obs: Observed) -> None:
+        """The controller's line fault ``no-answer`` (docs/protocol.md section 7) for ``op.count`` requests,
+        then ``round.open``: the answer, if any comes within LOST_WAIT_S (none may: "not executed, not
+        answered"); with a count over one, pings after it (each lost too, waited for LOST_PING_S), then a
+        ping that must be answered (the next request after the lost ones), and no lost one answered late."""
+        link = self._link("controller")
+        self._perform(acts.InjectFault(role="controller", fault="no-answer", args=(("count", op.count),)))
         try:
-            reply = self._link("controller").call("round.open", {}, LOST_WAIT_S)
+            reply = link.call("round.open", {}, LOST_WAIT_S)
         except DeviceTimeout:
             obs.code = LOST
-            return
         except DeviceNak as exc:
             obs.code = exc.code
+        else:
+            obs.code = "ok"
+            obs.fields = {k: v for k, v in reply.payload.items() if k != "ok"}
+        if op.count < 2:
             return
-        obs.code = "ok"
-        obs.fields = {k: v for k, v in reply.payload.items() if k != "ok"}
+        lost = []
+        for n in range(2, op.count + 1):
+            seq, got = link.call_seq("ping", None, LOST_PING_S)
+            lost.append(seq)
+            if got is not None:
+                obs.lost_faults.append((f"request {n} of the {op.count} the no-answer fault loses (ping, SEQ {seq})",
+                                        "lost: not answered", f"answered: {got}"))
+        try:
+            link.call("ping", None, LOST_WAIT_S)
+        except DeviceTimeout:
+            obs.lost_faults.append((f"the request after the {op.count} the no-answer fault loses (ping)",
+                                    "answered (the fault loses the next count requests, no more)",
+                                    f"no answer within {LOST_WAIT_S} s"))
+        self.pull(0.05)
+        late = [seq for _code, seq in link.unmatched if seq in lost]
+        if late:
+            obs.lost_faults.append((f"the pings the no-answer fault lost (SEQ {', '.join(map(str, late))})",
+                                    "lost: never answered", "answered late"))
 
     def _shoe_error(self) -> None:
         """The shoe's ``error`` fault (docs/protocol.md section 7), then up to SHOE_ERROR_S for its event."""
@@ -794,7 +818,9 @@ class ExploredTable:
             except HelloError as exc:
                 obs.hello_faults.append(f"after its reboot: {exc}")
         if lost is not None and any(seq == lost for _code, seq in self._link(role).unmatched):
-            obs.lost_answered.append(f"the {role}'s ping (SEQ {lost}) sent while it was silent in its reboot")
+            obs.lost_faults.append((f"the {role}'s ping (SEQ {lost}) sent while it was silent in its reboot",
+                                    "lost: not executed, not answered (docs/protocol.md section 7, reboot: "
+                                    "\"requests time out meanwhile\")", "answered once the device was back"))
 
     def can_void(self) -> bool:
         return callable(getattr(self.ctrl, "settle_round", None))

@@ -1230,13 +1230,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.play(SupplyOn())
 
         @precondition(lambda self: "lost_request" in enabled and "bad_frame" in enabled)
-        @rule(roll=st.integers(0, 7))
-        def lost_request(self, roll: int) -> None:
-            """One draw in eight between rounds, the controller's ``no-answer`` line fault and a round.open: lost,
-            "not executed, not answered" (docs/protocol.md section 7), so no round opens; it costs the host's
-            request deadline."""
-            if roll == 7:
-                self.play(LostRequest())
+        @rule(roll=st.integers(0, 7), count=st.sampled_from((1, 2, 3)))
+        def lost_request(self, roll: int, count: int) -> None:
+            """One draw in four between rounds, the controller's ``no-answer`` line fault for ``count`` requests
+            and a round.open: lost, "not executed, not answered" (docs/protocol.md section 7), so no round opens;
+            with a count over one the pings after it lost too, and the next answered; it costs the host's request
+            deadline."""
+            if roll >= 6:
+                self.play(LostRequest(count))
 
         @precondition(lambda self: "bad_frame" in enabled)
         @rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), count=st.integers(2, 4),

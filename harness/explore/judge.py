@@ -138,8 +138,9 @@ class Observed:
     #: a line opened again, or a device rebooted, whose ``hello`` named a version the host did not offer or
     #: another role (docs/protocol.md 6.1)
     hello_faults: list[str] = field(default_factory=list)
-    #: requests sent while a device was silent in its reboot that it answered once back (section 7: lost)
-    lost_answered: list[str] = field(default_factory=list)
+    #: requests a line fault or a reboot should have lost, and the one after them, judged (section 7): (what,
+    #: expected, what the device did)
+    lost_faults: list[tuple[str, str, str]] = field(default_factory=list)
     #: a line stopped answering (out of step after a broken frame, or answering with other SEQs): nothing was
     #: read after the act, and only the line's own differences are judged
     unread: bool = False
@@ -597,10 +598,8 @@ def line_differences(got: Observed) -> list[Difference]:
     diffs = frame_differences(got) if got.op == "bad_frame" else []
     for fault in got.seq_faults:
         diffs.append(Difference(fault, "answered with the request's own SEQ", "not so", R.REQUEST_SEQ.name))
-    for fault in got.lost_answered:
-        diffs.append(Difference(fault, "lost: not executed, not answered (docs/protocol.md section 7, reboot: "
-                                "\"requests time out meanwhile\")", "answered once the device was back",
-                                R.LOST_REQUEST.name))
+    for what, expected, shown in got.lost_faults:
+        diffs.append(Difference(what, expected, shown, R.LOST_REQUEST.name))
     for fault in got.hello_faults:
         diffs.append(Difference("hello on a line opened again, or after the device's reboot",
                                 "a protocol version the host offered, as the role the device answered before", fault,

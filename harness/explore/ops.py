@@ -195,12 +195,15 @@ class Reboot(Op):
 
 @dataclass(frozen=True)
 class LostRequest(Op):
-    """The controller's line fault ``no-answer`` (``test.fault``, docs/protocol.md section 7), then a
-    ``round.open`` between rounds: "the next request is lost: not executed, not answered".  No answer may
-    come, and no round opens: wagering stays closed and the next round.open opens the round the lost one
-    would have."""
+    """The controller's line fault ``no-answer`` (``test.fault``, docs/protocol.md section 7) with ``count``,
+    then a ``round.open`` between rounds: "the next count requests are lost: not executed, not answered".  No
+    answer may come, and no round opens: wagering stays closed and the next round.open opens the round the
+    lost one would have.  With a count over one, the pings after it are lost too, and the next is answered."""
 
     name: ClassVar[str] = "lost_request"
+    terse: ClassVar[tuple[str, ...]] = ("count",)
+    #: how many requests the fault loses: the round.open, then pings
+    count: int = 1
 
 
 @dataclass(frozen=True)
@@ -365,6 +368,8 @@ def op_from_dict(data: Mapping[str, Any], where: str = "op") -> Op:
     op = cls(**args)
     if isinstance(op, SeqFrom) and not 1 <= op.seq <= 0xFFFF:
         raise InputError(f"{where}: seq_from seq must be 1..65535, got {op.seq}")
+    if isinstance(op, LostRequest) and not 1 <= op.count <= 8:
+        raise InputError(f"{where}: lost_request count must be 1..8, got {op.count}")
     if isinstance(op, Pipelined) and not 2 <= op.count <= 16:
         raise InputError(f"{where}: pipelined count must be 2..16, got {op.count}")
     if isinstance(op, ForeignCommand) and op.cmd in vocabulary.COMMANDS[op.role]:

@@ -68,15 +68,17 @@ SILENT_S = 0.05
 
 
 @step("expect_request_lost", Action(
-    {"by": choice("no-answer", "reboot", default="no-answer")},
+    {"by": choice("no-answer", "reboot", default="no-answer"), "count": Arg("int", default=1, lo=1, hi=8)},
     doc="docs/protocol.md section 7, with no round open: `by: no-answer`, the controller's line fault `no-answer` "
-    "(count 1) and then `round.open`: the request is \"lost: not executed, not answered\", so no answer comes "
-    "within the host's 1 s deadline; `by: reboot`, the line fault `reboot` (after 0 ms, 300 ms silent) and "
+    "(`count`, default 1) and then `round.open`: the request is \"lost: not executed, not answered\", so no answer "
+    "comes within the host's 1 s deadline; with `count` over one, a ping after it for each other request lost (no "
+    "answer within 0.15 s, nor later), then a ping that must be answered (the fault loses count requests, no more); "
+    "`by: reboot`, the line fault `reboot` (after 0 ms, 300 ms silent) and "
     "`round.open` sent 50 ms into the silence (\"requests time out meanwhile\"): no answer then, none once the "
     "controller is back.  Either way `lockout.get` still reads wagering closed (no round opened).  The case's "
     "next `open_round` opens the round the lost one would have",
     acts=("fault",)))
-def expect_request_lost(runner: Any, step: Any, by: str = "no-answer") -> None:
+def expect_request_lost(runner: Any, step: Any, by: str = "no-answer", count: int = 1) -> None:
     ctrl = runner.controller()
     request = getattr(ctrl, "request", None)
     if request is None:
@@ -86,7 +88,7 @@ def expect_request_lost(runner: Any, step: Any, by: str = "no-answer") -> None:
     if by == "reboot":
         _lost_in_reboot(runner, step, ctrl)
         return
-    runner.perform(InjectFault("controller", "no-answer", (("count", 1),)))
+    runner.perform(InjectFault("controller", "no-answer", (("count", count),)))
     try:
         answer = f"answered {request('round.open', timeout_s=LOST_WAIT_S)}"
     except DeviceTimeout:
@@ -95,8 +97,37 @@ def expect_request_lost(runner: Any, step: Any, by: str = "no-answer") -> None:
         answer = f"NAK {exc.code}"
     runner.measure(step, "the answer to round.open sent after the no-answer line fault", answer,
                    f"no answer within {LOST_WAIT_S} s (lost)", answer.startswith("no answer"))
+    if count > 1:
+        _the_rest_lost(runner, step, ctrl, count)
     runner.pump(0.1)
     _no_round_opened(runner, step, ctrl)
+
+
+#: how long each ping after the round.open the no-answer fault loses is waited for (s): none may come
+LOST_PING_S = 0.15
+
+
+def _the_rest_lost(runner: Any, step: Any, ctrl: Any, count: int) -> None:
+    link = getattr(ctrl, "link", None)
+    if not isinstance(link, FramedLink):
+        raise DeviceError("expect_request_lost with a count reads the controller's line: its driver has none")
+    lost = []
+    for n in range(2, count + 1):
+        seq, got = link.call_seq("ping", None, LOST_PING_S)
+        lost.append(seq)
+        runner.measure(step, f"the answer to request {n} of the {count} the no-answer fault loses (ping)",
+                       "no answer" if got is None else f"{got}", "no answer (lost)", got is None)
+    try:
+        link.call("ping", None, LOST_WAIT_S)
+        after = "answered"
+    except DeviceTimeout:
+        after = f"no answer within {LOST_WAIT_S} s"
+    runner.measure(step, f"the ping after the {count} requests the no-answer fault loses", after,
+                   "answered (the fault loses count requests, no more)", after == "answered")
+    runner.pump(0.05)
+    late = [seq for _code, seq in link.unmatched if seq in lost]
+    runner.measure(step, "the pings the no-answer fault lost, answered late", len(late), 0, not late,
+                   unit="answers")
 
 
 def _no_round_opened(runner: Any, step: Any, ctrl: Any) -> None:
