@@ -154,6 +154,9 @@ DEFECTS: dict[str, Defect] = {
         Defect("no-answer-loses-one", "tablecert protocol 1, section 7",
                "the no-answer line fault loses one request whatever its count: the second of two it should lose "
                "is executed and answered", ("contract-7-lost-request",)),
+        Defect("bad-crc-one-more", "tablecert protocol 1, section 7",
+               "the bad-crc line fault corrupts one frame more than its count: the answer after the count is "
+               "dropped too", ("contract-7-corrupted-answers",)),
         Defect("nak-crc-over-payload", "tablecert protocol 1, section 2",
                "every NAK's CRC is computed over its payload alone, not from VER: the host drops each refusal "
                "and the request that drew it runs out of time", ("contract-2-frames-sent",)),

@@ -207,8 +207,11 @@ class FaultInjector(Generic[_Line]):
             with line.faults.lock:
                 attr = f.kind.replace("-", "_")
                 count = f.count
-                if f.kind == "no-answer" and "no-answer-loses-one" in self.server.table.cfg.defects:
+                defects = self.server.table.cfg.defects
+                if f.kind == "no-answer" and "no-answer-loses-one" in defects:
                     count = 1  # defect: the fault's count read as one
+                if f.kind == "bad-crc" and "bad-crc-one-more" in defects:
+                    count += 1  # defect: one frame more corrupted than asked
                 setattr(line.faults, attr, getattr(line.faults, attr) + count)
             return answer, _nothing
         action = {

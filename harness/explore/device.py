@@ -28,6 +28,7 @@ from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, PowerSupply, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
 from harness.explore import ops
+from harness.explore import rules as R
 from harness.explore.answer_times import AnswerClock, device_ms
 from harness.explore.judge import Observed, normalise_config
 from harness.explore.model import LOST
@@ -44,7 +45,7 @@ OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-be
 #: the acts of the operations that need one besides NEEDED_ACTS: the optional ones, and the line faults only an
 #: emulator's test channel makes (performer ``fault``)
 OP_ACTS = {**OPTIONAL_ACTS, "power_cut_mid_deal": "power", "reboot": "fault", "deal_misread": "fault",
-           "shoe_error": "fault", "lost_request": "fault", "supply_on": "power"}
+           "shoe_error": "fault", "lost_request": "fault", "corrupt_answers": "fault", "supply_on": "power"}
 
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
@@ -87,6 +88,8 @@ POWER_EVENT_S = 1.0
 POWER_QUIET_S = 1.0
 #: a controller reboot (line fault ``reboot``): how long it stays silent (ms)
 REBOOT_MS = 200
+#: how long a ping whose answer a bad-crc or garbage line fault corrupts is waited for (s)
+CORRUPT_WAIT_S = 0.15
 #: how long a ping the no-answer fault loses after the round.open it lost is waited for (s): none may come
 LOST_PING_S = 0.15
 #: how far into a reboot's silence a request is sent to be lost, and how long it is waited for (s)
@@ -617,6 +620,8 @@ class ExploredTable:
                 self._reboot(obs)
             else:
                 self._reboot_other(op.role, obs)
+        elif isinstance(op, ops.CorruptAnswers):
+            self._corrupt_answers(op, obs)
         elif isinstance(op, ops.LostRequest):
             self._lost_request(op, obs)
         elif isinstance(op, ops.SupplyOn):
@@ -672,18 +677,46 @@ class ExploredTable:
             lost.append(seq)
             if got is not None:
                 obs.lost_faults.append((f"request {n} of the {op.count} the no-answer fault loses (ping, SEQ {seq})",
-                                        "lost: not answered", f"answered: {got}"))
+                                        "lost: not answered", f"answered: {got}", R.LOST_REQUEST.name))
         try:
             link.call("ping", None, LOST_WAIT_S)
         except DeviceTimeout:
             obs.lost_faults.append((f"the request after the {op.count} the no-answer fault loses (ping)",
                                     "answered (the fault loses the next count requests, no more)",
-                                    f"no answer within {LOST_WAIT_S} s"))
+                                    f"no answer within {LOST_WAIT_S} s", R.LOST_REQUEST.name))
         self.pull(0.05)
         late = [seq for _code, seq in link.unmatched if seq in lost]
         if late:
             obs.lost_faults.append((f"the pings the no-answer fault lost (SEQ {', '.join(map(str, late))})",
-                                    "lost: never answered", "answered late"))
+                                    "lost: never answered", "answered late", R.LOST_REQUEST.name))
+
+    def _corrupt_answers(self, op: ops.CorruptAnswers, obs: Observed) -> None:
+        """The line fault ``bad-crc`` or ``garbage`` of ``op.role`` with ``op.count`` (docs/protocol.md section 7;
+        its own answer intact), then ``op.count`` pings, each with no answer the host can read (waited for
+        CORRUPT_WAIT_S), and one more, which must be answered: the fault corrupts the next count frames (answers),
+        no more.  With ``bad-crc`` every corrupted answer is a whole frame whose CRC fails: exactly count of them
+        dropped.  The line's dropped frames are taken here, so the check after every operation (rule
+        ``frames-sent``) does not count these."""
+        link = self._link(op.role)
+        self.frames.take()
+        self._perform(acts.InjectFault(role=op.role, fault=op.kind, args=(("count", op.count),)))
+        what = f"the {op.role}'s {op.kind} line fault with count {op.count}"
+        for n in range(1, op.count + 1):
+            _seq, got = link.call_seq("ping", None, CORRUPT_WAIT_S)
+            if got is not None:
+                obs.lost_faults.append((f"ping {n} after {what}", "no answer the host can read (corrupted)",
+                                        f"answered: {got}", R.LINE_FAULTS.name))
+        try:
+            link.call("ping", None, LOST_WAIT_S)
+        except DeviceTimeout:
+            obs.lost_faults.append((f"the ping after the {op.count} answers {what} corrupts",
+                                    "answered (the fault corrupts the next count, no more)",
+                                    f"no answer within {LOST_WAIT_S} s", R.LINE_FAULTS.name))
+        self.pull(0.05)
+        dropped = sum(len(errors) for role, _quiet, errors in self.frames.take() if role == op.role)
+        if op.kind == "bad-crc" and dropped != op.count:
+            obs.lost_faults.append((f"frames dropped for a failed CRC after {what}", f"{op.count}", f"{dropped}",
+                                    R.LINE_FAULTS.name))
 
     def _shoe_error(self) -> None:
         """The shoe's ``error`` fault (docs/protocol.md section 7), then up to SHOE_ERROR_S for its event."""
@@ -820,7 +853,8 @@ class ExploredTable:
         if lost is not None and any(seq == lost for _code, seq in self._link(role).unmatched):
             obs.lost_faults.append((f"the {role}'s ping (SEQ {lost}) sent while it was silent in its reboot",
                                     "lost: not executed, not answered (docs/protocol.md section 7, reboot: "
-                                    "\"requests time out meanwhile\")", "answered once the device was back"))
+                                    "\"requests time out meanwhile\")", "answered once the device was back",
+                                    R.LOST_REQUEST.name))
 
     def can_void(self) -> bool:
         return callable(getattr(self.ctrl, "settle_round", None))

@@ -138,9 +138,9 @@ class Observed:
     #: a line opened again, or a device rebooted, whose ``hello`` named a version the host did not offer or
     #: another role (docs/protocol.md 6.1)
     hello_faults: list[str] = field(default_factory=list)
-    #: requests a line fault or a reboot should have lost, and the one after them, judged (section 7): (what,
-    #: expected, what the device did)
-    lost_faults: list[tuple[str, str, str]] = field(default_factory=list)
+    #: what a line fault or a reboot should have done to the requests and frames after it, judged (section 7):
+    #: (what, expected, what the device did, the rule)
+    lost_faults: list[tuple[str, str, str, str]] = field(default_factory=list)
     #: a line stopped answering (out of step after a broken frame, or answering with other SEQs): nothing was
     #: read after the act, and only the line's own differences are judged
     unread: bool = False
@@ -598,8 +598,8 @@ def line_differences(got: Observed) -> list[Difference]:
     diffs = frame_differences(got) if got.op == "bad_frame" else []
     for fault in got.seq_faults:
         diffs.append(Difference(fault, "answered with the request's own SEQ", "not so", R.REQUEST_SEQ.name))
-    for what, expected, shown in got.lost_faults:
-        diffs.append(Difference(what, expected, shown, R.LOST_REQUEST.name))
+    for what, expected, shown, rule in got.lost_faults:
+        diffs.append(Difference(what, expected, shown, rule))
     for fault in got.hello_faults:
         diffs.append(Difference("hello on a line opened again, or after the device's reboot",
                                 "a protocol version the host offered, as the role the device answered before", fault,

@@ -221,7 +221,7 @@ class TableModel:
             return s.phase in ("idle", "settled") and not s.pending and s.link_up and op.count >= 1
         if isinstance(op, ops.SupplyOn):
             return s.link_up
-        if isinstance(op, ops.LostRequest):
+        if isinstance(op, ops.LostRequest | ops.CorruptAnswers):
             return s.phase in ("idle", "settled") and not s.pending and s.link_up
         return True
 
@@ -278,6 +278,11 @@ class TableModel:
         # docs/protocol.md section 7, no-answer: "the next count (default 1) requests are lost: not executed, not
         # answered"; the host sees "a TIMEOUT at the request's deadline"
         return [Permitted(None, ExpectedAnswer(frozenset({LOST})), s.clone(), (R.LOST_REQUEST.name,))]
+
+    def _corrupt_answers(self, s: State, op: ops.CorruptAnswers) -> list[Permitted]:
+        # docs/protocol.md section 7: bad-crc and garbage corrupt the next count frames (answers); nothing on the
+        # table changes (the pings are judged on the line, harness.explore.device)
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.LINE_FAULTS.name,))]
 
     def _supply_on(self, s: State, op: ops.SupplyOn) -> list[Permitted]:
         # docs/protocol.md section 9: OUTP ON switches the output on; on already, nothing changes

@@ -207,6 +207,22 @@ class LostRequest(Op):
 
 
 @dataclass(frozen=True)
+class CorruptAnswers(Op):
+    """The line fault ``bad-crc`` or ``garbage`` (``test.fault``, docs/protocol.md section 7) of ``role`` with
+    ``count``, between rounds, then pings: "the next count frames it sends carry a corrupted CRC" (dropped whole
+    by the host) or "the next count answers are replaced by line noise", so the first count pings have no
+    answer the host can read and the next is answered; nothing on the table changes."""
+
+    name: ClassVar[str] = "corrupt_answers"
+    terse: ClassVar[tuple[str, ...]] = ("count",)
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "sensors", "shoe"),
+                                                     "kind": ("bad-crc", "garbage")}
+    role: str = "controller"
+    kind: str = "bad-crc"
+    count: int = 1
+
+
+@dataclass(frozen=True)
 class SupplyOn(Op):
     """The bench supply's ``OUTP ON`` with its output on already (docs/protocol.md section 9): nothing to switch,
     so nothing on the table changes, an open round and its wagers included."""
@@ -320,8 +336,8 @@ class ForeignCommand(Op):
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
                                                   ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
-                                                  VoidRounds, Reconnect, Reboot, LostRequest, SupplyOn, ShoeError,
-                                                  BadFrame, ForeignCommand, Pipelined, SeqFrom)}
+                                                  VoidRounds, Reconnect, Reboot, LostRequest, CorruptAnswers, SupplyOn,
+                                                  ShoeError, BadFrame, ForeignCommand, Pipelined, SeqFrom)}
 
 
 def _plain(value: Any) -> Any:
@@ -368,8 +384,8 @@ def op_from_dict(data: Mapping[str, Any], where: str = "op") -> Op:
     op = cls(**args)
     if isinstance(op, SeqFrom) and not 1 <= op.seq <= 0xFFFF:
         raise InputError(f"{where}: seq_from seq must be 1..65535, got {op.seq}")
-    if isinstance(op, LostRequest) and not 1 <= op.count <= 8:
-        raise InputError(f"{where}: lost_request count must be 1..8, got {op.count}")
+    if isinstance(op, LostRequest | CorruptAnswers) and not 1 <= op.count <= 8:
+        raise InputError(f"{where}: {op.name} count must be 1..8, got {op.count}")
     if isinstance(op, Pipelined) and not 2 <= op.count <= 16:
         raise InputError(f"{where}: pipelined count must be 2..16, got {op.count}")
     if isinstance(op, ForeignCommand) and op.cmd in vocabulary.COMMANDS[op.role]:

@@ -188,6 +188,10 @@ DEAL_BUSY = rule("deal-busy", "contract-7-deal-busy", "docs/protocol.md sections
 LOST_REQUEST = rule("lost-request", "contract-7-lost-request", "docs/protocol.md section 7",
                     "a request lost to the line fault no-answer is not executed and not answered: a round.open so "
                     "lost opens no round")
+LINE_FAULTS = rule("line-faults", "contract-7-corrupted-answers", "docs/protocol.md section 7",
+                   "the line fault bad-crc corrupts the CRC of the next count frames the device sends, garbage "
+                   "replaces the next count answers with line noise; the fault's own answer is intact and the "
+                   "frames after the count are whole")
 INSTRUMENTS = rule("instruments", "contract-9-instruments", "docs/protocol.md section 9",
                    "the bench supply the power is cycled through reads each setting back: OUTP? 0 once OUTP OFF is "
                    "done, 1 once OUTP ON is, and VOLT? the voltage last set, across the output switched off and on; "

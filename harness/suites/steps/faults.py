@@ -152,3 +152,42 @@ def _lost_in_reboot(runner: Any, step: Any, ctrl: Any) -> None:
     runner.measure(step, "the round.open sent during the reboot, once the controller was back",
                    f"answered {later[0]}" if later else "never answered", "never answered (lost)", not later)
     _no_round_opened(runner, step, ctrl)
+
+
+#: how long each ping whose answer a bad-crc or garbage line fault corrupts is waited for (s)
+CORRUPT_WAIT_S = 0.15
+
+
+@step("expect_corrupted_answers", Action(
+    {"kind": choice("bad-crc", "garbage", required=True),
+     "role": Arg("enum", default="controller", choices=FAULT_ROLES), "count": Arg("int", default=2, lo=1, hi=8)},
+    doc="docs/protocol.md section 7, between rounds: the line fault `bad-crc` (\"the next count frames it sends carry "
+    "a corrupted CRC\") or `garbage` (\"the next count answers are replaced by line noise\") of `role` with "
+    "`count`, its own answer intact, then `count` pings: none has an answer the host can read (each waited for "
+    "0.15 s), and the ping after them is answered (the fault corrupts count, no more); with `bad-crc` exactly "
+    "`count` frames are dropped for their CRC.  The line is excused from the frames every step judges "
+    "(`contract-2-frames-sent`) for the rest of the case",
+    acts=("fault",)))
+def expect_corrupted_answers(runner: Any, step: Any, kind: str, role: str = "controller", count: int = 2) -> None:
+    link = getattr(getattr(runner.rig, role, None), "link", None)
+    if not isinstance(link, FramedLink):
+        raise DeviceError(f"expect_corrupted_answers reads the {role}'s line: its driver has none")
+    runner.perform(InjectFault(role, kind, (("count", count),)))
+    dropped_before = len(link.protocol_errors)
+    for n in range(1, count + 1):
+        _seq, got = link.call_seq("ping", None, CORRUPT_WAIT_S)
+        runner.measure(step, f"the answer to ping {n} after the {role}'s {kind} fault (count {count})",
+                       "none readable" if got is None else f"{got}", "none readable (corrupted)", got is None)
+    try:
+        link.call("ping", None, LOST_WAIT_S)
+        after = "answered"
+    except DeviceTimeout:
+        after = f"no answer within {LOST_WAIT_S} s"
+    runner.measure(step, f"the ping after the {count} answers the {kind} fault corrupts", after,
+                   "answered (the fault corrupts count answers, no more)", after == "answered")
+    if kind == "bad-crc":
+        runner.pump(0.05)
+        dropped = sum(1 for e in link.protocol_errors[dropped_before:] if e.whole_frame)
+        runner.measure(step, f"frames from the {role} dropped for a failed CRC", dropped, count, dropped == count,
+                       unit="frames")
+
