@@ -4,8 +4,9 @@ clause ``contract-2-frames-sent``), counted from a mark.
 The driver's reader drops a frame that fails its check and writes it into the transcript; the request
 it answered then waits for its deadline.  On a line that carries no noise (a pty or a 127.0.0.1 socket:
 :attr:`~harness.devices.transport.Transport.noiseless`) such a frame is the sender's.  Counted: a frame
-whose CRC fails, or whose CRC is good around a bad VER, an unknown TYPE or a payload that is not a JSON
-object (:attr:`~harness.devices.framing.ProtocolError.whole_frame`).  Not counted: bytes outside any
+whose CRC fails, whose CRC is good around a bad VER, an unknown TYPE or a payload that is not a JSON
+object, or whose header announces more than 4096 bytes
+(:attr:`~harness.devices.framing.ProtocolError.whole_frame`).  Not counted: bytes outside any
 frame and a frame cut off, which a sender losing its power leaves.  A certification case judges them
 after each step (harness.suites.run.frames); the explorer after each operation.
 """

@@ -59,20 +59,23 @@ class ProtocolError(DeviceError):
     else ``None`` (a NAK then carries SEQ 0); ``raw`` holds the rejected bytes for the transcript.
     """
 
-    def __init__(self, code: str, reason: str, *, seq: int | None = None, raw: bytes = b"") -> None:
+    def __init__(self, code: str, reason: str, *, seq: int | None = None, raw: bytes = b"",
+                 oversized: bool = False) -> None:
         super().__init__(f"{code}: {reason}")
         self.code = code
         self.reason = reason
         self.seq = seq
         self.raw = raw
+        #: a header announcing more than the largest LEN (section 2: "a protocol error")
+        self.oversized = oversized
 
     @property
     def whole_frame(self) -> bool:
-        """A whole frame the sender got wrong: its CRC failed (all LEN bytes and the CRC arrived), or its
-        CRC was good around a bad VER, an unknown TYPE or a payload that is not a JSON object without
-        floats.  Not bytes outside any frame, an incomplete frame abandoned or a LEN over 4096, which a
-        line's noise or a sender cut off by its power may leave."""
-        return self.code == BAD_CRC or self.seq is not None
+        """A frame the sender got wrong: its CRC failed (all LEN bytes and the CRC arrived), its CRC was
+        good around a bad VER, an unknown TYPE or a payload that is not a JSON object without floats, or
+        its header announced more than 4096 bytes ("a protocol error", section 2).  Not bytes outside any
+        frame or an incomplete frame abandoned, which a sender cut off by its power may leave."""
+        return self.code == BAD_CRC or self.seq is not None or self.oversized
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ProtocolError):
@@ -241,7 +244,7 @@ class FrameDecoder:
             _, ver, ftype, seq, length = HEADER.unpack_from(buf)
             if length > self._max_payload:
                 reason = f"LEN {length} exceeds {self._max_payload}"
-                out.append(ProtocolError(BAD_FRAME, reason, raw=bytes(buf[:HEADER_LEN])))
+                out.append(ProtocolError(BAD_FRAME, reason, raw=bytes(buf[:HEADER_LEN]), oversized=True))
                 del buf[:2]  # rescan from just after this SOF
                 continue
             total = HEADER_LEN + length + CRC_LEN

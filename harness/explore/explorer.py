@@ -224,6 +224,9 @@ class Session:
             # table between sequences, the sequence that shows it is that power cycle alone
             self.off_contract([PowerCycle()] if rested and "power_cycle" in self.enabled else [], exc)
         except DeviceError as exc:
+            dropped = frames_dropped(table.frames)
+            if dropped:  # an answer dropped for its broken frame: the device's, as after any operation
+                self.failed([PowerCycle()] if rested and "power_cycle" in self.enabled else [], dropped)
             # a table that does not come back from its rest (its power, say) is the rig's error, as in a run:
             # said as such, never a traceback of the sequence engine's replay
             self.rig_error = f"bringing the table to rest between sequences: {type(exc).__name__}: {exc}"

@@ -46,6 +46,11 @@ def test_a_frame_whose_crc_skips_the_header_is_a_whole_frame_the_sender_got_wron
     # the rest of its bytes, scanned again after the SOF is dropped, are bytes outside any frame: not a frame
     assert all(isinstance(e, ProtocolError) and not e.whole_frame for e in out[1:])
     assert ProtocolError(BAD_FRAME, "a float", seq=4).whole_frame  # a good CRC around a bad payload
+    # a header announcing more than 4096 bytes (a LEN written little-endian, say) is the sender's too
+    long = encode_frame(NAK, 3, {"code": "REFUSED", "reason": "x" * 700})
+    swapped = long[:6] + long[6:8][::-1] + long[8:]
+    (first, *_rest) = FrameDecoder().feed(swapped)
+    assert isinstance(first, ProtocolError) and first.oversized and first.whole_frame
     assert not ProtocolError(BAD_FRAME, "incomplete frame abandoned").whole_frame
 
 
