@@ -141,6 +141,26 @@ def test_event_seq_judges_each_line_since_the_case_began() -> None:
     assert shown["event SEQ gaps on the controller's line in this case"] == "expected 5, got 7"
 
 
+def test_with_no_restart_allowed_only_the_lines_first_event_of_the_case_may_be_numbered_one() -> None:
+    """``restarts: none``: a SEQ back at 1 is a gap, but for the line's first event of the case (the table
+    may have been powered up between cases, by the run's recovery after an earlier case)."""
+    from harness.devices.transcript import Transcript
+
+    def line(gaps: list[tuple[int, int]], first_seq: int) -> FakeDevice:
+        dev = FakeDevice(gaps=gaps)
+        dev.link.transcript = Transcript("x")  # type: ignore[attr-defined]
+        dev.link.transcript.add("<", "frame", t_ns=1, text="EVT", type="EVT", seq=first_seq)  # type: ignore[attr-defined]
+        return dev
+
+    powered_up = line([(9, 1)], 1)  # the first event of the case numbered 1
+    wrapped = line([(256, 1)], 250)  # numbered 1 mid-case: a counter held in one byte
+    rig = SimpleNamespace(shoe=powered_up, sensors=None, controller=wrapped)
+    runner = _runner(rig)
+    runner.transcript_marks = {}
+    sw.expect_event_seq(runner, STEP, restarts="none")
+    assert runner.measured.failed() == ["event SEQ gaps on the controller's line in this case"]
+
+
 def test_live_writes_cover_every_field_with_another_value() -> None:
     writes = {label: (w, back) for label, w, back in sw._live_writes(CONFIG)}
     assert writes["decks"] == ({"decks": 9}, {"decks": 8})
