@@ -223,8 +223,9 @@ class Controller(EmulatedDevice):
         if self.phase != "dealing":
             return  # a burn card or a card with no round open
         self.cards.append(card)
-        if settle.round_complete(self, self.cards) and not (
-                "four-card-round-unsettled" in self.cfg.defects and len(self.cards) == 4):
+        if settle.round_complete(self, self.cards):
+            if "four-card-round-unsettled" in self.cfg.defects and len(self.cards) == 4:
+                return  # defect: a round complete at four cards waits for a fifth card
             if self.lock_timer is not None and not self.locked:
                 self.settle_pending = True  # settled by _lock when the lock-out falls due
             else:
