@@ -130,6 +130,20 @@ def _summary(frame_type: int, seq: int, payload: dict[str, Any], body: str) -> s
     return f"{name} seq={seq}{label} {body}"
 
 
+@dataclass(frozen=True)
+class LostPings:
+    """What :meth:`FramedLink.pings_lost` saw: the SEQs of the pings sent to be lost, those answered all the
+    same (their number from 1, SEQ, the answer), and whether the ping after them was answered."""
+
+    seqs: tuple[int, ...]
+    answered: tuple[tuple[int, int, str], ...]
+    next_answered: bool
+
+    def late(self, link: FramedLink) -> list[int]:
+        """The SEQs of the lost pings answered since (``link.unmatched``: an answer past its wait)."""
+        return [seq for _code, seq in link.unmatched if seq in self.seqs]
+
+
 class FramedLink:
     """A reference-protocol connection to one device."""
 
@@ -199,6 +213,23 @@ class FramedLink:
             return pending.seq, None
         except DeviceError as exc:
             return pending.seq, exc
+
+    def pings_lost(self, count: int, wait_s: float, next_s: float) -> LostPings:
+        """``count`` pings a line fault should leave with no readable answer, each waited for ``wait_s``, then
+        one that must be answered within ``next_s`` (docs/protocol.md section 7: a fault of count N takes the
+        next N requests or answers, no more)."""
+        seqs, answered = [], []
+        for n in range(1, count + 1):
+            seq, got = self.call_seq("ping", None, wait_s)
+            seqs.append(seq)
+            if got is not None:
+                answered.append((n, seq, str(got.payload) if isinstance(got, Reply) else str(got)))
+        try:
+            self.call("ping", None, next_s)
+            next_answered = True
+        except DeviceTimeout:
+            next_answered = False
+        return LostPings(tuple(seqs), tuple(answered), next_answered)
 
     def call_many(self, calls: list[tuple[str, dict[str, Any]]], timeout_s: float = 1.0, *,
                   one_write: bool = False) -> list[Reply | DeviceError]:

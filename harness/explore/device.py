@@ -23,7 +23,15 @@ from harness.cards import Card, parse_card
 from harness.devices.drivers.reference import HelloError
 from harness.devices.drivers.scpi import ScpiCounter
 from harness.devices.dropped import FrameWatch
-from harness.devices.link import FALSE_HEADER, FULL_LENGTH, SPACED, DeviceEvent, DeviceNak, FramedLink
+from harness.devices.link import (
+    FALSE_HEADER,
+    FULL_LENGTH,
+    SPACED,
+    DeviceEvent,
+    DeviceNak,
+    FramedLink,
+    LostPings,
+)
 from harness.devices.registry import open_device
 from harness.devices.roles import BetSensors, PowerSupply, ProgressiveController, Shoe, Wager
 from harness.errors import DeviceError, DeviceTimeout
@@ -671,21 +679,11 @@ class ExploredTable:
             obs.fields = {k: v for k, v in reply.payload.items() if k != "ok"}
         if op.count < 2:
             return
-        lost = []
-        for n in range(2, op.count + 1):
-            seq, got = link.call_seq("ping", None, LOST_PING_S)
-            lost.append(seq)
-            if got is not None:
-                obs.lost_faults.append((f"request {n} of the {op.count} the no-answer fault loses (ping, SEQ {seq})",
-                                        "lost: not answered", f"answered: {got}", R.LOST_REQUEST.name))
-        try:
-            link.call("ping", None, LOST_WAIT_S)
-        except DeviceTimeout:
-            obs.lost_faults.append((f"the request after the {op.count} the no-answer fault loses (ping)",
-                                    "answered (the fault loses the next count requests, no more)",
-                                    f"no answer within {LOST_WAIT_S} s", R.LOST_REQUEST.name))
+        lost = link.pings_lost(op.count - 1, LOST_PING_S, LOST_WAIT_S)
+        self._judge_lost(lost, f"the {op.count} requests the no-answer fault loses (the round.open the first)",
+                         R.LOST_REQUEST.name, obs)
         self.pull(0.05)
-        late = [seq for _code, seq in link.unmatched if seq in lost]
+        late = lost.late(link)
         if late:
             obs.lost_faults.append((f"the pings the no-answer fault lost (SEQ {', '.join(map(str, late))})",
                                     "lost: never answered", "answered late", R.LOST_REQUEST.name))
@@ -701,22 +699,23 @@ class ExploredTable:
         self.frames.take()
         self._perform(acts.InjectFault(role=op.role, fault=op.kind, args=(("count", op.count),)))
         what = f"the {op.role}'s {op.kind} line fault with count {op.count}"
-        for n in range(1, op.count + 1):
-            _seq, got = link.call_seq("ping", None, CORRUPT_WAIT_S)
-            if got is not None:
-                obs.lost_faults.append((f"ping {n} after {what}", "no answer the host can read (corrupted)",
-                                        f"answered: {got}", R.LINE_FAULTS.name))
-        try:
-            link.call("ping", None, LOST_WAIT_S)
-        except DeviceTimeout:
-            obs.lost_faults.append((f"the ping after the {op.count} answers {what} corrupts",
-                                    "answered (the fault corrupts the next count, no more)",
-                                    f"no answer within {LOST_WAIT_S} s", R.LINE_FAULTS.name))
+        self._judge_lost(link.pings_lost(op.count, CORRUPT_WAIT_S, LOST_WAIT_S), f"the answers {what} corrupts",
+                         R.LINE_FAULTS.name, obs)
         self.pull(0.05)
         dropped = sum(len(errors) for role, _quiet, errors in self.frames.take() if role == op.role)
         if op.kind == "bad-crc" and dropped != op.count:
             obs.lost_faults.append((f"frames dropped for a failed CRC after {what}", f"{op.count}", f"{dropped}",
                                     R.LINE_FAULTS.name))
+
+    @staticmethod
+    def _judge_lost(lost: LostPings, what: str, rule: str, obs: Observed) -> None:
+        """Each ping of ``lost`` answered all the same, and the ping after them unanswered, as differences."""
+        for n, seq, answer in lost.answered:
+            obs.lost_faults.append((f"ping {n} (SEQ {seq}) of {what}", "no answer the host can read",
+                                    f"answered: {answer}", rule))
+        if not lost.next_answered:
+            obs.lost_faults.append((f"the ping after {what}", "answered (the fault takes count, no more)",
+                                    f"no answer within {LOST_WAIT_S} s", rule))
 
     def _shoe_error(self) -> None:
         """The shoe's ``error`` fault (docs/protocol.md section 7), then up to SHOE_ERROR_S for its event."""

@@ -37,12 +37,19 @@ from harness.bench.session import BenchSession
 from harness.cards import Card, parse_card
 from harness.devices import vocabulary
 from harness.devices.contract import ContractError
-from harness.devices.dropped import FrameWatch, shown
 from harness.errors import DeviceError
 from harness.explore import rules as R
 from harness.explore.device import ROLES, ExploredTable, available_ops
 from harness.explore.draws import Draws, merge_changes, unheld_combinations
-from harness.explore.judge import Difference, Observed, adopt, contract_difference, differences, judge
+from harness.explore.judge import (
+    Difference,
+    Observed,
+    adopt,
+    contract_difference,
+    differences,
+    frames_dropped,
+    judge,
+)
 from harness.explore.model import R9_METERS, TableModel
 from harness.explore.ops import (
     ANSWERED_FRAME_KINDS,
@@ -1369,11 +1376,4 @@ def explore(session: Session, *, seed: int, budget_s: float, examples_per_batch:
     return Result(finding, None, elapsed, session.first_failure_s if finding is not None else None,
                   session.stats, batch)
 
-
-def frames_dropped(watch: FrameWatch) -> list[Difference]:
-    """The frames each device sent since the last operation that failed their check on a line with no
-    noise (docs/protocol.md section 2; the explorer corrupts no device's frames on purpose)."""
-    return [Difference(f"frames the {role} sent that fail their check", 0, f"{len(errors)}: {shown(errors)}",
-                       R.FRAMES_SENT.name)
-            for role, noiseless, errors in watch.take() if noiseless and errors]
 

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from harness.devices.contract import ContractError
+from harness.devices.dropped import FrameWatch, shown
 from harness.devices.framing import next_seq
 from harness.devices.roles import control_characters
 from harness.explore import rules as R
@@ -598,8 +599,8 @@ def line_differences(got: Observed) -> list[Difference]:
     diffs = frame_differences(got) if got.op == "bad_frame" else []
     for fault in got.seq_faults:
         diffs.append(Difference(fault, "answered with the request's own SEQ", "not so", R.REQUEST_SEQ.name))
-    for what, expected, shown, rule in got.lost_faults:
-        diffs.append(Difference(what, expected, shown, rule))
+    for what, expected, got_text, rule in got.lost_faults:
+        diffs.append(Difference(what, expected, got_text, rule))
     for fault in got.hello_faults:
         diffs.append(Difference("hello on a line opened again, or after the device's reboot",
                                 "a protocol version the host offered, as the role the device answered before", fault,
@@ -787,3 +788,13 @@ def adopt(model: TableModel, got: Observed, *, config: bool = False) -> State:
     s.cause = got.cause if got.cause != "?" else ("power" if got.locked else None)
     s.phase = "open" if not got.locked else "settled"
     return s
+
+
+def frames_dropped(watch: FrameWatch) -> list[Difference]:
+    """The frames each device sent since the last operation that failed their check on a line with no
+    noise (docs/protocol.md section 2; an operation that corrupts frames on purpose, ``corrupt_answers``,
+    takes its own from the watch and judges them itself)."""
+    return [Difference(f"frames the {role} sent that fail their check", 0, f"{len(errors)}: {shown(errors)}",
+                       R.FRAMES_SENT.name)
+            for role, noiseless, errors in watch.take() if noiseless and errors]
+

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from harness.devices.contract import ContractError
 from harness.explore import rules as R
 from harness.explore.device import ExploredTable
-from harness.explore.judge import Difference, Observed, adopt, contract_difference, differences, judge
+from harness.explore.judge import Difference, Observed, adopt, contract_difference, differences, frames_dropped, judge
 from harness.explore.model import ExpectedAnswer, Permitted, TableModel
 from harness.explore.ops import DealFirst, DealMisread, DealRest, LoadShoe, Op
 from harness.explore.state import State
@@ -75,7 +75,8 @@ def replay(model: TableModel, table: ExploredTable, ops: list[Op]) -> Iterator[R
         except ContractError as exc:
             yield ReplayedStep(i, op, [contract_difference(exc)])
             return
-        yield ReplayedStep(i, op, diffs, out.choice if out is not None else None)
-        if out is None:
+        dropped = frames_dropped(table.frames)  # every frame each device sent, as the explorer judges them
+        yield ReplayedStep(i, op, diffs + dropped, out.choice if out is not None else None)
+        if out is None or dropped:
             return
         state = out.state

@@ -12,8 +12,7 @@ from harness.devices.dropped import FrameWatch
 from harness.devices.framing import BAD_CRC, ProtocolError
 from harness.errors import InputError
 from harness.explore import rules as R
-from harness.explore.explorer import frames_dropped
-from harness.explore.judge import Observed, differences, line_differences
+from harness.explore.judge import Observed, differences, frames_dropped, line_differences
 from harness.explore.model import LOST, TableModel
 from harness.explore.ops import CorruptAnswers, LostRequest, OpenRound, op_from_dict, op_text, parse_op
 

@@ -86,6 +86,7 @@ def expect_sequence(runner: CaseContext, step: Step, ops: tuple[str, ...]) -> No
     model = TableModel(runner.profile)
     table = ExploredTable(runner.profile, runner.rig, runner.performers, royal9=model.royal9)
     table.stage = runner  # type: ignore[assignment]
+    table.frames = runner.frames  # one watch: the sequence judges its frames, the case's after-step check the rest
     for judged in replay(model, table, parsed):
         name = "the table before the first operation" if judged.op is None else \
             f"operation {judged.index}: {op_text(judged.op)}"[:200]

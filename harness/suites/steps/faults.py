@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from harness.bench.acts import InjectFault
-from harness.devices.link import DeviceNak, FramedLink
+from harness.devices.link import DeviceNak, FramedLink, LostPings
 from harness.devices.vocabulary import LINE_FAULTS, SHOE_FAULTS
 from harness.errors import DeviceError, DeviceTimeout
 from harness.suites.steps.registry import Action, Arg, choice, step
@@ -111,23 +111,23 @@ def _the_rest_lost(runner: Any, step: Any, ctrl: Any, count: int) -> None:
     link = getattr(ctrl, "link", None)
     if not isinstance(link, FramedLink):
         raise DeviceError("expect_request_lost with a count reads the controller's line: its driver has none")
-    lost = []
-    for n in range(2, count + 1):
-        seq, got = link.call_seq("ping", None, LOST_PING_S)
-        lost.append(seq)
-        runner.measure(step, f"the answer to request {n} of the {count} the no-answer fault loses (ping)",
-                       "no answer" if got is None else f"{got}", "no answer (lost)", got is None)
-    try:
-        link.call("ping", None, LOST_WAIT_S)
-        after = "answered"
-    except DeviceTimeout:
-        after = f"no answer within {LOST_WAIT_S} s"
-    runner.measure(step, f"the ping after the {count} requests the no-answer fault loses", after,
-                   "answered (the fault loses count requests, no more)", after == "answered")
+    lost = link.pings_lost(count - 1, LOST_PING_S, LOST_WAIT_S)
+    _measure_lost(runner, step, lost, f"the no-answer fault loses (count {count}, the round.open the first)")
     runner.pump(0.05)
-    late = [seq for _code, seq in link.unmatched if seq in lost]
+    late = lost.late(link)
     runner.measure(step, "the pings the no-answer fault lost, answered late", len(late), 0, not late,
                    unit="answers")
+
+
+def _measure_lost(runner: Any, step: Any, lost: LostPings, what: str) -> None:
+    """Each ping of ``lost`` unanswered, and the ping after them answered."""
+    answered = {n: answer for n, _seq, answer in lost.answered}
+    for n in range(1, len(lost.seqs) + 1):
+        runner.measure(step, f"the answer to ping {n} of those {what}", answered.get(n, "none readable"),
+                       "none readable", n not in answered)
+    runner.measure(step, f"the ping after those {what}",
+                   "answered" if lost.next_answered else f"no answer within {LOST_WAIT_S} s",
+                   "answered (the fault takes count, no more)", lost.next_answered)
 
 
 def _no_round_opened(runner: Any, step: Any, ctrl: Any) -> None:
@@ -174,17 +174,8 @@ def expect_corrupted_answers(runner: Any, step: Any, kind: str, role: str = "con
         raise DeviceError(f"expect_corrupted_answers reads the {role}'s line: its driver has none")
     runner.perform(InjectFault(role, kind, (("count", count),)))
     dropped_before = len(link.protocol_errors)
-    for n in range(1, count + 1):
-        _seq, got = link.call_seq("ping", None, CORRUPT_WAIT_S)
-        runner.measure(step, f"the answer to ping {n} after the {role}'s {kind} fault (count {count})",
-                       "none readable" if got is None else f"{got}", "none readable (corrupted)", got is None)
-    try:
-        link.call("ping", None, LOST_WAIT_S)
-        after = "answered"
-    except DeviceTimeout:
-        after = f"no answer within {LOST_WAIT_S} s"
-    runner.measure(step, f"the ping after the {count} answers the {kind} fault corrupts", after,
-                   "answered (the fault corrupts count answers, no more)", after == "answered")
+    lost = link.pings_lost(count, CORRUPT_WAIT_S, LOST_WAIT_S)
+    _measure_lost(runner, step, lost, f"the {role}'s {kind} fault corrupts (count {count})")
     if kind == "bad-crc":
         runner.pump(0.05)
         dropped = sum(1 for e in link.protocol_errors[dropped_before:] if e.whole_frame)
