@@ -286,9 +286,10 @@ def test_on_bench_twins_every_run_is_a_twin_and_the_shuffler_defects_are_off_ben
     # battery a bench runs (new-deck order in, the shoe shuffles, the faces dealt are read) does not see
     # them, and the shuffler battery needs a marked pack's orders (measured: each passed the bench
     # twin's shoe battery)
-    # and a request lost to the no-answer line fault: only an emulator's test channel makes that fault, so every
-    # case citing its clause needs the act no bench performs
-    channel_only = {"lost-request-executed"}
+    # and the test channel's line faults (no-answer and its count, a reboot's lost requests, bad-crc's count):
+    # only an emulator's test channel makes them, so every case citing their clauses needs the act no bench
+    # performs
+    channel_only = {"lost-request-executed", "no-answer-loses-one", "reboot-queues-requests", "bad-crc-one-more"}
     assert sorted(d for d, why in off.items() if why) == sorted(
         {n for n in DEFECTS if DEFECTS[n].table in ("link", "shuffler")} | channel_only)
     assert "no bench twin of a link" in str(off["link-hit-paid-twice"])
