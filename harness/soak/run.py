@@ -373,7 +373,10 @@ class Soak:
             if meter == "mystery":
                 mystery_hits.append((_int(e.payload.get("seat")), amount))
                 self.result.mystery_awards.append(amount)
-            if meter in taken:  # another winner of the same hand, paid what the meter showed
+            # another winner of the same hand, paid what the meter showed; a mystery hit is never that:
+            # each is a contribution reaching a trigger, and a second in one round is the reseeded
+            # meter's own new trigger (it takes the amount it shows, as the first did)
+            if meter in taken and meter != "mystery":
                 self._feed(n, JackpotHit(meter, amount, meter_amount=0))
                 if meter in pending:
                     pending[meter] += amount
@@ -382,7 +385,7 @@ class Soak:
             waits = meter not in reset_meters
             self._feed(n, JackpotHit(meter, amount, pending=waits))
             if waits:
-                pending[meter] = amount
+                pending[meter] = pending.get(meter, 0) + amount
         for e in resets:
             meter = str(e.payload.get("meter"))
             spec = self.specs.get(meter)

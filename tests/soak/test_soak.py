@@ -20,8 +20,10 @@ import pytest
 from harness.cards import Card, parse_cards, shoe_composition
 from harness.cli import main
 from harness.cli.soak import seats_arg
+from harness.devices.link import DeviceEvent
 from harness.devices.transcript import OUT
 from harness.profiles import load_profile
+from harness.progressive.invariants import Reading
 from harness.soak.result import KEEP_MESSAGES
 from harness.soak.rig import BoundedTranscript
 from harness.soak.run import Soak, SoakOptions, run_soak
@@ -88,6 +90,26 @@ def test_mega_hit_paid_and_reset() -> None:
     res = soak.run()
     assert res.error is None and res.violations == {}, res.messages
     assert res.meter_hits.get("mega") == 2
+
+
+def test_two_mystery_triggers_in_one_round_each_take_the_meter() -> None:
+    # the meter at $499.25 pays seat 3 at $500.00 and reseeds at $250; the new trigger, drawn just
+    # above the reseed, pays seat 6 at $250.75; seat 7's 25 cents are left: $250.25.  The second hit
+    # is a trigger of its own (not a co-winner of the first, who would be paid what the meter showed)
+    soak = Soak(load_profile(PROFILES / "emulated-midi-5-mystery.yaml"), SoakOptions(rounds=1, seed=1))
+    soak._feed(281, Reading("mystery", 49925))
+    events = [DeviceEvent(name, payload, i, 0) for i, (name, payload) in enumerate([
+        ("hit", {"seat": 3, "category": "mystery", "meter": "mystery", "amount": 50000}),
+        ("reset", {"meter": "mystery", "amount": 25000}),
+        ("payout", {"seat": 3, "type": "royal9", "category": "mystery", "returned": 50000}),
+        ("hit", {"seat": 6, "category": "mystery", "meter": "mystery", "amount": 25075}),
+        ("reset", {"meter": "mystery", "amount": 25000}),
+        ("payout", {"seat": 6, "type": "royal9", "category": "mystery", "returned": 25075}),
+    ], start=1)]
+    assert soak._meter_events(281, 7 * 500, events) == {}
+    soak._feed(281, Reading("mystery", 25025))
+    assert soak.result.violations == {}, soak.result.messages
+    assert soak.result.meter_hits == {"mystery": 2}
 
 
 @pytest.mark.slow  # ~60 s on a loaded machine
