@@ -315,6 +315,18 @@ class FramedLink:
         return self._send_broken(lambda seq: _reseq(raw, seq, corrupt=True),
                                  f"sent {cmd} with a corrupted CRC (a test of the device's receiver)", timeout_s)[1]
 
+    def send_corrupted_at_once(self, timeout_s: float = 1.0) -> tuple[list[tuple[str, int | None]], float]:
+        """A ping with its CRC broken and, at once (no wait for a NAK that may not come), good pings until one is
+        answered, as :meth:`send_corrupted`.  Returns the answers, and the seconds from the broken frame's write
+        to the good ping's answer: a receiver that drops the broken frame and scans on (docs/protocol.md section
+        2) answers it as fast as any request (section 5)."""
+        raw = bytearray(encode_frame(REQ, 0, {"cmd": "ping"}))
+        t0 = time.perf_counter()
+        answers = self._send_broken(lambda seq: _reseq(raw, seq, corrupt=True),
+                                    "sent ping with a corrupted CRC, a good ping at once after it (a test of the "
+                                    "device's receiver)", 0.0, ping_s=timeout_s)[1]
+        return answers, time.perf_counter() - t0
+
     def send_malformed(self, timeout_s: float = 1.0, kind: str = "float") -> tuple[int, list[tuple[str, int | None]]]:
         """Send a REQ frame with a good CRC that is not a command, of ``kind`` (:data:`MALFORMED`: a ``ping``
         holding a float, a key given twice, a payload that is not an object, bytes that are not UTF-8, an

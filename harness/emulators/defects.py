@@ -126,6 +126,14 @@ DEFECTS: dict[str, Defect] = {
         Defect("counter-timeout-in-ms", "tablecert protocol 1, section 9",
                "the counter reads SYST:TIM as milliseconds: a FETC? waiting for a card 300 ms after the arm "
                "answers 9.91E+37", ("contract-9-instruments",)),
+        Defect("counter-timeout-inf-zero", "tablecert protocol 1, section 9",
+               "the counter parses SYST:TIM INF as the number 0: with no timeout asked for, every measurement "
+               "times out at once (FETC? answers 9.91E+37)", ("contract-9-instruments",)),
+        Defect("counter-fetch-erases", "tablecert protocol 1, section 9",
+               "reading a measurement erases it: FETC? asked again, nothing armed since, is error -230 and no "
+               "answer", ("contract-9-instruments",)),
+        Defect("supply-opc-output-state", "tablecert protocol 1, section 9",
+               "the supply's *OPC? answers its output's state: 0 while the output is off", ("contract-9-instruments",)),
         Defect("counter-conf-stop-slope-negative", "tablecert protocol 1, section 9",
                "CONF:TINT sets the stop channel's slope negative (the lock-out line's fall stops a measurement, not "
                "its rise); an INP2:SLOP POS written after it mends it", ("contract-9-instruments",)),
@@ -141,6 +149,12 @@ DEFECTS: dict[str, Defect] = {
         Defect("supply-volt-reads-output", "tablecert protocol 1, section 9",
                "VOLT? reads the output's measured voltage, not the setting: 0.000 with the output off",
                ("contract-9-instruments",)),
+        Defect("resync-slow-after-bad-crc", "tablecert protocol 1, sections 2 and 5",
+               "after a frame whose CRC failed the receiver waits 150 ms before it reads on: the next request, sent "
+               "at once, is answered past the 100 ms deadline", ("contract-5-answer-time",)),
+        Defect("disconnect-drops-every-line", "tablecert protocol 1, section 7",
+               "the line fault disconnect of one device drops every device's line: the others stop answering "
+               "until the host opens their lines again", ("contract-7-line-drop",)),
         Defect("event-seq-one-byte", "tablecert protocol 1, section 4",
                "every device numbers its events in one byte: after 255 the next event is numbered 1",
                ("contract-4-event-seq",)),

@@ -251,6 +251,10 @@ class FaultInjector(Generic[_Line]):
     # -- the faults ----------------------------------------------------------------------
     def _disconnect(self, line: _Line) -> None:
         line.faults.log.append("disconnect: line dropped")
+        if "disconnect-drops-every-line" in self.server.table.cfg.defects:
+            for other in list(self.server.lines.values()):  # defect: one device's fault drops every line
+                self.server.drop_line(other)
+            return
         self.server.drop_line(line)
 
     def _reboot(self, line: _Line, boot_ms: int) -> None:

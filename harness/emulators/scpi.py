@@ -180,6 +180,10 @@ class EmulatedCounter(EmulatedInstrument):
         rising = high
         if self.armed_ns is None or self.result is not None or t_ns < self.armed_ns or not self._fires(ch, rising):
             return
+        if self.timeout_ns is not None and t_ns - self.armed_ns >= self.timeout_ns:
+            self.result = NAN  # the measurement timed out before this edge: it measures nothing more
+            self.wake()
+            return
         if ch == "1" and self.start_ns is None:
             self.start_ns = t_ns
             if self.stop_ns is not None:  # defect counter-stop-before-start: the early stop taken
@@ -207,7 +211,10 @@ class EmulatedCounter(EmulatedInstrument):
                 if self.result is None and self.timeout_ns is not None and armed is not None \
                         and now_ns - armed >= self.timeout_ns:
                     self.result = NAN  # measurement timeout
-                return self.result
+                answer = self.result
+                if answer is not None and "counter-fetch-erases" in self.table.cfg.defects:
+                    self.result = self.armed_ns = None  # defect: the reading erased by reading it
+                return answer
 
         answer = poll(time.perf_counter_ns())
         return answer if answer is not None else Deferred(poll)
@@ -230,7 +237,8 @@ class EmulatedCounter(EmulatedInstrument):
             return None
         if header in ("SYST:TIM", "SYSTEM:TIMEOUT"):
             if param.strip().upper() in ("INF", "INFINITY", "9.9E37"):
-                self.timeout_ns = None
+                # defect counter-timeout-inf-zero: INF parsed as a number, 0: every measurement times out at once
+                self.timeout_ns = 0 if "counter-timeout-inf-zero" in self.table.cfg.defects else None
                 return None
             try:
                 seconds = Decimal(param)
@@ -287,6 +295,8 @@ class EmulatedPowerSupply(EmulatedInstrument):
         self.setting = True
 
     def unit(self, header: str, param: str) -> str | Deferred | None:
+        if header == "*OPC?" and "supply-opc-output-state" in self.table.cfg.defects:
+            return "1" if self.setting else "0"  # defect: *OPC? answers the output's state, not completion
         if header in ("OUTP", "OUTPUT", "OUTP:STAT", "OUTPUT:STATE"):
             state = param.upper()
             if state not in ("ON", "OFF", "1", "0"):

@@ -46,6 +46,8 @@ class LineServed(Protocol):
     def handle_line(self, line: str) -> str | Deferred | None: ...
 
 
+#: defect resync-slow-after-bad-crc: how long the receiver waits after a frame whose CRC failed (s)
+RESYNC_SLOW_S = 0.15
 #: a partial frame with no byte for this long is abandoned (the decoder resynchronises)
 PARTIAL_TIMEOUT_S = 0.5
 WRITE_DEADLINE_S = 0.5
@@ -62,6 +64,8 @@ class DeviceLine:
         self.listener: socket.socket | None = None
         self.slave_fd: int | None = None
         self.decoder = FrameDecoder()
+        #: defect resync-slow-after-bad-crc: no frame is taken before this time (time.monotonic())
+        self.deaf_until = 0.0
         self.evt_seq = 0
         self.last_rx = 0.0
         self.wlock = threading.Lock()
@@ -135,7 +139,11 @@ class DeviceLine:
             return
         if isinstance(item, ProtocolError):
             self.reply(encode_frame(NAK, item.seq or 0, {"code": item.code, "reason": item.reason}))
+            if item.code == "BAD_CRC" and "resync-slow-after-bad-crc" in self.server.cfg.defects:
+                self.deaf_until = time.monotonic() + RESYNC_SLOW_S
             return
+        if self.deaf_until > time.monotonic():  # defect: the receiver reads on only once its resync delay is over
+            time.sleep(self.deaf_until - time.monotonic())
         if item.type != REQ:
             return
         if self.faults.swallow_request():  # a 'no-answer' fault: the request is lost

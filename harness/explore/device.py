@@ -21,7 +21,7 @@ from harness.bench import jitter as bench_jitter
 from harness.bench.performers import Performers
 from harness.cards import Card, parse_card
 from harness.devices.drivers.reference import HelloError
-from harness.devices.drivers.scpi import ScpiCounter
+from harness.devices.drivers.scpi import ScpiCounter, ScpiPowerSupply
 from harness.devices.dropped import FrameWatch
 from harness.devices.link import (
     FALSE_HEADER,
@@ -37,8 +37,8 @@ from harness.devices.roles import BetSensors, PowerSupply, ProgressiveController
 from harness.errors import DeviceError, DeviceTimeout
 from harness.explore import ops
 from harness.explore import rules as R
-from harness.explore.answer_times import AnswerClock, device_ms
-from harness.explore.judge import Observed, normalise_config
+from harness.explore.answer_times import ANSWER_RETRIES, ANSWER_RETRY_GAP_S, HOST_ECHO, AnswerClock, device_ms
+from harness.explore.judge import ANSWER_DEADLINE_MS, Observed, normalise_config
 from harness.explore.model import LOST
 from harness.explore.state import Pending
 from harness.profiles.model import EMULATOR, Profile
@@ -53,7 +53,8 @@ OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-be
 #: the acts of the operations that need one besides NEEDED_ACTS: the optional ones, and the line faults only an
 #: emulator's test channel makes (performer ``fault``)
 OP_ACTS = {**OPTIONAL_ACTS, "power_cut_mid_deal": "power", "reboot": "fault", "deal_misread": "fault",
-           "shoe_error": "fault", "lost_request": "fault", "corrupt_answers": "fault", "supply_on": "power"}
+           "shoe_error": "fault", "lost_request": "fault", "corrupt_answers": "fault", "supply_on": "power",
+           "line_drop": "fault"}
 
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
@@ -115,6 +116,10 @@ POWER_LOSS_DARK_S = 2.0
 POWER_LOSS_BACK_S = 5.0
 #: how long the table's events are read after an OUTP ON sent with the supply's output on (s)
 ON_WHILE_ON_S = 0.3
+#: the line fault disconnect: how long after it the line drops (ms; section 7: "at least 50"), and how much longer
+#: the host waits before it reads the other lines (s)
+DROP_AFTER_MS = 50
+DROP_SETTLE_S = 0.15
 #: how long an answer to a request the device must lose is waited for (s): the host's own request deadline
 LOST_WAIT_S = 1.0
 #: an act a relay or supply performs: how long its lockout event is waited for (s)
@@ -630,6 +635,8 @@ class ExploredTable:
                 self._reboot_other(op.role, obs)
         elif isinstance(op, ops.CorruptAnswers):
             self._corrupt_answers(op, obs)
+        elif isinstance(op, ops.LineDrop):
+            self._line_drop(op, obs)
         elif isinstance(op, ops.LostRequest):
             self._lost_request(op, obs)
         elif isinstance(op, ops.SupplyOn):
@@ -707,6 +714,30 @@ class ExploredTable:
             obs.lost_faults.append((f"frames dropped for a failed CRC after {what}", f"{op.count}", f"{dropped}",
                                     R.LINE_FAULTS.name))
 
+    def _line_drop(self, op: ops.LineDrop, obs: Observed) -> None:
+        """The line fault ``disconnect`` of ``op.role`` (docs/protocol.md section 7: ``after_ms`` 50, "the line
+        drops"), then, once it has dropped, a ping to each other device: each answers (its line is its own); the
+        dropped line opened again as a host reconnecting opens it (:meth:`reconnect`)."""
+        self._perform(acts.InjectFault(role=op.role, fault="disconnect", args=(("after_ms", DROP_AFTER_MS),)))
+        time.sleep(DROP_AFTER_MS / 1000 + DROP_SETTLE_S)
+        dropped = [op.role]
+        for role in ("controller", "shoe", "sensors"):
+            if role == op.role or not self.can_reconnect(role):
+                continue
+            try:
+                self._link(role).call("ping", None, LOST_WAIT_S)
+            except DeviceError as exc:
+                whose = op.role + ("'" if op.role.endswith("s") else "'s")
+                obs.lost_faults.append((f"a ping to the {role} after the {whose} line fault disconnect",
+                                        f"answered (the line that drops is the {whose})",
+                                        f"{type(exc).__name__}: {exc}"[:300], R.LINE_DROP.name))
+                dropped.append(role)
+        for role in dropped:  # every line down opened again before any is read
+            self.reconnect(role, obs, pull=False, identity=False)
+        if not obs.unread:
+            obs.identity = self.identity()
+        self.pull()
+
     @staticmethod
     def _judge_lost(lost: LostPings, what: str, rule: str, obs: Observed) -> None:
         """Each ping of ``lost`` answered all the same, and the ping after them unanswered, as differences."""
@@ -764,6 +795,8 @@ class ExploredTable:
                 obs.frame_seq, obs.frame_answers = link.send_in_pieces(
                     0.0, (), body=FULL_LENGTH, timeout_s=BAD_FRAME_NAK_S,
                     what=f"a ping of {len(FULL_LENGTH)} payload bytes (the largest LEN)")
+            elif op.kind == "crc-at-once":
+                self._crc_at_once(link, op.role, obs)
             elif op.kind != "crc":
                 obs.frame_seq, obs.frame_answers = link.send_malformed(
                     timeout_s=BAD_FRAME_NAK_S, kind="float" if op.kind == "payload" else op.kind)
@@ -773,6 +806,26 @@ class ExploredTable:
                 obs.frame_answers = link.send_corrupted(cmd, args, timeout_s=BAD_FRAME_NAK_S)
         except DeviceTimeout:
             obs.frame_stalled = True  # no ping after it answered: the finding, not the rig's fault
+
+    def _crc_at_once(self, link: FramedLink, role: str, obs: Observed) -> None:
+        """A ping with its CRC broken, good pings at once after it: the good one answered within the deadline
+        (docs/protocol.md sections 2, 5), less the host's own delay; a late one asked again (up to
+        ANSWER_RETRIES more times, a little apart) and judged by the fastest, so that a loaded host is never
+        taken for a slow receiver."""
+        fastest: Decimal | None = None
+        gap = ANSWER_RETRY_GAP_S
+        for _ in range(ANSWER_RETRIES + 1):
+            answers, took_s = link.send_corrupted_at_once(timeout_s=BAD_FRAME_NAK_S)
+            obs.frame_answers += answers
+            ms = (Decimal(str(took_s - HOST_ECHO.delay_s())) * 1000).quantize(Decimal("0.001"))
+            fastest = ms if fastest is None else min(fastest, ms)
+            if fastest <= ANSWER_DEADLINE_MS:
+                return
+            time.sleep(gap)
+            gap *= 2
+        obs.lost_faults.append((f"the {role}'s answer to a good ping sent at once after a ping whose CRC failed "
+                                f"(fastest of {ANSWER_RETRIES + 1})", f"within {ANSWER_DEADLINE_MS} ms",
+                                f"{fastest} ms", R.ANSWER_TIME.name))
 
     def _pipelined(self, op: ops.Pipelined, obs: Observed) -> None:
         """``op.count`` pings in one write (docs/protocol.md section 4), each answer waited for."""
@@ -864,16 +917,20 @@ class ExploredTable:
         spec = self.profile.devices.get(role)
         if spec is None or spec.port is None:
             return False
+        if spec.is_emulated:  # the built-in emulator gives each role a line of its own (a pty or a socket)
+            return True
         others = [self.profile.devices.get(r) for r in ("controller", "shoe", "sensors") if r != role]
         return all(o is None or o.port != spec.port for o in others)
 
-    def reconnect(self, role: str = "controller", obs: Observed | None = None) -> None:
+    def reconnect(self, role: str = "controller", obs: Observed | None = None, *, pull: bool = True,
+                  identity: bool = True) -> None:
         """Close the host's line to ``role`` and open it again (a new driver on the same port, ``hello``
         first).  The ``hello`` answer is timed (docs/protocol.md section 5): a first answer on a new line
         cannot be asked again, its condition can, so one late at two reconnections in a row is slow."""
         addresses = dict(getattr(self.rig.emulator, "addresses", None) or {})
         entry = device_entry(self.profile, role, addresses)
-        self.pull()
+        if pull:
+            self.pull()
         old = {"controller": self.ctrl, "shoe": self.shoe, "sensors": self.sensors}[role]
         old.close()
         try:
@@ -895,8 +952,8 @@ class ExploredTable:
             self.rig.sensors = self.sensors = new  # type: ignore[assignment]
         if obs is not None:
             self.clock.hello_after_reconnect(role, hello_ms(new), obs)
-            # the device greeted on a new line is the same device: its identity as at the start (6.1)
-            obs.identity = self.identity()
+            if identity:  # the device greeted on a new line is the same device: its identity as at the start (6.1)
+                obs.identity = self.identity()
 
     def _void(self, obs: Observed) -> None:
         settle = getattr(self.ctrl, "settle_round", None)
@@ -959,6 +1016,7 @@ class ExploredTable:
             self._counter_back()
         counter = self.rig.counter if open_before else None
         conf_alone = counter is not None and self._conf_alone_now(counter)
+        no_timeout = counter is not None and not conf_alone and self._no_timeout_now(counter)
         if counter is not None:
             counter.arm()
             counter.idn()  # answered after the arm: the counter has taken it before the card
@@ -976,6 +1034,16 @@ class ExploredTable:
         if not locks:
             return
         interval = counter.fetch_interval_s() if counter is not None else None
+        if isinstance(counter, ScpiCounter):
+            self._fetch_again(counter, interval, obs)
+        if no_timeout:
+            self._counter_back()
+            if interval is None:
+                obs.instrument_reads.append((
+                    "the counter's FETC? at the round's first card, with SYST:TIM INF (the lock-out line measured "
+                    "in an earlier round with the profile's timeout)", "an interval (SYST:TIM: \"`INF`: none\")",
+                    "9.91E+37 (timed out)"))
+                return
         if conf_alone:
             self._counter_back()
             if interval is None and self.counter_edges > 0:
@@ -1203,6 +1271,30 @@ class ExploredTable:
         counter.configure(slopes=False)
         return True
 
+    def _no_timeout_now(self, counter: Any) -> bool:
+        """Whether this round's interval is measured with ``SYST:TIM INF`` (docs/protocol.md section 9: the
+        measurement timeout, "`INF`: none"): every :data:`CONF_ALONE_EVERY`-th counted round, half way between
+        those set up by ``CONF:TINT`` alone, on a SCPI counter that has measured the line before."""
+        if not isinstance(counter, ScpiCounter) or self.counter_edges == 0 \
+                or self.counter_rounds % CONF_ALONE_EVERY != CONF_ALONE_EVERY // 2:
+            return False
+        counter.configure(no_timeout=True)
+        return True
+
+    def _fetch_again(self, counter: ScpiCounter, interval: Decimal | None, obs: Observed) -> None:
+        """``FETC?`` asked a second time, nothing armed since: the reading it gave (section 9; a reading is not
+        erased by reading it)."""
+        try:
+            again = counter.fetch_again()
+        except DeviceTimeout:
+            shown = "no answer"
+        else:
+            if again == interval:
+                return
+            shown = "9.91E+37" if again is None else f"{again}"
+        obs.instrument_reads.append(("the counter's FETC? asked again, nothing armed since its reading",
+                                     "9.91E+37" if interval is None else f"{interval}", shown))
+
     def _arm_before_press(self) -> None:
         """Before every :data:`STOP_FIRST_EVERY`-th button press with wagering open, the counter armed (with a
         short measurement timeout on a SCPI counter): the press's rise of the lock-out line is a stop edge
@@ -1244,6 +1336,8 @@ class ExploredTable:
         self._perform(acts.SwitchPower(on=False))
         if supply is not None:
             obs.instrument_reads.append(("the supply's OUTP? after OUTP OFF", "0", _on_off(supply.output_state())))
+            if isinstance(supply, ScpiPowerSupply):  # section 9: *OPC? answers 1 once the setting is acted on
+                obs.instrument_reads.append(("the supply's *OPC? with the output off", "1", supply.query("*OPC?")))
             # VOLT? is the setting (MEAS:VOLT? is the output's measured voltage), with the output off too
             obs.instrument_reads.append(("the supply's VOLT? with the output off", f"{volts:.3f}",
                                          f"{Decimal(supply.voltage()):.3f}"))

@@ -63,6 +63,7 @@ from harness.explore.ops import (
     DealNext,
     DealRest,
     ForeignCommand,
+    LineDrop,
     LoadShoe,
     LostRequest,
     NoMoreBets,
@@ -1033,8 +1034,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                         self.play(op)
                 elif role != "shoe" and rng.random() < 0.5:
                     # a wager right after: the line is the host's, wagering is the controller's (open or closed
-                    # as it was, sections 6.3, 8)
-                    self.play(PlaceWager(rng.choice(model.seats), rng.choice(model.types), rng.choice(stakes)))
+                    # as it was, sections 6.3, 8); half the time at a seat with a wager on the layout, so what the
+                    # seat holds (a base under a Royal 9 wager, 629a Royal 9 (b)) is met on the new line too
+                    kind = rng.choice(model.types)
+                    on_layout = sorted({seat for seat, _kind in self.state.layout})
+                    seat = rng.choice(on_layout) if on_layout and rng.random() < 0.5 else rng.choice(model.seats)
+                    amount = rng.choice(stakes)
+                    self.play(PlaceWager(seat, kind, (self.state.denomination or amount) if kind == "royal9"
+                                         else amount))
 
         @op_rule(seat=st.sampled_from(seats), kind=st.sampled_from(types), pick=st.integers(0, 7))
         def remove_wager(self, seat: int, kind: str, pick: int) -> None:
@@ -1259,6 +1266,15 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if role == "sensors" and "foreign" not in enabled:
                     role = "controller"  # the sensors speak the reference protocol only where all three do
                 self.play(CorruptAnswers(role, kind, count))
+
+        @op_precondition(lambda self: "line_drop" in enabled and len(session.reconnect_roles) == len(ROLES))
+        @op_rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES))
+        def line_drop(self, roll: int, role: str) -> None:
+            """One draw in four between rounds or with wagering open, a device's line fault ``disconnect``: its
+            line drops, the others answer on, and the device on its line opened again is as it was
+            (docs/protocol.md sections 4, 7)."""
+            if roll == 3 and model.legal(self.state, LineDrop(role)):
+                self.play(LineDrop(role))
 
         @op_precondition(lambda self: "bad_frame" in enabled)
         @op_rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES), count=st.integers(2, 4),

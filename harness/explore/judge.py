@@ -561,6 +561,7 @@ def frame_differences(got: Observed) -> list[Difference]:
 #: what each kind of broken frame is, for a person (:class:`~harness.explore.ops.BadFrame`)
 _FRAME_KINDS = {
     "crc": "a request whose CRC failed",
+    "crc-at-once": "a ping whose CRC failed, a good ping at once after it",
     "payload": "a request with a good CRC whose payload holds a float",
     "duplicate-key": "a request with a good CRC whose payload gives a key twice",
     "not-object": "a request with a good CRC whose payload is not an object",

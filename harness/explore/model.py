@@ -221,6 +221,8 @@ class TableModel:
             return s.phase in ("idle", "settled") and not s.pending and s.link_up and op.count >= 1
         if isinstance(op, ops.SupplyOn):
             return s.link_up
+        if isinstance(op, ops.LineDrop):  # nothing in play that could send an event while the line is down
+            return s.phase in ("idle", "settled", "open") and s.link_up
         if isinstance(op, ops.LostRequest | ops.CorruptAnswers):
             return s.phase in ("idle", "settled") and not s.pending and s.link_up
         return True
@@ -283,6 +285,12 @@ class TableModel:
         # docs/protocol.md section 7: bad-crc and garbage corrupt the next count frames (answers); nothing on the
         # table changes (the pings are judged on the line, harness.explore.device)
         return [Permitted(None, ExpectedAnswer(), s.clone(), (R.LINE_FAULTS.name,))]
+
+    def _line_drop(self, s: State, op: ops.LineDrop) -> list[Permitted]:
+        # docs/protocol.md section 7: disconnect drops the device's line; the host opens it again and the device is
+        # as it was, its event SEQ running on (section 4); the other devices' lines are judged on the line
+        # (harness.explore.device)
+        return [Permitted(None, ExpectedAnswer(), s.clone(), (R.LINE_DROP.name, R.EVENT_SEQ.name))]
 
     def _supply_on(self, s: State, op: ops.SupplyOn) -> list[Permitted]:
         # docs/protocol.md section 9: OUTP ON switches the output on; on already, nothing changes

@@ -223,6 +223,20 @@ class CorruptAnswers(Op):
 
 
 @dataclass(frozen=True)
+class LineDrop(Op):
+    """The line fault ``disconnect`` of ``role`` (``test.fault``, docs/protocol.md section 7), between rounds
+    or with wagering open:
+    50 ms later "the line drops", that device's line, no other (each device has a line of its own), so the
+    other devices answer on; the host opens the dropped line again (``hello`` first) and finds the device as it
+    was: what it holds is the device's, not the line's, and its event SEQ runs on (section 4)."""
+
+    name: ClassVar[str] = "line_drop"
+    terse: ClassVar[tuple[str, ...]] = ("role",)
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"role": ("controller", "shoe", "sensors")}
+    role: str = "controller"
+
+
+@dataclass(frozen=True)
 class SupplyOn(Op):
     """The bench supply's ``OUTP ON`` with its output on already (docs/protocol.md section 9): nothing to switch,
     so nothing on the table changes, an open round and its wagers included."""
@@ -271,6 +285,9 @@ class BadFrame(Op):
       "drops the SOF and scans again from the next byte", so it finds the ping and must answer it (a NAK to the
       false header's bytes has SEQ 0);
     * ``empty``: a request with LEN 0 (no payload, so not a JSON object): NAK BAD_FRAME with its SEQ, or nothing;
+    * ``crc-at-once``: a ping with its CRC broken and, at once, good pings until one is answered: the receiver
+      drops the broken frame and scans on (section 2), so the first good ping is answered within the 100 ms of
+      section 5 (less any NAK BAD_CRC that comes first), as any request;
     * ``nan``: a ping holding ``NaN`` (section 2: "also no NaN, Infinity"), and ``trailing``: a ping followed by a
       second object in the same payload (PAYLOAD is "one JSON object"): as ``payload``.
 
@@ -282,7 +299,7 @@ class BadFrame(Op):
         "role": ("controller", "shoe", "sensors"),
         "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall",
                  "type-high-bits", "oversized", "nested", "integral-float", "late-byte", "split-start",
-                 "full-length", "spaced", "after-false-header", "empty", "nan", "trailing")}
+                 "full-length", "spaced", "after-false-header", "empty", "nan", "trailing", "crc-at-once")}
     role: str = "controller"
     kind: str = "crc"
 
@@ -336,7 +353,8 @@ class ForeignCommand(Op):
 OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWager, PressLockout, NoMoreBets,
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
                                                   ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
-                                                  VoidRounds, Reconnect, Reboot, LostRequest, CorruptAnswers, SupplyOn,
+                                                  VoidRounds, Reconnect, Reboot, LostRequest, CorruptAnswers, LineDrop,
+                                                  SupplyOn,
                                                   ShoeError, BadFrame, ForeignCommand, Pipelined, SeqFrom)}
 
 

@@ -188,6 +188,9 @@ DEAL_BUSY = rule("deal-busy", "contract-7-deal-busy", "docs/protocol.md sections
 LOST_REQUEST = rule("lost-request", "contract-7-lost-request", "docs/protocol.md section 7",
                     "a request lost to the line fault no-answer is not executed and not answered: a round.open so "
                     "lost opens no round")
+LINE_DROP = rule("line-drop", "contract-7-line-drop", "docs/protocol.md sections 4 and 7",
+                 "the line fault disconnect drops the line of the device it is sent to, no other: the other devices "
+                 "answer on, and on the line opened again the device is as it was")
 LINE_FAULTS = rule("line-faults", "contract-7-corrupted-answers", "docs/protocol.md section 7",
                    "the line fault bad-crc corrupts the CRC of the next count frames the device sends, garbage "
                    "replaces the next count answers with line noise; the fault's own answer is intact and the "

@@ -220,11 +220,14 @@ class ScpiCounter(ScpiInstrument, Counter):
             raise
         return counter
 
-    def configure(self, *, slopes: bool = True, measure_timeout_ms: int | None = None) -> None:
+    def configure(self, *, slopes: bool = True, measure_timeout_ms: int | None = None,
+                  no_timeout: bool = False) -> None:
         """The interval set up as the profile says.  ``slopes=False`` leaves the slopes as ``CONF:TINT`` sets
         them ("slopes positive", docs/protocol.md section 9: a check of the instrument, for a profile that
         keeps the default ``POS``); ``measure_timeout_ms`` a shorter ``SYST:TIM`` for one measurement that
-        must time out (the next :meth:`configure` puts the profile's back)."""
+        must time out; ``no_timeout`` ``SYST:TIM INF`` ("`INF`: none", section 9) for one measurement that
+        must not (the answer is still waited for no longer than the profile's timeout).  The next
+        :meth:`configure` puts the profile's back."""
         start, stop = self.channels
         self.write("*CLS")
         self.write(f"CONF:TINT (@{start}),(@{stop})")
@@ -234,7 +237,7 @@ class ScpiCounter(ScpiInstrument, Counter):
             if slopes:
                 self.write(f"INP{ch}:SLOP {self.slopes[ch]}")
         self.timeout_now_ms = measure_timeout_ms or self.measure_timeout_ms
-        self.write(f"SYST:TIM {Decimal(self.timeout_now_ms) / 1000}")
+        self.write("SYST:TIM INF" if no_timeout else f"SYST:TIM {Decimal(self.timeout_now_ms) / 1000}")
         self.query("*OPC?")
         self.armed = False
 
@@ -252,6 +255,15 @@ class ScpiCounter(ScpiInstrument, Counter):
             return None
         self.intervals += 1
         return value
+
+    def fetch_again(self) -> Decimal | None:
+        """``FETC?`` asked again after :meth:`fetch_interval_s`, nothing armed since: the same reading (a
+        measurement's result stays until the next ``INIT``; reading it does not erase it, as on any SCPI
+        counter, e.g. Keysight 53200 series: "you can send FETCh? multiple times to retrieve the same
+        data").  ``None`` for 9.91E+37."""
+        with self.waiting(self.timeout_now_ms + 2000):
+            value = _decimal_answer(self.name, "FETC?", self.query("FETC?"))
+        return None if value >= SCPI_NAN else value
 
 
 class ScpiPowerSupply(ScpiInstrument, PowerSupply):

@@ -16,9 +16,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from harness.bench.acts import Deal, InjectFault, PressLockout
-from harness.devices.drivers.scpi import ScpiCounter
+from harness.devices.drivers.scpi import ScpiCounter, ScpiPowerSupply
 from harness.devices.roles import Counter, PowerSupply
-from harness.errors import DeviceError
+from harness.errors import DeviceError, DeviceTimeout
 from harness.suites.load.model import Step
 from harness.suites.run.context import NotApplicableHere
 from harness.suites.run.timing import LATE_EVENT_S, lock_timing
@@ -49,7 +49,8 @@ def bench_supply(runner: CaseContext) -> PowerSupply:
 @step("expect_supply_acts", Action(
     doc="set the supply's voltage 0.1 V under the one it reads, then switch it off and on, each setting followed "
     "by *OPC? (docs/protocol.md section 9: the call returns once the instrument acted): VOLT? and OUTP? read "
-    "back each setting at once (VOLT? the setting with the output off too), the voltage set is kept across OUTP "
+    "back each setting at once (VOLT? the setting with the output off too; *OPC? asked again then answers 1), "
+    "the voltage set is kept across OUTP "
     "OFF and ON, every device the supply feeds "
     "answers no ping within 0.1 s of OUTP OFF's *OPC?, and the controller comes back locked, cause power",
     acts=("power",)))
@@ -75,6 +76,9 @@ def expect_supply_acts(runner: CaseContext, step: Step) -> None:
         return
     off = supply.output_state()
     runner.measure(step, "OUTP? once OUTP OFF's *OPC? answered", "1 (on)" if off else "0 (off)", "0 (off)", not off)
+    if isinstance(supply, ScpiPowerSupply):  # *OPC? answers 1 once the settings are acted on, the output off too
+        opc = supply.query("*OPC?")
+        runner.measure(step, "*OPC? asked again with the output off", opc, "1", opc == "1")
     # VOLT? reads the setting (MEAS:VOLT? would measure the output), whether the output is on or off
     set_off = supply.voltage()
     runner.measure(step, "VOLT? with the output off (the voltage set)", f"{set_off:.3f}", f"{volts:.3f}",
@@ -187,19 +191,31 @@ def expect_supply_restores(runner: CaseContext, step: Step) -> None:
 @step("expect_counter_waits", Action(
     {"ahead_ms": Arg("decimal", positive=True, why="the counter is armed before the first card"),
      "fetch": choice("after", "before", default="after"),
-     "slopes": choice("written", "conf", default="written")},
+     "slopes": choice("written", "conf", default="written"),
+     "timeout": choice("profile", "inf", default="profile")},
     doc="arm the time-interval counter `ahead_ms` (default 300) before the round's first card, deal the round "
     "and read the interval (`fetch: before`: FETC? sent right after the arm, its answer waited for while the "
     "round is dealt): the counter's timeout (SYST:TIM, seconds: docs/protocol.md section 9) had not run out, so "
     "FETC? answers the card-to-lock-out interval, not 9.91E+37.  `slopes: conf`: the counter set up by "
     "`CONF:TINT` and the levels alone, its slopes as CONF sets them (\"slopes positive\"), on a SCPI counter "
-    "whose profile keeps both `POS`; it is set up as the profile says again after",
+    "whose profile keeps both `POS`; `timeout: inf`: `SYST:TIM INF` (\"`INF`: none\"), so a card past the "
+    "profile's timeout is timed too, on a SCPI counter.  A SCPI counter's FETC? asked again after the reading "
+    "answers the same reading (nothing armed since).  The counter is set up as the profile says again after",
     acts=("deal",)))
-def expect_counter_waits(runner: CaseContext, step: Step, fetch: str, slopes: str,
+def expect_counter_waits(runner: CaseContext, step: Step, fetch: str, slopes: str, timeout: str,
                          ahead_ms: Decimal | None = None) -> None:
     counter = runner.rig.counter
     if counter is None:
         raise NotApplicableHere("the bench has no time-interval counter")
+    if timeout == "inf":
+        if not isinstance(counter, ScpiCounter):
+            raise NotApplicableHere("the counter is not a SCPI counter: SYST:TIM INF is section 9's")
+        counter.configure(no_timeout=True)
+        try:
+            _counter_waits(runner, step, counter, fetch, ahead_ms, "SYST:TIM INF, ", no_timeout=True)
+        finally:
+            counter.configure()
+        return
     if slopes == "conf":
         if not isinstance(counter, ScpiCounter) or any(v != "POS" for v in counter.slopes.values()):
             raise NotApplicableHere("the counter is not a SCPI counter whose profile keeps the slopes POS")
@@ -213,12 +229,12 @@ def expect_counter_waits(runner: CaseContext, step: Step, fetch: str, slopes: st
 
 
 def _counter_waits(runner: CaseContext, step: Step, counter: Counter, fetch: str, ahead_ms: Decimal | None,
-                   setup: str) -> None:
+                   setup: str, *, no_timeout: bool = False) -> None:
     if runner.interpretation("lockout-automatic") is False:
         raise NotApplicableHere("the first card does not close wagering here: no card-to-lock-out interval")
     ahead = ahead_ms if ahead_ms is not None else Decimal(300)
     timeout_ms = Decimal(getattr(counter, "measure_timeout_ms", 2000))
-    if ahead >= timeout_ms:
+    if ahead >= timeout_ms and not no_timeout:
         raise NotApplicableHere(f"the counter's timeout ({timeout_ms} ms) runs out before a card {ahead} ms "
                                 "after the arm")
     if runner.round.cards:
@@ -247,8 +263,24 @@ def _counter_waits(runner: CaseContext, step: Step, counter: Counter, fetch: str
                    measured if measured is not None else "none (FETC?: the measurement timed out)",
                    f"an interval < {ahead}", measured is not None and measured < ahead,
                    unit="ms" if measured is not None else "",
-                   detail=f"SYST:TIM {timeout_ms / 1000} s set at open; the host's stamps gave {timing.host_ms} ms "
-                   f"card to lock-out (cause {timing.cause})")
+                   detail=f"SYST:TIM {'INF' if no_timeout else f'{timeout_ms / 1000} s'} set; the host's stamps gave "
+                   f"{timing.host_ms} ms card to lock-out (cause {timing.cause})")
+    if isinstance(counter, ScpiCounter) and early is None:
+        _fetched_again(runner, step, counter, measured)
+
+
+def _fetched_again(runner: CaseContext, step: Step, counter: ScpiCounter, measured: Decimal | None) -> None:
+    """FETC? asked again, nothing armed since: the same reading (a measurement's result is not erased by
+    reading it)."""
+    try:
+        again = counter.fetch_again()
+    except DeviceTimeout:
+        shown = "no answer"
+    else:
+        shown = f"{(again * 1000).quantize(Decimal('0.001'))}" if again is not None else "9.91E+37"
+    want = f"{measured}" if measured is not None else "9.91E+37"
+    runner.measure(step, "the counter's FETC? asked again, nothing armed since its reading", shown, want,
+                   shown == want, unit="ms" if measured is not None else "")
 
 
 @step("expect_counter_stop_first", Action(
