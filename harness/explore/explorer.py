@@ -716,6 +716,15 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                     if rng.random() < 0.5:
                         self.play(RemoveWager(seat, wager_type))
             elif kind in ("config", "meter", "denomination", "commission"):
+                if kind == "config" and self.state.phase in ("idle", "settled") and rng.random() < 0.25:
+                    # a round with no wager dealt its first card: live all the same ("a round is open or
+                    # dealing", docs/protocol.md 6.4), so the write is REFUSED and the round played out as before
+                    self.first_cards([], rng)
+                    live = session.draws.config_write(self.state, template)
+                    if live is not None:
+                        self.play(ConfigWrite(live))
+                    if self.state.phase == "dealing":
+                        self.play(DealRest())
                 if kind == "config" and self.state.phase == "open" and not self.state.layout \
                         and rng.random() < 0.5:
                     pass  # written in the open round, no wager on the layout (REFUSED while live)

@@ -68,6 +68,25 @@ def test_counter_set_up_for_a_check_and_back() -> None:
     assert counter.timeout_now_ms == 1500
 
 
+def test_counter_with_no_timeout_and_a_reading_fetched_again() -> None:
+    """docs/protocol.md section 9: SYST:TIM INF ("`INF`: none") for one measurement, and FETC? asked a second
+    time with nothing armed since (the same reading); configure() puts the profile's timeout back."""
+    with ScpiCounter.from_entry({"driver": "scpi-counter", "resource": COUNTER_SIM,
+                                 "backend": "@sim-fixture"}) as counter:
+        start = len(counter.transcript.entries)
+        counter.configure(no_timeout=True)
+        assert counter.timeout_now_ms == 2000  # the host still waits no longer than the profile's timeout
+        counter.arm()
+        assert counter.fetch_interval_s() == Decimal("0.0003")
+        assert counter.fetch_again() == Decimal("0.0003")
+        counter.configure()
+        sent = [e.text for e in counter.transcript.entries[start:] if e.direction == ">"]
+    assert sent[:9] == ["*CLS", "CONF:TINT (@1),(@2)", "INP1:LEV:AUTO OFF", "INP1:LEV 1.5", "INP1:SLOP POS",
+                        "INP2:LEV:AUTO OFF", "INP2:LEV 1.5", "INP2:SLOP POS", "SYST:TIM INF"]
+    assert sent[9:13] == ["*OPC?", "INIT", "FETC?", "FETC?"]
+    assert sent[-2:] == ["SYST:TIM 2", "*OPC?"]
+
+
 def test_sim_power_supply_via_registry() -> None:
     entry = {"driver": "scpi-power", "resource": "ASRL2::INSTR", "backend": "@sim-fixture", "timeout_ms": 500}
     psu = open_device("power", entry)

@@ -86,3 +86,45 @@ def test_a_level_set_again_is_no_edge_as_on_a_real_counter() -> None:
             counter.edge(2, level, t + 600)
         assert first is not None and Decimal(first) > 0
         assert again is None
+
+
+def _deal_late(b: object, counter_setup: str, after_s: float) -> str | Deferred | None:
+    """As :func:`_deal`, the round's first card ``after_s`` after the arm."""
+    b.ok("controller", "round.open")  # type: ignore[attr-defined]
+    b.wager(1)  # type: ignore[attr-defined]
+    b.ok("shoe", "test.load", cards=PLAIN_NATURAL)  # type: ignore[attr-defined]
+    counter = b.table.counter  # type: ignore[attr-defined]
+    counter.handle_line(counter_setup)
+    time.sleep(after_s)
+    b.ok("shoe", "test.deal", pace_us=0)  # type: ignore[attr-defined]
+    answer = counter.handle_line("FETC?")
+    deadline = time.monotonic() + 2
+    while isinstance(answer, Deferred) and time.monotonic() < deadline:
+        got = answer.poll(time.perf_counter_ns())
+        if got is not None:
+            return got
+        time.sleep(0.001)
+    return None if isinstance(answer, Deferred) else answer
+
+
+def test_a_measurement_timed_out_before_the_card_measures_nothing_and_inf_never_times_out() -> None:
+    setup = "CONF:TINT (@1),(@2);INP1:LEV 1.5;INP2:LEV 1.5;"
+    with bench(lockout_latency_us=300) as b:
+        assert _deal_late(b, setup + "SYST:TIM 0.01;INIT", 0.03) == NAN  # over before its start edge
+    with bench(lockout_latency_us=300) as b:
+        got = _deal_late(b, setup + "SYST:TIM INF;INIT", 0.03)
+        assert got == "3.000000000E-4"
+        assert b.table.counter.handle_line("FETC?") == got  # asked again: the same reading
+    with bench(lockout_latency_us=300, defect="counter-timeout-inf-zero") as b:
+        assert _deal_late(b, setup + "SYST:TIM INF;INIT", 0.03) == NAN
+
+
+def test_the_fetch_erases_defect_and_the_supply_opc_defect() -> None:
+    with bench(lockout_latency_us=300, defect="counter-fetch-erases") as b:
+        assert _deal(b, "CONF:TINT (@1),(@2);INP1:LEV 1.5;INP2:LEV 1.5;SYST:TIM 1;INIT") == "3.000000000E-4"
+        assert b.table.counter.handle_line("FETC?") is None  # erased by the first reading: nothing armed
+        assert b.table.counter.handle_line("SYST:ERR?").startswith("-230")
+    for defect, answer in ((None, "1"), ("supply-opc-output-state", "0")):
+        with bench(defect=defect) as b:
+            b.table.power.handle_line("OUTP OFF")
+            assert b.table.power.handle_line("*OPC?") == answer

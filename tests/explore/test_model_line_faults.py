@@ -14,7 +14,19 @@ from harness.errors import InputError
 from harness.explore import rules as R
 from harness.explore.judge import Observed, differences, frames_dropped, line_differences
 from harness.explore.model import LOST, TableModel
-from harness.explore.ops import CorruptAnswers, LostRequest, OpenRound, op_from_dict, op_text, parse_op
+from harness.explore.ops import (
+    BadFrame,
+    Comm,
+    CorruptAnswers,
+    DealFirst,
+    LineDrop,
+    LoadShoe,
+    LostRequest,
+    OpenRound,
+    op_from_dict,
+    op_text,
+    parse_op,
+)
 
 
 def test_corrupted_answers_change_nothing_between_rounds_only(model: TableModel) -> None:
@@ -26,6 +38,21 @@ def test_corrupted_answers_change_nothing_between_rounds_only(model: TableModel)
     assert differences(model, out, _shown(out.state), None) == []
     assert op_text(op) == "corrupt_answers role=shoe kind=garbage count=2" and parse_op(op_text(op)) == op
     assert op_text(CorruptAnswers()) == "corrupt_answers role=controller kind=bad-crc"  # count 1 left out
+
+
+def test_a_dropped_line_changes_nothing_between_rounds_or_with_wagering_open(model: TableModel) -> None:
+    s = model.initial()
+    op = LineDrop("sensors")
+    opened = play(model, s, OpenRound())
+    assert model.legal(s, op) and model.legal(opened, op)
+    dealing = play(model, play(model, opened, LoadShoe(("9S", "6D", "9C", "3H"))), DealFirst())
+    assert dealing.phase == "dealing" and not model.legal(dealing, op)  # a lock-out due could go unseen
+    assert not model.legal(play(model, s, Comm(False)), op)
+    (out,) = model.step(opened, op)
+    assert out.rules == (R.LINE_DROP.name, R.EVENT_SEQ.name) and out.state.phase == "open"
+    assert differences(model, out, _shown(out.state), None) == []
+    assert op_text(op) == "line_drop role=sensors" and parse_op(op_text(op)) == op
+    assert parse_op("bad_frame role=shoe kind=crc-at-once") == BadFrame("shoe", "crc-at-once")
 
 
 @pytest.mark.parametrize("data", [{"op": "lost_request", "count": 0}, {"op": "corrupt_answers", "count": 9},
