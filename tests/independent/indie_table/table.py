@@ -422,8 +422,7 @@ class Table:
         self.hello_refused: set[str] = set()  # fault hello-refusal-latched: the lines whose negotiation was refused
         self.layout_final = False  # fault final-flag-kept-after-void: the layout's "wagers final" flag
         self.replay_wagers: dict[tuple[int, str], int] = {}  # fault refused-wager-replayed-at-round-open
-        # fault first-unlock-after-power-cause-power: the unlock event's cause field, left at the power-up's value
-        self.power_unlock = "first-unlock-after-power-cause-power" in self.faults
+        self.power_unlock = False  # fault first-unlock-after-power-cause-power: see power_on
         self.attendant_mode = False  # fault attendant-mode-left-on-after-key: the slip printer's attendant flag
         self.r9_list_total = 0  # fault contribution-list-rebuilt-on-first-royal9: the last contribution list's sum
         self.pending_reported: set[int] = set()  # fault pending-read-as-new-slips-only: the slips already read
@@ -484,6 +483,9 @@ class Table:
                 # power-up; only the key task's list of this power-up's hits clears it
                 self.open_block_nv = bool(self.pending)
             self._power_up_volatile()
+            # fault first-unlock-after-power-cause-power: the power-fail handler writes "power" into the event
+            # template's cause field, which the first round.open after it sends unchanged
+            self.power_unlock = "first-unlock-after-power-cause-power" in self.faults
             self.warm_started = False
             self.sensors_block_resent = False
             self.key_known = {p["meter"] for p in self.pending}
