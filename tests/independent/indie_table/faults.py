@@ -852,7 +852,64 @@ FAULTS_SET19 = {
     "supply-opc-reads-output-ready": "the supply answers *OPC? 0 while its output is off",
 }
 
+# The twentieth set (FAULTS20.md): written from the documents alone, before any run against the suites or explorer.
+FAULTS_SET20 = {
+    "refused-load-empties-shoe": "a test.load refused BAD_ARGS by its deck check leaves the shoe empty, its count "
+                                 "at 0",
+    "busy-deal-still-queued": "a test.deal answered NAK BUSY is still dealt once the running deal ends",
+    "paced-card-event-queued-behind-count": "in a paced deal a card is counted by shoe.status 100 ms before its card "
+                                            "event is sent",
+    "deal-count-zero-deals-whole-shoe": "test.deal with count 0 deals every card in the shoe (0 read as the default)",
+    "shoe-reboot-keeps-event-seq": "after the shoe's reboot its event SEQ runs on instead of starting at 1",
+    "seat-holds-three-areas": "a fourth wager type at a seat takes the place of the seat's first wager",
+    "seat-8-accepted-after-config-write": "after a configuration write a wager at seat 8 (a seat the table does not "
+                                          "have) is accepted",
+    "final-flag-kept-after-void": "after a voided round wager.remove is REFUSED (wagering is closed) until a round is "
+                                  "settled",
+    "refused-royal9-clears-base-flag": "a Royal 9 wager refused bad-amount makes the next Royal 9 wager at the seat be "
+                                       "refused no-base-wager",
+    "refused-wager-replayed-at-round-open": "a wager refused locked-out with no round open is put on the layout by the "
+                                            "next round.open",
+    "key-clears-lock-flag": "after the reset key lockout.get answers unlocked (cause null) while no round is open",
+    "first-unlock-after-power-cause-power": "the first round.open after power-up sends its unlock with cause power",
+    "misread-card-left-out-of-tableau": "a misread card is not one of the round's cards: the round waits for one card "
+                                        "more",
+    "identical-royal9-pair-tie-unpaid": "a Royal 9 tie hand of the same two cards on both hands (QS 9S v. QS 9S) is "
+                                        "not paid",
+    "losing-base-payout-stake-zero": "a losing base-game wager's payout says stake 0",
+    "third-card-ten-read-as-player-stood": "a player's third card worth 0 is read as no third card: a banker's 4 or 5 "
+                                           "draws",
+    "attendant-mode-left-on-after-key": "after a reset key every Royal 9 fixed line's payout says paid_by attendant",
+    "contribution-list-rebuilt-on-first-royal9": "a round with no Royal 9 wager contributes the last round's Royal 9 "
+                                                 "wagers again",
+    "limit-raise-pours-diverted-back": "raising a payout limit moves the meter's diverted cents back onto the meter",
+    "key-rounds-residual-into-meter": "the reset key rounds the meter's residual into it: reset amount plus one cent "
+                                      "from half a cent",
+    "pending-read-as-new-slips-only": "meters.get lists only the payments added since the last meters.get",
+    "key-books-growth-over-reset": "the reset key books the meter's growth over its reset amount, not the amount paid",
+    "settings-ring-wrap-loads-older-write": "after nine configuration writes a power cycle brings back the eighth",
+    "refused-denomination-clears-floor-check": "after a denomination write refused (no paytable) meter writes are not "
+                                               "held to any floor",
+    "game-type-from-paytable-after-denomination-write": "after a denomination write the controller's game_type names "
+                                                        "the paytable (midibaccarat-r9-1)",
+    "version-refusal-reason-names-offer": "a hello refused NAK VERSION names the version offered, not the one spoken",
+    "nested-float-accepted": "a number with a decimal point inside a nested object (50000.0) is taken, not BAD_FRAME",
+    "len-counts-characters-not-bytes": "an answer whose payload has a non-ASCII character carries a LEN counted in "
+                                       "characters",
+    "garbage-steps-event-seq": "the garbage line fault's noise steps the event SEQ: the next event skips a number",
+    "power-loss-duration-ignored": "the power-loss line fault's duration_ms is ignored: the table stays dark until "
+                                   "OUTP ON",
+    "receive-buffer-kept-across-reconnect": "a partial frame left by a closed connection is joined to the next "
+                                            "connection's bytes (NAK BAD_CRC)",
+    "counter-fetch-in-milliseconds": "the counter's FETC? answers the interval in milliseconds, not seconds",
+    "counter-fetch-waits-only-after-start": "a FETC? sent before the start edge answers 9.91E+37 at once",
+    "counter-timeout-timer-started-by-conf": "the counter's measurement timeout runs from CONF or SYST:TIM, not from "
+                                             "INIT",
+    "supply-on-ignored-within-restart-delay": "OUTP ON within 300 ms of OUTP OFF is ignored: the output stays off",
+}
+
 ALL_FAULTS = {**FAULTS, **FAULTS_SET2, **FAULTS_SET3, **FAULTS_SET4, **FAULTS_SET5, **FAULTS_SET6, **FAULTS_SET7,
               **FAULTS_SET8, **FAULTS_SET9, **FAULTS_SET10, **FAULTS_SET11,
               **FAULTS_SET12, **FAULTS_SET13, **FAULTS_SET14, **FAULTS_SET15, **FAULTS_SET16,
-              **FAULTS_SET17, **FAULTS_SET18, **FAULTS_SET19}
+              **FAULTS_SET17, **FAULTS_SET18, **FAULTS_SET19,
+              **FAULTS_SET20}

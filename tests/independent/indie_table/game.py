@@ -37,7 +37,7 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
                  banker5_stands_stood: bool = False, *, banker3_stands_on_9: bool = False,
                  banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
                  banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False,
-                 banker_reads_total: bool = False) -> int:
+                 banker_reads_total: bool = False, ten_as_stood: bool = False) -> int:
     """How many cards this round takes in all, given the cards out so far (4, 5 or 6); 4 until known.
 
     `banker3_draws_on_8`: fault tableau-banker-3-draws-on-8 (the banker with 3 also draws on an 8).
@@ -60,6 +60,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
     is taken modulo 10).
     `banker_reads_total`: fault banker-draw-reads-player-total (the banker's rows are looked up with the player's
     three-card total, the variable the player's draw has just updated, instead of the third card's value).
+    `ten_as_stood`: fault third-card-ten-read-as-player-stood (the player's third-card register holds the card's value,
+    and 0 is its "no third card" mark: a third card worth 0 sends the banker to the "player stood" row).
     """
     if len(cards) < 4:
         return 4
@@ -74,6 +76,8 @@ def cards_needed(cards: list[str], banker3_draws_on_8: bool = False, player_natu
         if len(cards) < 5:
             return 5
         p3 = value(cards[4])
+        if ten_as_stood and p3 == 0:
+            return 6 if b <= 5 else 5  # fault third-card-ten-read-as-player-stood
         if banker_reads_total:
             p3 = (p + p3) % 10
         low = 1 if banker2_as_3 else 2
@@ -135,7 +139,7 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
           third_no_mod: bool = False, banker4_draws_on_8: bool = False, player_stands_on_5: bool = False,
           banker7_draws_on_6_7: bool = False, natural_before_mod: bool = False,
           fifth_to_player: bool = False, banker_reads_total: bool = False, naturals_tie: bool = False,
-          tie_two_cards: bool = False) -> Hands:
+          tie_two_cards: bool = False, ten_as_stood: bool = False) -> Hands:
     """`fifth_to_player`: fault banker-third-card-added-to-player (the fifth card is put in the player's hand).
     `banker_reads_total`: fault banker-draw-reads-player-total (see cards_needed).
     `naturals_tie`: fault two-naturals-settled-as-tie (a natural against a natural is settled as a tie hand, whatever
@@ -148,7 +152,8 @@ def hands(cards: list[str], banker3_draws_on_8: bool = False, player_natural_9_o
                      player_draws_6, banker6_on_7_only, banker_natural_late, banker2_as_3, banker5_stands_stood,
                      banker3_stands_on_9=banker3_stands_on_9, banker4_draws_on_8=banker4_draws_on_8,
                      player_stands_on_5=player_stands_on_5, banker7_draws_on_6_7=banker7_draws_on_6_7,
-                     natural_before_mod=natural_before_mod, banker_reads_total=banker_reads_total)
+                     natural_before_mod=natural_before_mod, banker_reads_total=banker_reads_total,
+                     ten_as_stood=ten_as_stood)
     n = min(n, len(cards))  # fault settle-taken-before-third-card: a hand settled on the cards out so far
     if n >= 5:
         p = (value(cards[0]) + value(cards[2])) % 10
@@ -226,7 +231,7 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
     combination-matched-on-king-suit, ten-nine-counted-royal9, royal9-tie-paid-as-royal9, personal-hands-swapped,
     royal9-read-from-first-two-cards, mega-checked-after-major, tie-rows-checked-before-personal,
     unsuited-combination-paid-as-royal9, envy-needs-same-card-order, envy-paid-for-unassigned-combination,
-    envy-checks-lower-seats-only, envy-skips-two-suit-combinations)."""
+    envy-checks-lower-seats-only, envy-skips-two-suit-combinations, identical-royal9-pair-tie-unpaid)."""
     p2 = [cards[0], cards[2]]
     b2 = [cards[1], cards[3]]
     own = combos.get(seat)
@@ -262,6 +267,10 @@ def royal9_category(cards: list[str], seat: int, combos: dict[int, list[str] | N
             if "envy-needs-same-card-order" in slips and p2 != b2:
                 continue  # fault envy-needs-same-card-order: the envy test compares the two hands card by card
             return R9Result("mega-envy")
+    if "identical-royal9-pair-tie-unpaid" in slips and sorted(p2) == sorted(b2):
+        # fault identical-royal9-pair-tie-unpaid: the same two cards on both hands go to the envy row's branch, which
+        # finds no position holding them and ends the check with no award
+        return R9Result(None)
     if ("envy-paid-for-unassigned-combination" in slips and sorted(p2) == sorted(b2)
             and any(c[0] == "K" for c in p2) and any(c[0] == "9" for c in p2)):
         # fault envy-paid-for-unassigned-combination: the envy row compares the two hands' king 9 with each other

@@ -49,6 +49,8 @@ class DeviceLine:
         # fault requests-queued-through-reboot: the frames received during a warm start
         self.held_requests: list[tuple[int, int, dict[str, Any]] | wire.FrameError] = []
         self.evt_ver = wire.VER  # fault event-frames-ver-0-after-reboot: the event queue's header template's VER byte
+        # fault receive-buffer-kept-across-reconnect: the device's one receive buffer, kept across connections
+        self.rx: wire.Decoder | None = None
         self.peers: dict[str, DeviceLine] = {}
         self.stop = threading.Event()
         threading.Thread(target=self._accept, name=f"{role}-accept", daemon=True).start()
@@ -81,7 +83,10 @@ class DeviceLine:
         ver = self.evt_ver if ftype == wire.EVT else wire.VER  # fault event-frames-ver-0-after-reboot
         # fault nak-crc-over-payload-only: the NAK builder computes its CRC over the payload alone
         payload_crc = ftype == wire.NAK and "nak-crc-over-payload-only" in self.table.faults
-        return wire.encode(ftype, seq, payload, corrupt_crc=corrupt, ver=ver, crc_payload_only=payload_crc)
+        # fault len-counts-characters-not-bytes: the frame builder takes LEN from the payload text's character count
+        chars = "len-counts-characters-not-bytes" in self.table.faults
+        return wire.encode(ftype, seq, payload, corrupt_crc=corrupt, ver=ver, crc_payload_only=payload_crc,
+                           len_chars=chars)
 
     def event(self, payload: dict[str, Any]) -> None:
         if not self.table.powered or time.monotonic() < self.silent_until or self.client is None:
@@ -134,6 +139,10 @@ class DeviceLine:
             seq &= 0x7FFF  # fault answer-seq-15-bits: the request's SEQ is kept in a signed 16-bit field
         if self.garbage > 0:
             self.garbage -= 1
+            if "garbage-steps-event-seq" in self.table.faults:
+                # fault garbage-steps-event-seq: the noise goes out through the event queue, which numbers every frame
+                # it sends
+                self.event_seq = self.event_seq % 65535 + 1
             self._send(b"\x13\x37\xa5\x5a\x01\x02\x00")  # noise with a false start of frame
             return
         if self.off_contract > 0 and ftype == wire.RSP:
@@ -226,6 +235,12 @@ class DeviceLine:
 
     def _read(self, sock: socket.socket) -> None:
         dec = wire.Decoder(frozenset(self.table.faults))
+        if "receive-buffer-kept-across-reconnect" in self.table.faults:
+            # fault receive-buffer-kept-across-reconnect: the receive buffer is the device's, not the connection's: the
+            # bytes a closed connection left in it are read with the next connection's
+            if self.rx is None:
+                self.rx = dec
+            dec = self.rx
         # fault partial-frame-abandoned-early: the partial-frame timer is loaded with 50 in a 1 ms tick, the count meant
         # for its 10 ms tick
         sock.settimeout(0.05 if "partial-frame-abandoned-early" in self.table.faults else 0.5)
@@ -420,7 +435,9 @@ class DeviceLine:
                 threading.Thread(target=ctl._reboot, args=(duration_ms,), daemon=True).start()
         self.silent_until = time.monotonic() + duration_ms / 1000
         time.sleep(duration_ms / 1000)
-        self.event_seq = 0
+        if not (self.role == "shoe" and "shoe-reboot-keeps-event-seq" in self.table.faults):
+            # (fault shoe-reboot-keeps-event-seq: the shoe's warm start skips the RAM clear of its frame counters)
+            self.event_seq = 0
         self.settle_seq = 0
         if self.role == "controller" and "controller-reboot-restarts-shoe-seq" in self.table.faults:
             for peer in self.peers.values():  # the warm start clears the shared event-counter block
@@ -451,7 +468,8 @@ class DeviceLine:
 
     def _power_loss(self, duration_ms: int | None) -> None:
         self.table.power_off()
-        if duration_ms is not None:
+        if duration_ms is not None and "power-loss-duration-ignored" not in self.table.faults:
+            # (fault power-loss-duration-ignored: the restore timer is the supply task's, which only OUTP ON starts)
             threading.Timer(duration_ms / 1000, self.table.power_on).start()
 
     def _deal(self, seq: int, req: dict[str, Any]) -> None:
@@ -467,9 +485,15 @@ class DeviceLine:
                     # fault busy-nak-without-reason: the deal task's busy answer is built without its text
                     self.answer(wire.NAK, seq, {"code": "BUSY"})
                     return
+                if "busy-deal-still-queued" in table.faults:
+                    # fault busy-deal-still-queued: the deal command is put in the deal task's queue before the busy
+                    # check; the refusal does not take it out
+                    table.deal_queue += len(table.shoe_cards) if count is None else count
                 self.answer(wire.NAK, seq, {"code": "BUSY", "reason": "the shoe is dealing"})
                 return
             n = len(table.shoe_cards) if count is None else min(count, len(table.shoe_cards))
+            if count == 0 and "deal-count-zero-deals-whole-shoe" in table.faults:
+                n = len(table.shoe_cards)  # fault deal-count-zero-deals-whole-shoe: a count of 0 reads as "none given"
             if pace_us == 0 and "instant-deal-answer-before-cards" in table.faults:
                 # fault instant-deal-answer-before-cards: the deal command is answered as it is taken; the reader then
                 # reports the cards as they go out
@@ -511,6 +535,12 @@ class DeviceLine:
                         return
                     table.deal_one()
                     done += 1
+                while table.deal_queue > 0:
+                    # fault busy-deal-still-queued: the deal task goes on with the command queued behind the busy answer
+                    table.deal_queue -= 1
+                    if table.deal_stop.wait(pace_us / 1e6) or table.power_epoch != epoch:
+                        return
+                    table.deal_one()
             finally:
                 with table.lock:
                     if table.power_epoch == epoch:
@@ -588,6 +618,7 @@ class PowerSupply(ScpiServer):
         self.volt = "12.000"
         self.outp_reg = "1"  # fault supply-outp-query-one-behind: the output readback register
         self.output_set = "1"  # fault supply-on-ignored-after-power-loss-fault: the output setting the supply keeps
+        self.off_at = 0.0  # fault supply-on-ignored-within-restart-delay: when the output was last switched off
         super().__init__(port, "Independent Table Works,PSU-1,ITW-P-0001,1.0")
 
     def command(self, cmd: str) -> str | None:
@@ -607,6 +638,11 @@ class PowerSupply(ScpiServer):
                 time.sleep(0.05)
                 self.table.power_on()
                 return None
+            if ("supply-on-ignored-within-restart-delay" in self.table.faults
+                    and time.monotonic() - self.off_at < 0.3):
+                # fault supply-on-ignored-within-restart-delay: the output's restart inhibit (300 ms after an OUTP OFF)
+                # drops an OUTP ON instead of holding it until the inhibit ends
+                return None
             if self.output_set == "1" and "supply-on-ignored-after-power-loss-fault" in self.table.faults:
                 # fault supply-on-ignored-after-power-loss-fault: OUTP ON is a no-op when the supply's own setting says
                 # the output is on, whatever happened to the table behind it
@@ -623,6 +659,7 @@ class PowerSupply(ScpiServer):
             return shown
         if up in ("OUTP OFF", "OUTP 0", "OUTPUT OFF"):
             self.output_set = "0"
+            self.off_at = time.monotonic()
             if "supply-opc-before-output-off" in self.table.faults:
                 # fault supply-opc-before-output-off: the output relay is opened by the supply's ramp task 150 ms
                 # later; the command parser has already marked the setting done for *OPC?
@@ -657,13 +694,22 @@ class Counter(ScpiServer):
         self.stop_falling = False  # fault counter-conf-sets-stop-slope-negative: the stop channel's slope
         self.last_reading: str | None = None  # fault counter-timeout-answers-last-interval: the result register
         self.fetched = False  # fault counter-fetch-clears-result: the result register was read since INIT
+        self.conf_at = time.monotonic()  # fault counter-timeout-timer-started-by-conf: the timeout timer's start
         self.faults = frozenset(table.faults)
         table.on_card_line = self.card_edge
         table.on_lock_line = self.lock_line
         super().__init__(port, "Independent Table Works,TIC-1,ITW-T-0001,1.0")
 
+    def _timed_out_since_conf(self) -> bool:
+        """Fault counter-timeout-timer-started-by-conf: the measurement timeout timer is started by CONF:TINT and
+        SYST:TIM; INIT arms the channels without starting it again, so a measurement armed after it ran out is over."""
+        return ("counter-timeout-timer-started-by-conf" in self.faults
+                and time.monotonic() > self.conf_at + self.timeout_s)
+
     def card_edge(self) -> None:
         now = time.perf_counter_ns()
+        if self._timed_out_since_conf():
+            return
         with self.cv:
             if self.armed and self.start_ns is None:
                 self.start_ns = now
@@ -672,6 +718,9 @@ class Counter(ScpiServer):
 
     def lock_line(self, level: bool) -> None:
         now = time.perf_counter_ns()
+        if self._timed_out_since_conf():
+            self.lock_level = level
+            return
         with self.cv:
             rising = level and not self.lock_level
             if level and "counter-level-rewrite-taken-as-edge" in self.faults:
@@ -702,6 +751,8 @@ class Counter(ScpiServer):
                     # finds the gate open and is not used
                     self.start_ns = time.perf_counter_ns()
             return None
+        if up.startswith(("CONF:TINT", "SYST:TIM")):
+            self.conf_at = time.monotonic()  # (fault counter-timeout-timer-started-by-conf)
         if up.startswith("CONF:TINT") and "counter-conf-sets-stop-slope-negative" in self.faults:
             # fault counter-conf-sets-stop-slope-negative: the configure routine's defaults table has the stop channel's
             # slope entered as NEG
@@ -735,6 +786,12 @@ class Counter(ScpiServer):
                     return None
                 if self.timeout_s == 0 and "counter-timeout-inf-read-as-zero" in self.faults:
                     return "9.91E+37"  # fault counter-timeout-inf-read-as-zero: a 0 s timeout ends every measurement
+                if self._timed_out_since_conf():
+                    return "9.91E+37"  # fault counter-timeout-timer-started-by-conf: the measurement timed out
+                if self.start_ns is None and "counter-fetch-waits-only-after-start" in self.faults:
+                    # fault counter-fetch-waits-only-after-start: FETC? waits for a measurement in progress only; with
+                    # no start edge yet it finds none and answers the timed-out value at once
+                    return "9.91E+37"
                 if self.fetched and "counter-fetch-clears-result" in self.faults:
                     # fault counter-fetch-clears-result: FETC? reads the result register destructively; a second read
                     # finds it cleared, as a timed-out measurement leaves it
@@ -747,7 +804,10 @@ class Counter(ScpiServer):
                         # register as the last measurement wrote it, and FETC? answers the register
                         return self.last_reading
                     return "9.91E+37"
-                self.last_reading = f"{(self.stop_ns - self.start_ns) / 1e9:.9E}"
+                seconds = (self.stop_ns - self.start_ns) / 1e9
+                if "counter-fetch-in-milliseconds" in self.faults:
+                    seconds *= 1000  # fault counter-fetch-in-milliseconds: the result is formatted in the display unit
+                self.last_reading = f"{seconds:.9E}"
                 return self.last_reading
         return super().command(cmd)
 

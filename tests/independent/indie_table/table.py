@@ -154,6 +154,11 @@ class Table:
         # fault sensors-link-flag-down-until-first-open: the sensors' copy of the link state, "down" from power-up until
         # the controller's first round-open message
         self.sensors_link_unknown = "sensors-link-flag-down-until-first-open" in faults
+        self.deal_queue = 0  # fault busy-deal-still-queued: cards the deal task still owes to refused deal commands
+        # fault settings-ring-wrap-loads-older-write: the settings records written, one slot each in a ring of eight
+        self.settings_ring: list[dict[str, Any]] = []
+        # fault game-type-from-paytable-after-denomination-write: the paytable record's name (a denomination write)
+        self.game_type_text: str | None = None
         self._load_nv()
         self.round_cold = self.round  # fault reboot-round-number-from-cold-start: the boot record's round counter
         self._power_up_volatile()
@@ -178,6 +183,12 @@ class Table:
                   "cumulative_paid": 0, "paid_by_table": 0, "paid_by_attendant": 0,
                   "pending": [], "round": 0, "paid_denomination": cfg["denomination"]}
         self.config: dict[str, Any] = nv["config"]
+        ring = self.settings_ring
+        if "settings-ring-wrap-loads-older-write" in self.faults and self.boots > 0 and len(ring) > 8 and len(ring) % 8:
+            # fault settings-ring-wrap-loads-older-write: the settings are written to a ring of eight slots, and the
+            # loader takes the slot whose sequence number has the highest low three bits: once the ring has wrapped,
+            # the last record of the round before
+            self.config = json.loads(json.dumps(ring[max(i for i in range(len(ring)) if i % 8 == 7)]))
         if "mystery-field-lost-at-power-up" in self.faults and self.boots > 0:
             # fault mystery-field-lost-at-power-up: the settings loader skips a field whose value is null
             self.config = {k: v for k, v in self.config.items() if v is not None}
@@ -409,6 +420,14 @@ class Table:
         self.key_open_refusal = False  # fault open-refused-once-after-key: the block bit the key leaves set
         self.rate_text: set[str] = set()  # fault written-rate-kept-as-display-text: meters whose rate was written
         self.hello_refused: set[str] = set()  # fault hello-refusal-latched: the lines whose negotiation was refused
+        self.layout_final = False  # fault final-flag-kept-after-void: the layout's "wagers final" flag
+        self.replay_wagers: dict[tuple[int, str], int] = {}  # fault refused-wager-replayed-at-round-open
+        self.power_unlock = False  # fault first-unlock-after-power-cause-power: see power_on
+        self.attendant_mode = False  # fault attendant-mode-left-on-after-key: the slip printer's attendant flag
+        self.r9_list_total = 0  # fault contribution-list-rebuilt-on-first-royal9: the last contribution list's sum
+        self.pending_reported: set[int] = set()  # fault pending-read-as-new-slips-only: the slips already read
+        self.floor_key: int | None = None  # fault refused-denomination-clears-floor-check: the floor table's index
+        self.sensors_nine_seats = False  # fault seat-8-accepted-after-config-write: the sensors' seat table rewritten
 
     # ------------------------------------------------------------------ power
     def power_off(self) -> None:
@@ -464,6 +483,9 @@ class Table:
                 # power-up; only the key task's list of this power-up's hits clears it
                 self.open_block_nv = bool(self.pending)
             self._power_up_volatile()
+            # fault first-unlock-after-power-cause-power: the power-fail handler writes "power" into the event
+            # template's cause field, which the first round.open after it sends unchanged
+            self.power_unlock = "first-unlock-after-power-cause-power" in self.faults
             self.warm_started = False
             self.sensors_block_resent = False
             self.key_known = {p["meter"] for p in self.pending}
@@ -689,6 +711,13 @@ class Table:
                     break
                 walked, last = walked + self.layout[(s, "royal9")], s
             total = walked
+        if "contribution-list-rebuilt-on-first-royal9" in self.faults:
+            # fault contribution-list-rebuilt-on-first-royal9: the contribution list is rebuilt when a round's first
+            # Royal 9 wager is placed, not at round.open: a round without one books the last round's list again
+            if total:
+                self.r9_list_total = total
+            else:
+                total = self.r9_list_total
         if "contribution-uses-five-dollar-stake" in self.faults:
             # the contribution counts the Royal 9 wagers and multiplies by the $5 unit
             total = 500 * sum(1 for (_s, wtype) in self.layout if wtype == "royal9")
@@ -899,7 +928,9 @@ class Table:
             self.after_config_write = False
             self.after_link_restore = False
         if self.phase == "dealing":
-            self.round_cards.append(card)
+            if not (self.last_out_misread and "misread-card-left-out-of-tableau" in self.faults):
+                # (fault misread-card-left-out-of-tableau: the hand buffer is filled by the reader's good reads only)
+                self.round_cards.append(card)
             if self.last_out_misread:
                 self.round_misreads += 1
             slip = "tableau-banker-3-draws-on-8" in self.faults
@@ -918,11 +949,12 @@ class Table:
             b7 = "banker-7-draws-on-third-6-or-7" in self.faults  # fault banker-7-draws-on-third-6-or-7: see game.py
             raw = "natural-tested-before-mod-10" in self.faults  # fault natural-tested-before-mod-10: see game.py
             tot = "banker-draw-reads-player-total" in self.faults  # fault banker-draw-reads-player-total: see game.py
+            ten0 = "third-card-ten-read-as-player-stood" in self.faults  # fault third-card-ten-read-as-player-stood
             if len(self.round_cards) >= game.cards_needed(self.round_cards, slip, nat9, b6, b5, b4, p6, b6only7, blate,
                                                           b2as3, b5stood, banker3_stands_on_9=b3on9,
                                                           banker4_draws_on_8=b4on8, player_stands_on_5=p5,
                                                           banker7_draws_on_6_7=b7, natural_before_mod=raw,
-                                                          banker_reads_total=tot):
+                                                          banker_reads_total=tot, ten_as_stood=ten0):
                 if "settlement-held-while-link-down" in self.faults and not self.link_up:
                     # fault settlement-held-while-link-down: the settlement waits for the sensors to clear the layout
                     self.settle_due = True
@@ -964,7 +996,8 @@ class Table:
                            fifth_to_player="banker-third-card-added-to-player" in self.faults,
                            banker_reads_total="banker-draw-reads-player-total" in self.faults,
                            naturals_tie="two-naturals-settled-as-tie" in self.faults,
-                           tie_two_cards="tie-check-reads-two-card-points" in self.faults)
+                           tie_two_cards="tie-check-reads-two-card-points" in self.faults,
+                           ten_as_stood="third-card-ten-read-as-player-stood" in self.faults)
         winner = hands.winner
         if self.contribution_due:
             self.contribution_due = False
@@ -1062,6 +1095,9 @@ class Table:
                 continue  # the Tie area's slip is printed only when the hand is a tie
             base_payout: dict[str, Any] = {"event": "payout", "seat": seat, "type": wtype, "category": category,
                                            "stake": stake, "returned": returned, "paid_by": "table"}
+            if "losing-base-payout-stake-zero" in self.faults and category == "lose":
+                base_payout["stake"] = 0  # fault losing-base-payout-stake-zero: the stake field is filled on the paying
+                # path only
             if "losing-tie-category-null" in self.faults and wtype == "tie" and category == "lose":
                 # fault losing-tie-category-null: the Tie area (8 to 1) is settled by the side-wager slip builder,
                 # whose losing slip has no category
@@ -1097,7 +1133,7 @@ class Table:
                                          "tie-rows-checked-before-personal", "unsuited-combination-paid-as-royal9",
                                          "envy-needs-same-card-order", "envy-paid-for-unassigned-combination",
                                          "envy-checks-lower-seats-only", "envy-skips-two-suit-combinations",
-                                         "suited-check-compares-colour"})
+                                         "suited-check-compares-colour", "identical-royal9-pair-tie-unpaid"})
         meter_hits = 0
         after_round_end: list[dict[str, Any]] = []  # fault attendant-payout-after-round-end
         envy_paid = False  # fault envy-paid-to-first-seat-only
@@ -1107,6 +1143,8 @@ class Table:
         first_slip_category: str | None = None  # fault second-pending-category-from-first: the round's slip buffer
 
         def r9_payout(event: dict[str, Any]) -> None:
+            if self.attendant_mode and event["paid_by"] == "table":
+                event["paid_by"] = "attendant"  # fault attendant-mode-left-on-after-key: the key's flag, never cleared
             if "paid-by-attendant-carried-to-next-seat" in self.faults and event["paid_by"] == "table":
                 event["paid_by"] = slip_paid_by
             if ("one-dollar-royal9-payout-stake-500" in self.faults and self.config["denomination"] == 100
@@ -1294,6 +1332,7 @@ class Table:
         self.last_stakes = dict(stakes)  # fault push-returns-last-rounds-stake: a push slip is not refreshed
         self.nmb_disabled = "nmb-refused-in-second-round" in self.faults
         self.commission_reg = str(self.config.get("commission", "5"))  # fault commission-write-takes-effect-round-late
+        self.layout_final = False  # (fault final-flag-kept-after-void: the settlement clears the flag)
         self.meters_display = None  # fault meters-get-refreshed-at-settlement: the display is refreshed now
         self.placed_sum = {}
         self.contrib_journal = {}  # (fault lost-round-contributions-booked-again: the round ended)
@@ -1353,6 +1392,8 @@ class Table:
                           "software_version": "1.0.0"})
             if "wrong-game-type" in self.faults:
                 ident["game_type"] = "baccarat"
+            if self.game_type_text is not None:
+                ident["game_type"] = self.game_type_text  # fault game-type-from-paytable-after-denomination-write
             if "identity-version-lost-after-power-up" in self.faults and self.boots > 0:
                 ident["software_version"] = ""
             if "controller-type-lost-after-config-write" in self.faults and self.identity_page_rewritten:
@@ -1422,6 +1463,11 @@ class Table:
         if "diverted-listed-only-when-nonzero" in self.faults:
             diverted = {m: v for m, v in diverted.items() if v}
         pending = [dict(p) for p in self.pending]
+        if "pending-read-as-new-slips-only" in self.faults:
+            # fault pending-read-as-new-slips-only: the read serves the slip queue's "new slips" view, which marks what
+            # it served as read
+            pending = [dict(p) for p in self.pending if id(p) not in self.pending_reported]
+            self.pending_reported = {id(p) for p in self.pending}
         if self.pending_shown is not None:
             pending, self.pending_shown = self.pending_shown, None  # fault pending-stale-after-key: the cached list
         if "pending-category-wager-type" in self.faults:
@@ -1471,6 +1517,9 @@ class Table:
             if req.get("version") != 1:
                 if "hello-refusal-latched" in self.faults:
                     self.hello_refused.add(role)
+                if "version-refusal-reason-names-offer" in self.faults:
+                    # fault version-refusal-reason-names-offer: the refusal text is built from the request's field
+                    return ("nak", "VERSION", f"protocol version {req.get('version')} is not supported")
                 return ("nak", "VERSION", "this device speaks protocol version 1")
             if role == "sensors" and self.sensors_role_lost:
                 return ("rsp", {"protocol": 1, "role": "shoe"})  # fault sensors-hello-role-shoe-after-reboot
@@ -1597,6 +1646,15 @@ class Table:
                 and "refused-royal9-listed" in self.faults):
             # fault refused-royal9-listed: the area's count is stored for the list before the controller's answer
             self.ghost_listed[(seat, wtype)] = amount
+        if reason == "bad-amount" and wtype == "royal9" and "refused-royal9-clears-base-flag" in self.faults:
+            # fault refused-royal9-clears-base-flag: the refusal's roll-back clears the seat's flags, the base-wager
+            # flag the Royal 9 check reads with them; only a base wager placed again sets it
+            self.base_forgotten.add(seat)
+        if (reason == "locked-out" and self.phase in ("idle", "settled")
+                and "refused-wager-replayed-at-round-open" in self.faults):
+            # fault refused-wager-replayed-at-round-open: the sensors keep the refused placement in their report buffer
+            # and send it again when the controller opens the gate
+            self.replay_wagers[(seat, wtype)] = amount
         if reason is not None:
             if "accepted-answer-carries-last-refusal-reason" in self.faults:
                 self.last_refusal = reason  # the answer's reason register is written by a refusal only
@@ -1634,6 +1692,12 @@ class Table:
         if key in self.layout and "wager-list-lists-each-placement" in self.faults:
             # fault wager-list-lists-each-placement: each placement is a new entry of the list's journal
             self.placed_before.setdefault(key, []).append(self.layout[key])
+        if "seat-holds-three-areas" in self.faults and key not in self.layout:
+            mine = [k for k in self.layout if k[0] == seat]
+            if len(mine) >= 3:
+                # fault seat-holds-three-areas: a seat's slot table holds three areas; a fourth overwrites the first
+                del self.layout[mine[0]]
+                self.first_stake.pop(mine[0], None)
         if key not in self.layout:
             self.first_stake[key] = amount
         elif wtype == "tie" and "tie-placed-again-adds" in self.faults:
@@ -1675,7 +1739,9 @@ class Table:
         if closed and "bad-seat-checked-after-lockout" in self.faults:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
         # (fault sensors-seat-7-refused-after-reboot: the sensors' layout of six seats after their warm start)
-        if (seat not in self.seats or (self.sensors_six_seats and seat > 6)) and "bad-seat-accepted" not in self.faults:
+        # (fault seat-8-accepted-after-config-write: the sensors' seat table as a configuration write rewrote it)
+        if ((seat not in self.seats and not self.sensors_nine_seats) or (self.sensors_six_seats and seat > 6)) and (
+                "bad-seat-accepted" not in self.faults):
             return "bad-seat"
         if closed and "link-down-refused-locked-out" in self.faults:
             return "no-more-bets" if self.cause == "no-more-bets" and self.phase == "open" else "locked-out"
@@ -1741,6 +1807,8 @@ class Table:
             raise Refused("no such wager")
         if key in self.replaced_keys:
             raise Refused("no such wager")  # fault replaced-wager-cannot-be-removed
+        if self.layout_final:
+            raise Refused("wagering is closed")  # fault final-flag-kept-after-void: the flag the void left set
         # fault remove-taken-offline-while-link-down: with the link down the sensors cannot ask the controller and take
         # the removal on their own
         offline = "remove-taken-offline-while-link-down" in self.faults and not self.link_up
@@ -1984,6 +2052,11 @@ class Table:
         self.refused_royal9 = 0
         self.replaced_royal9 = 0
         self.listed_after_settle = {}
+        if self.replay_wagers:
+            # fault refused-wager-replayed-at-round-open: the sensors' buffered placements reach the new layout
+            self.layout.update(self.replay_wagers)
+            self.first_stake.update(self.replay_wagers)
+            self.replay_wagers = {}
         self.round_start_residual = dict(self.residual)
         if "card-n-restarts-each-round" in self.faults:
             self.n_base = self.cards_dealt  # the reader numbers the cards of the hand from the round-open signal
@@ -2008,6 +2081,10 @@ class Table:
         else:
             self.on_lock_line(False)
         opened = "no-more-bets" if "unlock-event-cause-after-void" in self.faults and after_void else "round-open"
+        if self.power_unlock:
+            # fault first-unlock-after-power-cause-power: the event's cause field still holds the power-up's cause
+            self.power_unlock = False
+            opened = "power"
         unlock = {"event": "lockout", "locked": False, "cause": opened}
         if self.skip_unlock:
             self.skip_unlock = False
@@ -2147,6 +2224,10 @@ class Table:
         self.contrib_journal = {}  # (fault lost-round-contributions-booked-again: the round ended)
         self.nmb_disabled = "nmb-refused-in-second-round" in self.faults
         self.meters_display = None  # (fault meters-get-refreshed-at-settlement)
+        if "final-flag-kept-after-void" in self.faults:
+            # fault final-flag-kept-after-void: the void path marks the layout's wagers final, as the closing does; the
+            # settlement clears the flag, a void does not
+            self.layout_final = True
         self.placed_sum = {}
         if "config-live-after-void" in self.faults:
             self.void_live = True
@@ -2221,6 +2302,10 @@ class Table:
             paid = len(mine) * self.config["meters"][meter]["reset"]  # booked from the meter after it is reset
         if again:
             paid = self.last_key_paid[meter]  # the key routine books the last payment slip it holds
+        if "key-books-growth-over-reset" in self.faults and mine:
+            # fault key-books-growth-over-reset: the booking is taken from the meter's growth counter (its amount less
+            # the reset amount), as the progressive's "increment paid" line counts it
+            paid -= len(mine) * self.config["meters"][meter]["reset"]
         if mine and meter in self.key_replay:
             self.key_replay.discard(meter)
             paid *= 2  # fault key-after-reboot-books-payment-twice: the slip is in the booking table twice
@@ -2253,6 +2338,11 @@ class Table:
         back_to = "initial" if "reset-key-restores-initial" in self.faults else "reset"
         won = self.meters[meter]  # fault key-reset-meter-not-saved: the amount the record in storage keeps
         self.meters[meter] = self.config["meters"][meter][back_to]
+        if "key-rounds-residual-into-meter" in self.faults and mine:
+            # fault key-rounds-residual-into-meter: the reset routine loads the meter from its exact value, the reset
+            # amount plus the residual, rounded half up to the cent
+            self.meters[meter] += int(self.residual[meter].to_integral_value(rounding=ROUND_HALF_UP))
+            self.residual[meter] = Decimal(0)
         if "contribution-from-meter-before-key" in self.faults and mine:
             self.key_shadow[meter] = won  # fault contribution-from-meter-before-key: the contribution's copy stays
         if "reset-key-steps-round-number" in self.faults and mine:
@@ -2285,6 +2375,12 @@ class Table:
             self.key_unblocked = True
         if "round-open-slow-after-key" in self.faults and mine:
             self.slow_open = True
+        if "key-clears-lock-flag" in self.faults and mine:
+            # fault key-clears-lock-flag: the key's lamp and the lock flag share one port register, which the key's
+            # "payment done" write clears
+            self.locked, self.cause = False, None
+        if "attendant-mode-left-on-after-key" in self.faults and mine:
+            self.attendant_mode = True  # fault attendant-mode-left-on-after-key: the slip printer's attendant flag
         if "open-refused-once-after-key" in self.faults and mine:
             self.key_open_refusal = True  # the key sets the open-block bit that round.open clears after its test
         if "key-reset-meter-not-saved" in self.faults and mine:
@@ -2376,12 +2472,29 @@ class Table:
                     self.meters[name] = floor
                     self.residual[name] = Decimal(0)
         self.identity_page_rewritten = True
+        if "seat-8-accepted-after-config-write" in self.faults:
+            # fault seat-8-accepted-after-config-write: a write sends the sensors the whole settings block, whose seat
+            # table they take as nine seats (the block's slot count), not the seats configured
+            self.sensors_nine_seats = True
+        if "game-type-from-paytable-after-denomination-write" in self.faults and "denomination" in fields:
+            # fault game-type-from-paytable-after-denomination-write: the identity's game type is read from the paytable
+            # record's name, which a denomination write replaces
+            self.game_type_text = f"midibaccarat-r9-{new['denomination'] // 100}"
         if "config-get-slow-after-write" in self.faults:
             self.config_read_slow = True
         if "lockout-late-after-config-write" in self.faults:
             self.after_config_write = True
         if isinstance(fields.get("meters"), dict):
             for name, sub in fields["meters"].items():
+                if ("limit-raise-pours-diverted-back" in self.faults and "payout_limit" in sub
+                        and self.diverted.get(name)):
+                    # fault limit-raise-pours-diverted-back: the limit's write runs the cap routine again, which takes
+                    # the meter's overflow account for cents held back and moves them onto the meter
+                    cap = self._cap(name)
+                    poured = self.diverted[name] if cap is None else min(self.diverted[name],
+                                                                          max(cap - self.meters[name], 0))
+                    self.meters[name] += poured
+                    self.diverted[name] -= poured
                 if "limit-write-clears-diverted" in self.faults and "payout_limit" in sub:
                     # fault limit-write-clears-diverted: the limit's write rebuilds the meter's cap record, its diverted
                     # count with it
@@ -2407,6 +2520,8 @@ class Table:
             self.paytable_cold = False  # fault one-dollar-paytable-lost-at-power-up: a denomination write moves it
         if "config-write-saved-at-next-round" not in self.faults:
             self._save_nv()  # (the fault: the settings stay in RAM until the next round record is written)
+        if "settings-ring-wrap-loads-older-write" in self.faults:
+            self.settings_ring.append(json.loads(json.dumps(self.config)))  # the write's slot in the settings ring
         view = self.config_view()
         if "config-set-answers-written-fields-only" in self.faults:
             # the answer is built from the request's fields, read back one by one
@@ -2442,6 +2557,10 @@ class Table:
         if key == "denomination":
             if type(val) is not int or val <= 0:
                 raise BadArgs("denomination must be positive integer cents")
+            if "refused-denomination-clears-floor-check" in self.faults:
+                # fault refused-denomination-clears-floor-check: the floor table's index is set to the written
+                # denomination before the paytable check, and a refusal does not set it back
+                self.floor_key = val
             if val not in game.FLOORS:
                 raise Refused("629a Royal 9 has paytables for $5 and $1 only")
             if "floors-stay-one-dollar-after-write-back" in self.faults and val == 100:
@@ -2611,6 +2730,8 @@ class Table:
 
     def _check_floors(self, denom: int, meters: dict[str, Any]) -> None:
         floors = game.FLOORS.get(denom, {})
+        if self.floor_key is not None:
+            floors = game.FLOORS.get(self.floor_key, {})  # fault refused-denomination-clears-floor-check
         if self.floor_row is not None:
             floors = game.FLOORS[self.floor_row]  # fault floors-stay-one-dollar-after-write-back
         if "one-dollar-minor-floor-typo" in self.faults and denom == 100:
@@ -2710,6 +2831,11 @@ class Table:
                 raise BadArgs("cards must be a list of cards like KS")
             if self.dealing:
                 return ("nak", "BUSY", "the shoe is dealing")
+            if req.get("check_decks") and "refused-load-empties-shoe" in self.faults:
+                # fault refused-load-empties-shoe: the load routine empties the shoe's buffer and clears its count
+                # before the deck check, which may still refuse the load
+                self.shoe_cards = []
+                self.cards_dealt = 0
             if req.get("check_decks"):
                 for c in set(cards):
                     if cards.count(c) > self.config["decks"]:
@@ -2824,6 +2950,11 @@ class Table:
         """The shoe's `card` event (fault card-events-sent-in-pairs: the reader's buffer goes out two at a time)."""
         if self.burst_stack is not None:
             self.burst_stack.append(event)  # fault burst-card-events-newest-first: held in the reader's ring
+            return
+        if self.dealing and "paced-card-event-queued-behind-count" in self.faults:
+            # fault paced-card-event-queued-behind-count: in a paced deal the reader's frame waits in the transmit queue
+            # behind the deal task's next tick (100 ms); the card is counted as it goes out
+            threading.Timer(0.1, self._emit_late, args=("shoe", event)).start()
             return
         if "card-events-sent-in-pairs" not in self.faults:
             self.emit("shoe", event)

@@ -28,11 +28,14 @@ def crc16(data: bytes) -> int:
 
 
 def encode(ftype: int, seq: int, payload: dict[str, Any], corrupt_crc: bool = False, ver: int = VER,
-           crc_payload_only: bool = False) -> bytes:
+           crc_payload_only: bool = False, len_chars: bool = False) -> bytes:
     """`ver`: the header's VER byte (fault event-frames-ver-0-after-reboot: see server.DeviceLine).
-    `crc_payload_only`: fault nak-crc-over-payload-only (the NAK builder computes its CRC over the payload alone)."""
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    head = struct.pack(">BBHH", ver, ftype, seq & 0xFFFF, len(body))
+    `crc_payload_only`: fault nak-crc-over-payload-only (the NAK builder computes its CRC over the payload alone).
+    `len_chars`: fault len-counts-characters-not-bytes (the header's LEN is the length of the payload text before it
+    is encoded, in characters)."""
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    body = text.encode("utf-8")
+    head = struct.pack(">BBHH", ver, ftype, seq & 0xFFFF, len(text) if len_chars else len(body))
     crc = crc16(body if crc_payload_only else head + body)
     if corrupt_crc:
         crc ^= 0x5A5A
@@ -76,6 +79,22 @@ def _whole_float(text: str) -> Any:
     return int(number)
 
 
+class _Float(float):
+    """Fault nested-float-accepted: a number with a fraction or an exponent, as the token reader marks it."""
+
+
+def _nested_ints(value: Any) -> Any:
+    """Fault nested-float-accepted: the nested-object reader stores every number in an integer register when it has
+    no fraction; the float check runs on the top-level tokens only."""
+    if isinstance(value, dict):
+        return {k: _nested_ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nested_ints(v) for v in value]
+    if isinstance(value, _Float):
+        return int(value) if value == int(value) else float(value)
+    return value
+
+
 def _blank_outside_strings(raw: bytes) -> bool:
     """Fault spaced-payload-refused: whether the payload has whitespace between its tokens."""
     in_string = escaped = False
@@ -96,7 +115,7 @@ def _blank_outside_strings(raw: bytes) -> bool:
 
 def parse_payload(raw: bytes, duplicates: bool = False, whole_floats: bool = False,
                   latin1: bool = False, compact_only: bool = False, constants: bool = False,
-                  trailing: bool = False, arrays_dropped: bool = False) -> dict[str, Any]:
+                  trailing: bool = False, arrays_dropped: bool = False, nested_floats: bool = False) -> dict[str, Any]:
     """`duplicates`: fault duplicate-key-accepted (the parser keeps the last value of a repeated key).
     `whole_floats`: fault integral-float-accepted (a number with a decimal point and no fraction is read as an integer).
     `latin1`: fault non-utf8-payload-accepted (the payload is decoded as 8-bit text).
@@ -106,12 +125,15 @@ def parse_payload(raw: bytes, duplicates: bool = False, whole_floats: bool = Fal
     numbers).
     `trailing`: fault trailing-bytes-after-object-ignored (the reader stops at the object's closing brace).
     `arrays_dropped`: fault array-payload-unanswered (a payload that is not an object faults the request task, which
-    drops the frame)."""
+    drops the frame).
+    `nested_floats`: fault nested-float-accepted (see _nested_ints)."""
     if compact_only and _blank_outside_strings(raw):
         raise ValueError("unexpected character")
     text = raw.decode("latin-1" if latin1 else "utf-8")
     pairs = dict if duplicates else _no_dupes
     floats = _whole_float if whole_floats else _no_float
+    if nested_floats:
+        floats = _Float
     if constants or trailing:
         reader = json.JSONDecoder(object_pairs_hook=pairs, parse_float=floats,
                                   parse_constant=None if constants else _no_constant)
@@ -122,6 +144,10 @@ def parse_payload(raw: bytes, duplicates: bool = False, whole_floats: bool = Fal
         if arrays_dropped:
             raise DroppedPayload("payload.get: not an object")
         raise ValueError("payload is not an object")
+    if nested_floats:
+        if any(isinstance(v, _Float) for v in obj.values()):
+            raise ValueError("floating-point number")
+        obj = _nested_ints(obj)
     return obj
 
 
@@ -168,6 +194,8 @@ class Decoder:
         self.constants = "nan-constant-accepted" in faults
         self.trailing = "trailing-bytes-after-object-ignored" in faults
         self.arrays_dropped = "array-payload-unanswered" in faults
+        # fault nested-float-accepted: see parse_payload
+        self.nested_floats = "nested-float-accepted" in faults
 
     def feed(self, data: bytes) -> list[tuple[int, int, dict[str, Any]] | FrameError]:
         self.buf += data
@@ -217,7 +245,8 @@ class Decoder:
                 raise IndexError("payload[0]: the payload is empty")
             try:
                 payload = parse_payload(frame[8:-2], self.duplicates, self.whole_floats, self.latin1,
-                                        self.compact_only, self.constants, self.trailing, self.arrays_dropped)
+                                        self.compact_only, self.constants, self.trailing, self.arrays_dropped,
+                                        self.nested_floats)
             except DroppedPayload:
                 continue  # fault array-payload-unanswered: the frame is dropped, nothing is answered
             except (ValueError, UnicodeDecodeError) as exc:
