@@ -32,7 +32,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from harness.money import Cents, fmt, rate_ratio
-from harness.progressive.meter import Meter, MeterBank
+from harness.progressive.meter import Meter, MeterBank, MeterConfig
 from harness.progressive.mystery import MysteryMeter, TriggerDistribution, UniformCents
 
 CLAUSES: dict[str, str] = {
@@ -103,10 +103,14 @@ class MeterSpec:
     must_hit_by: Cents | None = None
 
     @classmethod
+    def declared(cls, cfg: MeterConfig, must_hit_by: Cents | None = None) -> MeterSpec:
+        """The spec of a meter as its configuration declares it: its floor the lower of its initial and
+        reset amounts, its cap :attr:`MeterConfig.cap`."""
+        return cls(cfg.name, cfg.rate, cfg.reset, min(cfg.initial, cfg.reset), cfg.cap, must_hit_by)
+
+    @classmethod
     def of(cls, meter: Meter) -> MeterSpec:
-        cfg = meter.config
-        mhb = meter.mystery.must_hit_by if isinstance(meter, MysteryMeter) else None
-        return cls(cfg.name, cfg.rate, cfg.reset, min(cfg.initial, cfg.reset), cfg.cap, mhb)
+        return cls.declared(meter.config, meter.mystery.must_hit_by if isinstance(meter, MysteryMeter) else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from harness.devices.link import FramedLink
 from harness.devices.transcript import Entry, Transcript
 from harness.profiles.model import Profile
 from harness.progressive.invariants import MeterSpec
+from harness.progressive.meter import MeterConfig
 from harness.suites.run.oracle import meter_settings
 from harness.suites.run.rig import Rig
 
@@ -58,11 +59,7 @@ def bound_transcripts(rig: Rig, max_entries: int) -> None:
 
 def meter_specs(profile: Profile) -> list[MeterSpec]:
     """What the audit holds each meter to: the profile's Rules Submission, not the device's answer."""
-    specs = []
-    for name, m in meter_settings(profile).items():
-        caps = [c for c in (m.payout_limit, m.display_capacity) if c is not None]
-        specs.append(MeterSpec(name, m.rate, m.reset, min(m.initial, m.reset), min(caps) if caps else None))
     mystery = profile.rules.mystery
-    if mystery is not None:
-        specs.append(MeterSpec("mystery", mystery.rate, mystery.reseed, mystery.reseed, None, mystery.must_hit_by))
-    return specs
+    return [MeterSpec.declared(MeterConfig(name, m.rate, m.initial, m.reset, m.payout_limit, m.display_capacity),
+                               mystery.must_hit_by if name == "mystery" and mystery is not None else None)
+            for name, m in meter_settings(profile).items()]
