@@ -698,6 +698,10 @@ MALFORMED: dict[str, tuple[int, int, bytes, str]] = {
     "float": (REQ, VERSION, b'{"cmd":"ping","x":1.5}', "a ping whose payload holds a float"),
     "integral-float": (REQ, VERSION, b'{"cmd":"ping","x":1000.0}', "a ping whose payload holds a float with no "
                        "fraction"),
+    "nested-float": (REQ, VERSION, b'{"cmd":"ping","x":{"y":[1,{"z":1000.0}]}}', "a ping whose payload holds a "
+                     "float inside a nested object"),
+    "exponent": (REQ, VERSION, b'{"cmd":"ping","x":1e3}', "a ping whose payload holds a number with an exponent "
+                 "(\"1e3 included\")"),
     "duplicate-key": (REQ, VERSION, b'{"cmd":"ping","cmd":"ping"}', "a ping whose payload gives a key twice"),
     "not-object": (REQ, VERSION, b'["ping"]', "a payload that is not an object"),
     "not-utf8": (REQ, VERSION, b'{"cmd":"ping","x":"\xff\xfe"}', "a ping whose payload is not UTF-8"),

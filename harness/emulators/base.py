@@ -74,13 +74,15 @@ def arg(req: Mapping[str, Any], name: str, kind: type | tuple[type, ...], defaul
     return value
 
 
-def hello(req: Mapping[str, Any], spoken: int, role: str) -> Answer:
+def hello(req: Mapping[str, Any], spoken: int, role: str, *, names_offer: bool = False) -> Answer:
     """Version negotiation as a device that speaks contract version ``spoken`` (docs/protocol.md
     section 6.1): from version 2 the host's ``versions`` are read, version 1 reads ``version`` only."""
     offered = req.get("versions") if spoken >= 2 else None
     if not isinstance(offered, list):
         offered = [req.get("version", spoken)]
     if spoken not in offered:
+        if names_offer:  # defect version-refusal-names-offer: the reason built from the offer alone
+            return Refusal("VERSION", f"protocol {', '.join(map(repr, offered))} not supported")
         return Refusal("VERSION", f"protocol {', '.join(map(repr, offered))} not supported "
                                   f"(this device speaks {spoken})")
     return {"protocol": spoken, "role": role}
@@ -125,7 +127,8 @@ class EmulatedDevice:
                 return Refusal("BAD_ARGS", str(exc))
 
     def _hello(self, req: Mapping[str, Any]) -> Answer:
-        return hello(req, self.cfg.contract_version, self.role)
+        return hello(req, self.cfg.contract_version, self.role,
+                     names_offer="version-refusal-names-offer" in self.cfg.defects)
 
     def power_off(self) -> None:
         """Volatile state is lost; subclasses clear theirs."""

@@ -149,6 +149,12 @@ DEFECTS: dict[str, Defect] = {
         Defect("supply-volt-reads-output", "tablecert protocol 1, section 9",
                "VOLT? reads the output's measured voltage, not the setting: 0.000 with the output off",
                ("contract-9-instruments",)),
+        Defect("len-counts-characters", "tablecert protocol 1, section 2",
+               "an answer's LEN counts the payload's characters, not its UTF-8 bytes: an answer echoing a name that "
+               "is not ASCII is cut short, fails its CRC and is lost", ("contract-2-frames-sent",)),
+        Defect("version-refusal-names-offer", "tablecert protocol 1, section 6.1",
+               "a hello offering only versions the device does not speak is refused NAK VERSION with a reason naming "
+               "the offer, not the version the device speaks", ("contract-6-1-hello-version",)),
         Defect("resync-slow-after-bad-crc", "tablecert protocol 1, sections 2 and 5",
                "after a frame whose CRC failed the receiver waits 150 ms before it reads on: the next request, sent "
                "at once, is answered past the 100 ms deadline", ("contract-5-answer-time",)),

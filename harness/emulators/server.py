@@ -46,6 +46,14 @@ class LineServed(Protocol):
     def handle_line(self, line: str) -> str | Deferred | None: ...
 
 
+def _len_in_characters(frame: bytes) -> bytes:
+    """Defect len-counts-characters: LEN is the payload text's length in characters, not in bytes (the same
+    for ASCII); the CRC as built over the header and the whole payload."""
+    body = frame[8:-2]
+    head = frame[:6] + len(body.decode("utf-8")).to_bytes(2, "big")
+    return head + body + crc16(head[2:] + body).to_bytes(2, "big")
+
+
 #: defect resync-slow-after-bad-crc: how long the receiver waits after a frame whose CRC failed (s)
 RESYNC_SLOW_S = 0.15
 #: a partial frame with no byte for this long is abandoned (the decoder resynchronises)
@@ -107,6 +115,8 @@ class DeviceLine:
         """Send an answer (RSP or NAK), through any armed line fault."""
         if frame[3] == NAK and "nak-crc-over-payload" in self.server.cfg.defects:
             frame = frame[:-2] + crc16(frame[8:-2]).to_bytes(2, "big")  # defect: the CRC skips the header
+        if "len-counts-characters" in self.server.cfg.defects:
+            frame = _len_in_characters(frame)
         self.write(self.faults.outgoing(frame, answer=True))
 
     def answer_queued(self) -> None:

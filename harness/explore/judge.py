@@ -573,6 +573,8 @@ _FRAME_KINDS = {
     "oversized": "a request whose header announces more than 4096 bytes",
     "nested": "a ping inside a false frame whose CRC fails",
     "integral-float": "a request with a good CRC whose payload holds a float with no fraction",
+    "nested-float": "a request with a good CRC whose payload holds a float inside a nested object",
+    "exponent": "a request with a good CRC whose payload holds a number with an exponent (1e3)",
     "late-byte": "a ping whose last byte came late (within the device's partial-frame timeout)",
     "split-start": "a ping whose start of frame came split across writes (within the partial-frame timeout)",
     "full-length": "a ping of 4096 payload bytes, the largest LEN",

@@ -272,7 +272,9 @@ class BadFrame(Op):
     * ``nested``: a false header whose frame holds a whole ping frame and then fails its CRC: the receiver
       drops "only the two SOF bytes" and finds the ping inside, which must be answered (a NAK to the false
       frame has SEQ 0);
-    * ``integral-float``: a ping holding ``1000.0``, a float with no fraction, its CRC good: as ``payload``;
+    * ``integral-float``: a ping holding ``1000.0``, a float with no fraction, its CRC good: as ``payload``; so
+      are ``nested-float`` (a float inside a nested object and array: "no floating-point numbers" anywhere) and
+      ``exponent`` (``1e3``: "a number written with a fraction or an exponent ... is one");
     * ``late-byte``: a whole, good ping whose last byte comes 0.1 s after the others (inside the silence
       after which section 2 abandons a partial frame): it must be answered;
     * ``split-start``: a whole, good ping whose SOF's first byte comes alone, then the rest of its header, then
@@ -299,7 +301,8 @@ class BadFrame(Op):
         "role": ("controller", "shoe", "sensors"),
         "kind": ("crc", "payload", "duplicate-key", "not-object", "not-utf8", "unknown-type", "version", "stall",
                  "type-high-bits", "oversized", "nested", "integral-float", "late-byte", "split-start",
-                 "full-length", "spaced", "after-false-header", "empty", "nan", "trailing", "crc-at-once")}
+                 "full-length", "spaced", "after-false-header", "empty", "nan", "trailing", "crc-at-once",
+                 "nested-float", "exponent")}
     role: str = "controller"
     kind: str = "crc"
 
@@ -334,8 +337,10 @@ class SeqFrom(Op):
 
 #: commands of one role a device of another role is sent (:class:`ForeignCommand`): those that read, and those
 #: that would close wagering or open a round had the device taken them (no arguments needed)
+#: the commands of another device's role, and one no device has whose name is not ASCII ("PAYLOAD is one JSON
+#: object, UTF-8", docs/protocol.md section 2): its NAK UNKNOWN_CMD may echo the name, and LEN counts the bytes
 FOREIGN_COMMANDS = ("shoe.status", "wager.list", "config.get", "meters.get", "lockout.get", "lockout.press",
-                    "round.open", "round.no_more_bets")
+                    "round.open", "round.no_more_bets", "r\u00e9sum\u00e9")
 
 
 @dataclass(frozen=True)

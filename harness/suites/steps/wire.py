@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import re
 import time
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,33 @@ def expect_identity_serials(runner: CaseContext, step: Step) -> None:
                        "a serial no other device reports", not shared,
                        detail="; ".join(f"{r}: {g.get('manufacturer')!r} {g.get('serial')!r}"
                                         for r, g in idents.items()))
+
+
+@step("expect_version_refusals", Action(
+    {},
+    doc="docs/protocol.md section 6.1: \"A device that speaks none of them answers NAK `VERSION` with a reason "
+    "naming what it does speak.\"  Each device of the reference protocol is offered a version it cannot speak "
+    "(`hello` version 99, versions [99]): NAK VERSION, its reason naming the version the device answered hello "
+    "with when the run opened it (a reason that names the offer instead tells the host nothing to offer next)",
+))
+def expect_version_refusals(runner: CaseContext, step: Step) -> None:
+    devices = [(role, dev) for role in IDENTITY_ROLES
+               if (dev := getattr(runner.rig, role, None)) is not None and getattr(dev, "hello", None) is not None]
+    if not devices:
+        raise NotApplicableHere("no device of the profile speaks the framed protocol of docs/protocol.md")
+    for role, dev in devices:
+        spoken = int(getattr(dev, "protocol", 0))
+        try:
+            dev.request("hello", version=99, versions=[99])
+        except DeviceNak as exc:
+            got = f"NAK {exc.code} {exc.reason!r}"
+            named = exc.code == "VERSION" and re.search(rf"(?<![0-9]){spoken}(?![0-9])", exc.reason or "") is not None
+        else:
+            got, named = "an RSP (the hello taken)", False
+        runner.measure(step, f"the {role}'s refusal of a hello offering version 99 alone", got,
+                       f"NAK VERSION, its reason naming version {spoken} (the version it speaks)", named)
+        with contextlib.suppress(DeviceError):
+            dev.hello()  # the line as the run opened it: the version it speaks negotiated again
 
 
 # --------------------------------------------------------------------------- config.set answers
