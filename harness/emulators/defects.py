@@ -149,6 +149,12 @@ DEFECTS: dict[str, Defect] = {
         Defect("supply-volt-reads-output", "tablecert protocol 1, section 9",
                "VOLT? reads the output's measured voltage, not the setting: 0.000 with the output off",
                ("contract-9-instruments",)),
+        Defect("garbage-steps-event-seq", "tablecert protocol 1, sections 4 and 7",
+               "each answer the line fault garbage replaces with noise takes an event SEQ: the next event skips "
+               "a number", ("contract-4-event-seq",)),
+        Defect("power-loss-duration-ignored", "tablecert protocol 1, section 7",
+               "the line fault power-loss ignores its duration_ms: the table stays dark until the bench supply's "
+               "OUTP ON", ("contract-7-power-loss",)),
         Defect("len-counts-characters", "tablecert protocol 1, section 2",
                "an answer's LEN counts the payload's characters, not its UTF-8 bytes: an answer echoing a name that "
                "is not ASCII is cut short, fails its CRC and is lost", ("contract-2-frames-sent",)),

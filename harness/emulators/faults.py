@@ -281,8 +281,8 @@ class FaultInjector(Generic[_Line]):
             line.faults.clear()
             line.faults.log.append("power-loss: table unpowered")
         table.set_power(False)
-        if duration_ms is None:
-            return
+        if duration_ms is None or "power-loss-duration-ignored" in table.cfg.defects:
+            return  # (the defect: back only at the supply's OUTP ON)
 
         def back() -> None:
             if table.powered:

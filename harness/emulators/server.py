@@ -117,7 +117,11 @@ class DeviceLine:
             frame = frame[:-2] + crc16(frame[8:-2]).to_bytes(2, "big")  # defect: the CRC skips the header
         if "len-counts-characters" in self.server.cfg.defects:
             frame = _len_in_characters(frame)
+        garbled = self.faults.garbage > 0
         self.write(self.faults.outgoing(frame, answer=True))
+        if garbled and "garbage-steps-event-seq" in self.server.cfg.defects:
+            with self.wlock:  # defect: the noise sent through the event queue, which numbers what it sends
+                self.evt_seq = next_seq(self.evt_seq)
 
     def answer_queued(self) -> None:
         """Back from a reboot: what came while the device was off, answered now (the defect
