@@ -149,6 +149,14 @@ DEFECTS: dict[str, Defect] = {
         Defect("supply-volt-reads-output", "tablecert protocol 1, section 9",
                "VOLT? reads the output's measured voltage, not the setting: 0.000 with the output off",
                ("contract-9-instruments",)),
+        Defect("shoe-reboot-keeps-seq", "tablecert protocol 1, sections 4 and 7",
+               "the shoe's reboot keeps its event counter: its first card event after it runs on from the last, "
+               "not from 1", ("contract-4-event-seq",)),
+        Defect("load-refusal-clears-shoe", "tablecert protocol 1, sections 3 and 7",
+               "a test.load the shoe refuses (check_decks: more copies of a card than its decks hold) empties the "
+               "shoe all the same", ("contract-7-shoe-refusal",)),
+        Defect("deal-zero-deals-all", "tablecert protocol 1, section 7",
+               "a test.deal of count 0 deals every card left, as if no count were given", ("contract-7-shoe-refusal",)),
         Defect("garbage-steps-event-seq", "tablecert protocol 1, sections 4 and 7",
                "each answer the line fault garbage replaces with noise takes an event SEQ: the next event skips "
                "a number", ("contract-4-event-seq",)),

@@ -269,7 +269,8 @@ class FaultInjector(Generic[_Line]):
             with table.lock:
                 if device.powered:
                     return
-                line.restart_events()
+                if line.role != "shoe" or "shoe-reboot-keeps-seq" not in table.cfg.defects:
+                    line.restart_events()  # (the defect: the shoe's warm start keeps its event counter)
                 device.power_on()
             line.answer_queued()
 

@@ -70,6 +70,8 @@ class EmulatedShoe(EmulatedDevice):
         if self.dealing:
             return Refusal("BUSY", "the shoe is dealing")
         codes = arg(req, "cards", list)
+        if "load-refusal-clears-shoe" in self.cfg.defects:
+            self.cards, self.dealt = deque(), 0  # defect: emptied before the checks that may refuse the load
         try:
             cards = parse_cards([str(c) for c in codes])
             if arg(req, "check_decks", bool, True):
@@ -84,6 +86,8 @@ class EmulatedShoe(EmulatedDevice):
         if self.dealing:
             return Refusal("BUSY", "the shoe is already dealing")
         count = arg(req, "count", int, len(self.cards))
+        if count == 0 and "deal-zero-deals-all" in self.cfg.defects:
+            count = len(self.cards)  # defect: a count of 0 read as no count given
         pace = arg(req, "pace_us", int, self.cfg.deal_pace_us)
         if count < 0 or pace < 0:
             raise BadArgs("count and pace_us must not be negative")

@@ -54,7 +54,7 @@ OPTIONAL_ACTS = {"lockout_button": "lockout-button", "no_more_bets": "no-more-be
 #: emulator's test channel makes (performer ``fault``)
 OP_ACTS = {**OPTIONAL_ACTS, "power_cut_mid_deal": "power", "reboot": "fault", "deal_misread": "fault",
            "shoe_error": "fault", "lost_request": "fault", "corrupt_answers": "fault", "supply_on": "power",
-           "line_drop": "fault"}
+           "line_drop": "fault", "shoe_refusal": "fault"}
 
 MACHINE_PERFORMERS = ("test-channel", "actuator", "supply")
 SETTLE_TIMEOUT_S = 5.0
@@ -62,6 +62,8 @@ SETTLE_TIMEOUT_S = 5.0
 DEAL_DONE_S = 2.0
 #: how long the shoe's error event may take after the test channel's answer (s)
 SHOE_ERROR_S = 1.0
+#: how long the events are read after a shoe command that must deal no card (s)
+REFUSED_DEAL_S = 0.05
 #: how long a NAK BAD_CRC may take after a corrupted request (s); none is required, and one coming later would
 #: fail the request after it (a NAK with SEQ 0 fails every outstanding request, docs/protocol.md section 3)
 BAD_FRAME_NAK_S = 1.0
@@ -637,6 +639,8 @@ class ExploredTable:
             self._corrupt_answers(op, obs)
         elif isinstance(op, ops.LineDrop):
             self._line_drop(op, obs)
+        elif isinstance(op, ops.ShoeRefusal):
+            self._shoe_refusal(op)
         elif isinstance(op, ops.LostRequest):
             self._lost_request(op, obs)
         elif isinstance(op, ops.SupplyOn):
@@ -713,6 +717,18 @@ class ExploredTable:
         if op.kind == "bad-crc" and dropped != op.count:
             obs.lost_faults.append((f"frames dropped for a failed CRC after {what}", f"{op.count}", f"{dropped}",
                                     R.LINE_FAULTS.name))
+
+    def _shoe_refusal(self, op: ops.ShoeRefusal) -> None:
+        """``test.load`` past the decks with ``check_decks``, or ``test.deal`` of ``count`` 0 (a NAK is the
+        step's answer), then a moment for any card event the shoe should not send."""
+        load, deal = getattr(self.shoe, "load", None), getattr(self.shoe, "deal", None)
+        if load is None or deal is None:
+            raise DeviceError("the shoe's driver has no test channel's load and deal")
+        if op.kind == "overfull":
+            load(["AS"] * (self.profile.rules.decks + 1), check_decks=True)
+        else:
+            deal(count=0, pace_us=0)
+        self.pull(REFUSED_DEAL_S)
 
     def _line_drop(self, op: ops.LineDrop, obs: Observed) -> None:
         """The line fault ``disconnect`` of ``op.role`` (docs/protocol.md section 7: ``after_ms`` 50, "the line

@@ -80,6 +80,7 @@ from harness.explore.ops import (
     ResetKey,
     SeqFrom,
     ShoeError,
+    ShoeRefusal,
     SupplyOn,
     VoidRound,
     VoidRounds,
@@ -833,6 +834,15 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 self.whole_round(placed, rng.random() < 0.5, rng, jackpot if n == 0 else None, both and n == 0,
                                  n == 0 and kind in ("power", "reboot", "shoe-error", "bad-frame", "reconnect",
                                                      "reload"))
+            diverted = sorted(m for m, ms in self.state.meters.items() if ms.diverted and m in self.state.meter_cfg)
+            if diverted and rng.random() < 0.5:
+                # a meter that diverted cents has its limit raised between rounds: a write moves no meter and no
+                # diverted cent (6.4: a meter whose settings change keeps its amount and its residual)
+                raised = session.draws.config_write(self.state, ("payout_limit", diverted[0], "amount+700"))
+                if raised is not None:
+                    if self.state.phase == "open" and session.can_void:
+                        self.play(VoidRound())
+                    self.play(ConfigWrite(raised))
             if rng.random() < 0.25:
                 # what the rounds left (meters, diverted cents, payout meters, payments waiting for the key, the
                 # round number, what was written) is non-volatile: a power cycle or a reboot before it is paid
@@ -1168,6 +1178,15 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             if roll % 2 and self.state.in_force() == before:
                 self.write_after_refusal()
 
+        def between_rounds(self) -> bool:
+            """The round in play ended (dealt out, or voided with no card out) where it can be: whether the table
+            is between rounds now."""
+            if self.state.phase == "dealing":
+                self.play(DealRest())
+            if self.state.phase == "open" and session.can_void:
+                self.play(VoidRound())
+            return self.state.phase in ("idle", "settled")
+
         def write_after_refusal(self) -> None:
             """After a write that changed nothing (refused, or of the values in force), the round it met ended
             and a write of a value in force that the table takes between rounds: docs/protocol.md 6.4, a write
@@ -1180,6 +1199,11 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             if s.meter_cfg:
                 name = min(s.meter_cfg)
                 self.play(ConfigWrite({"meters": {name: {"rate": str(s.meter_cfg[name].rate)}}}))
+                # and one the table must refuse (below a floor of 629a Royal 9 (f)(2), (g)(2)): a refusal leaves
+                # every check as it was, so the next write out of range is refused as the first
+                below = session.draws.config_write(self.state, ("initial", name, "floor-1"))
+                if below is not None:
+                    self.play(ConfigWrite(below))
             elif model.profile.rules.commission is not None:
                 self.play(ConfigWrite({"commission": str(s.commission)}))
 
@@ -1213,7 +1237,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             if sensors and model.legal(self.state, Reboot("sensors")):
                 self.play(Reboot("sensors"))
                 self.play(PlaceWager(placed, "player", stakes[0]))
-            elif roll == 3 and model.legal(self.state, Reboot("shoe")):
+            elif roll == 3 and self.between_rounds() and model.legal(self.state, Reboot("shoe")):
                 self.play(Reboot("shoe"))
                 self.first_cards([(placed, "player", stakes[0])], random.Random(placed), more=0)
                 self.play(PlaceWager(placed % len(seats) + 1, "player", stakes[0]))  # after the card: locked-out
@@ -1275,6 +1299,14 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
                 if role == "sensors" and "foreign" not in enabled:
                     role = "controller"  # the sensors speak the reference protocol only where all three do
                 self.play(CorruptAnswers(role, kind, count))
+
+        @op_precondition(lambda self: "shoe_refusal" in enabled)
+        @op_rule(roll=st.integers(0, 3), kind=st.sampled_from(ShoeRefusal.choices["kind"]))
+        def shoe_refusal(self, roll: int, kind: str) -> None:
+            """One draw in two, a shoe command refused or of nothing to do (a load past the decks, a deal of no
+            card), in whatever phase the round is: nothing changes (docs/protocol.md sections 3, 7)."""
+            if roll >= 2 and model.legal(self.state, ShoeRefusal(kind)):
+                self.play(ShoeRefusal(kind))
 
         @op_precondition(lambda self: "line_drop" in enabled and len(session.reconnect_roles) == len(ROLES))
         @op_rule(roll=st.integers(0, 3), role=st.sampled_from(ROLES))

@@ -286,6 +286,12 @@ class TableModel:
         # table changes (the pings are judged on the line, harness.explore.device)
         return [Permitted(None, ExpectedAnswer(), s.clone(), (R.LINE_FAULTS.name,))]
 
+    def _shoe_refusal(self, s: State, op: ops.ShoeRefusal) -> list[Permitted]:
+        # docs/protocol.md sections 3, 7: a load past the decks refused BAD_ARGS, a deal of no card dealing none;
+        # nothing changes (the shoe's observables are read after it)
+        codes = {"BAD_ARGS"} if op.kind == "overfull" else {"ok", "BAD_ARGS", "REFUSED"}
+        return [Permitted(None, ExpectedAnswer(frozenset(codes)), s.clone(), (R.SHOE.name, R.CARD_EVENTS.name))]
+
     def _line_drop(self, s: State, op: ops.LineDrop) -> list[Permitted]:
         # docs/protocol.md section 7: disconnect drops the device's line; the host opens it again and the device is
         # as it was, its event SEQ running on (section 4); the other devices' lines are judged on the line

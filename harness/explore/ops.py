@@ -223,6 +223,20 @@ class CorruptAnswers(Op):
 
 
 @dataclass(frozen=True)
+class ShoeRefusal(Op):
+    """A test-channel command the shoe must not carry out as a deal or a load (docs/protocol.md section 7), of
+    ``kind``: ``overfull`` a ``test.load`` with ``check_decks`` of one ace of spades more than the table's decks
+    hold (NAK BAD_ARGS: "out-of-range argument", section 3); ``none`` a ``test.deal`` of ``count`` 0 (RSP
+    ``dealing`` 0, or NAK BAD_ARGS).  A command refused is not carried out: the shoe, its count, its next card
+    and every other observable stay as they were, and no card event comes."""
+
+    name: ClassVar[str] = "shoe_refusal"
+    terse: ClassVar[tuple[str, ...]] = ("kind",)
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"kind": ("overfull", "none")}
+    kind: str = "overfull"
+
+
+@dataclass(frozen=True)
 class LineDrop(Op):
     """The line fault ``disconnect`` of ``role`` (``test.fault``, docs/protocol.md section 7), between rounds
     or with wagering open:
@@ -359,6 +373,7 @@ OPS: dict[str, type[Op]] = {c.name: c for c in (OpenRound, PlaceWager, RemoveWag
                                                   LoadShoe, DealFirst, DealMisread, DealNext, DealRest, ResetKey,
                                                   ConfigWrite, PowerCycle, PowerCutMidDeal, Comm, VoidRound,
                                                   VoidRounds, Reconnect, Reboot, LostRequest, CorruptAnswers, LineDrop,
+                                                  ShoeRefusal,
                                                   SupplyOn,
                                                   ShoeError, BadFrame, ForeignCommand, Pipelined, SeqFrom)}
 
