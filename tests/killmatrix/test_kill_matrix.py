@@ -286,10 +286,12 @@ def test_on_bench_twins_every_run_is_a_twin_and_the_shuffler_defects_are_off_ben
     # battery a bench runs (new-deck order in, the shoe shuffles, the faces dealt are read) does not see
     # them, and the shuffler battery needs a marked pack's orders (measured: each passed the bench
     # twin's shoe battery)
-    # and the test channel's line faults (no-answer and its count, a reboot's lost requests, bad-crc's count):
-    # only an emulator's test channel makes them, so every case citing their clauses needs the act no bench
-    # performs
-    channel_only = {"lost-request-executed", "no-answer-loses-one", "reboot-queues-requests", "bad-crc-one-more"}
+    # and the test channel's line faults (no-answer and its count, a reboot's lost requests, bad-crc's count, a
+    # dropped line, power-loss's duration) and its shoe commands (a refused load, a deal of count 0): only an
+    # emulator's test channel makes them, so every case citing their clauses needs the act no bench performs
+    channel_only = {"lost-request-executed", "no-answer-loses-one", "reboot-queues-requests", "bad-crc-one-more",
+                    "disconnect-drops-every-line", "power-loss-duration-ignored", "load-refusal-clears-shoe",
+                    "deal-zero-deals-all"}
     assert sorted(d for d, why in off.items() if why) == sorted(
         {n for n in DEFECTS if DEFECTS[n].table in ("link", "shuffler")} | channel_only)
     assert "no bench twin of a link" in str(off["link-hit-paid-twice"])
