@@ -23,6 +23,7 @@ from harness.explore.ops import (
     LoadShoe,
     LostRequest,
     OpenRound,
+    ShoeRefusal,
     op_from_dict,
     op_text,
     parse_op,
@@ -53,6 +54,19 @@ def test_a_dropped_line_changes_nothing_between_rounds_or_with_wagering_open(mod
     assert differences(model, out, _shown(out.state), None) == []
     assert op_text(op) == "line_drop role=sensors" and parse_op(op_text(op)) == op
     assert parse_op("bad_frame role=shoe kind=crc-at-once") == BadFrame("shoe", "crc-at-once")
+
+
+def test_a_shoe_refusal_changes_nothing_in_any_phase(model: TableModel) -> None:
+    opened = play(model, model.initial(), OpenRound())
+    dealing = play(model, play(model, opened, LoadShoe(("9S", "6D", "9C", "3H"))), DealFirst())
+    for s in (model.initial(), opened, dealing):
+        for kind, codes in (("overfull", {"BAD_ARGS"}), ("none", {"ok", "BAD_ARGS", "REFUSED"})):
+            op = ShoeRefusal(kind)
+            assert model.legal(s, op)
+            (out,) = model.step(s, op)
+            assert out.answer.codes == codes and out.state.phase == s.phase and out.state.shoe == s.shoe
+            assert out.state.dealt == s.dealt
+    assert op_text(ShoeRefusal("none")) == "shoe_refusal kind=none" and parse_op("shoe_refusal") == ShoeRefusal()
 
 
 @pytest.mark.parametrize("data", [{"op": "lost_request", "count": 0}, {"op": "corrupt_answers", "count": 9},
