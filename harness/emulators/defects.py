@@ -151,15 +151,16 @@ DEFECTS: dict[str, Defect] = {
                ("contract-9-instruments",)),
         Defect("shoe-reboot-keeps-seq", "tablecert protocol 1, sections 4 and 7",
                "the shoe's reboot keeps its event counter: its first card event after it runs on from the last, "
-               "not from 1", ("contract-4-event-seq",)),
+               "not from 1", ("contract-4-event-seq",), table="baccarat"),
         Defect("load-refusal-clears-shoe", "tablecert protocol 1, sections 3 and 7",
                "a test.load the shoe refuses (check_decks: more copies of a card than its decks hold) empties the "
-               "shoe all the same", ("contract-7-shoe-refusal",)),
+               "shoe all the same", ("contract-7-shoe-refusal",), table="baccarat"),
         Defect("deal-zero-deals-all", "tablecert protocol 1, section 7",
-               "a test.deal of count 0 deals every card left, as if no count were given", ("contract-7-shoe-refusal",)),
+               "a test.deal of count 0 deals every card left, as if no count were given", ("contract-7-shoe-refusal",),
+               table="baccarat"),
         Defect("garbage-steps-event-seq", "tablecert protocol 1, sections 4 and 7",
                "each answer the line fault garbage replaces with noise takes an event SEQ: the next event skips "
-               "a number", ("contract-4-event-seq",)),
+               "a number", ("contract-4-event-seq",), table="baccarat"),
         Defect("power-loss-duration-ignored", "tablecert protocol 1, section 7",
                "the line fault power-loss ignores its duration_ms: the table stays dark until the bench supply's "
                "OUTP ON", ("contract-7-power-loss",)),
@@ -171,10 +172,10 @@ DEFECTS: dict[str, Defect] = {
                "the offer, not the version the device speaks", ("contract-6-1-hello-version",)),
         Defect("resync-slow-after-bad-crc", "tablecert protocol 1, sections 2 and 5",
                "after a frame whose CRC failed the receiver waits 150 ms before it reads on: the next request, sent "
-               "at once, is answered past the 100 ms deadline", ("contract-5-answer-time",)),
+               "at once, is answered past the 100 ms deadline", ("contract-5-answer-time",), table="baccarat"),
         Defect("disconnect-drops-every-line", "tablecert protocol 1, section 7",
                "the line fault disconnect of one device drops every device's line: the others stop answering "
-               "until the host opens their lines again", ("contract-7-line-drop",)),
+               "until the host opens their lines again", ("contract-7-line-drop",), table="baccarat"),
         Defect("event-seq-one-byte", "tablecert protocol 1, section 4",
                "every device numbers its events in one byte: after 255 the next event is numbered 1",
                ("contract-4-event-seq",)),
