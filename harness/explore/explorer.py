@@ -917,10 +917,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             write's effect on the next round's contributions, caps and payouts with it."""
             if roll != 3:
                 return
-            if self.state.phase == "dealing":
-                self.play(DealRest())
-            if self.state.phase == "open" and session.can_void:
-                self.play(VoidRound())
+            self.between_rounds()
             for i in range(count):
                 changes = session.draws.config_write(self.state, templates[(start + i) % len(templates)])
                 if changes is not None:
@@ -1191,10 +1188,7 @@ def machine_for(session: Session) -> type[RuleBasedStateMachine]:
             """After a write that changed nothing (refused, or of the values in force), the round it met ended
             and a write of a value in force that the table takes between rounds: docs/protocol.md 6.4, a write
             refused changes nothing, so nothing of it may come in force with the next write taken."""
-            if self.state.phase == "dealing":
-                self.play(DealRest())
-            if self.state.phase == "open" and session.can_void:
-                self.play(VoidRound())
+            self.between_rounds()
             s = self.state
             if s.meter_cfg:
                 name = min(s.meter_cfg)
